@@ -1,0 +1,32 @@
+# skrafl: the two commands are `make run` (build the Icelandic lexicon from BÍN and check a few
+# words) and `make test` (the whole test suite). Both set up .venv first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+EXTRAS := is,test
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $@
+
+run: setup
+	$(BIN)/skrafl ingest is
+	$(BIN)/skrafl build is
+	@echo '--- skrafl check: a valid word, an invalid one, a proper noun, a two-letter word'
+	-$(BIN)/skrafl check --lang is hestur hestar xyzzy reykjavík Jón ýf ok
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,102 @@
+"""Helpers shared by every subcommand: error reporting, output formats, stdin, default paths.
+
+Kept light on purpose: this module is imported on every ``skrafl`` start, so it imports only the
+standard library and typer. Heavy libraries (polars, pyarrow, numpy) are imported inside the
+functions that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import typer
+
+from gamecore.errors import SkraflError, UsageError
+
+
+class OutputFormat(str, Enum):
+    """How a command prints its results: aligned columns for people, TSV or JSON for scripts."""
+
+    table = "table"
+    tsv = "tsv"
+    json = "json"
+
+
+FORMAT_OPTION = typer.Option(
+    OutputFormat.table, "--format", "-f", help="Output format: table (for people), tsv or json (for scripts)."
+)
+QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="No progress bars or summaries on stderr (for pipelines).")
+
+
+def project_root() -> Path:
+    """The folder holding ``cli/`` (the source checkout, with an editable install)."""
+    return Path(__file__).resolve().parents[1]
+
+
+def output_root() -> Path:
+    """Where built artifacts live: ``$SKRAFL_OUTPUT``, else the checkout's ``output/`` folder
+    when it exists, else ``./output``."""
+    env = os.environ.get("SKRAFL_OUTPUT")
+    if env:
+        return Path(env)
+    candidate = project_root() / "output"
+    return candidate if candidate.is_dir() else Path("output")
+
+
+def fail(error: SkraflError | str) -> "typer.Exit":
+    """Print one error line on stderr and return the exit-2 exception to raise."""
+    typer.echo(f"skrafl: error: {error}", err=True)
+    return typer.Exit(2)
+
+
+def read_items(items: Sequence[str]) -> list[str]:
+    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped)."""
+    out: list[str] = []
+    for item in items:
+        if item == "-":
+            out.extend(line.strip() for line in sys.stdin if line.strip())
+        else:
+            out.append(item)
+    return out
+
+
+def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFormat, header: bool = True) -> None:
+    """Print rows as an aligned table, TSV (with a header line) or a JSON array of objects."""
+    rows = [list(r) for r in rows]
+    out = sys.stdout
+    if fmt == OutputFormat.json:
+        json.dump([dict(zip(columns, r)) for r in rows], out, ensure_ascii=False, indent=1)
+        out.write("\n")
+        return
+    text_rows = [["" if v is None else str(v) for v in r] for r in rows]
+    if fmt == OutputFormat.tsv:
+        if header:
+            out.write("\t".join(columns) + "\n")
+        for r in text_rows:
+            out.write("\t".join(r) + "\n")
+        return
+    widths = [len(c) for c in columns]
+    for r in text_rows:
+        widths = [max(w, len(v)) for w, v in zip(widths, r)]
+    if header:
+        out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
+    for r in text_rows:
+        out.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
+
+
+__all__ = [
+    "FORMAT_OPTION",
+    "QUIET_OPTION",
+    "OutputFormat",
+    "SkraflError",
+    "UsageError",
+    "emit",
+    "fail",
+    "output_root",
+    "read_items",
+]

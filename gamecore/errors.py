@@ -1,0 +1,42 @@
+"""Errors shared by the whole toolkit.
+
+Every error caused by bad input (a malformed file, an unknown letter, an unknown preset) is a
+:class:`SkraflError`. The CLI prints it as one line, ``skrafl: error: FILE:LINE: MESSAGE``, and exits
+with status 2; library callers catch it like any exception.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SkraflError(Exception):
+    """Bad input or a bad request, with where it came from.
+
+    Attributes:
+        message: what was wrong and what was expected.
+        path: the file the error is in, if any.
+        line: the 1-based line number in ``path``, if known.
+    """
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
+        elif self.line is not None:
+            where = f"line {self.line}: "
+        return where + self.message
+
+
+class UsageError(SkraflError):
+    """A request that cannot be carried out as asked (unknown language, preset, option value)."""
+
+
+class DataError(SkraflError):
+    """A data file that cannot be read as its format requires."""
