@@ -1,0 +1,657 @@
+"""GCG game logs: reader (strict and lenient) and writer.
+
+Source of every rule: ``../shared/reference/gcg.md`` (the GCG spec v1.2 as implemented by macondo,
+MAGPIE, Quackle and wolges). The reader checks what can be checked from the text alone: encoding,
+pragmas, players, line syntax, coordinates against the board size, the placement of withdrawals and
+challenge bonuses, and ``#rack1/#rack2``. Everything that needs the board, the tile set or the rules
+(scores, racks against the bag, end of game, turn order) is checked by :mod:`pipelines.replay`, with
+the same error codes.
+
+Strict mode raises :class:`~gamecore.gamelog.GameLogError` with one named code per fault of the
+gcg.md error catalogue (MAGPIE names where MAGPIE has one, a finer name where MAGPIE lumps faults
+together). Lenient mode repairs what is safe (an unknown pragma is ignored, a note before the first
+event is kept as a game note, ``( )`` around played-through tiles is accepted, UTF-8 racks and words
+in a file without the encoding header are re-decoded…), records a :class:`~gamecore.gamelog.Finding`
+in ``game.warnings`` and goes on; faults that leave the game unreadable raise in both modes.
+
+Error codes raised here: ``GCG_EMPTY``, ``UNSUPPORTED_CHARACTER_ENCODING``, ``MISPLACED_ENCODING``,
+``ENCODING_ERROR``, ``DUPLICATE_NICKNAMES``, ``DUPLICATE_NAMES``, ``PLAYER_NUMBER_REDUNDANT``,
+``UNSUPPORTED_PLAYER_NUMBER``, ``PRAGMA_SUCCEEDED_EVENT``, ``MOVE_BEFORE_PLAYER``,
+``PLAYER_DOES_NOT_EXIST``, ``NOTE_PRECEDENT_EVENT``, ``REDUNDANT_PRAGMA``,
+``UNRECOGNIZED_GAME_VARIANT``, ``UNKNOWN_PRAGMA``, ``NO_MATCHING_TOKEN``, ``RACK_MALFORMED``,
+``PLAY_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``PLAY_OUT_OF_BOUNDS``, ``SCORE_MALFORMED``,
+``PHONY_TILES_RETURNED_WITHOUT_PLAY``, ``INVALID_PHONY_TILES_PLAYER_INDEX``,
+``PHONY_TILES_RETURNED_MISMATCH``, ``CHALLENGE_BONUS_WITHOUT_PLAY``,
+``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``, ``EVENT_AFTER_LAST_RACK``, ``LINE_TOO_LONG``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gamecore.gamelog import Event, Finding, Game, GameLogError, Player, split_tiles
+
+MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")
+
+GAME_TYPES = ("classic", "wordsmog", "classic_super", "wordsmog_super")
+BOARD_SIZES = {"crosswordgame": 15, "standard15": 15, "supercrosswordgame": 21, "standard21": 21}
+
+# pragmas recognised and kept; the value is whether it may follow the first event
+KNOWN_PRAGMAS = {
+    "character-encoding": False,
+    "player1": False,
+    "player2": False,
+    "player3": False,
+    "player4": False,
+    "title": False,
+    "description": False,
+    "id": False,
+    "lexicon": False,
+    "game-type": False,
+    "board-layout": False,
+    "tile-distribution": False,
+    "tile": False,
+    "tile-set": False,
+    "game-board": False,
+    "-": False,
+    "note": True,
+    "rack1": True,
+    "rack2": True,
+    "incomplete": True,
+}
+
+_COORD_ACROSS = re.compile(r"^(\d+)([A-Za-z]+)$")  # 8D: row first = across
+_COORD_DOWN = re.compile(r"^([A-Za-z]+)(\d+)$")  # D8: column first = down
+_SCORE = re.compile(r"^(\+-|[+-])?(\d+)$")
+_CUMUL = re.compile(r"^-?\d+$")
+_PAREN = re.compile(r"^\((.*)\)$")
+
+
+def column_index(letters: str) -> int:
+    """0-based column of GCG column letters (``A`` = 0; ``AA`` = 26 for boards wider than 26)."""
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + (ord(ch) - 64)
+    return n - 1
+
+
+def column_letters(col: int) -> str:
+    """GCG column letters of a 0-based column (inverse of :func:`column_index`)."""
+    out = ""
+    col += 1
+    while col > 0:
+        col, rem = divmod(col - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def parse_coordinate(token: str) -> tuple[int, int, bool] | None:
+    """``(row, col, across)`` (0-based) of a GCG coordinate, ``None`` when it is not one.
+
+    gcg.md §4: number first = across (``8D``), letter first = down (``D8``); case-insensitive."""
+    m = _COORD_ACROSS.match(token)
+    if m and m.group(2).isascii():
+        return int(m.group(1)) - 1, column_index(m.group(2)), True
+    m = _COORD_DOWN.match(token)
+    if m and m.group(1).isascii():
+        return int(m.group(2)) - 1, column_index(m.group(1)), False
+    return None
+
+
+def format_coordinate(row: int, col: int, across: bool) -> str:
+    """GCG coordinate of a 0-based start square: ``8D`` across, ``D8`` down."""
+    return f"{row + 1}{column_letters(col)}" if across else f"{column_letters(col)}{row + 1}"
+
+
+def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]) -> tuple[str, str]:
+    """Decode per gcg.md §1: ISO-8859-1 unless the first line declares UTF-8."""
+    first_end = len(data)
+    for sep in (b"\n", b"\r"):
+        k = data.find(sep)
+        if k >= 0:
+            first_end = min(first_end, k)
+    first = data[:first_end].decode("latin-1").strip()
+    if first.lower().startswith("#character-encoding"):
+        parts = first.split(None, 1)
+        declared = parts[1].strip() if len(parts) > 1 else ""
+        if declared.lower() in ("utf-8", "utf8"):
+            try:
+                return data.decode("utf-8"), "utf-8"
+            except UnicodeDecodeError as exc:
+                if strict:
+                    raise GameLogError("ENCODING_ERROR", f"declared UTF-8 but bytes are not UTF-8 ({exc.reason} at byte {exc.start})", path, None) from None
+                warnings.append(Finding("ENCODING_ERROR", "declared UTF-8 but bytes are not UTF-8; undecodable bytes replaced"))
+                return data.decode("utf-8", errors="replace"), "utf-8"
+        if strict:
+            raise GameLogError("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r}: only UTF-8 may be declared", path, 1)
+        import codecs
+
+        try:
+            text = data.decode("utf-8")
+            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not supported; the bytes are valid UTF-8 and were read as UTF-8", 1))
+            return text, "utf-8"
+        except UnicodeDecodeError:
+            pass
+        try:
+            codecs.lookup(declared)
+            text = data.decode(declared, errors="replace")
+            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not UTF-8; decoded with it anyway", 1))
+            return text, declared.lower()
+        except LookupError:
+            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"unknown #character-encoding {declared!r}; decoded as ISO-8859-1", 1))
+    return data.decode("latin-1"), "iso-8859-1"
+
+
+def _fix_mojibake(token: str) -> str:
+    """Re-decode a token read as Latin-1 whose bytes are valid multi-byte UTF-8 (lenient repair of
+    a UTF-8 file without the header, gcg.md §1: the German Elise file). Latin-1 letters never form
+    valid UTF-8 multi-byte sequences, so a genuine Latin-1 token is never changed."""
+    if token.isascii():
+        return token
+    try:
+        return token.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return token
+
+
+class _Parser:
+    def __init__(self, path: str | None, strict: bool, board_size: int | None, multi: tuple[str, ...]):
+        self.path = path
+        self.strict = strict
+        self.board_size = board_size
+        self.multi = multi
+        self.game = Game(format="gcg", path=path)
+        self.player_numbers: dict[int, int] = {}  # GCG number -> index
+        self.seen_pragmas: set[str] = set()
+        self.in_note = False
+        self.last_racks_seen = False
+        self.mojibake = False
+
+    # -- faults ---------------------------------------------------------------------------------
+    def fault(self, code: str, message: str, line: int | None) -> None:
+        """Strict: raise. Lenient: record a warning (the caller then repairs)."""
+        if self.strict:
+            raise GameLogError(code, message, self.path, line)
+        self.game.warnings.append(Finding(code, message, line))
+
+    def error(self, code: str, message: str, line: int | None) -> GameLogError:
+        return GameLogError(code, message, self.path, line)
+
+    # -- tokens ---------------------------------------------------------------------------------
+    def tiles(self, token: str, line: int, what: str, code: str = "RACK_MALFORMED") -> list[str]:
+        if self.mojibake:
+            token = _fix_mojibake(token)
+        try:
+            tiles = split_tiles(token, self.multi)
+        except ValueError as exc:
+            raise self.error(code, f"{what} {token!r}: {exc}", line) from None
+        for t in tiles:
+            body = t[1:-1] if t.startswith("[") else t
+            if not (t == "?" or (body and all(c.isalpha() or c == "·" for c in body))):
+                raise self.error(code, f"{what} {token!r}: {t!r} is not a tile (letters, '?' for a blank)", line)
+        return tiles
+
+    def score(self, token: str, line: int) -> int:
+        m = _SCORE.match(token)
+        if not m:
+            raise self.error("SCORE_MALFORMED", f"score {token!r}: expected a signed number like +34 or -10", line)
+        value = int(m.group(2))
+        return -value if m.group(1) in ("-", "+-") else value
+
+    def cumulative(self, token: str, line: int) -> int:
+        if not _CUMUL.match(token):
+            raise self.error("SCORE_MALFORMED", f"cumulative score {token!r}: expected a number", line)
+        return int(token)
+
+    # -- lines ----------------------------------------------------------------------------------
+    def pragma(self, text: str, lineno: int) -> None:
+        g = self.game
+        body = text[1:]
+        if body.startswith(">"):
+            self.in_note = False
+            self.fault("UNKNOWN_PRAGMA", f"commented-out event line {text[:40]!r}", lineno)
+            return
+        if body.startswith("- ") or body == "-":
+            return  # continuation of #tile-set / #game-board: ignored (macondo)
+        parts = body.split(None, 1)
+        name = parts[0].lower() if parts else ""
+        value = parts[1].strip() if len(parts) > 1 else ""
+        if name != "note":
+            self.in_note = False
+        if name not in KNOWN_PRAGMAS:
+            self.fault("UNKNOWN_PRAGMA", f"unknown pragma #{name}", lineno)
+            return
+        if g.events and not KNOWN_PRAGMAS[name]:
+            self.fault("PRAGMA_SUCCEEDED_EVENT", f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)", lineno)
+        if name == "character-encoding":
+            if lineno != 1:
+                self.fault("MISPLACED_ENCODING", "#character-encoding must be the first line", lineno)
+            return
+        if name.startswith("player"):
+            self.player(int(name[6:]), value, lineno)
+            return
+        if name == "note":
+            self.note(value, lineno)
+            return
+        if name in ("rack1", "rack2"):
+            idx = int(name[4:]) - 1
+            if name in self.seen_pragmas:
+                self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
+            self.seen_pragmas.add(name)
+            g.last_racks[idx] = self.tiles(value.split()[0] if value else "", lineno, f"#{name} rack")
+            self.last_racks_seen = True
+            return
+        if name == "incomplete":
+            g.incomplete = True
+            if value:
+                g.pragmas["incomplete"] = value
+            return
+        if name in ("title", "id", "lexicon", "game-type", "board-layout", "tile-distribution"):
+            if name in self.seen_pragmas:
+                self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
+            self.seen_pragmas.add(name)
+        if name == "game-type" and value.lower() not in GAME_TYPES:
+            self.fault("UNRECOGNIZED_GAME_VARIANT", f"#game-type {value!r}: expected one of {', '.join(GAME_TYPES)}", lineno)
+            return
+        if name == "board-layout" and value.lower() not in BOARD_SIZES:
+            self.fault("UNKNOWN_PRAGMA", f"#board-layout {value!r}: expected CrosswordGame or SuperCrosswordGame", lineno)
+            return
+        if name == "description" and "description" in g.pragmas:
+            g.pragmas["description"] += "\n" + value  # MAGPIE: several lines are concatenated
+            return
+        if name == "tile":
+            g.pragmas.setdefault("tile", "")
+            g.pragmas["tile"] = (g.pragmas["tile"] + "\n" + value).strip("\n")
+            return
+        g.pragmas[name] = value
+
+    def player(self, number: int, value: str, lineno: int) -> None:
+        g = self.game
+        if number in self.player_numbers:
+            self.fault("PLAYER_NUMBER_REDUNDANT", f"#player{number} given twice", lineno)
+            return
+        if number > 2:
+            self.fault("UNSUPPORTED_PLAYER_NUMBER", f"#player{number}: a two-player game has only #player1 and #player2", lineno)
+        parts = value.split(None, 1)
+        if not parts:
+            raise self.error("NO_MATCHING_TOKEN", f"#player{number} without a nickname", lineno)
+        nick, name = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+        for p in g.players:
+            if p.nick == nick:
+                self.fault("DUPLICATE_NICKNAMES", f"nickname {nick!r} used by two players (events are then assigned by turn order)", lineno)
+            elif name and p.name == name:
+                self.fault("DUPLICATE_NAMES", f"full name {name!r} used by two players", lineno)
+        self.player_numbers[number] = len(g.players)
+        g.players.append(Player(nick, name))
+
+    def note(self, text: str, lineno: int) -> None:
+        g = self.game
+        self.in_note = True
+        if not g.events:
+            self.fault("NOTE_PRECEDENT_EVENT", "#note before the first event (a note annotates the event before it)", lineno)
+            g.pragmas["note"] = (g.pragmas.get("note", "") + "\n" + text).lstrip("\n") if "note" in g.pragmas else text
+            return
+        ev = g.events[-1]
+        ev.note = ev.note + "\n" + text if ev.note else text
+
+    def continuation(self, text: str, lineno: int) -> bool:
+        g = self.game
+        if not self.in_note:
+            return False
+        if g.events:
+            g.events[-1].note += "\n" + text
+        else:
+            g.pragmas["note"] = g.pragmas.get("note", "") + "\n" + text
+        return True
+
+    def player_index(self, nick: str, lineno: int) -> int:
+        g = self.game
+        matches = [i for i, p in enumerate(g.players) if p.nick == nick]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:  # duplicate nicknames (Quackle sample): assign by turn order
+            return self._turn_order_guess(matches)
+        if len(g.players) < 2:
+            self.fault("MOVE_BEFORE_PLAYER", f"event by {nick!r} before both players are declared", lineno)
+            g.players.append(Player(nick, nick))
+            return len(g.players) - 1
+        folded = [i for i, p in enumerate(g.players) if p.nick.casefold() == nick.casefold()]
+        if len(folded) == 1 and not self.strict:
+            g.warnings.append(Finding("PLAYER_DOES_NOT_EXIST", f"nickname {nick!r} matched to {g.players[folded[0]].nick!r} ignoring case", lineno))
+            return folded[0]
+        raise self.error("PLAYER_DOES_NOT_EXIST", f"no player with nickname {nick!r} (players: {', '.join(p.nick for p in g.players)})", lineno)
+
+    def _turn_order_guess(self, matches: list[int]) -> int:
+        evs = self.game.events
+        n = len(self.game.players)
+        # the player after the last one to make a turn-taking move
+        for ev in reversed(evs):
+            if ev.kind in ("play", "pass", "exchange"):
+                nxt = (ev.player + 1) % n
+                return nxt if nxt in matches else matches[0]
+        return matches[0]
+
+    def event(self, text: str, lineno: int) -> None:
+        g = self.game
+        self.in_note = False
+        if self.last_racks_seen:
+            self.fault("EVENT_AFTER_LAST_RACK", "event after #rack1/#rack2 (those end an unfinished game)", lineno)
+        colon = text.find(":")
+        if colon < 0:
+            raise self.error("NO_MATCHING_TOKEN", "event line without 'nick:'", lineno)
+        nick = text[1:colon].strip()
+        if not nick:
+            raise self.error("NO_MATCHING_TOKEN", "event line without a nickname", lineno)
+        player = self.player_index(nick, lineno)
+        toks = text[colon + 1 :].split()
+        ev = self.parse_event(toks, player, lineno)
+        self.check_context(ev, lineno)
+        g.events.append(ev)
+
+    def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
+        if not toks:
+            raise self.error("NO_MATCHING_TOKEN", "empty event line", lineno)
+        low = [t.lower() for t in toks]
+        # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (gcg.md §3)
+        for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
+            if special in low[:2]:
+                k = low.index(special)
+                rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
+                rest = toks[k + 1 :]
+                if len(rest) < 2:
+                    raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
+                return Event(kind, player, rack=rack, score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno, extra=" ".join(rest[2:]))
+        if len(toks) >= 2 and toks[1] == "--":
+            rest = toks[2:]
+            if len(rest) < 2:
+                raise self.error("NO_MATCHING_TOKEN", "'--' line needs a score and a cumulative score", lineno)
+            return Event("withdraw", player, rack=self.tiles(toks[0], lineno, "rack"), score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno)
+        for k in (0, 1):
+            if len(toks) >= k + 3 and _PAREN.match(toks[k]) and not (k == 1 and parse_coordinate(toks[0])):
+                inner = _PAREN.match(toks[k]).group(1)
+                tiles = self.tiles(inner, lineno, "rack in parentheses")
+                score = self.score(toks[k + 1], lineno)
+                cum = self.cumulative(toks[k + 2], lineno)
+                if k == 0:
+                    return Event("end_rack", player, tiles=tiles, score=score, cumulative=cum, line=lineno)
+                rack = self.tiles(toks[0], lineno, "rack")
+                return Event("rack_penalty", player, rack=rack, tiles=tiles, score=score, cumulative=cum, line=lineno)
+        # pass / exchange: RACK -[tiles|N] SCORE CUM
+        if len(toks) >= 2 and toks[1].startswith("-") and toks[1] != "--":
+            rack = self.tiles(toks[0], lineno, "rack")
+            what = toks[1][1:]
+            if len(toks) < 4:
+                raise self.error("NO_MATCHING_TOKEN", "pass/exchange line needs a score and a cumulative score", lineno)
+            score = self.score(toks[2], lineno)
+            cum = self.cumulative(toks[3], lineno)
+            if what in ("", "0"):
+                return Event("pass", player, rack=rack, score=score, cumulative=cum, line=lineno)
+            if what.isdigit():
+                return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
+            return Event("exchange", player, rack=rack, tiles=self.tiles(what, lineno, "exchanged tiles"), score=score, cumulative=cum, line=lineno)
+        # tile placement: [RACK] COORD WORD SCORE CUM [extra]
+        if parse_coordinate(toks[0]) is not None and len(toks) >= 4 and _SCORE.match(toks[2]):
+            rack_tok, rest = None, toks
+        elif len(toks) >= 5:
+            rack_tok, rest = toks[0], toks[1:]
+        else:
+            raise self.error("NO_MATCHING_TOKEN", f"cannot read event {' '.join(toks)[:60]!r}: expected RACK COORD WORD +SCORE TOTAL, a pass, an exchange, '--', (challenge), (time) or (RACK)", lineno)
+        coord = parse_coordinate(rest[0])
+        if coord is None:
+            raise self.error("NO_MATCHING_TOKEN", f"{rest[0]!r} is not a coordinate (8D across, D8 down) in {' '.join(toks)[:60]!r}", lineno)
+        rack = self.tiles(rack_tok, lineno, "rack") if rack_tok is not None else None
+        row, col, across = coord
+        word, through = self.word(rest[1], lineno)
+        score = self.score(rest[2], lineno)
+        cum = self.cumulative(rest[3], lineno)
+        size = self.board_size
+        if size is not None:
+            if not (0 <= row < size and 0 <= col < size):
+                raise self.error("COORDINATE_OUT_OF_BOUNDS", f"coordinate {rest[0]!r} is off the {size}x{size} board", lineno)
+            end = (col if across else row) + len(word)
+            if end > size:
+                raise self.error("PLAY_OUT_OF_BOUNDS", f"{rest[0]} {rest[1]} runs off the {size}x{size} board", lineno)
+        return Event("play", player, rack=rack, coord=format_coordinate(row, col, across), row=row, col=col, across=across, word=word, through=through, score=score, cumulative=cum, line=lineno, extra=" ".join(rest[4:]))
+
+    def word(self, token: str, lineno: int) -> tuple[list[str], tuple[int, ...]]:
+        if self.mojibake:
+            token = _fix_mojibake(token)
+        through: list[int] = []
+        out: list[str] = []
+        depth = 0
+        flat = ""
+        if "(" in token or ")" in token:
+            if self.strict:
+                raise self.error("PLAY_MALFORMED", f"word {token!r}: parentheses are display notation, GCG writes '.' for played-through tiles", lineno)
+            self.game.warnings.append(Finding("PLAY_MALFORMED", f"word {token!r}: parentheses around played-through tiles accepted", lineno))
+        marks: list[bool] = []
+        for ch in token:
+            if ch == "(":
+                depth += 1
+                continue
+            if ch == ")":
+                depth -= 1
+                continue
+            flat += ch
+            marks.append(depth > 0)
+        if depth != 0:
+            raise self.error("PLAY_MALFORMED", f"word {token!r}: unbalanced parentheses", lineno)
+        try:
+            tiles = split_tiles(flat, self.multi)
+        except ValueError as exc:
+            raise self.error("PLAY_MALFORMED", f"word {token!r}: {exc}", lineno) from None
+        pos = 0
+        for i, t in enumerate(tiles):
+            body = t[1:-1] if t.startswith("[") else t
+            if not (t == "." or (body and all(c.isalpha() or c == "·" for c in body))):
+                raise self.error("PLAY_MALFORMED", f"word {token!r}: {t!r} is not a letter or '.'", lineno)
+            if marks[pos]:
+                through.append(i)
+            pos += len(t)
+            out.append(t)
+        if not out:
+            raise self.error("PLAY_MALFORMED", "empty word", lineno)
+        return out, tuple(through)
+
+    def check_context(self, ev: Event, lineno: int) -> None:
+        """Checks of an event against the one before it (gcg.md §3, MAGPIE codes)."""
+        evs = self.game.events
+        prev = evs[-1] if evs else None
+        if ev.kind == "withdraw":
+            if prev is None or prev.kind != "play":
+                raise self.error("PHONY_TILES_RETURNED_WITHOUT_PLAY", "'--' (phony withdrawn) must follow a tile placement", lineno)
+            if prev.player != ev.player:
+                raise self.error("INVALID_PHONY_TILES_PLAYER_INDEX", f"'--' by {self.game.players[ev.player].nick!r} but the play before was by {self.game.players[prev.player].nick!r}", lineno)
+            if prev.rack is not None and ev.rack is not None and sorted(prev.rack) != sorted(ev.rack):
+                raise self.error("PHONY_TILES_RETURNED_MISMATCH", f"rack {''.join(ev.rack)} differs from the withdrawn play's rack {''.join(prev.rack)}", lineno)
+            if ev.score == 0 and prev.score:
+                ev.score = -prev.score  # old Quackle form "-- +0 CUM" (gcg.md §3)
+        elif ev.kind == "challenge_bonus":
+            # the bonus follows the challenged play (possibly after the opponent's turn? no: right after)
+            target = None
+            for p in reversed(evs):
+                if p.kind in ("play", "pass", "exchange", "withdraw"):
+                    target = p
+                    break
+            if target is None or target.kind != "play":
+                raise self.error("CHALLENGE_BONUS_WITHOUT_PLAY", "(challenge) bonus must follow a tile placement", lineno)
+            if target.player != ev.player:
+                raise self.error("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"(challenge) bonus credited to {self.game.players[ev.player].nick!r} but the challenged play was by {self.game.players[target.player].nick!r}", lineno)
+
+    # -- driver ---------------------------------------------------------------------------------
+    def run(self, text: str) -> Game:
+        g = self.game
+        lines = re.split(r"\r\n|\r|\n", text)
+        if not any(line.strip() for line in lines):
+            raise self.error("GCG_EMPTY", "empty file: no pragmas and no events", None)
+        for lineno, raw in enumerate(lines, 1):
+            if len(raw) > MAX_LINE:
+                raise self.error("LINE_TOO_LONG", f"line of {len(raw)} characters (more than {MAX_LINE})", lineno)
+            line = raw.strip()
+            if not line:
+                continue
+            if "\x00" in line:
+                raise self.error("NO_MATCHING_TOKEN", "binary data (NUL bytes): not a GCG file", lineno)
+            if line.startswith("#"):
+                self.pragma(line, lineno)
+            elif line.startswith(">"):
+                self.event(line, lineno)
+            elif not self.continuation(raw.rstrip(), lineno):
+                self.fault("NO_MATCHING_TOKEN", f"line {line[:60]!r} is neither a pragma (#) nor an event (>)", lineno)
+        if not g.players and not g.events:
+            raise self.error("NO_MATCHING_TOKEN", "no #player pragma and no event line: not a GCG file", None)
+        return g
+
+
+def parse_gcg_text(text: str, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = (), encoding: str = "utf-8", mojibake: bool = False, warnings: list[Finding] | None = None) -> Game:
+    """Parse GCG text already decoded. See :func:`read_gcg` for the arguments."""
+    p = _Parser(path, strict, board_size, multi)
+    p.mojibake = mojibake
+    if warnings:
+        p.game.warnings.extend(warnings)
+    p.game.encoding = encoding
+    game = p.run(text)
+    if board_size is None:
+        layout = game.pragmas.get("board-layout", "").lower()
+        size = BOARD_SIZES.get(layout, 15)
+        # coordinates are checked against the board declared in the file (default 15x15)
+        _check_bounds(game, size, p)
+    return game
+
+
+def _check_bounds(game: Game, size: int, p: _Parser) -> None:
+    for ev in game.events:
+        if ev.kind != "play":
+            continue
+        if not (0 <= ev.row < size and 0 <= ev.col < size):
+            raise GameLogError("COORDINATE_OUT_OF_BOUNDS", f"coordinate {ev.coord!r} is off the {size}x{size} board", p.path, ev.line)
+        end = (ev.col if ev.across else ev.row) + len(ev.word)
+        if end > size:
+            raise GameLogError("PLAY_OUT_OF_BOUNDS", f"{ev.coord} {''.join(ev.word)} runs off the {size}x{size} board", p.path, ev.line)
+
+
+def parse_gcg_bytes(data: bytes, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()) -> Game:
+    """Parse the bytes of a GCG file (gcg.md: ISO-8859-1 unless line 1 declares UTF-8).
+
+    Lenient mode re-decodes racks and words of a header-less file whose bytes are UTF-8 (names
+    keep the Latin-1 reading the spec requires). Raises :class:`GameLogError`."""
+    warnings: list[Finding] = []
+    if not data.strip():
+        raise GameLogError("GCG_EMPTY", "empty file: no pragmas and no events", path, None)
+    text, enc = _decode(data, strict, path, warnings)
+    mojibake = False
+    if enc == "iso-8859-1" and not strict and not data.isascii():
+        try:
+            data.decode("utf-8")
+            mojibake = True
+            warnings.append(Finding("ENCODING_GUESSED", "no #character-encoding header but the bytes are UTF-8: racks and words read as UTF-8, names as ISO-8859-1 (GCG spec)"))
+        except UnicodeDecodeError:
+            pass
+    return parse_gcg_text(text, path=path, strict=strict, board_size=board_size, multi=multi, encoding=enc, mojibake=mojibake, warnings=warnings)
+
+
+def read_gcg(path: str | Path, *, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()) -> Game:
+    """Read a GCG file into a :class:`~gamecore.gamelog.Game`.
+
+    Args:
+        path: the file.
+        strict: raise on every fault (gcg.md error catalogue) instead of repairing and warning.
+        board_size: check coordinates against this size; default: from ``#board-layout`` (15).
+        multi: multi-character tile labels of the tile set (e.g. ``("L·L", "NY", "QU")``).
+
+    Raises:
+        GameLogError: a fault (with ``code``, ``path``, ``line``); ``OSError`` is re-raised as
+        ``GameLogError("FILE_UNREADABLE", ...)``.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
+    return parse_gcg_bytes(data, path=str(path), strict=strict, board_size=board_size, multi=multi)
+
+
+# ---------------------------------------------------------------------------------------------
+# writer
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
+
+
+def event_line(game: Game, ev: Event) -> str:
+    """The GCG event line of one event (macondo's layout, gcg.md §3)."""
+    nick = game.players[ev.player].nick if ev.player < len(game.players) else f"player{ev.player + 1}"
+    rack = "".join(ev.rack) if ev.rack else ""
+    cum = ev.cumulative if ev.cumulative is not None else 0
+    score = ev.score if ev.score is not None else 0
+    if ev.kind == "play":
+        word = "".join(ev.word or [])
+        head = f">{nick}: {rack} " if rack else f">{nick}: "
+        return f"{head}{ev.coord} {word} {_signed(score)} {cum}"
+    if ev.kind == "pass":
+        return f">{nick}: {rack} - {_signed(score)} {cum}"
+    if ev.kind == "exchange":
+        what = "".join(ev.tiles) if ev.tiles else str(ev.count or 0)
+        return f">{nick}: {rack} -{what} {_signed(score)} {cum}"
+    if ev.kind == "withdraw":
+        return f">{nick}: {rack} -- {_signed(score)} {cum}"
+    if ev.kind == "challenge_bonus":
+        return f">{nick}: {rack} (challenge) {_signed(score)} {cum}"
+    if ev.kind == "time":
+        return f">{nick}: {rack} (time) {_signed(score)} {cum}"
+    if ev.kind == "end_rack":
+        return f">{nick}:  ({''.join(ev.tiles or [])}) {_signed(score)} {cum}"
+    if ev.kind == "rack_penalty":
+        return f">{nick}: {rack} ({''.join(ev.tiles or [])}) {_signed(score)} {cum}"
+    raise ValueError(f"event kind {ev.kind!r} has no GCG form")
+
+
+def write_gcg(game: Game) -> str:
+    """The GCG text of a game (UTF-8 header first, like Quackle; pragmas, events, notes).
+
+    Events without a GCG form are written as notes: a Netskrafl ``challenge`` (CHALL) becomes
+    ``#note #challenge`` after the challenged play, ``resign`` becomes ``#note #resign``. Parse →
+    write → parse gives the same players, pragmas and events."""
+    out = ["#character-encoding UTF-8"]
+    for i, p in enumerate(game.players, 1):
+        out.append(f"#player{i} {p.nick} {p.name}".rstrip())
+    for name in ("title", "description", "id", "lexicon", "game-type", "board-layout", "tile-distribution"):
+        value = game.pragmas.get(name)
+        if value is None:
+            continue
+        for part in value.split("\n") if name == "description" else [value]:
+            out.append(f"#{name} {part}".rstrip())
+    if "tile" in game.pragmas:
+        for part in game.pragmas["tile"].split("\n"):
+            out.append(f"#tile {part}")
+    if game.incomplete:
+        out.append(f"#incomplete {game.pragmas.get('incomplete', '')}".rstrip())
+    if "note" in game.pragmas and not game.events:
+        out.append(f"#note {game.pragmas['note']}")
+    for ev in game.events:
+        if ev.kind in ("challenge", "resign"):
+            out.append(f"#note #{ev.kind}")
+            continue
+        out.append(event_line(game, ev))
+        if ev.note:
+            first, *rest = ev.note.split("\n")
+            out.append(f"#note {first}".rstrip())
+            for r in rest:
+                out.append(" " + r if r.startswith(("#", ">")) else r)
+    for idx in sorted(game.last_racks):
+        out.append(f"#rack{idx + 1} {''.join(game.last_racks[idx])}")
+    return "\n".join(out) + "\n"
+
+
+__all__ = [
+    "column_index",
+    "column_letters",
+    "event_line",
+    "format_coordinate",
+    "parse_coordinate",
+    "parse_gcg_bytes",
+    "parse_gcg_text",
+    "read_gcg",
+    "write_gcg",
+]
