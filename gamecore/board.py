@@ -1,0 +1,279 @@
+"""A board position: a layout plus the tiles on it (labels with a blank flag).
+
+Text formats (one line per row, one character per square, ``.`` empty; a multi-letter tile may be
+written ``[CH]``):
+
+- ``gcg`` (GCG convention; ``../shared/corpora/positions``): uppercase = tile, lowercase = blank.
+- ``netskrafl`` (netskrafl.md "Board text"): lowercase = tile, uppercase = blank.
+- ``cgp`` (gcg.md §7, macondo/MAGPIE): ``rows/… racks scores zeros [ops]``; rows separated by ``/``,
+  digits = runs of empty squares, lowercase = blank, ``[..]`` multi-letter tiles.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from gamecore.boards import BoardLayout
+from gamecore.errors import DataError, SkraflError
+from gamecore.tilesets import TileSet
+
+BOARD_FORMATS = ("gcg", "netskrafl", "cgp")
+
+
+class Tile(NamedTuple):
+    """A tile on the board: its letter label (uppercase) and whether it is a blank standing for it."""
+
+    label: str
+    blank: bool = False
+
+
+class Board:
+    """Tiles on a layout. ``board[r, c]`` is a :class:`Tile` or ``None`` (0-based row, column).
+
+    Attributes:
+        layout: the :class:`gamecore.boards.BoardLayout`.
+        tile_set: the :class:`gamecore.tilesets.TileSet` whose letters may appear.
+    """
+
+    def __init__(self, layout: BoardLayout, tile_set: TileSet):
+        self.layout = layout
+        self.tile_set = tile_set
+        self.size = layout.size
+        self.squares: list[list[Tile | None]] = [[None] * self.size for _ in range(self.size)]
+
+    def __getitem__(self, rc: tuple[int, int]) -> Tile | None:
+        return self.squares[rc[0]][rc[1]]
+
+    def place(self, row: int, col: int, label: str, blank: bool = False) -> None:
+        self.squares[row][col] = Tile(label, blank)
+
+    def copy(self) -> "Board":
+        b = Board(self.layout, self.tile_set)
+        b.squares = [list(r) for r in self.squares]
+        return b
+
+    def is_empty(self) -> bool:
+        return all(t is None for row in self.squares for t in row)
+
+    def tile_count(self) -> int:
+        return sum(t is not None for row in self.squares for t in row)
+
+    def in_bounds(self, row: int, col: int) -> bool:
+        return 0 <= row < self.size and 0 <= col < self.size
+
+    def occupied(self, row: int, col: int) -> bool:
+        return 0 <= row < self.size and 0 <= col < self.size and self.squares[row][col] is not None
+
+    def used_counts(self) -> dict[str, int]:
+        """Tiles on the board per label, ``?`` counting blanks."""
+        out: dict[str, int] = {}
+        for row in self.squares:
+            for t in row:
+                if t is not None:
+                    k = "?" if t.blank else t.label
+                    out[k] = out.get(k, 0) + 1
+        return out
+
+    # ---- writers -------------------------------------------------------------------------------
+    def _square_text(self, t: Tile | None, fmt: str) -> str:
+        if t is None:
+            return "."
+        lower = t.blank if fmt == "gcg" else not t.blank
+        s = t.label.lower() if lower else t.label
+        return f"[{s}]" if len(t.label) > 1 else s
+
+    def to_text(self, fmt: str = "gcg") -> str:
+        """The board as text lines (``gcg`` or ``netskrafl`` convention), newline-terminated."""
+        if fmt not in ("gcg", "netskrafl"):
+            raise SkraflError(f"board text format must be gcg or netskrafl; got {fmt!r}")
+        return "".join("".join(self._square_text(t, fmt) for t in row) + "\n" for row in self.squares)
+
+    def cgp_rows(self) -> str:
+        parts = []
+        for row in self.squares:
+            s, run = "", 0
+            for t in row:
+                if t is None:
+                    run += 1
+                    continue
+                if run:
+                    s += str(run)
+                    run = 0
+                s += self._square_text(t, "gcg")
+            if run:
+                s += str(run)
+            parts.append(s)
+        return "/".join(parts)
+
+    def __str__(self) -> str:
+        return self.to_text("gcg")
+
+
+def _tokens(line: str) -> list[str]:
+    out, i = [], 0
+    while i < len(line):
+        if line[i] == "[":
+            j = line.find("]", i)
+            if j < 0:
+                out.append(line[i:])
+                break
+            out.append(line[i + 1 : j])
+            i = j + 1
+        else:
+            out.append(line[i])
+            i += 1
+    return out
+
+
+def _tile_from_token(tok: str, fmt: str, tile_set: TileSet) -> Tile | None:
+    """None if ``tok`` is no letter of the set; raises nothing."""
+    up = tok.upper()
+    if not tile_set.has(up):
+        return None
+    is_lower = tok != up
+    if tok.lower() == up:  # caseless script: treat as a plain tile
+        is_lower = fmt == "netskrafl"
+    blank = is_lower if fmt in ("gcg", "cgp") else not is_lower
+    return Tile(up, blank)
+
+
+def parse_board_text(
+    text: str, tile_set: TileSet, layout: BoardLayout, fmt: str = "gcg", path: str | Path | None = None
+) -> Board:
+    """Read a board from text lines (``gcg`` or ``netskrafl`` convention; ``cgp`` also accepted).
+
+    Raises:
+        DataError: wrong number of rows or squares, an unknown letter for the tile set (with path and line).
+    """
+    if fmt == "cgp":
+        return parse_cgp(text.strip(), tile_set, layout, path=path).board
+    if fmt not in ("gcg", "netskrafl"):
+        raise DataError(f"unknown board format {fmt!r}; known: {', '.join(BOARD_FORMATS)}", path)
+    board = Board(layout, tile_set)
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    size = layout.size
+    if len(lines) != size:
+        raise DataError(
+            f"board has {len(lines)} lines, expected {size} lines of {size} squares ({layout.name} board)",
+            path,
+            min(len(lines), size + 1) or None,
+        )
+    for r, line in enumerate(lines):
+        toks = _tokens(line.rstrip("\r\n"))
+        if len(toks) != size:
+            raise DataError(f"row {r + 1} has {len(toks)} squares, expected {size}", path, r + 1)
+        for c, tok in enumerate(toks):
+            if tok == ".":
+                continue
+            tile = _tile_from_token(tok, fmt, tile_set)
+            if tile is None:
+                raise DataError(
+                    f"unknown letter {tok!r} at column {c + 1} for tile set {tile_set.name} "
+                    f"(expected '.' or one of {''.join(tile_set.letters)})",
+                    path,
+                    r + 1,
+                )
+            board.squares[r][c] = tile
+    return board
+
+
+def read_board(path: str | Path, tile_set: TileSet, layout: BoardLayout, fmt: str = "gcg") -> Board:
+    """Read a board file (see :func:`parse_board_text`). Raises DataError (file, line)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read board: {exc.strerror}", path) from exc
+    except UnicodeDecodeError:
+        raise DataError("board file is not UTF-8 text", path) from None
+    return parse_board_text(text, tile_set, layout, fmt, path)
+
+
+@dataclass
+class CGPPosition:
+    """A CGP position (gcg.md §7): board, racks of the player on turn and the opponent (``?`` =
+    blank), the two scores, consecutive scoreless turns, and the ops (``lex``, ``ld``, ``bdn``, ...)."""
+
+    board: Board
+    racks: tuple[list[str], list[str]] = ([], [])
+    scores: tuple[int, int] = (0, 0)
+    zeros: int = 0
+    ops: dict[str, str] = field(default_factory=dict)
+
+    def to_cgp(self) -> str:
+        ts = self.board.tile_set
+        racks = "/".join("".join("?" if t == "?" else ts.format_tile(t) for t in r) for r in self.racks)
+        s = f"{self.board.cgp_rows()} {racks} {self.scores[0]}/{self.scores[1]} {self.zeros}"
+        if self.ops:
+            s += " " + " ".join(f"{k} {v};" for k, v in self.ops.items())
+        return s
+
+
+_CGP_ROW = re.compile(r"\d+|\[[^\]]*\]|.")
+
+
+def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None = None) -> CGPPosition:
+    """Read a CGP string (gcg.md §7), e.g. ``15/…/6ZA7/… AENNRST/ 0/22 0 lex CSW21;``.
+
+    Raises:
+        DataError: wrong number of rows or squares, unknown letters, malformed fields.
+    """
+    parts = text.split(None, 4)
+    if not parts:
+        raise DataError("empty CGP string", path)
+    rows = parts[0].split("/")
+    size = layout.size
+    if len(rows) != size:
+        raise DataError(f"CGP board has {len(rows)} rows, expected {size}", path)
+    board = Board(layout, tile_set)
+    for r, row in enumerate(rows):
+        c = 0
+        for tok in _CGP_ROW.findall(row):
+            if tok.isdigit():
+                c += int(tok)
+                continue
+            label = tok[1:-1] if tok.startswith("[") else tok
+            tile = _tile_from_token(label, "cgp", tile_set)
+            if tile is None:
+                raise DataError(f"CGP row {r + 1}: unknown letter {label!r} for tile set {tile_set.name}", path)
+            if c >= size:
+                raise DataError(f"CGP row {r + 1} has more than {size} squares", path)
+            board.squares[r][c] = tile
+            c += 1
+        if c != size:
+            raise DataError(f"CGP row {r + 1} has {c} squares, expected {size}", path)
+    racks: tuple[list[str], list[str]] = ([], [])
+    if len(parts) > 1:
+        rk = parts[1].split("/")
+        if len(rk) > 2:
+            raise DataError(f"CGP racks must be RACK/RACK; got {parts[1]!r}", path)
+        try:
+            racks = tuple(tile_set.parse_rack(x, check_counts=False) for x in rk + [""] * (2 - len(rk)))  # type: ignore[assignment]
+        except SkraflError as exc:
+            raise DataError(f"CGP rack: {exc.message}", path) from None
+    scores = (0, 0)
+    if len(parts) > 2:
+        try:
+            a, b = parts[2].split("/")
+            scores = (int(a), int(b))
+        except ValueError:
+            raise DataError(f"CGP scores must be N/N; got {parts[2]!r}", path) from None
+    zeros = 0
+    if len(parts) > 3:
+        try:
+            zeros = int(parts[3])
+        except ValueError:
+            raise DataError(f"CGP scoreless-turn count must be a number; got {parts[3]!r}", path) from None
+    ops: dict[str, str] = {}
+    if len(parts) > 4:
+        for op in parts[4].split(";"):
+            op = op.strip()
+            if op:
+                k, _, v = op.partition(" ")
+                ops[k] = v.strip()
+    return CGPPosition(board, racks, scores, zeros, ops)

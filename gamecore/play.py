@@ -1,0 +1,395 @@
+"""Plays: parse, validate and score one play on a board — the independent oracle.
+
+A play is written as in GCG (gcg.md §4–5): a coordinate (``8D`` across, ``D8`` down) and the whole
+word from that square, with ``.`` (or the letter itself) for tiles already on the board and a
+lowercase letter for a blank; ``(..)`` around played-through tiles is accepted too.
+
+Rules (rules.md "Common core"): new tiles go in one row or column and, with the tiles already on the
+board, form one contiguous line; the first tile play covers the start square; every later play
+touches a tile on the board; every maximal line of ≥ 2 tiles through a new tile, along and across,
+must be a word. Score: each word formed (the main word and every cross word) scores the sum of its
+tile values, with letter premiums only under new tiles and the word premiums of newly covered squares
+multiplied (two DW = ×4; rule option ``word_premiums = "add"`` for one Erudit implementation); a blank
+scores 0 (or the letter's value with ``blank_value = "letter"``) but still takes word premiums; the
+bingo bonus is added after the multipliers when ``bingo_min_tiles`` tiles are placed. A one-tile
+play that forms words both ways is one play, scored for both words.
+
+This module is written apart from the move generator (:mod:`gamecore.movegen`) on purpose: tests
+check every generated move against :func:`validate_placements`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol, Sequence
+
+from gamecore.board import Board, Tile
+from gamecore.coords import format_gcg, parse_gcg
+from gamecore.errors import SkraflError
+
+#: reason codes of :class:`IllegalPlay`
+REASONS = (
+    "no_tiles",
+    "off_board",
+    "blocked",
+    "square_taken",
+    "unknown_letter",
+    "not_on_rack",
+    "not_in_line",
+    "gap",
+    "not_touching",
+    "first_play_off_start",
+    "too_short",
+    "not_whole_word",
+    "mismatch",
+    "empty_through",
+    "not_in_lexicon",
+)
+
+
+class IllegalPlay(SkraflError):
+    """A play that breaks a rule. ``code`` is one of :data:`REASONS`; ``words`` the offending words
+    for ``not_in_lexicon``."""
+
+    def __init__(self, code: str, message: str, words: Sequence[str] = ()):
+        super().__init__(message)
+        self.code = code
+        self.words = tuple(words)
+
+
+class Lexicon(Protocol):
+    def __contains__(self, word: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One new tile: square (0-based), letter label (uppercase), blank or not."""
+
+    row: int
+    col: int
+    label: str
+    blank: bool = False
+
+
+@dataclass(frozen=True)
+class ScoredPlay:
+    """A legal, scored tile play.
+
+    Attributes:
+        row, col, across: where the main word starts (0-based) and its direction.
+        word: the main word's tiles, played-through tiles included.
+        new: for each tile of ``word``, whether this play placed it.
+        score: points, bingo bonus included.
+        tiles_placed: number of new tiles.
+        words: every word formed, main word first, as lowercase strings.
+    """
+
+    row: int
+    col: int
+    across: bool
+    word: tuple[Tile, ...]
+    new: tuple[bool, ...]
+    score: int
+    tiles_placed: int
+    words: tuple[str, ...] = ()
+
+    @property
+    def coord(self) -> str:
+        return format_gcg(self.row, self.col, self.across)
+
+    def squares(self) -> list[tuple[int, int]]:
+        dr, dc = (0, 1) if self.across else (1, 0)
+        return [(self.row + i * dr, self.col + i * dc) for i in range(len(self.word))]
+
+    def placements(self) -> frozenset[Placement]:
+        """The new tiles, for comparing plays regardless of direction (a one-tile play has one set)."""
+        return frozenset(
+            Placement(r, c, t.label, t.blank) for (r, c), t, n in zip(self.squares(), self.word, self.new) if n
+        )
+
+    def word_text(self, through: str | None = None) -> str:
+        """The main word, blank as lowercase; ``through="."`` writes played-through tiles as ``.``
+        (the GCG convention), otherwise as their letters."""
+        out = []
+        for t, n in zip(self.word, self.new):
+            if not n and through is not None:
+                out.append(through)
+                continue
+            s = t.label.lower() if t.blank else t.label
+            out.append(f"[{s}]" if len(t.label) > 1 else s)
+        return "".join(out)
+
+    def used(self) -> list[str]:
+        """The rack tiles this play uses (``?`` for a blank)."""
+        return ["?" if t.blank else t.label for t, n in zip(self.word, self.new) if n]
+
+    def leave(self, rack: Sequence[str]) -> list[str]:
+        """What stays on ``rack`` (labels, ``?`` = blank) after this play."""
+        rest = list(rack)
+        for u in self.used():
+            rest.remove(u)
+        return rest
+
+    def sort_key(self) -> tuple:
+        """Best first: score descending, then fewer tiles, then coordinate (row, column, across
+        before down), then word."""
+        return (-self.score, self.tiles_placed, self.row, self.col, not self.across, self.word_text())
+
+
+# ---- parsing a play --------------------------------------------------------------------------------
+
+
+def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bool, int, int]:
+    """Turn ``coord`` + ``word`` into new-tile placements.
+
+    Returns:
+        (placements, across, row, col).
+    Raises:
+        CoordinateError, IllegalPlay (``off_board``, ``mismatch``, ``empty_through``, ``unknown_letter``,
+        ``not_whole_word``).
+    """
+    size = board.size
+    row, col, across = parse_gcg(coord, size)
+    ts = board.tile_set
+    try:
+        tokens = ts.split_word(word.replace("(", "").replace(")", ""), allow=".")
+    except SkraflError as exc:
+        raise IllegalPlay("unknown_letter", exc.message) from None
+    if not tokens:
+        raise IllegalPlay("no_tiles", "empty word")
+    dr, dc = (0, 1) if across else (1, 0)
+    placements: list[Placement] = []
+    for i, tok in enumerate(tokens):
+        r, c = row + i * dr, col + i * dc
+        if not board.in_bounds(r, c):
+            raise IllegalPlay("off_board", f"{coord} {word}: the word runs off the {size}×{size} board")
+        existing = board[r, c]
+        if tok == ".":
+            if existing is None:
+                raise IllegalPlay(
+                    "empty_through",
+                    f"{coord} {word}: '.' at {format_gcg(r, c, across)} marks a board tile, but the square is empty",
+                )
+            continue
+        label, blank = tok.upper(), tok != tok.upper()
+        if existing is not None:
+            if existing.label != label:
+                raise IllegalPlay(
+                    "mismatch",
+                    f"{coord} {word}: square {_sq(r, c)} holds {existing.label}, not {label}",
+                )
+            continue
+        placements.append(Placement(r, c, label, blank))
+    end_r, end_c = row + len(tokens) * dr, col + len(tokens) * dc
+    if board.occupied(row - dr, col - dc) or board.occupied(end_r, end_c):
+        raise IllegalPlay(
+            "not_whole_word",
+            f"{coord} {word}: the word continues into tiles on the board; give the whole word",
+        )
+    return placements, across, row, col
+
+
+def _sq(r: int, c: int) -> str:
+    return f"{'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[c]}{r + 1}"
+
+
+# ---- validation and scoring --------------------------------------------------------------------------
+
+
+def _line(board: Board, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int):
+    """The maximal line of tiles through (r, c) in direction (dr, dc): list of ((r, c), tile, is_new)."""
+    def tile_at(rr: int, cc: int):
+        if (rr, cc) in new:
+            return new[(rr, cc)]
+        if board.in_bounds(rr, cc):
+            return board.squares[rr][cc]
+        return None
+
+    while tile_at(r - dr, c - dc) is not None:
+        r, c = r - dr, c - dc
+    out = []
+    while True:
+        t = tile_at(r, c)
+        if t is None:
+            break
+        out.append(((r, c), t, (r, c) in new))
+        r, c = r + dr, c + dc
+    return out
+
+
+def _word_string(line) -> str:
+    return "".join(t.label.lower() for _, t, _ in line)
+
+
+def _score_line(board: Board, line, rules) -> int:
+    layout = board.layout
+    values = board.tile_set.values
+    letter_blank = rules is not None and rules.blank_value == "letter"
+    add = rules is not None and rules.word_premiums == "add"
+    total = 0
+    mult = 1
+    wms: list[int] = []
+    for (r, c), t, is_new in line:
+        v = values.get(t.label, 0) if (letter_blank or not t.blank) else 0
+        if is_new:
+            total += v * layout.letter_mult[r][c]
+            wm = layout.word_mult[r][c]
+            mult *= wm
+            if wm > 1:
+                wms.append(wm)
+        else:
+            total += v
+    if add:
+        mult = sum(wms) if wms else 1
+    return total * mult
+
+
+def validate_placements(
+    board: Board,
+    placements: Iterable[Placement],
+    rack: Sequence[str] | None,
+    lexicon: Lexicon | None,
+    rules,
+    across: bool | None = None,
+) -> ScoredPlay:
+    """Check new tiles against the rules and score them.
+
+    Args:
+        board: the position before the play.
+        placements: the new tiles.
+        rack: the mover's rack as labels (``?`` = blank); ``None`` skips the rack check.
+        lexicon: anything answering ``word in lexicon`` for lowercase words; ``None`` skips word checks.
+        rules: a :class:`gamecore.rules.RuleSet` (bingo bonus and size, blank value, word premiums).
+        across: direction of the main word for a one-tile play (default: the direction of the longer
+            word formed, across on a tie).
+    Returns:
+        The :class:`ScoredPlay`.
+    Raises:
+        IllegalPlay: with the first broken rule's code (see :data:`REASONS`).
+    """
+    pl = list(placements)
+    layout = board.layout
+    ts = board.tile_set
+    if not pl:
+        raise IllegalPlay("no_tiles", "a play must place at least one tile")
+    new: dict[tuple[int, int], Tile] = {}
+    for p in pl:
+        if not board.in_bounds(p.row, p.col):
+            raise IllegalPlay("off_board", f"square ({p.row + 1}, {p.col + 1}) is off the board")
+        if (p.row, p.col) in layout.blocked:
+            raise IllegalPlay("blocked", f"square {_sq(p.row, p.col)} is punctured: no tile may go there")
+        if board.squares[p.row][p.col] is not None or (p.row, p.col) in new:
+            raise IllegalPlay("square_taken", f"square {_sq(p.row, p.col)} is already taken")
+        if not ts.has(p.label):
+            raise IllegalPlay("unknown_letter", f"{p.label!r} is not a letter of tile set {ts.name}")
+        new[(p.row, p.col)] = Tile(p.label, p.blank)
+    if rack is not None:
+        left = list(rack)
+        for p in pl:
+            need = "?" if p.blank else p.label
+            if need in left:
+                left.remove(need)
+            else:
+                what = "a blank" if p.blank else f"{p.label}"
+                raise IllegalPlay(
+                    "not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})"
+                )
+    rows = {p.row for p in pl}
+    cols = {p.col for p in pl}
+    if len(rows) > 1 and len(cols) > 1:
+        raise IllegalPlay("not_in_line", "the new tiles are not in one row or one column")
+    if len(pl) > 1:
+        across = len(rows) == 1
+    dr, dc = (0, 1) if across else (1, 0)
+    if len(pl) > 1:
+        key = (lambda p: p.col) if across else (lambda p: p.row)
+        first, last = min(pl, key=key), max(pl, key=key)
+        r, c = first.row, first.col
+        while (r, c) != (last.row, last.col):
+            r, c = r + dr, c + dc
+            if (r, c) not in new and board.squares[r][c] is None:
+                raise IllegalPlay("gap", f"gap at {_sq(r, c)}: the new tiles do not form one contiguous line")
+    if board.is_empty():
+        if layout.start not in new:
+            raise IllegalPlay(
+                "first_play_off_start", f"the first play must cover the start square {layout.start_coord()}"
+            )
+    else:
+        touching = any(
+            board.occupied(p.row + a, p.col + b) for p in pl for a, b in ((0, 1), (0, -1), (1, 0), (-1, 0))
+        )
+        if not touching:
+            raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
+    p0 = pl[0]
+    if len(pl) == 1:
+        line_a = _line(board, new, p0.row, p0.col, 0, 1)
+        line_d = _line(board, new, p0.row, p0.col, 1, 0)
+        if across is None:
+            across = len(line_a) >= len(line_d)
+        main, other = (line_a, line_d) if across else (line_d, line_a)
+        if len(main) < 2:
+            main, other = other, main
+            across = not across
+        cross_lines = [other] if len(other) >= 2 else []
+    else:
+        main = _line(board, new, p0.row, p0.col, dr, dc)
+        cross_lines = []
+        for p in pl:
+            ln = _line(board, new, p.row, p.col, dc, dr)
+            if len(ln) >= 2:
+                cross_lines.append(ln)
+    if len(main) < 2:
+        raise IllegalPlay("too_short", "a play must form a word of at least two letters")
+    lines = [main] + cross_lines
+    words = tuple(_word_string(ln) for ln in lines)
+    if lexicon is not None:
+        bad = [w for w in words if w not in lexicon]
+        if bad:
+            shown = ", ".join(w.upper() for w in bad)
+            raise IllegalPlay("not_in_lexicon", f"not in the lexicon: {shown}", bad)
+    score = sum(_score_line(board, ln, rules) for ln in lines)
+    if rules is not None and len(pl) >= rules.bingo_min_tiles:
+        score += rules.bingo_bonus
+    (r0, c0) = main[0][0]
+    return ScoredPlay(
+        row=r0,
+        col=c0,
+        across=bool(across),
+        word=tuple(t for _, t, _ in main),
+        new=tuple(n for _, _, n in main),
+        score=score,
+        tiles_placed=len(pl),
+        words=words,
+    )
+
+
+def validate_play(board: Board, play: str | tuple[str, str], rack, lexicon: Lexicon | None, rules) -> ScoredPlay:
+    """Validate and score a play written ``"8D RETSINA"`` (or ``("8D", "RETSINA")``).
+
+    Args:
+        rack: a rack string (``?`` = blank), a list of labels, or ``None`` to skip the rack check.
+    Raises:
+        IllegalPlay (see :data:`REASONS`), CoordinateError.
+    """
+    if isinstance(play, str):
+        parts = play.split()
+        if len(parts) != 2:
+            raise IllegalPlay("no_tiles", f"a play is COORD WORD, e.g. '8D RETSINA'; got {play!r}")
+        coord, word = parts
+    else:
+        coord, word = play
+    if isinstance(rack, str):
+        rack = board.tile_set.parse_rack(rack, check_counts=False)
+    placements, across, row, col = parse_play(board, coord, word)
+    sp = validate_placements(board, placements, rack, lexicon, rules, across=across)
+    if (sp.row, sp.col, sp.across) != (row, col, across) and len(placements) > 1:
+        raise IllegalPlay("not_whole_word", f"{coord} {word}: the whole word starts at {sp.coord}")
+    return sp
+
+
+def apply_play(board: Board, play: ScoredPlay) -> Board:
+    """A copy of ``board`` with the play's new tiles on it."""
+    b = board.copy()
+    for p in play.placements():
+        b.place(p.row, p.col, p.label, p.blank)
+    return b

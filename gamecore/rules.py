@@ -1,0 +1,187 @@
+"""Rule sets: every difference between the game systems as a named option (rules.md "Differences").
+
+A rule set is a TOML file ``gamecore/data/rules/<preset>.toml`` (presets ``netskrafl``, ``ordspill``,
+``erudit``, ``russian_scrabble``, ``slovene``, ``wespa``); ``defaults.toml`` maps a language code to
+its default preset (is → netskrafl, nb → ordspill, ru → russian_scrabble, sl → slovene, en → wespa).
+A user adds a preset by dropping a file in that folder, or names a ``.toml`` path.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+
+from gamecore.errors import DataError, UsageError
+
+DATA_DIR = Path(__file__).resolve().parent / "data" / "rules"
+_NOT_PRESETS = {"defaults"}
+
+BLANK_VALUES = ("zero", "letter")
+END_OUT = ("double_opponent_rack", "others_racks")
+END_PASSES = ("minus_own_rack",)
+WORD_PREMIUMS = ("multiply", "add")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One game system's rules (rules.md, "Differences" table).
+
+    Attributes:
+        name: preset name.
+        tile_set: tile-set name or path (:func:`gamecore.tilesets.load_tile_set`).
+        board: board-layout name or path (:func:`gamecore.boards.load_layout`).
+        rack_size: tiles on a rack (7; 9 in the 9-tile variant).
+        bingo_bonus: points for playing ``bingo_tiles`` or more tiles at once (50; Erudit 15).
+        bingo_tiles: tiles needed for the bingo bonus; 0 means ``rack_size`` (wolges: tiles = rack size).
+        blank_value: ``zero`` (blank scores 0) or ``letter`` (the value of the letter it stands for;
+            Russian variant).
+        exchange_min_bag: an exchange needs at least this many tiles in the bag (7; 0 = any number).
+        scoreless_rounds_end: consecutive scoreless turns *per player* that end the game
+            (Netskrafl/WESPA 3 = 6 turns for two players; Russian/Slovenian 2).
+        end_out: when a player goes out: ``double_opponent_rack`` (out-player +2× opponent's rack,
+            Netskrafl/WESPA) or ``others_racks`` (each −own rack, out-player + the others' racks).
+        end_passes: when the game ends by scoreless turns: ``minus_own_rack``.
+        score_floor_zero: final scores never below 0 (Netskrafl).
+        challenge_bonus: points to the challenged player for a wrong challenge (0, 5, 10).
+        time_penalty: points lost per started ``time_penalty_seconds`` over time (0 = none).
+        time_penalty_max: the most a time penalty may cost (0 = no cap).
+        time_loss_minutes: minutes over time that lose/end the game (0 = never).
+        word_premiums: ``multiply`` (two DW = ×4) or ``add`` (an Erudit implementation: ×2 + ×3 = ×5).
+        description, source: where the rules come from.
+    """
+
+    name: str
+    tile_set: str
+    board: str = "standard"
+    rack_size: int = 7
+    bingo_bonus: int = 50
+    bingo_tiles: int = 0
+    blank_value: str = "zero"
+    exchange_min_bag: int = 7
+    scoreless_rounds_end: int = 3
+    end_out: str = "double_opponent_rack"
+    end_passes: str = "minus_own_rack"
+    score_floor_zero: bool = False
+    challenge_bonus: int = 0
+    time_penalty: int = 0
+    time_penalty_seconds: int = 60
+    time_penalty_max: int = 0
+    time_loss_minutes: int = 0
+    word_premiums: str = "multiply"
+    description: str = ""
+    source: str = ""
+
+    @property
+    def bingo_min_tiles(self) -> int:
+        return self.bingo_tiles or self.rack_size
+
+    def scoreless_turns_end(self, players: int = 2) -> int:
+        """Consecutive scoreless turns that end a game of ``players`` players."""
+        return self.scoreless_rounds_end * players
+
+    def tiles(self):
+        """The :class:`gamecore.tilesets.TileSet` this rule set names."""
+        from gamecore.tilesets import load_tile_set
+
+        return load_tile_set(self.tile_set)
+
+    def layout(self):
+        """The :class:`gamecore.boards.BoardLayout` this rule set names."""
+        from gamecore.boards import load_layout
+
+        return load_layout(self.board)
+
+    def replace(self, **changes) -> "RuleSet":
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
+
+_CHOICES = {
+    "blank_value": BLANK_VALUES,
+    "end_out": END_OUT,
+    "end_passes": END_PASSES,
+    "word_premiums": WORD_PREMIUMS,
+}
+
+
+def read_rules(path: str | Path) -> RuleSet:
+    """Read a rule-set TOML file.
+
+    Raises:
+        DataError: not TOML, unknown key, wrong type or value (naming the file).
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataError(f"cannot read rule set: {exc.strerror}", path) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"not valid TOML: {exc}", path) from exc
+    known = {f.name: f for f in fields(RuleSet)}
+    kwargs = {}
+    data.setdefault("name", path.stem)
+    for key, value in data.items():
+        if key not in known:
+            raise DataError(f"unknown rule-set key {key!r}; known: {', '.join(known)}", path)
+        want = known[key].type
+        ok = {"int": int, "str": str, "bool": bool}.get(str(want).replace("'", ""), object)
+        if not isinstance(value, ok) or (ok is int and isinstance(value, bool)):
+            raise DataError(f"{key} must be of type {want}; got {value!r}", path)
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
+        kwargs[key] = value
+    if "tile_set" not in kwargs:
+        raise DataError("missing tile_set", path)
+    if kwargs.get("rack_size", 7) < 1:
+        raise DataError("rack_size must be at least 1", path)
+    return RuleSet(**kwargs)
+
+
+def preset_names() -> list[str]:
+    """Names of the shipped presets."""
+    return sorted(p.stem for p in DATA_DIR.glob("*.toml") if p.stem not in _NOT_PRESETS)
+
+
+@lru_cache(maxsize=None)
+def load_rules(name_or_path: str) -> RuleSet:
+    """A rule set by preset name or ``.toml`` path.
+
+    Raises:
+        UsageError: unknown preset (the message lists the known ones). DataError: a malformed file.
+    """
+    p = Path(name_or_path)
+    if p.suffix == ".toml" and p.is_file():
+        return read_rules(p)
+    candidate = DATA_DIR / f"{name_or_path}.toml"
+    if name_or_path not in _NOT_PRESETS and candidate.is_file():
+        return read_rules(candidate)
+    raise UsageError(f"unknown rules preset {name_or_path!r}; known presets: {', '.join(preset_names())}")
+
+
+def default_preset(language: str) -> str:
+    """The default preset name for a language code (``is`` → ``netskrafl``).
+
+    Raises:
+        UsageError: no default for this language.
+    """
+    with open(DATA_DIR / "defaults.toml", "rb") as fh:
+        defaults = tomllib.load(fh)["defaults"]
+    try:
+        return defaults[language]
+    except KeyError:
+        raise UsageError(
+            f"no default rules preset for language {language!r}; known: {', '.join(sorted(defaults))} "
+            f"(or give --rules PRESET)"
+        ) from None
+
+
+def rules_for(language: str | None = None, preset: str | None = None) -> RuleSet:
+    """The rule set named by ``preset``, else the language's default preset."""
+    if preset:
+        return load_rules(preset)
+    if language:
+        return load_rules(default_preset(language))
+    raise UsageError("give a rules preset or a language")
