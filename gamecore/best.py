@@ -1,0 +1,255 @@
+"""Best plays for a position: board + rack + lexicon + rules → every legal play, scored, best first.
+
+The move generator (:mod:`gamecore.movegen`, compiled) works on plain arrays; this module is the
+adapter from the game model (:class:`gamecore.board.Board`, :class:`gamecore.rules.RuleSet`) to
+those arrays and back to :class:`gamecore.play.ScoredPlay`. Order (issue 3): score descending, then
+fewer tiles, then coordinate (row, column, across before down), then word.
+
+Robots (netskrafl.md "Robots"; lexicon_rules.md): ``fullsterkur`` plays the top move (ties: fewer
+tiles first); ``midlungur`` and ``amlodi`` walk the moves in that order, keep those whose main word is
+in the robot's vocabulary (two-letter words always allowed), skip the second if it ties the first in
+score, stop at ``pick_from`` (20 and 30) and pick one uniformly at random (``random.Random(seed)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from gamecore.board import Board, Tile
+from gamecore.errors import DataError, UsageError
+from gamecore.play import ScoredPlay, validate_placements
+
+#: robot → pick_from (0 = always the top move); netskrafl.md "Robots", current code values
+ROBOTS = {"fullsterkur": 0, "midlungur": 20, "amlodi": 30}
+
+
+@dataclass
+class LexiconBundle:
+    """A lexicon folder written by ``skrafl build``: words (marisa trie), KWG graph and manifest."""
+
+    folder: Path
+    manifest: dict
+    words: object  # gamecore.lexicon.Lexicon (supports ``in``)
+    kwg: object  # gamecore.kwg.Kwg
+    alphabet: list[str]  # labels in tile-number order (1..N), uppercase
+
+    @property
+    def language(self) -> str:
+        return self.manifest.get("language", "")
+
+    @property
+    def rules_name(self) -> str | None:
+        return self.manifest.get("rules")
+
+    @property
+    def tile_set_name(self) -> str | None:
+        return self.manifest.get("tile_set")
+
+
+def load_bundle(folder: str | Path) -> LexiconBundle:
+    """Load a lexicon folder (``manifest.json``, ``lexicon.marisa``, ``lexicon.kwg``).
+
+    Raises:
+        DataError: missing or damaged files (run ``skrafl build``).
+    """
+    from gamecore.kwg import Kwg
+    from gamecore.lexicon import Lexicon
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"no lexicon folder {folder} (build one with 'skrafl build')")
+    lex = Lexicon.load(folder)
+    alphabet = lex.manifest.get("alphabet")
+    if not alphabet:
+        raise DataError("manifest.json has no 'alphabet'", folder / "manifest.json")
+    labels = [a.upper() for a in (alphabet if isinstance(alphabet, list) else list(alphabet))]
+    kwg_path = folder / "lexicon.kwg"
+    if not kwg_path.is_file():
+        raise DataError("no lexicon.kwg here: rebuild the lexicon with 'skrafl build'", folder)
+    kwg = Kwg.load(kwg_path, alphabet)
+    return LexiconBundle(folder, lex.manifest, lex, kwg, labels)
+
+
+def check_tiles(board: Board, rack: Sequence[str], rules) -> None:
+    """Raise UsageError when the rack is longer than the rule set's rack, or rack and board together
+    hold more of a tile than the tile set has."""
+    ts = board.tile_set
+    if len(rack) > rules.rack_size:
+        raise UsageError(f"rack has {len(rack)} tiles; the rule set {rules.name} allows {rules.rack_size}")
+    ts.check_counts(list(rack), what=f"rack {''.join(rack)}")
+    used = board.used_counts()
+    for t in set(rack):
+        have = ts.blanks if t == "?" else ts.counts.get(t, 0)
+        n = rack.count(t) + used.get(t, 0)
+        if n > have:
+            name = "blanks" if t == "?" else repr(t)
+            raise UsageError(
+                f"rack and board together hold {n} × {name}, but tile set {ts.name} has only {have}"
+            )
+
+
+def _index_map(alphabet: Sequence[str]) -> dict[str, int]:
+    return {label: i for i, label in enumerate(alphabet, 1)}
+
+
+def encode_grid(board: Board, alphabet: Sequence[str]) -> list[list[int]]:
+    """The board as rows of ints: 0 empty, 1..N letter index in ``alphabet``, +64 for a blank.
+
+    Raises:
+        DataError: a tile whose letter is not in the lexicon's alphabet.
+    """
+    idx = _index_map(alphabet)
+    grid = []
+    for r, row in enumerate(board.squares):
+        out = []
+        for c, t in enumerate(row):
+            if t is None:
+                out.append(0)
+                continue
+            i = idx.get(t.label)
+            if i is None:
+                raise DataError(f"tile {t.label} at row {r + 1}, column {c + 1} is not in the lexicon's alphabet")
+            out.append(i + (64 if t.blank else 0))
+        grid.append(out)
+    return grid
+
+
+def _raw_to_play(board: Board, raw, alphabet: Sequence[str]) -> ScoredPlay:
+    """Convert a movegen RawMove (row, col, across, word, score, tiles_placed) to a ScoredPlay."""
+    row, col, across = raw.row, raw.col, raw.across
+    dr, dc = (0, 1) if across else (1, 0)
+    tiles: list[Tile] = []
+    new: list[bool] = []
+    for i, x in enumerate(raw.word):
+        if isinstance(x, int):
+            label, blank = alphabet[(x & 63) - 1], bool(x & 64)
+        else:
+            label, blank = x.upper(), x != x.upper()
+        r, c = row + i * dr, col + i * dc
+        existing = board.squares[r][c]
+        if existing is not None:
+            tiles.append(existing)
+            new.append(False)
+        else:
+            tiles.append(Tile(label, blank))
+            new.append(True)
+    return ScoredPlay(
+        row=row,
+        col=col,
+        across=bool(across),
+        word=tuple(tiles),
+        new=tuple(new),
+        score=int(raw.score),
+        tiles_placed=int(raw.tiles_placed),
+        words=("".join(t.label.lower() for t in tiles),),
+    )
+
+
+def generate_plays(board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules) -> list[ScoredPlay]:
+    """Every legal play (unsorted) from the compiled move generator.
+
+    Args:
+        rack: labels, ``?`` = blank.
+        kwg: a loaded :class:`gamecore.kwg.Kwg`.
+        alphabet: the KWG's labels in tile-number order.
+    Rule options the generator does not model (``blank_value = "letter"``, ``word_premiums = "add"``)
+    are applied by re-scoring each play with the validator.
+    """
+    from gamecore import movegen
+
+    idx = _index_map(alphabet)
+    counts = [0] * (len(alphabet) + 1)
+    blanks = 0
+    for t in rack:
+        if t == "?":
+            blanks += 1
+        elif t in idx:
+            counts[idx[t]] += 1
+        # a rack letter outside the lexicon's alphabet can form no word: it is simply never played
+    values = [0] + [board.tile_set.value(label) for label in alphabet]
+    grid = encode_grid(board, alphabet)
+    raws = movegen.generate(
+        kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(),
+        **_extra_kwargs(movegen, rules),
+    )
+    plays = [_raw_to_play(board, raw, alphabet) for raw in raws]
+    if rules.blank_value != "zero" or rules.word_premiums != "multiply":
+        plays = [validate_placements(board, p.placements(), None, None, rules, across=p.across) for p in plays]
+    return plays
+
+
+def _extra_kwargs(movegen, rules) -> dict:
+    """Optional generator arguments, passed only if the generator takes them."""
+    import inspect
+
+    try:
+        params = inspect.signature(movegen.generate).parameters
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    if "bingo_tiles" in params:
+        out["bingo_tiles"] = rules.bingo_min_tiles
+    return out
+
+
+def sort_plays(plays: list[ScoredPlay]) -> list[ScoredPlay]:
+    """Best first: score desc, fewer tiles, then coordinate, then word."""
+    return sorted(plays, key=ScoredPlay.sort_key)
+
+
+def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -> list[ScoredPlay]:
+    """All legal plays, best first (see :func:`sort_plays`).
+
+    Raises:
+        UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
+        lexicon's alphabet.
+    """
+    check_tiles(board, rack, rules)
+    return sort_plays(generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules))
+
+
+def robot_pick(
+    plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None
+) -> ScoredPlay | None:
+    """The play a Netskrafl robot makes from ``plays`` (sorted best first), or None (no legal play:
+    the robot exchanges all tiles when the bag allows, else passes).
+
+    Args:
+        robot: ``fullsterkur``, ``midlungur`` or ``amlodi``.
+        vocabulary: the robot's word list (``word in vocabulary``, lowercase); None = every word.
+        seed: for ``random.Random`` (reproducible picks).
+    Raises:
+        UsageError: unknown robot.
+    """
+    import random
+
+    if robot not in ROBOTS:
+        raise UsageError(f"unknown robot {robot!r}; known: {', '.join(ROBOTS)}")
+    if not plays:
+        return None
+    pick_from = ROBOTS[robot]
+    if pick_from == 0:
+        return plays[0]
+    chosen: list[ScoredPlay] = []
+    for p in plays:
+        main = p.words[0] if p.words else "".join(t.label.lower() for t in p.word)
+        if len(p.word) != 2 and vocabulary is not None and main not in vocabulary:
+            continue
+        if len(chosen) == 1 and p.score == chosen[0].score:
+            continue  # netskrafl.md: skip the second if it ties the first
+        chosen.append(p)
+        if len(chosen) >= pick_from:
+            break
+    if not chosen:
+        return None
+    return random.Random(seed).choice(chosen)
+
+
+def leave_text(rack: Sequence[str], play: ScoredPlay, tile_set) -> str:
+    """The tiles left on the rack, in alphabet order, blanks (``?``) last."""
+    rest = play.leave(rack)
+    order = {label: i for i, label in enumerate(tile_set.letters)}
+    rest.sort(key=lambda t: order.get(t, len(order)))
+    return "".join(t if t == "?" else tile_set.format_tile(t) for t in rest)
