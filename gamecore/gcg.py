@@ -343,6 +343,8 @@ class _Parser:
         nick = text[1:colon].strip()
         if not nick:
             raise self.error("NO_MATCHING_TOKEN", "event line without a nickname", lineno)
+        if len(g.players) < 2 and nick in [p.nick for p in g.players]:
+            self.fault("MOVE_BEFORE_PLAYER", "event before both #player1 and #player2 are declared", lineno)
         player = self.player_index(nick, lineno)
         toks = text[colon + 1 :].split()
         ev = self.parse_event(toks, player, lineno)
@@ -368,7 +370,7 @@ class _Parser:
                 raise self.error("NO_MATCHING_TOKEN", "'--' line needs a score and a cumulative score", lineno)
             return Event("withdraw", player, rack=self.tiles(toks[0], lineno, "rack"), score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno)
         for k in (0, 1):
-            if len(toks) >= k + 3 and _PAREN.match(toks[k]) and not (k == 1 and parse_coordinate(toks[0])):
+            if len(toks) >= k + 3 and _PAREN.match(toks[k]):
                 inner = _PAREN.match(toks[k]).group(1)
                 tiles = self.tiles(inner, lineno, "rack in parentheses")
                 score = self.score(toks[k + 1], lineno)

@@ -1,0 +1,70 @@
+"""``skrafl replay``: replay GCG files and Netskrafl JSON game records, check every number, write tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from cli.common import QUIET_OPTION, output_root
+from gamecore.errors import UsageError
+
+
+def replay(
+    files: List[str] = typer.Argument(..., help="GCG files, Netskrafl .json records, or folders holding them."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
+    no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
+    rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, …); default from each file."),
+    strict: bool = typer.Option(False, "--strict", help="Every inconsistency is an error (the GCG error catalogue)."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes."),
+    quiet: bool = QUIET_OPTION,
+    export_gcg: Optional[Path] = typer.Option(None, "--export-gcg", help="Also write every replayed game as GCG into this folder."),
+    analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
+) -> None:
+    """Replay game logs on the rules engine: re-score every play, check racks against the bag,
+    totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
+
+    Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
+    from pipelines.replay import ReplayOptions, run_replay
+
+    if lexicon is not None and no_lexicon:
+        raise UsageError("give --lexicon DIR or --no-lexicon, not both")
+    lexicon_dir = None
+    if lexicon is not None:
+        lexicon_dir = str(lexicon)
+    elif lang and not no_lexicon:
+        candidate = output_root() / lang
+        if not (candidate / "manifest.json").is_file():
+            raise UsageError(f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)")
+        lexicon_dir = str(candidate)
+    if lexicon_dir is not None:
+        from gamecore.lexicon import Lexicon
+
+        Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
+    opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze)
+    if rules or lang:
+        from gamecore.rules import rules_for
+
+        rules_for(lang, rules)  # unknown preset or language: usage error before any work
+    summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
+    if not quiet:
+        typer.echo(
+            f"replay: {summary['games']} games, {summary['ok']} ok, {summary['mismatch']} mismatch, "
+            f"{summary['error']} error, {summary['moves']} events → {out}",
+            err=True,
+        )
+        for r in summary["results"]:
+            if r.game_row["status"] != "ok":
+                typer.echo(f"  {r.game_row['status']}: {r.game_row['file']}: {r.game_row['error']}", err=True)
+    raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "replay",
+        help="Replay GCG / Netskrafl game logs, re-check every number, write games.parquet and moves.parquet.",
+        epilog="Example: skrafl replay games/ --out output/replay --lang is --workers 2",
+    )(replay)

@@ -1,0 +1,905 @@
+"""Replay game logs on the rules engine and write the results as tables (issue 4).
+
+``replay_game`` replays one :class:`~gamecore.gamelog.Game` (GCG or Netskrafl record) move by move on
+a :class:`~gamecore.board.Board`: every tile play is re-scored by :mod:`gamecore.play` (the game
+core's scorer), tiles are checked against the recorded racks and the unseen pool (bag), the
+cumulative totals, end-of-game adjustments (rules.md "Differences": 2× opponent's rack, or 1× plus
+the opponent's penalty line in the older GCG style; −own rack after six scoreless turns; Netskrafl:
+never below 0, resigner gets 0), challenge bonuses and withdrawn phonies are recomputed, and each
+word formed is looked up in the lexicon when one is given (an unknown word is a finding about the
+lexicon, not a game error).
+
+Status of a game: ``ok`` (every recorded number reproduced), ``mismatch`` (read and replayed but a
+recorded number or rack differs from the rules), ``error`` (cannot be read, or an illegal play).
+In strict mode every fault is an error with its code (gcg.md error catalogue).
+
+``run_replay`` does this for many files (``--workers N`` process pool, results in input order, so
+outputs are deterministic) and writes ``games.parquet`` and ``moves.parquet`` atomically.
+
+Error codes raised here (besides those of :mod:`gamecore.gcg`): ``GAME_EVENT_OFF_TURN``,
+``MOVE_EVENT_AFTER_GAME_END``, ``RACK_NOT_IN_BAG``, ``PLAYED_TILES_NOT_IN_RACK``,
+``EXCHANGE_NOT_IN_RACK``, ``EXCHANGE_BAG_TOO_SMALL``, ``TILE_NOT_IN_TILE_SET``, ``ILLEGAL_PLAY``,
+``PLAY_OUT_OF_BOUNDS``, ``PLAY_SCORE_INCORRECT``, ``CUMULATIVE_SCORING_ERROR``,
+``RACK_END_POINTS_INCORRECT``, ``END_RACK_TILES_INCORRECT``, ``END_RACK_PENALTY_INCORRECT``,
+``END_RACK_PENALTY_MISMATCH``, ``END_GAME_EVENT_BEFORE_GAME_END``, ``PREMATURE_TIME_PENALTY``,
+``GAME_REDUNDANT_TIME_PENALTY``, ``CHALLENGE_BONUS_INCORRECT``, ``PHONY_SCORE_INCORRECT``,
+``INVALID_PHONY_TILES_PLAYER_INDEX``, ``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``,
+``RACK_AFTER_MOVE_INCORRECT``, ``RESIGN_SCORE_INCORRECT``, ``FINAL_SCORE_MISMATCH``,
+``LEXICON_NOT_SPECIFIED``, ``UNKNOWN_TILE_DISTRIBUTION``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gamecore.errors import SkraflError, UsageError
+from gamecore.gamelog import Event, Finding, Game, GameLogError
+
+GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words")
+MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
+ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
+
+# macondo: lexicon name prefix → tile distribution (gcg.md §2 #lexicon)
+_LEXICON_PREFIXES = (
+    ("nswl", "english"), ("nwl", "english"), ("twl", "english"), ("owl", "english"), ("csw", "english"),
+    ("america", "english"), ("cel", "english"), ("ecwl", "english"), ("iwi", "english"),
+    ("osps", "polish"), ("nsf", "norwegian"), ("fra", "french"), ("rd", "german"),
+    ("deutsch", "german"), ("cgl", "german"), ("german", "german"), ("disc", "catalan"),
+    ("fise", "spanish"), ("file", "spanish"), ("dsw", "dutch"), ("slv", "slovene"),
+    ("netskrafl", "icelandic"),
+)
+# macondo distribution names → our tile sets
+_TILE_SETS = {
+    "english": "english", "english_super": "english_super", "german": "german", "polish": "polish",
+    "norwegian": "norwegian_nsf", "slovene": "slovene", "icelandic": "icelandic_new",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# rules of a game
+
+
+def distribution_of(game: Game) -> str | None:
+    """The macondo tile-distribution name a GCG file declares (``#tile-distribution``, else from the
+    ``#lexicon`` prefix as macondo does), or ``None`` when it names nothing."""
+    dist = game.pragmas.get("tile-distribution", "").strip().lower()
+    if dist:
+        return dist
+    lex = game.pragmas.get("lexicon", "").strip().lower()
+    for prefix, name in _LEXICON_PREFIXES:
+        if lex.startswith(prefix):
+            return name + ("_super" if game.pragmas.get("board-layout", "").lower() == "supercrosswordgame" and name == "english" else "")
+    return None
+
+
+def _guess_distribution(game: Game, strict: bool) -> str:
+    """A GCG file that names no distribution is English (issue 4). Lenient repair: when its racks
+    and words hold letters English lacks, take the first tile set holding them all (Polish,
+    German, Norwegian, Slovene, Icelandic), with a warning (macondo takes it from its config)."""
+    from gamecore.tilesets import load_tile_set
+
+    letters = set()
+    for ev in game.events:
+        for seq in (ev.rack, ev.word, ev.tiles):
+            for t in seq or ():
+                if t not in ("?", "."):
+                    letters.add(t.upper().strip("[]"))
+    if strict or all(load_tile_set("english").has(x) for x in letters):
+        return "english"
+    for dist in ("polish", "german", "norwegian", "slovene", "icelandic"):
+        ts = load_tile_set(_TILE_SETS[dist])
+        if all(ts.has(x) for x in letters):
+            game.warnings.append(Finding("TILE_DISTRIBUTION_GUESSED", f"no #lexicon or #tile-distribution; letters {''.join(sorted(letters - set(load_tile_set('english').letters)))} fit the {dist} tile set"))
+            return dist
+    return "english"
+
+
+def rules_for_game(game: Game, preset: str | None = None, lang: str | None = None, strict: bool = False):
+    """The :class:`~gamecore.rules.RuleSet` to replay ``game`` with.
+
+    ``preset`` (``--rules``) or ``lang`` (``--lang``) win. Otherwise Netskrafl records use the
+    ``netskrafl`` preset with their prefs (``newbag`` false → old tile set, ``board_type`` explo →
+    explo board); a GCG file uses tournament rules (``wespa``) with the tile set its
+    ``#tile-distribution``/``#lexicon`` names (English when it names nothing).
+
+    Raises:
+        GameLogError: ``UNKNOWN_TILE_DISTRIBUTION`` (a distribution we have no tile set for).
+        UsageError: unknown preset or language.
+    """
+    from gamecore.rules import load_rules, rules_for
+
+    if preset or lang:
+        return rules_for(lang, preset)
+    if game.format == "netskrafl":
+        r = load_rules("netskrafl")
+        if game.prefs.get("newbag") is False:
+            r = r.replace(tile_set="icelandic_old")
+        if str(game.prefs.get("board_type", "standard")).lower() == "explo":
+            r = r.replace(board="explo")
+        return r
+    dist = distribution_of(game) or _guess_distribution(game, strict)
+    if dist == "icelandic":
+        return load_rules("netskrafl")  # e.g. a Netskrafl game exported to GCG (#lexicon netskrafl)
+    r = load_rules("wespa")
+    ts = _TILE_SETS.get(dist)
+    if ts is None:
+        raise GameLogError("UNKNOWN_TILE_DISTRIBUTION", f"tile distribution {dist!r} (from #tile-distribution/#lexicon) has no tile set here; give --rules", game.path, None)
+    changes = {"tile_set": ts}
+    if game.pragmas.get("board-layout", "").lower() in ("supercrosswordgame", "standard21"):
+        changes["board"] = "super"
+        if ts == "english":
+            changes["tile_set"] = "english_super"
+    return r.replace(**changes)
+
+
+# ---------------------------------------------------------------------------------------------
+# one game
+
+
+@dataclass
+class GameResult:
+    """What replaying one file gives: its ``games.parquet`` row, ``moves.parquet`` rows, the
+    findings (warnings and mismatches) and the game as exported to GCG (``None`` on error)."""
+
+    game_row: dict
+    move_rows: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    gcg: str | None = None
+
+
+def _value(ts, tiles, rules) -> int:
+    total = 0
+    for t in tiles or ():
+        if t == "?":
+            continue
+        total += ts.value(t.upper())
+    return total
+
+
+def _multiset_sub(big: list[str], small: list[str]) -> bool:
+    c = Counter(big)
+    c.subtract(small)
+    return all(v >= 0 for v in c.values())
+
+
+class _Replayer:
+    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False):
+        from gamecore.board import Board
+
+        self.game = game
+        self.rules = rules
+        self.lexicon = lexicon
+        self.strict = strict
+        self.analyze = analyze
+        self.ts = rules.tiles()
+        self.layout = rules.layout()
+        self.board = Board(self.layout, self.ts)
+        self.n = max(2, len(game.players))
+        self.unseen = Counter(self.ts.counts)
+        self.unseen["?"] = self.ts.blanks
+        self.bag_n = self.ts.total
+        self.holds = [0] * self.n
+        for p in range(self.n):
+            d = min(rules.rack_size, self.bag_n)
+            self.holds[p] = d
+            self.bag_n -= d
+        self.computed = [0] * self.n
+        self.recorded = [0] * self.n
+        self.zeros = 0
+        self.expected: int | None = None
+        self.over: str | None = None
+        self.out_player: int | None = None
+        self.final_pass_ok = False
+        self.one_x = False
+        self.done_adjust: set[int] = set()
+        self.time_done: set[int] = set()
+        self.last_play: dict | None = None
+        self.findings: list[Finding] = []
+        self.mismatch = False
+        self.rows: list[dict] = []
+        self.bingos = [0] * self.n
+        self.unknown: set[str] = set()
+        self.last_rack_after: dict[int, list[str]] = {}
+
+    # -- faults -----------------------------------------------------------------------------------
+    def fault(self, code: str, msg: str, ev: Event | None, *, kind: str = "mismatch") -> None:
+        """strict: raise; lenient: ``mismatch`` marks the game, ``warning`` only records,
+        ``error`` raises."""
+        line = ev.line if ev is not None else None
+        if self.strict or kind == "error":
+            raise GameLogError(code, msg, self.game.path, line)
+        self.findings.append(Finding(code, msg, line))
+        if kind == "mismatch":
+            self.mismatch = True
+
+    def nick(self, p: int) -> str:
+        return self.game.players[p].nick if p < len(self.game.players) else f"player{p + 1}"
+
+    # -- rows ---------------------------------------------------------------------------------------
+    def row(self, ev: Event, kind: str, *, coord=None, word=None, placed=0, computed=None, bingo=False, words=None, unknown=None, best=None):
+        r = {
+            "file": self.game.path,
+            "turn": len(self.rows) + 1,
+            "player": ev.player + 1,
+            "kind": kind,
+            "coord": coord,
+            "word": word,
+            "tiles_placed": placed,
+            "score_recorded": ev.score,
+            "score_computed": computed,
+            "cumulative": self.computed[ev.player],
+            "bingo": bingo,
+            "words_formed": list(words) if words is not None else None,
+            "unknown": (list(unknown) if unknown is not None else None),
+        }
+        if self.analyze:
+            r.update(best or {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None})
+        self.rows.append(r)
+
+    # -- checks shared by events ------------------------------------------------------------------
+    def check_turn(self, ev: Event) -> None:
+        if self.expected is not None and ev.player != self.expected:
+            self.fault("GAME_EVENT_OFF_TURN", f"{self.nick(ev.player)} moves but it is {self.nick(self.expected)}'s turn", ev, kind="warning")
+        self.expected = (ev.player + 1) % self.n
+
+    def check_rack(self, ev: Event) -> list[str] | None:
+        """The event's rack as tile-set labels (``?`` blank), checked against the unseen pool."""
+        if ev.rack is None:
+            return None
+        rack = []
+        for t in ev.rack:
+            lab = t if t == "?" else t.upper().strip("[]")
+            if lab != "?" and not self.ts.has(lab):
+                self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
+            rack.append(lab)
+        if not _multiset_sub(list(self.unseen.elements()), rack):
+            self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
+        return rack
+
+    def check_after(self, ev: Event, kept: list[str]) -> None:
+        """Netskrafl: the recorded rack after the move holds the kept tiles and has the right size."""
+        if ev.rack_after is None:
+            return
+        p = ev.player
+        self.last_rack_after[p] = ev.rack_after
+        if not _multiset_sub(ev.rack_after, kept) or len(ev.rack_after) != self.holds[p]:
+            self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack after the move {''.join(ev.rack_after)} should keep {''.join(kept)} and hold {self.holds[p]} tiles", ev)
+
+    def check_cumulative(self, ev: Event) -> None:
+        p = ev.player
+        if ev.cumulative is None:
+            self.recorded[p] += ev.score or 0
+            return
+        want = self.recorded[p] + (ev.score or 0)
+        if ev.cumulative != want:
+            self.fault("CUMULATIVE_SCORING_ERROR", f"cumulative {ev.cumulative} should be {self.recorded[p]} {ev.score:+d} = {want}", ev)
+        self.recorded[p] = ev.cumulative
+
+    def draw(self, p: int, k: int) -> int:
+        self.holds[p] -= k
+        d = min(k, self.bag_n, max(0, self.rules.rack_size - self.holds[p]))
+        self.holds[p] += d
+        self.bag_n -= d
+        return d
+
+    def after_move_over_check(self, ev: Event) -> None:
+        if self.over is None:
+            return
+        if self.over == "out" and self.final_pass_ok and ev.kind == "pass" and ev.player != self.out_player:
+            self.final_pass_ok = False  # the opponent's pass after the going-out play (challenge window)
+            return
+        self.fault("MOVE_EVENT_AFTER_GAME_END", f"{ev.kind} by {self.nick(ev.player)} after the game ended", ev)
+
+    # -- events -----------------------------------------------------------------------------------------
+    def play(self, ev: Event) -> None:
+        from gamecore.play import IllegalPlay, parse_play, validate_placements
+
+        self.after_move_over_check(ev)
+        self.check_turn(ev)
+        p = ev.player
+        rack = self.check_rack(ev)
+        word = "".join(ev.word or [])
+        try:
+            placements, across, row, col = parse_play(self.board, ev.coord, word)
+            sp = validate_placements(self.board, placements, None, None, self.rules, across=across)
+        except IllegalPlay as exc:
+            code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
+            self.fault(code, f"{ev.coord} {word}: {exc.message} ({exc.code})", ev, kind="error")
+            return
+        except SkraflError as exc:
+            self.fault("COORDINATE_OUT_OF_BOUNDS", f"{ev.coord} {word}: {exc.message}", ev, kind="error")
+            return
+        used = ["?" if pl.blank else pl.label for pl in placements]
+        if rack is not None and not _multiset_sub(rack, used):
+            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
+        if len(placements) > self.holds[p]:
+            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} places {len(placements)} tiles but {self.nick(p)} holds only {self.holds[p]}", ev)
+        best = self.best(ev, rack, sp.score) if self.analyze else None
+        if ev.score is not None and ev.score != sp.score:
+            self.fault("PLAY_SCORE_INCORRECT", f"{ev.coord} {word} scores {sp.score}, recorded {ev.score:+d}", ev)
+        unknown = None
+        if self.lexicon is not None:
+            unknown = [w for w in sp.words if w not in self.lexicon]
+            self.unknown.update(unknown)
+        for pl in placements:
+            self.board.place(pl.row, pl.col, pl.label, pl.blank)
+            self.unseen["?" if pl.blank else pl.label] -= 1
+        drawn = self.draw(p, len(placements))
+        self.computed[p] += sp.score
+        self.check_cumulative(ev)
+        if rack is not None:
+            kept = list(rack)
+            for u in used:
+                if u in kept:
+                    kept.remove(u)
+            self.check_after(ev, kept)
+        bingo = len(placements) >= self.rules.bingo_min_tiles
+        if bingo:
+            self.bingos[p] += 1
+        self.last_play = {"player": p, "placements": placements, "score": sp.score, "recorded": ev.score, "drawn": drawn, "zeros": self.zeros, "event": ev, "bingo": bingo, "over": self.over}
+        self.zeros = 0
+        if self.holds[p] == 0 and self.bag_n == 0 and self.over is None:
+            self.over, self.out_player, self.final_pass_ok = "out", p, True
+        ev_norm = sp.word_text(".")
+        self.row(ev, "play", coord=sp.coord if len(placements) > 1 else ev.coord, word=ev_norm, placed=len(placements), computed=sp.score, bingo=bingo, words=sp.words, unknown=unknown, best=best)
+        self.export_word[id(ev)] = list(_split_norm(ev_norm))
+
+    def best(self, ev: Event, rack, score: int) -> dict | None:
+        try:
+            from gamecore import best as best_mod  # RULES' module (issue 2)
+        except ImportError:
+            return None
+        if rack is None or not hasattr(best_mod, "best_play"):
+            return None
+        try:
+            bp = best_mod.best_play(self.board, rack, None, self.rules)
+        except Exception:  # noqa: BLE001 - analysis is advisory; never fail a replay on it
+            return None
+        if bp is None:
+            return {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
+        return {"best_coord": bp.coord, "best_word": bp.word_text("."), "best_score": bp.score, "points_lost": max(0, bp.score - score)}
+
+    def withdraw(self, ev: Event) -> None:
+        lp = self.last_play
+        p = ev.player
+        if lp is None:
+            self.fault("PHONY_TILES_RETURNED_WITHOUT_PLAY", "phony withdrawn but there is no play to take back", ev, kind="error")
+            return
+        if lp["player"] != p:
+            self.fault("INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(lp['player'])}'s play", ev, kind="error")
+            return
+        for pl in lp["placements"]:
+            self.board.squares[pl.row][pl.col] = None
+            self.unseen["?" if pl.blank else pl.label] += 1
+        k = len(lp["placements"])
+        self.holds[p] += k - lp["drawn"]
+        self.bag_n += lp["drawn"]
+        self.computed[p] -= lp["score"]
+        if lp["bingo"]:
+            self.bingos[p] -= 1
+        if lp["recorded"] is not None and ev.score is not None and ev.score != -lp["recorded"]:
+            self.fault("PHONY_SCORE_INCORRECT", f"withdrawal scores {ev.score:+d}, should be -{lp['recorded']} (the withdrawn play)", ev)
+        self.over = lp["over"]
+        if self.over is None:
+            self.out_player, self.final_pass_ok = None, False
+        self.zeros = lp["zeros"] + (1 if self.game.format == "gcg" else 0)
+        self.check_cumulative(ev)
+        if ev.rack_after is not None:
+            self.last_rack_after[p] = ev.rack_after
+        self.last_play = None
+        self.row(ev, "withdraw", computed=-lp["score"])
+        self.check_zeros(ev)
+
+    def challenge_bonus(self, ev: Event) -> None:
+        p = ev.player
+        lp = self.last_play
+        if lp is None:
+            self.fault("CHALLENGE_BONUS_WITHOUT_PLAY", "challenge bonus without a play to challenge", ev, kind="error")
+            return
+        if lp["player"] != p:
+            self.fault("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp['player'])}", ev, kind="error")
+            return
+        bonus = self.rules.challenge_bonus or (ev.score or 0)
+        if ev.score is not None and ev.score != bonus:
+            self.fault("CHALLENGE_BONUS_INCORRECT", f"challenge bonus {ev.score:+d}, the rules give +{bonus}", ev)
+        self.computed[p] += bonus
+        self.check_cumulative(ev)
+        self.row(ev, "challenge_bonus", computed=bonus)
+
+    def check_zeros(self, ev: Event) -> None:
+        if self.over is None and self.zeros >= self.rules.scoreless_turns_end(self.n):
+            self.over = "zeros"
+
+    def pass_(self, ev: Event) -> None:
+        self.after_move_over_check(ev)
+        self.check_turn(ev)
+        rack = self.check_rack(ev)
+        if self.over is None:
+            self.zeros += 1
+        if ev.score not in (None, 0):
+            self.fault("PLAY_SCORE_INCORRECT", f"a pass scores 0, recorded {ev.score:+d}", ev)
+        self.check_cumulative(ev)
+        if rack is not None:
+            self.check_after(ev, rack)
+        self.last_play = None
+        self.row(ev, "pass", computed=0)
+        self.check_zeros(ev)
+
+    def exchange(self, ev: Event) -> None:
+        self.after_move_over_check(ev)
+        self.check_turn(ev)
+        rack = self.check_rack(ev)
+        tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
+        if rack is not None and ev.tiles is not None and not _multiset_sub(rack, tiles):
+            self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
+        n = len(tiles) if ev.tiles is not None else (ev.count or 0)
+        if self.bag_n < max(self.rules.exchange_min_bag, n if self.rules.exchange_min_bag else 0):
+            self.fault("EXCHANGE_BAG_TOO_SMALL", f"exchange with {self.bag_n} tiles in the bag (the rules need {self.rules.exchange_min_bag})", ev)
+        if ev.score not in (None, 0):
+            self.fault("PLAY_SCORE_INCORRECT", f"an exchange scores 0, recorded {ev.score:+d}", ev)
+        if self.over is None:
+            self.zeros += 1
+        self.check_cumulative(ev)
+        if rack is not None:
+            kept = list(rack)
+            for t in tiles:
+                if t in kept:
+                    kept.remove(t)
+            self.check_after(ev, kept)
+        self.last_play = None
+        self.row(ev, "exchange", word="".join(ev.tiles) if ev.tiles else str(ev.count or 0), placed=0, computed=0)
+        self.check_zeros(ev)
+
+    def end_rack(self, ev: Event) -> None:
+        p = ev.player
+        v = _value(self.ts, ev.tiles, self.rules)
+        if self.over != "out":
+            self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"end-of-game rack points for {self.nick(p)} but nobody has gone out", ev)
+        elif p != self.out_player:
+            self.fault("GAME_EVENT_OFF_TURN", f"end-of-game rack points to {self.nick(p)}, but {self.nick(self.out_player)} went out", ev)
+        others = [q for q in range(self.n) if q != p]
+        if self.over == "out" and sum(self.holds[q] for q in others) != len(ev.tiles or []):
+            self.fault("END_RACK_TILES_INCORRECT", f"({''.join(ev.tiles or [])}): the opponent holds {sum(self.holds[q] for q in others)} tiles", ev)
+        want = 2 * v if self.rules.end_out == "double_opponent_rack" else v
+        if ev.score == v and v != 2 * v and self.rules.end_out == "double_opponent_rack":
+            self.one_x = True  # older style: 1x to the out-player and a penalty line for the opponent
+            want = v
+        if ev.score is not None and ev.score != want:
+            self.fault("RACK_END_POINTS_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: the out-player gets {2 * v}, recorded {ev.score:+d}", ev)
+        self.computed[p] += want
+        self.done_adjust.add(p)
+        self.check_cumulative(ev)
+        self.final_pass_ok = False
+        self.row(ev, "end_rack", word="".join(ev.tiles or []), computed=want)
+
+    def rack_penalty(self, ev: Event) -> None:
+        p = ev.player
+        tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
+        if ev.rack is not None and sorted(tiles) != sorted(t if t == "?" else t.upper() for t in ev.rack):
+            self.fault("END_RACK_PENALTY_MISMATCH", f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack)}", ev)
+        v = _value(self.ts, tiles, self.rules)
+        allowed = self.over == "zeros" or (self.over == "out" and p != self.out_player)
+        if not allowed:
+            self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"own-rack penalty for {self.nick(p)} before the game ended", ev)
+        if p in self.done_adjust and self.over == "zeros":
+            self.fault("GAME_EVENT_OFF_TURN", f"second own-rack penalty for {self.nick(p)}", ev)
+        if ev.score is not None and ev.score != -v:
+            self.fault("END_RACK_PENALTY_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: penalty -{v}, recorded {ev.score:+d}", ev)
+        if self.holds[p] != len(tiles) and self.over is not None:
+            self.fault("END_RACK_TILES_INCORRECT", f"({''.join(ev.tiles or [])}): {self.nick(p)} holds {self.holds[p]} tiles", ev)
+        self.computed[p] -= v
+        self.done_adjust.add(p)
+        self.check_cumulative(ev)
+        self.final_pass_ok = False
+        self.row(ev, "rack_penalty", word="".join(ev.tiles or []), computed=-v)
+
+    def adjustments_pending(self) -> bool:
+        if self.over == "out":
+            need = {self.out_player} | ({q for q in range(self.n) if q != self.out_player} if self.one_x else set())
+            return not need <= self.done_adjust
+        if self.over == "zeros":
+            return not set(range(self.n)) <= self.done_adjust
+        return False
+
+    def time(self, ev: Event) -> None:
+        p = ev.player
+        if self.over is None:
+            self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"time penalty for {self.nick(p)} before the game ended", ev)
+        elif self.adjustments_pending() and self.game.format == "gcg":
+            self.fault("PREMATURE_TIME_PENALTY", f"time penalty for {self.nick(p)} before the end-of-game rack lines", ev)
+        if p in self.time_done:
+            self.fault("GAME_REDUNDANT_TIME_PENALTY", f"second time penalty for {self.nick(p)}", ev)
+        self.time_done.add(p)
+        score = ev.score or 0
+        if score > 0:
+            self.fault("PLAY_SCORE_INCORRECT", f"a time penalty is negative, recorded {score:+d}", ev)
+        self.computed[p] += score
+        self.check_cumulative(ev)
+        self.row(ev, "time", computed=score)
+
+    def resign(self, ev: Event) -> None:
+        p = ev.player
+        want = -self.computed[p]
+        if ev.score is not None and ev.score != want:
+            self.fault("RESIGN_SCORE_INCORRECT", f"resignation scores {ev.score:+d}, should be {want:+d} (the resigner's score)", ev)
+        self.computed[p] = 0
+        self.check_cumulative(ev)
+        self.over = "resign"
+        self.row(ev, "resign", computed=want)
+
+    def challenge(self, ev: Event) -> None:
+        if ev.score not in (None, 0):
+            self.fault("PLAY_SCORE_INCORRECT", f"a challenge scores 0, recorded {ev.score:+d}", ev)
+        self.check_cumulative(ev)
+        self.row(ev, "challenge", computed=0)
+
+    # -- whole game -----------------------------------------------------------------------------------
+    def run(self) -> None:
+        g = self.game
+        self.export_word: dict[int, list[str]] = {}
+        self.synthetic: list[Event] = []
+        handlers = {
+            "play": self.play, "pass": self.pass_, "exchange": self.exchange, "withdraw": self.withdraw,
+            "challenge_bonus": self.challenge_bonus, "challenge": self.challenge, "end_rack": self.end_rack,
+            "rack_penalty": self.rack_penalty, "time": self.time, "resign": self.resign,
+        }
+        for ev in g.events:
+            if ev.player >= self.n:
+                self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
+            handlers[ev.kind](ev)
+        for p, rack in sorted(g.last_racks.items()):
+            if g.format == "gcg" and rack and not _multiset_sub(list(self.unseen.elements()), [t if t == "?" else t.upper() for t in rack]):
+                self.fault("RACK_NOT_IN_BAG", f"#rack{p + 1} {''.join(rack)} cannot be drawn: not all unseen", None)
+        if g.format == "netskrafl":
+            self.netskrafl_end()
+        else:
+            recorded = g.recorded_totals()
+            for p in range(min(self.n, len(recorded))):
+                if recorded[p] is not None and recorded[p] != self.computed[p] and not self.mismatch:
+                    self.fault("FINAL_SCORE_MISMATCH", f"{self.nick(p)} ends on {recorded[p]}, the rules give {self.computed[p]}", None)
+
+    def netskrafl_end(self) -> None:
+        """netskrafl.md "End of game": out-player +2× opponent's rack; six zeros: each −own rack;
+        never below 0; resigner 0. Added as end_rack / rack_penalty rows (no recorded score)."""
+        g = self.game
+        racks = {p: self.last_rack_after.get(p, g.initial_racks.get(p, [])) for p in range(self.n)}
+        for p, r in g.last_racks.items():
+            if sorted(r) != sorted(racks.get(p, [])):
+                self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack{p}_final {''.join(r)} differs from the replayed rack {''.join(racks.get(p, []))}", None)
+        if self.over == "out":
+            p = self.out_player
+            opp = [q for q in range(self.n) if q != p]
+            tiles = [t for q in opp for t in racks[q]]
+            v = 2 * _value(self.ts, tiles, self.rules)
+            ev = Event("end_rack", p, tiles=tiles, score=None)
+            self.computed[p] += v
+            self.row(ev, "end_rack", word="".join(tiles), computed=v)
+            self.synthetic.append(Event("end_rack", p, tiles=tiles, score=v, cumulative=self.computed[p]))
+        elif self.over == "zeros":
+            for p in range(self.n):
+                v = _value(self.ts, racks[p], self.rules)
+                ev = Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=None)
+                self.computed[p] -= v
+                self.row(ev, "rack_penalty", word="".join(racks[p]), computed=-v)
+                self.synthetic.append(Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=-v, cumulative=self.computed[p]))
+        if self.rules.score_floor_zero:
+            self.computed = [max(0, s) for s in self.computed]
+        if g.final_scores is not None:
+            for p, want in enumerate(g.final_scores[: self.n]):
+                if want != self.computed[p]:
+                    self.fault("FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None)
+
+
+def _split_norm(word: str) -> list[str]:
+    from gamecore.gamelog import split_tiles
+
+    return split_tiles(word)
+
+
+def export_game(game: Game, rep: _Replayer) -> Game:
+    """The game as it will be written to GCG: words with ``.`` for played-through tiles, cumulative
+    scores filled in (Netskrafl records have none), Netskrafl end-of-game adjustments as events."""
+    out = copy.deepcopy(game)
+    out.warnings = []
+    running = [0] * max(2, len(out.players))
+    for ev, orig in zip(out.events, game.events):
+        if id(orig) in rep.export_word:
+            ev.word = rep.export_word[id(orig)]
+            ev.through = ()
+        if ev.cumulative is None:
+            running[ev.player] += ev.score or 0
+            ev.cumulative = running[ev.player]
+        else:
+            running[ev.player] = ev.cumulative
+    for ev in rep.synthetic:
+        out.events.append(ev)
+    if game.format == "netskrafl":
+        out.last_racks = {}
+        if rep.rules.score_floor_zero:
+            for ev in out.events:
+                pass
+    return out
+
+
+def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False) -> GameResult:
+    """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
+
+    Args:
+        game: from :func:`gamecore.gcg.read_gcg` or :func:`gamecore.netskrafl_record.read_netskrafl_record`.
+        rules: a RuleSet; default :func:`rules_for_game` (with ``preset``/``lang``).
+        lexicon: anything answering ``word in lexicon`` (lowercase words), or ``None``.
+        strict: every inconsistency is an error (gcg.md error catalogue).
+        analyze: add the best play per turn (needs ``gamecore.best``).
+        export: also return the game as GCG text.
+    """
+    players = [p.nick for p in game.players] + [None, None]
+    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1]}
+    try:
+        if rules is None:
+            if strict and game.format == "gcg" and not preset and not lang and not game.pragmas.get("lexicon") and lexicon is None:
+                raise GameLogError("LEXICON_NOT_SPECIFIED", "no #lexicon in the file and no --lang/--lexicon/--rules given", game.path, None)
+            rules = rules_for_game(game, preset, lang, strict)
+        rep = _Replayer(game, rules, lexicon, strict, analyze)
+        rep.run()
+    except GameLogError as exc:
+        row = _error_row(base, exc)
+        return GameResult(row, [], list(game.warnings), None)
+    except SkraflError as exc:
+        row = _error_row(base, GameLogError("RULES_ERROR", exc.message, game.path, exc.line))
+        return GameResult(row, [], list(game.warnings), None)
+    findings = list(game.warnings) + rep.findings
+    status = "mismatch" if rep.mismatch else "ok"
+    first = next((f for f in rep.findings if f.code and f.code not in ("GAME_EVENT_OFF_TURN",)), None) if rep.mismatch else None
+    scores = rep.computed
+    row = dict(base)
+    row.update({
+        "status": status,
+        "error": (f"{first.code}: {first.message}" + (f" (line {first.line})" if first.line else "")) if first else None,
+        "score1": scores[0],
+        "score2": scores[1] if len(scores) > 1 else None,
+        "winner": _winner(game, scores),
+        "moves": sum(1 for r in rep.rows if r["kind"] in ("play", "pass", "exchange")),
+        "bingos1": rep.bingos[0],
+        "bingos2": rep.bingos[1] if len(rep.bingos) > 1 else None,
+        "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
+    })
+    gcg_text = None
+    if export:
+        from gamecore.gcg import write_gcg
+
+        gcg_text = write_gcg(export_game(game, rep))
+    return GameResult(row, rep.rows, findings, gcg_text)
+
+
+def _winner(game: Game, scores: list[int]) -> str | None:
+    if not scores:
+        return None
+    top = max(scores)
+    best = [i for i, s in enumerate(scores) if s == top]
+    if len(best) > 1:
+        return None  # a draw
+    i = best[0]
+    return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
+
+
+def _error_row(base: dict, exc: GameLogError) -> dict:
+    row = {c: None for c in GAME_COLUMNS}
+    row.update(base)
+    where = f" (line {exc.line})" if exc.line is not None else ""
+    row.update({"status": "error", "error": f"{exc.code}: {exc.detail}{where}"})
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+
+
+def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
+    """Read a GCG file or a Netskrafl JSON record, by content (a record starts with ``{``).
+
+    Raises:
+        GameLogError."""
+    from gamecore.gcg import parse_gcg_bytes
+    from gamecore.netskrafl_record import parse_netskrafl_record
+
+    path = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
+    head = data[:64].lstrip()
+    if path.lower().endswith(".json") or head.startswith(b"{"):
+        import json
+
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise GameLogError("RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)) from None
+        return parse_netskrafl_record(obj, path=path)
+    return parse_gcg_bytes(data, path=path, strict=strict)
+
+
+@dataclass
+class ReplayOptions:
+    """Options of a replay run (see ``skrafl replay --help``)."""
+
+    preset: str | None = None
+    lang: str | None = None
+    lexicon_dir: str | None = None
+    strict: bool = False
+    analyze: bool = False
+    export: bool = False
+
+
+_LEXICONS: dict[str, object] = {}
+
+
+def _lexicon(opts: ReplayOptions):
+    if not opts.lexicon_dir:
+        return None
+    lex = _LEXICONS.get(opts.lexicon_dir)
+    if lex is None:
+        from gamecore.lexicon import Lexicon
+
+        lex = Lexicon.load(opts.lexicon_dir)
+        _LEXICONS[opts.lexicon_dir] = lex
+    return lex
+
+
+def replay_file(path: str, opts: ReplayOptions) -> GameResult:
+    """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data)."""
+    try:
+        game = read_game_file(path, strict=opts.strict)
+    except GameLogError as exc:
+        fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
+        return GameResult(_error_row({"file": path, "format": fmt}, exc))
+    except (MemoryError, RecursionError) as exc:
+        return GameResult(_error_row({"file": path, "format": "gcg"}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
+    return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export)
+
+
+def collect_files(items: list[str]) -> list[str]:
+    """Files named, and the ``.gcg``/``.json`` files under named folders (sorted, recursive).
+
+    Raises:
+        UsageError: a path that does not exist."""
+    out: list[str] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.suffix.lower() in (".gcg", ".json"))
+            out.extend(found)
+        elif p.exists():
+            out.append(str(p))
+        else:
+            raise UsageError(f"no such file or folder: {item}")
+    return out
+
+
+def _worker(args: tuple[str, ReplayOptions]) -> GameResult:
+    return replay_file(*args)
+
+
+def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progress: bool = False):
+    """Yield a :class:`GameResult` per file, in input order."""
+    tq = None
+    if progress:
+        from tqdm import tqdm
+
+        tq = tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay")
+    try:
+        if workers <= 1 or len(files) < 2:
+            _lexicon(opts)
+            for f in files:
+                yield replay_file(f, opts)
+                if tq:
+                    tq.update(1)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+
+            chunk = max(1, min(64, len(files) // (workers * 8) or 1))
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for res in pool.map(_worker, [(f, opts) for f in files], chunksize=chunk):
+                    yield res
+                    if tq:
+                        tq.update(1)
+    finally:
+        if tq:
+            tq.close()
+
+
+def _tables(results: list[GameResult], analyze: bool):
+    import pyarrow as pa
+
+    game_schema = pa.schema([
+        ("file", pa.string()), ("format", pa.string()), ("status", pa.string()), ("error", pa.string()),
+        ("player1", pa.string()), ("player2", pa.string()), ("score1", pa.int32()), ("score2", pa.int32()),
+        ("winner", pa.string()), ("moves", pa.int32()), ("bingos1", pa.int32()), ("bingos2", pa.int32()),
+        ("unknown_words", pa.list_(pa.string())),
+    ])
+    fields = [
+        ("file", pa.string()), ("turn", pa.int32()), ("player", pa.int32()), ("kind", pa.string()),
+        ("coord", pa.string()), ("word", pa.string()), ("tiles_placed", pa.int32()),
+        ("score_recorded", pa.int32()), ("score_computed", pa.int32()), ("cumulative", pa.int32()),
+        ("bingo", pa.bool_()), ("words_formed", pa.list_(pa.string())), ("unknown", pa.list_(pa.string())),
+    ]
+    if analyze:
+        fields += [("best_coord", pa.string()), ("best_word", pa.string()), ("best_score", pa.int32()), ("points_lost", pa.int32())]
+    move_schema = pa.schema(fields)
+    games = pa.Table.from_pylist([r.game_row for r in results], schema=game_schema)
+    moves = pa.Table.from_pylist([m for r in results for m in r.move_rows], schema=move_schema)
+    return games, moves
+
+
+def write_tables(results: list[GameResult], out_dir: str | Path, analyze: bool = False) -> None:
+    """Write ``games.parquet`` and ``moves.parquet`` into ``out_dir`` atomically (temporary file in
+    the same folder, then rename)."""
+    import pyarrow.parquet as pq
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    games, moves = _tables(results, analyze)
+    for name, table in (("games.parquet", games), ("moves.parquet", moves)):
+        tmp = out / f".{name}.tmp{os.getpid()}"
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, out / name)
+
+
+def write_exports(results: list[GameResult], export_dir: str | Path) -> int:
+    """Write each replayed game as GCG into ``export_dir`` (``<stem>.gcg``; atomic). Returns the count."""
+    out = Path(export_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    used: set[str] = set()
+    for r in results:
+        if r.gcg is None:
+            continue
+        stem = Path(r.game_row["file"]).stem
+        name = stem
+        k = 2
+        while name in used:
+            name, k = f"{stem}-{k}", k + 1
+        used.add(name)
+        tmp = out / f".{name}.gcg.tmp{os.getpid()}"
+        tmp.write_text(r.gcg, encoding="utf-8")
+        os.replace(tmp, out / f"{name}.gcg")
+        n += 1
+    return n
+
+
+def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False, export_dir: str | Path | None = None) -> dict:
+    """Replay files and folders, write the tables (and GCG exports); return a summary
+    ``{"games", "ok", "mismatch", "error", "moves"}``."""
+    files = collect_files(items)
+    opts.export = export_dir is not None
+    results = list(replay_files(files, opts, workers=workers, progress=not quiet and len(files) > 50))
+    write_tables(results, out_dir, opts.analyze)
+    if export_dir is not None:
+        write_exports(results, export_dir)
+    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(len(r.move_rows) for r in results)}
+    for r in results:
+        summary[r.game_row["status"]] += 1
+    summary["results"] = results
+    return summary
+
+
+__all__ = [
+    "GAME_COLUMNS",
+    "MOVE_COLUMNS",
+    "GameResult",
+    "ReplayOptions",
+    "collect_files",
+    "distribution_of",
+    "read_game_file",
+    "replay_file",
+    "replay_files",
+    "replay_game",
+    "rules_for_game",
+    "run_replay",
+    "write_tables",
+]
