@@ -1,0 +1,87 @@
+"""Netskrafl JSON game records (netskrafl.md): conversion, and the 10 real games replayed with every
+move score and both final scores reproduced (the records' own numbers are authoritative)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gamecore.gamelog import GameLogError
+from gamecore.netskrafl_record import parse_netskrafl_coordinate, parse_netskrafl_record, read_netskrafl_record
+from pipelines.replay import ReplayOptions, replay_file
+
+
+def test_coordinates():
+    # netskrafl.md: row letter first = across (H4 = row H, column 4); number first = down
+    assert parse_netskrafl_coordinate("H4") == (7, 3, True)
+    assert parse_netskrafl_coordinate("9H") == (7, 8, False)
+    assert parse_netskrafl_coordinate("O15") == (14, 14, True)
+    assert parse_netskrafl_coordinate("Z") is None
+
+
+def test_conversion():
+    rec = {
+        "irack0": "ab?cdef", "irack1": "ghijklm", "score0": 0, "score1": 0,
+        "moves": [
+            {"player": 0, "coord": "H8", "tiles": "b?ógar", "score": 9, "rack": "xyzcdef"},
+            {"player": 1, "coord": "", "tiles": "EXCH gh", "score": 0, "rack": "ijklmno"},
+            {"player": 0, "coord": "", "tiles": "PASS", "score": 0, "rack": "xyzcdef"},
+        ],
+    }
+    g = parse_netskrafl_record(rec)
+    play = g.events[0]
+    assert play.coord == "8H" and play.across and play.word == ["B", "ó", "G", "A", "R"]
+    assert play.rack == ["A", "B", "?", "C", "D", "E", "F"]
+    assert g.events[1].kind == "exchange" and g.events[1].tiles == ["G", "H"]
+    assert g.events[2].rack == ["X", "Y", "Z", "C", "D", "E", "F"]  # rack after the player's previous move
+
+
+def test_bad_records(tmp_path):
+    (tmp_path / "a.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(GameLogError) as exc:
+        read_netskrafl_record(tmp_path / "a.json")
+    assert exc.value.code == "RECORD_MALFORMED"
+    bad = {"irack0": "abc", "irack1": "def", "moves": [{"player": 0, "coord": "Z99", "tiles": "ab", "score": 1, "rack": ""}]}
+    with pytest.raises(GameLogError):
+        parse_netskrafl_record(bad)
+
+
+def test_ten_games(shared):
+    files = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))
+    assert len(files) == 10
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        res = replay_file(str(f), ReplayOptions(strict=True))
+        row = res.game_row
+        assert row["status"] == "ok", (f.name, row["error"])
+        assert (row["score1"], row["score2"]) == (data["score0"], data["score1"]), f.name
+        recorded = [m["score"] for m in data["moves"]]
+        replayed = [m for m in res.move_rows if m["score_recorded"] is not None]
+        assert [m["score_recorded"] for m in replayed] == recorded
+        assert [m["score_computed"] for m in replayed] == recorded, f.name
+        # challenges resolved as recorded: RESP -X takes the play back, RESP +10 credits the challenged player
+        kinds = [m["kind"] for m in replayed]
+        for m, mv in zip(replayed, data["moves"]):
+            if mv["tiles"] == "RESP":
+                assert m["kind"] == ("withdraw" if mv["score"] < 0 else "challenge_bonus")
+        assert kinds.count("challenge") == data.get("num_challenges", kinds.count("challenge"))
+
+
+def test_regular_games_words_known(shared):
+    from pathlib import Path
+
+    lexdir = Path(__file__).resolve().parents[1] / "output" / "is"
+    if not (lexdir / "lexicon.marisa").is_file():
+        pytest.skip("the Icelandic lexicon is not built (skrafl ingest is && skrafl build is)")
+    from gamecore.lexicon import Lexicon
+
+    lex = Lexicon.load(lexdir)
+    opts = ReplayOptions(lexicon_dir=str(lexdir))
+    for f in sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json")):
+        data = json.loads(f.read_text(encoding="utf-8"))
+        if data.get("manual"):
+            continue  # competition games contain challenged phonies
+        res = replay_file(str(f), opts)
+        assert res.game_row["unknown_words"] == [], f.name
+        assert all(w in lex for m in res.move_rows for w in (m["words_formed"] or []))

@@ -1,0 +1,96 @@
+"""``skrafl replay``: tables, exit status, bad input in a mixed folder, workers, determinism, export."""
+
+from __future__ import annotations
+
+import shutil
+
+from typer.testing import CliRunner
+
+from cli.main import app
+from pipelines.replay import GAME_COLUMNS, MOVE_COLUMNS
+
+runner = CliRunner()
+
+
+def _mixed(tmp_path, fixtures, shared=None):
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(fixtures / "gcg" / "base.gcg", d / "good.gcg")
+    (d / "garbage.gcg").write_bytes(b"\x00\xff\xfe" * 1000)
+    (d / "truncated.gcg").write_text("#player1 a A\n#player2 b B\n>a: ABCDEFG 8D", encoding="utf-8")
+    (d / "strict_pragma.gcg").write_text((fixtures / "gcg" / "unknown_pragma.gcg").read_text(encoding="utf-8"), encoding="utf-8")
+    (d / "offboard.gcg").write_text((fixtures / "gcg" / "coordinate_m70.gcg").read_text(encoding="utf-8"), encoding="utf-8")
+    (d / "long.gcg").write_text("#player1 a A\n#player2 b B\n" + "y" * 10_000_000 + "\n", encoding="utf-8")
+    (d / "bad.json").write_text('{"moves": 3}', encoding="utf-8")
+    if shared is not None:
+        for f in sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[:3]:
+            shutil.copy(f, d / f.name)
+    return d
+
+
+def test_mixed_folder(tmp_path, fixtures):
+    import polars as pl
+
+    d = _mixed(tmp_path, fixtures)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["replay", str(d), "--out", str(out), "--strict"])
+    assert res.exit_code == 1, res.output
+    games = pl.read_parquet(out / "games.parquet")
+    moves = pl.read_parquet(out / "moves.parquet")
+    assert tuple(games.columns) == GAME_COLUMNS
+    assert tuple(moves.columns) == MOVE_COLUMNS
+    by = {r["file"].rsplit("/", 1)[-1]: r for r in games.to_dicts()}
+    assert len(by) == 7  # nothing skipped silently
+    assert by["good.gcg"]["status"] == "ok" and by["good.gcg"]["error"] is None
+    for name in ("garbage.gcg", "truncated.gcg", "strict_pragma.gcg", "offboard.gcg", "long.gcg", "bad.json"):
+        assert by[name]["status"] == "error", name
+        assert by[name]["error"], name
+    assert by["strict_pragma.gcg"]["error"].startswith("UNKNOWN_PRAGMA") and "(line 5)" in by["strict_pragma.gcg"]["error"]
+    assert by["offboard.gcg"]["error"].startswith("COORDINATE_OUT_OF_BOUNDS")
+    good_moves = moves.filter(pl.col("file").str.ends_with("good.gcg"))
+    assert good_moves["kind"].to_list() == ["play", "play", "exchange", "pass", "pass", "pass", "pass", "pass", "rack_penalty", "rack_penalty", "time"]
+    assert good_moves["cumulative"].to_list()[-1] == -17
+
+
+def test_exit_codes_and_usage(tmp_path, fixtures):
+    out = tmp_path / "o"
+    ok = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--quiet"])
+    assert ok.exit_code == 0, ok.output
+    missing = runner.invoke(app, ["replay", str(tmp_path / "nope.gcg"), "--out", str(out)])
+    assert missing.exit_code != 0
+    bad_preset = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--rules", "nosuch"])
+    assert bad_preset.exit_code != 0
+
+
+def test_workers_and_determinism(tmp_path, fixtures, shared):
+    d = _mixed(tmp_path, fixtures, shared)
+    outs = []
+    for i, workers in enumerate(("1", "1", "2")):
+        out = tmp_path / f"o{i}"
+        res = runner.invoke(app, ["replay", str(d), "--out", str(out), "--workers", workers, "--quiet"])
+        assert res.exit_code == 1
+        outs.append(out)
+    for name in ("games.parquet", "moves.parquet"):
+        data = [(o / name).read_bytes() for o in outs]
+        assert data[0] == data[1] == data[2]
+    assert not [p for o in outs for p in o.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
+    import json
+
+    import polars as pl
+
+    src = shared / "corpora" / "netskrafl" / "games"
+    exp = tmp_path / "gcg"
+    res = runner.invoke(app, ["replay", str(src), "--out", str(tmp_path / "a"), "--export-gcg", str(exp), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert len(list(exp.glob("*.gcg"))) == 10
+    res = runner.invoke(app, ["replay", str(exp), "--out", str(tmp_path / "b"), "--strict", "--quiet"])
+    assert res.exit_code == 0, res.output
+    games = pl.read_parquet(tmp_path / "b" / "games.parquet")
+    for r in games.to_dicts():
+        stem = r["file"].rsplit("/", 1)[-1][:-4]
+        data = json.loads((src / f"{stem}.json").read_text(encoding="utf-8"))
+        if not data["ends_with_resignation"]:  # GCG has no resignation event
+            assert (r["score1"], r["score2"]) == (data["score0"], data["score1"]), stem
