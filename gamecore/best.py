@@ -117,12 +117,14 @@ def encode_grid(board: Board, alphabet: Sequence[str]) -> list[list[int]]:
 
 
 def _raw_to_play(board: Board, raw, alphabet: Sequence[str]) -> ScoredPlay:
-    """Convert a movegen RawMove (row, col, across, word, score, tiles_placed) to a ScoredPlay."""
+    """Convert a movegen RawMove (row, col, across, letters: tile numbers +64 for a blank, score,
+    tiles_placed) to a ScoredPlay."""
     row, col, across = raw.row, raw.col, raw.across
     dr, dc = (0, 1) if across else (1, 0)
     tiles: list[Tile] = []
     new: list[bool] = []
-    for i, x in enumerate(raw.word):
+    letters = raw.letters if hasattr(raw, "letters") else raw.word
+    for i, x in enumerate(letters):
         if isinstance(x, int):
             label, blank = alphabet[(x & 63) - 1], bool(x & 64)
         else:

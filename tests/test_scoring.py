@@ -155,3 +155,17 @@ def test_every_reference_move_validates_with_its_score(shared, name):
     for m in moves:
         sp = validate_play(b, (m["coord"], m["word"]), row["rack"], lex, WESPA)
         assert (sp.score, sp.tiles_placed) == (int(m["score"]), int(m["tiles_placed"])), m
+
+
+def test_icelandic_riddle_play_scores_104(shared):
+    # positions/README.md: A4 ÞREKRAUN 104 (a bingo) on netskrafl_riddle1.board, rack UAENRRK
+    from cli.common import output_root
+    from gamecore.lexicon import Lexicon
+
+    folder = output_root() / "is"
+    if not (folder / "lexicon.marisa").is_file():
+        pytest.skip("the Icelandic lexicon is not built (make run)")
+    rules = load_rules("netskrafl")
+    b = read_board(shared / "corpora" / "positions" / "netskrafl_riddle1.board", rules.tiles(), rules.layout())
+    sp = validate_play(b, "A4 ÞREKRAUN", "UAENRRK", Lexicon.load(folder), rules)
+    assert (sp.score, sp.tiles_placed, sp.words) == (104, 7, ("þrekraun",))
