@@ -44,6 +44,8 @@ def replay(
         from gamecore.lexicon import Lexicon
 
         Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
+    if analyze and lexicon_dir is None:
+        raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
     opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze)
     if rules or lang:
         from gamecore.rules import rules_for

@@ -168,8 +168,10 @@ def _multiset_sub(big: list[str], small: list[str]) -> bool:
 
 
 class _Replayer:
-    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False):
+    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None):
         from gamecore.board import Board
+
+        self.bundle = bundle
 
         self.game = game
         self.rules = rules
@@ -350,18 +352,19 @@ class _Replayer:
         self.export_word[id(ev)] = list(_split_norm(ev_norm))
 
     def best(self, ev: Event, rack, score: int) -> dict | None:
+        """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
+        empty = {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
+        if rack is None or self.bundle is None or len(rack) < len(ev.rack or ()):
+            return empty
+        from gamecore.best import best_plays
+
         try:
-            from gamecore import best as best_mod  # RULES' module (issue 2)
-        except ImportError:
-            return None
-        if rack is None or not hasattr(best_mod, "best_play"):
-            return None
-        try:
-            bp = best_mod.best_play(self.board, rack, None, self.rules)
-        except Exception:  # noqa: BLE001 - analysis is advisory; never fail a replay on it
-            return None
-        if bp is None:
-            return {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
+            plays = best_plays(self.board, rack, self.bundle, self.rules)
+        except SkraflError:
+            return empty
+        if not plays:
+            return empty
+        bp = plays[0]
         return {"best_coord": bp.coord, "best_word": bp.word_text("."), "best_score": bp.score, "points_lost": max(0, bp.score - score)}
 
     def withdraw(self, ev: Event) -> None:
@@ -626,7 +629,7 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     return out
 
 
-def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False) -> GameResult:
+def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False, bundle=None) -> GameResult:
     """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
 
     Args:
@@ -634,7 +637,8 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         rules: a RuleSet; default :func:`rules_for_game` (with ``preset``/``lang``).
         lexicon: anything answering ``word in lexicon`` (lowercase words), or ``None``.
         strict: every inconsistency is an error (gcg.md error catalogue).
-        analyze: add the best play per turn (needs ``gamecore.best``).
+        analyze: add the best play per turn (columns best_coord, best_word, best_score, points_lost).
+        bundle: a :class:`gamecore.best.LexiconBundle` for ``analyze`` (without it those are null).
         export: also return the game as GCG text.
     """
     players = [p.nick for p in game.players] + [None, None]
@@ -644,7 +648,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
             if strict and game.format == "gcg" and not preset and not lang and not game.pragmas.get("lexicon") and lexicon is None:
                 raise GameLogError("LEXICON_NOT_SPECIFIED", "no #lexicon in the file and no --lang/--lexicon/--rules given", game.path, None)
             rules = rules_for_game(game, preset, lang, strict)
-        rep = _Replayer(game, rules, lexicon, strict, analyze)
+        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle)
         rep.run()
     except GameLogError as exc:
         row = _error_row(base, exc)
@@ -751,6 +755,21 @@ def _lexicon(opts: ReplayOptions):
     return lex
 
 
+_BUNDLES: dict[str, object] = {}
+
+
+def _bundle(opts: ReplayOptions):
+    if not (opts.analyze and opts.lexicon_dir):
+        return None
+    b = _BUNDLES.get(opts.lexicon_dir)
+    if b is None:
+        from gamecore.best import load_bundle
+
+        b = load_bundle(opts.lexicon_dir)
+        _BUNDLES[opts.lexicon_dir] = b
+    return b
+
+
 def replay_file(path: str, opts: ReplayOptions) -> GameResult:
     """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data)."""
     try:
@@ -760,7 +779,7 @@ def replay_file(path: str, opts: ReplayOptions) -> GameResult:
         return GameResult(_error_row({"file": path, "format": fmt}, exc))
     except (MemoryError, RecursionError) as exc:
         return GameResult(_error_row({"file": path, "format": "gcg"}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
-    return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export)
+    return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
 
 
 def collect_files(items: list[str]) -> list[str]:
