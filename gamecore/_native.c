@@ -1,0 +1,933 @@
+/*
+ * gamecore._native: the compiled core of skrafl's lexicon graph (KWG) builder and move generator.
+ *
+ * KWG layout (kwg.md; wolges `Node22`, word-golib, MAGPIE): little-endian array of 32-bit nodes,
+ * bits 0-21 arc index (first node of the child sibling list, 0 = none), bit 22 is_end (last
+ * sibling), bit 23 accepts (the path ending on this node's tile is a word), bits 24-31 tile
+ * (1..63; 0 = the GADDAG separator). Node 0 points to the DAWG root list, node 1 to the GADDAG root
+ * list. GADDAG separator arcs point straight into the DAWG (the continuations of a prefix are the
+ * DAWG's children of that prefix), as in the "Gaddawg" form.
+ *
+ * Build: the DAWG is built from the sorted, de-duplicated words by incremental minimisation (Daciuk
+ * et al. 2000, sorted-input algorithm); every distinct word prefix p is recorded with the DAWG state
+ * of its continuations. The GADDAG's backward half is then built the same way from the reversed
+ * prefixes rev(p), sorted by an MSD radix sort; the state after rev(p) gets a separator arc to
+ * p's DAWG state. Both halves share one register of states, so equal sibling lists are stored once.
+ *
+ * Move generation: Gordon's GADDAG algorithm (Gordon 1994, "A faster Scrabble move generation
+ * algorithm") per lane (row or column), anchors = empty squares next to a tile (or the start square
+ * on the first move), cross-checks and cross-scores computed from the DAWG.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pthread.h>
+#include <stdio.h>
+static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec+t.tv_nsec*1e-9;}
+#define TMARK(msg) do { if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%s %.3f\n", msg, now_s()); } while (0)
+
+/* ------------------------------------------------------------------------------------------ */
+/* KWG node fields                                                                             */
+
+#define ARC_MASK 0x3FFFFFu
+#define IS_END (1u << 22)
+#define ACCEPTS (1u << 23)
+#define TILE_OF(n) ((n) >> 24)
+#define MAX_TILE 63
+#define MAX_WORD 255
+
+/* ------------------------------------------------------------------------------------------ */
+/* Builder                                                                                     */
+
+typedef struct {
+    const uint8_t *p; /* first character (forward) or last character (reversed) */
+    uint32_t len;
+    uint32_t aux;
+} SKey;
+
+static int g_step; /* +1 forward, -1 reversed, for the sort */
+
+static inline int key_char(const SKey *k, uint32_t d) {
+    return d < k->len ? k->p[(ptrdiff_t)d * g_step] : 0;
+}
+
+static int key_cmp(const SKey *a, const SKey *b, uint32_t d) {
+    for (;; d++) {
+        int ca = key_char(a, d), cb = key_char(b, d);
+        if (ca != cb) return ca - cb;
+        if (ca == 0) return 0;
+    }
+}
+
+static void msd_sort(SKey *a, size_t n, uint32_t depth, SKey *tmp) {
+    if (n < 2) return;
+    if (n < 24) {
+        for (size_t i = 1; i < n; i++) {
+            SKey k = a[i];
+            size_t j = i;
+            while (j > 0 && key_cmp(&a[j - 1], &k, depth) > 0) { a[j] = a[j - 1]; j--; }
+            a[j] = k;
+        }
+        return;
+    }
+    size_t count[65], start[65];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++) count[key_char(&a[i], depth)]++;
+    size_t s = 0;
+    for (int c = 0; c < 65; c++) { start[c] = s; s += count[c]; }
+    size_t pos[65];
+    memcpy(pos, start, sizeof pos);
+    for (size_t i = 0; i < n; i++) tmp[pos[key_char(&a[i], depth)]++] = a[i];
+    memcpy(a, tmp, n * sizeof(SKey));
+    for (int c = 1; c < 65; c++)
+        if (count[c] > 1) msd_sort(a + start[c], count[c], depth + 1, tmp);
+}
+
+typedef struct {
+    uint64_t *pool; /* arcs: child << 8 | accepts << 7 | tile */
+    size_t pool_len, pool_cap;
+    uint32_t *st_off, *st_cnt;
+    uint64_t *st_hash;
+    uint32_t nstates, st_cap;
+    uint64_t *htab; /* (hash >> 32) << 32 | id; 0 = free slot */
+    size_t hcap;    /* power of two */
+} Reg;
+
+static uint64_t hash_arcs(const uint64_t *a, uint32_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= a[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static int reg_init(Reg *r) {
+    memset(r, 0, sizeof *r);
+    r->pool_cap = 1 << 20;
+    r->pool = malloc(r->pool_cap * sizeof(uint64_t));
+    r->st_cap = 1 << 18;
+    r->st_off = malloc(r->st_cap * sizeof(uint32_t));
+    r->st_cnt = malloc(r->st_cap * sizeof(uint32_t));
+    r->st_hash = malloc(r->st_cap * sizeof(uint64_t));
+    r->hcap = 1 << 19;
+    r->htab = calloc(r->hcap, sizeof(uint64_t));
+    if (!r->pool || !r->st_off || !r->st_cnt || !r->st_hash || !r->htab) return -1;
+    /* state 0: the empty state (no children) */
+    r->st_off[0] = 0;
+    r->st_cnt[0] = 0;
+    r->st_hash[0] = 0;
+    r->nstates = 1;
+    return 0;
+}
+
+static void reg_free(Reg *r) {
+    free(r->pool); free(r->st_off); free(r->st_cnt); free(r->st_hash); free(r->htab);
+}
+
+/* Make room for `expect` states without rehashing (load factor <= 1/2). */
+static int reg_reserve(Reg *r, size_t expect) {
+    size_t ncap = r->hcap;
+    while (ncap < expect * 2) ncap *= 2;
+    if (ncap == r->hcap) return 0;
+    uint64_t *nt = calloc(ncap, sizeof(uint64_t));
+    if (!nt) return -1;
+    for (uint32_t id = 1; id < r->nstates; id++) {
+        uint64_t h = r->st_hash[id];
+        size_t i = h & (ncap - 1);
+        while (nt[i]) i = (i + 1) & (ncap - 1);
+        nt[i] = ((h >> 32) << 32) | id;
+    }
+    free(r->htab);
+    r->htab = nt;
+    r->hcap = ncap;
+    return 0;
+}
+
+/* Returns the id of the state with these arcs, registering it if new; (uint32_t)-1 on no memory. */
+static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
+    if (n == 0) return 0;
+    uint64_t h = hash_arcs(arcs, n);
+    uint64_t tag = (h >> 32) << 32;
+    size_t i = h & (r->hcap - 1);
+    for (;;) {
+        uint64_t e = r->htab[i];
+        if (!e) break;
+        if ((e & 0xFFFFFFFF00000000ull) == tag) {
+            uint32_t id = (uint32_t)e;
+            if (r->st_cnt[id] == n && memcmp(r->pool + r->st_off[id], arcs, n * sizeof(uint64_t)) == 0)
+                return id;
+        }
+        i = (i + 1) & (r->hcap - 1);
+    }
+    if (r->pool_len + n > r->pool_cap) {
+        while (r->pool_len + n > r->pool_cap) r->pool_cap *= 2;
+        uint64_t *np = realloc(r->pool, r->pool_cap * sizeof(uint64_t));
+        if (!np) return (uint32_t)-1;
+        r->pool = np;
+    }
+    if (r->nstates == r->st_cap) {
+        r->st_cap *= 2;
+        uint32_t *a = realloc(r->st_off, r->st_cap * sizeof(uint32_t));
+        if (!a) return (uint32_t)-1;
+        r->st_off = a;
+        a = realloc(r->st_cnt, r->st_cap * sizeof(uint32_t));
+        if (!a) return (uint32_t)-1;
+        r->st_cnt = a;
+        uint64_t *hh = realloc(r->st_hash, r->st_cap * sizeof(uint64_t));
+        if (!hh) return (uint32_t)-1;
+        r->st_hash = hh;
+    }
+    uint32_t id = r->nstates++;
+    r->st_off[id] = (uint32_t)r->pool_len;
+    r->st_cnt[id] = n;
+    r->st_hash[id] = h;
+    memcpy(r->pool + r->pool_len, arcs, n * sizeof(uint64_t));
+    r->pool_len += n;
+    r->htab[i] = tag | id;
+    if ((size_t)r->nstates * 2 > r->hcap) {
+        if (reg_reserve(r, (size_t)r->nstates * 2) < 0) return (uint32_t)-1;
+    }
+    return id;
+}
+
+/* Place every state's sibling list in the node array. A one-node list equal to the last node of an
+ * already placed list is stored there (the is_end node is shared), as wolges does for list tails.
+ * pos[id] = index of the list's first node; returns the total node count (incl. nodes 0 and 1),
+ * 0 when out of memory. */
+static size_t place_states(const Reg *r, uint32_t *pos) {
+    size_t cap = 1;
+    while (cap < (size_t)r->nstates * 2) cap *= 2;
+    uint64_t *key = malloc(cap * sizeof(uint64_t));
+    uint32_t *at = malloc(cap * sizeof(uint32_t));
+    if (!key || !at) { free(key); free(at); return 0; }
+    memset(key, 0xFF, cap * sizeof(uint64_t));
+    size_t total = 2;
+    pos[0] = 0;
+    for (uint32_t id = 1; id < r->nstates; id++) {
+        uint32_t n = r->st_cnt[id];
+        if (n == 1) continue;
+        pos[id] = (uint32_t)total;
+        total += n;
+        uint64_t last = r->pool[r->st_off[id] + n - 1];
+        size_t i = (last * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
+        while (key[i] != UINT64_MAX && key[i] != last) i = (i + 1) & (cap - 1);
+        if (key[i] == UINT64_MAX) { key[i] = last; at[i] = (uint32_t)(total - 1); }
+    }
+    for (uint32_t id = 1; id < r->nstates; id++) {
+        if (r->st_cnt[id] != 1) continue;
+        uint64_t only = r->pool[r->st_off[id]];
+        size_t i = (only * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
+        while (key[i] != UINT64_MAX && key[i] != only) i = (i + 1) & (cap - 1);
+        if (key[i] == only) pos[id] = at[i];
+        else {
+            key[i] = only;
+            at[i] = (uint32_t)total;
+            pos[id] = (uint32_t)total++;
+        }
+    }
+    free(key);
+    free(at);
+    return total;
+}
+
+#define ARC(tile, acc, child) (((uint64_t)(child) << 8) | ((uint64_t)(acc) << 7) | (uint64_t)(tile))
+#define ARC_CHILD(a) ((uint32_t)((a) >> 8))
+#define ARC_ACC(a) ((uint32_t)(((a) >> 7) & 1))
+#define ARC_TILE(a) ((uint32_t)((a) & 63))
+
+/* The unfinished path of the incremental builder: per depth, the arcs of the open state. */
+typedef struct {
+    uint64_t arcs[MAX_WORD + 2][MAX_TILE + 1];
+    uint32_t n[MAX_WORD + 2];
+} Path;
+
+typedef struct {
+    SKey *recs;
+    size_t nrecs, cap;
+} Recs;
+
+static int recs_push(Recs *rc, const uint8_t *word, uint32_t k, uint32_t state, uint32_t acc) {
+    if (rc->nrecs == rc->cap) {
+        rc->cap = rc->cap ? rc->cap * 2 : (1 << 20);
+        SKey *n = realloc(rc->recs, rc->cap * sizeof(SKey));
+        if (!n) return -1;
+        rc->recs = n;
+    }
+    SKey *s = &rc->recs[rc->nrecs++];
+    s->p = word + k - 1; /* reversed: starts at the prefix's last character */
+    s->len = k;
+    s->aux = (state << 1) | acc;
+    return 0;
+}
+
+/* Close the open states deeper than `keep` (the path of `prev`, reached by its characters).
+ * When rc is given, record each closed prefix prev[0:k] with its state. */
+static int close_path(Reg *r, Path *ps, const SKey *prev, uint32_t prevlen, uint32_t keep, Recs *rc) {
+    for (uint32_t k = prevlen; k > keep; k--) {
+        uint32_t id = reg_state(r, ps->arcs[k], ps->n[k]);
+        if (id == (uint32_t)-1) return -1;
+        ps->n[k] = 0;
+        uint64_t *last = &ps->arcs[k - 1][ps->n[k - 1] - 1];
+        uint32_t acc = ARC_ACC(*last);
+        *last = ARC(ARC_TILE(*last), acc, id);
+        if (rc && recs_push(rc, prev->p, k, id, acc) < 0) return -1;
+    }
+    return 0;
+}
+
+/* One half of the GADDAG's backward part: the reversed prefixes starting with a range of tiles.
+ * The first job uses the shared register; the second its own (merged afterwards), so the two run
+ * on two cores. In a private register, arcs with tile 0 (separators) point to shared DAWG states. */
+typedef struct {
+    Reg *reg;
+    SKey *recs;
+    size_t n;
+    Path *ps;
+    int fail;
+} GJob;
+
+static void *gaddag_job(void *arg) {
+    GJob *j = arg;
+    Path *ps = j->ps;
+    if (j->n > 1) {
+        SKey *tmp = malloc(j->n * sizeof(SKey));
+        if (!tmp) { j->fail = 1; return NULL; }
+        msd_sort(j->recs, j->n, 0, tmp);
+        free(tmp);
+    }
+    const SKey *prev = NULL;
+    uint32_t prevlen = 0;
+    for (size_t w = 0; w < j->n; w++) {
+        const SKey *k = &j->recs[w];
+        uint32_t lcp = 0;
+        if (prev) {
+            uint32_t m = prevlen < k->len ? prevlen : k->len;
+            while (lcp < m && prev->p[-(ptrdiff_t)lcp] == k->p[-(ptrdiff_t)lcp]) lcp++;
+            if (close_path(j->reg, ps, prev, prevlen, lcp, NULL) < 0) { j->fail = 1; return NULL; }
+        }
+        for (uint32_t d = lcp; d < k->len; d++)
+            ps->arcs[d][ps->n[d]++] = ARC(k->p[-(ptrdiff_t)d], d == k->len - 1 ? (k->aux & 1) : 0, 0);
+        uint32_t sep = k->aux >> 1;
+        if (sep) ps->arcs[k->len][ps->n[k->len]++] = ARC(0, 0, sep);
+        prev = k;
+        prevlen = k->len;
+    }
+    /* close everything but the root; ps->arcs[0] keeps this half's root arcs */
+    if (prev && close_path(j->reg, ps, prev, prevlen, 0, NULL) < 0) j->fail = 1;
+    return NULL;
+}
+
+static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    int force_wide = 0;
+    if (!PyArg_ParseTuple(args, "y*|p", &buf, &force_wide)) return NULL;
+    const uint8_t *data = buf.buf;
+    size_t len = (size_t)buf.len;
+    SKey *words = NULL, *tmp = NULL;
+    Path *ps = NULL, *ps2 = NULL;
+    Recs rc = {0};
+    Reg r, r2;
+    uint32_t *pos = NULL, *remap = NULL;
+    PyObject *result = NULL;
+    int reg_ok = 0, reg2_ok = 0;
+    const char *err = NULL;
+    uint32_t dawg_root = 0, gaddag_root = 0;
+
+    size_t nw = 1;
+    for (size_t i = 0; i < len; i++)
+        if (data[i] == 0) nw++;
+    words = malloc(nw * sizeof(SKey));
+    ps = calloc(1, sizeof(Path));
+    ps2 = calloc(1, sizeof(Path));
+    if (!words || !ps || !ps2) { err = "out of memory"; goto done; }
+    size_t cnt = 0, st = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || data[i] == 0) {
+            if (i > st) {
+                if (i - st > MAX_WORD) { err = "a word is longer than 255 tiles"; goto done; }
+                words[cnt].p = data + st;
+                words[cnt].len = (uint32_t)(i - st);
+                words[cnt].aux = 0;
+                cnt++;
+            }
+            st = i + 1;
+        } else if (data[i] > MAX_TILE) {
+            err = "tile number above 63";
+            goto done;
+        }
+    }
+    TMARK("parsed");
+    if (reg_init(&r) < 0) { err = "out of memory"; goto done; }
+    reg_ok = 1;
+    if (reg_init(&r2) < 0) { err = "out of memory"; goto done; }
+    reg2_ok = 1;
+    int fail = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* 1. sort the words; DAWG by incremental minimisation, recording every prefix's state */
+    tmp = malloc((cnt ? cnt : 1) * sizeof(SKey));
+    if (!tmp) fail = 1;
+    else {
+        g_step = 1;
+        msd_sort(words, cnt, 0, tmp);
+        free(tmp);
+        tmp = NULL;
+    }
+    TMARK("sorted");
+    const SKey *prev = NULL;
+    uint32_t prevlen = 0;
+    for (size_t w = 0; w < cnt && !fail; w++) {
+        const SKey *k = &words[w];
+        uint32_t lcp = 0;
+        if (prev) {
+            uint32_t m = prevlen < k->len ? prevlen : k->len;
+            while (lcp < m && prev->p[lcp] == k->p[lcp]) lcp++;
+            if (lcp == k->len && lcp == prevlen) continue; /* duplicate */
+            if (close_path(&r, ps, prev, prevlen, lcp, &rc) < 0) { fail = 1; break; }
+        }
+        for (uint32_t d = lcp; d < k->len; d++)
+            ps->arcs[d][ps->n[d]++] = ARC(k->p[d], d == k->len - 1, 0);
+        prev = k;
+        prevlen = k->len;
+    }
+    if (!fail && prev && close_path(&r, ps, prev, prevlen, 0, &rc) < 0) fail = 1;
+    if (!fail) {
+        dawg_root = reg_state(&r, ps->arcs[0], ps->n[0]);
+        if (dawg_root == (uint32_t)-1) fail = 1;
+        ps->n[0] = 0;
+    }
+    free(words);
+    words = NULL;
+    TMARK("dawg");
+    /* 2. GADDAG: reversed prefixes split by first tile into two halves of similar size */
+    if (!fail && reg_reserve(&r, r.nstates + rc.nrecs) < 0) fail = 1;
+    if (!fail) {
+        size_t cnt1[MAX_TILE + 1] = {0};
+        for (size_t i = 0; i < rc.nrecs; i++) cnt1[rc.recs[i].p[0]]++;
+        size_t half = 0, acc = 0;
+        int split = MAX_TILE + 1; /* first tile of the second half */
+        for (int t = 1; t <= MAX_TILE; t++) {
+            if (acc * 2 >= rc.nrecs) { split = t; break; }
+            acc += cnt1[t];
+        }
+        half = acc;
+        /* partition: tiles < split first */
+        size_t lo = 0, hi = rc.nrecs;
+        while (lo < hi) {
+            if (rc.recs[lo].p[0] < split) lo++;
+            else { SKey t = rc.recs[--hi]; rc.recs[hi] = rc.recs[lo]; rc.recs[lo] = t; }
+        }
+        (void)half;
+        g_step = -1;
+        GJob ja = {&r, rc.recs, lo, ps, 0}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0};
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, gaddag_job, &jb) == 0;
+        gaddag_job(&ja);
+        if (threaded) pthread_join(th, NULL);
+        else gaddag_job(&jb);
+        fail = ja.fail || jb.fail;
+        TMARK("gaddag halves");
+        /* 3. merge the private register into the shared one (children come before parents) */
+        if (!fail) remap = malloc(r2.nstates * sizeof(uint32_t));
+        if (!remap) fail = 1;
+        uint64_t arcs[MAX_TILE + 1];
+        if (!fail) {
+            remap[0] = 0;
+            for (uint32_t id = 1; id < r2.nstates && !fail; id++) {
+                const uint64_t *a = r2.pool + r2.st_off[id];
+                uint32_t n = r2.st_cnt[id];
+                for (uint32_t q = 0; q < n; q++)
+                    arcs[q] = ARC_TILE(a[q]) == 0 ? a[q]
+                                                  : ARC(ARC_TILE(a[q]), ARC_ACC(a[q]), remap[ARC_CHILD(a[q])]);
+                remap[id] = reg_state(&r, arcs, n);
+                if (remap[id] == (uint32_t)-1) fail = 1;
+            }
+        }
+        if (!fail) {
+            uint32_t n = 0;
+            for (uint32_t q = 0; q < ps->n[0]; q++) arcs[n++] = ps->arcs[0][q];
+            for (uint32_t q = 0; q < ps2->n[0]; q++) {
+                uint64_t a = ps2->arcs[0][q];
+                arcs[n++] = ARC(ARC_TILE(a), ARC_ACC(a), remap[ARC_CHILD(a)]);
+            }
+            gaddag_root = reg_state(&r, arcs, n);
+            if (gaddag_root == (uint32_t)-1) fail = 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (fail) { err = "out of memory"; goto done; }
+    TMARK("gaddag");
+    if (getenv("SKRAFL_KWG_TIMING"))
+        fprintf(stderr, "prefixes %zu states %u arcs %zu\n", rc.nrecs, r.nstates, r.pool_len);
+
+    /* 4. layout: node 0 -> DAWG root, node 1 -> GADDAG root, then the sibling lists */
+    pos = malloc(r.nstates * sizeof(uint32_t));
+    size_t total = pos ? place_states(&r, pos) : 0;
+    if (!total) { err = "out of memory"; goto done; }
+    TMARK("placed");
+    int wide = force_wide || total > ARC_MASK + 1;
+    if (total > 0xFFFFFFu) {
+        PyErr_Format(PyExc_ValueError, "lexicon too large: %zu KWG nodes, at most 16,777,215", total);
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
+    if (!result) goto done;
+    {
+        uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+#define PUT(i, v) do { uint32_t _v = (v); out[4*(i)] = _v & 255; out[4*(i)+1] = (_v >> 8) & 255; \
+        out[4*(i)+2] = (_v >> 16) & 255; out[4*(i)+3] = _v >> 24; } while (0)
+#define MK(tile, acc, end, arc) (wide ? (((uint32_t)(arc) << 8) | ((acc) ? 0x80u : 0) | ((end) ? 0x40u : 0) | (tile)) \
+        : (((uint32_t)(tile) << 24) | ((acc) ? ACCEPTS : 0) | ((end) ? IS_END : 0) | (arc)))
+        PUT(0, MK(0, 0, 1, pos[dawg_root]));
+        PUT(1, MK(0, 0, 1, pos[gaddag_root]));
+        for (uint32_t id = 1; id < r.nstates; id++) {
+            const uint64_t *a = r.pool + r.st_off[id];
+            uint32_t n = r.st_cnt[id];
+            for (uint32_t j = 0; j < n; j++)
+                PUT(pos[id] + j, MK(ARC_TILE(a[j]), ARC_ACC(a[j]), j == n - 1, pos[ARC_CHILD(a[j])]));
+        }
+#undef PUT
+#undef MK
+    }
+done:
+    if (err) { Py_CLEAR(result); PyErr_SetString(PyExc_ValueError, err); }
+    free(words); free(tmp); free(ps); free(ps2); free(rc.recs); free(pos); free(remap);
+    if (reg_ok) reg_free(&r);
+    if (reg2_ok) reg_free(&r2);
+    PyBuffer_Release(&buf);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Move generator                                                                              */
+
+/* Node fields for both layouts: Node22 (kwg.md standard) and Node24 (tile bits 0-5, is_end bit 6,
+ * accepts bit 7, arc bits 8-31; written only when a lexicon has more than 2^22 nodes). */
+static int g_wide;
+#define N_TILE(v) (g_wide ? ((v) & 63u) : ((v) >> 24))
+#define N_ARC(v) (g_wide ? ((v) >> 8) : ((v) & ARC_MASK))
+#define N_END(v) (g_wide ? ((v) & 0x40u) : ((v) & IS_END))
+#define N_ACC(v) (g_wide ? ((v) & 0x80u) : ((v) & ACCEPTS))
+
+#define MAXD 64
+
+static PyTypeObject *RawMoveType;
+
+static PyStructSequence_Field rawmove_fields[] = {
+    {"row", "0-based row of the main word's first square"},
+    {"col", "0-based column of the main word's first square"},
+    {"across", "True: the main word runs across; False: down"},
+    {"letters", "bytes, the whole main word: tile number 1..63, +64 for a blank"},
+    {"score", "the play's score (main word, cross words, bingo)"},
+    {"tiles_placed", "number of tiles taken from the rack"},
+    {NULL, NULL}};
+
+static PyStructSequence_Desc rawmove_desc = {
+    "gamecore._native.RawMove",
+    "One legal play: (row, col, across, letters, score, tiles_placed).",
+    rawmove_fields, 6};
+
+typedef struct {
+    const uint32_t *kwg;
+    size_t nnodes;
+    int n; /* lane length */
+    int across;
+    int lane; /* index of the lane (row when across) */
+    /* lane data */
+    uint8_t tiles[MAXD];   /* board tiles in the lane: 0 empty, else tile | 64 if blank */
+    uint64_t mask[MAXD];   /* allowed tiles on empty squares (bit t) */
+    int16_t xscore[MAXD];  /* sum of values of the perpendicular word's board tiles */
+    uint8_t hasx[MAXD];    /* a perpendicular word is formed on this square */
+    uint8_t anchor[MAXD];
+    uint8_t lm[MAXD], wm[MAXD];
+    uint8_t placed[MAXD];  /* tiles placed in the current partial play */
+    /* play state */
+    int rack[MAX_TILE + 1];
+    int blanks;
+    int values[MAX_TILE + 1];
+    int bingo, bingo_tiles;
+    int anchor_pos;
+    int dedupe_single; /* down pass: one-tile plays forming an across word were listed already */
+    PyObject *out;
+    int error;
+} Gen;
+
+static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
+    if (end - start + 1 < 2 || g->error) return;
+    if (g->dedupe_single && nplaced == 1) {
+        for (int i = start; i <= end; i++)
+            if (g->placed[i] && g->hasx[i]) return;
+    }
+    int score = main_sum * wmul + xsum + (nplaced == g->bingo_tiles ? g->bingo : 0);
+    char word[MAXD];
+    for (int i = start; i <= end; i++) word[i - start] = (char)(g->tiles[i] ? g->tiles[i] : g->placed[i]);
+    PyObject *m = PyStructSequence_New(RawMoveType);
+    if (!m) { g->error = 1; return; }
+    int row = g->across ? g->lane : start, col = g->across ? start : g->lane;
+    PyObject *w = PyBytes_FromStringAndSize(word, end - start + 1);
+    PyObject *r = PyLong_FromLong(row), *c = PyLong_FromLong(col), *s = PyLong_FromLong(score);
+    PyObject *t = PyLong_FromLong(nplaced);
+    PyObject *a = PyBool_FromLong(g->across);
+    if (!w || !r || !c || !s || !t) {
+        Py_XDECREF(w); Py_XDECREF(r); Py_XDECREF(c); Py_XDECREF(s); Py_XDECREF(t); Py_DECREF(a);
+        Py_DECREF(m);
+        g->error = 1;
+        return;
+    }
+    PyStructSequence_SET_ITEM(m, 0, r);
+    PyStructSequence_SET_ITEM(m, 1, c);
+    PyStructSequence_SET_ITEM(m, 2, a);
+    PyStructSequence_SET_ITEM(m, 3, w);
+    PyStructSequence_SET_ITEM(m, 4, s);
+    PyStructSequence_SET_ITEM(m, 5, t);
+    if (PyList_Append(g->out, m) < 0) g->error = 1;
+    Py_DECREF(m);
+}
+
+static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
+
+/* Continue after putting tile `t` (node index `node`) on square pos. */
+static void go_on(Gen *g, int pos, uint32_t node, int start, int main_sum, int wmul, int xsum,
+                  int nplaced) {
+    uint32_t nv = g->kwg[node];
+    uint32_t next = N_ARC(nv);
+    int accepts = N_ACC(nv) != 0;
+    int a = g->anchor_pos, n = g->n;
+    if (pos <= a) {
+        int left_empty = pos == 0 || g->tiles[pos - 1] == 0;
+        int right_empty = a + 1 >= n || g->tiles[a + 1] == 0;
+        if (accepts && left_empty && right_empty) record(g, pos, a, main_sum, wmul, xsum, nplaced);
+        if (next) {
+            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]))
+                gen(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
+            if (left_empty && a + 1 < n) {
+                uint32_t sv = g->kwg[next];
+                if (N_TILE(sv) == 0 && N_ARC(sv))
+                    gen(g, a + 1, N_ARC(sv), pos, main_sum, wmul, xsum, nplaced);
+            }
+        }
+    } else {
+        int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
+        if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
+        if (next && pos + 1 < n) gen(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
+    }
+}
+
+static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum,
+                int nplaced) {
+    if (g->error) return;
+    uint8_t bt = g->tiles[pos];
+    if (bt) {
+        uint32_t want = bt & 63;
+        for (uint32_t i = list;; i++) {
+            uint32_t nv = g->kwg[i];
+            uint32_t t = N_TILE(nv);
+            if (t == want) {
+                go_on(g, pos, i, start, main_sum + ((bt & 64) ? 0 : g->values[want]), wmul, xsum,
+                      nplaced);
+                return;
+            }
+            if (t > want || N_END(nv)) return;
+        }
+    }
+    uint64_t mask = g->mask[pos];
+    if (!mask) return;
+    int lm = g->lm[pos], wm = g->wm[pos];
+    int hx = g->hasx[pos], xs = g->xscore[pos];
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = g->kwg[i];
+        uint32_t t = N_TILE(nv);
+        if (t && ((mask >> t) & 1)) {
+            if (g->rack[t] > 0) {
+                int v = g->values[t] * lm;
+                g->rack[t]--;
+                g->placed[pos] = (uint8_t)t;
+                go_on(g, pos, i, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0),
+                      nplaced + 1);
+                g->placed[pos] = 0;
+                g->rack[t]++;
+            }
+            if (g->blanks > 0) {
+                g->blanks--;
+                g->placed[pos] = (uint8_t)(t | 64);
+                go_on(g, pos, i, start, main_sum, wmul * wm, xsum + (hx ? xs * wm : 0), nplaced + 1);
+                g->placed[pos] = 0;
+                g->blanks++;
+            }
+        }
+        if (N_END(nv)) break;
+    }
+}
+
+/* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
+static uint64_t cross_mask(const uint32_t *kwg, const uint8_t *before, int nb, const uint8_t *after,
+                           int na) {
+    uint32_t list = N_ARC(kwg[0]);
+    for (int i = 0; i < nb; i++) {
+        if (!list) return 0;
+        uint32_t want = before[i] & 63, found = 0;
+        for (uint32_t j = list;; j++) {
+            uint32_t nv = kwg[j];
+            if (N_TILE(nv) == want) { found = j; break; }
+            if (N_TILE(nv) > want || N_END(nv)) break;
+        }
+        if (!found) return 0;
+        list = N_ARC(kwg[found]);
+    }
+    if (!list) return 0;
+    uint64_t m = 0;
+    for (uint32_t j = list;; j++) {
+        uint32_t nv = kwg[j];
+        uint32_t t = N_TILE(nv);
+        if (t) {
+            if (na == 0) {
+                if (N_ACC(nv)) m |= 1ull << t;
+            } else {
+                uint32_t l2 = N_ARC(nv), cur = 0;
+                int ok = 1;
+                for (int k = 0; k < na; k++) {
+                    if (!l2) { ok = 0; break; }
+                    uint32_t want = after[k] & 63, found = 0;
+                    for (uint32_t q = l2;; q++) {
+                        uint32_t qv = kwg[q];
+                        if (N_TILE(qv) == want) { found = q; break; }
+                        if (N_TILE(qv) > want || N_END(qv)) break;
+                    }
+                    if (!found) { ok = 0; break; }
+                    cur = found;
+                    l2 = N_ARC(kwg[found]);
+                }
+                if (ok && N_ACC(kwg[cur])) m |= 1ull << t;
+            }
+        }
+        if (N_END(nv)) break;
+    }
+    return m;
+}
+
+static int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD], int maxv,
+                     const char *what) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return -1;
+    Py_ssize_t nr = PySequence_Fast_GET_SIZE(seq);
+    if (nr < 1 || nr > MAXD) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: 1 to %d rows expected", what, MAXD);
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < nr; r++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), what);
+        if (!row) { Py_DECREF(seq); return -1; }
+        Py_ssize_t nc = PySequence_Fast_GET_SIZE(row);
+        if ((*cols >= 0 && nc != *cols) || nc < 1 || nc > MAXD) {
+            Py_DECREF(row); Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "%s: row %zd has %zd squares", what, r + 1, nc);
+            return -1;
+        }
+        *cols = (int)nc;
+        for (Py_ssize_t c = 0; c < nc; c++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(row, c));
+            if (v == -1 && PyErr_Occurred()) { Py_DECREF(row); Py_DECREF(seq); return -1; }
+            if (v < 0 || v > maxv) {
+                Py_DECREF(row); Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "%s: bad value %ld at row %zd column %zd", what, v,
+                             r + 1, c + 1);
+                return -1;
+            }
+            out[r][c] = (uint8_t)v;
+        }
+        Py_DECREF(row);
+    }
+    if (*rows >= 0 && nr != *rows) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: %zd rows, expected %d", what, nr, *rows);
+        return -1;
+    }
+    *rows = (int)nr;
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int read_ints(PyObject *obj, int *out, int maxn, const char *what) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > maxn) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d entries", what, maxn);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        out[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *py_generate(PyObject *self, PyObject *args) {
+    Py_buffer kb;
+    PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
+    int blanks, srow, scol, bingo, first, bingo_tiles;
+    PyObject *blocked_o = Py_None;
+    int wide = -1;
+    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|Oi", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
+                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide))
+        return NULL;
+    static uint8_t grid[MAXD][MAXD], lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
+    Gen *g = calloc(1, sizeof(Gen));
+    PyObject *out = NULL;
+    if (!g) { PyErr_NoMemory(); goto fail; }
+    g->kwg = (const uint32_t *)kb.buf;
+    g->nnodes = (size_t)kb.len / 4;
+    /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
+    g_wide = wide >= 0 ? wide : g->nnodes > ARC_MASK + 1;
+    if (g->nnodes < 2) { PyErr_SetString(PyExc_ValueError, "KWG too small"); goto fail; }
+    int R = -1, C = -1;
+    if (read_grid(grid_o, &R, &C, grid, 127, "grid") < 0) goto fail;
+    if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
+    if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) goto fail;
+    memset(bkg, 0, sizeof bkg);
+    if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, bkg, 1, "blocked") < 0) goto fail;
+    if (g->nnodes < 2 || N_ARC(g->kwg[0]) >= g->nnodes || N_ARC(g->kwg[1]) >= g->nnodes) {
+        PyErr_SetString(PyExc_ValueError, "not a KWG");
+        goto fail;
+    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            if (grid[r][c] && ((grid[r][c] & 63) == 0)) {
+                PyErr_Format(PyExc_ValueError, "grid: bad value %d", grid[r][c]);
+                goto fail;
+            }
+    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) goto fail;
+    if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
+    g->rack[0] = 0;
+    g->blanks = blanks;
+    g->bingo = bingo;
+    g->bingo_tiles = bingo_tiles;
+    out = PyList_New(0);
+    if (!out) goto fail;
+    g->out = out;
+    if (first && (srow < 0 || srow >= R || scol < 0 || scol >= C)) {
+        PyErr_SetString(PyExc_ValueError, "start square outside the board");
+        goto fail;
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        int across = dir == 0;
+        int nl = across ? R : C, n = across ? C : R;
+        g->across = across;
+        g->n = n;
+        g->dedupe_single = !across;
+#define AT(A, l, p) (across ? (A)[l][p] : (A)[p][l])
+        for (int l = 0; l < nl; l++) {
+            int any_anchor = 0;
+            g->lane = l;
+            for (int p = 0; p < n; p++) {
+                g->tiles[p] = AT(grid, l, p);
+                g->lm[p] = AT(lmg, l, p);
+                g->wm[p] = AT(wmg, l, p);
+                g->placed[p] = 0;
+                g->anchor[p] = 0;
+                g->hasx[p] = 0;
+                g->xscore[p] = 0;
+                g->mask[p] = 0;
+                if (g->tiles[p] || AT(bkg, l, p)) continue; /* a blocked square: no tile, no anchor */
+                /* perpendicular neighbours: along the other axis, lane index l-1 / l+1 */
+                uint8_t before[MAXD], after[MAXD];
+                int nb = 0, na = 0;
+                int q = l - 1;
+                while (q >= 0 && AT(grid, q, p)) q--;
+                for (int k = q + 1; k < l; k++) before[nb++] = AT(grid, k, p);
+                q = l + 1;
+                while (q < nl && AT(grid, q, p)) after[na++] = AT(grid, q++, p);
+                if (first) {
+                    g->anchor[p] = across ? (l == srow && p == scol) : (p == srow && l == scol);
+                } else {
+                    g->anchor[p] = nb || na || (p > 0 && AT(grid, l, p - 1)) ||
+                                   (p + 1 < n && AT(grid, l, p + 1));
+                }
+                if (nb || na) {
+                    int xs = 0;
+                    for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? 0 : g->values[before[k] & 63];
+                    for (int k = 0; k < na; k++) xs += (after[k] & 64) ? 0 : g->values[after[k] & 63];
+                    g->hasx[p] = 1;
+                    g->xscore[p] = (int16_t)xs;
+                    g->mask[p] = cross_mask(g->kwg, before, nb, after, na);
+                } else {
+                    g->mask[p] = ~1ull;
+                }
+                any_anchor |= g->anchor[p];
+            }
+            if (!any_anchor) continue;
+            uint32_t groot = N_ARC(g->kwg[1]);
+            for (int p = 0; p < n; p++) {
+                if (!g->anchor[p]) continue;
+                g->anchor_pos = p;
+                gen(g, p, groot, p, 0, 1, 0, 0);
+                if (g->error) goto fail;
+            }
+        }
+#undef AT
+    }
+    free(g);
+    PyBuffer_Release(&kb);
+    return out;
+fail:
+    free(g);
+    Py_XDECREF(out);
+    PyBuffer_Release(&kb);
+    return NULL;
+}
+
+static PyObject *py_check_kwg(PyObject *self, PyObject *args) {
+    Py_buffer kb;
+    int wide = 0;
+    if (!PyArg_ParseTuple(args, "y*|p", &kb, &wide)) return NULL;
+    g_wide = wide;
+    const uint32_t *k = kb.buf;
+    size_t n = (size_t)kb.len / 4;
+    const char *err = NULL;
+    if (kb.len % 4) err = "size is not a multiple of 4 bytes";
+    else if (n < 2) err = "fewer than 2 nodes";
+    else if (!N_END(k[n - 1])) err = "the last node does not end a sibling list";
+    else {
+        for (size_t i = 0; i < n; i++) {
+            if (N_ARC(k[i]) >= n) { err = "an arc points past the end"; break; }
+            if (N_TILE(k[i]) > MAX_TILE) { err = "a tile number above 63"; break; }
+        }
+    }
+    PyBuffer_Release(&kb);
+    if (err) { PyErr_SetString(PyExc_ValueError, err); return NULL; }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"check_kwg", py_check_kwg, METH_VARARGS,
+     "check_kwg(kwg) -> None; ValueError when arcs point outside the array (so traversal is safe)."},
+    {"build_kwg", py_build_kwg, METH_VARARGS,
+     "build_kwg(words: bytes, node24=False) -> bytes\n\nWords as tile numbers (1..63), separated by "
+     "zero bytes, in any order (duplicates allowed). Returns the KWG (DAWG + GADDAG), little-endian "
+     "32-bit nodes; Node24 layout when asked or when there are more than 2^22 nodes."},
+    {"generate", py_generate, METH_VARARGS,
+     "generate(kwg, grid, rack_counts, blanks, letter_mult, word_mult, start_row, start_col, "
+     "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1) -> list[RawMove]"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",
+                                       "Compiled KWG builder and move generator.", -1, methods};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    RawMoveType = PyStructSequence_NewType(&rawmove_desc);
+    if (!RawMoveType) return NULL;
+    Py_INCREF(RawMoveType);
+    PyModule_AddObject(m, "RawMove", (PyObject *)RawMoveType);
+    return m;
+}

@@ -1,0 +1,364 @@
+"""Lexicon graph (KWG): build from a word list, write, load by memory map, look words up.
+
+The file is a KWG ("Kurnia Word Graph") as written by wolges ``buildlex`` and read by macondo
+(word-golib) and MAGPIE — kwg.md: a little-endian array of 32-bit nodes, bits 0–21 the arc index
+(first node of the child sibling list; 0 = no children), bit 22 *is_end* (last sibling), bit 23
+*accepts* (the path ending on this node's tile is a word), bits 24–31 the tile number. Node 0
+points to the DAWG root list, node 1 to the GADDAG root list; in the GADDAG, tile 0 is the
+direction-switch separator and CARE is stored as ERAC, RAC@E, AC@RE, C@ARE; separator arcs point
+into the DAWG (the "Gaddawg" form). Tiles are numbered 1..N in the order of the tile set's
+alphabet (English A=1 … Z=26); at most 63 tile kinds (the move generator keeps cross-checks in a
+64-bit mask, as wolges does).
+
+The 22-bit arc index limits a Node22 KWG to 4,194,304 nodes. The full Icelandic lexicon (BÍN, 2.8
+million word forms) needs about 7.7 million, so beyond 2^22 nodes the file uses wolges' ``Node24``
+layout instead (kwg.md: tile in bits 0–5, then the flags — is_end bit 6, accepts bit 7, in the same
+order as Node22 — and the arc index in bits 8–31). The layout is implied by the size: a file of more
+than 2^22 nodes is Node24, any other is Node22.
+
+Building and move generation are compiled (``gamecore/_native.c``, built by ``pip install -e .``);
+loading is a memory map, so opening even the full Icelandic lexicon costs microseconds.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from gamecore.errors import DataError, UsageError
+
+#: Node fields (kwg.md, wolges ``Node22``).
+ARC_MASK = 0x3FFFFF
+IS_END = 1 << 22
+ACCEPTS = 1 << 23
+MAX_TILES = 63
+#: Largest node count of a Node22 file; larger files are Node24.
+NODE22_MAX = 1 << 22
+
+#: 8-bit codecs tried, in order, for fast encoding of single-character alphabets.
+_CODECS = ("latin-1", "cp1250", "cp1251", "iso8859_2", "iso8859_4", "iso8859_13")
+
+
+def _native():
+    try:
+        from gamecore import _native
+    except ImportError as exc:  # pragma: no cover - only without a compiled build
+        raise UsageError(
+            "the compiled core gamecore._native is missing; install the package with "
+            "`pip install -e .` (it needs a C compiler)"
+        ) from exc
+    return _native
+
+
+class Alphabet:
+    """Letter labels of a tile set, numbered 1..N in the given order (0 = KWG separator/blank).
+
+    Args:
+        alphabet: a string (one character per letter) or a sequence of labels (multi-character
+            labels such as Catalan ``L·L`` are allowed). Words are matched in the labels' own case
+            and in their upper- and lower-case forms.
+
+    Raises:
+        UsageError: empty alphabet, more than 63 letters, a repeated label.
+    """
+
+    def __init__(self, alphabet: str | Sequence[str]):
+        labels = list(alphabet)
+        if not labels or len(labels) > MAX_TILES:
+            raise UsageError(f"an alphabet needs 1 to {MAX_TILES} letters, got {len(labels)}")
+        if len(set(labels)) != len(labels) or any(not lab for lab in labels):
+            raise UsageError(f"alphabet has a repeated or empty label: {labels!r}")
+        self.labels: list[str] = labels
+        self._index: dict[str, int] = {}
+        for variant in (str.lower, str.upper, lambda s: s):
+            for i, lab in enumerate(labels, 1):
+                self._index[variant(lab)] = i
+        self._single = all(len(k) == 1 for k in self._index)
+        self._token_re = None
+        if not self._single:
+            keys = sorted(self._index, key=len, reverse=True)
+            self._token_re = re.compile("|".join(re.escape(k) for k in keys))
+        self._codec = None
+        self._table = None
+        if self._single:
+            for codec in _CODECS:
+                try:
+                    table = bytearray(b"\xff" * 256)
+                    for ch, i in self._index.items():
+                        table[ch.encode(codec)[0]] = i
+                    table[10] = 0  # "\n" separates words
+                except UnicodeEncodeError:
+                    continue
+                self._codec, self._table = codec, bytes(table)
+                break
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def encode(self, word: str) -> list[int]:
+        """Tile numbers (1..N) of ``word``.
+
+        Raises:
+            DataError: a letter that is not in the alphabet.
+        """
+        if self._single:
+            try:
+                return [self._index[ch] for ch in word]
+            except KeyError as exc:
+                raise DataError(f"word {word!r}: letter {exc.args[0]!r} is not in the alphabet") from None
+        out: list[int] = []
+        pos = 0
+        for m in self._token_re.finditer(word):
+            if m.start() != pos:
+                break
+            out.append(self._index[m.group()])
+            pos = m.end()
+        if pos != len(word):
+            raise DataError(f"word {word!r}: letters from {word[pos:]!r} are not in the alphabet")
+        return out
+
+    def decode(self, tiles: Iterable[int]) -> str:
+        """The word for tile numbers (a blank flag +64 is ignored)."""
+        return "".join(self.labels[(t & 63) - 1] for t in tiles)
+
+    def encode_many(self, words: Iterable[str]) -> bytes:
+        """All words as tile numbers, separated by zero bytes (the builder's input).
+
+        Raises:
+            DataError: a word with a letter outside the alphabet (the first such word is named, with
+                its 1-based position in the list).
+        """
+        words = words if isinstance(words, list) else list(words)
+        if self._table is not None:
+            text = "\n".join(words)
+            try:
+                data = text.encode(self._codec).translate(self._table)
+            except UnicodeEncodeError:
+                data = None
+            if data is not None and b"\xff" not in data:
+                return data
+            self._raise_first_bad(words)
+        return b"\0".join(bytes(self.encode(w)) for w in words)
+
+    def _raise_first_bad(self, words: Sequence[str]) -> None:
+        for n, w in enumerate(words, 1):
+            try:
+                self.encode(w)
+            except DataError as exc:
+                raise DataError(f"word {n}: {exc.message}") from None
+        raise DataError("a word has a letter outside the alphabet")  # pragma: no cover
+
+
+def build_kwg(
+    words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False
+) -> bytes:
+    """The KWG (DAWG + GADDAG) of ``words`` as bytes; see the module docstring for the layout.
+
+    Args:
+        words: the words, in any order (duplicates and empty strings are ignored).
+        alphabet: the tile set's letters in tile-number order, or an :class:`Alphabet`.
+        node24: write the Node24 layout even when Node22 would do (for tests; the default picks
+            Node24 only beyond 2^22 nodes).
+
+    Raises:
+        DataError: a letter outside the alphabet; a word longer than 255 tiles; more than
+            16,777,215 nodes (the Node24 arc index).
+    """
+    alpha = alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
+    data = alpha.encode_many(words)
+    try:
+        return _native().build_kwg(data, node24)
+    except ValueError as exc:
+        raise DataError(f"cannot build the KWG: {exc}") from None
+
+
+def write_kwg(words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, path: str | Path) -> int:
+    """Build the KWG of ``words`` (see :func:`build_kwg`) and write it atomically to ``path``.
+
+    Returns:
+        The number of 32-bit nodes written.
+
+    Raises:
+        DataError: as :func:`build_kwg`; OSError when the file cannot be written.
+    """
+    blob = build_kwg(words, alphabet)
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return len(blob) // 4
+
+
+class Kwg:
+    """A loaded KWG: a read-only memory map (no per-node Python objects).
+
+    Attributes:
+        buffer: the raw bytes (buffer protocol; what :func:`gamecore.movegen.generate` reads).
+        nodes: the nodes as a sequence of unsigned 32-bit ints (``memoryview`` cast, or an array on a
+            big-endian machine).
+        alphabet: the :class:`Alphabet`, if one was given (needed to look words up by string).
+    """
+
+    def __init__(
+        self,
+        data,
+        alphabet: str | Sequence[str] | Alphabet | None = None,
+        path=None,
+        node24: bool | None = None,
+    ):
+        self.path = None if path is None else str(path)
+        nbytes = len(memoryview(data))
+        #: Node24 layout: given, or implied by the size (more than 2^22 nodes); see the module docstring.
+        self.wide = nbytes // 4 > NODE22_MAX if node24 is None else bool(node24)
+        try:
+            _native().check_kwg(data, self.wide)
+        except ValueError as exc:
+            raise DataError(f"not a KWG file: {exc}", self.path) from None
+        self.buffer = data
+        if sys.byteorder == "little":
+            self.nodes = memoryview(data).cast("I")
+        else:  # pragma: no cover
+            import array
+
+            arr = array.array("I", bytes(data))
+            arr.byteswap()
+            self.nodes = arr
+        if alphabet is not None and not isinstance(alphabet, Alphabet):
+            alphabet = Alphabet(alphabet)
+        self.alphabet: Alphabet | None = alphabet
+
+    # node fields, for either layout
+    def tile(self, i: int) -> int:
+        """Tile number of node ``i`` (0 = GADDAG separator)."""
+        n = self.nodes[i]
+        return n & 63 if self.wide else n >> 24
+
+    def arc(self, i: int) -> int:
+        """Arc index of node ``i``: first node of its child list, 0 = none."""
+        n = self.nodes[i]
+        return n >> 8 if self.wide else n & ARC_MASK
+
+    def is_end(self, i: int) -> bool:
+        """Whether node ``i`` is the last of its sibling list."""
+        return bool(self.nodes[i] & (0x40 if self.wide else IS_END))
+
+    def accepts(self, i: int) -> bool:
+        """Whether the path ending on node ``i`` spells a word."""
+        return bool(self.nodes[i] & (0x80 if self.wide else ACCEPTS))
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        alphabet: str | Sequence[str] | Alphabet | None = None,
+        node24: bool | None = None,
+    ) -> "Kwg":
+        """Memory-map the KWG file at ``path`` (``node24``: layout; None = implied by the size).
+
+        Raises:
+            DataError: the file is empty or not a KWG (arcs outside the array, bad size).
+            OSError: the file cannot be opened.
+        """
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                raise DataError("not a KWG file: empty", path)
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return cls(mm, alphabet, path, node24)
+
+    @classmethod
+    def from_words(
+        cls, words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False
+    ) -> "Kwg":
+        """Build in memory (for tests and small lexicons)."""
+        alpha = alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
+        return cls(build_kwg(words, alpha, node24), alpha, node24=True if node24 else None)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def dawg_root(self) -> int:
+        """Index of the first node of the DAWG root sibling list."""
+        return self.arc(0)
+
+    @property
+    def gaddag_root(self) -> int:
+        """Index of the first node of the GADDAG root sibling list."""
+        return self.arc(1)
+
+    def _tiles(self, word: str | Sequence[int]) -> Sequence[int] | None:
+        if isinstance(word, str):
+            if self.alphabet is None:
+                raise UsageError("Kwg.contains(str) needs the alphabet: Kwg.load(path, alphabet)")
+            try:
+                return self.alphabet.encode(word)
+            except DataError:
+                return None
+        return word
+
+    def find(self, arc: int, tile: int) -> int:
+        """Index of the node for ``tile`` in the sibling list starting at ``arc``, or -1."""
+        if arc == 0:
+            return -1
+        i = arc
+        while True:
+            t = self.tile(i)
+            if t == tile:
+                return i
+            if t > tile or self.is_end(i):
+                return -1
+            i += 1
+
+    def contains(self, word: str | Sequence[int]) -> bool:
+        """Whether ``word`` (a string, or tile numbers 1..N) is in the lexicon (DAWG walk)."""
+        tiles = self._tiles(word)
+        if not tiles:
+            return False
+        arc = self.dawg_root
+        node = -1
+        for t in tiles:
+            node = self.find(arc, t & 63)
+            if node < 0:
+                return False
+            arc = self.arc(node)
+        return self.accepts(node)
+
+    __contains__ = contains
+
+    def iter_tiles(self, arc: int | None = None) -> Iterator[tuple[int, ...]]:
+        """Every word below sibling list ``arc`` (default: the DAWG root) as tile numbers, in order."""
+
+        def walk(a: int, prefix: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+            i = a
+            while True:
+                w = prefix + (self.tile(i),)
+                if self.accepts(i):
+                    yield w
+                if self.arc(i):
+                    yield from walk(self.arc(i), w)
+                if self.is_end(i):
+                    return
+                i += 1
+
+        root = self.dawg_root if arc is None else arc
+        if root:
+            yield from walk(root, ())
+
+    def words(self) -> Iterator[str]:
+        """Every word as a string (needs the alphabet), in tile order."""
+        if self.alphabet is None:
+            raise UsageError("Kwg.words() needs the alphabet: Kwg.load(path, alphabet)")
+        for t in self.iter_tiles():
+            yield self.alphabet.decode(t)

@@ -1,0 +1,134 @@
+"""Move generation: every legal play for a board and a rack, with its score.
+
+Gordon's GADDAG algorithm (S. A. Gordon, "A faster Scrabble move generation algorithm", 1994) over
+the GADDAG half of a :class:`gamecore.kwg.Kwg`, compiled in ``gamecore/_native.c``:
+
+* lanes: every row (plays across) and every column (plays down);
+* anchors: empty squares next to a tile; on the first move, the start square only;
+* cross-checks: for each empty square with tiles above/below (or left/right), the letters that
+  make the perpendicular word a word (DAWG walk), with the cross-score = the values of the
+  perpendicular word's board tiles;
+* each play is generated once, from its leftmost (topmost) anchor.
+
+Scoring (rules.md, WESPA/Netskrafl scoring): the main word plus every cross word formed by a new
+tile; letter and word premiums count only under newly placed tiles, word multipliers multiply; a
+blank scores 0 (on the rack and on the board); the bingo bonus is added once, after multipliers,
+when ``bingo_tiles`` (the rack size, 7) tiles are placed.
+
+Listing conventions (as the reference lists in ``shared/corpora/positions``): a one-tile play that
+forms words both ways is listed once, across; on the empty board both directions are listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from gamecore.errors import UsageError
+from gamecore.kwg import Kwg
+
+#: Value added to a letter index in a grid square (and in ``RawMove.letters``) for a blank.
+BLANK_FLAG = 64
+
+
+def _native():
+    try:
+        from gamecore import _native
+    except ImportError as exc:  # pragma: no cover - only without a compiled build
+        raise UsageError(
+            "the compiled core gamecore._native is missing; install the package with "
+            "`pip install -e .` (it needs a C compiler)"
+        ) from exc
+    return _native
+
+
+class MoveLayout(NamedTuple):
+    """The premium squares the generator needs (any object with these attributes will do, e.g.
+    :class:`gamecore.boards.BoardLayout`).
+
+    Attributes:
+        letter_mult: ``letter_mult[row][col]`` letter multiplier (1 plain, 2 DL, 3 TL, 4 QL).
+        word_mult: ``word_mult[row][col]`` word multiplier (1 plain, 2 DW, 3 TW, 4 QW).
+        start: (row, col) of the start square, 0-based.
+        blocked: squares where no tile may stand (punctured squares), as (row, col) pairs.
+    """
+
+    letter_mult: Sequence[Sequence[int]]
+    word_mult: Sequence[Sequence[int]]
+    start: tuple[int, int]
+    blocked: frozenset = frozenset()
+
+
+def _raw_move_type():
+    return _native().RawMove
+
+
+def __getattr__(name: str) -> Any:
+    # RawMove is the compiled struct-sequence type (a tuple subclass with named fields)
+    if name == "RawMove":
+        return _raw_move_type()
+    raise AttributeError(name)
+
+
+def generate(
+    kwg: Kwg,
+    grid: Sequence[Sequence[int]],
+    rack_counts: Sequence[int],
+    blanks: int,
+    layout: Any,
+    tile_values: Sequence[int],
+    bingo_bonus: int,
+    first_move: bool,
+    bingo_tiles: int = 7,
+) -> list:
+    """All legal plays on ``grid`` with the rack, scored.
+
+    Args:
+        kwg: the lexicon graph (its GADDAG for generation, its DAWG for cross-checks).
+        grid: rows of ints: 0 empty, 1..N a letter (tile number), +64 (:data:`BLANK_FLAG`) when
+            the tile on the board is a blank. Any size up to 64×64 (15×15, 21×21 boards).
+        rack_counts: ``rack_counts[i]`` = how many tiles of letter i the rack holds (index 0
+            unused), at most 64 entries.
+        blanks: number of blanks on the rack.
+        layout: premiums and start square — a :class:`MoveLayout` or any object with attributes
+            ``letter_mult``, ``word_mult``, ``start`` (and optionally ``blocked``).
+        tile_values: ``tile_values[i]`` = points of letter i (a blank scores 0 whatever it stands for).
+        bingo_bonus: added when ``bingo_tiles`` tiles are placed (50; Erudit 15).
+        first_move: the board is empty; plays must cover the start square.
+        bingo_tiles: the number of tiles that earns the bingo bonus (the rack size, 7).
+
+    Returns:
+        A list of ``RawMove`` (a tuple subclass): ``(row, col, across, letters, score,
+        tiles_placed)`` — 0-based row and column of the main word's first square, ``across`` a
+        bool, ``letters`` a ``bytes`` of the whole main word (tile numbers, +64 for blanks, board
+        tiles included), the score, and the number of tiles placed. Order: across plays by row,
+        then down plays by column; within a lane by anchor (not sorted by score).
+
+    Raises:
+        ValueError: malformed grid (ragged rows, values out of range, more than 64 rows or
+            columns) or start square outside the board.
+    """
+    blocked = getattr(layout, "blocked", None)
+    blocked_grid = None
+    if blocked:
+        rows, cols = len(grid), len(grid[0])
+        blocked_grid = [[0] * cols for _ in range(rows)]
+        for r, c in blocked:
+            blocked_grid[r][c] = 1
+    srow, scol = layout.start
+    return _native().generate(
+        kwg.buffer,
+        grid,
+        rack_counts,
+        blanks,
+        layout.letter_mult,
+        layout.word_mult,
+        srow,
+        scol,
+        tile_values,
+        bingo_bonus,
+        bool(first_move),
+        bingo_tiles,
+        blocked_grid,
+        int(kwg.wide),
+    )

@@ -1,0 +1,18 @@
+"""Build hook for the compiled core (gamecore._native: KWG builder and move generator).
+
+Everything else about the package is declared in pyproject.toml; this file only adds the C
+extension, which `pip install -e .` compiles with the machine's C compiler.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "gamecore._native",
+            sources=["gamecore/_native.c"],
+            extra_compile_args=["-O2", "-std=gnu99", "-Wall", "-pthread"],
+            extra_link_args=["-pthread"],
+        )
+    ]
+)

