@@ -55,7 +55,7 @@ def replay(
     if not quiet:
         typer.echo(
             f"replay: {summary['games']} games, {summary['ok']} ok, {summary['mismatch']} mismatch, "
-            f"{summary['error']} error, {summary['moves']} events → {out}",
+            f"{summary['error']} error ({summary['warnings']} ok with repairs/warnings), {summary['moves']} events → {out}",
             err=True,
         )
         for r in summary["results"]:

@@ -83,13 +83,13 @@ def _guess_distribution(game: Game, strict: bool) -> str:
     German, Norwegian, Slovene, Icelandic), with a warning (macondo takes it from its config)."""
     from gamecore.tilesets import load_tile_set
 
-    letters = set()
-    for ev in game.events:
-        for seq in (ev.rack, ev.word, ev.tiles):
-            for t in seq or ():
-                if t not in ("?", "."):
-                    letters.add(t.upper().strip("[]"))
-    if strict or all(load_tile_set("english").has(x) for x in letters):
+    if strict:
+        return "english"
+    text = "".join("".join(ev.rack or ()) + "".join(ev.word or ()) + "".join(ev.tiles or ()) for ev in game.events)
+    if text.isascii():
+        return "english"  # every ASCII letter is an English tile
+    letters = {t.upper().strip("[]") for t in set(text)} - {"?", ".", "", "[", "]"}
+    if all(load_tile_set("english").has(x) for x in letters):
         return "english"
     for dist in ("polish", "german", "norwegian", "slovene", "icelandic"):
         ts = load_tile_set(_TILE_SETS[dist])
@@ -172,6 +172,7 @@ class _Replayer:
         from gamecore.board import Board
 
         self.bundle = bundle
+        self.export = False
 
         self.game = game
         self.rules = rules
@@ -259,9 +260,17 @@ class _Replayer:
             if lab != "?" and not self.ts.has(lab):
                 self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
             rack.append(lab)
-        if not _multiset_sub(list(self.unseen.elements()), rack):
+        if not self.fits_unseen(rack):
             self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
         return rack
+
+    def fits_unseen(self, tiles: list[str]) -> bool:
+        """Whether ``tiles`` can all be unseen at once (tile set minus the tiles on the board)."""
+        unseen = self.unseen
+        for t, n in Counter(tiles).items():
+            if unseen.get(t, 0) < n:
+                return False
+        return True
 
     def check_after(self, ev: Event, kept: list[str]) -> None:
         """Netskrafl: the recorded rack after the move holds the kept tiles and has the right size."""
@@ -348,8 +357,9 @@ class _Replayer:
         if self.holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
         ev_norm = sp.word_text(".")
-        self.row(ev, "play", coord=sp.coord if len(placements) > 1 else ev.coord, word=ev_norm, placed=len(placements), computed=sp.score, bingo=bingo, words=sp.words, unknown=unknown, best=best)
-        self.export_word[id(ev)] = list(_split_norm(ev_norm))
+        self.row(ev, "play", coord=ev.coord, word=ev_norm, placed=len(placements), computed=sp.score, bingo=bingo, words=sp.words, unknown=unknown, best=best)
+        if self.export:
+            self.export_word[id(ev)] = _split_norm(ev_norm)
 
     def best(self, ev: Event, rack, score: int) -> dict | None:
         """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
@@ -556,7 +566,7 @@ class _Replayer:
                 self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
             handlers[ev.kind](ev)
         for p, rack in sorted(g.last_racks.items()):
-            if g.format == "gcg" and rack and not _multiset_sub(list(self.unseen.elements()), [t if t == "?" else t.upper() for t in rack]):
+            if g.format == "gcg" and rack and not self.fits_unseen([t if t == "?" else t.upper() for t in rack]):
                 self.fault("RACK_NOT_IN_BAG", f"#rack{p + 1} {''.join(rack)} cannot be drawn: not all unseen", None)
         if g.format == "netskrafl":
             self.netskrafl_end()
@@ -622,10 +632,7 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     for ev in rep.synthetic:
         out.events.append(ev)
     if game.format == "netskrafl":
-        out.last_racks = {}
-        if rep.rules.score_floor_zero:
-            for ev in out.events:
-                pass
+        out.last_racks = {}  # the game is finished: rack{0,1}_final are the end-of-game racks above
     return out
 
 
@@ -649,6 +656,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
                 raise GameLogError("LEXICON_NOT_SPECIFIED", "no #lexicon in the file and no --lang/--lexicon/--rules given", game.path, None)
             rules = rules_for_game(game, preset, lang, strict)
         rep = _Replayer(game, rules, lexicon, strict, analyze, bundle)
+        rep.export = export
         rep.run()
     except GameLogError as exc:
         row = _error_row(base, exc)
@@ -900,7 +908,8 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
     write_tables(results, out_dir, opts.analyze)
     if export_dir is not None:
         write_exports(results, export_dir)
-    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(len(r.move_rows) for r in results)}
+    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(len(r.move_rows) for r in results),
+               "warnings": sum(1 for r in results if r.game_row["status"] == "ok" and r.findings)}
     for r in results:
         summary[r.game_row["status"]] += 1
     summary["results"] = results

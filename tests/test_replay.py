@@ -94,3 +94,17 @@ def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
         data = json.loads((src / f"{stem}.json").read_text(encoding="utf-8"))
         if not data["ends_with_resignation"]:  # GCG has no resignation event
             assert (r["score1"], r["score2"]) == (data["score0"], data["score1"]), stem
+
+
+def test_analyze_needs_a_lexicon(tmp_path, fixtures):
+    res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--analyze"])
+    assert res.exit_code != 0
+    assert not (tmp_path / "o" / "games.parquet").exists()
+
+
+def test_lenient_warnings_reported(tmp_path, fixtures):
+    from pipelines.replay import ReplayOptions, run_replay
+
+    summary = run_replay([str(fixtures / "gcg" / "unknown_pragma.gcg")], tmp_path / "o", ReplayOptions(), quiet=True)
+    assert summary["ok"] == 1 and summary["warnings"] == 1
+    assert [f.code for f in summary["results"][0].findings] == ["UNKNOWN_PRAGMA"]
