@@ -1,0 +1,77 @@
+"""``skrafl check``: is a word (or a play's words) in the lexicon? The judge's command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from cli.common import FORMAT_OPTION, OutputFormat, emit, output_root, read_items
+
+
+def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
+    """The lexicon folder from ``--lexicon DIR`` or ``--lang L`` (``output/L``).
+
+    Raises:
+        UsageError: neither or both given, or an unknown language.
+    """
+    from gamecore.errors import UsageError
+
+    if lexicon is not None and lang is not None:
+        raise UsageError("give --lang or --lexicon, not both")
+    if lexicon is not None:
+        return lexicon
+    if lang is None:
+        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    from lexicon_sources import language
+
+    language(lang)
+    return output_root() / lang
+
+
+def check(
+    words: List[str] = typer.Argument(..., help="Words to check (any case); '-' reads one word per line from stdin."),
+    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
+    play: bool = typer.Option(
+        False, "--play", help="Judge all words as one play: print only ACCEPTABLE or UNACCEPTABLE."
+    ),
+    fmt: OutputFormat = typer.Option(
+        OutputFormat.tsv, "--format", "-f", help="tsv (WORD<TAB>VALID, the default), table or json."
+    ),
+) -> None:
+    """Check words: one line per word, WORD<TAB>VALID or WORD<TAB>INVALID.
+
+    Exit status: 0 all valid, 1 any invalid, 2 usage or data error.
+
+    Examples:
+
+      skrafl check --lang is hestur xyz
+
+      skrafl check --lang is --play þreKRAUN kaun      # a challenge: ACCEPTABLE / UNACCEPTABLE
+
+      cat words.txt | skrafl check --lang is -
+    """
+    from gamecore.lexicon import Lexicon
+
+    lex = Lexicon.load(lexicon_dir(lang, lexicon))
+    items = read_items(words)
+    verdicts = [(w, w in lex) for w in items]
+    all_valid = all(ok for _, ok in verdicts)
+    if play:
+        verdict = "ACCEPTABLE" if all_valid else "UNACCEPTABLE"
+        if fmt == OutputFormat.json:
+            emit([[verdict]], ["verdict"], fmt)
+        else:
+            typer.echo(verdict)
+    else:
+        rows = [[w, "VALID" if ok else "INVALID"] for w, ok in verdicts]
+        emit(rows, ["word", "verdict"], fmt, header=fmt != OutputFormat.tsv)
+    sys.stdout.flush()
+    raise typer.Exit(0 if all_valid else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)

@@ -1,0 +1,46 @@
+"""``skrafl ingest LANG``: read a dictionary dump into ``output/LANG/entries.parquet``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import QUIET_OPTION, output_root
+
+
+def ingest(
+    lang: str = typer.Argument(..., help="Language code: is (Icelandic), en (English), …"),
+    source: Optional[str] = typer.Option(
+        None, "--source", "-s",
+        help="Source name (islenska, bin-sh, bin-kr, wordlist) or a dump file such as SHsnid.csv or "
+        "KRsnid.csv (format sniffed). Default: the language's embedded source (Icelandic: the "
+        "installed islenska package).",
+    ),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file, for a file source."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: output/LANG."),
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Read a dictionary dump and write one row per entry to OUT/entries.parquet (+ entries.json).
+
+    Examples:
+
+      skrafl ingest is                          # BÍN from the installed islenska package
+
+      skrafl ingest is --source KRsnid.csv      # the official BÍN download
+    """
+    from pipelines.ingest import ingest as run
+
+    out_dir = out or output_root() / lang
+    result = run(lang, out_dir, source=source, path=input, progress=not quiet)
+    if not quiet:
+        typer.echo(
+            f"ingest {lang}: {result.rows:,} entries from {result.manifest['source']} "
+            f"({result.manifest['source_version']}) → {out_dir / 'entries.parquet'} in {result.seconds:.1f} s",
+            err=True,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)

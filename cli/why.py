@@ -1,0 +1,100 @@
+"""``skrafl why``: is a word in the lexicon, and why — which rule, which source entries."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from cli.check import lexicon_dir
+from cli.common import FORMAT_OPTION, OutputFormat, emit, read_items
+
+
+def why(
+    words: List[str] = typer.Argument(..., help="Words to explain; '-' reads them from stdin."),
+    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
+    entries: Optional[Path] = typer.Option(
+        None, "--entries", help="Folder with the entries.parquet the lexicon was built from (default: found "
+        "beside the lexicon)."
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Explain a word: VALID or INVALID, then every source entry of it with the rule that kept or
+    dropped it, and the committee lists that name it.
+
+    Exit status: 0 all valid, 1 any invalid, 2 usage or data error.
+
+    Examples:
+
+      skrafl why --lang is hestur
+
+      skrafl why --lang is reykjavík --format json
+    """
+    import polars as pl
+
+    from gamecore.errors import DataError
+    from gamecore.lexicon import Lexicon
+    from pipelines.build import classify
+    from pipelines.ingest import ENTRIES
+    from pipelines.recipe import BUILTIN_RULES, read_word_list, recipes_for
+    from lexicon_sources import language
+
+    folder = lexicon_dir(lang, lexicon)
+    lex = Lexicon.load(folder)
+    recipe = next((r for r in recipes_for(language(lex.language).folder) if r.name == lex.name), None)
+    if recipe is None:
+        raise DataError(f"no recipe named {lex.name!r} for language {lex.language!r}", folder)
+    if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256"):
+        typer.echo("skrafl: warning: the recipe changed since this lexicon was built; "
+                   "explanations follow the current recipe", err=True)
+    candidates = [entries] if entries else [folder, folder.parent]
+    entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
+    items = read_items(words)
+    keys = [lex.key(w) for w in items]
+    found = pl.DataFrame()
+    if entries_path is not None:
+        lf = pl.scan_parquet(entries_path)
+        found = classify(lf, recipe).filter(pl.col("word").is_in(keys)).collect()
+    lists = {
+        "short_words": (recipe.short_list, set(read_word_list(recipe.short_list)) if recipe.short_list else set()),
+        "additions": (recipe.additions, set(read_word_list(recipe.additions)) if recipe.additions else set()),
+        "removals": (recipe.removals, set(read_word_list(recipe.removals)) if recipe.removals else set()),
+    }
+    rule_text = {d.rule: d.why for d in recipe.drops} | BUILTIN_RULES
+    show = [c for c in recipe.why_columns if c in found.columns]
+    report = []
+    for word, key in zip(items, keys):
+        valid = word in lex
+        rows = []
+        if found.height:
+            for r in found.filter(pl.col("word") == key).sort("row").iter_rows(named=True):
+                rule = r["rule"]
+                if rule is None and key in lists["removals"][1]:
+                    rule = "committee_removal"
+                verdict = "kept" if rule is None else f"dropped: {rule}"
+                rows.append({"form": r["form"], **{c: r[c] for c in show}, "verdict": verdict,
+                             "why": "" if rule is None else rule_text.get(rule, "")})
+        notes = [f"listed in {path.name} ({name.replace('_', ' ')})" for name, (path, ws) in lists.items() if key in ws]
+        if not rows and not notes:
+            notes.append("not in the source at all" if entries_path else "entries.parquet not found: no source detail")
+        report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
+    if fmt == OutputFormat.json:
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
+        sys.stdout.write("\n")
+    else:
+        for item in report:
+            typer.echo(f"{item['word']}\t{'VALID' if item['valid'] else 'INVALID'}\t(lexicon {item['lexicon']})")
+            for note in item["notes"]:
+                typer.echo(f"  {note}")
+            if item["entries"]:
+                cols = list(item["entries"][0])
+                emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt)
+    raise typer.Exit(0 if all(i["valid"] for i in report) else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("why")(why)

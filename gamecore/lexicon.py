@@ -1,0 +1,79 @@
+"""A compiled lexicon, loaded for look-ups (``skrafl check``, move generation, replay).
+
+A lexicon folder (written by ``skrafl build``, see :mod:`pipelines.build`) holds ``manifest.json``,
+``lexicon.marisa`` (a marisa-trie of the lowercase words), ``words.txt`` and ``lexicon.kwg``.
+Look-ups are case-insensitive and apply the lexicon's letter folds (Russian ё → е), as the
+lexicon was built.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gamecore.errors import DataError
+
+
+class Lexicon:
+    """Words of one built lexicon.
+
+    Attributes:
+        folder: the lexicon folder.
+        manifest: the parsed ``manifest.json`` (``language``, ``tile_set``, ``rules``, ``alphabet``,
+            ``fold``, ``words``, …).
+    """
+
+    def __init__(self, folder: Path, manifest: dict, trie) -> None:
+        self.folder = Path(folder)
+        self.manifest = manifest
+        self._trie = trie
+        self._fold = tuple(manifest.get("fold", {}).items())
+
+    @classmethod
+    def load(cls, folder: Path | str) -> "Lexicon":
+        """Load ``manifest.json`` and ``lexicon.marisa`` from ``folder`` (memory-mapped: fast).
+
+        Raises:
+            DataError: the folder has no built lexicon (run ``skrafl build``) or a damaged file.
+        """
+        import marisa_trie
+
+        folder = Path(folder)
+        manifest_path = folder / "manifest.json"
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DataError("no lexicon here (manifest.json missing): run 'skrafl build' first", folder) from None
+        except json.JSONDecodeError as exc:
+            raise DataError(f"damaged manifest: {exc}", manifest_path) from None
+        trie = marisa_trie.Trie()
+        try:
+            trie.mmap(str(folder / "lexicon.marisa"))
+        except Exception as exc:
+            raise DataError(f"cannot read lexicon.marisa: {exc}", folder) from None
+        return cls(folder, manifest, trie)
+
+    @property
+    def language(self) -> str:
+        return self.manifest.get("language", "")
+
+    @property
+    def name(self) -> str:
+        return self.manifest.get("name", self.language)
+
+    def key(self, word: str) -> str:
+        """The form a word is looked up by: lowercase, with the lexicon's folds applied."""
+        word = word.lower()
+        for src, dst in self._fold:
+            word = word.replace(src, dst)
+        return word
+
+    def __contains__(self, word: str) -> bool:
+        return self.key(word) in self._trie
+
+    def __len__(self) -> int:
+        return len(self._trie)
+
+    def words(self, prefix: str = "") -> list[str]:
+        """Words starting with ``prefix`` (trie order)."""
+        return self._trie.keys(self.key(prefix))

@@ -1,0 +1,109 @@
+"""Readers for the official BÍN downloads: ``SHsnid.csv`` (6 fields) and ``KRsnid.csv`` (15
+fields), semicolon-separated UTF-8, no header (data_sources.md; bin.arnastofnun.is).
+
+SHsnid: ``lemma;bin_id;word_class;domain;form;tag`` (``hestur;6179;kk;alm;hests;EFET``).
+KRsnid: ``lemma;bin_id;word_class;domain;grade;register;grammar;cross_ref;visibility;form;tag;
+form_grade;form_register;form_value;extra_lemma``.
+Every line must have exactly the format's number of fields and decode as UTF-8; the first bad
+line raises :class:`DataError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import DataError
+from lexicon_sources.readers.bin_schema import INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
+
+SCHEMA = schema
+FORMATS = {"bin-sh": SH_FIELDS, "bin-kr": KR_FIELDS}
+
+
+def sniff(path: Path) -> str:
+    """``bin-sh`` or ``bin-kr``, from the number of fields on the first line.
+
+    Raises:
+        DataError: empty file, or a first line with neither 6 nor 15 fields.
+    """
+    with open(path, "rb") as fh:
+        first = fh.readline()
+    if not first.strip():
+        raise DataError("empty file: expected BÍN CSV rows (SHsnid: 6 fields, KRsnid: 15 fields)", path, 1)
+    n = first.count(b";") + 1
+    for name, fields in FORMATS.items():
+        if n == len(fields):
+            return name
+    raise DataError(
+        f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, 1
+    )
+
+
+def version(path: Path | None) -> str:
+    """The file name, size and modification date (the dumps carry no version inside)."""
+    import datetime
+
+    st = Path(path).stat()
+    day = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).date().isoformat()
+    return f"{Path(path).name} ({st.st_size} bytes, {day})"
+
+
+def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> Iterator[Any]:
+    """Yield pyarrow record batches of the entries of a SHsnid or KRsnid file.
+
+    Raises:
+        DataError: no file given, empty file, a line that is not UTF-8, a line with the wrong number
+            of fields, a non-numeric id or grade, or a truncated last line.
+    """
+    if path is None:
+        raise DataError("a BÍN CSV source needs a file: --source SHsnid.csv or KRsnid.csv")
+    path = Path(path)
+    fields = FORMATS[fmt or sniff(path)]
+    n_fields = len(fields)
+    from tqdm import tqdm
+
+    builder = BatchBuilder()
+    size = path.stat().st_size
+    rows = 0
+    with open(path, "rb") as fh, tqdm(
+        total=size, unit="B", unit_scale=True, desc=path.name, disable=not progress, mininterval=0.5
+    ) as bar:
+        for lineno, raw in enumerate(fh, start=1):
+            bar.update(len(raw))
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); BÍN CSV files are "
+                    "UTF-8 — convert with: iconv -f latin1 -t utf-8",
+                    path,
+                    lineno,
+                ) from None
+            line = line.rstrip("\r\n")
+            if not line:
+                continue
+            parts = line.split(";")
+            if len(parts) != n_fields:
+                raise DataError(f"{len(parts)} fields; expected {n_fields} ({', '.join(fields)})", path, lineno)
+            row: dict[str, Any] = {"row": lineno}
+            for name, value in zip(fields, parts):
+                if name in INT_FIELDS:
+                    if value == "":
+                        row[name] = None
+                        continue
+                    try:
+                        row[name] = int(value)
+                    except ValueError:
+                        raise DataError(f"field {name}: expected a whole number, got {value!r}", path, lineno) from None
+                else:
+                    row[name] = value
+            if not row["form"]:
+                raise DataError("empty word form (field 'form')", path, lineno)
+            builder.add(row)
+            rows += 1
+            if builder.full():
+                yield builder.take()
+    if rows == 0:
+        raise DataError("no rows: expected BÍN CSV rows (SHsnid: 6 fields, KRsnid: 15 fields)", path, 1)
+    if len(builder):
+        yield builder.take()

@@ -1,0 +1,90 @@
+"""Reader for BÍN as embedded in the PyPI packages ``islenska`` + ``islenska-data`` (the default
+Icelandic source).
+
+Every lemma id from 1 to the package's largest BÍN id is enumerated with ``Bin.lookup_id`` (all
+forms of one lemma, with KRsnid fields); ids that are unused yield nothing. Greynir's own additions
+(ids from ``begin_greynir_utg``, 571,000 on) come with an empty visibility (birting) and are
+filtered by the recipe, not here: the reader keeps every row so every drop is explained.
+Source: data_sources.md (BÍN via PyPI islenska), islenska's ``Ksnid``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import UsageError
+from lexicon_sources.readers.bin_schema import BatchBuilder, schema
+
+NAME = "islenska"
+SCHEMA = schema
+
+
+def _bin() -> Any:
+    try:
+        from islenska.bincompress import BinCompressed
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise UsageError(
+            "the Icelandic source needs the 'islenska' package: pip install 'skrafl[is]' (or make setup)"
+        ) from exc
+    return BinCompressed()
+
+
+def version(path: Path | None = None) -> str:
+    """``islenska X / islenska-data Y``, from the installed distributions."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    parts = []
+    for dist in ("islenska", "islenska-data"):
+        try:
+            parts.append(f"{dist} {dist_version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    return " / ".join(parts)
+
+
+def read(path: Path | None = None, progress: bool = True, limit: int | None = None) -> Iterator[Any]:
+    """Yield pyarrow record batches of every BÍN entry in the installed package.
+
+    Args:
+        path: must be None (the package is the source).
+        progress: show a tqdm bar over lemma ids on stderr.
+        limit: enumerate only lemma ids 1..limit (for tests).
+    Raises:
+        UsageError: ``islenska`` is not installed, or a path was given.
+    """
+    if path is not None:
+        raise UsageError("the 'islenska' source reads the installed package and takes no file")
+    from tqdm import tqdm
+
+    bin_db = _bin()
+    last = bin_db._max_bin_id if limit is None else min(limit, bin_db._max_bin_id)
+    builder = BatchBuilder()
+    row = 0
+    for bin_id in tqdm(range(1, last + 1), desc="BÍN lemmas", unit=" ids", disable=not progress, mininterval=0.5):
+        for k in bin_db.lookup_id(bin_id):
+            row += 1
+            builder.add(
+                {
+                    "form": k.bmynd,
+                    "lemma": k.ord,
+                    "bin_id": k.bin_id,
+                    "word_class": k.ofl,
+                    "domain": k.hluti,
+                    "tag": k.mark,
+                    "grade": k.einkunn,
+                    "register": k.malsnid,
+                    "grammar": k.malfraedi,
+                    "cross_ref": k.millivisun,
+                    "visibility": k.birting,
+                    "form_grade": k.beinkunn,
+                    "form_register": k.bmalsnid,
+                    "form_value": k.bgildi,
+                    "extra_lemma": k.aukafletta,
+                    "row": row,
+                }
+            )
+        if builder.full():
+            yield builder.take()
+    if len(builder):
+        yield builder.take()

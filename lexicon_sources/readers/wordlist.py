@@ -1,0 +1,65 @@
+"""Reader for plain word lists: one word per line, UTF-8 (NSF, SOWPODS/Collins, ENABLE, SCOWL, a
+committee's own list). Usable for any language: ``skrafl build en --source wordlist --input FILE``.
+
+Blank lines and lines starting with ``#`` are skipped; surrounding white space is stripped. A list
+written entirely in capitals (as tournament lists are) carries no case information, so its words
+are lowercased; in a mixed-case list, case is kept and the recipe decides (capitalised = proper
+noun).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import DataError
+
+NAME = "wordlist"
+
+
+def SCHEMA() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("form", pa.string()), ("lemma", pa.string()), ("row", pa.int64())])
+
+
+def version(path: Path | None) -> str:
+    import datetime
+
+    st = Path(path).stat()
+    day = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).date().isoformat()
+    return f"{Path(path).name} ({st.st_size} bytes, {day})"
+
+
+def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
+    """Yield one record batch of the list's words (``form`` = ``lemma`` = the word).
+
+    Raises:
+        DataError: no file, a line that is not UTF-8, or no words at all.
+    """
+    if path is None:
+        raise DataError("the wordlist source needs a file: --input WORDS.txt")
+    import pyarrow as pa
+
+    path = Path(path)
+    words: list[str] = []
+    rows: list[int] = []
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno
+                ) from None
+            if not line or line.startswith("#"):
+                continue
+            if any(ch.isspace() for ch in line):
+                raise DataError(f"one word per line expected, got {line!r}", path, lineno)
+            words.append(line)
+            rows.append(lineno)
+    if not words:
+        raise DataError("no words: expected one word per line", path, 1)
+    if not any(ch.islower() for w in words for ch in w):
+        words = [w.lower() for w in words]
+    yield pa.RecordBatch.from_pydict({"form": words, "lemma": words, "row": rows}, schema=SCHEMA())

@@ -1,0 +1,193 @@
+"""Lexicon recipes: the filter that turns dictionary entries into a game lexicon, as data.
+
+A recipe is a TOML file in ``lexicon_sources/<lang>/`` (see ``lexicon_sources/is/recipe.toml``):
+
+- ``[lexicon]``: ``name``, ``language``, ``description``, ``tile_set``, ``rules`` (default rule-set
+  preset), ``alphabet`` (the game letters in alphabet order; also the sort order of ``words.txt``),
+  ``min_length``/``max_length``, ``credit`` (licence credit line), ``extends`` (a base recipe whose
+  fields and rules this one inherits: robot tiers), ``why_columns`` (source columns that ``skrafl
+  why`` shows for an entry).
+- ``[fold]``: letters folded before the alphabet check (``"é" = "e"``; Russian ``"ё" = "е"``).
+- ``[short_words]``: ``max_length`` and ``list``: words this short come only from the list (a
+  committee list), never from the dump.
+- ``[committee]``: ``additions`` and ``removals``: plain-text lists (``#`` comments, one word per
+  line) applied after the filter.
+- ``[[drop]]``: ordered rules, each ``rule`` (its name, recorded for every entry it drops), ``why``
+  (one line for people) and ``when`` (a SQL condition over the source's columns, evaluated by
+  polars; NULL counts as false).
+
+Built-in rules, checked before the ``[[drop]]`` rules, in this order: ``not_lowercase`` (the form
+as written has capitals: proper nouns, abbreviations), ``letters_outside_alphabet`` (after
+folding), ``too_short``, ``too_long``; after them ``short_word_not_in_committee_list``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gamecore.errors import DataError
+
+BUILTIN_RULES = {
+    "not_lowercase": "the form is written with capitals (proper noun, abbreviation)",
+    "letters_outside_alphabet": "the form has a character that is not a game letter (after folding)",
+    "too_short": "shorter than the recipe's min_length",
+    "too_long": "longer than the recipe's max_length",
+    "short_word_not_in_committee_list": "short words come only from the committee list",
+    "committee_removal": "removed by the committee (removals list)",
+}
+
+
+@dataclass(frozen=True)
+class DropRule:
+    """One ``[[drop]]`` rule: its name, a sentence for people, and the SQL condition."""
+
+    rule: str
+    why: str
+    when: str
+
+
+@dataclass
+class Recipe:
+    """A parsed recipe (all paths absolute). See the module docstring for the fields."""
+
+    path: Path
+    name: str
+    language: str
+    description: str
+    tile_set: str
+    rules: str
+    alphabet: str
+    min_length: int
+    max_length: int
+    credit: str = ""
+    base: str | None = None
+    fold: dict[str, str] = field(default_factory=dict)
+    short_max: int = 0
+    short_list: Path | None = None
+    additions: Path | None = None
+    removals: Path | None = None
+    drops: list[DropRule] = field(default_factory=list)
+    why_columns: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def sha256(self) -> str:
+        """Hash of every file the recipe reads (recipe TOML files and committee lists)."""
+        h = hashlib.sha256()
+        for f in self.files:
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        return h.hexdigest()
+
+    def fold_word(self, word: str) -> str:
+        """Lowercase ``word`` and apply the recipe's letter folds (the key a lexicon is searched by)."""
+        word = word.lower()
+        for src, dst in self.fold.items():
+            word = word.replace(src, dst)
+        return word
+
+
+def read_word_list(path: Path) -> list[str]:
+    """Words of a committee list: one per line, ``#`` starts a comment, blank lines skipped.
+
+    Raises:
+        DataError: the file is missing or not UTF-8, or a line holds more than one word.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError("committee list not found", path) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 ({exc.reason})", path) from None
+    words = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if len(line.split()) != 1:
+            raise DataError(f"one word per line expected, got {line!r}", path, lineno)
+        words.append(line.lower())
+    return words
+
+
+def load_recipe(path: Path) -> Recipe:
+    """Parse a recipe TOML file (following ``extends``).
+
+    Raises:
+        DataError: not valid TOML, a missing required field, or an unknown field.
+    """
+    path = Path(path).resolve()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("recipe not found", path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"not valid TOML: {exc}", path) from None
+    unknown = set(data) - {"lexicon", "fold", "short_words", "committee", "drop"}
+    if unknown:
+        raise DataError(f"unknown section(s) {sorted(unknown)}", path)
+    lex = data.get("lexicon", {})
+    base: Recipe | None = None
+    if "extends" in lex:
+        base = load_recipe(path.parent / lex["extends"])
+
+    def get(key: str, default=None):
+        if key in lex:
+            return lex[key]
+        if base is not None and hasattr(base, key):
+            return getattr(base, key)
+        if default is not None:
+            return default
+        raise DataError(f"[lexicon] needs {key!r}", path)
+
+    def rel(value: str | None, inherited: Path | None) -> Path | None:
+        return (path.parent / value).resolve() if value else inherited
+
+    recipe = Recipe(
+        path=path,
+        name=get("name"),
+        language=get("language"),
+        description=get("description", ""),
+        tile_set=get("tile_set"),
+        rules=get("rules"),
+        alphabet=get("alphabet"),
+        min_length=int(get("min_length")),
+        max_length=int(get("max_length")),
+        credit=get("credit", ""),
+        base=base.name if base else None,
+        fold=dict(base.fold) if base else {},
+        short_max=base.short_max if base else 0,
+        short_list=base.short_list if base else None,
+        additions=base.additions if base else None,
+        removals=base.removals if base else None,
+        drops=list(base.drops) if base else [],
+        why_columns=list(lex.get("why_columns", base.why_columns if base else [])),
+        files=(list(base.files) if base else []) + [path],
+    )
+    recipe.fold.update(data.get("fold", {}))
+    short = data.get("short_words", {})
+    if short:
+        recipe.short_max = int(short.get("max_length", recipe.short_max))
+        recipe.short_list = rel(short.get("list"), recipe.short_list)
+    committee = data.get("committee", {})
+    recipe.additions = rel(committee.get("additions"), recipe.additions)
+    recipe.removals = rel(committee.get("removals"), recipe.removals)
+    for i, rule in enumerate(data.get("drop", []), start=1):
+        missing = {"rule", "when"} - set(rule)
+        if missing:
+            raise DataError(f"[[drop]] rule #{i} needs {sorted(missing)}", path)
+        recipe.drops.append(DropRule(rule["rule"], rule.get("why", ""), rule["when"]))
+    for f in (recipe.short_list, recipe.additions, recipe.removals):
+        if f is not None and f not in recipe.files:
+            recipe.files.append(f)
+    return recipe
+
+
+def recipes_for(folder: Path) -> list[Recipe]:
+    """All recipes of a language folder: ``recipe.toml`` first, then the others by file name."""
+    main = folder / "recipe.toml"
+    if not main.is_file():
+        raise DataError("no recipe.toml in the language folder", folder)
+    others = sorted(p for p in folder.glob("*.toml") if p.name != "recipe.toml")
+    return [load_recipe(main)] + [load_recipe(p) for p in others]
