@@ -96,7 +96,8 @@ def best(
     else:
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
 
-    plays = best_plays(position, rack_tiles, bundle, ruleset)
+    limit = None if (show_all or robot is not None) else n
+    plays = best_plays(position, rack_tiles, bundle, ruleset, limit)
     if robot is not None:
         vocab = None
         if vocabulary is not None:

@@ -116,41 +116,46 @@ def encode_grid(board: Board, alphabet: Sequence[str]) -> list[list[int]]:
     return grid
 
 
-def _raw_to_play(board: Board, raw, alphabet: Sequence[str]) -> ScoredPlay:
-    """Convert a movegen RawMove (row, col, across, letters: tile numbers +64 for a blank, score,
-    tiles_placed) to a ScoredPlay."""
-    row, col, across = raw.row, raw.col, raw.across
-    dr, dc = (0, 1) if across else (1, 0)
-    tiles: list[Tile] = []
-    new: list[bool] = []
+class _Converter:
+    """Turns movegen RawMoves (row, col, across, letters: tile numbers +64 for a blank, score,
+    tiles_placed) into ScoredPlays, reusing one Tile object per letter."""
+
+    def __init__(self, board: Board, alphabet: Sequence[str]):
+        self.board = board
+        self.plain = [None] + [Tile(label, False) for label in alphabet]
+        self.blank = [None] + [Tile(label, True) for label in alphabet]
+
+    def __call__(self, raw) -> ScoredPlay:
+        letters = raw.letters if hasattr(raw, "letters") else raw.word
+        row, col, across = raw.row, raw.col, bool(raw.across)
+        sq = self.board.squares
+        n = len(letters)
+        squares = sq[row][col : col + n] if across else [sq[row + i][col] for i in range(n)]
+        plain, blank = self.plain, self.blank
+        word = tuple(
+            s if s is not None else (blank[x & 63] if x & 64 else plain[x & 63]) for s, x in zip(squares, letters)
+        )
+        return ScoredPlay(
+            row=row,
+            col=col,
+            across=across,
+            word=word,
+            new=tuple(s is None for s in squares),
+            score=int(raw.score),
+            tiles_placed=int(raw.tiles_placed),
+        )
+
+
+def _raw_key(raw):
     letters = raw.letters if hasattr(raw, "letters") else raw.word
-    for i, x in enumerate(letters):
-        if isinstance(x, int):
-            label, blank = alphabet[(x & 63) - 1], bool(x & 64)
-        else:
-            label, blank = x.upper(), x != x.upper()
-        r, c = row + i * dr, col + i * dc
-        existing = board.squares[r][c]
-        if existing is not None:
-            tiles.append(existing)
-            new.append(False)
-        else:
-            tiles.append(Tile(label, blank))
-            new.append(True)
-    return ScoredPlay(
-        row=row,
-        col=col,
-        across=bool(across),
-        word=tuple(tiles),
-        new=tuple(new),
-        score=int(raw.score),
-        tiles_placed=int(raw.tiles_placed),
-        words=("".join(t.label.lower() for t in tiles),),
-    )
+    return (-raw.score, raw.tiles_placed, raw.row, raw.col, not raw.across, bytes(letters))
 
 
-def generate_plays(board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules) -> list[ScoredPlay]:
-    """Every legal play (unsorted) from the compiled move generator.
+def generate_plays(
+    board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules, limit: int | None = None
+) -> list[ScoredPlay]:
+    """Every legal play (unsorted) from the compiled move generator; with ``limit``, only the best
+    ``limit`` plays (sorted), converted from the generator's arrays only for those.
 
     Args:
         rack: labels, ``?`` = blank.
@@ -176,10 +181,17 @@ def generate_plays(board: Board, rack: Sequence[str], kwg, alphabet: Sequence[st
         kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(),
         **_extra_kwargs(movegen, rules),
     )
-    plays = [_raw_to_play(board, raw, alphabet) for raw in raws]
     if rules.blank_value != "zero" or rules.word_premiums != "multiply":
-        plays = [validate_placements(board, p.placements(), None, None, rules, across=p.across) for p in plays]
-    return plays
+        convert = _Converter(board, alphabet)
+        return [
+            validate_placements(board, p.placements(), None, None, rules, across=p.across)
+            for p in map(convert, raws)
+        ]
+    if limit is not None and len(raws) > limit:
+        scores = sorted((r.score for r in raws), reverse=True)
+        floor = scores[limit - 1]  # only plays scoring at least the limit-th best can make the cut
+        raws = sorted((r for r in raws if r.score >= floor), key=_raw_key)[:limit]
+    return list(map(_Converter(board, alphabet), raws))
 
 
 def _extra_kwargs(movegen, rules) -> dict:
@@ -196,20 +208,32 @@ def _extra_kwargs(movegen, rules) -> dict:
     return out
 
 
-def sort_plays(plays: list[ScoredPlay]) -> list[ScoredPlay]:
-    """Best first: score desc, fewer tiles, then coordinate, then word."""
-    return sorted(plays, key=ScoredPlay.sort_key)
+def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -> list[ScoredPlay]:
+    """Best first: score desc, fewer tiles, then coordinate (row, column, across first), then word
+    (in ``alphabet`` order, a blank after every letter; without ``alphabet``: code-point order)."""
+    if alphabet is None:
+        return sorted(plays, key=ScoredPlay.sort_key)
+    idx = _index_map(alphabet)
+
+    def key(p: ScoredPlay):
+        return (-p.score, p.tiles_placed, p.row, p.col, not p.across,
+                bytes(idx[t.label] + (64 if t.blank else 0) for t in p.word))
+
+    return sorted(plays, key=key)
 
 
-def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -> list[ScoredPlay]:
-    """All legal plays, best first (see :func:`sort_plays`).
+def best_plays(
+    board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None
+) -> list[ScoredPlay]:
+    """All legal plays (or the best ``limit``), best first (see :func:`sort_plays`).
 
     Raises:
         UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
         lexicon's alphabet.
     """
     check_tiles(board, rack, rules)
-    return sort_plays(generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules))
+    plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
+    return sort_plays(plays, bundle.alphabet)
 
 
 def robot_pick(
