@@ -108,3 +108,27 @@ def test_lenient_warnings_reported(tmp_path, fixtures):
     summary = run_replay([str(fixtures / "gcg" / "unknown_pragma.gcg")], tmp_path / "o", ReplayOptions(), quiet=True)
     assert summary["ok"] == 1 and summary["warnings"] == 1
     assert [f.code for f in summary["results"][0].findings] == ["UNKNOWN_PRAGMA"]
+
+
+def test_analyze_with_a_small_lexicon(tmp_path, fixtures):
+    """Best plays from gamecore.best with a 4-word lexicon, values scored by hand on the standard
+    board: RETAINS through H8 scores 66 wherever it goes (one 1-point letter on a DL); with
+    BDEGLOU after it, LOBED E5 down = (1+1+3+1+2) x2 (DW at E5) = 16 beats B.D G7 = 11."""
+    import polars as pl
+
+    words = tmp_path / "words.txt"
+    words.write_text("retains\nbad\nbade\nlobed\n", encoding="utf-8")
+    lex = tmp_path / "lex"
+    res = runner.invoke(app, ["build", "en", "--source", "wordlist", "--input", str(words), "--out", str(lex), "--quiet"])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--lexicon", str(lex), "--analyze", "--quiet"])
+    assert res.exit_code == 0, res.output
+    moves = pl.read_parquet(out / "moves.parquet")
+    assert tuple(moves.columns[-4:]) == ("best_coord", "best_word", "best_score", "points_lost")
+    plays = moves.filter(pl.col("kind") == "play").to_dicts()
+    assert (plays[0]["best_score"], plays[0]["points_lost"]) == (66, 0)
+    assert (plays[1]["best_coord"], plays[1]["best_word"], plays[1]["best_score"], plays[1]["points_lost"]) == ("E5", "LOB.D", 16, 5)
+    assert [p["unknown"] for p in plays] == [[], []]
+    games = pl.read_parquet(out / "games.parquet")
+    assert games["unknown_words"].to_list() == [[]]
