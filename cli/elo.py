@@ -1,0 +1,87 @@
+"""``skrafl elo``: Netskrafl's Elo ratings in batch (the work is in :mod:`pipelines.elo`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit
+from gamecore.errors import UsageError
+
+HELP = (
+    "Rate players with Netskrafl's Elo system: three lists (all games, human games, competition "
+    "games), K 20 established / 32 beginner, start 1200, beginner rule, floor 0. Writes "
+    "DIR/ratings.parquet, DIR/top100_{all,human,competition}.csv and DIR/history/; --state PREV_DIR "
+    "continues a previous run (games already rated there are skipped)."
+)
+EPILOG = (
+    "Example: skrafl elo --games games.csv --out output/elo/2024-05-01 --state output/elo/2024-04-30 "
+    "--date 2024-05-01   |   skrafl elo --games games.csv --explain alice"
+)
+
+
+def elo(
+    games: Path = typer.Option(..., "--games", "-g", help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (written atomically; replaced if it exists)."),
+    state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default) or ordspill (start 1000)."),
+    k: Optional[int] = typer.Option(None, "--k", help="K for established players (netskrafl 20)."),
+    k_beginner: Optional[int] = typer.Option(None, "--k-beginner", help="K for beginners (netskrafl 32)."),
+    established_after: Optional[int] = typer.Option(
+        None, "--established-after", help="Established with more than this many games in the list (netskrafl 10)."
+    ),
+    start: Optional[int] = typer.Option(None, "--start", help="Rating of a new player (netskrafl 1200, ordspill 1000)."),
+    scale: Optional[float] = typer.Option(None, "--scale", help="Rating gap that multiplies the odds by 10 (400)."),
+    date: Optional[str] = typer.Option(None, "--date", help="Rate only games finished on this UTC day, YYYY-MM-DD (the nightly job)."),
+    explain: Optional[str] = typer.Option(None, "--explain", help="Print this player's rating history game by game (writes nothing)."),
+    lists: Optional[List[str]] = typer.Option(None, "--list", help="With --explain: only this list (all, human, competition); repeatable."),
+    fmt: OutputFormat = FORMAT_OPTION,
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    from pipelines import elo as lib
+
+    day = None
+    if date is not None:
+        try:
+            day = dt.date.fromisoformat(date)
+        except ValueError:
+            raise UsageError(f"--date {date!r}: expected YYYY-MM-DD") from None
+    overrides = dict(k=k, k_beginner=k_beginner, established_after=established_after, start=start, scale=scale)
+    params = None
+    if preset is not None or any(v is not None for v in overrides.values()) or state is None:
+        base = preset or "netskrafl"
+        if preset is None and state is not None:
+            params = lib.replace(lib.load_state(state).params, **{a: v for a, v in overrides.items() if v is not None}).check()
+        else:
+            params = lib.params_for(base, **overrides)
+
+    if explain is not None:
+        chosen = tuple(lists) if lists else lib.LISTS
+        for name in chosen:
+            if name not in lib.LISTS:
+                raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
+        rows = lib.explain_player(games, explain, state, params, day, chosen)
+        columns = list(rows[0].keys())
+        emit([[r[c] for c in columns] for r in rows], columns, fmt)
+        return
+    if lists:
+        raise UsageError("--list goes with --explain")
+    if out is None:
+        raise UsageError("--out DIR is required (or --explain PLAYER)")
+    run = lib.run_elo(games, out, state, params, day, quiet=quiet)
+    if not quiet:
+        for note in run.notes:
+            typer.echo(f"skrafl elo: note: {note}", err=True)
+        as_of = run.as_of.isoformat().replace("+00:00", "Z") if run.as_of is not None else "file order"
+        typer.echo(
+            f"skrafl elo: {run.games_rated} games rated, {run.games_skipped} already rated, "
+            f"{run.games_ignored} 0-0 ignored; as of {as_of} → {out}",
+            err=True,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("elo", help=HELP, epilog=EPILOG)(elo)
