@@ -53,7 +53,7 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
 
     Raises:
         DataError: no file given, empty file, a line that is not UTF-8, a line with the wrong number
-            of fields, a non-numeric id or grade, or a truncated last line.
+            of fields, a non-numeric id or grade, or a last line cut short (no line break).
     """
     if path is None:
         raise DataError("a BÍN CSV source needs a file: --source SHsnid.csv or KRsnid.csv")
@@ -65,11 +65,13 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
     builder = BatchBuilder()
     size = path.stat().st_size
     rows = 0
+    done = 0
     with open(path, "rb") as fh, tqdm(
         total=size, unit="B", unit_scale=True, desc=path.name, disable=not progress, mininterval=0.5
     ) as bar:
         for lineno, raw in enumerate(fh, start=1):
             bar.update(len(raw))
+            done += len(raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -79,6 +81,11 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                     path,
                     lineno,
                 ) from None
+            if not line.endswith("\n") and done >= size:
+                raise DataError(
+                    "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends "
+                    "with a line break", path, lineno,
+                )
             line = line.rstrip("\r\n")
             if not line:
                 continue

@@ -1,0 +1,204 @@
+"""The lexicon pipeline on hand-made BÍN fixtures: readers, every filter rule, committee lists,
+robot tier, determinism, bad input (exit 2, one error line, previous output untouched).
+
+Expected verdicts are read off the recipe's rules (lexicon_rules.md), one fixture row per rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.helpers import run_skrafl
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "bin"
+
+# form → the rule that must drop it (None = in the lexicon), for the KRsnid fixture.
+KR_EXPECTED = {
+    "hestur": None,
+    "hests": None,
+    "hestunum": None,
+    "farið": None,
+    "að": None,  # two-letter word on the committee list
+    "ýr": None,
+    "bý": None,
+    "hestaleg": None,
+    "fornyrði": None,
+    "kvæði": None,
+    "langorðastur": None,
+    "reykjavík": "not_lowercase",
+    "cirkus": "letters_outside_alphabet",
+    "hraðbrautarframkvæmdanna": "too_long",
+    "jóbsbók": "biblical_name",
+    "fariði": "plural_question_form",
+    "hestsi": "not_genuine_bin",
+    "greynisorð": "not_genuine_bin",
+    "xy": "short_word_not_in_committee_list",
+    "stur": "committee_removal",
+}
+# Robot tier midlungur: grade 1, no marked register, at most 10 letters (lexicon_rules.md).
+MIDLUNGUR_EXPECTED = {
+    "hestur": None,
+    "að": None,
+    "hestaleg": "grade_not_1",
+    "fornyrði": "marked_register",
+    "kvæði": "marked_register",
+    "langorðastur": "too_long",
+}
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def kr_build(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("out")
+    r = run_skrafl("ingest", "is", "--source", str(FIX / "KRsnid_small.csv"), "--quiet", output_root=root)
+    assert r.returncode == 0, r.stderr
+    r = run_skrafl("build", "is", "--quiet", output_root=root)
+    assert r.returncode == 0, r.stderr
+    return root / "is"
+
+
+def words(folder: Path) -> list[str]:
+    return (folder / "words.txt").read_text(encoding="utf-8").split()
+
+
+def test_each_rule_keeps_or_drops_its_row(kr_build):
+    lexicon = set(words(kr_build))
+    rejected = pl.read_parquet(kr_build / "rejected.parquet")
+    for form, rule in KR_EXPECTED.items():
+        if rule is None:
+            assert form in lexicon, form
+        else:
+            assert form not in lexicon, form
+            assert set(rejected.filter(pl.col("word") == form)["rule"]) == {rule}, form
+
+
+def test_committee_lists_applied(kr_build, shared):
+    lexicon = set(words(kr_build))
+    two = {w.strip() for w in (shared / "reference" / "icelandic_two_letter_words.txt").read_text("utf-8").split()}
+    assert len(two) == 169
+    assert {w for w in lexicon if len(w) == 2} == two
+    assert "fleiru" in lexicon  # a longer committee addition, absent from the fixture dump
+
+
+def test_midlungur_tier(kr_build):
+    tier = kr_build / "midlungur"
+    lexicon = set(words(tier))
+    rejected = pl.read_parquet(tier / "rejected.parquet")
+    for form, rule in MIDLUNGUR_EXPECTED.items():
+        if rule is None:
+            assert form in lexicon, form
+        else:
+            assert form not in lexicon
+            assert rule in set(rejected.filter(pl.col("word") == form)["rule"]), form
+    assert max(len(w) for w in lexicon) <= 10
+
+
+def test_manifest_counts(kr_build):
+    manifest = json.loads((kr_build / "manifest.json").read_text("utf-8"))
+    listed = words(kr_build)
+    assert manifest["words"] == len(listed)
+    assert sum(manifest["words_by_length"].values()) == len(listed)
+    assert manifest["dropped_by_rule"]["not_genuine_bin"]["words"] == 2
+    assert manifest["committee"]["removed"] == 1
+    for name, info in manifest["files"].items():
+        assert hashlib.sha256((kr_build / name).read_bytes()).hexdigest() == info["sha256"]
+
+
+def test_words_sorted_in_icelandic_alphabet_order(kr_build):
+    listed = words(kr_build)
+    # Icelandic order (seed 000 tile list): a á b d ð e é f g h i í j k l m n o ó p r s t u ú v x y ý þ æ ö
+    assert listed.index("að") < listed.index("af") < listed.index("áa") < listed.index("bý")
+    assert listed.index("ýr") < listed.index("þá") < listed.index("æð") < listed.index("öl")
+    assert listed.index("hests") < listed.index("hestunum") < listed.index("hestur")
+
+
+def test_shsnid_has_no_visibility_so_every_row_is_bin(tmp_path):
+    r = run_skrafl("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = run_skrafl("build", "is", "--recipe", "is", "--quiet", output_root=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lexicon = set(words(tmp_path / "is"))
+    assert {"hestsi", "greynisorð", "hestur"} <= lexicon
+    assert "fariði" not in lexicon and "reykjavík" not in lexicon
+
+
+def test_build_is_deterministic(kr_build, tmp_path):
+    r = run_skrafl("build", "is", "--out", str(tmp_path / "again"), "--entries", str(kr_build), "--quiet")
+    assert r.returncode == 0, r.stderr
+    first = {k: v for k, v in tree_digest(kr_build).items() if not k.startswith("entries") and "build_stats" not in k}
+    second = {k: v for k, v in tree_digest(tmp_path / "again").items() if "build_stats" not in k}
+    assert first == second
+
+
+def test_check_command(kr_build):
+    root = kr_build.parent
+    r = run_skrafl("check", "--lang", "is", "hestur", "HESTS", output_root=root)
+    assert (r.returncode, r.stdout) == (0, "hestur\tVALID\nHESTS\tVALID\n")
+    r = run_skrafl("check", "--lang", "is", "hestur", "Reykjavík", output_root=root)
+    assert (r.returncode, r.stdout) == (1, "hestur\tVALID\nReykjavík\tINVALID\n")
+    r = run_skrafl("check", "--lang", "is", "-", output_root=root, stdin="að\nxy\n")
+    assert (r.returncode, r.stdout) == (1, "að\tVALID\nxy\tINVALID\n")
+    r = run_skrafl("check", "--lang", "is", "--play", "hestur", "cirkus", output_root=root)
+    assert (r.returncode, r.stdout) == (1, "UNACCEPTABLE\n")
+    r = run_skrafl("check", "--lang", "is", "--play", "hestur", "bý", output_root=root)
+    assert (r.returncode, r.stdout) == (0, "ACCEPTABLE\n")
+
+
+def test_why_names_rule_and_lemma(kr_build):
+    r = run_skrafl("why", "--lang", "is", "fariði", "--format", "json", output_root=kr_build.parent)
+    assert r.returncode == 1
+    report = json.loads(r.stdout)[0]
+    assert report["valid"] is False
+    assert report["entries"][0]["lemma"] == "fara"
+    assert report["entries"][0]["tag"] == "SP-GM-FT"
+    assert report["entries"][0]["verdict"] == "dropped: plural_question_form"
+    r = run_skrafl("why", "--lang", "is", "stur", output_root=kr_build.parent)
+    assert "committee_removal" in r.stdout and "removals.txt" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "fixture, message",
+    [
+        ("SHsnid_truncated.csv", "SHsnid_truncated.csv:2: the file ends in the middle of a line"),
+        ("SHsnid_wrong_columns.csv", "SHsnid_wrong_columns.csv:2: 5 fields; expected 6"),
+        ("SHsnid_latin1.csv", "SHsnid_latin1.csv:2: not UTF-8"),
+        ("SHsnid_empty.csv", "SHsnid_empty.csv:1: empty file"),
+    ],
+)
+def test_bad_input_one_error_line_and_previous_output_kept(kr_build, tmp_path, fixture, message):
+    root = tmp_path / "out"
+    shutil.copytree(kr_build.parent, root)
+    before = tree_digest(root)
+    r = run_skrafl("ingest", "is", "--source", str(FIX / fixture), "--quiet", output_root=root)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+    assert tree_digest(root) == before
+
+
+def test_unknown_language(tmp_path):
+    r = run_skrafl("ingest", "xx", output_root=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip() == "skrafl: error: unknown language 'xx'; known languages: en, is"
+    r = run_skrafl("check", "--lang", "xx", "orð", output_root=tmp_path)
+    assert r.returncode == 2 and "unknown language 'xx'" in r.stderr
+
+
+def test_check_without_a_built_lexicon(tmp_path):
+    r = run_skrafl("check", "--lang", "is", "hestur", output_root=tmp_path)
+    assert r.returncode == 2
+    assert "run 'skrafl build' first" in r.stderr
