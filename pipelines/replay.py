@@ -162,9 +162,14 @@ def _value(ts, tiles, rules) -> int:
 
 
 def _multiset_sub(big: list[str], small: list[str]) -> bool:
-    c = Counter(big)
-    c.subtract(small)
-    return all(v >= 0 for v in c.values())
+    """Whether ``small`` is a sub-multiset of ``big`` (racks: a few tiles, so lists beat Counter)."""
+    rest = list(big)
+    for t in small:
+        try:
+            rest.remove(t)
+        except ValueError:
+            return False
+    return True
 
 
 class _Replayer:
@@ -267,8 +272,8 @@ class _Replayer:
     def fits_unseen(self, tiles: list[str]) -> bool:
         """Whether ``tiles`` can all be unseen at once (tile set minus the tiles on the board)."""
         unseen = self.unseen
-        for t, n in Counter(tiles).items():
-            if unseen.get(t, 0) < n:
+        for t in set(tiles):
+            if unseen.get(t, 0) < tiles.count(t):
                 return False
         return True
 
@@ -787,7 +792,12 @@ def replay_file(path: str, opts: ReplayOptions) -> GameResult:
         return GameResult(_error_row({"file": path, "format": fmt}, exc))
     except (MemoryError, RecursionError) as exc:
         return GameResult(_error_row({"file": path, "format": "gcg"}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
-    return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
+    try:
+        return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
+    except UsageError:
+        raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop a nightly batch
+        return GameResult(_error_row({"file": path, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", path, None)))
 
 
 def collect_files(items: list[str]) -> list[str]:
