@@ -99,11 +99,15 @@ def main() -> None:
         if status != 0:
             raise SystemExit(f"elo job failed (status {status})")
         peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+        cpu = usage.ru_utime + usage.ru_stime
         ok_t = "OK" if wall <= TARGET_SECONDS else "OVER"
         ok_m = "OK" if peak <= TARGET_BYTES else "OVER"
         print(f"elo: {int(rated):,} games rated in {wall:.2f} s wall incl. start-up ({float(inner):.2f} s in the job) "
               f"[target {TARGET_SECONDS:.0f} s: {ok_t}]")
         print(f"elo: peak memory {peak / 2**20:.0f} MiB [target {TARGET_BYTES / 2**30:.0f} GiB: {ok_m}]")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"elo: CPU time {cpu:.2f} s (job + its forked list worker); load average {load:.2f} on "
+              f"{os.cpu_count()} CPUs (other work on the machine slows the wall time)")
 
 
 if __name__ == "__main__":

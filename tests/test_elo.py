@@ -314,13 +314,14 @@ def test_unknown_preset_and_bad_values():
 # --------------------------------------------------------------------------------------------
 
 
-def random_games(seed: int, n: int = 400, days: int = 5, players: int = 14) -> list[tuple]:
+def random_games(seed: int, n: int = 400, days: int | list[int] = 5, players: int = 14) -> list[tuple]:
     rnd = random.Random(seed)
     humans = [f"p{i:02d}" for i in range(players)]
     robots = ["Fullsterkur", "Miðlungur", "Amlóði"]
+    day_set = list(range(days)) if isinstance(days, int) else days
     rows = []
     for i in range(n):
-        day = rnd.randrange(days)
+        day = rnd.choice(day_set)
         t = dt.datetime(2024, 6, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=day, seconds=rnd.randrange(86400))
         a, b = rnd.sample(humans, 2)
         r0 = r1 = False
@@ -357,6 +358,28 @@ def test_day_by_day_with_state_equals_one_run(tmp_path, seed):
     assert read_ratings(prev).equals(read_ratings(whole))
     for name in elo.LISTS:
         assert pl.read_csv(prev / f"top100_{name}.csv").equals(pl.read_csv(whole / f"top100_{name}.csv"))
+
+
+def test_nightly_runs_over_gaps_and_months_equal_one_run(tmp_path):
+    # Games on days 0, 2, 9, 31 and 38 only; a nightly run every day (most nights have no games).
+    # The 1/7/30-day changes of the last night must come out the same as from one run.
+    rows = random_games(11, n=300, days=[0, 2, 9, 31, 38])
+    games = write_games(tmp_path / "games.csv", rows)
+    whole = tmp_path / "whole"
+    elo.run_elo(games, whole)
+    prev = None
+    start = dt.date(2024, 6, 1)
+    for day in range(39):
+        out = tmp_path / f"night{day:02d}"
+        elo.run_elo(games, out, prev, date=start + dt.timedelta(days=day))
+        prev = out
+    assert read_ratings(prev).equals(read_ratings(whole))
+    for name in elo.LISTS:
+        top = pl.read_csv(whole / f"top100_{name}.csv")
+        assert pl.read_csv(prev / f"top100_{name}.csv").equals(top)
+        assert top["change_30d"].null_count() < top.height  # day 38 − 30 = day 8 (June 9): after days 0 and 2
+    kept = sorted(p.name for p in (prev / "history").iterdir())
+    assert kept[0] == "ratings_2024-06-09.parquet" and kept[-1] == "ratings_2024-07-09.parquet" and len(kept) == 31
 
 
 def test_shuffled_rows_change_nothing(tmp_path):
