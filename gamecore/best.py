@@ -154,8 +154,9 @@ def _raw_key(raw):
 def generate_plays(
     board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules, limit: int | None = None
 ) -> list[ScoredPlay]:
-    """Every legal play (unsorted) from the compiled move generator; with ``limit``, only the best
-    ``limit`` plays (sorted), converted from the generator's arrays only for those.
+    """Every legal play from the compiled move generator, best first (the order of :func:`sort_plays`
+    with ``alphabet``); with ``limit``, only the best ``limit`` plays, converted from the generator's
+    arrays only for those.
 
     Args:
         rack: labels, ``?`` = blank.
@@ -178,34 +179,24 @@ def generate_plays(
     values = [0] + [board.tile_set.value(label) for label in alphabet]
     grid = encode_grid(board, alphabet)
     raws = movegen.generate(
-        kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(),
-        **_extra_kwargs(movegen, rules),
+        kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(), rules.bingo_min_tiles
     )
     if rules.blank_value != "zero" or rules.word_premiums != "multiply":
         convert = _Converter(board, alphabet)
-        return [
+        rescored = [
             validate_placements(board, p.placements(), None, None, rules, across=p.across)
             for p in map(convert, raws)
         ]
+        return sort_plays(rescored, alphabet)[:limit]
     if limit is not None and len(raws) > limit:
-        scores = sorted((r.score for r in raws), reverse=True)
-        floor = scores[limit - 1]  # only plays scoring at least the limit-th best can make the cut
-        raws = sorted((r for r in raws if r.score >= floor), key=_raw_key)[:limit]
+        import heapq
+
+        floor = heapq.nlargest(limit, (r.score for r in raws))[-1]
+        raws = [r for r in raws if r.score >= floor]  # only these can make the cut
+    raws = sorted(raws, key=_raw_key)
+    if limit is not None:
+        raws = raws[:limit]
     return list(map(_Converter(board, alphabet), raws))
-
-
-def _extra_kwargs(movegen, rules) -> dict:
-    """Optional generator arguments, passed only if the generator takes them."""
-    import inspect
-
-    try:
-        params = inspect.signature(movegen.generate).parameters
-    except (TypeError, ValueError):
-        return {}
-    out = {}
-    if "bingo_tiles" in params:
-        out["bingo_tiles"] = rules.bingo_min_tiles
-    return out
 
 
 def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -> list[ScoredPlay]:
@@ -232,8 +223,7 @@ def best_plays(
         lexicon's alphabet.
     """
     check_tiles(board, rack, rules)
-    plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
-    return sort_plays(plays, bundle.alphabet)
+    return generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
 
 
 def robot_pick(

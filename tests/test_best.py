@@ -321,3 +321,28 @@ def test_icelandic_riddle_threkraun_104(shared):
     board = read_board(shared / "corpora" / "positions" / "netskrafl_riddle1.board", rules.tiles(), rules.layout())
     plays = best_plays(board, rules.tiles().parse_rack("UAENRRK"), bundle, rules)
     assert (plays[0].coord, plays[0].word_text(), plays[0].score) == ("A4", "ÞREKRAUN", 104)
+
+
+def test_generator_order_is_sort_plays_order_and_limit_is_a_prefix(shared):
+    from gamecore.best import generate_plays, sort_plays
+
+    pos = shared / "corpora" / "positions"
+    board = read_board(pos / "mid1.board", EN, load_layout("standard"))
+    rack = EN.parse_rack("AEEFHI?")
+    kwg = _kwg((pos / "mid1_b1.words").read_text(encoding="utf-8").split())
+    _movegen()
+    every = generate_plays(board, rack, kwg, ALPHABET, WESPA)
+    assert every == sort_plays(list(reversed(every)), ALPHABET)
+    assert every[0].score == 43 and all(a.score >= b.score for a, b in zip(every, every[1:]))
+    assert generate_plays(board, rack, kwg, ALPHABET, WESPA, limit=25) == every[:25]
+
+
+def test_letter_valued_blank_rule_rescores_generated_plays():
+    from gamecore.best import generate_plays
+
+    _movegen()
+    letter = WESPA.replace(blank_value="letter")
+    plays = generate_plays(empty(), EN.parse_rack("AEINRS?"), _kwg(TINY), ALPHABET, letter)
+    # a blank standing for T is worth 1 under this rule: RETSINA with a blank scores as with a real T
+    assert max(p.score for p in plays) == 66
+    assert plays == sorted(plays, key=lambda p: (-p.score, p.tiles_placed))
