@@ -66,6 +66,8 @@ _COORD_DOWN = re.compile(r"^([A-Za-z]+)(\d+)$")  # D8: column first = down
 _SCORE = re.compile(r"^(\+-|[+-])?(\d+)$")
 _CUMUL = re.compile(r"^-?\d+$")
 _PAREN = re.compile(r"^\((.*)\)$")
+_SIMPLE_RACK = re.compile(r"^(?:[^\W\d_]|\?)*$")  # letters (any script) and '?', no brackets
+_SIMPLE_WORD = re.compile(r"^(?:[^\W\d_]|\.)+$")  # letters and '.', no brackets or parentheses
 
 
 def column_index(letters: str) -> int:
@@ -182,6 +184,8 @@ class _Parser:
     def tiles(self, token: str, line: int, what: str, code: str = "RACK_MALFORMED") -> list[str]:
         if self.mojibake:
             token = _fix_mojibake(token)
+        if not self.multi and _SIMPLE_RACK.match(token):
+            return list(token)  # fast path: one character per tile
         try:
             tiles = split_tiles(token, self.multi)
         except ValueError as exc:
@@ -419,6 +423,8 @@ class _Parser:
     def word(self, token: str, lineno: int) -> tuple[list[str], tuple[int, ...]]:
         if self.mojibake:
             token = _fix_mojibake(token)
+        if not self.multi and _SIMPLE_WORD.match(token):
+            return list(token), ()  # fast path: one character per tile
         through: list[int] = []
         out: list[str] = []
         depth = 0

@@ -16,6 +16,24 @@ In strict mode every fault is an error with its code (gcg.md error catalogue).
 ``run_replay`` does this for many files (``--workers N`` process pool, results in input order, so
 outputs are deterministic) and writes ``games.parquet`` and ``moves.parquet`` atomically.
 
+Tables (Parquet, zstd):
+
+- ``games.parquet``, one row per file: ``file`` (path as given), ``format`` (``gcg``/``netskrafl``),
+  ``status``, ``error`` (``CODE: message (line N)``; for ``mismatch`` the first finding; null when
+  ok), ``player1``/``player2`` (nicknames in file order; Netskrafl ``player0``/``player1``),
+  ``score1``/``score2`` (final scores as the rules compute them, in file order), ``winner``
+  (nickname; null for a draw or an unreadable file), ``moves`` (turns: plays, passes, exchanges),
+  ``bingos1``/``bingos2``, ``unknown_words`` (sorted words formed that the lexicon lacks; null
+  without a lexicon).
+- ``moves.parquet``, one row per event: ``file``, ``turn`` (1-based event number), ``player``
+  (1-based, file order), ``kind`` (see :mod:`gamecore.gamelog`), ``coord`` (GCG notation),
+  ``word`` (main word with ``.`` for played-through tiles; exchanged or rack tiles for exchanges
+  and end-of-game lines), ``tiles_placed``, ``score_recorded`` (null for the end-of-game lines a
+  Netskrafl record leaves implicit), ``score_computed``, ``cumulative`` (the player's computed
+  total after the event), ``bingo``, ``words_formed`` (lowercase, main word first),
+  ``unknown`` (words formed missing from the lexicon; null without one). With ``--analyze``:
+  ``best_coord``, ``best_word``, ``best_score``, ``points_lost``.
+
 Error codes raised here (besides those of :mod:`gamecore.gcg`): ``GAME_EVENT_OFF_TURN``,
 ``MOVE_EVENT_AFTER_GAME_END``, ``RACK_NOT_IN_BAG``, ``PLAYED_TILES_NOT_IN_RACK``,
 ``EXCHANGE_NOT_IN_RACK``, ``EXCHANGE_BAG_TOO_SMALL``, ``TILE_NOT_IN_TILE_SET``, ``ILLEGAL_PLAY``,
