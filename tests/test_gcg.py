@@ -176,3 +176,31 @@ def test_bad_input(tmp_path):
         res = replay_file(str(tmp_path / name), ReplayOptions())
         assert res.game_row["status"] == "error", name
         assert res.game_row["error"]
+
+
+def test_end_of_game_faults_on_a_real_ending(shared, tmp_path):
+    """Faults that need a player to go out, injected into macondo's doug_v_emely.gcg (emely goes
+    out with .aFS; doug holds OPEG = 7 points, so emely gets 2 x 7 = 14)."""
+    src = (shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg").read_text(encoding="latin-1")
+    last = ">emely:  (OPEG) +14 345"
+    assert src.rstrip().endswith(last)
+    cases = {
+        # wrong end-rack points: 1x without the opponent's penalty line
+        "end_points": (src.replace(last, ">emely:  (OPEG) +10 341"), "RACK_END_POINTS_INCORRECT"),
+        # time penalty before the end-rack points
+        "time_early": (src.replace(last, ">doug: EGOP (time) -10 441\n" + last), "PREMATURE_TIME_PENALTY"),
+        # a move after the end-rack points
+        "move_after": (src.rstrip() + "\n>doug: EGOP - +0 451\n", "MOVE_EVENT_AFTER_GAME_END"),
+        # end-rack tiles that doug cannot hold (he holds 4 tiles)
+        "end_tiles": (src.replace(last, ">emely:  (OPE) +10 341"), "END_RACK_TILES_INCORRECT"),
+    }
+    for name, (text, code) in cases.items():
+        path = tmp_path / f"{name}.gcg"
+        path.write_text(text, encoding="latin-1")
+        strict = replay_file(str(path), ReplayOptions(strict=True, preset="wespa")).game_row
+        assert (strict["status"], strict["error"].split(":")[0]) == ("error", code), name
+        lenient = replay_file(str(path), ReplayOptions())
+        assert lenient.game_row["status"] == "mismatch", name
+        assert code in [f.code for f in lenient.findings], name
+    ok = replay_file(str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"), ReplayOptions(strict=True, preset="wespa"))
+    assert ok.game_row["status"] == "ok"
