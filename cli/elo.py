@@ -50,13 +50,7 @@ def elo(
         except ValueError:
             raise UsageError(f"--date {date!r}: expected YYYY-MM-DD") from None
     overrides = dict(k=k, k_beginner=k_beginner, established_after=established_after, start=start, scale=scale)
-    params = None
-    if preset is not None or any(v is not None for v in overrides.values()) or state is None:
-        base = preset or "netskrafl"
-        if preset is None and state is not None:
-            params = lib.replace(lib.load_state(state).params, **{a: v for a, v in overrides.items() if v is not None}).check()
-        else:
-            params = lib.params_for(base, **overrides)
+    params = lib.resolve_params(preset, state, **overrides)
 
     if explain is not None:
         chosen = tuple(lists) if lists else lib.LISTS

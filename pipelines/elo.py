@@ -468,6 +468,29 @@ def _ratings_schema() -> dict[str, Any]:
     }
 
 
+def state_params(folder: str | Path) -> EloParams:
+    """The rating parameters a previous output folder was made with (its ``params.json``).
+
+    Raises:
+        UsageError: not an ``skrafl elo`` output folder.
+    """
+    path = Path(folder) / "params.json"
+    try:
+        return EloParams(**json.loads(path.read_text(encoding="utf-8"))["params"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"--state {folder}: not an output folder of skrafl elo (no readable params.json)") from None
+
+
+def resolve_params(preset: str | None, state_dir: str | Path | None = None, **overrides: Any) -> EloParams:
+    """The parameters of a run: ``preset`` (default ``netskrafl``), or with ``--state`` and no
+    preset the state's own parameters, then the non-``None`` ``overrides`` (``k``,
+    ``k_beginner``, ``established_after``, ``start``, ``scale``)."""
+    if preset is None and state_dir is not None:
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        return replace(state_params(state_dir), **changes).check()
+    return params_for(preset or "netskrafl", **overrides)
+
+
 def load_state(folder: str | Path) -> EloState:
     """Read a previous output folder (read only).
 
@@ -867,7 +890,7 @@ def compute(
         r0 = sub["result0"].to_numpy()
         for d, (hi, Rd) in snaps.items():
             played = np.flatnonzero((counts["games"] > 0) | (first < hi))
-            snap_parts[d].append(_player_frame(name, names, played, np.asarray(Rd, dtype=np.int64)[played]))
+            snap_parts[d].append((LISTS.index(name), played, np.asarray(Rd, dtype=np.int64)[played]))
         for i, (before, after) in sorted(moments.items()):
             gi = int(sub["gi"][i])
             trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, k_a[i], k_b[i], params))
@@ -905,7 +928,7 @@ def compute(
         .select(RATINGS_COLUMNS)
         .cast(_ratings_schema())
     )
-    snapshots = {_EPOCH + dt.timedelta(days=d): pl.concat(parts) for d, parts in snap_parts.items() if parts}
+    snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
         snapshots[report_day] = ratings.select("list", "player", "rating")
     processed = pl.concat([state.processed, processed_new])
@@ -921,6 +944,21 @@ def compute(
         games_ignored=ignored,
         notes=tuple(table.notes),
         trace=trace,
+    )
+
+
+def _snapshot_frame(names: Any, parts: list[tuple[int, Any, Any]]) -> Any:
+    """(list, player, rating) rows from (list number, player indices, ratings) parts."""
+    import numpy as np
+    import polars as pl
+
+    pids = np.concatenate([p for _, p, _ in parts])
+    return pl.DataFrame(
+        {
+            "list": pl.Series(np.repeat(np.array(LISTS, dtype=object)[[i for i, _, _ in parts]], [len(p) for _, p, _ in parts]), dtype=pl.String),
+            "player": names.gather(pids),
+            "rating": pl.Series(np.concatenate([r for _, _, r in parts]), dtype=pl.Int64),
+        }
     )
 
 

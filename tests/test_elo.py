@@ -582,3 +582,17 @@ def test_cli_bad_input_is_one_skrafl_error(tmp_path):
     pl.DataFrame({c: ["1"] for c in COLUMNS if c != "competition"}).write_csv(p)
     res = CliRunner().invoke(cli_app(), ["elo", "--games", str(p), "--out", str(tmp_path / "o")])
     assert isinstance(res.exception, SkraflError) and "competition" in str(res.exception)
+
+
+def test_cli_state_keeps_its_preset(tmp_path, fixtures):
+    # Day 1 with the ordspill preset (start 1000); day 2 continues from it without --preset.
+    runner = CliRunner()
+    games = str(fixtures / "elo" / "games.csv")
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    assert runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(d1), "--date", "2024-05-01", "--preset", "ordspill", "-q"]).exit_code == 0
+    res = runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(d2), "--state", str(d1), "--date", "2024-05-02", "-q"])
+    assert res.exit_code == 0, res.output
+    # The fixture's games shifted by −200: every rating change is the same at equal gaps.
+    assert ratings_of(d2) == {p: r - 200 for p, r in FIXTURE_ALL.items()}
+    res = runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(tmp_path / "d3"), "--state", str(d1), "--k", "30"])
+    assert isinstance(res.exception, SkraflError) and "parameters" in str(res.exception)
