@@ -339,7 +339,11 @@ class _Replayer:
         rack = self.check_rack(ev)
         word = "".join(ev.word or [])
         try:
-            placements, across, row, col = parse_play(self.board, ev.coord, word)
+            if ev.row is not None and ev.word:
+                placements = self.placements(ev, word)
+                across = ev.across
+            else:
+                placements, across, _, _ = parse_play(self.board, ev.coord, word)
             sp = validate_placements(self.board, placements, None, None, self.rules, across=across)
         except IllegalPlay as exc:
             code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
@@ -383,6 +387,44 @@ class _Replayer:
         self.row(ev, "play", coord=ev.coord, word=ev_norm, placed=len(placements), computed=sp.score, bingo=bingo, words=sp.words, unknown=unknown, best=best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(ev_norm)
+
+    def placements(self, ev: Event, word: str) -> list:
+        """The new tiles of a play from the event's tiles: a square already occupied must hold the
+        same letter (``.`` stands for it; gcg.md §5), and the word must not continue into tiles
+        beyond its ends (the same checks as :func:`gamecore.play.parse_play`, without re-reading
+        the text). Raises :class:`gamecore.play.IllegalPlay`."""
+        from gamecore.play import IllegalPlay, Placement
+
+        board = self.board
+        squares = board.squares
+        size = board.size
+        dr, dc = (0, 1) if ev.across else (1, 0)
+        r, c = ev.row, ev.col
+        has = self.ts.has
+        out = []
+        for i, tok in enumerate(ev.word):
+            if not (0 <= r < size and 0 <= c < size):
+                raise IllegalPlay("off_board", f"the word runs off the {size}x{size} board")
+            existing = squares[r][c]
+            if tok == ".":
+                if existing is None:
+                    raise IllegalPlay("empty_through", f"'.' at {_square(r, c)} marks a board tile, but the square is empty")
+            else:
+                up = tok.upper()
+                label = up[1:-1] if up.startswith("[") else up
+                if existing is not None:
+                    if existing.label != label:
+                        raise IllegalPlay("mismatch", f"square {_square(r, c)} holds {existing.label}, not {label}")
+                elif i in ev.through:
+                    raise IllegalPlay("empty_through", f"({tok}) at {_square(r, c)} marks a board tile, but the square is empty")
+                else:
+                    if not has(label):
+                        raise IllegalPlay("unknown_letter", f"{tok!r} is not a letter of tile set {self.ts.name}")
+                    out.append(Placement(r, c, label, tok != up))
+            r, c = r + dr, c + dc
+        if board.occupied(ev.row - dr, ev.col - dc) or board.occupied(r, c):
+            raise IllegalPlay("not_whole_word", "the word continues into tiles on the board; give the whole word")
+        return out
 
     def best(self, ev: Event, rack, score: int) -> dict | None:
         """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
@@ -629,6 +671,12 @@ class _Replayer:
             for p, want in enumerate(g.final_scores[: self.n]):
                 if want != self.computed[p]:
                     self.fault("FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None)
+
+
+def _square(r: int, c: int) -> str:
+    from gamecore.gcg import column_letters
+
+    return f"{column_letters(c)}{r + 1}"
 
 
 def _split_norm(word: str) -> list[str]:
