@@ -42,6 +42,7 @@ class BuildResult:
     out_dir: Path
     words: int
     manifest: dict
+    phases: dict
 
 
 def word_expr(recipe: Recipe) -> Any:
@@ -54,28 +55,35 @@ def word_expr(recipe: Recipe) -> Any:
     return expr
 
 
-def rule_expr(recipe: Recipe, short_words: list[str]) -> Any:
+def rule_expr(recipe: Recipe, short_words: list[str], source: str | None = None) -> Any:
     """Polars expression: the name of the first rule that drops an entry, or null if it passes.
 
-    Needs the column ``word`` (see :func:`word_expr`). Rule order: the built-in rules of
-    :mod:`pipelines.recipe`, then the recipe's ``[[drop]]`` rules, then the short-word list.
+    Needs the column ``word`` (see :func:`word_expr`). Rule order: the recipe's ``early``
+    ``[[drop]]`` rules, the built-in rules of :mod:`pipelines.recipe`, the other ``[[drop]]`` rules,
+    then the short-word list. ``[[drop]]`` rules limited to other ``sources`` are left out.
     """
     import polars as pl
 
     letters = "".join(re.escape(ch) for ch in recipe.alphabet)
     word = pl.col("word")
     length = word.str.len_chars()
-    checks: list[tuple[str, Any]] = [
+    builtin: list[tuple[str, Any]] = [
         ("not_lowercase", pl.col("form") != pl.col("form").str.to_lowercase()),
         ("letters_outside_alphabet", ~word.str.contains(f"^[{letters}]+$")),
         ("too_short", length < recipe.min_length),
         ("too_long", length > recipe.max_length),
     ]
+    early: list[tuple[str, Any]] = []
+    late: list[tuple[str, Any]] = []
     for drop in recipe.drops:
+        if not drop.applies_to(source):
+            continue
         try:
-            checks.append((drop.rule, pl.sql_expr(drop.when).fill_null(False)))
+            cond = pl.sql_expr(drop.when).fill_null(False)
         except Exception as exc:  # polars raises several error types for bad SQL
             raise DataError(f"[[drop]] rule {drop.rule!r}: bad condition {drop.when!r}: {exc}", recipe.path) from None
+        (early if drop.early else late).append((drop.rule, cond))
+    checks = early + builtin + late
     if recipe.short_max:
         checks.append(("short_word_not_in_committee_list", (length <= recipe.short_max) & ~word.is_in(short_words)))
     expr = pl.when(checks[0][1]).then(pl.lit(checks[0][0]))
@@ -84,11 +92,12 @@ def rule_expr(recipe: Recipe, short_words: list[str]) -> Any:
     return expr.otherwise(pl.lit(None, dtype=pl.String))
 
 
-def classify(entries: Any, recipe: Recipe) -> Any:
-    """Add ``word`` and ``rule`` columns to an entries DataFrame (or LazyFrame)."""
+def classify(entries: Any, recipe: Recipe, source: str | None = None) -> Any:
+    """Add ``word`` and ``rule`` columns to an entries DataFrame (or LazyFrame) read by ``source``
+    (the reader's name; rules limited to other sources are skipped)."""
     short = read_word_list(recipe.short_list) if recipe.short_list else []
     try:
-        return entries.with_columns(word=word_expr(recipe)).with_columns(rule=rule_expr(recipe, short))
+        return entries.with_columns(word=word_expr(recipe)).with_columns(rule=rule_expr(recipe, short, source))
     except Exception as exc:
         if isinstance(exc, DataError):
             raise
@@ -137,9 +146,20 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     def playable(w: str) -> bool:
         return recipe.min_length <= len(w) <= recipe.max_length and set(w) <= letters
 
-    cols = ["word", "form", "rule"] + [c for c in recipe.why_columns if c in entries.collect_schema().names() and c not in ("word", "form")] + ["row"]
-    df = classify(entries, recipe).select(cols).collect()
-    kept = df.lazy().filter(pl.col("rule").is_null()).select("word").unique()
+    phases: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        phases[name] = round(now - clock, 2)
+        clock = now
+
+    names = entries.collect_schema().names()
+    cols = ["word", "form", "rule"] + [c for c in recipe.why_columns if c in names and c not in ("word", "form")] + ["row"]
+    df = classify(entries, recipe, source.get("reader")).select(cols).collect()
+    lap("filter")
+    kept = df.lazy().filter(pl.col("rule").is_null()).select("word").unique().collect().lazy()
     short_list = _committee_words(recipe, recipe.short_list)
     additions = _committee_words(recipe, recipe.additions)
     removals = sorted(set(_committee_words(recipe, recipe.removals)))
@@ -157,11 +177,14 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     )
     from_source, newly_added, removed = count["from_source"], count["newly_added"], count["removed"]
     removals = set(removals)
+    lap("select_and_sort")
 
     (out_dir / "words.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
     word_list = words.to_list()
     marisa_trie.Trie(word_list).save(str(out_dir / "lexicon.marisa"))
+    lap("marisa")
     kwg_written = _write_kwg(word_list, recipe, out_dir)
+    lap("kwg")
 
     rejected = (
         df.lazy()
@@ -176,6 +199,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         .collect()
     )
     rejected.write_parquet(out_dir / "rejected.parquet", compression="zstd", statistics=False)
+    lap("rejected")
 
     by_rule = rejected.group_by("rule").agg(entries=pl.len(), words=pl.col("word").n_unique()).sort("rule")
     lengths: dict[str, int] = {}
@@ -217,10 +241,12 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
             }
             for r in by_rule.iter_rows(named=True)
         },
+        "rules_not_applied": sorted(d.rule for d in recipe.drops if not d.applies_to(source.get("reader"))),
         "files": files,
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return BuildResult(recipe, out_dir, len(words), manifest)
+    lap("manifest")
+    return BuildResult(recipe, out_dir, len(words), manifest, phases)
 
 
 def _write_kwg(words: list[str], recipe: Recipe, out_dir: Path) -> bool:
@@ -284,6 +310,7 @@ def build(recipes: list[Recipe], entries_dir: Path, out_dir: Path, progress: boo
             "seconds": round(time.time() - started, 2),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "words": {r.recipe.name: r.words for r in results},
+            "phase_seconds": {r.recipe.name: r.phases for r in results},
         }
         (stage / "build_stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     for r in results:
