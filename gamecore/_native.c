@@ -47,12 +47,35 @@ typedef struct {
     const uint8_t *p; /* first character (forward) or last character (reversed) */
     uint32_t len;
     uint32_t aux;
+    uint64_t key; /* the first PACKED characters, 6 bits each from bit 54 down, 0-padded */
 } SKey;
 
+#define PACKED 10
 static int g_step; /* +1 forward, -1 reversed, for the sort */
 
+static inline uint64_t pack_key(const uint8_t *p, uint32_t len, int step) {
+    uint64_t k = 0;
+    uint32_t n = len < PACKED ? len : PACKED;
+    for (uint32_t d = 0; d < n; d++) k |= (uint64_t)p[(ptrdiff_t)d * step] << (54 - 6 * d);
+    return k;
+}
+
 static inline int key_char(const SKey *k, uint32_t d) {
+    if (d < PACKED) return (int)((k->key >> (54 - 6 * d)) & 63);
     return d < k->len ? k->p[(ptrdiff_t)d * g_step] : 0;
+}
+
+/* Length of the common prefix of a and b (same direction `step`). */
+static inline uint32_t key_lcp(const SKey *a, const SKey *b, int step) {
+    uint64_t x = a->key ^ b->key;
+    uint32_t m = a->len < b->len ? a->len : b->len;
+    if (x) {
+        uint32_t l = (uint32_t)(__builtin_clzll(x) - 4) / 6;
+        return l < m ? l : m;
+    }
+    uint32_t l = PACKED < m ? PACKED : m;
+    while (l < m && a->p[(ptrdiff_t)l * step] == b->p[(ptrdiff_t)l * step]) l++;
+    return l;
 }
 
 static int key_cmp(const SKey *a, const SKey *b, uint32_t d) {
@@ -87,14 +110,23 @@ static void msd_sort(SKey *a, size_t n, uint32_t depth, SKey *tmp) {
         if (count[c] > 1) msd_sort(a + start[c], count[c], depth + 1, tmp);
 }
 
+/* A register slot: the state's first arc, arc count and hash tag inline, so that looking up a
+ * one-arc state (most states) touches only the table. */
+typedef struct {
+    uint64_t a0;
+    uint32_t id;
+    uint16_t cnt;
+    uint16_t tag;
+} HEnt;
+
 typedef struct {
     uint64_t *pool; /* arcs: child << 8 | accepts << 7 | tile */
     size_t pool_len, pool_cap;
     uint32_t *st_off, *st_cnt;
     uint64_t *st_hash;
     uint32_t nstates, st_cap;
-    uint64_t *htab; /* (hash >> 32) << 32 | id; 0 = free slot */
-    size_t hcap;    /* power of two */
+    HEnt *htab;  /* open addressing; id 0 = free slot */
+    size_t hcap; /* power of two */
 } Reg;
 
 static uint64_t hash_arcs(const uint64_t *a, uint32_t n) {
@@ -116,7 +148,7 @@ static int reg_init(Reg *r) {
     r->st_cnt = malloc(r->st_cap * sizeof(uint32_t));
     r->st_hash = malloc(r->st_cap * sizeof(uint64_t));
     r->hcap = 1 << 19;
-    r->htab = calloc(r->hcap, sizeof(uint64_t));
+    r->htab = calloc(r->hcap, sizeof(HEnt));
     if (!r->pool || !r->st_off || !r->st_cnt || !r->st_hash || !r->htab) return -1;
     /* state 0: the empty state (no children) */
     r->st_off[0] = 0;
@@ -130,18 +162,19 @@ static void reg_free(Reg *r) {
     free(r->pool); free(r->st_off); free(r->st_cnt); free(r->st_hash); free(r->htab);
 }
 
-/* Make room for `expect` states without rehashing (load factor <= 1/2). */
+/* Make room for `expect` states without rehashing (load factor <= 3/4). */
 static int reg_reserve(Reg *r, size_t expect) {
     size_t ncap = r->hcap;
-    while (ncap < expect * 2) ncap *= 2;
+    while (ncap * 3 < expect * 4) ncap *= 2;
     if (ncap == r->hcap) return 0;
-    uint64_t *nt = calloc(ncap, sizeof(uint64_t));
+    HEnt *nt = calloc(ncap, sizeof(HEnt));
     if (!nt) return -1;
-    for (uint32_t id = 1; id < r->nstates; id++) {
-        uint64_t h = r->st_hash[id];
-        size_t i = h & (ncap - 1);
-        while (nt[i]) i = (i + 1) & (ncap - 1);
-        nt[i] = ((h >> 32) << 32) | id;
+    for (size_t i = 0; i < r->hcap; i++) {
+        HEnt e = r->htab[i];
+        if (!e.id) continue;
+        size_t q = r->st_hash[e.id] & (ncap - 1);
+        while (nt[q].id) q = (q + 1) & (ncap - 1);
+        nt[q] = e;
     }
     free(r->htab);
     r->htab = nt;
@@ -149,20 +182,20 @@ static int reg_reserve(Reg *r, size_t expect) {
     return 0;
 }
 
+static size_t g_lookups;
 /* Returns the id of the state with these arcs, registering it if new; (uint32_t)-1 on no memory. */
 static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     if (n == 0) return 0;
+    g_lookups++;
     uint64_t h = hash_arcs(arcs, n);
-    uint64_t tag = (h >> 32) << 32;
+    uint16_t tag = (uint16_t)(h >> 48);
     size_t i = h & (r->hcap - 1);
     for (;;) {
-        uint64_t e = r->htab[i];
-        if (!e) break;
-        if ((e & 0xFFFFFFFF00000000ull) == tag) {
-            uint32_t id = (uint32_t)e;
-            if (r->st_cnt[id] == n && memcmp(r->pool + r->st_off[id], arcs, n * sizeof(uint64_t)) == 0)
-                return id;
-        }
+        HEnt *e = &r->htab[i];
+        if (!e->id) break;
+        if (e->tag == tag && e->cnt == n && e->a0 == arcs[0] &&
+            (n == 1 || memcmp(r->pool + r->st_off[e->id] + 1, arcs + 1, (n - 1) * sizeof(uint64_t)) == 0))
+            return e->id;
         i = (i + 1) & (r->hcap - 1);
     }
     if (r->pool_len + n > r->pool_cap) {
@@ -189,8 +222,11 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     r->st_hash[id] = h;
     memcpy(r->pool + r->pool_len, arcs, n * sizeof(uint64_t));
     r->pool_len += n;
-    r->htab[i] = tag | id;
-    if ((size_t)r->nstates * 2 > r->hcap) {
+    r->htab[i].a0 = arcs[0];
+    r->htab[i].id = id;
+    r->htab[i].cnt = (uint16_t)n;
+    r->htab[i].tag = tag;
+    if ((size_t)r->nstates * 4 > r->hcap * 3) {
         if (reg_reserve(r, (size_t)r->nstates * 2) < 0) return (uint32_t)-1;
     }
     return id;
@@ -263,6 +299,7 @@ static int recs_push(Recs *rc, const uint8_t *word, uint32_t k, uint32_t state, 
     s->p = word + k - 1; /* reversed: starts at the prefix's last character */
     s->len = k;
     s->aux = (state << 1) | acc;
+    s->key = pack_key(s->p, k, -1);
     return 0;
 }
 
@@ -301,18 +338,18 @@ static void *gaddag_job(void *arg) {
         msd_sort(j->recs, j->n, 0, tmp);
         free(tmp);
     }
+    TMARK(j->reg->nstates > 1 && j->ps ? "job sorted" : "job sorted");
     const SKey *prev = NULL;
     uint32_t prevlen = 0;
     for (size_t w = 0; w < j->n; w++) {
         const SKey *k = &j->recs[w];
         uint32_t lcp = 0;
         if (prev) {
-            uint32_t m = prevlen < k->len ? prevlen : k->len;
-            while (lcp < m && prev->p[-(ptrdiff_t)lcp] == k->p[-(ptrdiff_t)lcp]) lcp++;
+            lcp = key_lcp(prev, k, -1);
             if (close_path(j->reg, ps, prev, prevlen, lcp, NULL) < 0) { j->fail = 1; return NULL; }
         }
         for (uint32_t d = lcp; d < k->len; d++)
-            ps->arcs[d][ps->n[d]++] = ARC(k->p[-(ptrdiff_t)d], d == k->len - 1 ? (k->aux & 1) : 0, 0);
+            ps->arcs[d][ps->n[d]++] = ARC(key_char(k, d), d == k->len - 1 ? (k->aux & 1) : 0, 0);
         uint32_t sep = k->aux >> 1;
         if (sep) ps->arcs[k->len][ps->n[k->len]++] = ARC(0, 0, sep);
         prev = k;
@@ -354,6 +391,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
                 words[cnt].p = data + st;
                 words[cnt].len = (uint32_t)(i - st);
                 words[cnt].aux = 0;
+                words[cnt].key = pack_key(data + st, (uint32_t)(i - st), 1);
                 cnt++;
             }
             st = i + 1;
@@ -385,8 +423,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
         const SKey *k = &words[w];
         uint32_t lcp = 0;
         if (prev) {
-            uint32_t m = prevlen < k->len ? prevlen : k->len;
-            while (lcp < m && prev->p[lcp] == k->p[lcp]) lcp++;
+            lcp = key_lcp(prev, k, 1);
             if (lcp == k->len && lcp == prevlen) continue; /* duplicate */
             if (close_path(&r, ps, prev, prevlen, lcp, &rc) < 0) { fail = 1; break; }
         }
@@ -405,7 +442,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     words = NULL;
     TMARK("dawg");
     /* 2. GADDAG: reversed prefixes split by first tile into two halves of similar size */
-    if (!fail && reg_reserve(&r, r.nstates + rc.nrecs) < 0) fail = 1;
+    if (!fail && reg_reserve(&r, r.nstates + rc.nrecs * 3 / 4) < 0) fail = 1;
     if (!fail) {
         size_t cnt1[MAX_TILE + 1] = {0};
         for (size_t i = 0; i < rc.nrecs; i++) cnt1[rc.recs[i].p[0]]++;
@@ -426,8 +463,9 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
         g_step = -1;
         GJob ja = {&r, rc.recs, lo, ps, 0}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0};
         pthread_t th;
-        int threaded = pthread_create(&th, NULL, gaddag_job, &jb) == 0;
+        int threaded = !getenv("SKRAFL_KWG_ONE_THREAD") && pthread_create(&th, NULL, gaddag_job, &jb) == 0;
         gaddag_job(&ja);
+        TMARK("job a done");
         if (threaded) pthread_join(th, NULL);
         else gaddag_job(&jb);
         fail = ja.fail || jb.fail;
@@ -463,7 +501,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     if (fail) { err = "out of memory"; goto done; }
     TMARK("gaddag");
     if (getenv("SKRAFL_KWG_TIMING"))
-        fprintf(stderr, "prefixes %zu states %u arcs %zu\n", rc.nrecs, r.nstates, r.pool_len);
+        fprintf(stderr, "prefixes %zu states %u arcs %zu lookups %zu\n", rc.nrecs, r.nstates, r.pool_len, g_lookups);
 
     /* 4. layout: node 0 -> DAWG root, node 1 -> GADDAG root, then the sibling lists */
     pos = malloc(r.nstates * sizeof(uint32_t));

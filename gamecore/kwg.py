@@ -190,6 +190,9 @@ def write_kwg(words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, pa
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a lexicon is an ordinary file
         with os.fdopen(fd, "wb") as f:
             f.write(blob)
         os.replace(tmp, path)

@@ -204,3 +204,122 @@ def test_one_tile_both_ways_listed_once(shared):
     x_at_g9 = [m for m in moves if placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters])
                == frozenset({(8, 6, ENGLISH.index("X") + 1, False)})]
     assert [m.score for m in x_at_g9] == [34]
+
+
+# --- brute force over all placements on small random boards --------------------------------------
+
+
+def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50):
+    """Every legal play by trying all spans and all letter assignments (independent of the KWG)."""
+    from itertools import permutations
+
+    size = len(grid)
+    empty = not any(any(r) for r in grid)
+    letters = range(1, len(values))
+    out = set()
+
+    def at(r, c):
+        return grid[r][c] if 0 <= r < size and 0 <= c < size else 0
+
+    def run(r, c, dr, dc, placed):
+        """The word through (r, c) along (dr, dc), with the new tiles `placed`: list of (r, c, tile)."""
+        def get(rr, cc):
+            return placed.get((rr, cc)) or at(rr, cc)
+        while get(r - dr, c - dc):
+            r, c = r - dr, c - dc
+        sq = []
+        while get(r, c):
+            sq.append((r, c, get(r, c)))
+            r, c = r + dr, c + dc
+        return sq
+
+    def score_word(sq, placed):
+        total, mult = 0, 1
+        for r, c, t in sq:
+            v = 0 if t & 64 else values[t & 63]
+            if (r, c) in placed:
+                v *= layout.letter_mult[r][c]
+                mult *= layout.word_mult[r][c]
+            total += v
+        return total * mult
+
+    rack_tiles = [t for t, n in enumerate(rack[0]) for _ in range(n)] + [0] * rack[1]
+    for across in (True, False):
+        dr, dc = (0, 1) if across else (1, 0)
+        for r0 in range(size):
+            for c0 in range(size):
+                for length in range(2, size + 1):
+                    span = [(r0 + dr * i, c0 + dc * i) for i in range(length)]
+                    if any(not (0 <= r < size and 0 <= c < size) for r, c in span):
+                        break
+                    if at(r0 - dr, c0 - dc) or at(span[-1][0] + dr, span[-1][1] + dc):
+                        continue
+                    holes = [(r, c) for r, c in span if not grid[r][c]]
+                    if not holes or len(holes) > len(rack_tiles):
+                        continue
+                    for perm in set(permutations(rack_tiles, len(holes))):
+                        choices = [[t] if t else [x | 64 for x in letters] for t in perm]
+
+                        def assign(i, placed):
+                            if i == len(holes):
+                                yield dict(placed)
+                                return
+                            for t in choices[i]:
+                                placed[holes[i]] = t
+                                yield from assign(i + 1, placed)
+                            del placed[holes[i]]
+
+                        for placed in assign(0, {}):
+                            main = run(r0, c0, dr, dc, placed)
+                            if "".join(ENGLISH[(t & 63) - 1] for _, _, t in main) not in words:
+                                continue
+                            total = score_word(main, placed)
+                            ok, touches = True, empty and layout.start in placed
+                            if any(grid[r][c] for r, c in span):
+                                touches = True
+                            for (r, c), t in placed.items():
+                                for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                                    if at(nr, nc):
+                                        touches = True
+                                cross = run(r, c, dc, dr, {(r, c): t})
+                                if len(cross) > 1:
+                                    if "".join(ENGLISH[(x & 63) - 1] for _, _, x in cross) not in words:
+                                        ok = False
+                                        break
+                                    total += score_word(cross, {(r, c): t})
+                            if not ok or not touches:
+                                continue
+                            if len(placed) == bingo_tiles:
+                                total += bingo
+                            key = frozenset((r, c, t & 63, bool(t & 64)) for (r, c), t in placed.items())
+                            out.add((key, total))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_brute_force_small_boards(seed):
+    rng = random.Random(seed)
+    alphabet = "ABCD"
+    values = [0, 1, 2, 3, 5]
+    size = 5
+    words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(2, 5))) for _ in range(60)}
+    lm = [[rng.choice([1, 1, 1, 2, 3]) for _ in range(size)] for _ in range(size)]
+    wm = [[rng.choice([1, 1, 1, 2, 3]) for _ in range(size)] for _ in range(size)]
+    layout = MoveLayout(lm, wm, (2, 2))
+    grid = [[0] * size for _ in range(size)]
+    if seed % 4:  # scatter tiles (not necessarily words: the generator must still be exact)
+        for _ in range(rng.randint(1, 7)):
+            grid[rng.randrange(size)][rng.randrange(size)] = rng.randint(1, 4) + (64 if rng.random() < 0.2 else 0)
+    first = not any(any(r) for r in grid)
+    counts = [0] * 5
+    for _ in range(rng.randint(1, 3)):
+        counts[rng.randint(1, 4)] += 1
+    blanks = rng.choice([0, 0, 1])
+    kwg = Kwg.from_words(words, alphabet)
+    got = generate(kwg, grid, counts, blanks, layout, values, 50, first, bingo_tiles=3)
+    ours = set()
+    for m in got:
+        ours.add((placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters]), m.score))
+    assert len(ours) == len(got)
+    ref = brute_force(words, grid, (counts, blanks), layout, values, 3)
+    assert ours == ref

@@ -1,0 +1,190 @@
+"""Time the KWG builder and the move generator itself (``gamecore.kwg``, ``gamecore.movegen``).
+
+* KWG build: a full-size English list (``english-words`` web2 + gcide, 256k words of 2–15 letters,
+  about the size of SOWPODS, when that package is installed) and the Icelandic list of
+  ``output/is/words.txt`` (2.8 million BÍN word forms) when ``make run`` has built it.
+  Budget (issue 3 / skrafl build): the Icelandic build ≤ 8 s and ≤ 1 GiB.
+* Move generation in-process (lexicon loaded), per position, median of repeated runs: the shared
+  SOWPODS positions (0 and 1 blank), a 2-blank variant of mid1 (rack AEEFH??) and the empty board,
+  with the full-size English list. Reference figures (issue 3): scrabble-solver 3 / 30 / 150 ms
+  for 0 / 1 / 2 blanks; Quackle 0.6 / 6 / 30 ms.
+* A whole process: Python start-up, import, memory-mapped KWG load, generation of every play and
+  printing the best — the floor under ``skrafl best`` (bench_best times the real command).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
+POSITIONS = SHARED / "corpora" / "positions"
+ENGLISH = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ICELANDIC = "aábdðeéfghiíjklmnoóprstuúvxyýþæö"
+PREMIUM = {"=": (1, 3), "-": (1, 2), '"': (3, 1), "'": (2, 1), "~": (1, 4), "^": (4, 1), " ": (1, 1)}
+
+CASES = [  # name, board, rack
+    ("mid2_b0 (0 blanks)", "mid2.board", "BDEGORW"),
+    ("mid1_b1 (1 blank)", "mid1.board", "AEEFHI?"),
+    ("mid1_b2 (2 blanks)", "mid1.board", "AEEFH??"),
+    ("open3_b0 (empty board)", "empty.board", "EJOQUXZ"),
+    ("empty board, 2 blanks", "empty.board", "AEINR??"),
+]
+
+
+def english_words() -> tuple[list[str], str]:
+    words: set[str] = set()
+    for f in ("mid1_b1.words", "mid2_b0.words", "open3_b0.words"):
+        words |= set((POSITIONS / f).read_text().split())
+    try:
+        from english_words import get_english_words_set
+    except ImportError:
+        return sorted(words), "the positions' own word lists only (pip install english-words for a full-size list)"
+    big = get_english_words_set(["web2", "gcide"], alpha=True, lower=True)
+    words |= {w.upper() for w in big if 2 <= len(w) <= 15 and w.isascii() and w.isalpha()}
+    return sorted(words), "english-words web2+gcide ∪ the positions' lists"
+
+
+def layout_and_values():
+    from gamecore.movegen import MoveLayout
+
+    lm, wm, start = [], [], None
+    for line in (SHARED / "reference" / "boards" / "standard15_CrosswordGame.txt").read_text().splitlines():
+        if line.startswith("# start square:"):
+            sq = line.split(":")[1].split()[0]
+            start = (int(sq[1:]) - 1, ENGLISH.index(sq[0]))
+        elif line.startswith("|"):
+            lm.append([PREMIUM[ch][0] for ch in line[1:-1]])
+            wm.append([PREMIUM[ch][1] for ch in line[1:-1]])
+    values = [0] * 27
+    for line in (SHARED / "reference" / "tile_sets.tsv").read_text().splitlines()[1:]:
+        f = line.split("\t")
+        if f[0] == "english" and f[1] != "?":
+            values[ENGLISH.index(f[1]) + 1] = int(f[3])
+    return MoveLayout(lm, wm, start), values
+
+
+def board(name: str) -> list[list[int]]:
+    grid = []
+    for line in (POSITIONS / name).read_text().split():
+        grid.append([0 if ch == "." else ENGLISH.index(ch.upper()) + 1 + (64 if ch.islower() else 0) for ch in line])
+    return grid
+
+
+def rack(text: str) -> tuple[list[int], int]:
+    counts = [0] * 27
+    for ch in text.replace("?", ""):
+        counts[ENGLISH.index(ch) + 1] += 1
+    return counts, text.count("?")
+
+
+def time_build(words: list[str], alphabet: str, label: str, path: Path) -> None:
+    from gamecore.kwg import write_kwg
+
+    t = time.perf_counter()
+    n = write_kwg(words, alphabet, path)
+    dt = time.perf_counter() - t
+    print(f"KWG build {label}: {len(words):,} words → {n:,} nodes ({path.stat().st_size / 2**20:.1f} MiB) "
+          f"in {dt:.2f} s")
+
+
+def time_icelandic_build(tmp: Path) -> None:
+    words_file = PROJECT / "output" / "is" / "words.txt"
+    if not words_file.is_file():
+        print("KWG build Icelandic: skipped (no output/is/words.txt; run `make run` first)")
+        return
+    code = (
+        "import sys, time, resource\n"
+        "from gamecore.kwg import write_kwg\n"
+        f"words = open({str(words_file)!r}, encoding='utf-8').read().split()\n"
+        "t = time.perf_counter()\n"
+        f"n = write_kwg(words, {ICELANDIC!r}, {str(tmp / 'is.kwg')!r})\n"
+        "dt = time.perf_counter() - t\n"
+        "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "print(f'KWG build Icelandic: {len(words):,} words → {n:,} nodes in {dt:.2f} s "
+        "(budget 8 s), peak RSS of the whole process {rss:.0f} MiB (budget 1024, word list included)')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT)
+    print(r.stdout.strip() or r.stderr.strip())
+
+
+def time_generation(kwg_path: Path) -> None:
+    from gamecore.kwg import Kwg
+    from gamecore.movegen import generate
+
+    t = time.perf_counter()
+    kwg = Kwg.load(kwg_path, ENGLISH)
+    print(f"KWG load (mmap + check): {(time.perf_counter() - t) * 1000:.1f} ms")
+    layout, values = layout_and_values()
+    print(f"{'position':26} {'moves':>7} {'median ms':>10} {'min ms':>8}")
+    for name, board_name, rack_text in CASES:
+        grid = board(board_name)
+        counts, blanks = rack(rack_text)
+        first = not any(any(r) for r in grid)
+        times = []
+        repeat = 5 if blanks >= 2 else 21
+        for _ in range(repeat):
+            t = time.perf_counter()
+            moves = generate(kwg, grid, counts, blanks, layout, values, 50, first)
+            times.append(time.perf_counter() - t)
+        print(f"{name:26} {len(moves):7d} {statistics.median(times) * 1000:10.2f} {min(times) * 1000:8.2f}")
+
+
+def time_process(kwg_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.path.insert(0, 'bench')\n"
+        "from gamecore.kwg import Kwg\n"
+        "from gamecore.movegen import generate\n"
+        "import bench_movegen as b\n"
+        f"kwg = Kwg.load({str(kwg_path)!r})\n"
+        "layout, values = b.layout_and_values()\n"
+        "c, n = b.rack('AEEFHI?')\n"
+        "moves = generate(kwg, b.board('mid1.board'), c, n, layout, values, 50, False)\n"
+        "moves.sort(key=lambda m: (-m.score, m.tiles_placed))\n"
+        "print(len(moves), moves[0].score)\n"
+    )
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT, env=env)
+        times.append(time.perf_counter() - t)
+        if r.returncode:
+            print(r.stderr)
+            return
+    bare = []
+    for _ in range(5):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], cwd=PROJECT, env=env)
+        bare.append(time.perf_counter() - t)
+    print(f"whole process, mid1 with one blank (start-up + import + KWG load + generate + sort): "
+          f"median {statistics.median(times) * 1000:.0f} ms (bare Python start-up "
+          f"{statistics.median(bare) * 1000:.0f} ms; target for skrafl best ≤ 300 ms)")
+
+
+def main() -> None:
+    if not POSITIONS.is_dir():
+        print("skipped: ../shared is not present")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        words, source = english_words()
+        print(f"English lexicon: {source}")
+        kwg_path = tmp / "en.kwg"
+        time_build(words, ENGLISH, "English", kwg_path)
+        time_generation(kwg_path)
+        time_process(kwg_path)
+        time_icelandic_build(tmp)
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; figures vary with load)")
+
+
+if __name__ == "__main__":
+    main()
