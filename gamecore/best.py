@@ -13,6 +13,7 @@ score, stop at ``pick_from`` (20 and 30) and pick one uniformly at random (``ran
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -117,38 +118,31 @@ def encode_grid(board: Board, alphabet: Sequence[str]) -> list[list[int]]:
 
 
 class _Converter:
-    """Turns movegen RawMoves (row, col, across, letters: tile numbers +64 for a blank, score,
-    tiles_placed) into ScoredPlays, reusing one Tile object per letter."""
+    """Turns movegen RawMoves ``(row, col, across, letters, score, tiles_placed)`` — letters: the
+    main word's tile numbers, +64 for a blank, board tiles included — into ScoredPlays, with one
+    shared Tile object per (letter, blank)."""
 
     def __init__(self, board: Board, alphabet: Sequence[str]):
-        self.board = board
-        self.plain = [None] + [Tile(label, False) for label in alphabet]
-        self.blank = [None] + [Tile(label, True) for label in alphabet]
+        table: list[Tile | None] = [None] * 128
+        for i, label in enumerate(alphabet, 1):
+            table[i] = Tile(label, False)
+            table[i + 64] = Tile(label, True)
+        self.lookup = table.__getitem__
+        self.rows = board.squares
+        self.cols = [list(col) for col in zip(*board.squares)]
 
     def __call__(self, raw) -> ScoredPlay:
-        letters = raw.letters if hasattr(raw, "letters") else raw.word
-        row, col, across = raw.row, raw.col, bool(raw.across)
-        sq = self.board.squares
+        row, col, across, letters, score, placed = raw[:6]
         n = len(letters)
-        squares = sq[row][col : col + n] if across else [sq[row + i][col] for i in range(n)]
-        plain, blank = self.plain, self.blank
-        word = tuple(
-            s if s is not None else (blank[x & 63] if x & 64 else plain[x & 63]) for s, x in zip(squares, letters)
-        )
+        squares = self.rows[row][col : col + n] if across else self.cols[col][row : row + n]
         return ScoredPlay(
-            row=row,
-            col=col,
-            across=across,
-            word=word,
-            new=tuple(s is None for s in squares),
-            score=int(raw.score),
-            tiles_placed=int(raw.tiles_placed),
+            row, col, bool(across), tuple(map(self.lookup, letters)), tuple(map(operator.not_, squares)), score, placed
         )
 
 
 def _raw_key(raw):
-    letters = raw.letters if hasattr(raw, "letters") else raw.word
-    return (-raw.score, raw.tiles_placed, raw.row, raw.col, not raw.across, bytes(letters))
+    row, col, across, letters, score, placed = raw[:6]
+    return (-score, placed, row, col, not across, letters)
 
 
 def generate_plays(
