@@ -204,3 +204,18 @@ def test_end_of_game_faults_on_a_real_ending(shared, tmp_path):
         assert code in [f.code for f in lenient.findings], name
     ok = replay_file(str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"), ReplayOptions(strict=True, preset="wespa"))
     assert ok.game_row["status"] == "ok"
+
+
+def test_cyrillic_game_with_blank(fixtures):
+    """UTF-8 Cyrillic tiles, a lowercase (blank) Cyrillic letter, names and notes (values of the
+    russian tile set: К 2, О 1, Т 1, Р 1; scores worked out in the fixture's #title)."""
+    g = read_gcg(fixtures / "gcg" / "other" / "russian_utf8.gcg", strict=True)
+    assert g.players[0].name == "Иван Петров"
+    assert g.events[1].word == ["ш", ".", "Р"] and g.events[1].note == "blank as ш"
+    assert g.last_racks == {0: list("ШАЕИЛМН")}
+    res = replay_file(str(fixtures / "gcg" / "other" / "russian_utf8.gcg"), ReplayOptions(strict=True, preset="russian_scrabble"))
+    assert res.game_row["status"] == "ok", res.game_row["error"]
+    assert [m["score_computed"] for m in res.move_rows] == [8, 2]
+    assert res.move_rows[1]["words_formed"] == ["шор"]
+    text = write_gcg(g)
+    assert parse_gcg_bytes(text.encode("utf-8")).events[1].word == ["ш", ".", "Р"]
