@@ -85,3 +85,27 @@ def test_regular_games_words_known(shared):
         res = replay_file(str(f), opts)
         assert res.game_row["unknown_words"] == [], f.name
         assert all(w in lex for m in res.move_rows for w in (m["words_formed"] or []))
+
+
+def test_faults_in_a_record(shared, tmp_path):
+    """A real record with one number or rack changed: the replay names the fault."""
+    src = shared / "corpora" / "netskrafl" / "games" / "game_00e0c260-72d8-11f0-97e1-055a4832c9c7.json"
+    base = json.loads(src.read_text(encoding="utf-8"))
+
+    def variant(name, change, code):
+        data = json.loads(json.dumps(base))
+        change(data)
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        lenient = replay_file(str(path), ReplayOptions())
+        assert lenient.game_row["status"] == "mismatch", name
+        assert code in [f.code for f in lenient.findings], name
+        strict = replay_file(str(path), ReplayOptions(strict=True))
+        assert strict.game_row["error"].startswith(code), (name, strict.game_row["error"])
+
+    variant("score", lambda d: d["moves"][0].update(score=33), "PLAY_SCORE_INCORRECT")
+    variant("final", lambda d: d.update(score1=444), "FINAL_SCORE_MISMATCH")
+    # the first rack after a move must keep the tiles not played (irack0 ttaalié minus létta = i)
+    variant("rack", lambda d: d["moves"][0].update(rack="xmuáar?"), "RACK_AFTER_MOVE_INCORRECT")
+    # a +10 wrong-challenge bonus the final scores do not contain
+    variant("resp", lambda d: d["moves"].insert(2, {"player": 1, "coord": "", "tiles": "RESP", "score": 10, "rack": d["moves"][1]["rack"]}), "FINAL_SCORE_MISMATCH")
