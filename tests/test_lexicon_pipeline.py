@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.helpers import run_skrafl
+from clirun import run_skrafl
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "bin"
 
