@@ -29,6 +29,18 @@ Output folder (written atomically: a temporary sibling folder, then a rename):
 - ``processed.parquet``: the ``game_id`` and ``finished_at`` of every game rated so far (so a
   rerun with ``--state`` skips them), ``params.json``: the rating parameters and ``as_of``.
 
+Continuing (``--state``): the previous folder's ratings and counts are the starting point, games
+whose ``game_id`` it already rated are skipped (so the same night run twice gives the same
+result), and the new games are rated after the old ones, in their own order; a game that arrives
+late (finished before the state's ``as_of``) is therefore rated after the state's games. The
+parameters must be the state's own (a different K or start needs a fresh run).
+
+Speed: the three lists are independent, so the work is vectorised with polars/numpy (ordering,
+player indices, games-so-far counts, K per game, totals) and only the rating update itself runs as
+a sequential loop (:func:`_rate_games`, plain Python over flat arrays). With two or more CPUs the
+largest list's loop runs in a forked worker process while the others run here
+(:func:`_run_jobs`); results are identical to the serial run.
+
 Everything here raises :class:`gamecore.errors.SkraflError` (or a subclass) on bad input; nothing
 prints except the optional progress bar on stderr.
 """
@@ -230,8 +242,30 @@ def _load_frame(path: Path) -> tuple[Any, int]:
             sep = "\t" if suffix == ".tsv" else ","
             return pl.read_csv(path, infer_schema=False, separator=sep), 1
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        line = _bad_json_line(path) if suffix in (".jsonl", ".ndjson", ".json") else None
+        if line is not None:
+            raise DataError(f"not a JSON object on this line ({line[1]})", path=path, line=line[0]) from None
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
     raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
+
+
+def _bad_json_line(path: Path) -> tuple[int, str] | None:
+    """(line number, reason) of the first line of a JSON-lines file that is not a JSON object."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                value = json.loads(text)
+            except ValueError as exc:
+                return n, str(exc)
+            if not isinstance(value, dict):
+                return n, f"got {type(value).__name__}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    return "a missing value" if value is None else repr(value)
 
 
 def read_games(path: str | Path) -> GamesTable:
@@ -361,14 +395,14 @@ def _bool_column(df: Any, column: str, table: GamesTable) -> Any:
         bad = ~s.is_in([0, 1]) | s.is_null()
         if bad.any():
             r = _first_bad(df, bad)
-            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {df.filter(pl.col('row') == r)[column][0]!r}")
+            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
         res = s == 1
     elif s.dtype == pl.String:
         low = s.str.strip_chars().str.to_lowercase()
         bad = ~(low.is_in(_TRUE) | low.is_in(_FALSE)) | low.is_null()
         if bad.any():
             r = _first_bad(df, bad)
-            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {df.filter(pl.col('row') == r)[column][0]!r}")
+            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
         res = low.is_in(_TRUE)
     else:
         raise _fail_at(table, column, int(df["row"][0]), f"expected booleans, got a column of type {s.dtype}")
@@ -394,7 +428,7 @@ def _int_column(df: Any, column: str, table: GamesTable) -> Any:
         raise _fail_at(table, column, int(df["row"][0]), f"expected integer scores, got a column of type {s.dtype}")
     if bad.any():
         r = _first_bad(df, bad)
-        raise _fail_at(table, column, r, f"expected an integer final score, got {df.filter(pl.col('row') == r)[column][0]!r}")
+        raise _fail_at(table, column, r, f"expected an integer final score, got {_shown(df.filter(pl.col('row') == r)[column][0])}")
     return res.alias(column)
 
 
@@ -417,7 +451,7 @@ def _time_column(df: Any, table: GamesTable) -> Any:
     if bad.any():
         r = _first_bad(df, bad)
         raise _fail_at(
-            table, "finished_at", r, f"expected an ISO 8601 UTC time like 2024-05-01T21:03:00Z, got {df.filter(pl.col('row') == r)['finished_at'][0]!r}"
+            table, "finished_at", r, f"expected an ISO 8601 UTC time like 2024-05-01T21:03:00Z, got {_shown(df.filter(pl.col('row') == r)['finished_at'][0])}"
         )
     return res.alias("finished_at")
 
