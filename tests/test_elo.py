@@ -596,3 +596,25 @@ def test_cli_state_keeps_its_preset(tmp_path, fixtures):
     assert ratings_of(d2) == {p: r - 200 for p, r in FIXTURE_ALL.items()}
     res = runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(tmp_path / "d3"), "--state", str(d1), "--k", "30"])
     assert isinstance(res.exception, SkraflError) and "parameters" in str(res.exception)
+
+
+def test_bad_json_line_and_missing_value(tmp_path, fixtures):
+    lines = (fixtures / "elo" / "games.jsonl").read_text(encoding="utf-8").splitlines()
+    p = tmp_path / "g.jsonl"
+    p.write_text("\n".join(lines[:2] + ["not json"] + lines[2:]) + "\n", encoding="utf-8")
+    with pytest.raises(SkraflError) as err:
+        elo.read_games(p)
+    assert err.value.line == 3
+    rec = json.loads(lines[0])
+    del rec["score1"]
+    p.write_text("\n".join(lines[:3] + [json.dumps(rec)]) + "\n", encoding="utf-8")
+    with pytest.raises(SkraflError, match="score1.*row 4.*missing"):
+        elo.read_games(p)
+
+
+def test_time_offsets_are_converted_to_utc_days(tmp_path):
+    # 01:00 at +02:00 on May 2 is 23:00 UTC on May 1: it belongs to the night of May 1.
+    games = write_games(tmp_path / "g.csv", [("g", "2024-05-02T01:00:00+02:00", "x", "y", False, False, 2, 1, False)])
+    run = elo.run_elo(games, tmp_path / "out", date=dt.date(2024, 5, 1))
+    assert run.games_rated == 1
+    assert run.as_of == dt.datetime(2024, 5, 1, 23, 0, tzinfo=dt.timezone.utc)
