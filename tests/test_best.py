@@ -321,6 +321,7 @@ def test_icelandic_riddle_threkraun_104(shared):
     board = read_board(shared / "corpora" / "positions" / "netskrafl_riddle1.board", rules.tiles(), rules.layout())
     plays = best_plays(board, rules.tiles().parse_rack("UAENRRK"), bundle, rules)
     assert (plays[0].coord, plays[0].word_text(), plays[0].score) == ("A4", "ÞREKRAUN", 104)
+    assert plays[1].score == 78  # positions/README.md: Netskrafl's second best
 
 
 def test_generator_order_is_sort_plays_order_and_limit_is_a_prefix(shared):
@@ -346,3 +347,45 @@ def test_letter_valued_blank_rule_rescores_generated_plays():
     # a blank standing for T is worth 1 under this rule: RETSINA with a blank scores as with a real T
     assert max(p.score for p in plays) == 66
     assert plays == sorted(plays, key=lambda p: (-p.score, p.tiles_placed))
+
+
+@pytest.mark.parametrize("board_name,tile_set,start", [("super", "english_super", (10, 10)), ("explo", "english", (3, 3)),
+                                                        ("erudit", "english", (7, 7))])
+def test_generator_on_other_layouts_equals_word_fit(board_name, tile_set, start):
+    # super 21×21 (4× squares, start K11), explo (start D4), erudit (plain centre): first move and a
+    # follow-up, generator against the independent word-fit oracle
+    rules = WESPA.replace(board=board_name, tile_set=tile_set)
+    layout = rules.layout()
+    assert layout.start == start
+    board = Board(layout, rules.tiles())
+    words = TINY + ["tears", "stare", "rates", "aster", "tae", "eta", "tar", "rat", "art", "sat", "ats", "sea"]
+    for rack_text in ("AERST?E", "TARSEX?"):
+        rack = rules.tiles().parse_rack(rack_text)
+        got = generated(board, rack, words, rules)
+        want = word_fit_moves(board, rack, words, rules)
+        assert {k: v.score for k, v in got.items()} == {k: v.score for k, v in want.items()}
+        assert got
+        from gamecore.best import sort_plays
+
+        board = apply_play(board, sort_plays(list(got.values()))[0])
+
+
+def test_cli_cgp_board_with_rack_from_the_cgp(tiny_lexicon, tmp_path):
+    rows = ["15"] * 15
+    rows[7] = "4WORD7"  # WORD at 8E
+    cgp = "/".join(rows) + " MOOORRT/ 0/0 0 lex tiny;"
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", cgp, "--board-format", "cgp", "-n", "1", "-f", "tsv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "E4\tROOTWORM\t102\t7\t"
+
+
+def test_cli_netskrafl_board_text(tiny_lexicon, tmp_path):
+    b = put(put(empty(), "8F HEY"), "F8 .AZE")
+    p = tmp_path / "ns.board"
+    p.write_text(b.to_text("netskrafl"), encoding="utf-8")  # lowercase tiles
+    assert "hey" in p.read_text(encoding="utf-8")
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(p), "--board-format", "netskrafl",
+                "--rack", "GNX", "-n", "1", "-f", "tsv")
+    assert r.returncode == 0, r.stderr
+    coord, word, score, placed, leave = r.stdout.splitlines()[1].split("\t")
+    assert (score, placed, leave) == ("34", "1", "GN")

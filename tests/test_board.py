@@ -114,3 +114,18 @@ def test_coordinates_off_the_board():
     assert parse_gcg("U21", size=21) == (20, 20, False)
     with pytest.raises(CoordinateError):
         parse_gcg("8-D")
+
+
+def test_multi_letter_tiles_in_board_text(tmp_path):
+    from gamecore.tilesets import read_tile_set
+
+    p = tmp_path / "es.tsv"
+    p.write_text("letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t9\t1\t1\nC\t4\t3\t0\nCH\t1\t5\t0\nO\t8\t1\t1\n",
+                 encoding="utf-8")
+    ts = read_tile_set(p)
+    rows = ["." * 15] * 15
+    rows[7] = "......[CH]A[ch]O....."
+    b = parse_board_text("\n".join(rows) + "\n", ts, STD, "gcg")
+    assert b[7, 6].label == "CH" and not b[7, 6].blank
+    assert b[7, 8].label == "CH" and b[7, 8].blank
+    assert b.to_text().splitlines()[7] == rows[7]
