@@ -704,47 +704,81 @@ def _run_job(job: _ListJob, progress: Any = None) -> tuple[list[int], dict[int, 
 _PARALLEL_MIN_GAMES = 100_000
 
 
-def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True) -> list[Any]:
-    """Run the lists' loops. The lists are independent, so with two or more CPUs and enough
-    games the largest list runs in a forked child process (pure Python, no polars) while this
-    process runs the others; the results are identical either way (same code, same order).
-    Falls back to running everything here if fork is unavailable or the child fails."""
+def _can_fork(n_games: int) -> bool:
+    """Worth and able to run a list's loop in a forked worker (two or more CPUs, enough games)."""
+    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and n_games >= _PARALLEL_MIN_GAMES
+
+
+@dataclass
+class _Worker:
+    """A forked process running one list's loop (:func:`_start_worker`, :func:`_finish_worker`)."""
+
+    pid: int
+    read_fd: int
+    job: _ListJob
+
+
+def _start_worker(job: _ListJob) -> _Worker:
+    """Fork a child that runs ``job`` (pure Python: no polars, no threads) and pickles the result
+    into a pipe. The child leaves with ``os._exit`` (no cleanup handlers of the parent run)."""
     import pickle
 
-    total = sum(len(j.a) for j in jobs)
-    can_fork = hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and len(jobs) > 1
-    if not (parallel and can_fork and total >= _PARALLEL_MIN_GAMES):
-        return [_run_job(j, progress) for j in jobs]
-    big = max(range(len(jobs)), key=lambda i: len(jobs[i].a))
     read_fd, write_fd = os.pipe()
     pid = os.fork()
-    if pid == 0:  # child: run the big list, send the result, exit without cleanup handlers
+    if pid == 0:
         status = 1
         try:
             os.close(read_fd)
-            data = pickle.dumps(_run_job(jobs[big]), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(_run_job(job), protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_fd, "wb") as pipe:
                 pipe.write(data)
             status = 0
         finally:
             os._exit(status)
     os.close(write_fd)
-    results: list[Any] = [None] * len(jobs)
-    try:
-        for i, job in enumerate(jobs):
-            if i != big:
-                results[i] = _run_job(job, progress)
-    finally:
-        with os.fdopen(read_fd, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(pid, 0)
-    if status == 0 and data:
-        results[big] = pickle.loads(data)
-    else:  # the child failed: do its share here
-        results[big] = _run_job(jobs[big])
+    return _Worker(pid, read_fd, job)
+
+
+def _finish_worker(worker: _Worker, progress: Any = None) -> Any:
+    """The worker's result; if it failed, the job is run here instead (same result)."""
+    import pickle
+
+    with os.fdopen(worker.read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(worker.pid, 0)
+    result = pickle.loads(data) if status == 0 and data else _run_job(worker.job)
     if progress is not None:
-        progress.update(len(jobs[big].a))
-    return results
+        progress.update(len(worker.job.a))
+    return result
+
+
+def _abandon_worker(worker: _Worker) -> None:
+    """Stop a worker whose result is no longer wanted (an error happened in this process)."""
+    import signal
+
+    try:
+        os.kill(worker.pid, signal.SIGKILL)
+        os.waitpid(worker.pid, 0)
+    except OSError:
+        pass
+    try:
+        os.close(worker.read_fd)
+    except OSError:
+        pass
+
+
+def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True) -> list[Any]:
+    """Run the lists' loops. The lists are independent, so with two or more CPUs and enough
+    games the first (largest: ``all`` holds every game) runs in a forked worker while this
+    process runs the others; the results are identical either way (same code, same order)."""
+    if not (parallel and len(jobs) > 1 and _can_fork(len(jobs[0].a))):
+        return [_run_job(j, progress) for j in jobs]
+    worker = _start_worker(jobs[0])
+    try:
+        rest = [_run_job(j, progress) for j in jobs[1:]]
+    finally:
+        first = _finish_worker(worker, progress)
+    return [first, *rest]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -874,45 +908,64 @@ def compute(
         progress = tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
 
     jobs = []
-    for name in LISTS:
-        sub = compact.with_row_index("gi").filter(_list_filter(name)) if explain_pid is not None else compact.filter(_list_filter(name))
-        prev = old.filter(pl.col("list") == name)
-        pids = prev["pid"].to_numpy()
-        counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
-        counts["rating"][:] = params.start
-        for c in counts:
-            counts[c][pids] = prev[c].to_numpy()
-        a = sub["a"].to_numpy()
-        b = sub["b"].to_numpy()
-        games_a, games_b, first = _running_counts(a, b, counts["games"])
-        k_a, k_b = _k_factors(games_a, games_b, sub["robot0"].to_numpy(), sub["robot1"].to_numpy(), params)
+    worker: _Worker | None = None
+    try:
+        for name in LISTS:
+            sub = compact.with_row_index("gi").filter(_list_filter(name)) if explain_pid is not None else compact.filter(_list_filter(name))
+            prev = old.filter(pl.col("list") == name)
+            pids = prev["pid"].to_numpy()
+            counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
+            counts["rating"][:] = params.start
+            for c in counts:
+                counts[c][pids] = prev[c].to_numpy()
+            a = sub["a"].to_numpy()
+            b = sub["b"].to_numpy()
+            games_a, games_b, first = _running_counts(a, b, counts["games"])
+            k_a, k_b = _k_factors(games_a, games_b, sub["robot0"].to_numpy(), sub["robot1"].to_numpy(), params)
 
-        # Where the loop stops: progress chunks, snapshot days, the explained player's games.
-        n = sub.height
-        sub_days = sub["day"].to_numpy()
-        stops: dict[int, list[tuple[str, int]]] = {}
-        for d in cut_days:
-            stops.setdefault(int(np.searchsorted(sub_days, d, side="right")), []).append(("snap", d))
-        if explain_pid is not None:
-            for i in np.flatnonzero((a == explain_pid) | (b == explain_pid)).tolist():
-                stops.setdefault(i, []).append(("before", i))
-                stops.setdefault(i + 1, []).append(("after", i))
-        for i in range(_CHUNK, n, _CHUNK):
-            stops.setdefault(i, [])
-        stops.setdefault(n, [])
-        job = _ListJob(
-            a=_as_array(a, "q"),
-            b=_as_array(b, "q"),
-            result=_as_array(sub["result0"].to_numpy(), "d"),
-            k_a=_as_array(k_a, "q"),
-            k_b=_as_array(k_b, "q"),
-            ratings=counts["rating"].tolist(),
-            stops=sorted(stops.items()),
-            scale=params.scale,
-        )
-        jobs.append((name, sub, counts, first, k_a, k_b, job))
+            # Where the loop stops: progress chunks, snapshot days, the explained player's games.
+            n = sub.height
+            sub_days = sub["day"].to_numpy()
+            stops: dict[int, list[tuple[str, int]]] = {}
+            for d in cut_days:
+                stops.setdefault(int(np.searchsorted(sub_days, d, side="right")), []).append(("snap", d))
+            if explain_pid is not None:
+                for i in np.flatnonzero((a == explain_pid) | (b == explain_pid)).tolist():
+                    stops.setdefault(i, []).append(("before", i))
+                    stops.setdefault(i + 1, []).append(("after", i))
+            for i in range(_CHUNK, n, _CHUNK):
+                stops.setdefault(i, [])
+            stops.setdefault(n, [])
+            job = _ListJob(
+                a=_as_array(a, "q"),
+                b=_as_array(b, "q"),
+                result=_as_array(sub["result0"].to_numpy(), "d"),
+                k_a=_as_array(k_a, "q"),
+                k_b=_as_array(k_b, "q"),
+                ratings=counts["rating"].tolist(),
+                stops=sorted(stops.items()),
+                scale=params.scale,
+            )
+            jobs.append((name, sub, counts, first, k_a, k_b, job))
+            if name == "all" and explain is None and _can_fork(n):
+                # "all" holds every game: start its loop now, while the other lists are prepared.
+                worker = _start_worker(job)
+    except BaseException:
+        if worker is not None:
+            _abandon_worker(worker)
+        raise
 
-    results = _run_jobs([j[-1] for j in jobs], progress, parallel=explain is None)
+    results: list[Any] = []
+    try:
+        for (name, *_, job) in jobs:
+            if not (name == "all" and worker is not None):
+                results.append(_run_job(job, progress))
+    except BaseException:
+        if worker is not None:
+            _abandon_worker(worker)
+        raise
+    if worker is not None:
+        results.insert(0, _finish_worker(worker, progress))
     if progress is not None:
         progress.close()
 

@@ -618,3 +618,14 @@ def test_time_offsets_are_converted_to_utc_days(tmp_path):
     run = elo.run_elo(games, tmp_path / "out", date=dt.date(2024, 5, 1))
     assert run.games_rated == 1
     assert run.as_of == dt.datetime(2024, 5, 1, 23, 0, tzinfo=dt.timezone.utc)
+
+
+def test_forked_all_list_gives_the_serial_result(tmp_path, monkeypatch):
+    games = write_games(tmp_path / "g.csv", random_games(12, n=600, days=[0, 1, 2, 40]))
+    monkeypatch.setattr(elo, "_PARALLEL_MIN_GAMES", 10**9)
+    serial = elo.compute(elo.read_games(games))
+    monkeypatch.setattr(elo, "_PARALLEL_MIN_GAMES", 0)
+    forked = elo.compute(elo.read_games(games))
+    assert forked.ratings.equals(serial.ratings)
+    assert forked.snapshots.keys() == serial.snapshots.keys()
+    assert all(forked.snapshots[d].equals(serial.snapshots[d]) for d in serial.snapshots)
