@@ -194,6 +194,9 @@ def test_generator_misses_nothing_and_every_play_validates(pos):
     for key, play in got.items():
         again = validate_placements(board, key, rack, wordset, SMALL_RULES)
         assert again.score == play.score, (play.coord, play.word_text())
+        # the written form (GCG coordinate + word, '.' for board tiles) reads back as the same play
+        written = validate_play(board, (play.coord, play.word_text(through=".")), rack, wordset, SMALL_RULES)
+        assert (written.placements(), written.score) == (key, play.score)
     assert _as_scores(got) == _as_scores(word_fit_moves(board, rack, words, SMALL_RULES))
 
 
