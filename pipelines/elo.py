@@ -378,7 +378,9 @@ def _text_column(df: Any, column: str, table: GamesTable) -> Any:
     if s.dtype not in (pl.String, pl.Int64, pl.Int32, pl.UInt64, pl.UInt32, pl.Int16, pl.Int8, pl.UInt16, pl.UInt8, pl.Categorical):
         r = int(df["row"][0]) if df.height else 1
         raise _fail_at(table, column, r, f"expected text or an integer id, got a column of type {s.dtype}")
-    s = s.cast(pl.String).str.strip_chars()
+    s = s.cast(pl.String)
+    if table.line_offset:  # CSV text: "anna " is "anna"
+        s = s.str.strip_chars()
     bad = s.is_null() | (s == "")
     if bad.any():
         raise _fail_at(table, column, _first_bad(df, bad), "empty value")
