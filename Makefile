@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 EXTRAS := is,test
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test bench clean lexicons
 
 setup: $(STAMP)
 
@@ -22,7 +22,14 @@ run: setup
 	@echo '--- skrafl check: a valid word, an invalid one, a proper noun, a two-letter word'
 	-$(BIN)/skrafl check --lang is hestur hestar xyzzy reykjavík Jón ýf ok
 
-test: setup
+# The tests on real data need the Icelandic lexicon built from BÍN (about 3 minutes, once).
+output/is/entries.parquet: | $(STAMP)
+	$(BIN)/skrafl ingest is --quiet
+output/is/manifest.json: output/is/entries.parquet $(wildcard lexicon_sources/is/*) | $(STAMP)
+	$(BIN)/skrafl build is --quiet
+lexicons: output/is/manifest.json
+
+test: setup lexicons
 	$(BIN)/python -m pytest -q
 
 bench: setup

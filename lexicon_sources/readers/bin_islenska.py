@@ -43,25 +43,17 @@ def version(path: Path | None = None) -> str:
     return " / ".join(parts)
 
 
-def read(path: Path | None = None, progress: bool = True, limit: int | None = None) -> Iterator[Any]:
-    """Yield pyarrow record batches of every BÍN entry in the installed package.
+CHUNK = 10_000  # lemma ids per work unit
 
-    Args:
-        path: must be None (the package is the source).
-        progress: show a tqdm bar over lemma ids on stderr.
-        limit: enumerate only lemma ids 1..limit (for tests).
-    Raises:
-        UsageError: ``islenska`` is not installed, or a path was given.
-    """
-    if path is not None:
-        raise UsageError("the 'islenska' source reads the installed package and takes no file")
-    from tqdm import tqdm
 
+def _chunk(bounds: tuple[int, int]) -> Any:
+    """All entries of lemma ids ``bounds[0] <= id < bounds[1]`` as one record batch (``row`` is
+    numbered from 1 within the chunk; the caller renumbers)."""
+    first, stop = bounds
     bin_db = _bin()
-    last = bin_db._max_bin_id if limit is None else min(limit, bin_db._max_bin_id)
-    builder = BatchBuilder()
+    builder = BatchBuilder(size=1 << 30)
     row = 0
-    for bin_id in tqdm(range(1, last + 1), desc="BÍN lemmas", unit=" ids", disable=not progress, mininterval=0.5):
+    for bin_id in range(first, stop):
         for k in bin_db.lookup_id(bin_id):
             row += 1
             builder.add(
@@ -84,7 +76,41 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
                     "row": row,
                 }
             )
-        if builder.full():
-            yield builder.take()
-    if len(builder):
-        yield builder.take()
+    return builder.take()
+
+
+def read(path: Path | None = None, progress: bool = True, limit: int | None = None, workers: int | None = None) -> Iterator[Any]:
+    """Yield pyarrow record batches of every BÍN entry in the installed package, in lemma-id order.
+
+    Lemma ids are enumerated in chunks by a pool of worker processes (one per core); the batches
+    come back in id order and ``row`` numbers the entries 1, 2, … in that order, so the output is
+    the same whatever the number of workers.
+
+    Args:
+        path: must be None (the package is the source).
+        progress: show a tqdm bar over lemma ids on stderr.
+        limit: enumerate only lemma ids 1..limit (for tests).
+        workers: worker processes (default: the number of cores).
+    Raises:
+        UsageError: ``islenska`` is not installed, or a path was given.
+    """
+    if path is not None:
+        raise UsageError("the 'islenska' source reads the installed package and takes no file")
+    import multiprocessing
+    import os
+
+    import pyarrow.compute as pc
+    from tqdm import tqdm
+
+    last = _bin()._max_bin_id if limit is None else min(limit, _bin()._max_bin_id)
+    chunks = [(i, min(i + CHUNK, last + 1)) for i in range(1, last + 1, CHUNK)]
+    workers = workers or os.cpu_count() or 1
+    offset = 0
+    with tqdm(total=last, desc="BÍN lemmas", unit=" ids", disable=not progress, mininterval=0.5) as bar:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            for (first, stop), batch in zip(chunks, pool.imap(_chunk, chunks)):
+                rows = pc.add(batch.column("row"), offset)
+                offset += batch.num_rows
+                bar.update(stop - first)
+                if batch.num_rows:
+                    yield batch.set_column(batch.schema.get_field_index("row"), "row", rows)
