@@ -875,16 +875,16 @@ def compute(
     window_start = report_day - dt.timedelta(days=CHANGE_DAYS[-1]) if report_day is not None and explain is None else None
 
     # Player indices 0 … n−1 over the state's players and this run's, in name order.
-    names = pl.concat([state.ratings["player"], games["player0"], games["player1"]]).unique().sort()
-    enum = pl.Enum(names)
+    names, pids = _player_indices([games["player0"], games["player1"], state.ratings["player"]])
     n_players = names.len()
+    n_games = games.height
     games = games.with_columns(
-        pl.col("player0").cast(enum).to_physical().cast(pl.Int64).alias("a"),
-        pl.col("player1").cast(enum).to_physical().cast(pl.Int64).alias("b"),
+        pl.Series("a", pids[:n_games]),
+        pl.Series("b", pids[n_games : 2 * n_games]),
         pl.when(pl.col("score0") > pl.col("score1")).then(1.0).when(pl.col("score0") < pl.col("score1")).then(0.0).otherwise(0.5).alias("result0"),
         (pl.col("finished_at").dt.date().cast(pl.Int32) if not table.ordered_by_row else pl.lit(0, dtype=pl.Int32)).alias("day"),
     )
-    old = state.ratings.with_columns(pl.col("player").cast(enum).to_physical().cast(pl.Int64).alias("pid"))
+    old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
     robot = _robot_flags(games, old, n_players, names, table)
     compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1")
 
@@ -1034,6 +1034,27 @@ def compute(
         notes=tuple(table.notes),
         trace=trace,
     )
+
+
+def _player_indices(columns: list[Any]) -> tuple[Any, Any]:
+    """Number the distinct player ids of ``columns`` 0 … n−1 in name order.
+
+    Returns (the names in order as a polars Series, a numpy int64 array with the index of every
+    value of the columns, concatenated). One hashing pass: a categorical cast, then the codes are
+    renumbered by name.
+    """
+    import numpy as np
+    import polars as pl
+
+    both = pl.concat([c.cast(pl.String) for c in columns]).cast(pl.Categorical)
+    codes = both.to_physical().to_numpy().astype(np.int64)
+    distinct = both.unique()
+    names = distinct.cast(pl.String)
+    order = names.arg_sort().to_numpy()
+    distinct_codes = distinct.to_physical().to_numpy().astype(np.int64)
+    renumber = np.zeros(int(distinct_codes.max()) + 1 if len(distinct_codes) else 1, dtype=np.int64)
+    renumber[distinct_codes[order]] = np.arange(len(order), dtype=np.int64)
+    return names.gather(order).alias("player"), renumber[codes] if len(codes) else codes
 
 
 def _snapshot_frame(names: Any, parts: list[tuple[int, Any, Any]]) -> Any:
@@ -1205,7 +1226,7 @@ def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None 
         tmp.mkdir()
         (tmp / "history").mkdir()
         run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
-        run.processed.write_parquet(tmp / "processed.parquet", statistics=False)
+        run.processed.write_parquet(tmp / "processed.parquet", statistics=False, compression="lz4")
         meta = {
             "version": STATE_VERSION,
             "params": asdict(run.params),
