@@ -27,6 +27,7 @@
 #include <time.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/mman.h>
 static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec+t.tv_nsec*1e-9;}
 #define TMARK(msg) do { if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%s %.3f\n", msg, now_s()); } while (0)
 
@@ -51,7 +52,7 @@ typedef struct {
 } SKey;
 
 #define PACKED 10
-static int g_step; /* +1 forward, -1 reversed, for the sort */
+static __thread int g_step; /* +1 forward, -1 reversed, for the sort (per thread) */
 
 static inline uint64_t pack_key(const uint8_t *p, uint32_t len, int step) {
     uint64_t k = 0;
@@ -129,6 +130,23 @@ typedef struct {
     size_t hcap; /* power of two */
 } Reg;
 
+/* A zeroed block for a large randomly accessed table, on transparent huge pages where the kernel
+ * offers them (fewer TLB misses: the register lookups are memory-bound). Free with free(). */
+static void *big_calloc(size_t size) {
+    void *p = NULL;
+    if (size >= (4u << 20)) {
+        size_t huge = 2u << 20;
+        size = (size + huge - 1) & ~(huge - 1);
+        if (posix_memalign(&p, huge, size) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, size, MADV_HUGEPAGE);
+#endif
+        memset(p, 0, size);
+        return p;
+    }
+    return calloc(1, size);
+}
+
 static uint64_t hash_arcs(const uint64_t *a, uint32_t n) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
     for (uint32_t i = 0; i < n; i++) {
@@ -167,7 +185,7 @@ static int reg_reserve(Reg *r, size_t expect) {
     size_t ncap = r->hcap;
     while (ncap * 3 < expect * 4) ncap *= 2;
     if (ncap == r->hcap) return 0;
-    HEnt *nt = calloc(ncap, sizeof(HEnt));
+    HEnt *nt = big_calloc(ncap * sizeof(HEnt));
     if (!nt) return -1;
     for (size_t i = 0; i < r->hcap; i++) {
         HEnt e = r->htab[i];
@@ -182,11 +200,9 @@ static int reg_reserve(Reg *r, size_t expect) {
     return 0;
 }
 
-static size_t g_lookups;
 /* Returns the id of the state with these arcs, registering it if new; (uint32_t)-1 on no memory. */
 static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     if (n == 0) return 0;
-    g_lookups++;
     uint64_t h = hash_arcs(arcs, n);
     uint16_t tag = (uint16_t)(h >> 48);
     size_t i = h & (r->hcap - 1);
@@ -232,43 +248,53 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     return id;
 }
 
-/* Place every state's sibling list in the node array. A one-node list equal to the last node of an
- * already placed list is stored there (the is_end node is shared), as wolges does for list tails.
+#define ARC_CHILD_(a) ((uint32_t)((a) >> 8))
+/* Place every state's sibling list in the node array, in breadth-first order from the GADDAG root
+ * and then the DAWG root, so that the lists a move generator visits most (the top levels) sit
+ * together in memory. A one-node list equal to the last node of an already placed list is stored
+ * there (the is_end node is shared), as wolges does for list tails.
  * pos[id] = index of the list's first node; returns the total node count (incl. nodes 0 and 1),
  * 0 when out of memory. */
-static size_t place_states(const Reg *r, uint32_t *pos) {
+static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, uint32_t dawg_root) {
     size_t cap = 1;
     while (cap < (size_t)r->nstates * 2) cap *= 2;
     uint64_t *key = malloc(cap * sizeof(uint64_t));
     uint32_t *at = malloc(cap * sizeof(uint32_t));
-    if (!key || !at) { free(key); free(at); return 0; }
+    uint32_t *queue = malloc((size_t)r->nstates * sizeof(uint32_t));
+    uint8_t *seen = calloc(r->nstates, 1);
+    size_t total = 0;
+    if (!key || !at || !queue || !seen) goto out;
     memset(key, 0xFF, cap * sizeof(uint64_t));
-    size_t total = 2;
+    total = 2;
     pos[0] = 0;
-    for (uint32_t id = 1; id < r->nstates; id++) {
+    seen[0] = 1;
+    size_t head = 0, tail = 0;
+    uint32_t roots[2] = {gaddag_root, dawg_root};
+    for (int k = 0; k < 2; k++)
+        if (!seen[roots[k]]) { seen[roots[k]] = 1; queue[tail++] = roots[k]; }
+    while (head < tail) {
+        uint32_t id = queue[head++];
+        const uint64_t *a = r->pool + r->st_off[id];
         uint32_t n = r->st_cnt[id];
-        if (n == 1) continue;
-        pos[id] = (uint32_t)total;
-        total += n;
-        uint64_t last = r->pool[r->st_off[id] + n - 1];
+        uint64_t last = a[n - 1];
         size_t i = (last * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
         while (key[i] != UINT64_MAX && key[i] != last) i = (i + 1) & (cap - 1);
-        if (key[i] == UINT64_MAX) { key[i] = last; at[i] = (uint32_t)(total - 1); }
-    }
-    for (uint32_t id = 1; id < r->nstates; id++) {
-        if (r->st_cnt[id] != 1) continue;
-        uint64_t only = r->pool[r->st_off[id]];
-        size_t i = (only * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
-        while (key[i] != UINT64_MAX && key[i] != only) i = (i + 1) & (cap - 1);
-        if (key[i] == only) pos[id] = at[i];
-        else {
-            key[i] = only;
-            at[i] = (uint32_t)total;
-            pos[id] = (uint32_t)total++;
+        if (n == 1 && key[i] == last) {
+            pos[id] = at[i];
+        } else {
+            pos[id] = (uint32_t)total;
+            total += n;
+            if (key[i] == UINT64_MAX) { key[i] = last; at[i] = (uint32_t)(total - 1); }
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t c = ARC_CHILD_(a[j]);
+            if (!seen[c]) { seen[c] = 1; queue[tail++] = c; }
         }
     }
-    free(key);
-    free(at);
+    for (uint32_t id = 1; id < r->nstates; id++)
+        if (!seen[id]) pos[id] = 0; /* unreachable (none expected): not written */
+out:
+    free(key); free(at); free(queue); free(seen);
     return total;
 }
 
@@ -331,6 +357,7 @@ typedef struct {
 
 static void *gaddag_job(void *arg) {
     GJob *j = arg;
+    g_step = -1;
     Path *ps = j->ps;
     if (j->n > 1) {
         SKey *tmp = malloc(j->n * sizeof(SKey));
@@ -338,7 +365,7 @@ static void *gaddag_job(void *arg) {
         msd_sort(j->recs, j->n, 0, tmp);
         free(tmp);
     }
-    TMARK(j->reg->nstates > 1 && j->ps ? "job sorted" : "job sorted");
+    TMARK("job sorted");
     const SKey *prev = NULL;
     uint32_t prevlen = 0;
     for (size_t w = 0; w < j->n; w++) {
@@ -501,11 +528,11 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     if (fail) { err = "out of memory"; goto done; }
     TMARK("gaddag");
     if (getenv("SKRAFL_KWG_TIMING"))
-        fprintf(stderr, "prefixes %zu states %u arcs %zu lookups %zu\n", rc.nrecs, r.nstates, r.pool_len, g_lookups);
+        fprintf(stderr, "prefixes %zu states %u arcs %zu\n", rc.nrecs, r.nstates, r.pool_len);
 
     /* 4. layout: node 0 -> DAWG root, node 1 -> GADDAG root, then the sibling lists */
     pos = malloc(r.nstates * sizeof(uint32_t));
-    size_t total = pos ? place_states(&r, pos) : 0;
+    size_t total = pos ? place_states(&r, pos, gaddag_root, dawg_root) : 0;
     if (!total) { err = "out of memory"; goto done; }
     TMARK("placed");
     int wide = force_wide || total > ARC_MASK + 1;
@@ -526,6 +553,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
         for (uint32_t id = 1; id < r.nstates; id++) {
             const uint64_t *a = r.pool + r.st_off[id];
             uint32_t n = r.st_cnt[id];
+            if (!pos[id]) continue;
             for (uint32_t j = 0; j < n; j++)
                 PUT(pos[id] + j, MK(ARC_TILE(a[j]), ARC_ACC(a[j]), j == n - 1, pos[ARC_CHILD(a[j])]));
         }

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-
 from gamecore.errors import DataError, UsageError
+
+TYPE_CHECKING = False  # (typing is not imported at start-up)
+if TYPE_CHECKING:  # light start-up: re, tempfile and pathlib are imported where used
+    from collections.abc import Iterable, Iterator, Sequence
+    from pathlib import Path
 
 #: Node fields (kwg.md, wolges ``Node22``).
 ARC_MASK = 0x3FFFFF
@@ -81,6 +81,8 @@ class Alphabet:
         self._single = all(len(k) == 1 for k in self._index)
         self._token_re = None
         if not self._single:
+            import re
+
             keys = sorted(self._index, key=len, reverse=True)
             self._token_re = re.compile("|".join(re.escape(k) for k in keys))
         self._codec = None
@@ -186,9 +188,12 @@ def write_kwg(words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, pa
     Raises:
         DataError: as :func:`build_kwg`; OSError when the file cannot be written.
     """
+    import tempfile
+
     blob = build_kwg(words, alphabet)
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=folder)
     try:
         umask = os.umask(0)
         os.umask(umask)

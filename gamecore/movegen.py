@@ -21,11 +21,14 @@ forms words both ways is listed once, across; on the empty board both directions
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
-
 from gamecore.errors import UsageError
-from gamecore.kwg import Kwg
+
+TYPE_CHECKING = False  # (typing is not imported at start-up)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from gamecore.kwg import Kwg
 
 #: Value added to a letter index in a grid square (and in ``RawMove.letters``) for a blank.
 BLANK_FLAG = 64
@@ -42,7 +45,7 @@ def _native():
     return _native
 
 
-class MoveLayout(NamedTuple):
+class MoveLayout:
     """The premium squares the generator needs (any object with these attributes will do, e.g.
     :class:`gamecore.boards.BoardLayout`).
 
@@ -53,10 +56,16 @@ class MoveLayout(NamedTuple):
         blocked: squares where no tile may stand (punctured squares), as (row, col) pairs.
     """
 
-    letter_mult: Sequence[Sequence[int]]
-    word_mult: Sequence[Sequence[int]]
-    start: tuple[int, int]
-    blocked: frozenset = frozenset()
+    __slots__ = ("letter_mult", "word_mult", "start", "blocked")
+
+    def __init__(self, letter_mult, word_mult, start, blocked=frozenset()):
+        self.letter_mult = letter_mult
+        self.word_mult = word_mult
+        self.start = tuple(start)
+        self.blocked = frozenset(blocked)
+
+    def __repr__(self) -> str:
+        return f"MoveLayout(start={self.start}, {len(self.letter_mult)} rows, blocked={sorted(self.blocked)})"
 
 
 def _raw_move_type():
