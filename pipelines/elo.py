@@ -915,11 +915,11 @@ def compute(
         for name in LISTS:
             sub = compact.with_row_index("gi").filter(_list_filter(name)) if explain_pid is not None else compact.filter(_list_filter(name))
             prev = old.filter(pl.col("list") == name)
-            pids = prev["pid"].to_numpy()
+            prev_pids = prev["pid"].to_numpy()
             counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
             counts["rating"][:] = params.start
             for c in counts:
-                counts[c][pids] = prev[c].to_numpy()
+                counts[c][prev_pids] = prev[c].to_numpy()
             a = sub["a"].to_numpy()
             b = sub["b"].to_numpy()
             games_a, games_b, first = _running_counts(a, b, counts["games"])
@@ -1019,7 +1019,7 @@ def compute(
     )
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
-        snapshots[report_day] = ratings.select("list", "player", "rating")
+        snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "player"]).select("list", "player", "rating")
     processed = pl.concat([state.processed, processed_new])
     return EloRun(
         ratings=ratings,

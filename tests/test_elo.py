@@ -378,6 +378,8 @@ def test_nightly_runs_over_gaps_and_months_equal_one_run(tmp_path):
         top = pl.read_csv(whole / f"top100_{name}.csv")
         assert pl.read_csv(prev / f"top100_{name}.csv").equals(top)
         assert top["change_30d"].null_count() < top.height  # day 38 − 30 = day 8 (June 9): after days 0 and 2
+    for snap in (whole / "history").iterdir():  # the same end-of-day ratings either way
+        assert pl.read_parquet(snap).equals(pl.read_parquet(prev / "history" / snap.name)), snap.name
     kept = sorted(p.name for p in (prev / "history").iterdir())
     assert kept[0] == "ratings_2024-06-09.parquet" and kept[-1] == "ratings_2024-07-09.parquet" and len(kept) == 31
 
