@@ -615,6 +615,7 @@ typedef struct {
     /* play state */
     int rack[MAX_TILE + 1];
     int blanks;
+    uint64_t rackmask; /* bit t: the rack holds a tile t */
     int values[MAX_TILE + 1];
     int bingo, bingo_tiles;
     int anchor_pos;
@@ -701,22 +702,26 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
             if (t > want || N_END(nv)) return;
         }
     }
-    uint64_t mask = g->mask[pos];
-    if (!mask) return;
+    /* letters allowed here (cross-check) that the rack can supply */
+    uint64_t allowed = g->mask[pos] & (g->blanks > 0 ? ~1ull : g->rackmask);
+    if (!allowed) return;
+    uint32_t maxt = 63 - (uint32_t)__builtin_clzll(allowed);
     int lm = g->lm[pos], wm = g->wm[pos];
     int hx = g->hasx[pos], xs = g->xscore[pos];
     for (uint32_t i = list;; i++) {
         uint32_t nv = g->kwg[i];
         uint32_t t = N_TILE(nv);
-        if (t && ((mask >> t) & 1)) {
+        if (t > maxt) break;
+        if ((allowed >> t) & 1) {
             if (g->rack[t] > 0) {
                 int v = g->values[t] * lm;
-                g->rack[t]--;
+                if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
                 g->placed[pos] = (uint8_t)t;
                 go_on(g, pos, i, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0),
                       nplaced + 1);
                 g->placed[pos] = 0;
                 g->rack[t]++;
+                g->rackmask |= 1ull << t;
             }
             if (g->blanks > 0) {
                 g->blanks--;
@@ -875,6 +880,8 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
     g->rack[0] = 0;
     g->blanks = blanks;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
     g->bingo = bingo;
     g->bingo_tiles = bingo_tiles;
     out = PyList_New(0);
