@@ -631,3 +631,55 @@ def test_forked_all_list_gives_the_serial_result(tmp_path, monkeypatch):
     assert forked.ratings.equals(serial.ratings)
     assert forked.snapshots.keys() == serial.snapshots.keys()
     assert all(forked.snapshots[d].equals(serial.snapshots[d]) for d in serial.snapshots)
+
+
+# --------------------------------------------------------------------------------------------
+# Properties over generated game lists (hypothesis)
+# --------------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PLAYERS = ["ann", "bo", "cy", "di", "ed", "Fullsterkur", "Amlóði"]
+_game = st.tuples(
+    st.integers(0, 3),  # day
+    st.integers(0, 86399),  # second of the day
+    st.sampled_from(_PLAYERS),
+    st.sampled_from(_PLAYERS),
+    st.integers(0, 3),  # score0 (small: many draws and some 0–0)
+    st.integers(0, 3),
+    st.booleans(),  # competition
+)
+
+
+def _table(tmp: Path, games: list[tuple], order: list[int]) -> elo.GamesTable:
+    rows = []
+    for i in order:
+        day, sec, p0, p1, s0, s1, comp = games[i]
+        if p0 == p1:
+            continue
+        t = dt.datetime(2024, 6, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=day, seconds=sec)
+        r0, r1 = p0[0].isupper(), p1[0].isupper()
+        rows.append((f"g{i:03d}", t.isoformat(), p0, p1, r0, r1, s0, s1, comp and not (r0 or r1)))
+    path = tmp / f"g{random.getrandbits(64):x}.csv"
+    write_games(path, rows or [("x", "2024-06-01T00:00:00Z", "ann", "bo", False, False, 0, 0, False)])
+    return elo.read_games(path)
+
+
+def _state_of(run: elo.EloRun) -> elo.EloState:
+    return elo.EloState(run.ratings.drop("as_of"), run.processed, run.params, run.as_of, None)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(games=st.lists(_game, max_size=60), seed=st.integers(0, 2**32 - 1))
+def test_property_shuffle_and_day_by_day(tmp_path, games, seed):
+    order = list(range(len(games)))
+    whole = elo.compute(_table(tmp_path, games, order))
+    random.Random(seed).shuffle(order)
+    table = _table(tmp_path, games, order)
+    assert elo.compute(table).ratings.equals(whole.ratings)
+    state = None
+    for day in range(4):
+        run = elo.compute(table, state, date=dt.date(2024, 6, 1 + day))
+        state = _state_of(run)
+    assert state.ratings.equals(whole.ratings.drop("as_of"))
