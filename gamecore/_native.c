@@ -87,7 +87,9 @@ static int key_cmp(const SKey *a, const SKey *b, uint32_t d) {
     }
 }
 
-static void msd_sort(SKey *a, size_t n, uint32_t depth, SKey *tmp) {
+/* In-place MSD radix sort (American flag sort: McIlroy, Bostic & McIlroy 1993), 64 tile buckets
+ * plus bucket 0 for strings that end at this depth; no extra buffer. */
+static void msd_sort(SKey *a, size_t n, uint32_t depth) {
     if (n < 2) return;
     if (n < 24) {
         for (size_t i = 1; i < n; i++) {
@@ -98,17 +100,27 @@ static void msd_sort(SKey *a, size_t n, uint32_t depth, SKey *tmp) {
         }
         return;
     }
-    size_t count[65], start[65];
+    size_t count[65], start[65], next[65];
     memset(count, 0, sizeof count);
     for (size_t i = 0; i < n; i++) count[key_char(&a[i], depth)]++;
     size_t s = 0;
-    for (int c = 0; c < 65; c++) { start[c] = s; s += count[c]; }
-    size_t pos[65];
-    memcpy(pos, start, sizeof pos);
-    for (size_t i = 0; i < n; i++) tmp[pos[key_char(&a[i], depth)]++] = a[i];
-    memcpy(a, tmp, n * sizeof(SKey));
+    for (int c = 0; c < 65; c++) { start[c] = next[c] = s; s += count[c]; }
+    for (int c = 0; c < 65; c++) {
+        size_t end = start[c] + count[c];
+        while (next[c] < end) {
+            SKey x = a[next[c]];
+            int cc = key_char(&x, depth);
+            while (cc != c) {
+                SKey y = a[next[cc]];
+                a[next[cc]++] = x;
+                x = y;
+                cc = key_char(&x, depth);
+            }
+            a[next[c]++] = x;
+        }
+    }
     for (int c = 1; c < 65; c++)
-        if (count[c] > 1) msd_sort(a + start[c], count[c], depth + 1, tmp);
+        if (count[c] > 1) msd_sort(a + start[c], count[c], depth + 1);
 }
 
 /* A register slot: the state's first arc, arc count and hash tag inline, so that looking up a
@@ -359,12 +371,7 @@ static void *gaddag_job(void *arg) {
     GJob *j = arg;
     g_step = -1;
     Path *ps = j->ps;
-    if (j->n > 1) {
-        SKey *tmp = malloc(j->n * sizeof(SKey));
-        if (!tmp) { j->fail = 1; return NULL; }
-        msd_sort(j->recs, j->n, 0, tmp);
-        free(tmp);
-    }
+    msd_sort(j->recs, j->n, 0);
     TMARK("job sorted");
     const SKey *prev = NULL;
     uint32_t prevlen = 0;
@@ -435,15 +442,17 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     int fail = 0;
     Py_BEGIN_ALLOW_THREADS
     /* 1. sort the words; DAWG by incremental minimisation, recording every prefix's state */
-    tmp = malloc((cnt ? cnt : 1) * sizeof(SKey));
-    if (!tmp) fail = 1;
-    else {
-        g_step = 1;
-        msd_sort(words, cnt, 0, tmp);
-        free(tmp);
-        tmp = NULL;
-    }
+    g_step = 1;
+    msd_sort(words, cnt, 0);
     TMARK("sorted");
+    /* exactly one record per distinct prefix: count them to allocate once */
+    {
+        size_t np = cnt ? words[0].len : 0;
+        for (size_t w = 1; w < cnt; w++) np += words[w].len - key_lcp(&words[w - 1], &words[w], 1);
+        rc.cap = np ? np : 1;
+        rc.recs = malloc(rc.cap * sizeof(SKey));
+        if (!rc.recs) fail = 1;
+    }
     const SKey *prev = NULL;
     uint32_t prevlen = 0;
     for (size_t w = 0; w < cnt && !fail; w++) {
@@ -497,6 +506,9 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
         else gaddag_job(&jb);
         fail = ja.fail || jb.fail;
         TMARK("gaddag halves");
+        /* the jobs are done with the prefix records (the root arcs are in ps/ps2) */
+        free(rc.recs);
+        rc.recs = NULL;
         /* 3. merge the private register into the shared one (children come before parents) */
         if (!fail) remap = malloc(r2.nstates * sizeof(uint32_t));
         if (!remap) fail = 1;
@@ -523,12 +535,18 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
             gaddag_root = reg_state(&r, arcs, n);
             if (gaddag_root == (uint32_t)-1) fail = 1;
         }
+        reg_free(&r2);
+        reg2_ok = 0;
+        free(remap);
+        remap = NULL;
     }
     Py_END_ALLOW_THREADS
     if (fail) { err = "out of memory"; goto done; }
     TMARK("gaddag");
     if (getenv("SKRAFL_KWG_TIMING"))
         fprintf(stderr, "prefixes %zu states %u arcs %zu\n", rc.nrecs, r.nstates, r.pool_len);
+    free(r.htab); /* no more look-ups */
+    r.htab = NULL;
 
     /* 4. layout: node 0 -> DAWG root, node 1 -> GADDAG root, then the sibling lists */
     pos = malloc(r.nstates * sizeof(uint32_t));
