@@ -58,7 +58,7 @@ def check(
 
     lex = Lexicon.load(lexicon_dir(lang, lexicon))
     items = read_items(words)
-    verdicts = [(w, w in lex) for w in items]
+    verdicts = list(zip(items, lex.contains_many(items)))
     all_valid = all(ok for _, ok in verdicts)
     if play:
         verdict = "ACCEPTABLE" if all_valid else "UNACCEPTABLE"

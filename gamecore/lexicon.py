@@ -28,6 +28,8 @@ class Lexicon:
         self.manifest = manifest
         self._trie = trie
         self._fold = tuple(manifest.get("fold", {}).items())
+        # single-letter folds (the usual case: é→e, ё→е) as one str.translate table
+        self._table = str.maketrans({s: d for s, d in self._fold}) if all(len(s) == 1 for s, _ in self._fold) else None
 
     @classmethod
     def load(cls, folder: Path | str) -> "Lexicon":
@@ -64,12 +66,19 @@ class Lexicon:
     def key(self, word: str) -> str:
         """The form a word is looked up by: lowercase, with the lexicon's folds applied."""
         word = word.lower()
+        if self._table is not None:
+            return word.translate(self._table) if self._fold else word
         for src, dst in self._fold:
             word = word.replace(src, dst)
         return word
 
     def __contains__(self, word: str) -> bool:
         return self.key(word) in self._trie
+
+    def contains_many(self, words: list[str]) -> list[bool]:
+        """Membership of many words at once (the batch path of ``skrafl check -``)."""
+        trie, key = self._trie, self.key
+        return [key(w) in trie for w in words]
 
     def __len__(self) -> int:
         return len(self._trie)
