@@ -48,7 +48,8 @@ typedef struct {
     const uint8_t *p; /* first character (forward) or last character (reversed) */
     uint32_t len;
     uint32_t aux;
-    uint64_t key; /* the first PACKED characters, 6 bits each from bit 54 down, 0-padded */
+    uint64_t key;  /* characters 0..9, 6 bits each from bit 54 down, 0-padded */
+    uint64_t key2; /* characters 10..19, likewise (no random access for words up to 20 tiles) */
 } SKey;
 
 #define PACKED 10
@@ -63,7 +64,13 @@ static inline uint64_t pack_key(const uint8_t *p, uint32_t len, int step) {
 
 static inline int key_char(const SKey *k, uint32_t d) {
     if (d < PACKED) return (int)((k->key >> (54 - 6 * d)) & 63);
+    if (d < 2 * PACKED) return (int)((k->key2 >> (54 - 6 * (d - PACKED))) & 63);
     return d < k->len ? k->p[(ptrdiff_t)d * g_step] : 0;
+}
+
+static inline void set_keys(SKey *k, int step) {
+    k->key = pack_key(k->p, k->len, step);
+    k->key2 = k->len > PACKED ? pack_key(k->p + (ptrdiff_t)PACKED * step, k->len - PACKED, step) : 0;
 }
 
 /* Length of the common prefix of a and b (same direction `step`). */
@@ -74,7 +81,12 @@ static inline uint32_t key_lcp(const SKey *a, const SKey *b, int step) {
         uint32_t l = (uint32_t)(__builtin_clzll(x) - 4) / 6;
         return l < m ? l : m;
     }
-    uint32_t l = PACKED < m ? PACKED : m;
+    x = a->key2 ^ b->key2;
+    if (x) {
+        uint32_t l = PACKED + (uint32_t)(__builtin_clzll(x) - 4) / 6;
+        return l < m ? l : m;
+    }
+    uint32_t l = 2 * PACKED < m ? 2 * PACKED : m;
     while (l < m && a->p[(ptrdiff_t)l * step] == b->p[(ptrdiff_t)l * step]) l++;
     return l;
 }
@@ -270,8 +282,8 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
 static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, uint32_t dawg_root) {
     size_t cap = 1;
     while (cap < (size_t)r->nstates * 2) cap *= 2;
-    uint64_t *key = malloc(cap * sizeof(uint64_t));
-    uint32_t *at = malloc(cap * sizeof(uint32_t));
+    uint64_t *key = big_calloc(cap * sizeof(uint64_t));
+    uint32_t *at = big_calloc(cap * sizeof(uint32_t));
     uint32_t *queue = malloc((size_t)r->nstates * sizeof(uint32_t));
     uint8_t *seen = calloc(r->nstates, 1);
     size_t total = 0;
@@ -337,7 +349,7 @@ static int recs_push(Recs *rc, const uint8_t *word, uint32_t k, uint32_t state, 
     s->p = word + k - 1; /* reversed: starts at the prefix's last character */
     s->len = k;
     s->aux = (state << 1) | acc;
-    s->key = pack_key(s->p, k, -1);
+    set_keys(s, -1);
     return 0;
 }
 
@@ -425,7 +437,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
                 words[cnt].p = data + st;
                 words[cnt].len = (uint32_t)(i - st);
                 words[cnt].aux = 0;
-                words[cnt].key = pack_key(data + st, (uint32_t)(i - st), 1);
+                set_keys(&words[cnt], 1);
                 cnt++;
             }
             st = i + 1;

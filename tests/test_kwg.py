@@ -80,6 +80,20 @@ def test_random_word_lists_decode_back(node24):
             assert not kwg.contains(w + alphabet[0]) or (w + alphabet[0]) in words
 
 
+def test_long_words_sharing_long_prefixes():
+    """Words of up to 40 tiles with long shared beginnings and endings (the builder packs the
+    first 20 tiles of each key; longer ones are compared in place)."""
+    rng = random.Random(7)
+    stems = ["".join(rng.choice("ABC") for _ in range(rng.randint(8, 25))) for _ in range(8)]
+    words = set()
+    for _ in range(400):
+        w = rng.choice(stems) + "".join(rng.choice("ABCD") for _ in range(rng.randint(0, 6))) + rng.choice(stems)[:rng.randint(0, 9)]
+        words.add(w[:40])
+    dawg, gaddag = decode(build_kwg(words, "ABCD"))
+    assert dawg == words
+    assert gaddag == gaddag_strings(words)
+
+
 def test_sowpods_list_roundtrip(shared, tmp_path):
     words = (shared / "corpora" / "positions" / "mid1_b1.words").read_text().split()
     path = tmp_path / "mid1.kwg"

@@ -323,3 +323,16 @@ def test_brute_force_small_boards(seed):
     assert len(ours) == len(got)
     ref = brute_force(words, grid, (counts, blanks), layout, values, 3)
     assert ours == ref
+
+
+def test_blocked_square_is_a_wall():
+    """A punctured square (no tile may stand there) ends words like the board edge."""
+    kwg = Kwg.from_words(["ABC", "AB", "BC"], "ABC")
+    lm = [[1] * 5 for _ in range(5)]
+    layout = MoveLayout(lm, lm, (2, 2), blocked={(2, 4)})
+    counts = [0, 1, 1, 1]
+    moves = generate(kwg, [[0] * 5 for _ in range(5)], counts, 0, layout, [0, 1, 1, 1], 50, True)
+    across = {(m.col, bytes(m.letters)) for m in moves if m.across}
+    assert (2, bytes([1, 2, 3])) not in across  # would need the blocked square (2, 4)
+    assert (2, bytes([1, 2])) in across and (1, bytes([1, 2, 3])) in across and (0, bytes([1, 2, 3])) in across
+    assert all(not (m.across and m.col + len(m.letters) > 4) for m in moves)
