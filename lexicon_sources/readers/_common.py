@@ -1,0 +1,84 @@
+"""Small helpers shared by the dump readers: batching rows into pyarrow record batches, reading
+text lines with a clear error for a wrong encoding, and the version string of a file or package."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import DataError
+
+BATCH_ROWS = 200_000
+
+
+class Batcher:
+    """Collect rows column by column and hand them out as record batches of ``schema``."""
+
+    def __init__(self, schema: Any, size: int = BATCH_ROWS) -> None:
+        self.schema = schema
+        self.size = size
+        self.cols: dict[str, list] = {name: [] for name in schema.names}
+
+    def add(self, **row: Any) -> None:
+        for name, col in self.cols.items():
+            col.append(row.get(name))
+
+    def __len__(self) -> int:
+        return len(self.cols["form"])
+
+    def full(self) -> bool:
+        return len(self) >= self.size
+
+    def take(self) -> Any:
+        import pyarrow as pa
+
+        batch = pa.RecordBatch.from_pydict(self.cols, schema=self.schema)
+        self.cols = {name: [] for name in self.schema.names}
+        return batch
+
+
+def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, line without its newline)`` of a text file.
+
+    Raises:
+        DataError: the file is missing, empty, or a line is not in ``encoding`` (the line is named).
+    """
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise DataError(f"{what} not found", path) from None
+    with fh:
+        lineno = 0
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"not {encoding.upper()} (byte {raw[exc.start]:#04x}); the {what} is read as {encoding.upper()}",
+                    path, lineno,
+                ) from None
+            yield lineno, line.rstrip("\r\n")
+        if lineno == 0:
+            raise DataError(f"empty {what}", path, 1)
+
+
+def file_version(path: Path) -> str:
+    """``NAME (BYTES bytes, YYYY-MM-DD)`` of a dump file (its modification day, UTC)."""
+    st = Path(path).stat()
+    day = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).date().isoformat()
+    return f"{Path(path).name} ({st.st_size} bytes, {day})"
+
+
+def dist_versions(*dists: str) -> str:
+    """``dist X / dist Y`` from the installed distributions (``(not installed)`` when missing)."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    parts = []
+    for dist in dists:
+        try:
+            parts.append(f"{dist} {dist_version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    return " / ".join(parts)

