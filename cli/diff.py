@@ -1,0 +1,48 @@
+"""``skrafl diff OLD_DIR NEW_DIR``: words added and removed between two lexicon builds, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import QUIET_OPTION, output_root
+
+
+def diff(
+    old: Path = typer.Argument(..., help="The earlier lexicon folder (written by 'skrafl build')."),
+    new: Path = typer.Argument(..., help="The later lexicon folder."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Folder for diff.parquet and summary.txt. Default: output/diff."
+    ),
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Words added and removed between two builds, with the rule or source change behind each.
+
+    Writes OUT/diff.parquet (word, change, cause, old_rule, new_rule, detail) and OUT/summary.txt,
+    and prints the summary. Cause: rule (the recipe changed), source (the dump changed, or the word
+    has no entry), rule or source (both changed), committee (the committee lists).
+
+    Examples:
+
+      skrafl diff output/nb-2024 output/nb
+
+      skrafl diff old/ru new/ru --out review/ru-2025
+    """
+    from pipelines.diff import diff as run, write
+
+    result = run(old, new)
+    target = out or output_root() / "diff"
+    write(result, target)
+    if not quiet:
+        typer.echo(result.summary, nl=False)
+        typer.echo(f"→ {target / 'diff.parquet'}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "diff",
+        help="Words added and removed between two lexicon builds, with the rule or source change behind each.",
+        epilog="Example: skrafl diff output/nb-old output/nb",
+    )(diff)

@@ -1,0 +1,164 @@
+"""Compare two lexicon builds: which words were added and removed, and the rule or source change
+behind each (what a word committee reviews after a dictionary update).
+
+Inputs are two folders written by ``skrafl build`` (``words.txt``, ``rejected.parquet``,
+``manifest.json``). For every word in one lexicon and not the other:
+
+- ``change``: ``added`` (in NEW only) or ``removed`` (in OLD only);
+- ``old_rule`` / ``new_rule``: the rule(s) that dropped the word's entries in that build
+  (``rejected.parquet``; several are joined with ``,``), null where it was kept or had no entry;
+- ``cause``:
+  - ``rule`` — the word was dropped in one build and kept in the other and only the recipe
+    changed (recipe SHA-256 differs, source the same);
+  - ``source`` — only the source changed (its version or entries differ, recipe the same), or the
+    word has no entry at all in the build that lacks it (``not in source``);
+  - ``rule or source`` — both changed and the word is dropped on one side;
+  - ``committee`` — kept or dropped by the committee lists (``committee_removal``) or added by
+    them (in NEW only, with no entry in NEW's rejected list and no entry in OLD's);
+- ``detail``: one line for people.
+
+Outputs (atomically, in ``OUT``): ``diff.parquet`` (one row per changed word, sorted by change then
+word) and ``summary.txt`` (counts per change and cause/rule, source and recipe changes, examples).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gamecore.errors import DataError
+
+
+@dataclass
+class DiffResult:
+    """What :func:`diff` found: counts and the summary text."""
+
+    added: int
+    removed: int
+    summary: str
+    table: Any
+
+
+def _load(folder: Path) -> tuple[set[str], Any, dict]:
+    import polars as pl
+
+    folder = Path(folder)
+    if not (folder / "words.txt").is_file():
+        raise DataError("not a lexicon folder (no words.txt): run 'skrafl build' first", folder)
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("no manifest.json in the lexicon folder", folder) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"damaged manifest: {exc}", folder / "manifest.json") from None
+    words = set((folder / "words.txt").read_text(encoding="utf-8").split())
+    rej_path = folder / "rejected.parquet"
+    if rej_path.is_file():
+        rejected = (
+            pl.read_parquet(rej_path, columns=["word", "rule"])
+            .group_by("word")
+            .agg(pl.col("rule").unique().sort().str.join(","))
+        )
+    else:
+        rejected = pl.DataFrame({"word": [], "rule": []}, schema={"word": pl.String, "rule": pl.String})
+    return words, rejected, manifest
+
+
+def _source_key(manifest: dict) -> tuple:
+    src = manifest.get("source") or {}
+    return (src.get("reader"), src.get("version"), src.get("entries_sha256"))
+
+
+def diff(old_dir: Path, new_dir: Path) -> DiffResult:
+    """Compare two built lexicons (see the module docstring).
+
+    Raises:
+        DataError: a folder without ``words.txt`` or ``manifest.json``.
+    """
+    import polars as pl
+
+    old_words, old_rej, old_m = _load(old_dir)
+    new_words, new_rej, new_m = _load(new_dir)
+    recipe_changed = (old_m.get("recipe") or {}).get("sha256") != (new_m.get("recipe") or {}).get("sha256")
+    source_changed = _source_key(old_m) != _source_key(new_m)
+    changed = pl.DataFrame(
+        {
+            "word": sorted(new_words - old_words) + sorted(old_words - new_words),
+            "change": ["added"] * len(new_words - old_words) + ["removed"] * len(old_words - new_words),
+        },
+        schema={"word": pl.String, "change": pl.String},
+    )
+    table = (
+        changed.join(old_rej.rename({"rule": "old_rule"}), on="word", how="left")
+        .join(new_rej.rename({"rule": "new_rule"}), on="word", how="left")
+    )
+    dropped_rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
+    by_both = "rule or source" if recipe_changed and source_changed else ("rule" if recipe_changed else "source")
+    table = table.with_columns(
+        cause=pl.when(dropped_rule.str.contains("committee_removal"))
+        .then(pl.lit("committee"))
+        .when(dropped_rule.is_not_null())
+        .then(pl.lit(by_both))
+        .when((pl.col("change") == "added") & pl.col("new_rule").is_null() & pl.col("old_rule").is_null()
+              & pl.lit(not source_changed))
+        .then(pl.lit("committee"))
+        .otherwise(pl.lit("source")),
+    ).with_columns(
+        detail=pl.when(pl.col("change") == "added")
+        .then(
+            pl.when(pl.col("old_rule").is_not_null())
+            .then(pl.lit("was dropped by ") + pl.col("old_rule") + pl.lit(", now kept"))
+            .when(pl.col("cause") == "committee")
+            .then(pl.lit("added by the committee lists"))
+            .otherwise(pl.lit("new in the source"))
+        )
+        .otherwise(
+            pl.when(pl.col("new_rule").is_not_null())
+            .then(pl.lit("now dropped by ") + pl.col("new_rule"))
+            .otherwise(pl.lit("no longer in the source"))
+        )
+    ).select("word", "change", "cause", "old_rule", "new_rule", "detail").sort("change", "word")
+    summary = _summary(old_dir, new_dir, old_m, new_m, table, recipe_changed, source_changed)
+    added = int((table["change"] == "added").sum())
+    return DiffResult(added, table.height - added, summary, table)
+
+
+def _summary(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool,
+             source_changed: bool) -> str:
+    import polars as pl
+
+    def src(m: dict) -> str:
+        s = m.get("source") or {}
+        return f"{s.get('reader')} {s.get('version')}"
+
+    lines = [
+        f"lexicon diff: {old_dir} ({old_m.get('words', '?'):,} words) → {new_dir} ({new_m.get('words', '?'):,} words)"
+        if isinstance(old_m.get("words"), int) and isinstance(new_m.get("words"), int)
+        else f"lexicon diff: {old_dir} → {new_dir}",
+        f"source: {src(old_m)}" + (f" → {src(new_m)}" if source_changed else " (unchanged)"),
+        "recipe: " + ("changed" if recipe_changed else "unchanged"),
+    ]
+    for change in ("added", "removed"):
+        part = table.filter(pl.col("change") == change)
+        lines.append(f"{change}: {part.height:,}")
+        if part.height:
+            rule_col = "old_rule" if change == "added" else "new_rule"
+            groups = (
+                part.group_by("cause", rule_col).agg(n=pl.len(), examples=pl.col("word").head(5))
+                .sort(["n", "cause"], descending=[True, False])
+            )
+            for row in groups.iter_rows(named=True):
+                rule = row[rule_col] or ("-" if row["cause"] != "source" else "not in source")
+                lines.append(f"  {row['n']:>9,}  {row['cause']:<15} {rule:<32} e.g. {', '.join(row['examples'])}")
+    return "\n".join(lines) + "\n"
+
+
+def write(result: DiffResult, out_dir: Path) -> None:
+    """Write ``diff.parquet`` and ``summary.txt`` into ``out_dir`` atomically."""
+    from pipelines.atomic import staged_dir
+
+    with staged_dir(Path(out_dir)) as stage:
+        result.table.write_parquet(stage / "diff.parquet", compression="zstd", statistics=False)
+        (stage / "summary.txt").write_text(result.summary, encoding="utf-8")

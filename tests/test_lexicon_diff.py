@@ -1,0 +1,80 @@
+"""`skrafl diff OLD NEW`: words added and removed between two builds with the cause of each, on
+Norsk Ordbank fixtures (a source update, then a recipe change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from clirun import run_skrafl
+from lang_helpers import LANG_FIX, build
+
+FIX = LANG_FIX / "nb"
+RECIPE = Path(__file__).resolve().parents[1] / "lexicon_sources" / "nb" / "recipe.toml"
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("diff")
+    old = build(tmp / "old", "nb", "--source", str(FIX / "fullformsliste_small.txt"))
+    # A source update: sterk gone, hest new, cd reclassed as an abbreviation (fork).
+    lines = (FIX / "fullformsliste_small.txt").read_text(encoding="utf-8").splitlines()
+    lines = [ln for ln in lines if "\tsterk\t" not in ln]
+    lines = [ln.replace("\tcd\tsubst appell mask ub eint", "\tcd\tfork") for ln in lines]
+    lines.append("17\t111\thest\tsubst appell mask ub eint\t509\t1\t01/01/2005\t\t1")
+    updated = tmp / "fullformsliste_2.txt"
+    updated.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    new = build(tmp / "new", "nb", "--source", str(updated))
+    # A recipe change: a recipe without the genitive rule, on the old source.
+    text = RECIPE.read_text(encoding="utf-8")
+    start = text.index('[[drop]]\nrule = "genitive"')
+    end = text.index("[[drop]]", start + 5)
+    variant = tmp / "variant" / "recipe.toml"
+    variant.parent.mkdir()
+    variant.write_text(text[:start] + text[end:], encoding="utf-8")
+    r = run_skrafl("build", "nb", "--recipe", str(variant), "--entries", str(old), "--out", str(tmp / "lenient"),
+                   "--quiet")
+    assert r.returncode == 0, r.stderr
+    return {"old": old, "new": new, "lenient": tmp / "lenient", "tmp": tmp}
+
+
+def diff(old: Path, new: Path, out: Path) -> tuple[str, pl.DataFrame]:
+    r = run_skrafl("diff", str(old), str(new), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert (out / "summary.txt").read_text(encoding="utf-8") == r.stdout
+    return r.stdout, pl.read_parquet(out / "diff.parquet")
+
+
+def rows(table: pl.DataFrame) -> dict[str, tuple]:
+    return {r["word"]: (r["change"], r["cause"], r["old_rule"], r["new_rule"]) for r in table.iter_rows(named=True)}
+
+
+def test_source_update(builds):
+    summary, table = diff(builds["old"], builds["new"], builds["tmp"] / "d1")
+    assert rows(table) == {
+        "hest": ("added", "source", None, None),
+        "sterk": ("removed", "source", None, None),
+        "cd": ("removed", "source", None, "abbreviation"),
+    }
+    assert "recipe: unchanged" in summary and "added: 1" in summary and "removed: 2" in summary
+
+
+def test_recipe_change(builds):
+    summary, table = diff(builds["lenient"], builds["old"], builds["tmp"] / "d2")
+    assert rows(table) == {
+        "guttens": ("removed", "rule", None, "genitive"),
+        "bondens": ("removed", "rule", None, "genitive"),
+    }
+    assert "recipe: changed" in summary and "(unchanged)" in summary
+
+
+def test_same_build_no_changes(builds):
+    summary, table = diff(builds["old"], builds["old"], builds["tmp"] / "d3")
+    assert table.height == 0 and "added: 0" in summary and "removed: 0" in summary
+
+
+def test_not_a_lexicon_folder(builds, tmp_path):
+    r = run_skrafl("diff", str(tmp_path), str(builds["old"]), "--out", str(tmp_path / "d"))
+    assert r.returncode == 2 and "not a lexicon folder" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,100 @@
+"""Recipe format extensions used by the nb/ru/sl/en recipes (pipelines/recipe.py docstring):
+``[[drop]] early``, ``[[drop]] sources``, ``[lexicon] without``, and window functions in ``when``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from gamecore.errors import DataError
+from pipelines.build import classify
+from pipelines.recipe import load_recipe
+
+BASE = """
+[lexicon]
+name = "t"
+language = "t"
+tile_set = "english"
+rules = "wespa"
+alphabet = "abcdefghijklmnopqrstuvwxyz"
+min_length = 2
+max_length = 15
+
+[[drop]]
+rule = "abbreviation"
+when = "cls = 'ABBR'"
+early = true
+
+[[drop]]
+rule = "late_abbreviation"
+when = "cls = 'ABBR'"
+
+[[drop]]
+rule = "only_in_a"
+when = "cls = 'X'"
+sources = ["a"]
+
+[[drop]]
+rule = "not_head_of_group"
+when = "NOT is_head AND MAX(CASE WHEN is_head THEN 1 ELSE 0 END) OVER (PARTITION BY grp) = 1"
+"""
+
+ENTRIES = pl.DataFrame({
+    "form": ["NB", "cat", "dog", "cats", "scissors", "scissor", "x-ray"],
+    "cls": ["ABBR", "NOUN", "X", "NOUN", "NOUN", "NOUN", "NOUN"],
+    "is_head": [True, True, True, False, False, False, True],
+    "grp": [1, 2, 3, 2, 4, 4, 5],
+})
+
+
+def verdicts(recipe, source=None) -> dict[str, str | None]:
+    out = classify(ENTRIES, recipe, source)
+    return dict(zip(out["form"], out["rule"]))
+
+
+@pytest.fixture()
+def recipe(tmp_path) -> Path:
+    path = tmp_path / "recipe.toml"
+    path.write_text(BASE, encoding="utf-8")
+    return path
+
+
+def test_early_rule_names_the_drop_before_builtins(recipe):
+    # NB has capitals (built-in not_lowercase) but the early rule is checked first
+    assert verdicts(load_recipe(recipe))["NB"] == "abbreviation"
+
+
+def test_rule_limited_to_other_sources_is_skipped(recipe):
+    r = load_recipe(recipe)
+    assert verdicts(r, "a")["dog"] == "only_in_a"
+    assert verdicts(r, "b")["dog"] is None
+
+
+def test_window_condition_sees_the_whole_group(recipe):
+    v = verdicts(load_recipe(recipe))
+    assert v["cats"] == "not_head_of_group"  # group 2 has a head (cat)
+    assert v["scissors"] is None and v["scissor"] is None  # group 4 has none: every form stays
+    assert v["x-ray"] == "letters_outside_alphabet"
+
+
+def test_without_leaves_inherited_rules_out(recipe, tmp_path):
+    child = tmp_path / "child.toml"
+    child.write_text('[lexicon]\nextends = "recipe.toml"\nname = "c"\nwithout = ["abbreviation", "not_head_of_group"]\n',
+                     encoding="utf-8")
+    r = load_recipe(child)
+    assert [d.rule for d in r.drops] == ["late_abbreviation", "only_in_a"]
+    v = verdicts(r)
+    assert v["NB"] == "not_lowercase" and v["cats"] is None
+
+
+def test_without_unknown_rule_and_bad_keys_are_errors(recipe, tmp_path):
+    child = tmp_path / "child.toml"
+    child.write_text('[lexicon]\nextends = "recipe.toml"\nname = "c"\nwithout = ["nope"]\n', encoding="utf-8")
+    with pytest.raises(DataError, match="nope"):
+        load_recipe(child)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BASE + '\n[[drop]]\nrule = "z"\nwhen = "true"\nsource = ["a"]\n', encoding="utf-8")
+    with pytest.raises(DataError, match="unknown key"):
+        load_recipe(bad)
