@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := is,test
+EXTRAS := is,nb,ru,sl,test
 STAMP  := $(VENV)/.installed
 
 .PHONY: setup run test bench clean lexicons

@@ -13,6 +13,8 @@ import pytest
 
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
 
+pytest.importorskip("spylls")  # the hunspell reader parses with spylls (extra "sl")
+
 FIX = LANG_FIX / "sl"
 
 # Every form of sl_small.dic, derived by hand from the affix rules of sl_small.aff.
