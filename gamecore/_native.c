@@ -144,6 +144,8 @@ typedef struct {
     uint16_t tag;
 } HEnt;
 
+#define REG_CACHE (1 << 15)
+
 typedef struct {
     uint64_t *pool; /* arcs: child << 8 | accepts << 7 | tile */
     size_t pool_len, pool_cap;
@@ -152,6 +154,9 @@ typedef struct {
     uint32_t nstates, st_cap;
     HEnt *htab;  /* open addressing; id 0 = free slot */
     size_t hcap; /* power of two */
+    int use_cache;
+    HEnt *cache; /* REG_CACHE entries */
+    size_t cache_hits, lookups;
 } Reg;
 
 /* A zeroed block for a large randomly accessed table, on transparent huge pages where the kernel
@@ -197,11 +202,15 @@ static int reg_init(Reg *r) {
     r->st_cnt[0] = 0;
     r->st_hash[0] = 0;
     r->nstates = 1;
+    r->use_cache = 1;
+    r->cache = calloc(REG_CACHE, sizeof(HEnt));
+    if (!r->cache) return -1;
     return 0;
 }
 
 static void reg_free(Reg *r) {
-    free(r->pool); free(r->st_off); free(r->st_cnt); free(r->st_hash); free(r->htab);
+    free(r->pool); free(r->st_off); free(r->st_cnt); free(r->st_hash); free(r->htab); free(r->cache);
+    r->pool = NULL; r->st_off = r->st_cnt = NULL; r->st_hash = NULL; r->htab = NULL; r->cache = NULL;
 }
 
 /* Make room for `expect` states without rehashing (load factor <= 3/4). */
@@ -229,13 +238,23 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     if (n == 0) return 0;
     uint64_t h = hash_arcs(arcs, n);
     uint16_t tag = (uint16_t)(h >> 48);
+    /* a small cache in front of the table (recently used states recur in sorted input) */
+    HEnt *ce = &r->cache[(h >> 24) & (REG_CACHE - 1)];
+    if (ce->id && ce->tag == tag && ce->cnt == n && ce->a0 == arcs[0] &&
+        (n == 1 || memcmp(r->pool + r->st_off[ce->id] + 1, arcs + 1, (n - 1) * sizeof(uint64_t)) == 0)) {
+        r->cache_hits++;
+        return ce->id;
+    }
+    r->lookups++;
     size_t i = h & (r->hcap - 1);
     for (;;) {
         HEnt *e = &r->htab[i];
         if (!e->id) break;
         if (e->tag == tag && e->cnt == n && e->a0 == arcs[0] &&
-            (n == 1 || memcmp(r->pool + r->st_off[e->id] + 1, arcs + 1, (n - 1) * sizeof(uint64_t)) == 0))
+            (n == 1 || memcmp(r->pool + r->st_off[e->id] + 1, arcs + 1, (n - 1) * sizeof(uint64_t)) == 0)) {
+            if (r->use_cache) *ce = *e;
             return e->id;
+        }
         i = (i + 1) & (r->hcap - 1);
     }
     if (r->pool_len + n > r->pool_cap) {
@@ -266,6 +285,7 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
     r->htab[i].id = id;
     r->htab[i].cnt = (uint16_t)n;
     r->htab[i].tag = tag;
+    if (r->use_cache) *ce = r->htab[i];
     if ((size_t)r->nstates * 4 > r->hcap * 3) {
         if (reg_reserve(r, (size_t)r->nstates * 2) < 0) return (uint32_t)-1;
     }
@@ -425,7 +445,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     size_t nw = 1;
     for (size_t i = 0; i < len; i++)
         if (data[i] == 0) nw++;
-    words = malloc(nw * sizeof(SKey));
+    words = big_calloc(nw * sizeof(SKey));
     ps = calloc(1, sizeof(Path));
     ps2 = calloc(1, sizeof(Path));
     if (!words || !ps || !ps2) { err = "out of memory"; goto done; }
@@ -462,7 +482,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
         size_t np = cnt ? words[0].len : 0;
         for (size_t w = 1; w < cnt; w++) np += words[w].len - key_lcp(&words[w - 1], &words[w], 1);
         rc.cap = np ? np : 1;
-        rc.recs = malloc(rc.cap * sizeof(SKey));
+        rc.recs = big_calloc(rc.cap * sizeof(SKey));
         if (!rc.recs) fail = 1;
     }
     const SKey *prev = NULL;
@@ -556,7 +576,7 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     if (fail) { err = "out of memory"; goto done; }
     TMARK("gaddag");
     if (getenv("SKRAFL_KWG_TIMING"))
-        fprintf(stderr, "prefixes %zu states %u arcs %zu\n", rc.nrecs, r.nstates, r.pool_len);
+        fprintf(stderr, "prefixes %zu states %u arcs %zu; cache hits %zu, table look-ups %zu\n", rc.nrecs, r.nstates, r.pool_len, r.cache_hits, r.lookups);
     free(r.htab); /* no more look-ups */
     r.htab = NULL;
 
