@@ -1059,17 +1059,12 @@ def _player_indices(columns: list[Any]) -> tuple[Any, Any]:
 
 def _snapshot_frame(names: Any, parts: list[tuple[int, Any, Any]]) -> Any:
     """(list, player, rating) rows from (list number, player indices, ratings) parts."""
-    import numpy as np
     import polars as pl
 
-    pids = np.concatenate([p for _, p, _ in parts])
-    return pl.DataFrame(
-        {
-            "list": pl.Series(np.repeat(np.array(LISTS, dtype=object)[[i for i, _, _ in parts]], [len(p) for _, p, _ in parts]), dtype=pl.String),
-            "player": names.gather(pids),
-            "rating": pl.Series(np.concatenate([r for _, _, r in parts]), dtype=pl.Int64),
-        }
+    frame = pl.concat(
+        [pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(pl.lit(LISTS[i]).alias("list")) for i, pids, ratings in parts]
     )
+    return pl.DataFrame({"list": frame["list"], "player": names.gather(frame["pid"]), "rating": frame["rating"].cast(pl.Int64)})
 
 
 def _player_frame(name: str, names: Any, pids: Any, ratings: Any) -> Any:
