@@ -69,7 +69,7 @@ def elo(
     if not quiet:
         for note in run.notes:
             typer.echo(f"skrafl elo: note: {note}", err=True)
-        as_of = run.as_of.isoformat().replace("+00:00", "Z") if run.as_of is not None else "file order"
+        as_of = run.as_of.isoformat().replace("+00:00", "Z") if run.as_of is not None else "no finished_at"
         typer.echo(
             f"skrafl elo: {run.games_rated} games rated, {run.games_skipped} already rated, "
             f"{run.games_ignored} 0-0 ignored; as of {as_of} → {out}",
