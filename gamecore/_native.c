@@ -40,6 +40,7 @@ static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);re
 #define TILE_OF(n) ((n) >> 24)
 #define MAX_TILE 63
 #define MAX_WORD 255
+#define NATIVE_ABI 2
 
 /* ------------------------------------------------------------------------------------------ */
 /* Builder                                                                                     */
@@ -1052,5 +1053,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!RawMoveType) return NULL;
     Py_INCREF(RawMoveType);
     PyModule_AddObject(m, "RawMove", (PyObject *)RawMoveType);
+    /* bumped whenever the Python side needs a rebuilt extension (checked by gamecore.kwg) */
+    PyModule_AddIntConstant(m, "ABI", NATIVE_ABI);
     return m;
 }

@@ -44,7 +44,12 @@ NODE22_MAX = 1 << 22
 _CODECS = ("latin-1", "cp1250", "cp1251", "iso8859_2", "iso8859_4", "iso8859_13")
 
 
+#: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
+NATIVE_ABI = 2
+
+
 def _native():
+    """The compiled core; UsageError when it is missing or older than the Python code."""
     try:
         from gamecore import _native
     except ImportError as exc:  # pragma: no cover - only without a compiled build
@@ -52,6 +57,10 @@ def _native():
             "the compiled core gamecore._native is missing; install the package with "
             "`pip install -e .` (it needs a C compiler)"
         ) from exc
+    if getattr(_native, "ABI", None) != NATIVE_ABI:  # pragma: no cover - a stale build
+        raise UsageError(
+            "the compiled core gamecore._native is out of date; rebuild it with `pip install -e .`"
+        )
     return _native
 
 

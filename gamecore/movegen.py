@@ -21,8 +21,6 @@ forms words both ways is listed once, across; on the empty board both directions
 
 from __future__ import annotations
 
-from gamecore.errors import UsageError
-
 TYPE_CHECKING = False  # (typing is not imported at start-up)
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -35,14 +33,9 @@ BLANK_FLAG = 64
 
 
 def _native():
-    try:
-        from gamecore import _native
-    except ImportError as exc:  # pragma: no cover - only without a compiled build
-        raise UsageError(
-            "the compiled core gamecore._native is missing; install the package with "
-            "`pip install -e .` (it needs a C compiler)"
-        ) from exc
-    return _native
+    from gamecore.kwg import _native as native
+
+    return native()
 
 
 class MoveLayout:
