@@ -145,7 +145,7 @@ typedef struct {
     uint16_t tag;
 } HEnt;
 
-#define REG_CACHE (1 << 15)
+#define REG_CACHE (1 << 14)
 
 typedef struct {
     uint64_t *pool; /* arcs: child << 8 | accepts << 7 | tile */
