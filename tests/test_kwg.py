@@ -123,10 +123,32 @@ def test_icelandic_alphabet_order():
     assert list(kwg.words()) == ["ás", "þrekraun", "öl"]  # tile order, not Unicode order
 
 
-def test_bad_input():
+def test_bad_input(tmp_path):
     with pytest.raises(DataError, match="word 2"):
         build_kwg(["AB", "A1"], "AB")
     with pytest.raises(DataError):
         Kwg(b"\x00\x00\x00\x00")  # one node only
     with pytest.raises(DataError):
-        Kwg(struct.pack("<2I", 0x00400005, 0x00400000))  # arc past the end
+        Kwg(struct.pack("<2I", 0x00400005, 0x00400000))  # root arc past the end
+    bad = struct.pack("<4I", 0x00400002, 0x00400002, 0x01000009, 0x02C00000)  # inner arc past the end
+    with pytest.raises(DataError):
+        Kwg(bad, verify=True)
+    path = tmp_path / "bad.kwg"
+    path.write_bytes(bad)
+    with pytest.raises(DataError):
+        Kwg.load(path, verify=True)
+    path.write_bytes(b"")
+    with pytest.raises(DataError):
+        Kwg.load(path)
+
+
+def test_generator_survives_a_damaged_graph():
+    """Kwg.load scans nothing by default; the generator's reads are bounds-checked."""
+    from gamecore.movegen import MoveLayout, generate
+
+    bad = struct.pack("<4I", 0x00400002, 0x00400002, 0x0100FFFF, 0x02C0FFFF)  # arcs far outside
+    kwg = Kwg(bad)
+    one = [[1] * 5 for _ in range(5)]
+    grid = [[0] * 5 for _ in range(5)]
+    grid[2][2] = 1
+    assert isinstance(generate(kwg, grid, [0, 2, 2], 1, MoveLayout(one, one, (2, 2)), [0, 1, 1], 50, False), list)
