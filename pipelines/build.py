@@ -45,11 +45,32 @@ class BuildResult:
     phases: dict
 
 
-def word_expr(recipe: Recipe) -> Any:
-    """Polars expression: the lexicon key of an entry (``form`` lowercased, then folded)."""
+def _lowercase_series(s: Any) -> Any:
+    """``s.str.to_lowercase()``, lowercasing only the strings that change (most dictionary forms are
+    already lowercase, and polars lowercases non-ASCII text slowly: 4 s for Russian's 5.1 million
+    forms, 0.7 s for this)."""
     import polars as pl
 
-    expr = pl.col("form").str.to_lowercase()
+    mask = s.str.contains(r"\p{Changes_When_Lowercased}").fill_null(False)
+    if not mask.any():
+        return s
+    idx = mask.arg_true()
+    return s.scatter(idx, s.gather(idx).str.to_lowercase()).alias(s.name)
+
+
+def lowercase_expr(column: str = "form") -> Any:
+    """Polars expression: ``column`` lowercased (same result as ``str.to_lowercase``, faster)."""
+    import polars as pl
+
+    return pl.col(column).map_batches(_lowercase_series, return_dtype=pl.String, is_elementwise=True)
+
+
+def word_expr(recipe: Recipe, lower: Any = None) -> Any:
+    """Polars expression: the lexicon key of an entry (``form`` lowercased, then folded).
+    ``lower``: an expression already holding the lowercased form (default: computed here)."""
+    import polars as pl
+
+    expr = lowercase_expr("form") if lower is None else lower
     if recipe.fold:
         expr = expr.str.replace_many(list(recipe.fold), list(recipe.fold.values()))
     return expr
@@ -68,7 +89,7 @@ def rule_expr(recipe: Recipe, short_words: list[str], source: str | None = None)
     word = pl.col("word")
     length = word.str.len_chars()
     builtin: list[tuple[str, Any]] = [
-        ("not_lowercase", pl.col("form") != pl.col("form").str.to_lowercase()),
+        ("not_lowercase", pl.col("form").str.contains(r"\p{Changes_When_Lowercased}")),  # = form != lowercase
         ("letters_outside_alphabet", ~word.str.contains(f"^[{letters}]+$")),
         ("too_short", length < recipe.min_length),
         ("too_long", length > recipe.max_length),

@@ -98,3 +98,12 @@ def test_without_unknown_rule_and_bad_keys_are_errors(recipe, tmp_path):
     bad.write_text(BASE + '\n[[drop]]\nrule = "z"\nwhen = "true"\nsource = ["a"]\n', encoding="utf-8")
     with pytest.raises(DataError, match="unknown key"):
         load_recipe(bad)
+
+
+def test_fast_lowercase_equals_polars_lowercase():
+    from pipelines.build import _lowercase_series
+
+    s = pl.Series("form", ["Idé", "abc", "ǅx", "Ⅻ", "İstanbul", "ß", "ЁЖ", "ёж", "ΣΊΣΥΦΟΣ", None, ""])
+    assert _lowercase_series(s).to_list() == s.str.to_lowercase().to_list()
+    already = pl.Series("form", ["abc", "еж"])
+    assert _lowercase_series(already).to_list() == ["abc", "еж"]
