@@ -341,3 +341,35 @@ def test_blocked_square_is_a_wall():
     assert (2, bytes([1, 2, 3])) not in across  # would need the blocked square (2, 4)
     assert (2, bytes([1, 2])) in across and (1, bytes([1, 2, 3])) in across and (0, bytes([1, 2, 3])) in across
     assert all(not (m.across and m.col + len(m.letters) > 4) for m in moves)
+
+
+@pytest.mark.parametrize(("rows", "cols", "offset"), [(21, 21, (3, 4)), (15, 21, (0, 6)), (21, 15, (5, 0))])
+def test_any_board_size_transposition(shared, rows, cols, offset):
+    """A 15×15 mid-game embedded in a larger (or non-square) board with random premiums: the plays
+    of the transposed board are the transposed plays, scores equal (across ↔ down)."""
+    pos = shared / "corpora" / "positions"
+    small = read_board(pos / "mid1.board")
+    rng = random.Random(rows * 100 + cols)
+    grid = [[0] * cols for _ in range(rows)]
+    for r in range(15):
+        for c in range(15):
+            grid[r + offset[0]][c + offset[1]] = small[r][c]
+    lm = [[rng.choice([1, 1, 1, 2, 3]) for _ in range(cols)] for _ in range(rows)]
+    wm = [[rng.choice([1, 1, 1, 1, 2, 3]) for _ in range(cols)] for _ in range(rows)]
+    values = english_values(shared)
+    kwg = Kwg.from_words((pos / "mid1_b1.words").read_text().split(), ENGLISH)
+    counts, blanks = rack_of("AEEFHI?")
+
+    def transpose(m):
+        return [list(col) for col in zip(*m)]
+
+    def plays(g, layout):
+        out = set()
+        for m in generate(kwg, g, counts, blanks, layout, values, 50, False):
+            out.add((placement(g, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters]), m.score))
+        return out
+
+    a = plays(grid, MoveLayout(lm, wm, (0, 0)))
+    b = plays(transpose(grid), MoveLayout(transpose(lm), transpose(wm), (0, 0)))
+    assert len(a) > 1000
+    assert {(frozenset((c, r, t, k) for r, c, t, k in tiles), s) for tiles, s in a} == b
