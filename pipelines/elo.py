@@ -663,33 +663,54 @@ def _as_array(values: Any, code: str) -> array:
 
 @dataclass
 class _ListJob:
-    """One list's rating loop, ready to run: flat per-game sequences (see :func:`_rate_games`),
-    the starting ratings by player index, and where to stop (``(index, events)`` in order; an
-    event is ``("snap", day)`` — keep the ratings after the games before ``index`` — or
+    """One list's games, ready to rate: numpy arrays in game order (player indices ``a``/``b``,
+    ``a``'s result 1/½/0, robot flags), each player's games and rating before this run, the
+    parameters, and where the loop stops (``(index, events)`` in order; an event is
+    ``("snap", day)`` — keep the ratings after the games before ``index`` — or
     ``("before"/"after", i)`` — keep the two players' ratings around game ``i``)."""
 
-    a: array
-    b: array
-    result: array
-    k_a: array
-    k_b: array
+    a: Any
+    b: Any
+    result: Any
+    robot_a: Any
+    robot_b: Any
+    prior_games: Any
     ratings: list[int]
     stops: list[tuple[int, list[tuple[str, int]]]]
-    scale: float
+    params: EloParams
 
 
-def _run_job(job: _ListJob, progress: Any = None) -> tuple[list[int], dict[int, tuple[int, list[int]]], dict[int, tuple[tuple[int, int], tuple[int, int]]]]:
-    """Run one list's loop. Returns (final ratings, {day: (index, ratings then)},
-    {game i: ((rating_a, rating_b) before, (rating_a, rating_b) after)})."""
+@dataclass
+class _JobResult:
+    """What :func:`_run_job` gives back: the final ratings by player index, the ratings at each
+    snapshot stop ``{day: (index, ratings)}``, the explained games ``{i: ((before_a, before_b),
+    (after_a, after_b), (k_a, k_b))}`` and each player's first game index here (``len(a)`` if
+    none)."""
+
+    ratings: list[int]
+    snaps: dict[int, tuple[int, list[int]]]
+    moments: dict[int, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]
+    first: Any
+
+
+def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
+    """Rate one list: games-so-far and K per game (vectorised), then the sequential loop
+    (:func:`_rate_games`), stopping where ``job.stops`` asks. Uses numpy and plain Python only
+    (no polars), so it can run in a forked worker."""
+    games_a, games_b, first = _running_counts(job.a, job.b, job.prior_games)
+    k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
+    A, B, S = _as_array(job.a, "q"), _as_array(job.b, "q"), _as_array(job.result, "d")
+    KA, KB = _as_array(k_a, "q"), _as_array(k_b, "q")
     R = job.ratings
-    q_table = _q_table(max(R, default=0) + 1000, job.scale)
+    scale = job.params.scale
+    q_table = _q_table(max(R, default=0) + 1000, scale)
     snaps: dict[int, tuple[int, list[int]]] = {}
     before: dict[int, tuple[int, int]] = {}
-    moments: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+    moments: dict[int, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]] = {}
     lo = 0
     for hi, events in job.stops:
         if hi > lo:
-            _rate_games(job.a[lo:hi], job.b[lo:hi], job.result[lo:hi], job.k_a[lo:hi], job.k_b[lo:hi], R, q_table, job.scale)
+            _rate_games(A[lo:hi], B[lo:hi], S[lo:hi], KA[lo:hi], KB[lo:hi], R, q_table, scale)
             if progress is not None:
                 progress.update(hi - lo)
             lo = hi
@@ -697,10 +718,10 @@ def _run_job(job: _ListJob, progress: Any = None) -> tuple[list[int], dict[int, 
             if kind == "snap":
                 snaps[what] = (hi, list(R))
             elif kind == "before":
-                before[what] = (R[job.a[what]], R[job.b[what]])
+                before[what] = (R[A[what]], R[B[what]])
             else:
-                moments[what] = (before.pop(what), (R[job.a[what]], R[job.b[what]]))
-    return R, snaps, moments
+                moments[what] = (before.pop(what), (R[A[what]], R[B[what]]), (KA[what], KB[what]))
+    return _JobResult(R, snaps, moments, first)
 
 
 _PARALLEL_MIN_GAMES = 100_000
@@ -721,8 +742,8 @@ class _Worker:
 
 
 def _start_worker(job: _ListJob) -> _Worker:
-    """Fork a child that runs ``job`` (pure Python: no polars, no threads) and pickles the result
-    into a pipe. The child leaves with ``os._exit`` (no cleanup handlers of the parent run)."""
+    """Fork a child that runs ``job`` (numpy and plain Python: no polars, no threads) and pickles
+    the result into a pipe. The child leaves with ``os._exit`` (no cleanup handlers of the parent run)."""
     import pickle
 
     read_fd, write_fd = os.pipe()
@@ -922,8 +943,6 @@ def compute(
                 counts[c][prev_pids] = prev[c].to_numpy()
             a = sub["a"].to_numpy()
             b = sub["b"].to_numpy()
-            games_a, games_b, first = _running_counts(a, b, counts["games"])
-            k_a, k_b = _k_factors(games_a, games_b, sub["robot0"].to_numpy(), sub["robot1"].to_numpy(), params)
 
             # Where the loop stops: progress chunks, snapshot days, the explained player's games.
             n = sub.height
@@ -939,16 +958,17 @@ def compute(
                 stops.setdefault(i, [])
             stops.setdefault(n, [])
             job = _ListJob(
-                a=_as_array(a, "q"),
-                b=_as_array(b, "q"),
-                result=_as_array(sub["result0"].to_numpy(), "d"),
-                k_a=_as_array(k_a, "q"),
-                k_b=_as_array(k_b, "q"),
+                a=a,
+                b=b,
+                result=sub["result0"].to_numpy(),
+                robot_a=sub["robot0"].to_numpy(),
+                robot_b=sub["robot1"].to_numpy(),
+                prior_games=counts["games"].copy(),
                 ratings=counts["rating"].tolist(),
                 stops=sorted(stops.items()),
-                scale=params.scale,
+                params=params,
             )
-            jobs.append((name, sub, counts, first, k_a, k_b, job))
+            jobs.append((name, sub, counts, job))
             if name == "all" and explain is None and _can_fork(n):
                 # "all" holds every game: start its loop now, while the other lists are prepared.
                 worker = _start_worker(job)
@@ -973,16 +993,15 @@ def compute(
 
     frames = []
     snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
-    for (name, sub, counts, first, k_a, k_b, job), (R, snaps, moments) in zip(jobs, results):
-        a = sub["a"].to_numpy()
-        b = sub["b"].to_numpy()
-        r0 = sub["result0"].to_numpy()
-        for d, (hi, Rd) in snaps.items():
-            played = np.flatnonzero((counts["games"] > 0) | (first < hi))
+    for (name, sub, counts, job), result in zip(jobs, results):
+        a, b, r0 = job.a, job.b, job.result
+        R = result.ratings
+        for d, (hi, Rd) in result.snaps.items():
+            played = np.flatnonzero((counts["games"] > 0) | (result.first < hi))
             snap_parts[d].append((LISTS.index(name), played, np.asarray(Rd, dtype=np.int64)[played]))
-        for i, (before, after) in sorted(moments.items()):
+        for i, (before, after, ks) in sorted(result.moments.items()):
             gi = int(sub["gi"][i])
-            trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, k_a[i], k_b[i], params))
+            trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
 
         # Counts: the state's plus this run's (numpy bincount over player indices).
         def tally(idx: Any, weights: Any = None) -> Any:
