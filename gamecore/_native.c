@@ -40,7 +40,7 @@ static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);re
 #define TILE_OF(n) ((n) >> 24)
 #define MAX_TILE 63
 #define MAX_WORD 255
-#define NATIVE_ABI 2
+#define NATIVE_ABI 3
 
 /* ------------------------------------------------------------------------------------------ */
 /* Builder                                                                                     */
@@ -674,6 +674,7 @@ typedef struct {
     int blanks;
     uint64_t rackmask; /* bit t: the rack holds a tile t */
     int values[MAX_TILE + 1];
+    int bvalues[MAX_TILE + 1]; /* what a blank standing for the letter scores: 0, or the letter's value */
     int bingo, bingo_tiles;
     int anchor_pos;
     int dedupe_single; /* down pass: one-tile plays forming an across word were listed already */
@@ -752,7 +753,7 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
             uint32_t nv = KW(i);
             uint32_t t = N_TILE(nv);
             if (t == want) {
-                go_on(g, pos, i, start, main_sum + ((bt & 64) ? 0 : g->values[want]), wmul, xsum,
+                go_on(g, pos, i, start, main_sum + ((bt & 64) ? g->bvalues[want] : g->values[want]), wmul, xsum,
                       nplaced);
                 return;
             }
@@ -783,7 +784,9 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
             if (g->blanks > 0) {
                 g->blanks--;
                 g->placed[pos] = (uint8_t)(t | 64);
-                go_on(g, pos, i, start, main_sum, wmul * wm, xsum + (hx ? xs * wm : 0), nplaced + 1);
+                int bv = g->bvalues[t] * lm;
+                go_on(g, pos, i, start, main_sum + bv, wmul * wm, xsum + (hx ? (xs + bv) * wm : 0),
+                      nplaced + 1);
                 g->placed[pos] = 0;
                 g->blanks++;
             }
@@ -904,9 +907,10 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
     int blanks, srow, scol, bingo, first, bingo_tiles;
     PyObject *blocked_o = Py_None;
-    int wide = -1;
-    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|Oi", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
-                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide))
+    int wide = -1, blank_letter_value = 0;
+    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|Oip", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
+                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide,
+                          &blank_letter_value))
         return NULL;
     static uint8_t grid[MAXD][MAXD], lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
     Gen *g = calloc(1, sizeof(Gen));
@@ -937,6 +941,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
             }
     if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) goto fail;
     if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
+    for (int t = 0; t <= MAX_TILE; t++) g->bvalues[t] = blank_letter_value ? g->values[t] : 0;
     g->rack[0] = 0;
     g->blanks = blanks;
     for (int t = 1; t <= MAX_TILE; t++)
@@ -986,8 +991,8 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                 }
                 if (nb || na) {
                     int xs = 0;
-                    for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? 0 : g->values[before[k] & 63];
-                    for (int k = 0; k < na; k++) xs += (after[k] & 64) ? 0 : g->values[after[k] & 63];
+                    for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? g->bvalues[before[k] & 63] : g->values[before[k] & 63];
+                    for (int k = 0; k < na; k++) xs += (after[k] & 64) ? g->bvalues[after[k] & 63] : g->values[after[k] & 63];
                     g->hasx[p] = 1;
                     g->xscore[p] = (int16_t)xs;
                     g->mask[p] = cross_mask(g->kwg, before, nb, after, na);
@@ -1057,7 +1062,8 @@ static PyMethodDef methods[] = {
      "32-bit nodes; Node24 layout when asked or when there are more than 2^22 nodes."},
     {"generate", py_generate, METH_VARARGS,
      "generate(kwg, grid, rack_counts, blanks, letter_mult, word_mult, start_row, start_col, "
-     "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1) -> list[RawMove]"},
+     "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1, "
+     "blank_letter_value=False) -> list[RawMove]"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",

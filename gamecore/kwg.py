@@ -45,7 +45,7 @@ _CODECS = ("latin-1", "cp1250", "cp1251", "iso8859_2", "iso8859_4", "iso8859_13"
 
 
 #: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
-NATIVE_ABI = 2
+NATIVE_ABI = 3
 
 
 def _native():

@@ -12,7 +12,8 @@ the GADDAG half of a :class:`gamecore.kwg.Kwg`, compiled in ``gamecore/_native.c
 
 Scoring (rules.md, WESPA/Netskrafl scoring): the main word plus every cross word formed by a new
 tile; letter and word premiums count only under newly placed tiles, word multipliers multiply; a
-blank scores 0 (on the rack and on the board); the bingo bonus is added once, after multipliers,
+blank scores 0 (on the rack and on the board; or its letter's value when ``blank_letter_value``,
+a rule-set option); the bingo bonus is added once, after multipliers,
 when ``bingo_tiles`` (the rack size, 7) tiles are placed.
 
 Listing conventions (as the reference lists in ``shared/corpora/positions``): a one-tile play that
@@ -82,6 +83,7 @@ def generate(
     bingo_bonus: int,
     first_move: bool,
     bingo_tiles: int = 7,
+    blank_letter_value: bool = False,
 ) -> list:
     """All legal plays on ``grid`` with the rack, scored.
 
@@ -98,6 +100,8 @@ def generate(
         bingo_bonus: added when ``bingo_tiles`` tiles are placed (50; Erudit 15).
         first_move: the board is empty; plays must cover the start square.
         bingo_tiles: the number of tiles that earns the bingo bonus (the rack size, 7).
+        blank_letter_value: a blank scores the value of the letter it stands for (a rule-set
+            option, rules.md) instead of 0 — on the rack and on the board.
 
     Returns:
         A list of ``RawMove`` (a tuple subclass): ``(row, col, across, letters, score,
@@ -133,4 +137,5 @@ def generate(
         bingo_tiles,
         blocked_grid,
         int(kwg.wide),
+        bool(blank_letter_value),
     )

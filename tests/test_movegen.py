@@ -211,7 +211,7 @@ def test_one_tile_both_ways_listed_once(shared):
 # --- brute force over all placements on small random boards --------------------------------------
 
 
-def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50):
+def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_letter_value=False):
     """Every legal play by trying all spans and all letter assignments (independent of the KWG)."""
     from itertools import permutations
 
@@ -238,7 +238,7 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50):
     def score_word(sq, placed):
         total, mult = 0, 1
         for r, c, t in sq:
-            v = 0 if t & 64 else values[t & 63]
+            v = values[t & 63] if (blank_letter_value or not t & 64) else 0
             if (r, c) in placed:
                 v *= layout.letter_mult[r][c]
                 mult *= layout.word_mult[r][c]
@@ -320,13 +320,14 @@ def test_brute_force_small_boards(seed):
     for _ in range(rng.randint(1, 3)):
         counts[rng.randint(1, 4)] += 1
     blanks = rng.choice([0, 0, 1])
+    blank_value = rng.random() < 0.3  # rule-set option: a blank scores its letter's value
     kwg = Kwg.from_words(words, alphabet)
-    got = generate(kwg, grid, counts, blanks, layout, values, 50, first, bingo_tiles=3)
+    got = generate(kwg, grid, counts, blanks, layout, values, 50, first, bingo_tiles=3, blank_letter_value=blank_value)
     ours = set()
     for m in got:
         ours.add((placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters]), m.score))
     assert len(ours) == len(got)
-    ref = brute_force(words, grid, (counts, blanks), layout, values, 3)
+    ref = brute_force(words, grid, (counts, blanks), layout, values, 3, blank_letter_value=blank_value)
     assert ours == ref
 
 
