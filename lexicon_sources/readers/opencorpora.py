@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from gamecore.errors import UsageError
+from gamecore.errors import DataError, UsageError
 from lexicon_sources.readers._common import BATCH_ROWS, dist_versions
 
 NAME = "opencorpora"
@@ -77,60 +77,88 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
     """
     if path is not None:
         raise UsageError("the 'opencorpora' source reads the installed package; for dict.opcorpora.xml use --source opencorpora-xml")
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import gc
+    import itertools
+
+    import numpy as np
+    try:
+        import dawg  # DAWG2: the C implementation
+    except ImportError:  # pragma: no cover - pymorphy3 falls back to the pure-Python reader
+        import dawg_python as dawg
+    import polars as pl
     from tqdm import tqdm
 
     d = _dictionary()
-    paradigms, suffixes, prefixes = d.paradigms, d.suffixes, d.paradigm_prefixes
+    schema = SCHEMA()
     texts = [str(t) for t in d.gramtab]
     columns = [tag_columns(t) for t in texts]
-    tag_table = {
-        "tag": pa.array(texts, pa.string()),
-        "pos": pa.array([c[0] for c in columns], pa.string()),
-        "grammemes": pa.array([c[1] for c in columns], pa.string()),
-        "case_": pa.array([c[2] for c in columns], pa.string()),
-        "number": pa.array([c[3] for c in columns], pa.string()),
-    }
-    schema = SCHEMA()
+    tag_table = pl.DataFrame({
+        "tag": texts, "pos": [c[0] for c in columns], "grammemes": [c[1] for c in columns],
+        "case_": [c[2] for c in columns], "number": [c[3] for c in columns],
+    }, schema={k: pl.String for k in ("tag", "pos", "grammemes", "case_", "number")})
+    # Paradigm tables flattened: entry k = offset[pid] + idx holds the form's suffix, tag and prefix ids.
+    para_len = np.array([len(p) // 3 for p in d.paradigms], dtype=np.int64)
+    offset = np.concatenate([[0], np.cumsum(para_len)[:-1]])
+    flat_suf = np.concatenate([np.asarray(p[: len(p) // 3], dtype=np.int32) for p in d.paradigms])
+    flat_tag = np.concatenate([np.asarray(p[len(p) // 3: 2 * (len(p) // 3)], dtype=np.int32) for p in d.paradigms])
+    flat_pre = np.concatenate([np.asarray(p[2 * (len(p) // 3):], dtype=np.int32) for p in d.paradigms])
+    suffixes = pl.Series(list(d.suffixes), dtype=pl.String)
+    prefixes = pl.Series(list(d.paradigm_prefixes), dtype=pl.String)
+    suf_len = suffixes.str.len_chars().to_numpy()
+    pre_len = prefixes.str.len_chars().to_numpy()
     total = int(d.meta.get("words_dawg_length", 0)) or None
-    row = 0
+    first_row = 1
 
-    def batch(words: list, lemmas: list, tag_ids: list, para_ids: list) -> Any:
-        ids = pa.array(tag_ids, pa.int32())
-        lemma_arr = pa.array(lemmas, pa.string())
-        lexeme = pc.binary_join_element_wise(pc.cast(pa.array(para_ids, pa.int32()), pa.string()), lemma_arr, ":")
-        cols = {
-            "form": pa.array(words, pa.string()), "lemma": lemma_arr,
-            **{k: v.take(ids) for k, v in tag_table.items()},
-            "lexeme": lexeme,
-            "row": pa.array(range(row - len(words) + 1, row + 1), pa.int64()),
-        }
-        return pa.RecordBatch.from_pydict({name: cols[name] for name in schema.names}, schema=schema)
+    def batches(keys: list, values: list) -> list:
+        """Record batches of one chunk of DAWG items (form, packed ``>HH`` paradigm id and index):
+        the lemma is prefix(normal form) + stem + suffix(normal form), the stem being the form
+        without its own paradigm prefix and suffix (pymorphy3's ``build_normal_form``, vectorised)."""
+        words = pl.Series("form", keys, dtype=pl.String)
+        packed = np.frombuffer(b"".join(values), dtype=">u2")
+        if len(packed) != 2 * len(keys):
+            raise DataError("unexpected pymorphy3 word DAWG format (values are not >HH)", None)
+        pid = packed[0::2].astype(np.int64)
+        idx = packed[1::2].astype(np.int64)
+        k, k0 = offset[pid] + idx, offset[pid]
+        df = pl.DataFrame({
+            "form": words,
+            "start": pre_len[flat_pre[k]],
+            "end_len": suf_len[flat_suf[k]],
+            "norm_pre": prefixes.gather(flat_pre[k0]),
+            "norm_suf": suffixes.gather(flat_suf[k0]),
+            "pid": pid,
+        }).with_columns(
+            lemma=pl.concat_str([
+                pl.col("norm_pre"),
+                pl.col("form").str.slice(pl.col("start"), pl.col("form").str.len_chars() - pl.col("start") - pl.col("end_len")),
+                pl.col("norm_suf"),
+            ]),
+        ).with_columns(
+            lexeme=pl.concat_str([pl.col("pid").cast(pl.String), pl.lit(":"), pl.col("lemma")]),
+            row=pl.int_range(first_row, first_row + len(keys), dtype=pl.Int64),
+        ).hstack(tag_table[flat_tag[k]])
+        return df.select(schema.names).to_arrow().cast(schema).combine_chunks().to_batches()
 
-    words: list[str] = []
-    lemmas: list[str] = []
-    tag_ids: list[int] = []
-    para_ids: list[int] = []
-    size = BATCH_ROWS
-    for word, (pid, idx) in tqdm(d.words.iteritems(), total=total, desc="OpenCorpora entries", unit=" forms",
-                                 disable=not progress, mininterval=0.5):
-        para = paradigms[pid]
-        n = len(para) // 3
-        if idx == 0:
-            lemma = word
-        else:
-            pre, suf = prefixes[para[2 * n + idx]], suffixes[para[idx]]
-            lemma = prefixes[para[2 * n]] + word[len(pre):len(word) - len(suf)] + suffixes[para[0]]
-        words.append(word)
-        lemmas.append(lemma)
-        tag_ids.append(para[n + idx])
-        para_ids.append(pid)
-        row += 1
-        if len(words) >= size:
-            yield batch(words, lemmas, tag_ids, para_ids)
-            words, lemmas, tag_ids, para_ids = [], [], [], []
-        if limit is not None and row >= limit:
-            break
-    if words:
-        yield batch(words, lemmas, tag_ids, para_ids)
+    # BytesDAWG.iteritems gives the packed values without a Python tuple per entry; the garbage
+    # collector is paused while millions of small objects are made (it would rescan them all).
+    it = dawg.BytesDAWG.iteritems(d.words)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with tqdm(total=total, desc="OpenCorpora entries", unit=" forms", disable=not progress, mininterval=0.5) as bar:
+            while True:
+                size = BATCH_ROWS if limit is None else min(BATCH_ROWS, limit - first_row + 1)
+                keys: list[str] = []
+                values: list[bytes] = []
+                for key, value in itertools.islice(it, max(size, 0)):
+                    keys.append(key)
+                    values.append(value)
+                if not keys:
+                    break
+                out = batches(keys, values)
+                first_row += len(keys)
+                bar.update(len(keys))
+                yield from out
+    finally:
+        if gc_was_enabled:
+            gc.enable()
