@@ -29,7 +29,8 @@
 #include <stdio.h>
 #include <sys/mman.h>
 static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec+t.tv_nsec*1e-9;}
-#define TMARK(msg) do { if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%s %.3f\n", msg, now_s()); } while (0)
+static double cpu_s(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec+t.tv_nsec*1e-9;}
+#define TMARK(msg) do { if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s()); } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
 /* KWG node fields                                                                             */
@@ -296,20 +297,14 @@ static uint32_t reg_state(Reg *r, const uint64_t *arcs, uint32_t n) {
 #define ARC_CHILD_(a) ((uint32_t)((a) >> 8))
 /* Place every state's sibling list in the node array, in breadth-first order from the GADDAG root
  * and then the DAWG root, so that the lists a move generator visits most (the top levels) sit
- * together in memory. A one-node list equal to the last node of an already placed list is stored
- * there (the is_end node is shared), as wolges does for list tails.
- * pos[id] = index of the list's first node; returns the total node count (incl. nodes 0 and 1),
- * 0 when out of memory. */
+ * together in memory. pos[id] = index of the list's first node; returns the total node count
+ * (incl. nodes 0 and 1), 0 when out of memory. (Storing one-node lists inside equal list tails,
+ * as wolges does, saves only ~3 % here and costs a large hash table: not done.) */
 static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, uint32_t dawg_root) {
-    size_t cap = 1;
-    while (cap < (size_t)r->nstates * 2) cap *= 2;
-    uint64_t *key = big_calloc(cap * sizeof(uint64_t));
-    uint32_t *at = big_calloc(cap * sizeof(uint32_t));
     uint32_t *queue = malloc((size_t)r->nstates * sizeof(uint32_t));
     uint8_t *seen = calloc(r->nstates, 1);
     size_t total = 0;
-    if (!key || !at || !queue || !seen) goto out;
-    memset(key, 0xFF, cap * sizeof(uint64_t));
+    if (!queue || !seen) goto out;
     total = 2;
     pos[0] = 0;
     seen[0] = 1;
@@ -321,16 +316,8 @@ static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, ui
         uint32_t id = queue[head++];
         const uint64_t *a = r->pool + r->st_off[id];
         uint32_t n = r->st_cnt[id];
-        uint64_t last = a[n - 1];
-        size_t i = (last * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);
-        while (key[i] != UINT64_MAX && key[i] != last) i = (i + 1) & (cap - 1);
-        if (n == 1 && key[i] == last) {
-            pos[id] = at[i];
-        } else {
-            pos[id] = (uint32_t)total;
-            total += n;
-            if (key[i] == UINT64_MAX) { key[i] = last; at[i] = (uint32_t)(total - 1); }
-        }
+        pos[id] = (uint32_t)total;
+        total += n;
         for (uint32_t j = 0; j < n; j++) {
             uint32_t c = ARC_CHILD_(a[j]);
             if (!seen[c]) { seen[c] = 1; queue[tail++] = c; }
@@ -339,7 +326,7 @@ static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, ui
     for (uint32_t id = 1; id < r->nstates; id++)
         if (!seen[id]) pos[id] = 0; /* unreachable (none expected): not written */
 out:
-    free(key); free(at); free(queue); free(seen);
+    free(queue); free(seen);
     return total;
 }
 
@@ -424,6 +411,7 @@ static void *gaddag_job(void *arg) {
     }
     /* close everything but the root; ps->arcs[0] keeps this half's root arcs */
     if (prev && close_path(j->reg, ps, prev, prevlen, 0, NULL) < 0) j->fail = 1;
+    TMARK("job done");
     return NULL;
 }
 
@@ -513,22 +501,24 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     /* 2. GADDAG: reversed prefixes split by first tile into two halves of similar size */
     if (!fail && reg_reserve(&r, r.nstates + rc.nrecs * 3 / 4) < 0) fail = 1;
     if (!fail) {
-        size_t cnt1[MAX_TILE + 1] = {0};
-        for (size_t i = 0; i < rc.nrecs; i++) cnt1[rc.recs[i].p[0]]++;
-        size_t half = 0, acc = 0;
+        /* split the work (~ characters) in two halves by first tile */
+        size_t w1[MAX_TILE + 1] = {0}, total_w = 0;
+        for (size_t i = 0; i < rc.nrecs; i++) {
+            w1[key_char(&rc.recs[i], 0)] += rc.recs[i].len;
+            total_w += rc.recs[i].len;
+        }
+        size_t acc = 0;
         int split = MAX_TILE + 1; /* first tile of the second half */
         for (int t = 1; t <= MAX_TILE; t++) {
-            if (acc * 2 >= rc.nrecs) { split = t; break; }
-            acc += cnt1[t];
+            if (acc + w1[t] / 2 >= total_w / 2) { split = t; break; }
+            acc += w1[t];
         }
-        half = acc;
         /* partition: tiles < split first */
         size_t lo = 0, hi = rc.nrecs;
         while (lo < hi) {
-            if (rc.recs[lo].p[0] < split) lo++;
+            if (key_char(&rc.recs[lo], 0) < split) lo++;
             else { SKey t = rc.recs[--hi]; rc.recs[hi] = rc.recs[lo]; rc.recs[lo] = t; }
         }
-        (void)half;
         g_step = -1;
         GJob ja = {&r, rc.recs, lo, ps, 0}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0};
         pthread_t th;

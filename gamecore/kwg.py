@@ -11,7 +11,7 @@ alphabet (English A=1 … Z=26); at most 63 tile kinds (the move generator keeps
 64-bit mask, as wolges does).
 
 The 22-bit arc index limits a Node22 KWG to 4,194,304 nodes. The full Icelandic lexicon (BÍN, 2.8
-million word forms) needs about 7.7 million, so beyond 2^22 nodes the file uses wolges' ``Node24``
+million word forms) needs about 7.9 million, so beyond 2^22 nodes the file uses wolges' ``Node24``
 layout instead (kwg.md: tile in bits 0–5, then the flags — is_end bit 6, accepts bit 7, in the same
 order as Node22 — and the arc index in bits 8–31). The layout is implied by the size: a file of more
 than 2^22 nodes is Node24, any other is Node22.
