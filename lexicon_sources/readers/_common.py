@@ -3,7 +3,9 @@ text lines with a clear error for a wrong encoding, and the version string of a 
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import gc
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -82,3 +84,17 @@ def dist_versions(*dists: str) -> str:
         except PackageNotFoundError:
             parts.append(f"{dist} (not installed)")
     return " / ".join(parts)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a reader makes millions of small objects
+    (parsed dictionary entries, row lists): it would rescan them all again and again, which can
+    double a reader's time. Restored on exit, also on error or an abandoned generator."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

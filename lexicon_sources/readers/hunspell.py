@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
-from lexicon_sources.readers._common import Batcher, dist_versions, file_version
+from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "hunspell"
 DEFAULT_DICTIONARY = "sl_SI"
@@ -186,9 +186,15 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
         UsageError: the embedded dictionary is not installed.
         DataError: see :func:`load`; or the dictionary yields no forms.
     """
-    from tqdm import tqdm
 
     src = packaged_dictionary() if path is None else Path(path)
+    with gc_paused():
+        yield from _read(src, progress)
+
+
+def _read(src: Path, progress: bool) -> Iterator[Any]:
+    from tqdm import tqdm
+
     aff, dic = load(src)
     batcher = Batcher(SCHEMA())
     rows = 0

