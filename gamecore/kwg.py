@@ -17,7 +17,9 @@ order as Node22 — and the arc index in bits 8–31). The layout is implied by 
 than 2^22 nodes is Node24, any other is Node22.
 
 Building and move generation are compiled (``gamecore/_native.c``, built by ``pip install -e .``);
-loading is a memory map, so opening even the full Icelandic lexicon costs microseconds.
+loading is a memory map, so opening even the full Icelandic lexicon costs microseconds. The build
+is deterministic (the same words in any order give the same bytes); ``SKRAFL_KWG_TIMING=1`` prints
+its phases (wall and CPU seconds) to stderr.
 """
 
 from __future__ import annotations

@@ -55,6 +55,14 @@ def gaddag_strings(words):
     return out
 
 
+def test_deterministic_whatever_the_input_order(shared):
+    """Same words → byte-identical file (the build sorts, de-duplicates and runs two threads)."""
+    words = (shared / "corpora" / "positions" / "mid1_b1.words").read_text().split()
+    shuffled = words[::-1] + words[:100]
+    random.Random(1).shuffle(shuffled)
+    assert build_kwg(words, ENGLISH) == build_kwg(shuffled, ENGLISH)
+
+
 def test_care_as_in_kwg_md():
     dawg, gaddag = decode(build_kwg(["CARE"], ENGLISH))
     assert dawg == {"CARE"}
