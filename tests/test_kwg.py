@@ -160,3 +160,17 @@ def test_generator_survives_a_damaged_graph():
     grid = [[0] * 5 for _ in range(5)]
     grid[2][2] = 1
     assert isinstance(generate(kwg, grid, [0, 2, 2], 1, MoveLayout(one, one, (2, 2)), [0, 1, 1], 50, False), list)
+
+
+def test_empty_and_one_letter_lexicons():
+    from gamecore.movegen import MoveLayout, generate
+
+    empty = Kwg.from_words([], "AB")
+    assert list(empty.words()) == [] and not empty.contains("A")
+    one = [[1] * 5 for _ in range(5)]
+    layout = MoveLayout(one, one, (2, 2))
+    assert generate(empty, [[0] * 5 for _ in range(5)], [0, 2, 2], 1, layout, [0, 1, 1], 50, True) == []
+    kwg = Kwg.from_words(["A", "AB"], "AB")
+    assert list(kwg.words()) == ["A", "AB"]
+    moves = generate(kwg, [[0] * 5 for _ in range(5)], [0, 1, 1], 0, layout, [0, 1, 1], 50, True)
+    assert all(len(m.letters) >= 2 for m in moves) and len(moves) == 4  # AB across/down over the start
