@@ -41,7 +41,7 @@ static double cpu_s(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_I
 #define TILE_OF(n) ((n) >> 24)
 #define MAX_TILE 63
 #define MAX_WORD 255
-#define NATIVE_ABI 3
+#define NATIVE_ABI 4
 
 /* ------------------------------------------------------------------------------------------ */
 /* Builder                                                                                     */
@@ -1043,7 +1043,53 @@ __attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *self, Py
     Py_RETURN_NONE;
 }
 
+/* Words (a list of str) as tile numbers separated by zero bytes, through a table of 65,536 bytes
+ * (code point -> tile, 0xFF = not a letter). Raises IndexError(i) for the first bad word i. */
+static PyObject *py_encode_words(PyObject *self, PyObject *args) {
+    PyObject *list;
+    Py_buffer tb;
+    if (!PyArg_ParseTuple(args, "Oy*", &list, &tb)) return NULL;
+    PyObject *result = NULL, *seq = NULL;
+    if (tb.len != 65536) { PyErr_SetString(PyExc_ValueError, "table must have 65536 bytes"); goto out; }
+    const uint8_t *table = tb.buf;
+    seq = PySequence_Fast(list, "words must be a sequence");
+    if (!seq) goto out;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), total = 0;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyUnicode_Check(items[i])) { PyErr_Format(PyExc_TypeError, "word %zd is not a str", i + 1); goto out; }
+        total += PyUnicode_GET_LENGTH(items[i]) + 1;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total ? total - 1 : 0);
+    if (!result) goto out;
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(result);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *w = items[i];
+        int kind = PyUnicode_KIND(w);
+        const void *data = PyUnicode_DATA(w);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        for (Py_ssize_t j = 0; j < len; j++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+            uint8_t t = ch < 65536 ? table[ch] : 0xFF;
+            if (t == 0xFF) {
+                Py_CLEAR(result);
+                PyErr_SetObject(PyExc_IndexError, PyLong_FromSsize_t(i));
+                goto out;
+            }
+            o[at++] = t;
+        }
+        if (i + 1 < n) o[at++] = 0;
+    }
+out:
+    Py_XDECREF(seq);
+    PyBuffer_Release(&tb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"encode_words", py_encode_words, METH_VARARGS,
+     "encode_words(words: list[str], table: bytes) -> bytes (tile numbers, 0 between words)"},
     {"check_kwg", py_check_kwg, METH_VARARGS,
      "check_kwg(kwg) -> None; ValueError when arcs point outside the array (so traversal is safe)."},
     {"build_kwg", py_build_kwg, METH_VARARGS,

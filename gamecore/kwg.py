@@ -42,12 +42,10 @@ MAX_TILES = 63
 #: Largest node count of a Node22 file; larger files are Node24.
 NODE22_MAX = 1 << 22
 
-#: 8-bit codecs tried, in order, for fast encoding of single-character alphabets.
-_CODECS = ("latin-1", "cp1250", "cp1251", "iso8859_2", "iso8859_4", "iso8859_13")
 
 
 #: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
-NATIVE_ABI = 3
+NATIVE_ABI = 4
 
 
 def _native():
@@ -96,19 +94,12 @@ class Alphabet:
 
             keys = sorted(self._index, key=len, reverse=True)
             self._token_re = re.compile("|".join(re.escape(k) for k in keys))
-        self._codec = None
         self._table = None
-        if self._single:
-            for codec in _CODECS:
-                try:
-                    table = bytearray(b"\xff" * 256)
-                    for ch, i in self._index.items():
-                        table[ch.encode(codec)[0]] = i
-                    table[10] = 0  # "\n" separates words
-                except UnicodeEncodeError:
-                    continue
-                self._codec, self._table = codec, bytes(table)
-                break
+        if self._single and all(ord(k) < 65536 for k in self._index):
+            table = bytearray(b"\xff" * 65536)  # code point -> tile (0xFF: not a letter)
+            for ch, i in self._index.items():
+                table[ord(ch)] = i
+            self._table = bytes(table)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -148,23 +139,18 @@ class Alphabet:
         """
         words = words if isinstance(words, list) else list(words)
         if self._table is not None:
-            text = "\n".join(words)
             try:
-                data = text.encode(self._codec).translate(self._table)
-            except UnicodeEncodeError:
-                data = None
-            if data is not None and b"\xff" not in data:
-                return data
-            self._raise_first_bad(words)
+                return _native().encode_words(words, self._table)
+            except IndexError as exc:
+                n = exc.args[0]
+                try:
+                    self.encode(words[n])
+                except DataError as bad:
+                    raise DataError(f"word {n + 1}: {bad.message}") from None
+                raise DataError(f"word {n + 1}: {words[n]!r} has a letter outside the alphabet") from None
+            except TypeError as exc:
+                raise DataError(str(exc)) from None
         return b"\0".join(bytes(self.encode(w)) for w in words)
-
-    def _raise_first_bad(self, words: Sequence[str]) -> None:
-        for n, w in enumerate(words, 1):
-            try:
-                self.encode(w)
-            except DataError as exc:
-                raise DataError(f"word {n}: {exc.message}") from None
-        raise DataError("a word has a letter outside the alphabet")  # pragma: no cover
 
 
 def build_kwg(

@@ -125,6 +125,13 @@ def test_duplicates_and_case_and_multichar_labels():
     assert kwg.contains("AL·LU") and kwg.contains("al") and not kwg.contains("ALLU")
 
 
+def test_cyrillic_and_case_variants():
+    kwg = Kwg.from_words(["кот", "КИТ", "Кто"], "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ")
+    assert list(kwg.words()) == ["КИТ", "КОТ", "КТО"]
+    with pytest.raises(DataError, match="word 2"):
+        build_kwg(["кот", "котё"], "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ")  # Ё is not in this alphabet
+
+
 def test_icelandic_alphabet_order():
     alpha = "aábdðeéfghiíjklmnoóprstuúvxyýþæö"
     kwg = Kwg.from_words(["þrekraun", "ás", "öl"], alpha)
