@@ -38,6 +38,8 @@ def build(
 
       skrafl build is                                   # output/is and output/is/midlungur
 
+      skrafl build ru                                   # on a fresh machine: ingests OpenCorpora first
+
       skrafl build en --source wordlist --input sowpods.txt --out lex/sowpods
     """
     import time
@@ -49,9 +51,15 @@ def build(
     lang_info = language(lang)
     out_dir = out or output_root() / lang
     entries_dir = entries or out_dir if (entries or source or input) else output_root() / lang
-    if source or input:
+    from pipelines.ingest import ENTRIES
+
+    first_time = not entries and not (Path(entries_dir) / ENTRIES).is_file()
+    if source or input or first_time:
+        # Nothing ingested yet (a fresh machine): ingest the language's embedded source first.
         from pipelines.ingest import ingest
 
+        if first_time and not (source or input) and not quiet:
+            typer.echo(f"build {lang}: no entries yet in {entries_dir}; ingesting the embedded source first", err=True)
         ingest(lang, entries_dir, source=source, path=input, progress=not quiet)
     recipes = recipes_for(lang_info.folder)
     if recipe:
