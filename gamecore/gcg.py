@@ -358,10 +358,10 @@ class _Parser:
     def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
         if not toks:
             raise self.error("NO_MATCHING_TOKEN", "empty event line", lineno)
-        low = [t.lower() for t in toks]
+        low = [t.lower() for t in toks[:2]]
         # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (gcg.md §3)
         for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
-            if special in low[:2]:
+            if special in low:
                 k = low.index(special)
                 rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
                 rest = toks[k + 1 :]
@@ -374,7 +374,7 @@ class _Parser:
                 raise self.error("NO_MATCHING_TOKEN", "'--' line needs a score and a cumulative score", lineno)
             return Event("withdraw", player, rack=self.tiles(toks[0], lineno, "rack"), score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno)
         for k in (0, 1):
-            if len(toks) >= k + 3 and _PAREN.match(toks[k]):
+            if len(toks) >= k + 3 and toks[k].startswith("(") and _PAREN.match(toks[k]):
                 inner = _PAREN.match(toks[k]).group(1)
                 tiles = self.tiles(inner, lineno, "rack in parentheses")
                 score = self.score(toks[k + 1], lineno)
@@ -397,13 +397,14 @@ class _Parser:
                 return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
             return Event("exchange", player, rack=rack, tiles=self.tiles(what, lineno, "exchanged tiles"), score=score, cumulative=cum, line=lineno)
         # tile placement: [RACK] COORD WORD SCORE CUM [extra]
-        if parse_coordinate(toks[0]) is not None and len(toks) >= 4 and _SCORE.match(toks[2]):
+        coord = parse_coordinate(toks[0])
+        if coord is not None and len(toks) >= 4 and _SCORE.match(toks[2]):
             rack_tok, rest = None, toks
         elif len(toks) >= 5:
             rack_tok, rest = toks[0], toks[1:]
+            coord = parse_coordinate(rest[0])
         else:
             raise self.error("NO_MATCHING_TOKEN", f"cannot read event {' '.join(toks)[:60]!r}: expected RACK COORD WORD +SCORE TOTAL, a pass, an exchange, '--', (challenge), (time) or (RACK)", lineno)
-        coord = parse_coordinate(rest[0])
         if coord is None:
             raise self.error("NO_MATCHING_TOKEN", f"{rest[0]!r} is not a coordinate (8D across, D8 down) in {' '.join(toks)[:60]!r}", lineno)
         rack = self.tiles(rack_tok, lineno, "rack") if rack_tok is not None else None

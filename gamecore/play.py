@@ -108,12 +108,12 @@ class ScoredPlay(NamedTuple):
         """The main word, blank as lowercase; ``through="."`` writes played-through tiles as ``.``
         (the GCG convention), otherwise as their letters."""
         out = []
-        for t, n in zip(self.word, self.new):
+        for (label, blank), n in zip(self.word, self.new):
             if not n and through is not None:
                 out.append(through)
                 continue
-            s = t.label.lower() if t.blank else t.label
-            out.append(f"[{s}]" if len(t.label) > 1 else s)
+            s = label.lower() if blank else label
+            out.append(f"[{s}]" if len(label) > 1 else s)
         return "".join(out)
 
     def used(self) -> list[str]:
@@ -192,53 +192,80 @@ def _sq(r: int, c: int) -> str:
 
 # ---- validation and scoring --------------------------------------------------------------------------
 
+#: ``_make_tuple(Tile, (label, blank))`` builds a named tuple without the Python-level call of its
+#: ``__new__`` (hot paths: a replay builds thousands)
+_make_tuple = tuple.__new__
 
-def _line(board: Board, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int):
-    """The maximal line of tiles through (r, c) in direction (dr, dc): list of ((r, c), tile, is_new)."""
-    def tile_at(rr: int, cc: int):
-        if (rr, cc) in new:
-            return new[(rr, cc)]
-        if board.in_bounds(rr, cc):
-            return board.squares[rr][cc]
-        return None
+#: one square of a line of tiles: (row, col, tile, placed by this play)
+_LineSquare = tuple[int, int, Tile, bool]
 
-    while tile_at(r - dr, c - dc) is not None:
+
+def _line(squares, size: int, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int) -> list[_LineSquare]:
+    """The maximal line of tiles through (r, c) in direction (dr, dc), new tiles included:
+    a list of (row, col, tile, is_new). ``squares`` is :attr:`Board.squares` (before the play)."""
+    while r >= dr and c >= dc:  # back to the first tile of the line
         r, c = r - dr, c - dc
-    out = []
-    while True:
-        t = tile_at(r, c)
-        if t is None:
+        if squares[r][c] is None and (r, c) not in new:
+            r, c = r + dr, c + dc
             break
-        out.append(((r, c), t, (r, c) in new))
+    out: list[_LineSquare] = []
+    while r < size and c < size:
+        t = squares[r][c]
+        if t is not None:
+            out.append((r, c, t, False))
+        else:
+            t = new.get((r, c))
+            if t is None:
+                break
+            out.append((r, c, t, True))
         r, c = r + dr, c + dc
     return out
 
 
-def _word_string(line) -> str:
-    return "".join(t.label.lower() for _, t, _ in line)
+def _has_neighbour(squares, size: int, r: int, c: int) -> bool:
+    """Whether a board tile is next to (r, c), along or across."""
+    return (
+        (r > 0 and squares[r - 1][c] is not None)
+        or (r + 1 < size and squares[r + 1][c] is not None)
+        or (c > 0 and squares[r][c - 1] is not None)
+        or (c + 1 < size and squares[r][c + 1] is not None)
+    )
 
 
-def _score_line(board: Board, line, rules) -> int:
-    layout = board.layout
-    values = board.tile_set.values
-    letter_blank = rules is not None and rules.blank_value == "letter"
-    add = rules is not None and rules.word_premiums == "add"
+def _first_gap(squares, new, pl: list[Placement], dr: int, dc: int) -> tuple[int, int]:
+    """The first empty square between the first and the last new tile of a line."""
+    key = (lambda p: p.col) if dc else (lambda p: p.row)
+    first, last = min(pl, key=key), max(pl, key=key)
+    r, c = first.row, first.col
+    while (r, c) != (last.row, last.col):
+        r, c = r + dr, c + dc
+        if (r, c) not in new and squares[r][c] is None:
+            return r, c
+    raise AssertionError("no gap")  # pragma: no cover - called only when there is one
+
+
+def _word_and_points(line: list[_LineSquare], layout, values: dict[str, int], blank_scores: bool, add: bool) -> tuple[str, int]:
+    """One word formed: its lowercase text and its points — letter premiums under new tiles, word
+    premiums of newly covered squares (multiplied, or added with ``word_premiums = "add"``)."""
+    letter_mult, word_mult = layout.letter_mult, layout.word_mult
+    text = []
     total = 0
     mult = 1
     wms: list[int] = []
-    for (r, c), t, is_new in line:
-        v = values.get(t.label, 0) if (letter_blank or not t.blank) else 0
+    for r, c, (label, blank), is_new in line:
+        text.append(label.lower())
+        v = values.get(label, 0) if (blank_scores or not blank) else 0
         if is_new:
-            total += v * layout.letter_mult[r][c]
-            wm = layout.word_mult[r][c]
-            mult *= wm
+            total += v * letter_mult[r][c]
+            wm = word_mult[r][c]
             if wm > 1:
+                mult *= wm
                 wms.append(wm)
         else:
             total += v
     if add:
         mult = sum(wms) if wms else 1
-    return total * mult
+    return "".join(text), total * mult
 
 
 def validate_placements(
@@ -267,19 +294,22 @@ def validate_placements(
     pl = list(placements)
     layout = board.layout
     ts = board.tile_set
+    size = board.size
+    squares = board.squares
     if not pl:
         raise IllegalPlay("no_tiles", "a play must place at least one tile")
     new: dict[tuple[int, int], Tile] = {}
     for p in pl:
-        if not board.in_bounds(p.row, p.col):
-            raise IllegalPlay("off_board", f"square ({p.row + 1}, {p.col + 1}) is off the board")
-        if (p.row, p.col) in layout.blocked:
-            raise IllegalPlay("blocked", f"square {_sq(p.row, p.col)} is punctured: no tile may go there")
-        if board.squares[p.row][p.col] is not None or (p.row, p.col) in new:
-            raise IllegalPlay("square_taken", f"square {_sq(p.row, p.col)} is already taken")
+        r, c = p.row, p.col
+        if not (0 <= r < size and 0 <= c < size):
+            raise IllegalPlay("off_board", f"square ({r + 1}, {c + 1}) is off the board")
+        if (r, c) in layout.blocked:
+            raise IllegalPlay("blocked", f"square {_sq(r, c)} is punctured: no tile may go there")
+        if squares[r][c] is not None or (r, c) in new:
+            raise IllegalPlay("square_taken", f"square {_sq(r, c)} is already taken")
         if not ts.has(p.label):
             raise IllegalPlay("unknown_letter", f"{p.label!r} is not a letter of tile set {ts.name}")
-        new[(p.row, p.col)] = Tile(p.label, p.blank)
+        new[(r, c)] = _make_tuple(Tile, (p.label, p.blank))
     if rack is not None:
         left = list(rack)
         for p in pl:
@@ -291,36 +321,33 @@ def validate_placements(
                 raise IllegalPlay(
                     "not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})"
                 )
-    rows = {p.row for p in pl}
-    cols = {p.col for p in pl}
-    if len(rows) > 1 and len(cols) > 1:
-        raise IllegalPlay("not_in_line", "the new tiles are not in one row or one column")
-    if len(pl) > 1:
-        across = len(rows) == 1
-    dr, dc = (0, 1) if across else (1, 0)
-    if len(pl) > 1:
-        key = (lambda p: p.col) if across else (lambda p: p.row)
-        first, last = min(pl, key=key), max(pl, key=key)
-        r, c = first.row, first.col
-        while (r, c) != (last.row, last.col):
-            r, c = r + dr, c + dc
-            if (r, c) not in new and board.squares[r][c] is None:
-                raise IllegalPlay("gap", f"gap at {_sq(r, c)}: the new tiles do not form one contiguous line")
-    if board.is_empty():
-        if layout.start not in new:
-            raise IllegalPlay(
-                "first_play_off_start", f"the first play must cover the start square {layout.start_coord()}"
-            )
-    else:
-        touching = any(
-            board.occupied(p.row + a, p.col + b) for p in pl for a, b in ((0, 1), (0, -1), (1, 0), (-1, 0))
-        )
-        if not touching:
-            raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     p0 = pl[0]
+    if len(pl) > 1:
+        in_row = len({p.row for p in pl}) == 1
+        if not in_row and len({p.col for p in pl}) > 1:
+            raise IllegalPlay("not_in_line", "the new tiles are not in one row or one column")
+        across = in_row
+        dr, dc = (0, 1) if across else (1, 0)
+        # the main word is the line through the first new tile; every new tile must be on it
+        main = _line(squares, size, new, p0.row, p0.col, dr, dc)
+        if len([sq for sq in main if sq[3]]) != len(pl):
+            raise IllegalPlay("gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line")
+    # a board tile next to a new one means the board is not empty: only a play touching nothing
+    # needs the emptiness test (then it is the first play and must cover the start square)
+    for r, c in new:
+        if _has_neighbour(squares, size, r, c):
+            break
+    else:
+        if board.is_empty():
+            if layout.start not in new:
+                raise IllegalPlay(
+                    "first_play_off_start", f"the first play must cover the start square {layout.start_coord()}"
+                )
+        else:
+            raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     if len(pl) == 1:
-        line_a = _line(board, new, p0.row, p0.col, 0, 1)
-        line_d = _line(board, new, p0.row, p0.col, 1, 0)
+        line_a = _line(squares, size, new, p0.row, p0.col, 0, 1)
+        line_d = _line(squares, size, new, p0.row, p0.col, 1, 0)
         if across is None:
             across = len(line_a) >= len(line_d)
         main, other = (line_a, line_d) if across else (line_d, line_a)
@@ -329,35 +356,32 @@ def validate_placements(
             across = not across
         cross_lines = [other] if len(other) >= 2 else []
     else:
-        main = _line(board, new, p0.row, p0.col, dr, dc)
         cross_lines = []
         for p in pl:
-            ln = _line(board, new, p.row, p.col, dc, dr)
-            if len(ln) >= 2:
-                cross_lines.append(ln)
+            # a cross word needs a board tile beside the new one, across the main line
+            # (the other new tiles are all on the main line)
+            r, c = p.row, p.col
+            if (r >= dc and c >= dr and squares[r - dc][c - dr] is not None) or (
+                r + dc < size and c + dr < size and squares[r + dc][c + dr] is not None
+            ):
+                cross_lines.append(_line(squares, size, new, r, c, dc, dr))
     if len(main) < 2:
         raise IllegalPlay("too_short", "a play must form a word of at least two letters")
-    lines = [main] + cross_lines
-    words = tuple(_word_string(ln) for ln in lines)
+    values = ts.values
+    blank_scores = rules is not None and rules.blank_value == "letter"
+    add = rules is not None and rules.word_premiums == "add"
+    read = [_word_and_points(ln, layout, values, blank_scores, add) for ln in [main] + cross_lines]
+    words = tuple([w for w, _ in read])
     if lexicon is not None:
         bad = [w for w in words if w not in lexicon]
         if bad:
             shown = ", ".join(w.upper() for w in bad)
             raise IllegalPlay("not_in_lexicon", f"not in the lexicon: {shown}", bad)
-    score = sum(_score_line(board, ln, rules) for ln in lines)
+    score = sum([pts for _, pts in read])
     if rules is not None and len(pl) >= rules.bingo_min_tiles:
         score += rules.bingo_bonus
-    (r0, c0) = main[0][0]
-    return ScoredPlay(
-        row=r0,
-        col=c0,
-        across=bool(across),
-        word=tuple(t for _, t, _ in main),
-        new=tuple(n for _, _, n in main),
-        score=score,
-        tiles_placed=len(pl),
-        words=words,
-    )
+    r0, c0 = main[0][0], main[0][1]
+    return ScoredPlay(r0, c0, bool(across), tuple([sq[2] for sq in main]), tuple([sq[3] for sq in main]), score, len(pl), words)
 
 
 def validate_play(board: Board, play: str | tuple[str, str], rack, lexicon: Lexicon | None, rules) -> ScoredPlay:

@@ -55,8 +55,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gamecore.board import Board
 from gamecore.errors import SkraflError, UsageError
 from gamecore.gamelog import Event, Finding, Game, GameLogError
+from gamecore.play import IllegalPlay, Placement, parse_play, validate_placements
+
+_make_tuple = tuple.__new__  # _make_tuple(Placement, (...)): a named tuple without its Python-level __new__
 
 GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words")
 MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
@@ -129,30 +133,55 @@ def rules_for_game(game: Game, preset: str | None = None, lang: str | None = Non
         GameLogError: ``UNKNOWN_TILE_DISTRIBUTION`` (a distribution we have no tile set for).
         UsageError: unknown preset or language.
     """
-    from gamecore.rules import load_rules, rules_for
-
     if preset or lang:
-        return rules_for(lang, preset)
+        return _cached_rules(("options", lang, preset))
     if game.format == "netskrafl":
-        r = load_rules("netskrafl")
-        if game.prefs.get("newbag") is False:
-            r = r.replace(tile_set="icelandic_old")
-        if str(game.prefs.get("board_type", "standard")).lower() == "explo":
-            r = r.replace(board="explo")
-        return r
+        board_type = str(game.prefs.get("board_type", "standard")).lower()
+        return _cached_rules(("netskrafl", game.prefs.get("newbag") is False, board_type == "explo"))
     dist = distribution_of(game) or _guess_distribution(game, strict)
     if dist == "icelandic":
-        return load_rules("netskrafl")  # e.g. a Netskrafl game exported to GCG (#lexicon netskrafl)
-    r = load_rules("wespa")
+        return _cached_rules(("preset", "netskrafl"))  # e.g. a Netskrafl game exported to GCG (#lexicon netskrafl)
     ts = _TILE_SETS.get(dist)
     if ts is None:
         raise GameLogError("UNKNOWN_TILE_DISTRIBUTION", f"tile distribution {dist!r} (from #tile-distribution/#lexicon) has no tile set here; give --rules", game.path, None)
+    return _cached_rules(("gcg", ts, game.pragmas.get("board-layout", "").lower() in ("supercrosswordgame", "standard21")))
+
+
+_RULES: dict[tuple, object] = {}
+
+
+def _cached_rules(key: tuple):
+    """The rule set a :func:`rules_for_game` key stands for, built once per process (many games
+    share a few rule sets)."""
+    r = _RULES.get(key)
+    if r is None:
+        r = _RULES[key] = _build_rules(key)
+    return r
+
+
+def _build_rules(key: tuple):
+    from gamecore.rules import load_rules, rules_for
+
+    kind = key[0]
+    if kind == "preset":
+        return load_rules(key[1])
+    if kind == "options":
+        return rules_for(key[1], key[2])
+    if kind == "netskrafl":
+        _, old_bag, explo = key
+        r = load_rules("netskrafl")
+        if old_bag:
+            r = r.replace(tile_set="icelandic_old")
+        if explo:
+            r = r.replace(board="explo")
+        return r
+    _, ts, super_board = key
     changes = {"tile_set": ts}
-    if game.pragmas.get("board-layout", "").lower() in ("supercrosswordgame", "standard21"):
+    if super_board:
         changes["board"] = "super"
         if ts == "english":
             changes["tile_set"] = "english_super"
-    return r.replace(**changes)
+    return load_rules("wespa").replace(**changes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,6 +198,17 @@ class GameResult:
     findings: list[Finding] = field(default_factory=list)
     gcg: str | None = None
 
+    def __reduce__(self):
+        # sent from a worker process: the move rows as value tuples under one key list (half the
+        # bytes and a third of the pickling time of a dict per row)
+        keys = tuple(self.move_rows[0]) if self.move_rows else ()
+        rows = [tuple(r.values()) for r in self.move_rows]
+        return _unpickle_result, (self.game_row, keys, rows, self.findings, self.gcg)
+
+
+def _unpickle_result(game_row: dict, keys: tuple, rows: list[tuple], findings: list, gcg: str | None) -> GameResult:
+    return GameResult(game_row, [dict(zip(keys, r)) for r in rows], findings, gcg)
+
 
 def _value(ts, tiles, rules) -> int:
     total = 0
@@ -177,6 +217,17 @@ def _value(ts, tiles, rules) -> int:
             continue
         total += ts.value(t.upper())
     return total
+
+
+def _take(big: list[str], small: list[str]) -> list[str] | None:
+    """What is left of ``big`` after taking the tiles of ``small``; ``None`` when they are not all in it."""
+    rest = list(big)
+    for t in small:
+        try:
+            rest.remove(t)
+        except ValueError:
+            return None
+    return rest
 
 
 def _multiset_sub(big: list[str], small: list[str]) -> bool:
@@ -192,8 +243,6 @@ def _multiset_sub(big: list[str], small: list[str]) -> bool:
 
 class _Replayer:
     def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None):
-        from gamecore.board import Board
-
         self.bundle = bundle
         self.export = False
 
@@ -231,6 +280,12 @@ class _Replayer:
         self.bingos = [0] * self.n
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
+        self.bingo_min = rules.bingo_min_tiles
+        # the tile-set label of each rack token and the (label, blank) of each word token seen so
+        # far, with whether the tile set has it (a game uses a few dozen distinct tokens; the
+        # checks run once per token)
+        self.rack_labels: dict[str, str] = {}
+        self.word_tiles: dict[str, tuple[str, bool, bool]] = {}
 
     # -- faults -----------------------------------------------------------------------------------
     def fault(self, code: str, msg: str, ev: Event | None, *, kind: str = "mismatch") -> None:
@@ -277,11 +332,15 @@ class _Replayer:
         """The event's rack as tile-set labels (``?`` blank), checked against the unseen pool."""
         if ev.rack is None:
             return None
+        labels = self.rack_labels
         rack = []
         for t in ev.rack:
-            lab = t if t == "?" else t.upper().strip("[]")
-            if lab != "?" and not self.ts.has(lab):
-                self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
+            lab = labels.get(t)
+            if lab is None:
+                lab = t if t == "?" else t.upper().strip("[]")
+                if lab != "?" and not self.ts.has(lab):
+                    self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
+                labels[t] = lab
             rack.append(lab)
         if not self.fits_unseen(rack):
             self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
@@ -331,8 +390,6 @@ class _Replayer:
 
     # -- events -----------------------------------------------------------------------------------------
     def play(self, ev: Event) -> None:
-        from gamecore.play import IllegalPlay, parse_play, validate_placements
-
         self.after_move_over_check(ev)
         self.check_turn(ev)
         p = ev.player
@@ -353,8 +410,15 @@ class _Replayer:
             self.fault("COORDINATE_OUT_OF_BOUNDS", f"{ev.coord} {word}: {exc.message}", ev, kind="error")
             return
         used = ["?" if pl.blank else pl.label for pl in placements]
-        if rack is not None and not _multiset_sub(rack, used):
-            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
+        kept = None
+        if rack is not None:
+            kept = _take(rack, used)
+            if kept is None:
+                self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
+                kept = list(rack)
+                for u in used:
+                    if u in kept:
+                        kept.remove(u)
         if len(placements) > self.holds[p]:
             self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} places {len(placements)} tiles but {self.nick(p)} holds only {self.holds[p]}", ev)
         best = self.best(ev, rack, sp.score) if self.analyze else None
@@ -364,19 +428,16 @@ class _Replayer:
         if self.lexicon is not None:
             unknown = [w for w in sp.words if w not in self.lexicon]
             self.unknown.update(unknown)
+        place, unseen = self.board.place, self.unseen
         for pl in placements:
-            self.board.place(pl.row, pl.col, pl.label, pl.blank)
-            self.unseen["?" if pl.blank else pl.label] -= 1
+            place(pl.row, pl.col, pl.label, pl.blank)
+            unseen["?" if pl.blank else pl.label] -= 1
         drawn = self.draw(p, len(placements))
         self.computed[p] += sp.score
         self.check_cumulative(ev)
-        if rack is not None:
-            kept = list(rack)
-            for u in used:
-                if u in kept:
-                    kept.remove(u)
+        if kept is not None:
             self.check_after(ev, kept)
-        bingo = len(placements) >= self.rules.bingo_min_tiles
+        bingo = len(placements) >= self.bingo_min
         if bingo:
             self.bingos[p] += 1
         self.last_play = {"player": p, "placements": placements, "score": sp.score, "recorded": ev.score, "drawn": drawn, "zeros": self.zeros, "event": ev, "bingo": bingo, "over": self.over}
@@ -393,14 +454,12 @@ class _Replayer:
         same letter (``.`` stands for it; gcg.md §5), and the word must not continue into tiles
         beyond its ends (the same checks as :func:`gamecore.play.parse_play`, without re-reading
         the text). Raises :class:`gamecore.play.IllegalPlay`."""
-        from gamecore.play import IllegalPlay, Placement
-
         board = self.board
         squares = board.squares
         size = board.size
         dr, dc = (0, 1) if ev.across else (1, 0)
         r, c = ev.row, ev.col
-        has = self.ts.has
+        known = self.word_tiles
         out = []
         for i, tok in enumerate(ev.word):
             if not (0 <= r < size and 0 <= c < size):
@@ -410,17 +469,21 @@ class _Replayer:
                 if existing is None:
                     raise IllegalPlay("empty_through", f"'.' at {_square(r, c)} marks a board tile, but the square is empty")
             else:
-                up = tok.upper()
-                label = up[1:-1] if up.startswith("[") else up
+                tile = known.get(tok)
+                if tile is None:
+                    up = tok.upper()
+                    label = up[1:-1] if up.startswith("[") else up
+                    tile = known[tok] = (label, tok != up, self.ts.has(label))
+                label = tile[0]
                 if existing is not None:
                     if existing.label != label:
                         raise IllegalPlay("mismatch", f"square {_square(r, c)} holds {existing.label}, not {label}")
                 elif i in ev.through:
                     raise IllegalPlay("empty_through", f"({tok}) at {_square(r, c)} marks a board tile, but the square is empty")
                 else:
-                    if not has(label):
+                    if not tile[2]:
                         raise IllegalPlay("unknown_letter", f"{tok!r} is not a letter of tile set {self.ts.name}")
-                    out.append(Placement(r, c, label, tok != up))
+                    out.append(_make_tuple(Placement, (r, c, label, tile[1])))
             r, c = r + dr, c + dc
         if board.occupied(ev.row - dr, ev.col - dc) or board.occupied(r, c):
             raise IllegalPlay("not_whole_word", "the word continues into tiles on the board; give the whole word")
@@ -884,8 +947,18 @@ def collect_files(items: list[str]) -> list[str]:
     return out
 
 
-def _worker(args: tuple[str, ReplayOptions]) -> GameResult:
-    return replay_file(*args)
+def _replay_batch(args: tuple[list[str], ReplayOptions]) -> list[GameResult]:
+    """Worker process: replay a run of files (one task and one result message per run)."""
+    files, opts = args
+    return [replay_file(f, opts) for f in files]
+
+
+def _pool_context():
+    """``fork`` where there is one (Linux): workers start at once and share the parent's loaded
+    modules, rule sets and lexicon pages; elsewhere the platform default (spawn)."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_context()
 
 
 def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progress: bool = False):
@@ -905,12 +978,18 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
         else:
             from concurrent.futures import ProcessPoolExecutor
 
-            chunk = max(1, min(64, len(files) // (workers * 8) or 1))
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for res in pool.map(_worker, [(f, opts) for f in files], chunksize=chunk):
-                    yield res
+            # load the lexicon (and the --analyze bundle) before the workers fork: loaded once, shared
+            _lexicon(opts)
+            _bundle(opts)
+            # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
+            chunk = max(1, min(64, len(files) // (workers * 8)))
+            runs = [(files[i : i + chunk], opts) for i in range(0, len(files), chunk)]
+            with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=_pool_context()) as pool:
+                for batch in pool.map(_replay_batch, runs):
+                    for res in batch:
+                        yield res
                     if tq:
-                        tq.update(1)
+                        tq.update(len(batch))
     finally:
         if tq:
             tq.close()
