@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 EXTRAS := is,nb,ru,sl,test
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench clean lexicons
+.PHONY: setup setup-en run test bench clean lexicons
 
 setup: $(STAMP)
 
@@ -15,6 +15,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
 	touch $@
+
+# The English source (SCOWL word lists) is a Debian package, not a PyPI one: `skrafl build en` reads
+# /usr/share/dict/scowl (or --source scowl --input FOLDER). Needs root.
+setup-en:
+	apt-get install -y scowl
 
 run: setup
 	$(BIN)/skrafl ingest is
