@@ -6,17 +6,25 @@
  * sibling), bit 23 accepts (the path ending on this node's tile is a word), bits 24-31 tile
  * (1..63; 0 = the GADDAG separator). Node 0 points to the DAWG root list, node 1 to the GADDAG root
  * list. GADDAG separator arcs point straight into the DAWG (the continuations of a prefix are the
- * DAWG's children of that prefix), as in the "Gaddawg" form.
+ * DAWG's children of that prefix), as in the "Gaddawg" form. A graph of more than 2^22 nodes (the
+ * full Icelandic lexicon) is written in the Node24 layout: tile bits 0-5, is_end bit 6, accepts
+ * bit 7, arc bits 8-31.
  *
  * Build: the DAWG is built from the sorted, de-duplicated words by incremental minimisation (Daciuk
  * et al. 2000, sorted-input algorithm); every distinct word prefix p is recorded with the DAWG state
  * of its continuations. The GADDAG's backward half is then built the same way from the reversed
- * prefixes rev(p), sorted by an MSD radix sort; the state after rev(p) gets a separator arc to
- * p's DAWG state. Both halves share one register of states, so equal sibling lists are stored once.
+ * prefixes rev(p), sorted by an in-place MSD radix sort; the state after rev(p) gets a separator
+ * arc to p's DAWG state. The reversed prefixes are split by first tile into two halves built on two
+ * threads (the second in its own register, merged afterwards), so equal sibling lists are stored
+ * once. Register look-ups are memory-bound: a small cache sits in front of the hash table, and the
+ * large arrays ask for transparent huge pages. Lists are laid out breadth-first from the roots.
  *
  * Move generation: Gordon's GADDAG algorithm (Gordon 1994, "A faster Scrabble move generation
  * algorithm") per lane (row or column), anchors = empty squares next to a tile (or the start square
- * on the first move), cross-checks and cross-scores computed from the DAWG.
+ * on the first move), cross-checks and cross-scores computed from the DAWG; every node read is
+ * bounds-checked.
+ *
+ * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,9 +36,24 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
-static double now_s(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec+t.tv_nsec*1e-9;}
-static double cpu_s(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec+t.tv_nsec*1e-9;}
-#define TMARK(msg) do { if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s()); } while (0)
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+#define TMARK(msg)                                                                                  \
+    do {                                                                                            \
+        if (getenv("SKRAFL_KWG_TIMING"))                                                            \
+            fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s());           \
+    } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
 /* KWG node fields                                                                             */
@@ -38,7 +61,6 @@ static double cpu_s(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_I
 #define ARC_MASK 0x3FFFFFu
 #define IS_END (1u << 22)
 #define ACCEPTS (1u << 23)
-#define TILE_OF(n) ((n) >> 24)
 #define MAX_TILE 63
 #define MAX_WORD 255
 #define NATIVE_ABI 4
@@ -786,7 +808,7 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
 }
 
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
-static uint64_t cross_mask(const uint32_t *kwg, const uint8_t *before, int nb, const uint8_t *after,
+static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after,
                            int na) {
     uint32_t list = N_ARC(KW(0));
     for (int i = 0; i < nb; i++) {
@@ -985,7 +1007,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                     for (int k = 0; k < na; k++) xs += (after[k] & 64) ? g->bvalues[after[k] & 63] : g->values[after[k] & 63];
                     g->hasx[p] = 1;
                     g->xscore[p] = (int16_t)xs;
-                    g->mask[p] = cross_mask(g->kwg, before, nb, after, na);
+                    g->mask[p] = cross_mask(before, nb, after, na);
                 } else {
                     g->mask[p] = ~1ull;
                 }
