@@ -24,7 +24,8 @@
  * on the first move), cross-checks and cross-scores computed from the DAWG; every node read is
  * bounds-checked.
  *
- * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr.
+ * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
+ * SKRAFL_KWG_ONE_THREAD=1 builds both GADDAG halves on the calling thread (same output).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
