@@ -104,3 +104,13 @@ def test_embedded_reader_agrees_with_pymorphy3():
         parses = {(str(p.tag), p.normal_form) for p in morph.parse(r["form"])}
         assert (r["tag"], r["lemma"]) in parses, r
         assert r["grammemes"] == "," + r["tag"].replace(" ", ",") + ","
+
+
+def test_build_is_deterministic(ru_build, tmp_path):
+    from lang_helpers import tree_digest
+
+    r = run_skrafl("build", "ru", "--entries", str(ru_build), "--out", str(tmp_path / "again"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    first = {k: v for k, v in tree_digest(ru_build).items() if not k.startswith("entries") and "build_stats" not in k}
+    second = {k: v for k, v in tree_digest(tmp_path / "again").items() if "build_stats" not in k}
+    assert first == second
