@@ -49,10 +49,11 @@ Error codes raised here (besides those of :mod:`gamecore.gcg`): ``GAME_EVENT_OFF
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gamecore.board import Board
@@ -188,26 +189,63 @@ def _build_rules(key: tuple):
 # one game
 
 
-@dataclass
 class GameResult:
-    """What replaying one file gives: its ``games.parquet`` row, ``moves.parquet`` rows, the
-    findings (warnings and mismatches) and the game as exported to GCG (``None`` on error)."""
+    """What replaying one file gives: its ``games.parquet`` row (``game_row``), ``moves.parquet``
+    rows (``move_rows``, one dict per event), the findings (warnings and mismatches) and the game as
+    exported to GCG (``gcg``; ``None`` on error).
 
-    game_row: dict
-    move_rows: list[dict] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    gcg: str | None = None
+    A result sent back by a worker process travels as value tuples under one key list (half the
+    bytes of a dict per row); the dicts are built only if ``move_rows`` is read (the tables are
+    written straight from the tuples, see :meth:`row_values`)."""
+
+    __slots__ = ("game_row", "findings", "gcg", "_rows", "_packed")
+
+    def __init__(self, game_row: dict, move_rows: list[dict] | None = None, findings: list[Finding] | None = None, gcg: str | None = None):
+        self.game_row = game_row
+        self._rows: list[dict] | None = move_rows if move_rows is not None else []
+        self._packed: tuple[tuple[str, ...], list[tuple]] | None = None
+        self.findings = findings if findings is not None else []
+        self.gcg = gcg
+
+    @property
+    def move_rows(self) -> list[dict]:
+        if self._rows is None:
+            keys, rows = self._packed
+            self._rows = [dict(zip(keys, r)) for r in rows]
+            self._packed = None
+        return self._rows
+
+    @property
+    def event_count(self) -> int:
+        """Number of move rows (without building them)."""
+        return len(self._rows) if self._rows is not None else len(self._packed[1])
+
+    def row_values(self, names: tuple[str, ...]) -> list[tuple]:
+        """The move rows as tuples of the values of ``names`` (``None`` for a missing one)."""
+        if self._rows is not None:
+            return [tuple(map(r.get, names)) for r in self._rows]
+        keys, rows = self._packed
+        if keys == names:
+            return rows
+        where = {k: i for i, k in enumerate(keys)}
+        return [tuple(r[where[n]] if n in where else None for n in names) for r in rows]
 
     def __reduce__(self):
-        # sent from a worker process: the move rows as value tuples under one key list (half the
-        # bytes and a third of the pickling time of a dict per row)
-        keys = tuple(self.move_rows[0]) if self.move_rows else ()
-        rows = [tuple(r.values()) for r in self.move_rows]
+        if self._rows is None:
+            keys, rows = self._packed
+        else:
+            keys = tuple(self._rows[0]) if self._rows else ()
+            rows = [tuple(r.values()) for r in self._rows]
         return _unpickle_result, (self.game_row, keys, rows, self.findings, self.gcg)
+
+    def __repr__(self) -> str:
+        return f"GameResult({self.game_row!r}, {self.event_count} move rows, {len(self.findings)} findings)"
 
 
 def _unpickle_result(game_row: dict, keys: tuple, rows: list[tuple], findings: list, gcg: str | None) -> GameResult:
-    return GameResult(game_row, [dict(zip(keys, r)) for r in rows], findings, gcg)
+    res = GameResult(game_row, None, findings, gcg)
+    res._rows, res._packed = None, (keys, rows)
+    return res
 
 
 def _value(ts, tiles, rules) -> int:
@@ -984,12 +1022,18 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
             # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
             chunk = max(1, min(64, len(files) // (workers * 8)))
             runs = [(files[i : i + chunk], opts) for i in range(0, len(files), chunk)]
-            with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=_pool_context()) as pool:
-                for batch in pool.map(_replay_batch, runs):
-                    for res in batch:
-                        yield res
-                    if tq:
-                        tq.update(len(batch))
+            # objects alive now are never freed by the workers' cycle collector: frozen, a forked
+            # worker's collector does not walk (and copy) the parent's heap
+            gc.freeze()
+            try:
+                with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=_pool_context()) as pool:
+                    for batch in pool.map(_replay_batch, runs):
+                        for res in batch:
+                            yield res
+                        if tq:
+                            tq.update(len(batch))
+            finally:
+                gc.unfreeze()
     finally:
         if tq:
             tq.close()
@@ -1014,7 +1058,10 @@ def _tables(results: list[GameResult], analyze: bool):
         fields += [("best_coord", pa.string()), ("best_word", pa.string()), ("best_score", pa.int32()), ("points_lost", pa.int32())]
     move_schema = pa.schema(fields)
     games = pa.Table.from_pylist([r.game_row for r in results], schema=game_schema)
-    moves = pa.Table.from_pylist([m for r in results for m in r.move_rows], schema=move_schema)
+    names = tuple(move_schema.names)
+    rows = [t for r in results for t in r.row_values(names)]
+    columns = list(zip(*rows)) if rows else [()] * len(names)
+    moves = pa.Table.from_arrays([pa.array(col, type=f.type) for col, f in zip(columns, move_schema)], schema=move_schema)
     return games, moves
 
 
