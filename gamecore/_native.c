@@ -370,12 +370,7 @@ typedef struct {
 } Recs;
 
 static int recs_push(Recs *rc, const uint8_t *word, uint32_t k, uint32_t state, uint32_t acc) {
-    if (rc->nrecs == rc->cap) {
-        rc->cap = rc->cap ? rc->cap * 2 : (1 << 20);
-        SKey *n = realloc(rc->recs, rc->cap * sizeof(SKey));
-        if (!n) return -1;
-        rc->recs = n;
-    }
+    if (rc->nrecs == rc->cap) return -1; /* allocated exactly beforehand: cannot happen */
     SKey *s = &rc->recs[rc->nrecs++];
     s->p = word + k - 1; /* reversed: starts at the prefix's last character */
     s->len = k;
@@ -438,6 +433,101 @@ static void *gaddag_job(void *arg) {
     return NULL;
 }
 
+/* One half of the DAWG: the sorted words of a range of first tiles (words[0..n)), recording each
+ * distinct prefix into rc (allocated exactly). Leaves the half's root arcs in ps->arcs[0]. */
+typedef struct {
+    Reg *reg;
+    SKey *words;
+    size_t n;
+    Path *ps;
+    Recs rc;
+    int phase; /* 0: sort and count prefixes into rc.cap; 1: build */
+    int fail;
+} DJob;
+
+static void *dawg_job(void *arg) {
+    DJob *j = arg;
+    g_step = 1;
+    if (j->phase == 0) {
+        msd_sort(j->words, j->n, 0);
+        size_t np = j->n ? j->words[0].len : 0;
+        for (size_t w = 1; w < j->n; w++) np += j->words[w].len - key_lcp(&j->words[w - 1], &j->words[w], 1);
+        j->rc.cap = np;
+        return NULL;
+    }
+    Path *ps = j->ps;
+    const SKey *prev = NULL;
+    uint32_t prevlen = 0;
+    for (size_t w = 0; w < j->n; w++) {
+        const SKey *k = &j->words[w];
+        uint32_t lcp = 0;
+        if (prev) {
+            lcp = key_lcp(prev, k, 1);
+            if (lcp == k->len && lcp == prevlen) continue; /* duplicate */
+            if (close_path(j->reg, ps, prev, prevlen, lcp, &j->rc) < 0) { j->fail = 1; return NULL; }
+        }
+        for (uint32_t d = lcp; d < k->len; d++)
+            ps->arcs[d][ps->n[d]++] = ARC(k->p[d], d == k->len - 1, 0);
+        prev = k;
+        prevlen = k->len;
+    }
+    if (prev && close_path(j->reg, ps, prev, prevlen, 0, &j->rc) < 0) j->fail = 1;
+    TMARK("dawg job done");
+    return NULL;
+}
+
+/* Run a on this thread and b on another (or both here when asked or when no thread starts). */
+static void run_pair(void *(*fn)(void *), void *a, void *b) {
+    pthread_t th;
+    int threaded = !getenv("SKRAFL_KWG_ONE_THREAD") && pthread_create(&th, NULL, fn, b) == 0;
+    fn(a);
+    if (threaded) pthread_join(th, NULL);
+    else fn(b);
+}
+
+/* Split items by first tile (key_char 0) into [0, lo) with tiles < split and [lo, n), balancing
+ * the characters (the work) between the two; returns lo. */
+static size_t split_by_first_tile(SKey *a, size_t n) {
+    size_t w1[MAX_TILE + 1] = {0}, total_w = 0;
+    for (size_t i = 0; i < n; i++) {
+        w1[key_char(&a[i], 0)] += a[i].len;
+        total_w += a[i].len;
+    }
+    size_t acc = 0;
+    int split = MAX_TILE + 1; /* first tile of the second half */
+    for (int t = 1; t <= MAX_TILE; t++) {
+        if (acc + w1[t] / 2 >= total_w / 2) { split = t; break; }
+        acc += w1[t];
+    }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        if (key_char(&a[lo], 0) < split) lo++;
+        else { SKey t = a[--hi]; a[hi] = a[lo]; a[lo] = t; }
+    }
+    return lo;
+}
+
+/* Re-register the states of the private register r2 into r (children come before parents);
+ * arcs with tile 0 (GADDAG separators) point into r already when sep_shared. Returns the id map
+ * (malloc'ed; NULL when out of memory). */
+static uint32_t *merge_register(Reg *r, const Reg *r2, int sep_shared) {
+    uint32_t *remap = malloc(r2->nstates * sizeof(uint32_t));
+    if (!remap) return NULL;
+    uint64_t arcs[MAX_TILE + 1];
+    remap[0] = 0;
+    for (uint32_t id = 1; id < r2->nstates; id++) {
+        const uint64_t *a = r2->pool + r2->st_off[id];
+        uint32_t n = r2->st_cnt[id];
+        for (uint32_t q = 0; q < n; q++)
+            arcs[q] = (sep_shared && ARC_TILE(a[q]) == 0)
+                          ? a[q]
+                          : ARC(ARC_TILE(a[q]), ARC_ACC(a[q]), remap[ARC_CHILD(a[q])]);
+        remap[id] = reg_state(r, arcs, n);
+        if (remap[id] == (uint32_t)-1) { free(remap); return NULL; }
+    }
+    return remap;
+}
+
 static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     Py_buffer buf;
     int force_wide = 0;
@@ -485,38 +575,46 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     reg2_ok = 1;
     int fail = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* 1. sort the words; DAWG by incremental minimisation, recording every prefix's state */
-    g_step = 1;
-    msd_sort(words, cnt, 0);
-    TMARK("sorted");
-    /* exactly one record per distinct prefix: count them to allocate once */
+    /* 1. DAWG by incremental minimisation over the sorted words, recording every prefix's state;
+     * two halves by first tile on two threads, the second merged into the shared register */
     {
-        size_t np = cnt ? words[0].len : 0;
-        for (size_t w = 1; w < cnt; w++) np += words[w].len - key_lcp(&words[w - 1], &words[w], 1);
-        rc.cap = np ? np : 1;
-        rc.recs = big_calloc(rc.cap * sizeof(SKey));
+        size_t lo = split_by_first_tile(words, cnt);
+        DJob da = {&r, words, lo, ps, {0}, 0, 0}, db = {&r2, words + lo, cnt - lo, ps2, {0}, 0, 0};
+        run_pair(dawg_job, &da, &db);
+        TMARK("sorted");
+        rc.cap = da.rc.cap + db.rc.cap;
+        rc.recs = big_calloc((rc.cap ? rc.cap : 1) * sizeof(SKey));
         if (!rc.recs) fail = 1;
-    }
-    const SKey *prev = NULL;
-    uint32_t prevlen = 0;
-    for (size_t w = 0; w < cnt && !fail; w++) {
-        const SKey *k = &words[w];
-        uint32_t lcp = 0;
-        if (prev) {
-            lcp = key_lcp(prev, k, 1);
-            if (lcp == k->len && lcp == prevlen) continue; /* duplicate */
-            if (close_path(&r, ps, prev, prevlen, lcp, &rc) < 0) { fail = 1; break; }
+        if (!fail) {
+            da.rc.recs = rc.recs;
+            db.rc.recs = rc.recs + da.rc.cap;
+            da.phase = db.phase = 1;
+            run_pair(dawg_job, &da, &db);
+            fail = da.fail || db.fail;
         }
-        for (uint32_t d = lcp; d < k->len; d++)
-            ps->arcs[d][ps->n[d]++] = ARC(k->p[d], d == k->len - 1, 0);
-        prev = k;
-        prevlen = k->len;
-    }
-    if (!fail && prev && close_path(&r, ps, prev, prevlen, 0, &rc) < 0) fail = 1;
-    if (!fail) {
-        dawg_root = reg_state(&r, ps->arcs[0], ps->n[0]);
-        if (dawg_root == (uint32_t)-1) fail = 1;
-        ps->n[0] = 0;
+        uint32_t *dremap = fail ? NULL : merge_register(&r, &r2, 0);
+        if (!dremap) fail = 1;
+        if (!fail) {
+            /* the second half's prefix records name its private states: map them */
+            for (size_t i = 0; i < db.rc.nrecs; i++) {
+                SKey *k = &db.rc.recs[i];
+                k->aux = (dremap[k->aux >> 1] << 1) | (k->aux & 1);
+            }
+            rc.nrecs = da.rc.nrecs + db.rc.nrecs; /* both exact: the halves are contiguous */
+            uint64_t arcs[MAX_TILE + 1];
+            uint32_t n = 0;
+            for (uint32_t q = 0; q < ps->n[0]; q++) arcs[n++] = ps->arcs[0][q];
+            for (uint32_t q = 0; q < ps2->n[0]; q++) {
+                uint64_t a2 = ps2->arcs[0][q];
+                arcs[n++] = ARC(ARC_TILE(a2), ARC_ACC(a2), dremap[ARC_CHILD(a2)]);
+            }
+            ps->n[0] = ps2->n[0] = 0;
+            dawg_root = reg_state(&r, arcs, n);
+            if (dawg_root == (uint32_t)-1) fail = 1;
+        }
+        free(dremap);
+        reg_free(&r2);
+        if (reg_init(&r2) < 0) { fail = 1; reg2_ok = 0; }
     }
     free(words);
     words = NULL;
@@ -524,53 +622,19 @@ static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
     /* 2. GADDAG: reversed prefixes split by first tile into two halves of similar size */
     if (!fail && reg_reserve(&r, r.nstates + rc.nrecs * 3 / 4) < 0) fail = 1;
     if (!fail) {
-        /* split the work (~ characters) in two halves by first tile */
-        size_t w1[MAX_TILE + 1] = {0}, total_w = 0;
-        for (size_t i = 0; i < rc.nrecs; i++) {
-            w1[key_char(&rc.recs[i], 0)] += rc.recs[i].len;
-            total_w += rc.recs[i].len;
-        }
-        size_t acc = 0;
-        int split = MAX_TILE + 1; /* first tile of the second half */
-        for (int t = 1; t <= MAX_TILE; t++) {
-            if (acc + w1[t] / 2 >= total_w / 2) { split = t; break; }
-            acc += w1[t];
-        }
-        /* partition: tiles < split first */
-        size_t lo = 0, hi = rc.nrecs;
-        while (lo < hi) {
-            if (key_char(&rc.recs[lo], 0) < split) lo++;
-            else { SKey t = rc.recs[--hi]; rc.recs[hi] = rc.recs[lo]; rc.recs[lo] = t; }
-        }
+        size_t lo = split_by_first_tile(rc.recs, rc.nrecs);
         g_step = -1;
         GJob ja = {&r, rc.recs, lo, ps, 0}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0};
-        pthread_t th;
-        int threaded = !getenv("SKRAFL_KWG_ONE_THREAD") && pthread_create(&th, NULL, gaddag_job, &jb) == 0;
-        gaddag_job(&ja);
-        TMARK("job a done");
-        if (threaded) pthread_join(th, NULL);
-        else gaddag_job(&jb);
+        run_pair(gaddag_job, &ja, &jb);
         fail = ja.fail || jb.fail;
         TMARK("gaddag halves");
         /* the jobs are done with the prefix records (the root arcs are in ps/ps2) */
         free(rc.recs);
         rc.recs = NULL;
-        /* 3. merge the private register into the shared one (children come before parents) */
-        if (!fail) remap = malloc(r2.nstates * sizeof(uint32_t));
+        /* 3. merge the private register into the shared one */
+        if (!fail) remap = merge_register(&r, &r2, 1);
         if (!remap) fail = 1;
         uint64_t arcs[MAX_TILE + 1];
-        if (!fail) {
-            remap[0] = 0;
-            for (uint32_t id = 1; id < r2.nstates && !fail; id++) {
-                const uint64_t *a = r2.pool + r2.st_off[id];
-                uint32_t n = r2.st_cnt[id];
-                for (uint32_t q = 0; q < n; q++)
-                    arcs[q] = ARC_TILE(a[q]) == 0 ? a[q]
-                                                  : ARC(ARC_TILE(a[q]), ARC_ACC(a[q]), remap[ARC_CHILD(a[q])]);
-                remap[id] = reg_state(&r, arcs, n);
-                if (remap[id] == (uint32_t)-1) fail = 1;
-            }
-        }
         if (!fail) {
             uint32_t n = 0;
             for (uint32_t q = 0; q < ps->n[0]; q++) arcs[n++] = ps->arcs[0][q];
