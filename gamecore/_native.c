@@ -14,9 +14,9 @@
  * et al. 2000, sorted-input algorithm); every distinct word prefix p is recorded with the DAWG state
  * of its continuations. The GADDAG's backward half is then built the same way from the reversed
  * prefixes rev(p), sorted by an in-place MSD radix sort; the state after rev(p) gets a separator
- * arc to p's DAWG state. The reversed prefixes are split by first tile into two halves built on two
- * threads (the second in its own register, merged afterwards), so equal sibling lists are stored
- * once. Register look-ups are memory-bound: a small cache sits in front of the hash table, and the
+ * arc to p's DAWG state. Each phase splits its input by first tile into two halves built on two
+ * threads (the second in its own register, merged afterwards), so equal sibling lists are still
+ * stored once and the bytes do not depend on the threading. Register look-ups are memory-bound: a small cache sits in front of the hash table, and the
  * large arrays ask for transparent huge pages. Lists are laid out breadth-first from the roots.
  *
  * Move generation: Gordon's GADDAG algorithm (Gordon 1994, "A faster Scrabble move generation

@@ -63,6 +63,13 @@ def test_deterministic_whatever_the_input_order(shared):
     assert build_kwg(words, ENGLISH) == build_kwg(shuffled, ENGLISH)
 
 
+def test_one_thread_gives_the_same_bytes(shared, monkeypatch):
+    words = (shared / "corpora" / "positions" / "mid1_b1.words").read_text().split()
+    two = build_kwg(words, ENGLISH)
+    monkeypatch.setenv("SKRAFL_KWG_ONE_THREAD", "1")
+    assert build_kwg(words, ENGLISH) == two
+
+
 def test_care_as_in_kwg_md():
     dawg, gaddag = decode(build_kwg(["CARE"], ENGLISH))
     assert dawg == {"CARE"}
