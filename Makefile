@@ -24,8 +24,10 @@ setup-en:
 run: setup
 	$(BIN)/skrafl ingest is
 	$(BIN)/skrafl build is
-	@echo '--- skrafl check: a valid word, an invalid one, a proper noun, a two-letter word'
-	-$(BIN)/skrafl check --lang is hestur hestar xyzzy reykjavík Jón ýf ok
+	@echo '--- skrafl check: valid words, a phony, a proper noun, two-letter words on and off the list'
+	-$(BIN)/skrafl check --lang is hestur hestanna xyzzy Reykjavík ýf ab
+	@echo '--- skrafl why: why the proper noun is out'
+	-$(BIN)/skrafl why --lang is reykjavík
 
 # The tests on real data need the Icelandic lexicon built from BÍN (about 3 minutes, once).
 output/is/entries.parquet: | $(STAMP)
