@@ -3,14 +3,14 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := is,nb,ru,sl,test
+EXTRAS := is,nb,ru,sl,test,bench
 STAMP  := $(VENV)/.installed
 
 .PHONY: setup setup-en run test bench clean lexicons
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py gamecore/_native.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
