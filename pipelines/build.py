@@ -195,7 +195,9 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     ]).collect()
     count = dict(zip(counts["what"], counts["n"]))
     words = alphabet_order(
-        pl.concat([kept, added]).unique().filter(~pl.col("word").is_in(removals)).collect()["word"],
+        pl.concat([kept, added.join(kept, on="word", how="anti")])
+        .filter(~pl.col("word").is_in(removals))
+        .collect()["word"],
         recipe.alphabet,
     )
     from_source, newly_added, removed = count["from_source"], count["newly_added"], count["removed"]
