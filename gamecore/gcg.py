@@ -92,9 +92,11 @@ def parse_coordinate(token: str) -> tuple[int, int, bool] | None:
     """``(row, col, across)`` (0-based) of a GCG coordinate, ``None`` when it is not one.
 
     gcg.md §4: number first = across (``8D``), letter first = down (``D8``); case-insensitive."""
-    m = _COORD_ACROSS.match(token)
-    if m and m.group(2).isascii():
-        return int(m.group(1)) - 1, column_index(m.group(2)), True
+    if token[:1].isdigit():  # only the across form starts with a digit
+        m = _COORD_ACROSS.match(token)
+        if m and m.group(2).isascii():
+            return int(m.group(1)) - 1, column_index(m.group(2)), True
+        return None
     m = _COORD_DOWN.match(token)
     if m and m.group(1).isascii():
         return int(m.group(2)) - 1, column_index(m.group(1)), False

@@ -196,30 +196,56 @@ def _sq(r: int, c: int) -> str:
 #: ``__new__`` (hot paths: a replay builds thousands)
 _make_tuple = tuple.__new__
 
-#: one square of a line of tiles: (row, col, tile, placed by this play)
-_LineSquare = tuple[int, int, Tile, bool]
 
+def _read_line(squares, size: int, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int, scoring: tuple):
+    """Read the maximal line of tiles through (r, c) in direction (dr, dc), new tiles included, and
+    score it as a word.
 
-def _line(squares, size: int, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int) -> list[_LineSquare]:
-    """The maximal line of tiles through (r, c) in direction (dr, dc), new tiles included:
-    a list of (row, col, tile, is_new). ``squares`` is :attr:`Board.squares` (before the play)."""
+    Args:
+        squares: :attr:`Board.squares` before the play; ``new``: the new tiles by square.
+        scoring: ``(letter_mult, word_mult, values, blank_scores, add_word_premiums)``.
+    Returns:
+        ``(row, col, tiles, is_new, text, points)``: the first square, the tiles and whether each
+        is new (lists), the lowercase word and its points — letter premiums under new tiles, word
+        premiums of newly covered squares multiplied (or added with ``word_premiums = "add"``).
+    """
     while r >= dr and c >= dc:  # back to the first tile of the line
         r, c = r - dr, c - dc
         if squares[r][c] is None and (r, c) not in new:
             r, c = r + dr, c + dc
             break
-    out: list[_LineSquare] = []
+    r0, c0 = r, c
+    letter_mult, word_mult, values, blank_scores, add = scoring
+    tiles: list[Tile] = []
+    is_new: list[bool] = []
+    text: list[str] = []
+    total = 0
+    mult = 1
+    wms: list[int] = []
     while r < size and c < size:
         t = squares[r][c]
-        if t is not None:
-            out.append((r, c, t, False))
-        else:
+        fresh = t is None
+        if fresh:
             t = new.get((r, c))
             if t is None:
                 break
-            out.append((r, c, t, True))
+        tiles.append(t)
+        is_new.append(fresh)
+        label, blank = t
+        text.append(label.lower())
+        v = values.get(label, 0) if (blank_scores or not blank) else 0
+        if fresh:
+            total += v * letter_mult[r][c]
+            wm = word_mult[r][c]
+            if wm > 1:
+                mult *= wm
+                wms.append(wm)
+        else:
+            total += v
         r, c = r + dr, c + dc
-    return out
+    if add:
+        mult = sum(wms) if wms else 1
+    return r0, c0, tiles, is_new, "".join(text), total * mult
 
 
 def _has_neighbour(squares, size: int, r: int, c: int) -> bool:
@@ -242,30 +268,6 @@ def _first_gap(squares, new, pl: list[Placement], dr: int, dc: int) -> tuple[int
         if (r, c) not in new and squares[r][c] is None:
             return r, c
     raise AssertionError("no gap")  # pragma: no cover - called only when there is one
-
-
-def _word_and_points(line: list[_LineSquare], layout, values: dict[str, int], blank_scores: bool, add: bool) -> tuple[str, int]:
-    """One word formed: its lowercase text and its points — letter premiums under new tiles, word
-    premiums of newly covered squares (multiplied, or added with ``word_premiums = "add"``)."""
-    letter_mult, word_mult = layout.letter_mult, layout.word_mult
-    text = []
-    total = 0
-    mult = 1
-    wms: list[int] = []
-    for r, c, (label, blank), is_new in line:
-        text.append(label.lower())
-        v = values.get(label, 0) if (blank_scores or not blank) else 0
-        if is_new:
-            total += v * letter_mult[r][c]
-            wm = word_mult[r][c]
-            if wm > 1:
-                mult *= wm
-                wms.append(wm)
-        else:
-            total += v
-    if add:
-        mult = sum(wms) if wms else 1
-    return "".join(text), total * mult
 
 
 def validate_placements(
@@ -300,16 +302,16 @@ def validate_placements(
         raise IllegalPlay("no_tiles", "a play must place at least one tile")
     new: dict[tuple[int, int], Tile] = {}
     for p in pl:
-        r, c = p.row, p.col
+        r, c = key = p.row, p.col
         if not (0 <= r < size and 0 <= c < size):
             raise IllegalPlay("off_board", f"square ({r + 1}, {c + 1}) is off the board")
-        if (r, c) in layout.blocked:
+        if key in layout.blocked:
             raise IllegalPlay("blocked", f"square {_sq(r, c)} is punctured: no tile may go there")
-        if squares[r][c] is not None or (r, c) in new:
+        if squares[r][c] is not None or key in new:
             raise IllegalPlay("square_taken", f"square {_sq(r, c)} is already taken")
         if not ts.has(p.label):
             raise IllegalPlay("unknown_letter", f"{p.label!r} is not a letter of tile set {ts.name}")
-        new[(r, c)] = _make_tuple(Tile, (p.label, p.blank))
+        new[key] = _make_tuple(Tile, (p.label, p.blank))
     if rack is not None:
         left = list(rack)
         for p in pl:
@@ -321,6 +323,13 @@ def validate_placements(
                 raise IllegalPlay(
                     "not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})"
                 )
+    scoring = (
+        layout.letter_mult,
+        layout.word_mult,
+        ts.values,
+        rules is not None and rules.blank_value == "letter",
+        rules is not None and rules.word_premiums == "add",
+    )
     p0 = pl[0]
     if len(pl) > 1:
         in_row = len({p.row for p in pl}) == 1
@@ -329,15 +338,15 @@ def validate_placements(
         across = in_row
         dr, dc = (0, 1) if across else (1, 0)
         # the main word is the line through the first new tile; every new tile must be on it
-        main = _line(squares, size, new, p0.row, p0.col, dr, dc)
-        if len([sq for sq in main if sq[3]]) != len(pl):
+        main = _read_line(squares, size, new, p0.row, p0.col, dr, dc, scoring)
+        if main[3].count(True) != len(pl):
             raise IllegalPlay("gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line")
     # a board tile next to a new one means the board is not empty: only a play touching nothing
     # needs the emptiness test (then it is the first play and must cover the start square)
     for r, c in new:
         if _has_neighbour(squares, size, r, c):
             break
-    else:
+    else:  # no board tile next to any new tile
         if board.is_empty():
             if layout.start not in new:
                 raise IllegalPlay(
@@ -346,15 +355,15 @@ def validate_placements(
         else:
             raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     if len(pl) == 1:
-        line_a = _line(squares, size, new, p0.row, p0.col, 0, 1)
-        line_d = _line(squares, size, new, p0.row, p0.col, 1, 0)
+        line_a = _read_line(squares, size, new, p0.row, p0.col, 0, 1, scoring)
+        line_d = _read_line(squares, size, new, p0.row, p0.col, 1, 0, scoring)
         if across is None:
-            across = len(line_a) >= len(line_d)
+            across = len(line_a[2]) >= len(line_d[2])
         main, other = (line_a, line_d) if across else (line_d, line_a)
-        if len(main) < 2:
+        if len(main[2]) < 2:
             main, other = other, main
             across = not across
-        cross_lines = [other] if len(other) >= 2 else []
+        cross_lines = [other] if len(other[2]) >= 2 else []
     else:
         cross_lines = []
         for p in pl:
@@ -364,24 +373,20 @@ def validate_placements(
             if (r >= dc and c >= dr and squares[r - dc][c - dr] is not None) or (
                 r + dc < size and c + dr < size and squares[r + dc][c + dr] is not None
             ):
-                cross_lines.append(_line(squares, size, new, r, c, dc, dr))
-    if len(main) < 2:
+                cross_lines.append(_read_line(squares, size, new, r, c, dc, dr, scoring))
+    if len(main[2]) < 2:
         raise IllegalPlay("too_short", "a play must form a word of at least two letters")
-    values = ts.values
-    blank_scores = rules is not None and rules.blank_value == "letter"
-    add = rules is not None and rules.word_premiums == "add"
-    read = [_word_and_points(ln, layout, values, blank_scores, add) for ln in [main] + cross_lines]
-    words = tuple([w for w, _ in read])
+    lines = [main] + cross_lines
+    words = tuple([ln[4] for ln in lines])
     if lexicon is not None:
         bad = [w for w in words if w not in lexicon]
         if bad:
             shown = ", ".join(w.upper() for w in bad)
             raise IllegalPlay("not_in_lexicon", f"not in the lexicon: {shown}", bad)
-    score = sum([pts for _, pts in read])
+    score = sum([ln[5] for ln in lines])
     if rules is not None and len(pl) >= rules.bingo_min_tiles:
         score += rules.bingo_bonus
-    r0, c0 = main[0][0], main[0][1]
-    return ScoredPlay(r0, c0, bool(across), tuple([sq[2] for sq in main]), tuple([sq[3] for sq in main]), score, len(pl), words)
+    return ScoredPlay(main[0], main[1], bool(across), tuple(main[2]), tuple(main[3]), score, len(pl), words)
 
 
 def validate_play(board: Board, play: str | tuple[str, str], rack, lexicon: Lexicon | None, rules) -> ScoredPlay:

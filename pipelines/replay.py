@@ -498,10 +498,14 @@ class _Replayer:
         dr, dc = (0, 1) if ev.across else (1, 0)
         r, c = ev.row, ev.col
         known = self.word_tiles
+        tokens = ev.word
+        # the tokens that fall on the board (checked in order; the first one off it is an error)
+        on_board = min(len(tokens), size - (c if ev.across else r)) if (0 <= r < size and 0 <= c < size) else 0
         out = []
-        for i, tok in enumerate(ev.word):
-            if not (0 <= r < size and 0 <= c < size):
+        for i in range(len(tokens)):
+            if i == on_board:
                 raise IllegalPlay("off_board", f"the word runs off the {size}x{size} board")
+            tok = tokens[i]
             existing = squares[r][c]
             if tok == ".":
                 if existing is None:
