@@ -174,6 +174,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         nonlocal clock
         now = time.perf_counter()
         phases[name] = round(now - clock, 2)
+        phases[name + "_peak_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         clock = now
 
     names = entries.collect_schema().names()
@@ -204,7 +205,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     removals = set(removals)
     lap("select_and_sort")
 
-    rejected = (
+    dropped = (
         df.lazy()
         .with_columns(
             rule=pl.when(pl.col("rule").is_null() & pl.col("word").is_in(list(removals)))
@@ -213,15 +214,23 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         )
         .filter(pl.col("rule").is_not_null())
         .join(words.to_frame().lazy(), on="word", how="anti")
-        .join(entries.select("row", *details), on="row", how="left")
-        .select("word", *details[:1], "rule", *details[1:], "row")
-        .sort("row")
         .collect()
     )
     del df
+    # the entries' details stream past the (smaller) dropped rows: the whole table is never in memory
+    rejected = (
+        entries.select("row", *details)
+        .join(dropped.lazy(), on="row", how="inner")
+        .select("word", *details[:1], "rule", *details[1:], "row")
+        .sort("row")
+        .collect(engine="streaming")
+    )
+    del dropped
     # one chunk, fixed row groups: the file's bytes do not depend on how the join was threaded
     rejected = rejected.rechunk()
     rejected.write_parquet(out_dir / "rejected.parquet", compression="zstd", statistics=False, row_group_size=1 << 18)
+    by_rule = rejected.group_by("rule").agg(entries=pl.len(), words=pl.col("word").n_unique()).sort("rule")
+    del rejected
     lap("rejected")
 
     (out_dir / "words.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
@@ -232,7 +241,6 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     del word_list
     lap("kwg")
 
-    by_rule = rejected.group_by("rule").agg(entries=pl.len(), words=pl.col("word").n_unique()).sort("rule")
     lengths: dict[str, int] = {}
     for length, n in words.str.len_chars().value_counts(sort=False).sort("word").iter_rows():
         lengths[str(length)] = n
