@@ -10,8 +10,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 from gamecore.errors import DataError
+
+
+def folder_of(fold: dict[str, str]) -> Callable[[str], str]:
+    """The key function of a lexicon: lowercase, then the letter folds of its recipe (Russian
+    ``ё`` → ``е``, Norwegian ``é`` → ``e``). The same function serves the build (committee lists)
+    and every look-up, so both sides fold alike."""
+    if not fold:
+        return str.lower
+    if all(len(src) == 1 for src in fold):
+        table = str.maketrans(fold)
+        return lambda word: word.lower().translate(table)
+    items = tuple(fold.items())
+
+    def key(word: str) -> str:
+        word = word.lower()
+        for src, dst in items:
+            word = word.replace(src, dst)
+        return word
+
+    return key
 
 
 class Lexicon:
@@ -19,6 +40,7 @@ class Lexicon:
 
     Attributes:
         folder: the lexicon folder.
+        key: ``word -> str``, the form a word is looked up by (lowercase, letter folds applied).
         manifest: the parsed ``manifest.json`` (``language``, ``tile_set``, ``rules``, ``alphabet``,
             ``fold``, ``words``, …).
     """
@@ -27,9 +49,7 @@ class Lexicon:
         self.folder = Path(folder)
         self.manifest = manifest
         self._trie = trie
-        self._fold = tuple(manifest.get("fold", {}).items())
-        # single-letter folds (the usual case: é→e, ё→е) as one str.translate table
-        self._table = str.maketrans({s: d for s, d in self._fold}) if all(len(s) == 1 for s, _ in self._fold) else None
+        self.key = folder_of(manifest.get("fold", {}))
 
     @classmethod
     def load(cls, folder: Path | str) -> "Lexicon":
@@ -62,15 +82,6 @@ class Lexicon:
     @property
     def name(self) -> str:
         return self.manifest.get("name", self.language)
-
-    def key(self, word: str) -> str:
-        """The form a word is looked up by: lowercase, with the lexicon's folds applied."""
-        word = word.lower()
-        if self._table is not None:
-            return word.translate(self._table) if self._fold else word
-        for src, dst in self._fold:
-            word = word.replace(src, dst)
-        return word
 
     def __contains__(self, word: str) -> bool:
         return self.key(word) in self._trie

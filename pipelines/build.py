@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gamecore.errors import DataError
+from gamecore.lexicon import folder_of
 from pipelines.ingest import ENTRIES, ENTRIES_MANIFEST, sha256_file
 from pipelines.recipe import BUILTIN_RULES, Recipe, read_word_list
 
@@ -147,7 +148,10 @@ def alphabet_order(words: Any, alphabet: str) -> Any:
 
 
 def _committee_words(recipe: Recipe, path: Path | None) -> list[str]:
-    return [recipe.fold_word(w) for w in read_word_list(path)] if path else []
+    if not path:
+        return []
+    key = folder_of(recipe.fold)
+    return [key(w) for w in read_word_list(path)]
 
 
 def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) -> BuildResult:

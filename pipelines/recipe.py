@@ -101,13 +101,6 @@ class Recipe:
             h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
         return h.hexdigest()
 
-    def fold_word(self, word: str) -> str:
-        """Lowercase ``word`` and apply the recipe's letter folds (the key a lexicon is searched by)."""
-        word = word.lower()
-        for src, dst in self.fold.items():
-            word = word.replace(src, dst)
-        return word
-
 
 def read_word_list(path: Path) -> list[str]:
     """Words of a committee list: one per line, ``#`` starts a comment, blank lines skipped.
