@@ -1004,7 +1004,11 @@ def _pool_context():
 
 
 def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progress: bool = False):
-    """Yield a :class:`GameResult` per file, in input order."""
+    """Yield a :class:`GameResult` per file, in input order.
+
+    With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
+    parent before the workers start, files sent in runs of up to 64 and results sent back as
+    value tuples (see :class:`GameResult`)."""
     tq = None
     if progress:
         from tqdm import tqdm
