@@ -14,12 +14,15 @@ $(STAMP): pyproject.toml setup.py gamecore/_native.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
+	@$(MAKE) --no-print-directory setup-en || echo "note: English source (Debian scowl) not installed; 'make setup-en' as root"
 	touch $@
 
 # The English source (SCOWL word lists) is a Debian package, not a PyPI one: `skrafl build en` reads
-# /usr/share/dict/scowl (or --source scowl --input FOLDER). Needs root.
+# /usr/share/dict/scowl (or --source scowl --input FOLDER). `make setup` installs it when run as
+# root on Debian; elsewhere it prints a note and goes on (every other language still works).
 setup-en:
-	apt-get install -y scowl
+	@test -d /usr/share/dict/scowl || { test "$$(id -u)" = 0 && command -v apt-get >/dev/null && \
+	  { apt-get install -y -q scowl >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q scowl >/dev/null; }; }; }
 
 run: setup
 	$(BIN)/skrafl ingest is
