@@ -28,6 +28,7 @@ Error codes raised here: ``GCG_EMPTY``, ``UNSUPPORTED_CHARACTER_ENCODING``, ``MI
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from gamecore.gamelog import Event, Finding, Game, GameLogError, Player, split_tiles
@@ -103,6 +104,7 @@ def parse_coordinate(token: str) -> tuple[int, int, bool] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def format_coordinate(row: int, col: int, across: bool) -> str:
     """GCG coordinate of a 0-based start square: ``8D`` across, ``D8`` down."""
     return f"{row + 1}{column_letters(col)}" if across else f"{column_letters(col)}{row + 1}"
@@ -360,22 +362,25 @@ class _Parser:
     def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
         if not toks:
             raise self.error("NO_MATCHING_TOKEN", "empty event line", lineno)
-        low = [t.lower() for t in toks[:2]]
-        # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (gcg.md §3)
-        for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
-            if special in low:
-                k = low.index(special)
-                rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
-                rest = toks[k + 1 :]
-                if len(rest) < 2:
-                    raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
-                return Event(kind, player, rack=rack, score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno, extra=" ".join(rest[2:]))
+        # "(challenge)", "(time)" and "(RACK)" lines have a token in parentheses among the first two
+        paren = toks[0].startswith("(") or (len(toks) > 1 and toks[1].startswith("("))
+        if paren:
+            low = [t.lower() for t in toks[:2]]
+            # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (gcg.md §3)
+            for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
+                if special in low:
+                    k = low.index(special)
+                    rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
+                    rest = toks[k + 1 :]
+                    if len(rest) < 2:
+                        raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
+                    return Event(kind, player, rack=rack, score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno, extra=" ".join(rest[2:]))
         if len(toks) >= 2 and toks[1] == "--":
             rest = toks[2:]
             if len(rest) < 2:
                 raise self.error("NO_MATCHING_TOKEN", "'--' line needs a score and a cumulative score", lineno)
             return Event("withdraw", player, rack=self.tiles(toks[0], lineno, "rack"), score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno)
-        for k in (0, 1):
+        for k in (0, 1) if paren else ():
             if len(toks) >= k + 3 and toks[k].startswith("(") and _PAREN.match(toks[k]):
                 inner = _PAREN.match(toks[k]).group(1)
                 tiles = self.tiles(inner, lineno, "rack in parentheses")
