@@ -1,7 +1,10 @@
 """Atomic outputs: write to a temporary sibling, then rename into place.
 
 A run that fails (bad input, a crash, Ctrl-C) leaves the previous good output exactly as it was;
-readers never see a half-written file or folder.
+readers never see a half-written file or folder. Output folders are guarded: an ``--out`` that is
+a file, the current folder or one of its parents, or a folder of someone else's files (one
+without the ``.skrafl-output`` marker every skrafl output folder carries) is refused with a
+:class:`UsageError` instead of being replaced.
 """
 
 from __future__ import annotations
@@ -13,6 +16,34 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from gamecore.errors import UsageError
+
+MARKER = ".skrafl-output"
+
+
+def check_output_dir(target: Path, replace: bool) -> Path:
+    """Refuse an output folder that would destroy something; return it resolved.
+
+    Args:
+        target: the folder a command writes (``--out``).
+        replace: True when the whole folder is replaced (not merged into).
+    Raises:
+        UsageError: ``target`` is a file; is the current folder or a parent of it; or, with
+            ``replace``, is a non-empty folder without the ``.skrafl-output`` marker.
+    """
+    path = Path(target).resolve()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{target}: exists and is not a folder; the output needs a folder")
+    cwd = Path.cwd().resolve()
+    if path == cwd or path in cwd.parents:
+        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
+    if replace and path.is_dir() and any(path.iterdir()) and not (path / MARKER).is_file():
+        raise UsageError(
+            f"{target}: refusing to replace a folder that skrafl did not write (no {MARKER} in it); "
+            "give a new or empty folder"
+        )
+    return path
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
@@ -22,10 +53,16 @@ def atomic_path(target: Path) -> Iterator[Path]:
     is removed and ``target`` is untouched.
     """
     target = Path(target)
+    if existed_as_dir := target.is_dir():
+        target = check_output_dir(target, replace=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent)) / target.name
     try:
         yield tmp
+        if tmp.is_dir():
+            if not existed_as_dir:
+                check_output_dir(target, replace=True)
+            (tmp / MARKER).write_text("written by skrafl; this folder may be replaced by the next run\n")
         _replace(tmp, target)
     finally:
         shutil.rmtree(tmp.parent, ignore_errors=True)
@@ -39,11 +76,12 @@ def staged_dir(target: Path) -> Iterator[Path]:
     ``build`` into the same folder). Each entry is swapped in by a rename, so every file is either
     the old or the new version. On an exception nothing in ``target`` changes.
     """
-    target = Path(target)
+    target = check_output_dir(Path(target), replace=False)
     target.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".stage-", dir=target))
     try:
         yield stage
+        (stage / MARKER).write_text("written by skrafl; this folder may be replaced by the next run\n")
         for entry in sorted(stage.iterdir()):
             _replace(entry, target / entry.name)
     finally:
