@@ -49,6 +49,7 @@ def build(
     from pipelines.recipe import load_recipe, recipes_for
 
     lang_info = language(lang)
+    lang = lang_info.code
     out_dir = out or output_root() / lang
     entries_dir = entries or out_dir if (entries or source or input) else output_root() / lang
     from pipelines.ingest import ENTRIES

@@ -27,8 +27,7 @@ def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
     from lexicon_sources import language
 
-    language(lang)
-    return output_root() / lang
+    return output_root() / language(lang).code
 
 
 def check(

@@ -55,13 +55,30 @@ def fail(error: SkraflError | str) -> "typer.Exit":
 
 
 def read_items(items: Sequence[str]) -> list[str]:
-    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped)."""
+    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped).
+
+    Raises:
+        UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
+            number), or an empty argument.
+    """
     out: list[str] = []
-    for item in items:
+    for n, item in enumerate(items, start=1):
         if item == "-":
-            out.extend(line.strip() for line in sys.stdin if line.strip())
+            for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    raise UsageError("not UTF-8: convert the input to UTF-8 first", "<stdin>", lineno) from None
+                if line:
+                    out.append(line.lstrip("\ufeff"))
         else:
-            out.append(item)
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
+            if not item.strip():
+                raise UsageError(f"argument {n} is empty: give a word")
+            out.append(item.strip())
     return out
 
 

@@ -34,8 +34,10 @@ def ingest(
 
       skrafl ingest nb --source fullformsliste.txt   # Norsk Ordbank full-form list
     """
+    from lexicon_sources import language
     from pipelines.ingest import ingest as run
 
+    lang = language(lang).code
     out_dir = out or output_root() / lang
     result = run(lang, out_dir, source=source, path=input, progress=not quiet)
     if not quiet:

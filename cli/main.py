@@ -15,11 +15,6 @@ from gamecore.errors import SkraflError
 
 app = typer.Typer(
     name="skrafl",
-    help=(
-        "Toolkit and lexicon compiler for crossword tile games (Icelandic skrafl, Scrabble, "
-        "Ordspill, Erudit).\n\n"
-        "Typical session:  skrafl ingest is  →  skrafl build is  →  skrafl check --lang is hestur"
-    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -44,18 +39,52 @@ def _register() -> None:
 _register()
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"skrafl {version('skrafl')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Toolkit and lexicon compiler for crossword tile games: Icelandic skrafl (Netskrafl), Scrabble,
+    Norwegian Ordspill, Russian Scrabble and Erudit, Slovenian Scrabble.
+
+    Typical session: skrafl ingest is → skrafl build is → skrafl check --lang is hestur.
+    Every command: exit 0 on success, 2 on bad input or usage (one line on stderr).
+    """
+
+
 def main() -> None:
-    """Console entry point: run the app, turning input errors into exit status 2."""
-    try:
-        app()
-    except SkraflError as exc:
-        typer.echo(f"skrafl: error: {exc}", err=True)
+    """Console entry point: run the app; bad input and usage errors become one line on stderr and
+    exit status 2, never a traceback."""
+    import click
+
+    def fail(message: str) -> None:
+        typer.echo(f"skrafl: error: {message}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
+
+    try:
+        status = app(standalone_mode=False, prog_name="skrafl")
+    except SkraflError as exc:
+        fail(str(exc))
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
+        fail(f"{exc.format_message()} (see '{where} --help')")
+    except click.ClickException as exc:
+        fail(exc.format_message())
+    except (KeyboardInterrupt, click.Abort):
         typer.echo("skrafl: interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:  # a file that cannot be opened, read or written
+        fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

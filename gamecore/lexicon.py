@@ -62,11 +62,14 @@ class Lexicon:
 
         folder = Path(folder)
         manifest_path = folder / "manifest.json"
+        if folder.exists() and not folder.is_dir():
+            raise DataError("not a lexicon folder (a folder written by 'skrafl build' is expected)", folder)
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise DataError("no lexicon here (manifest.json missing): run 'skrafl build' first", folder) from None
-        except json.JSONDecodeError as exc:
+            lang = folder.name
+            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {lang}' first", folder) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DataError(f"damaged manifest: {exc}", manifest_path) from None
         trie = marisa_trie.Trie()
         try:

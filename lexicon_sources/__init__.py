@@ -101,7 +101,7 @@ def language(code: str) -> Language:
         UsageError: unknown code (the message lists the known ones).
     """
     try:
-        return LANGUAGES[code]
+        return LANGUAGES[code.lower()]
     except KeyError:
         known = ", ".join(sorted(LANGUAGES))
         raise UsageError(f"unknown language {code!r}; known languages: {known}") from None
@@ -131,6 +131,10 @@ def source_for(lang: Language, source: str | None, path: Path | None) -> tuple[s
         UsageError: the file does not exist, or the source name is unknown.
     """
     if source is not None and source not in READERS:
+        if not Path(source).exists():
+            raise UsageError(
+                f"{source}: neither a source name ({', '.join(sorted(READERS))}) nor an existing dump file"
+            )
         path, source = Path(source), None
     if path is not None and not Path(path).exists():
         raise UsageError(f"{path}: no such file or folder")

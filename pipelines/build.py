@@ -206,6 +206,14 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         recipe.alphabet,
     )
     from_source, newly_added, removed = count["from_source"], count["newly_added"], count["removed"]
+    if from_source == 0:
+        top = df.group_by("rule").len().sort("len", descending=True).head(3).iter_rows()
+        raise DataError(
+            f"recipe {recipe.name!r} kept no word of the {df.height:,} source entries (most dropped by: "
+            + ", ".join(f"{rule} {n:,}" for rule, n in top)
+            + "); check the source and the recipe ('skrafl why' explains single words)",
+            recipe.path,
+        )
     removals = set(removals)
     lap("select_and_sort")
 

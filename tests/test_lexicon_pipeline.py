@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -202,4 +205,55 @@ def test_unknown_language(tmp_path):
 def test_check_without_a_built_lexicon(tmp_path):
     r = run_skrafl("check", "--lang", "is", "hestur", output_root=tmp_path)
     assert r.returncode == 2
-    assert "run 'skrafl build' first" in r.stderr
+    assert "run 'skrafl build is' first" in r.stderr
+    r = run_skrafl("check", "--lexicon", "README.md", "hestur")
+    assert r.returncode == 2 and "README.md: not a lexicon folder" in r.stderr
+
+
+def test_usage_errors_are_one_line_exit_2():
+    for args in (["check", "--lang", "is", "--format", "xml", "orð"], ["nosuch"], ["build"]):
+        r = run_skrafl(*args)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("skrafl: error: "), (args, r.stderr)
+
+
+def test_bad_text_input_is_an_error_not_a_traceback(kr_build):
+    p = subprocess.run(
+        [sys.executable, "-m", "cli.main", "check", "--lang", "is", "-"],
+        input=b"hestur\n\xff\xfe garbage\n", capture_output=True, cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent)},
+    )
+    assert p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: <stdin>:2: not UTF-8: convert the input to UTF-8 first"
+    r = run_skrafl("check", "--lang", "is", "", output_root=kr_build.parent)
+    assert r.returncode == 2 and "argument 1 is empty" in r.stderr
+
+
+def test_word_list_case_bom_and_crlf(tmp_path):
+    src = tmp_path / "list.txt"
+    # all-caps words carry no case (tournament lists); a capitalised word is a proper noun
+    src.write_bytes("\ufeffhello\r\nWORLD\r\nParis\r\nAARDVARK\r\n".encode("utf-8"))
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert words(tmp_path / "lex") == ["aardvark", "hello", "world"]
+
+
+def test_a_recipe_that_keeps_nothing_fails(tmp_path):
+    src = tmp_path / "names.txt"
+    src.write_text("Paris\nLondon\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
+    assert r.returncode == 2 and "kept no word of the 2 source entries" in r.stderr
+
+
+def test_out_must_not_destroy_files(tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    src = tmp_path / "list.txt"
+    src.write_text("CAT\nDOG\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(target), "--quiet")
+    assert r.returncode == 2 and "exists and is not a folder" in r.stderr
+    assert target.read_text() == "keep me\n"
+
+
+def test_version():
+    r = run_skrafl("--version")
+    assert r.returncode == 0 and r.stdout.startswith("skrafl ")

@@ -1,10 +1,10 @@
 """Reader for plain word lists: one word per line, UTF-8 (NSF, SOWPODS/Collins, ENABLE, SCOWL, a
 committee's own list). Usable for any language: ``skrafl build en --source wordlist --input FILE``.
 
-Blank lines and lines starting with ``#`` are skipped; surrounding white space is stripped. A list
-written entirely in capitals (as tournament lists are) carries no case information, so its words
-are lowercased; in a mixed-case list, case is kept and the recipe decides (capitalised = proper
-noun).
+Blank lines and lines starting with ``#`` are skipped; surrounding white space, Windows line ends
+and a UTF-8 byte-order mark are stripped. A word written all in capitals (as tournament lists write
+every word: ``AARDVARK``) carries no case information and is lowercased; any other word keeps its
+case and the recipe decides (``Paris``, capitalised, is a proper noun; ``aardvark`` is a word).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
-                line = raw.decode("utf-8").strip()
+                line = raw.decode("utf-8").strip().lstrip("\ufeff")
             except UnicodeDecodeError as exc:
                 raise DataError(
                     f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno
@@ -60,6 +60,5 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
             rows.append(lineno)
     if not words:
         raise DataError("no words: expected one word per line", path, 1)
-    if not any(ch.islower() for w in words for ch in w):
-        words = [w.lower() for w in words]
+    words = [w.lower() if w.isupper() else w for w in words]
     yield pa.RecordBatch.from_pydict({"form": words, "lemma": words, "row": rows}, schema=SCHEMA())
