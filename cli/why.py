@@ -40,18 +40,23 @@ def why(
     from gamecore.lexicon import Lexicon
     from pipelines.build import classify
     from pipelines.ingest import ENTRIES
-    from pipelines.recipe import BUILTIN_RULES, read_word_list, recipes_for
+    from pipelines.recipe import BUILTIN_RULES, load_recipe, read_word_list, recipes_for
     from lexicon_sources import language
 
     folder = lexicon_dir(lang, lexicon)
     lex = Lexicon.load(folder)
-    recipe = next((r for r in recipes_for(language(lex.language).folder) if r.name == lex.name), None)
+    built_from = Path(lex.manifest.get("recipe", {}).get("path", ""))
+    if built_from.is_file():
+        recipe = load_recipe(built_from)  # the recipe the lexicon was built with, wherever it is
+    else:
+        recipe = next((r for r in recipes_for(language(lex.language).folder) if r.name == lex.name), None)
     if recipe is None:
         raise DataError(f"no recipe named {lex.name!r} for language {lex.language!r}", folder)
     if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256"):
         typer.echo("skrafl: warning: the recipe changed since this lexicon was built; "
                    "explanations follow the current recipe", err=True)
-    candidates = [entries] if entries else [folder, folder.parent]
+    recorded = lex.manifest.get("source", {}).get("entries")
+    candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
     entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
     items = read_items(words)
     keys = [lex.key(w) for w in items]
@@ -84,7 +89,7 @@ def why(
                              "why": "" if rule is None else rule_text.get(rule, "")})
         notes = [f"listed in {path.name} ({name.replace('_', ' ')})" for name, (path, ws) in lists.items() if key in ws]
         if not rows and not notes:
-            notes.append("not in the source at all" if entries_path else "entries.parquet not found: no source detail")
+            notes.append("not in the source at all" if entries_path else "entries.parquet not found (give --entries FOLDER): no source detail")
         report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
     if fmt == OutputFormat.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)

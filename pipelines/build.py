@@ -272,7 +272,11 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         "min_length": recipe.min_length,
         "max_length": recipe.max_length,
         "credit": recipe.credit,
-        "recipe": {"files": [str(f.relative_to(recipe.path.parent.parent)) for f in recipe.files], "sha256": recipe.sha256()},
+        "recipe": {
+            "path": str(recipe.path),
+            "files": [str(f.relative_to(recipe.path.parent.parent)) for f in recipe.files],
+            "sha256": recipe.sha256(),
+        },
         "source": source,
         "words": len(words),
         "words_by_length": dict(sorted(lengths.items(), key=lambda kv: int(kv[0]))),
@@ -333,6 +337,7 @@ def load_entries(folder: Path) -> tuple[Any, dict]:
     source = {
         "reader": manifest.get("source"),
         "version": manifest.get("source_version"),
+        "entries": str(path.parent.resolve()),
         "entries_rows": rows,
         "entries_sha256": manifest.get("sha256"),
     }

@@ -257,3 +257,23 @@ def test_out_must_not_destroy_files(tmp_path):
 def test_version():
     r = run_skrafl("--version")
     assert r.returncode == 0 and r.stdout.startswith("skrafl ")
+
+
+def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
+    from lexicon_sources import language
+
+    recipe_dir = tmp_path / "rec"
+    shutil.copytree(language("is").folder, recipe_dir)
+    with open(recipe_dir / "additions.txt", "a", encoding="utf-8") as fh:
+        fh.write("blablab\n")
+    with open(recipe_dir / "removals.txt", "a", encoding="utf-8") as fh:
+        fh.write("hestur\n")
+    out = tmp_path / "custom"
+    r = run_skrafl("build", "is", "--recipe", str(recipe_dir / "recipe.toml"), "--entries", str(kr_build), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    r = run_skrafl("why", "--lexicon", str(out), "hestur", "blablab", "--format", "json")
+    report = {item["word"]: item for item in json.loads(r.stdout)}
+    assert report["hestur"]["valid"] is False
+    assert {e["verdict"] for e in report["hestur"]["entries"]} == {"dropped: committee_removal"}
+    assert report["blablab"]["valid"] is True and any("additions.txt" in n for n in report["blablab"]["notes"])
+    assert "recipe changed" not in r.stderr
