@@ -28,9 +28,9 @@ run: setup
 	$(BIN)/skrafl ingest is
 	$(BIN)/skrafl build is
 	@echo '--- skrafl check: valid words, a phony, a proper noun, two-letter words on and off the list'
-	-$(BIN)/skrafl check --lang is hestur hestanna xyzzy Reykjavík ýf ab
+	$(BIN)/skrafl check --lang is hestur hestanna xyzzy Reykjavík ýf ab || true
 	@echo '--- skrafl why: why the proper noun is out'
-	-$(BIN)/skrafl why --lang is reykjavík
+	$(BIN)/skrafl why --lang is reykjavík || true
 
 # The tests on real data need the Icelandic lexicon built from BÍN (about 3 minutes, once).
 output/is/entries.parquet: | $(STAMP)

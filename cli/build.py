@@ -29,9 +29,9 @@ def build(
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file for --source."),
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    """Compile lexicons: words.txt, lexicon.marisa, lexicon.kwg, rejected.parquet, manifest.json.
+    """Compile a language's lexicons from its ingested entries and recipes (lexicon_sources/LANG/).
 
-    Every dropped entry keeps the rule that dropped it (rejected.parquet; 'skrafl why' explains a
+    Writes words.txt, lexicon.marisa, lexicon.kwg, rejected.parquet, manifest.json. Every dropped entry keeps the rule that dropped it (rejected.parquet; 'skrafl why' explains a
     word). The same entries and recipe give byte-identical files.
 
     Examples:

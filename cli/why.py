@@ -23,8 +23,9 @@ def why(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Explain a word: VALID or INVALID, then every source entry of it with the rule that kept or
-    dropped it, and the committee lists that name it.
+    """Explain words: VALID or INVALID, every source entry with the rule that kept or dropped it.
+
+    Also names the committee lists (two-letter words, additions, removals) that list the word.
 
     Exit status: 0 all valid, 1 any invalid, 2 usage or data error.
 
