@@ -66,9 +66,12 @@ def elo(
     if out is None:
         raise UsageError("--out DIR is required (or --explain PLAYER)")
     run = lib.run_elo(games, out, state, params, day, quiet=quiet)
-    if not quiet:
-        for note in run.notes:
+    for note in run.notes:
+        if note.startswith("warning: "):  # a skipped game: shown even with --quiet
+            typer.echo(f"skrafl elo: {note}", err=True)
+        elif not quiet:
             typer.echo(f"skrafl elo: note: {note}", err=True)
+    if not quiet:
         as_of = run.as_of.isoformat().replace("+00:00", "Z") if run.as_of is not None else "no finished_at"
         typer.echo(
             f"skrafl elo: {run.games_rated} games rated, {run.games_skipped} already rated, "

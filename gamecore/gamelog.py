@@ -142,6 +142,9 @@ class Game:
         prefs: source preferences (Netskrafl ``prefs``: ``newbag``, ``board_type``, ``manual``…).
         warnings: faults repaired or ignored in lenient mode.
         path: the source file.
+        game_id: the source's game id (Netskrafl ``game_id``).
+        meta: other facts of the source about the game, not its moves (Netskrafl top-level
+            ``manual`` = competition mode, and ``robot0``/``robot1`` when a record has them).
     """
 
     format: str
@@ -157,6 +160,7 @@ class Game:
     warnings: list[Finding] = field(default_factory=list)
     path: str | None = None
     game_id: str | None = None
+    meta: dict = field(default_factory=dict)
 
     def recorded_totals(self) -> list[int | None]:
         """Each player's last recorded cumulative score (``None`` when a player has no event)."""

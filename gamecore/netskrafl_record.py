@@ -85,6 +85,7 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
     prefs = data.get("prefs") or {}
     game = Game(format="netskrafl", path=path, encoding="utf-8", prefs=dict(prefs))
     game.game_id = data.get("game_id")
+    game.meta = {k: data[k] for k in ("manual", "robot0", "robot1") if isinstance(data.get(k), bool)}
     game.players = [Player("player0", "player 0"), Player("player1", "player 1")]
     for key in ("locale", "ts_last_move"):
         if data.get(key):

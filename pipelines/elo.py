@@ -279,9 +279,12 @@ def read_games(path: str | Path) -> GamesTable:
     ``skrafl replay``'s ``games.parquet`` (recognised by its ``file``/``player1``/``player2``/
     ``score1``/``score2`` columns) is mapped: ``file`` → ``game_id``, ``player1``/``player2`` →
     ``player0``/``player1``, ``score1``/``score2`` → ``score0``/``score1``; rows whose ``status``
-    is not ``ok`` are dropped. That table has no ``finished_at``, ``robot0``/``robot1`` or
-    ``competition``: games are rated in file order, both players count as humans, no game as a
-    competition game (unless those columns exist) — listed in :attr:`GamesTable.notes`.
+    is not ``ok`` are dropped. Its ``game_id`` (null → ``file``), ``finished_at``,
+    ``robot1``/``robot2`` (→ ``robot0``/``robot1``) and ``competition`` (null → false) are used when
+    present; without ``finished_at`` on every game (GCG files have none) games are rated in file
+    order. A replayed game whose two players have the same name, or whose ``game_id`` repeats an
+    earlier row, is skipped with a ``warning:`` note (one bad file must not stop the night). All
+    of this is listed in :attr:`GamesTable.notes`.
 
     Raises:
         DataError: a missing column, an empty or malformed value (naming the column and row), a
@@ -303,10 +306,23 @@ def read_games(path: str | Path) -> GamesTable:
             df = df.filter(pl.col("status").cast(pl.String) == "ok")
             if bad:
                 notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
+        if "robot2" in df.columns:  # replay numbers its players 1 and 2
+            df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
+        game_id = pl.col("file")
+        if "game_id" in df.columns:
+            game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
         kept = [c for c in ("finished_at", "robot0", "robot1", "competition") if c in df.columns]
-        df = df.select([pl.col(k).alias(v) for k, v in _REPLAY_MAP.items()] + kept + ["row"])
+        df = df.select([game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"]
+                       + kept + ["row"])
+        for c in ("robot0", "robot1", "competition"):
+            if c in kept:
+                df = df.with_columns(pl.col(c).fill_null(False))
         missing = [c for c in ("finished_at", "robot0", "robot1", "competition") if c not in df.columns]
         if "finished_at" in missing:
+            df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
+        elif 0 < df["finished_at"].null_count() < df.height:
+            n = df["finished_at"].null_count()
+            notes.append(f"{n} of {df.height} replayed games have no finished_at (GCG files): all games rated in file order")
             df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
         for c in ("robot0", "robot1", "competition"):
             if c in missing:
@@ -320,6 +336,22 @@ def read_games(path: str | Path) -> GamesTable:
                 + ("; players counted as humans" if "robot0" in missing else "")
                 + ("; no game counted as competition" if "competition" in missing else "")
             )
+        # A replayed game is one file of many: a bad one is skipped with a warning, not fatal.
+        same = df.filter(pl.col("player0").is_not_null() & (pl.col("player0") == pl.col("player1")))
+        if same.height:
+            first = same.row(0, named=True)
+            notes.append(
+                f"warning: {same.height} replayed game(s) skipped: both players have the same name "
+                f"(first: {first['game_id']!r}, player {first['player0']!r})"
+            )
+            df = df.join(same.select("row"), on="row", how="anti").sort("row")
+        dup = df.filter(pl.col("game_id").is_duplicated() & (pl.int_range(pl.len()).over("game_id") > 0))
+        if dup.height:
+            notes.append(
+                f"warning: {dup.height} replayed game(s) skipped: game_id already seen in the table "
+                f"(first: {dup['game_id'][0]!r})"
+            )
+            df = df.join(dup.select("row"), on="row", how="anti").sort("row")
     else:
         missing = [c for c in GAME_COLUMNS if c not in df.columns]
         if missing:
@@ -1221,22 +1253,25 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
 
 
 def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None) -> Path:
-    """Write the output folder atomically: a temporary sibling folder, then a rename.
+    """Write the output folder atomically (:func:`pipelines.atomic.atomic_path`: a temporary
+    sibling folder, then a rename; the folder gets the ``.skrafl-output`` marker).
 
     An existing ``out_dir`` is replaced only after the new folder is complete; ``state_dir`` is
-    only read. Raises :class:`UsageError` when ``out_dir`` is ``state_dir``.
+    only read.
+
+    Raises:
+        UsageError: ``out_dir`` is ``state_dir``, or is refused by
+            :func:`pipelines.atomic.check_output_dir` (a file, the current folder or a parent, a
+            folder skrafl did not write).
     """
     import polars as pl
 
+    from pipelines.atomic import atomic_path, check_output_dir
+
     out_dir = Path(out_dir)
-    if state_dir is not None and out_dir.resolve() == Path(state_dir).resolve():
-        raise UsageError("--out must differ from --state (the previous folder is never modified)")
-    parent = out_dir.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = parent / f".{out_dir.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    try:
+    _check_out(out_dir, state_dir)
+    check_output_dir(out_dir, replace=True)
+    with atomic_path(out_dir) as tmp:
         tmp.mkdir()
         (tmp / "history").mkdir()
         run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
@@ -1263,18 +1298,19 @@ def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None 
                     history[day] = pl.read_parquet(dest)
         for name, top in top_tables(run.ratings, history, run.report_day).items():
             top.write_csv(tmp / f"top100_{name}.csv")
-
-        backup = None
-        if out_dir.exists():
-            backup = parent / f".{out_dir.name}.old-{os.getpid()}"
-            os.replace(out_dir, backup)
-        os.replace(tmp, out_dir)
-        if backup is not None:
-            shutil.rmtree(backup, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_dir
+
+
+def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
+    """Refuse an ``--out`` that is the ``--state`` folder or would hold (and so replace) the games
+    table. Raises :class:`UsageError`."""
+    resolved = Path(out_dir).resolve()
+    if state_dir is not None and resolved == Path(state_dir).resolve():
+        raise UsageError("--out must differ from --state (the previous folder is never modified)")
+    if games_path is not None:
+        games = Path(games_path).resolve()
+        if games == resolved or resolved in games.parents:
+            raise UsageError(f"--out {out_dir}: holds the games table {games_path}; give another folder (inputs are never modified)")
 
 
 def run_elo(
@@ -1286,6 +1322,10 @@ def run_elo(
     quiet: bool = True,
 ) -> EloRun:
     """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result."""
+    from pipelines.atomic import check_output_dir
+
+    _check_out(Path(out_dir), state_dir, games_path)
+    check_output_dir(Path(out_dir), replace=True)  # refuse a bad --out before any work
     table = read_games(games_path)
     state = load_state(state_dir) if state_dir is not None else None
     if params is None:

@@ -63,7 +63,8 @@ from gamecore.play import IllegalPlay, Placement, parse_play, validate_placement
 
 _make_tuple = tuple.__new__  # _make_tuple(Placement, (...)): a named tuple without its Python-level __new__
 
-GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words")
+GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words",
+                "game_id", "finished_at", "competition", "robot1", "robot2", "warnings")
 MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
 ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
 
@@ -825,7 +826,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         export: also return the game as GCG text.
     """
     players = [p.nick for p in game.players] + [None, None]
-    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1]}
+    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1], **game_facts(game)}
     try:
         if rules is None:
             if strict and game.format == "gcg" and not preset and not lang and not game.pragmas.get("lexicon") and lexicon is None:
@@ -836,9 +837,11 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         rep.run()
     except GameLogError as exc:
         row = _error_row(base, exc)
+        row["warnings"] = [str(f) for f in game.warnings]
         return GameResult(row, [], list(game.warnings), None)
     except SkraflError as exc:
         row = _error_row(base, GameLogError("RULES_ERROR", exc.message, game.path, exc.line))
+        row["warnings"] = [str(f) for f in game.warnings]
         return GameResult(row, [], list(game.warnings), None)
     findings = list(game.warnings) + rep.findings
     status = "mismatch" if rep.mismatch else "ok"
@@ -855,6 +858,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         "bingos1": rep.bingos[0],
         "bingos2": rep.bingos[1] if len(rep.bingos) > 1 else None,
         "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
+        "warnings": [str(f) for f in findings],
     })
     gcg_text = None
     if export:
@@ -862,6 +866,43 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
 
         gcg_text = write_gcg(export_game(game, rep))
     return GameResult(row, rep.rows, findings, gcg_text)
+
+
+def _timestamp(text) -> "dt.datetime | None":
+    """An ISO 8601 time as an aware UTC datetime (no offset means UTC); ``None`` if unreadable."""
+    import datetime as dt
+
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+
+
+def _flag(value) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def game_facts(game: Game) -> dict:
+    """The ``games.parquet`` columns that describe the game rather than its replay:
+    ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma, else the file
+    name), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
+    (Netskrafl ``manual``, netskrafl.md "competition mode"; GCG: null), ``robot1``/``robot2``
+    (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false)."""
+    if game.format == "netskrafl":
+        meta = game.meta
+        manual = meta["manual"] if "manual" in meta else game.prefs.get("manual")
+        return {
+            "game_id": str(game.game_id) if game.game_id is not None else (Path(game.path).name if game.path else None),
+            "finished_at": _timestamp(game.pragmas.get("ts_last_move")),
+            "competition": bool(manual) if isinstance(manual, bool) else None,
+            "robot1": bool(_flag(meta.get("robot0"))),
+            "robot2": bool(_flag(meta.get("robot1"))),
+        }
+    gid = game.pragmas.get("id") or (Path(game.path).name if game.path else None)
+    return {"game_id": gid, "finished_at": None, "competition": None, "robot1": False, "robot2": False}
 
 
 def _winner(game: Game, scores: list[int]) -> str | None:
@@ -954,15 +995,20 @@ def _bundle(opts: ReplayOptions):
     return b
 
 
+UNREAD = "_unread"
+"""Key set (True) in the ``game_row`` of a file that could not be read as a game log at all (not a
+column of games.parquet)."""
+
+
 def replay_file(path: str, opts: ReplayOptions) -> GameResult:
     """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data)."""
     try:
         game = read_game_file(path, strict=opts.strict)
     except GameLogError as exc:
         fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
-        return GameResult(_error_row({"file": path, "format": fmt}, exc))
+        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, exc))
     except (MemoryError, RecursionError) as exc:
-        return GameResult(_error_row({"file": path, "format": "gcg"}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
+        return GameResult(_error_row({"file": path, "format": "gcg", UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
     try:
         return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
     except UsageError:
@@ -1055,6 +1101,8 @@ def _tables(results: list[GameResult], analyze: bool):
         ("player1", pa.string()), ("player2", pa.string()), ("score1", pa.int32()), ("score2", pa.int32()),
         ("winner", pa.string()), ("moves", pa.int32()), ("bingos1", pa.int32()), ("bingos2", pa.int32()),
         ("unknown_words", pa.list_(pa.string())),
+        ("game_id", pa.string()), ("finished_at", pa.timestamp("us", tz="UTC")), ("competition", pa.bool_()),
+        ("robot1", pa.bool_()), ("robot2", pa.bool_()), ("warnings", pa.list_(pa.string())),
     ])
     fields = [
         ("file", pa.string()), ("turn", pa.int32()), ("player", pa.int32()), ("kind", pa.string()),
@@ -1074,47 +1122,69 @@ def _tables(results: list[GameResult], analyze: bool):
 
 
 def write_tables(results: list[GameResult], out_dir: str | Path, analyze: bool = False) -> None:
-    """Write ``games.parquet`` and ``moves.parquet`` into ``out_dir`` atomically (temporary file in
-    the same folder, then rename)."""
+    """Write ``games.parquet`` and ``moves.parquet`` into ``out_dir`` atomically
+    (:func:`pipelines.atomic.staged_dir`: other files of the folder are kept).
+
+    Raises:
+        UsageError: ``out_dir`` is a file, the current folder or one of its parents."""
     import pyarrow.parquet as pq
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    from pipelines.atomic import staged_dir
+
     games, moves = _tables(results, analyze)
-    for name, table in (("games.parquet", games), ("moves.parquet", moves)):
-        tmp = out / f".{name}.tmp{os.getpid()}"
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, out / name)
+    with staged_dir(Path(out_dir)) as stage:
+        for name, table in (("games.parquet", games), ("moves.parquet", moves)):
+            pq.write_table(table, stage / name, compression="zstd")
 
 
 def write_exports(results: list[GameResult], export_dir: str | Path) -> int:
-    """Write each replayed game as GCG into ``export_dir`` (``<stem>.gcg``; atomic). Returns the count."""
-    out = Path(export_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write each replayed game as GCG into ``export_dir`` (``<stem>.gcg``; atomic, other files of
+    the folder are kept). Returns the count.
+
+    Raises:
+        UsageError: ``export_dir`` is a file, the current folder or one of its parents."""
+    from pipelines.atomic import staged_dir
+
     n = 0
     used: set[str] = set()
-    for r in results:
-        if r.gcg is None:
-            continue
-        stem = Path(r.game_row["file"]).stem
-        name = stem
-        k = 2
-        while name in used:
-            name, k = f"{stem}-{k}", k + 1
-        used.add(name)
-        tmp = out / f".{name}.gcg.tmp{os.getpid()}"
-        tmp.write_text(r.gcg, encoding="utf-8")
-        os.replace(tmp, out / f"{name}.gcg")
-        n += 1
+    with staged_dir(Path(export_dir)) as stage:
+        for r in results:
+            if r.gcg is None:
+                continue
+            stem = Path(r.game_row["file"]).stem
+            name = stem
+            k = 2
+            while name in used:
+                name, k = f"{stem}-{k}", k + 1
+            used.add(name)
+            (stage / f"{name}.gcg").write_text(r.gcg, encoding="utf-8")
+            n += 1
     return n
 
 
 def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False, export_dir: str | Path | None = None) -> dict:
     """Replay files and folders, write the tables (and GCG exports); return a summary
-    ``{"games", "ok", "mismatch", "error", "moves"}``."""
+    ``{"games", "ok", "mismatch", "error", "moves", "warnings", "results"}``.
+
+    Raises:
+        UsageError: ``out_dir``/``export_dir`` is a file, the current folder or a parent (checked
+            before any work); no game file was found; or not one file could be read as a game log
+            (then nothing is written: the previous tables stay).
+    """
+    from pipelines.atomic import check_output_dir
+
+    check_output_dir(Path(out_dir), replace=False)
+    if export_dir is not None:
+        check_output_dir(Path(export_dir), replace=False)
     files = collect_files(items)
+    if not files:
+        raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
     opts.export = export_dir is not None
     results = list(replay_files(files, opts, workers=workers, progress=not quiet and len(files) > 50))
+    if all(r.game_row.get(UNREAD) for r in results):
+        first = results[0].game_row
+        more = f" (and {len(results) - 1} more file(s))" if len(results) > 1 else ""
+        raise UsageError(f"no file could be read as a game log; nothing written. {first['file']}: {first['error']}{more}")
     write_tables(results, out_dir, opts.analyze)
     if export_dir is not None:
         write_exports(results, export_dir)
@@ -1133,6 +1203,7 @@ __all__ = [
     "ReplayOptions",
     "collect_files",
     "distribution_of",
+    "game_facts",
     "read_game_file",
     "replay_file",
     "replay_files",

@@ -685,3 +685,124 @@ def test_property_shuffle_and_day_by_day(tmp_path, games, seed):
         run = elo.compute(table, state, date=dt.date(2024, 6, 1 + day))
         state = _state_of(run)
     assert state.ratings.equals(whole.ratings.drop("as_of"))
+
+
+# --------------------------------------------------------------------------------------------
+# --out never destroys inputs or foreign files (pipelines/atomic.py guards)
+# --------------------------------------------------------------------------------------------
+
+
+def _sandbox(tmp_path: Path, fixtures: Path) -> Path:
+    box = tmp_path / "sandbox"
+    box.mkdir()
+    (box / "g.csv").write_bytes((fixtures / "elo" / "games.csv").read_bytes())
+    (box / "notes.txt").write_text("someone else's file\n")
+    return box
+
+
+def test_out_equal_to_the_games_file_is_refused(tmp_path, fixtures):
+    from clirun import run_skrafl
+
+    box = _sandbox(tmp_path, fixtures)
+    before = (box / "g.csv").read_bytes()
+    res = run_skrafl("elo", "--games", str(box / "g.csv"), "--out", str(box / "g.csv"), "-q")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.count("skrafl: error:") == 1
+    assert (box / "g.csv").is_file() and (box / "g.csv").read_bytes() == before
+
+
+def test_out_the_folder_holding_the_input_is_refused(tmp_path, fixtures):
+    from clirun import run_skrafl
+
+    box = _sandbox(tmp_path, fixtures)
+    res = run_skrafl("elo", "--games", str(box / "g.csv"), "--out", str(box), "-q")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert sorted(p.name for p in box.iterdir()) == ["g.csv", "notes.txt"]
+
+
+def test_out_dot_from_a_subfolder_is_one_error(tmp_path, fixtures):
+    import os
+    import subprocess
+    import sys
+
+    from clirun import PROJECT_ROOT
+
+    box = _sandbox(tmp_path, fixtures)
+    sub = box / "sub"
+    sub.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
+    res = subprocess.run([sys.executable, "-m", "cli.main", "elo", "--games", "../g.csv", "--out", ".", "-q"],
+                         cwd=sub, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.count("skrafl: error:") == 1
+    assert sorted(p.name for p in box.iterdir()) == ["g.csv", "notes.txt", "sub"] and not any(sub.iterdir())
+
+
+def test_out_is_replaced_when_skrafl_wrote_it(tmp_path, fixtures):
+    games = fixtures / "elo" / "games.csv"
+    out = tmp_path / "out"
+    elo.run_elo(games, out)
+    assert (out / ".skrafl-output").is_file()
+    (out / "stale.txt").write_text("from an older run")
+    elo.run_elo(games, out)
+    assert not (out / "stale.txt").exists() and ratings_of(out) == FIXTURE_ALL
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary leftovers
+
+
+# --------------------------------------------------------------------------------------------
+# replay's games.parquet: game facts columns, same-name players skipped
+# --------------------------------------------------------------------------------------------
+
+
+def _replay_table(path: Path, rows: list[dict]) -> Path:
+    """A games.parquet as ``skrafl replay`` writes it (its columns, players numbered 1 and 2)."""
+    from pipelines.replay import GAME_COLUMNS as REPLAY_COLUMNS
+
+    full = [{c: r.get(c) for c in REPLAY_COLUMNS} for r in rows]
+    schema = {c: pl.String for c in REPLAY_COLUMNS}
+    schema.update({c: pl.Int32 for c in ("score1", "score2", "moves", "bingos1", "bingos2")})
+    schema.update({"finished_at": pl.Datetime("us", "UTC"), "competition": pl.Boolean, "robot1": pl.Boolean,
+                   "robot2": pl.Boolean, "unknown_words": pl.List(pl.String), "warnings": pl.List(pl.String)})
+    pl.DataFrame(full, schema=schema).write_parquet(path)
+    return path
+
+
+def _rrow(file, gid, when, p1, p2, s1, s2, comp=False, robot1=False, robot2=False):
+    return {"file": file, "format": "netskrafl", "status": "ok", "player1": p1, "player2": p2, "score1": s1, "score2": s2,
+            "game_id": gid, "finished_at": when, "competition": comp, "robot1": robot1, "robot2": robot2, "warnings": []}
+
+
+def test_replay_table_game_facts_are_used(tmp_path):
+    t1 = dt.datetime(2024, 5, 1, 20, tzinfo=dt.timezone.utc)
+    t0 = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
+    # File order is the reverse of time order: the later game (file a) must be rated second.
+    rows = [_rrow("a.json", "g-late", t1, "x", "y", 300, 200, comp=True),
+            _rrow("b.json", "g-early", t0, "x", "robo", 100, 200, robot2=True)]
+    table = elo.read_games(_replay_table(tmp_path / "games.parquet", rows))
+    assert not table.ordered_by_row
+    f = table.frame.sort("row")
+    assert f["game_id"].to_list() == ["g-late", "g-early"]
+    assert f["competition"].to_list() == [True, False] and f["robot1"].to_list() == [False, True]
+    out = tmp_path / "out"
+    run = elo.run_elo(tmp_path / "games.parquet", out, date=dt.date(2024, 5, 1))
+    # Hand arithmetic (netskrafl.md Elo, beginners K=32): early game x(1200) loses to robo(1200): x 1184;
+    # late game x(1184) beats y(1200): E = 1/(1+10^(16/400)) = 0.4770; 32 × 0.5230 = 16.7 → +17: x 1201.
+    assert ratings_of(out)["x"] == 1201
+    assert ratings_of(out, "competition") == {"x": 1216, "y": 1184}
+    assert "robo" not in ratings_of(out, "human")
+    assert run.as_of == t1
+
+
+def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
+    from clirun import run_skrafl
+
+    t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
+    rows = [_rrow("a.gcg", "a.gcg", t, "ann", "ann", 300, 200), _rrow("b.gcg", "b.gcg", t, "ann", "bob", 300, 200)]
+    path = _replay_table(tmp_path / "games.parquet", rows)
+    table = elo.read_games(path)
+    assert table.frame["game_id"].to_list() == ["b.gcg"]
+    assert any(n.startswith("warning:") and "same name" in n for n in table.notes)
+    res = run_skrafl("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
+    assert res.returncode == 0, res.stderr
+    assert "same name" in res.stderr and "a.gcg" in res.stderr
+    assert ratings_of(tmp_path / "out") == {"ann": 1216, "bob": 1184}

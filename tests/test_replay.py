@@ -73,7 +73,7 @@ def test_workers_and_determinism(tmp_path, fixtures, shared):
     for name in ("games.parquet", "moves.parquet"):
         data = [(o / name).read_bytes() for o in outs]
         assert data[0] == data[1] == data[2]
-    assert not [p for o in outs for p in o.iterdir() if p.name.startswith(".")]  # no temporary files left
+    assert not [p for o in outs for p in o.iterdir() if p.name.startswith(".") and p.name != ".skrafl-output"]  # no temporary files left
 
 
 def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
@@ -166,3 +166,95 @@ def test_mutated_files_never_crash(tmp_path, shared):
             row = replay_file(str(path), ReplayOptions(strict=strict)).game_row
             assert row["status"] in ("ok", "mismatch", "error")
             assert not (row["error"] or "").startswith("INTERNAL_ERROR"), row["error"]
+
+
+# ---------------------------------------------------------------------------------------------
+# --out / --export-gcg safety; nothing to replay; the game facts columns
+
+
+def test_out_or_export_that_is_a_file_is_one_error(tmp_path, fixtures):
+    from clirun import run_skrafl
+
+    taken = tmp_path / "taken.txt"
+    taken.write_text("keep me\n")
+    base = str(fixtures / "gcg" / "base.gcg")
+    for args in (["--out", str(taken)], ["--out", str(tmp_path / "o"), "--export-gcg", str(taken)]):
+        res = run_skrafl("replay", base, *args, "--quiet")
+        assert res.returncode == 2, (args, res.stderr)
+        assert "Traceback" not in res.stderr and res.stderr.count("skrafl: error:") == 1, res.stderr
+        assert taken.read_text() == "keep me\n"
+    assert not (tmp_path / "o").exists()  # refused before any output was written
+
+
+def test_export_merges_into_an_existing_folder(tmp_path, fixtures):
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "mine.txt").write_text("x")
+    res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--export-gcg", str(exp), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert (exp / "mine.txt").read_text() == "x" and (exp / "base.gcg").is_file()
+
+
+def _old_tables(tmp_path, fixtures):
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--quiet"]).exit_code == 0
+    return out, {n: (out / n).read_bytes() for n in ("games.parquet", "moves.parquet")}
+
+
+def test_empty_folder_is_a_usage_error_and_keeps_old_tables(tmp_path, fixtures):
+    from clirun import run_skrafl
+
+    out, before = _old_tables(tmp_path, fixtures)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = run_skrafl("replay", str(empty), "--out", str(out), "--quiet")
+    assert res.returncode == 2 and res.stderr.count("skrafl: error:") == 1 and "Traceback" not in res.stderr, res.stderr
+    assert {n: (out / n).read_bytes() for n in before} == before
+
+
+def test_only_garbage_is_a_usage_error_and_keeps_old_tables(tmp_path, fixtures):
+    from clirun import run_skrafl
+
+    out, before = _old_tables(tmp_path, fixtures)
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "a.gcg").write_bytes(b"\x00\xff\xfe" * 1000)
+    (junk / "b.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    res = run_skrafl("replay", str(junk), "--out", str(out), "--quiet")
+    assert res.returncode == 2 and res.stderr.count("skrafl: error:") == 1 and "Traceback" not in res.stderr, res.stderr
+    assert {n: (out / n).read_bytes() for n in before} == before
+
+
+def test_game_facts_columns(tmp_path, fixtures, shared):
+    import datetime as dt
+    import json
+
+    import polars as pl
+
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(fixtures / "gcg" / "base.gcg", d / "base.gcg")
+    shutil.copy(fixtures / "gcg" / "parenthesized_through.gcg", d / "paren.gcg")
+    (d / "withid.gcg").write_text("#id io.woogles p6QRjJHG\n" + (fixtures / "gcg" / "base.gcg").read_text(encoding="utf-8"), encoding="utf-8")
+    rec_path = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
+    rec = json.loads(rec_path.read_text(encoding="utf-8"))
+    shutil.copy(rec_path, d / rec_path.name)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["replay", str(d), "--out", str(out), "--quiet"])
+    games = pl.read_parquet(out / "games.parquet")
+    # issue 4's columns first, in its order; then the game facts
+    assert games.columns[:13] == ["file", "format", "status", "error", "player1", "player2", "score1", "score2",
+                                  "winner", "moves", "bingos1", "bingos2", "unknown_words"]
+    assert games.columns[13:] == ["game_id", "finished_at", "competition", "robot1", "robot2", "warnings"]
+    by = {r["file"].rsplit("/", 1)[-1]: r for r in games.to_dicts()}
+    ns = by[rec_path.name]
+    assert ns["game_id"] == rec["game_id"]
+    assert ns["finished_at"] == dt.datetime.fromisoformat(rec["ts_last_move"])
+    assert ns["competition"] is rec["manual"] and ns["robot1"] is False and ns["robot2"] is False
+    assert by["base.gcg"]["game_id"] == "base.gcg" and by["base.gcg"]["finished_at"] is None
+    assert by["base.gcg"]["competition"] is None and by["base.gcg"]["warnings"] == []
+    assert by["withid.gcg"]["game_id"] == "io.woogles p6QRjJHG"
+    # a lenient repair is listed on its game (expected.tsv: parenthesized_through → ok, PLAY_MALFORMED)
+    assert by["paren.gcg"]["status"] == "ok"
+    assert any("PLAY_MALFORMED" in w for w in by["paren.gcg"]["warnings"])
+    assert res.exit_code == 0, res.output
