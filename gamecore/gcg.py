@@ -517,7 +517,24 @@ class _Parser:
                 self.fault("NO_MATCHING_TOKEN", f"line {line[:60]!r} is neither a pragma (#) nor an event (>)", lineno)
         if not g.players and not g.events:
             raise self.error("NO_MATCHING_TOKEN", "no #player pragma and no event line: not a GCG file", None)
+        for ev in g.events:
+            _resign_from_time(ev)
         return g
+
+
+RESIGN_NOTE = "#resign"
+"""First line of the note that marks a ``(time)`` line as a resignation (see :func:`write_gcg`)."""
+
+
+def _resign_from_time(ev: Event) -> None:
+    """A ``(time)`` line whose note starts with ``#resign`` is our writer's form of a resignation:
+    read it back as a ``resign`` event (the rest of the note stays)."""
+    if ev.kind != "time" or not ev.note:
+        return
+    first, _, rest = ev.note.partition("\n")
+    if first.strip() == RESIGN_NOTE:
+        ev.kind = "resign"
+        ev.note = rest
 
 
 def parse_gcg_text(text: str, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = (), encoding: str = "utf-8", mojibake: bool = False, warnings: list[Finding] | None = None) -> Game:
@@ -614,7 +631,7 @@ def event_line(game: Game, ev: Event) -> str:
         return f">{nick}: {rack} -- {_signed(score)} {cum}"
     if ev.kind == "challenge_bonus":
         return f">{nick}: {rack} (challenge) {_signed(score)} {cum}"
-    if ev.kind == "time":
+    if ev.kind in ("time", "resign"):  # resign: see write_gcg
         return f">{nick}: {rack} (time) {_signed(score)} {cum}"
     if ev.kind == "end_rack":
         return f">{nick}:  ({''.join(ev.tiles or [])}) {_signed(score)} {cum}"
@@ -626,9 +643,13 @@ def event_line(game: Game, ev: Event) -> str:
 def write_gcg(game: Game) -> str:
     """The GCG text of a game (UTF-8 header first, like Quackle; pragmas, events, notes).
 
-    Events without a GCG form are written as notes: a Netskrafl ``challenge`` (CHALL) becomes
-    ``#note #challenge`` after the challenged play, ``resign`` becomes ``#note #resign``. Parse →
-    write → parse gives the same players, pragmas and events."""
+    GCG has no resignation (gcg.md has no such event), so a Netskrafl ``resign`` (RSGN: the
+    resigner's score becomes 0, netskrafl.md "End of game") is written as the final adjustment GCG
+    does have, a ``(time)`` line taking the resigner's total to 0 (``>bob: (time) -153 0``; any
+    GCG reader then gets the same final scores and winner), followed by ``#note #resign``, from
+    which our reader reads it back as ``resign``. A Netskrafl ``challenge`` (CHALL, no score)
+    becomes ``#note #challenge`` after the challenged play. Parse → write → parse gives the same
+    players, pragmas and events (a CHALL is kept only as that note)."""
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(game.players, 1):
         out.append(f"#player{i} {p.nick} {p.name}".rstrip())
@@ -646,12 +667,13 @@ def write_gcg(game: Game) -> str:
     if "note" in game.pragmas and not game.events:
         out.append(f"#note {game.pragmas['note']}")
     for ev in game.events:
-        if ev.kind in ("challenge", "resign"):
+        if ev.kind == "challenge":
             out.append(f"#note #{ev.kind}")
             continue
         out.append(event_line(game, ev))
-        if ev.note:
-            first, *rest = ev.note.split("\n")
+        note = (RESIGN_NOTE + ("\n" + ev.note if ev.note else "")) if ev.kind == "resign" else ev.note
+        if note:
+            first, *rest = note.split("\n")
             out.append(f"#note {first}".rstrip())
             for r in rest:
                 out.append(" " + r if r.startswith(("#", ">")) else r)

@@ -219,3 +219,20 @@ def test_cyrillic_game_with_blank(fixtures):
     assert res.move_rows[1]["words_formed"] == ["шор"]
     text = write_gcg(g)
     assert parse_gcg_bytes(text.encode("utf-8")).events[1].word == ["ш", ".", "Р"]
+
+
+def test_resign_written_as_time_line_with_note_and_read_back():
+    from gamecore.gcg import parse_gcg_text, write_gcg
+
+    text = ("#player1 ann Ann\n#player2 bob Bob\n>ann: AEINRST 8D RETAINS +66 66\n"
+            ">bob: (time) -0 0\n#note #resign\n#note gave up\n")
+    g = parse_gcg_text(text, strict=True)
+    assert [e.kind for e in g.events] == ["play", "resign"] and g.events[1].note == "gave up"
+    out = write_gcg(g)
+    assert ">bob:  (time) +0 0\n#note #resign\ngave up\n" in out  # a two-line note
+    again = parse_gcg_text(out, strict=True)
+    fields = lambda e: (e.kind, e.player, e.coord, e.word, e.score, e.cumulative, e.note)  # noqa: E731
+    assert [fields(e) for e in again.events] == [fields(e) for e in g.events]
+    # a plain time penalty stays a time penalty
+    plain = parse_gcg_text(text.replace("#note #resign\n", ""), strict=True)
+    assert plain.events[1].kind == "time"

@@ -92,8 +92,28 @@ def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
     for r in games.to_dicts():
         stem = r["file"].rsplit("/", 1)[-1][:-4]
         data = json.loads((src / f"{stem}.json").read_text(encoding="utf-8"))
-        if not data["ends_with_resignation"]:  # GCG has no resignation event
-            assert (r["score1"], r["score2"]) == (data["score0"], data["score1"]), stem
+        assert (r["score1"], r["score2"]) == (data["score0"], data["score1"]), stem  # resigned games too
+
+
+def test_export_keeps_a_resignation(tmp_path, shared):
+    """game_4b88… ends with RSGN by player 1 (score −417): netskrafl.md "Resignation: resigner's
+    score becomes 0"; the record says 297–0. The GCG export must give the same result back."""
+    import polars as pl
+
+    src = shared / "corpora" / "netskrafl" / "games" / "game_4b88b1c4-54fc-11ef-817d-432d0b83df36.json"
+    exp = tmp_path / "gcg"
+    res = runner.invoke(app, ["replay", str(src), "--out", str(tmp_path / "a"), "--export-gcg", str(exp), "--quiet"])
+    assert res.exit_code == 0, res.output
+    text = (exp / (src.stem + ".gcg")).read_text(encoding="utf-8")
+    last = [line for line in text.splitlines() if line.startswith(">")][-1]
+    assert last.endswith("(time) -417 0") and text.rstrip().endswith("#note #resign")
+    res = runner.invoke(app, ["replay", str(exp), "--out", str(tmp_path / "b"), "--strict", "--quiet"])
+    assert res.exit_code == 0, res.output
+    g = pl.read_parquet(tmp_path / "b" / "games.parquet").to_dicts()[0]
+    a = pl.read_parquet(tmp_path / "a" / "games.parquet").to_dicts()[0]
+    assert (g["score1"], g["score2"]) == (297, 0) and g["winner"] == a["winner"] == "player0"
+    kinds = pl.read_parquet(tmp_path / "b" / "moves.parquet")["kind"].to_list()
+    assert kinds[-1] == "resign" and "time" not in kinds
 
 
 def test_analyze_needs_a_lexicon(tmp_path, fixtures):
