@@ -185,7 +185,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     details = ["form"] + [c for c in recipe.why_columns if c in names and c not in ("word", "form", "rule", "row")]
     # Pass 1 keeps only what the decision needs (word, rule, row): a third of the memory of all
     # columns; the rejected entries' details are joined back by row afterwards.
-    df = classify(entries, recipe, source.get("reader")).select("word", "rule", "row").collect()
+    df = classify(entries.with_row_index("_entry"), recipe, source.get("reader")).select("word", "rule", "_entry").collect()
     lap("filter")
     kept = df.lazy().filter(pl.col("rule").is_null()).select("word").unique().collect().lazy()
     short_list = _committee_words(recipe, recipe.short_list)
@@ -229,20 +229,10 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         .collect()
     )
     del df
-    # the entries' details stream past the (smaller) dropped rows: the whole table is never in memory
-    rejected = (
-        entries.select("row", *details)
-        .join(dropped.lazy(), on="row", how="inner")
-        .select("word", *details[:1], "rule", *details[1:], "row")
-        .sort("row")
-        .collect(engine="streaming")
-    )
+    dropped = dropped.sort("_entry")
+    by_rule = dropped.group_by("rule").agg(entries=pl.len(), words=pl.col("word").n_unique()).sort("rule")
+    _write_rejected(dropped, entries, details, out_dir / "rejected.parquet")
     del dropped
-    # one chunk, fixed row groups: the file's bytes do not depend on how the join was threaded
-    rejected = rejected.rechunk()
-    rejected.write_parquet(out_dir / "rejected.parquet", compression="zstd", statistics=False, row_group_size=1 << 18)
-    by_rule = rejected.group_by("rule").agg(entries=pl.len(), words=pl.col("word").n_unique()).sort("rule")
-    del rejected
     lap("rejected")
 
     (out_dir / "words.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
@@ -302,6 +292,32 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     (out_dir / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     lap("manifest")
     return BuildResult(recipe, out_dir, len(words), manifest, phases)
+
+
+def _write_rejected(dropped: Any, entries: Any, details: list[str], path: Path, chunk: int = 1 << 20) -> None:
+    """Write ``rejected.parquet``: the dropped entries (``word``, ``rule``, ``_entry`` = position in
+    entries.parquet, sorted) with the source's ``details`` columns and ``row`` joined back, one slice
+    of about ``chunk`` entries at a time (read from the Parquet file by position), so a tier that
+    drops most of the source never holds all its details in memory. Row groups are cut the same way
+    every run: the file's bytes depend only on its content."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    columns = ["word", *details[:1], "rule", *details[1:], "row"]
+    writer = None
+    try:
+        for start in range(0, max(dropped.height, 1), chunk):
+            part = dropped.slice(start, chunk)
+            lo = part["_entry"][0] if part.height else 0
+            hi = part["_entry"][-1] + 1 if part.height else 0
+            source = entries.slice(lo, hi - lo).with_row_index("_entry", offset=lo).select("_entry", *details, "row")
+            table = part.lazy().join(source, on="_entry", how="left").sort("_entry").select(columns).collect().to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema, compression="zstd", write_statistics=False)
+            writer.write_table(table, row_group_size=1 << 18)
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _write_kwg(words: list[str], recipe: Recipe, out_dir: Path) -> bool:
