@@ -12,6 +12,20 @@ from cli.common import FORMAT_OPTION, OutputFormat, emit, output_root
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
 
+HELP = (
+    "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).\n\n"
+    "Columns: coord (GCG: 8D = row 8 from column D across, D8 = column D from row 8 down), word (a blank "
+    "as a lowercase letter), score, tiles_placed, leave.\n\n"
+    "Order: score, highest first; then fewer tiles placed; then coordinate (row, column, across before "
+    "down); then word.\n\n"
+    "Leave: the tiles that stay on the rack after the play, before drawing (alphabet order, blanks '?' "
+    "last); empty when the play uses every tile.\n\n"
+    "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
+    "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
+    "e.g. output/is/midlungur).\n\n"
+    "Exit status: 0 plays listed (also when there is none); 2 usage or input error (one line on stderr)."
+)
+
 
 class BoardFormat(str, Enum):
     gcg = "gcg"
@@ -40,14 +54,15 @@ def best(
         None, "--rules", help="Rules preset (netskrafl, ordspill, erudit, russian_scrabble, slovene, wespa) "
         "or a .toml file; default: the lexicon's, else the language's default."
     ),
-    n: int = typer.Option(10, "-n", help="How many plays to show."),
+    n: int = typer.Option(10, "--top", "-n", help="How many plays to show (the best N)."),
     show_all: bool = typer.Option(False, "--all", help="Show every legal play."),
     board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl or cgp."),
     robot: Optional[Robot] = typer.Option(
         None, "--robot", help="Show only the play this Netskrafl robot would make."
     ),
     vocabulary: Optional[Path] = typer.Option(
-        None, "--vocabulary", help="The robot's vocabulary: a second lexicon folder (midlungur, amlodi)."
+        None, "--vocabulary", help="The robot's vocabulary: a lexicon folder written by 'skrafl build'. "
+        "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur)."
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed for the robot's pick (reproducible)."),
     fmt: OutputFormat = FORMAT_OPTION,
@@ -67,8 +82,11 @@ def best(
     if lexicon is None and lang is None:
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
     if n < 1 and not show_all:
-        raise UsageError("-n must be at least 1")
+        raise UsageError("--top/-n must be at least 1")
+    if rack is not None and not rack.strip():
+        raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
     folder = lexicon if lexicon is not None else output_root() / lang
+    vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
     if rules:
         ruleset = load_rules(rules)
@@ -100,10 +118,10 @@ def best(
     plays = best_plays(position, rack_tiles, bundle, ruleset, limit)
     if robot is not None:
         vocab = None
-        if vocabulary is not None:
+        if vocab_dir is not None:
             from gamecore.lexicon import Lexicon
 
-            vocab = Lexicon.load(vocabulary)
+            vocab = Lexicon.load(vocab_dir)
         pick = robot_pick(plays, robot.value, vocab, seed)
         if pick is None:
             typer.echo("no legal play: the robot exchanges all its tiles if the bag allows, else passes", err=True)
@@ -114,9 +132,29 @@ def best(
     emit(rows, COLUMNS, fmt)
 
 
+def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: Path) -> Optional[Path]:
+    """The vocabulary folder of a robot: ``--vocabulary``, else the tier built beside the lexicon
+    (``LEXICON_DIR/ROBOT``, e.g. ``output/is/midlungur`` from ``lexicon_sources/is/midlungur.toml``);
+    ``fullsterkur`` uses every word (None). Raises UsageError when a tier robot has neither."""
+    from gamecore.errors import UsageError
+
+    if robot is None or vocabulary is not None:
+        return vocabulary
+    if robot == Robot.fullsterkur:
+        return None
+    tier = folder / robot.value
+    if (tier / "manifest.json").is_file():
+        return tier
+    raise UsageError(
+        f"--robot {robot.value} plays only words of its vocabulary, and {tier} is not built: give "
+        f"--vocabulary DIR (a lexicon folder written by 'skrafl build'), or add a {robot.value}.toml "
+        f"recipe beside the language's recipe.toml (lexicon_sources/LANG/) and run 'skrafl build LANG'"
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "best",
-        help="List the legal plays for a board and a rack, best first (or a Netskrafl robot's pick).",
+        help=HELP,
         epilog="Example: skrafl best --lang is --board riddle.board --rack UAENRRK -n 5",
     )(best)

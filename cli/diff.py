@@ -10,9 +10,20 @@ import typer
 from cli.common import QUIET_OPTION, output_root
 
 
+HELP = (
+    "Words added and removed between two lexicon builds, with the rule or source change behind each. "
+    "Writes OUT/diff.parquet (word, change, cause, old_rule, new_rule, detail) and OUT/summary.txt, and "
+    "prints the summary.\n\n"
+    "Arguments: OLD_DIR is the earlier lexicon folder (written by 'skrafl build'); NEW_DIR the later one.\n\n"
+    "Cause: rule (the recipe changed), source (the dump changed, or the word has no entry), rule or "
+    "source (both changed), committee (the committee lists).\n\n"
+    "Exit status: 0 diff written; 2 usage error or a folder that is not a lexicon build (one line on stderr)."
+)
+
+
 def diff(
-    old: Path = typer.Argument(..., help="The earlier lexicon folder (written by 'skrafl build')."),
-    new: Path = typer.Argument(..., help="The later lexicon folder."),
+    old: Path = typer.Argument(..., metavar="OLD_DIR", help="The earlier lexicon folder (written by 'skrafl build')."),
+    new: Path = typer.Argument(..., metavar="NEW_DIR", help="The later lexicon folder (written by 'skrafl build')."),
     out: Optional[Path] = typer.Option(
         None, "--out", "-o", help="Folder for diff.parquet and summary.txt. Default: output/diff."
     ),
@@ -43,6 +54,6 @@ def diff(
 def register(app: typer.Typer) -> None:
     app.command(
         "diff",
-        help="Words added and removed between two lexicon builds, with the rule or source change behind each.",
+        help=HELP,
         epilog="Example: skrafl diff output/nb-old output/nb",
     )(diff)

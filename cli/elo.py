@@ -15,7 +15,9 @@ HELP = (
     "Rate players with Netskrafl's Elo system: three lists (all games, human games, competition "
     "games), K 20 established / 32 beginner, start 1200, beginner rule, floor 0. Writes "
     "DIR/ratings.parquet, DIR/top100_{all,human,competition}.csv and DIR/history/; --state PREV_DIR "
-    "continues a previous run (games already rated there are skipped)."
+    "continues a previous run (games already rated there are skipped).\n\n"
+    "Exit status: 0 ratings written (or --explain printed; skipped games are warned about on stderr); "
+    "2 usage error or a bad games table (one line on stderr: file, row, column), nothing written."
 )
 EPILOG = (
     "Example: skrafl elo --games games.csv --out output/elo/2024-05-01 --state output/elo/2024-04-30 "
@@ -25,7 +27,7 @@ EPILOG = (
 
 def elo(
     games: Path = typer.Option(..., "--games", "-g", help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (written atomically; replaced if it exists)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent)."),
     state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default) or ordspill (start 1000)."),
     k: Optional[int] = typer.Option(None, "--k", help="K for established players (netskrafl 20)."),

@@ -11,9 +11,24 @@ from cli.common import QUIET_OPTION, output_root
 from gamecore.errors import UsageError
 
 
+HELP = (
+    "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the "
+    "bag, totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes "
+    "OUT/games.parquet (one row per file) and OUT/moves.parquet (one row per event); other files in OUT "
+    "are kept.\n\n"
+    "Arguments: FILES... are GCG files, Netskrafl .json game records, or folders searched (recursively) "
+    "for *.gcg and *.json.\n\n"
+    "Exit status: 0 every game ok; 1 some game is not ok (status mismatch or error in games.parquet; "
+    "listed on stderr); 2 usage error, no game file found, or no file readable as a game log (then "
+    "nothing is written)."
+)
+
+
 def replay(
-    files: List[str] = typer.Argument(..., help="GCG files, Netskrafl .json records, or folders holding them."),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet."),
+    files: List[str] = typer.Argument(
+        ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively)."
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet (other files there are kept)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
@@ -21,7 +36,9 @@ def replay(
     strict: bool = typer.Option(False, "--strict", help="Every inconsistency is an error (the GCG error catalogue)."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes."),
     quiet: bool = QUIET_OPTION,
-    export_gcg: Optional[Path] = typer.Option(None, "--export-gcg", help="Also write every replayed game as GCG into this folder."),
+    export_gcg: Optional[Path] = typer.Option(
+        None, "--export-gcg", help="Also write every replayed game as GCG into this folder (a resignation as a final (time) line + #note #resign)."
+    ),
     analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
 ) -> None:
     """Replay game logs on the rules engine: re-score every play, check racks against the bag,
@@ -67,6 +84,6 @@ def replay(
 def register(app: typer.Typer) -> None:
     app.command(
         "replay",
-        help="Replay GCG / Netskrafl game logs, re-check every number, write games.parquet and moves.parquet.",
+        help=HELP,
         epilog="Example: skrafl replay games/ --out output/replay --lang is --workers 2",
     )(replay)

@@ -392,3 +392,47 @@ def test_cli_netskrafl_board_text(tiny_lexicon, tmp_path):
     assert r.returncode == 0, r.stderr
     coord, word, score, placed, leave = r.stdout.splitlines()[1].split("\t")
     assert (score, placed, leave) == ("34", "1", "GN")
+
+
+# ---- robot vocabulary from the built tier; empty rack ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lexicon_with_tier(tiny_lexicon, tmp_path_factory):
+    """A copy of the tiny lexicon with a built ``midlungur`` tier holding only HEY (no play of
+    AEINRST forms it, so the robot may play only two-letter words, netskrafl.md "Robots")."""
+    import shutil
+
+    d = tmp_path_factory.mktemp("tier")
+    lex = d / "en"
+    shutil.copytree(tiny_lexicon, lex)
+    (d / "tier.txt").write_text("hey\n", encoding="utf-8")
+    r = _skrafl("build", "en", "--source", "wordlist", "--input", str(d / "tier.txt"), "--out", str(lex / "midlungur"), "-q")
+    assert r.returncode == 0, r.stderr
+    return lex
+
+
+def test_cli_midlungur_uses_the_built_tier(lexicon_with_tier, tmp_path):
+    b = _board_file(tmp_path, empty())
+    words = set()
+    for seed in range(4):
+        r = _skrafl("best", "--lexicon", str(lexicon_with_tier), "--board", str(b), "--rack", "AEINRST", "-f", "json",
+                    "--robot", "midlungur", "--seed", str(seed))
+        assert r.returncode == 0, r.stderr
+        words |= {row["word"].lower() for row in json.loads(r.stdout)}
+    # Without the tier, the 20 best plays are all seven-letter bingos (4 anagrams × 2 directions × 7 squares).
+    assert words and all(len(w) == 2 for w in words), words
+
+
+def test_cli_amlodi_without_vocabulary_is_one_error(tiny_lexicon, tmp_path):
+    b = _board_file(tmp_path, empty())
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "AEINRST", "--robot", "amlodi")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("skrafl: error: ")
+    assert "--vocabulary" in r.stderr and "skrafl build" in r.stderr
+
+
+def test_cli_empty_rack_is_an_error(tiny_lexicon, tmp_path):
+    b = _board_file(tmp_path, empty())
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "")
+    assert r.returncode == 2 and r.stderr.startswith("skrafl: error: ") and "rack" in r.stderr
