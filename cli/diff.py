@@ -41,10 +41,12 @@ def diff(
 
       skrafl diff old/ru new/ru --out review/ru-2025
     """
+    from pipelines.atomic import check_output_dir
     from pipelines.diff import diff as run, write
 
-    result = run(old, new)
     target = out or output_root() / "diff"
+    check_output_dir(target, replace=False)  # a file, the cwd or a parent: one error before any work
+    result = run(old, new)
     write(result, target)
     if not quiet:
         typer.echo(result.summary, nl=False)

@@ -24,7 +24,9 @@ Tables (Parquet, zstd):
   ``score1``/``score2`` (final scores as the rules compute them, in file order), ``winner``
   (nickname; null for a draw or an unreadable file), ``moves`` (turns: plays, passes, exchanges),
   ``bingos1``/``bingos2``, ``unknown_words`` (sorted words formed that the lexicon lacks; null
-  without a lexicon).
+  without a lexicon); then the game facts (:func:`game_facts`): ``game_id``, ``finished_at``
+  (UTC), ``competition``, ``robot1``/``robot2``; and ``warnings`` (every finding of the game as
+  ``line N: CODE: message``: lenient repairs, warnings, mismatches).
 - ``moves.parquet``, one row per event: ``file``, ``turn`` (1-based event number), ``player``
   (1-based, file order), ``kind`` (see :mod:`gamecore.gamelog`), ``coord`` (GCG notation),
   ``word`` (main word with ``.`` for played-through tiles; exchanged or rack tiles for exchanges

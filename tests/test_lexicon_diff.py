@@ -78,3 +78,19 @@ def test_same_build_no_changes(builds):
 def test_not_a_lexicon_folder(builds, tmp_path):
     r = run_skrafl("diff", str(tmp_path), str(builds["old"]), "--out", str(tmp_path / "d"))
     assert r.returncode == 2 and "not a lexicon folder" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_out_that_is_a_file_is_one_error(builds, tmp_path):
+    taken = tmp_path / "taken.parquet"
+    taken.write_bytes(b"keep")
+    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(taken))
+    assert r.returncode == 2 and r.stderr.count("skrafl: error:") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert taken.read_bytes() == b"keep"
+
+
+def test_out_keeps_other_files(builds, tmp_path):
+    out = tmp_path / "review"
+    out.mkdir()
+    (out / "notes.md").write_text("mine")
+    diff(builds["old"], builds["new"], out)
+    assert (out / "notes.md").read_text() == "mine"
