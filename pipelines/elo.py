@@ -306,6 +306,14 @@ def read_games(path: str | Path) -> GamesTable:
             df = df.filter(pl.col("status").cast(pl.String) == "ok")
             if bad:
                 notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
+        if "format" in df.columns:
+            anonymous = df.filter((pl.col("format").cast(pl.String) == "netskrafl") & (pl.col("player1") == "player0")
+                                  & (pl.col("player2") == "player1")).height
+            if anonymous:
+                notes.append(
+                    f"warning: {anonymous} replayed Netskrafl record(s) name no players (the record format has "
+                    "none): they are rated as the seats 'player0' and 'player1'"
+                )
         if "robot2" in df.columns:  # replay numbers its players 1 and 2
             df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
         game_id = pl.col("file")
@@ -1309,7 +1317,9 @@ def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Pa
         raise UsageError("--out must differ from --state (the previous folder is never modified)")
     if games_path is not None:
         games = Path(games_path).resolve()
-        if games == resolved or resolved in games.parents:
+        if games == resolved:
+            raise UsageError(f"--out {out_dir}: is the games table itself; give a new folder (inputs are never modified)")
+        if resolved in games.parents:
             raise UsageError(f"--out {out_dir}: holds the games table {games_path}; give another folder (inputs are never modified)")
 
 

@@ -806,3 +806,10 @@ def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "same name" in res.stderr and "a.gcg" in res.stderr
     assert ratings_of(tmp_path / "out") == {"ann": 1216, "bob": 1184}
+
+
+def test_replayed_netskrafl_records_without_names_are_warned_about(tmp_path):
+    t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
+    # netskrafl.md: a game record has no player names; replay calls the seats player0 and player1.
+    table = elo.read_games(_replay_table(tmp_path / "games.parquet", [_rrow("a.json", "g1", t, "player0", "player1", 300, 200)]))
+    assert any(n.startswith("warning:") and "name no players" in n for n in table.notes)
