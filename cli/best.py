@@ -73,7 +73,7 @@ def best(
     letter; 'leave' is what stays on the rack.
     """
     from gamecore.best import best_plays, leave_text, load_bundle, robot_pick
-    from gamecore.board import parse_board_text, parse_cgp, read_board
+    from gamecore.board import parse_cgp, read_board
     from gamecore.errors import UsageError
     from gamecore.rules import load_rules, rules_for
 

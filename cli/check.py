@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, OutputFormat, emit, output_root, read_items
+from cli.common import OutputFormat, emit, output_root, read_items
 
 
 def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:

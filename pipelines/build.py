@@ -50,7 +50,6 @@ def _lowercase_series(s: Any) -> Any:
     """``s.str.to_lowercase()``, lowercasing only the strings that change (most dictionary forms are
     already lowercase, and polars lowercases non-ASCII text slowly: 4 s for Russian's 5.1 million
     forms, 0.7 s for this)."""
-    import polars as pl
 
     mask = s.str.contains(r"\p{Changes_When_Lowercased}").fill_null(False)
     if not mask.any():
@@ -69,7 +68,6 @@ def lowercase_expr(column: str = "form") -> Any:
 def word_expr(recipe: Recipe, lower: Any = None) -> Any:
     """Polars expression: the lexicon key of an entry (``form`` lowercased, then folded).
     ``lower``: an expression already holding the lowercased form (default: computed here)."""
-    import polars as pl
 
     expr = lowercase_expr("form") if lower is None else lower
     if recipe.fold:
@@ -163,7 +161,6 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     """
     import marisa_trie
     import polars as pl
-    import pyarrow.parquet as pq
 
     out_dir.mkdir(parents=True, exist_ok=True)
     letters = set(recipe.alphabet)
@@ -300,7 +297,6 @@ def _write_rejected(dropped: Any, entries: Any, details: list[str], path: Path, 
     of about ``chunk`` entries at a time (read from the Parquet file by position), so a tier that
     drops most of the source never holds all its details in memory. Row groups are cut the same way
     every run: the file's bytes depend only on its content."""
-    import polars as pl
     import pyarrow.parquet as pq
 
     columns = ["word", *details[:1], "rule", *details[1:], "row"]

@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from gamecore.errors import DataError, SkraflError, UsageError
+from gamecore.errors import DataError, UsageError
 
 LISTS: tuple[str, ...] = ("all", "human", "competition")
 """The three rating lists, in output order (netskrafl.md "Three parallel ratings")."""

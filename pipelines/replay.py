@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import os
 import sys
 from collections import Counter
 from dataclasses import dataclass
