@@ -232,8 +232,8 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     del dropped
     lap("rejected")
 
-    (out_dir / "words.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
     word_list = words.to_list()
+    (out_dir / "words.txt").write_text("\n".join(word_list) + "\n", encoding="utf-8")
     marisa_trie.Trie(word_list).save(str(out_dir / "lexicon.marisa"))
     lap("marisa")
     kwg_written = _write_kwg(word_list, recipe, out_dir)
@@ -307,7 +307,8 @@ def _write_rejected(dropped: Any, entries: Any, details: list[str], path: Path, 
             lo = part["_entry"][0] if part.height else 0
             hi = part["_entry"][-1] + 1 if part.height else 0
             source = entries.slice(lo, hi - lo).with_row_index("_entry", offset=lo).select("_entry", *details, "row")
-            table = part.lazy().join(source, on="_entry", how="left").sort("_entry").select(columns).collect().to_arrow()
+            # one chunk per column: Parquet pages follow Arrow chunks, which depend on threading
+            table = part.lazy().join(source, on="_entry", how="left").sort("_entry").select(columns).collect().rechunk().to_arrow()
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema, compression="zstd", write_statistics=False)
             writer.write_table(table, row_group_size=1 << 18)
