@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
+from lexicon_sources.readers._common import file_version
 from lexicon_sources.readers.bin_schema import INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
 
 SCHEMA = schema
@@ -41,11 +42,7 @@ def sniff(path: Path) -> str:
 
 def version(path: Path | None) -> str:
     """The file name, size and modification date (the dumps carry no version inside)."""
-    import datetime
-
-    st = Path(path).stat()
-    day = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).date().isoformat()
-    return f"{Path(path).name} ({st.st_size} bytes, {day})"
+    return file_version(Path(path))
 
 
 def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> Iterator[Any]:

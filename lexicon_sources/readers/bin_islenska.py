@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import UsageError
+from lexicon_sources.readers._common import dist_versions
 from lexicon_sources.readers.bin_schema import BatchBuilder, schema
 
 NAME = "islenska"
@@ -32,15 +33,7 @@ def _bin() -> Any:
 
 def version(path: Path | None = None) -> str:
     """``islenska X / islenska-data Y``, from the installed distributions."""
-    from importlib.metadata import PackageNotFoundError, version as dist_version
-
-    parts = []
-    for dist in ("islenska", "islenska-data"):
-        try:
-            parts.append(f"{dist} {dist_version(dist)}")
-        except PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    return " / ".join(parts)
+    return dist_versions("islenska", "islenska-data")
 
 
 CHUNK = 10_000  # lemma ids per work unit

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
+from lexicon_sources.readers._common import file_version
 
 NAME = "wordlist"
 
@@ -24,11 +25,8 @@ def SCHEMA() -> Any:
 
 
 def version(path: Path | None) -> str:
-    import datetime
-
-    st = Path(path).stat()
-    day = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).date().isoformat()
-    return f"{Path(path).name} ({st.st_size} bytes, {day})"
+    """The list's file name, size and modification date."""
+    return file_version(Path(path))
 
 
 def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
