@@ -69,6 +69,12 @@ _CUMUL = re.compile(r"^-?\d+$")
 _PAREN = re.compile(r"^\((.*)\)$")
 _SIMPLE_RACK = re.compile(r"^(?:[^\W\d_]|\?)*$")  # letters (any script) and '?', no brackets
 _SIMPLE_WORD = re.compile(r"^(?:[^\W\d_]|\.)+$")  # letters and '.', no brackets or parentheses
+# the common event line, a tile placement in its plainest form: >nick: [RACK] COORD WORD +SCORE CUM
+# [extra] with one character per tile, ASCII digits and no "+-"; anything else takes the general path
+_PLAIN_PLAY = re.compile(
+    r">([^:]*):\s+(?:((?:[^\W\d_]|\?)+)\s+)?(?:([0-9]+)([A-Za-z]+)|([A-Za-z]+)([0-9]+))\s+((?:[^\W\d_]|\.)+)"
+    r"\s+([+-]?)([0-9]+)\s+(-?[0-9]+)(?:\s+(.*))?"
+)
 
 
 def column_index(letters: str) -> int:
@@ -173,6 +179,8 @@ class _Parser:
         self.in_note = False
         self.last_racks_seen = False
         self.mojibake = False
+        # plain play lines may take the fast path (one character per tile, bounds checked later)
+        self.plain = not multi and board_size is None
 
     # -- faults ---------------------------------------------------------------------------------
     def fault(self, code: str, message: str, line: int | None) -> None:
@@ -342,6 +350,12 @@ class _Parser:
 
     def event(self, text: str, lineno: int) -> None:
         g = self.game
+        if self.plain:
+            m = _PLAIN_PLAY.fullmatch(text)
+            if m is not None and not self.last_racks_seen and len(g.players) >= 2:
+                self.in_note = False
+                self.plain_play(m, lineno)
+                return
         self.in_note = False
         if self.last_racks_seen:
             self.fault("EVENT_AFTER_LAST_RACK", "event after #rack1/#rack2 (those end an unfinished game)", lineno)
@@ -358,6 +372,24 @@ class _Parser:
         ev = self.parse_event(toks, player, lineno)
         self.check_context(ev, lineno)
         g.events.append(ev)
+
+    def plain_play(self, m: re.Match, lineno: int) -> None:
+        """A tile placement matched by ``_PLAIN_PLAY``: the same event as :meth:`parse_event`
+        gives for it, without splitting and testing the tokens one by one."""
+        nick, rack, row_a, col_a, col_d, row_d, word, sign, score, cum, extra = m.groups()
+        nick = nick.strip()
+        if not nick:
+            raise self.error("NO_MATCHING_TOKEN", "event line without a nickname", lineno)
+        player = self.player_index(nick, lineno)
+        if row_a is not None:
+            row, col, across = int(row_a) - 1, column_index(col_a), True
+        else:
+            row, col, across = int(row_d) - 1, column_index(col_d), False
+        self.game.events.append(Event(
+            "play", player, rack=list(rack) if rack is not None else None, coord=format_coordinate(row, col, across),
+            row=row, col=col, across=across, word=list(word), score=-int(score) if sign == "-" else int(score),
+            cumulative=int(cum), line=lineno, extra=" ".join(extra.split()) if extra else "",
+        ))
 
     def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
         if not toks:
@@ -541,6 +573,7 @@ def parse_gcg_text(text: str, *, path: str | None = None, strict: bool = False, 
     """Parse GCG text already decoded. See :func:`read_gcg` for the arguments."""
     p = _Parser(path, strict, board_size, multi)
     p.mojibake = mojibake
+    p.plain = p.plain and not mojibake
     if warnings:
         p.game.warnings.extend(warnings)
     p.game.encoding = encoding

@@ -1,8 +1,8 @@
 """Replay game logs on the rules engine and write the results as tables (issue 4).
 
 ``replay_game`` replays one :class:`~gamecore.gamelog.Game` (GCG or Netskrafl record) move by move on
-a :class:`~gamecore.board.Board`: every tile play is re-scored by :mod:`gamecore.play` (the game
-core's scorer), tiles are checked against the recorded racks and the unseen pool (bag), the
+a replay board (:mod:`gamecore.replay_board`: every tile play is checked and re-scored by the
+compiled scorer, and an illegal one gets its reason from :mod:`gamecore.play`, the oracle), tiles are checked against the recorded racks and the unseen pool (bag), the
 cumulative totals, end-of-game adjustments (rules.md "Differences": 2× opponent's rack, or 1× plus
 the opponent's penalty line in the older GCG style; −own rack after six scoreless turns; Netskrafl:
 never below 0, resigner gets 0), challenge bonuses and withdrawn phonies are recomputed, and each
@@ -57,12 +57,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamecore.board import Board
+from gamecore.coords import parse_gcg
 from gamecore.errors import SkraflError, UsageError
 from gamecore.gamelog import Event, Finding, Game, GameLogError
-from gamecore.play import IllegalPlay, Placement, parse_play, validate_placements
-
-_make_tuple = tuple.__new__  # _make_tuple(Placement, (...)): a named tuple without its Python-level __new__
+from gamecore.play import IllegalPlay
+from gamecore.replay_board import replay_board
 
 GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words",
                 "game_id", "finished_at", "competition", "robot1", "robot2", "warnings")
@@ -240,14 +239,22 @@ class GameResult:
             rows = [tuple(r.values()) for r in self._rows]
         return _unpickle_result, (self.game_row, keys, rows, self.findings, self.gcg)
 
+    @classmethod
+    def packed(cls, game_row: dict, keys: tuple[str, ...], rows: list[tuple], findings: list[Finding], gcg: str | None) -> "GameResult":
+        """A result whose move rows are value tuples under ``keys``."""
+        res = cls(game_row, None, findings, gcg)
+        res._rows, res._packed = None, (keys, rows)
+        return res
+
     def __repr__(self) -> str:
         return f"GameResult({self.game_row!r}, {self.event_count} move rows, {len(self.findings)} findings)"
 
 
 def _unpickle_result(game_row: dict, keys: tuple, rows: list[tuple], findings: list, gcg: str | None) -> GameResult:
-    res = GameResult(game_row, None, findings, gcg)
-    res._rows, res._packed = None, (keys, rows)
-    return res
+    return GameResult.packed(game_row, keys, rows, findings, gcg)
+
+
+_NO_BEST = {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
 
 
 def _value(ts, tiles, rules) -> int:
@@ -293,7 +300,7 @@ class _Replayer:
         self.analyze = analyze
         self.ts = rules.tiles()
         self.layout = rules.layout()
-        self.board = Board(self.layout, self.ts)
+        self.pboard = replay_board(rules)
         self.n = max(2, len(game.players))
         self.unseen = Counter(self.ts.counts)
         self.unseen["?"] = self.ts.blanks
@@ -316,16 +323,15 @@ class _Replayer:
         self.last_play: dict | None = None
         self.findings: list[Finding] = []
         self.mismatch = False
-        self.rows: list[dict] = []
+        self.rows: list[tuple] = []
+        self.row_keys = MOVE_COLUMNS + (ANALYZE_COLUMNS if analyze else ())
         self.bingos = [0] * self.n
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
         self.bingo_min = rules.bingo_min_tiles
-        # the tile-set label of each rack token and the (label, blank) of each word token seen so
-        # far, with whether the tile set has it (a game uses a few dozen distinct tokens; the
-        # checks run once per token)
+        # the tile-set label of each rack token seen so far (a game uses a few dozen distinct
+        # tokens; the check runs once per token)
         self.rack_labels: dict[str, str] = {}
-        self.word_tiles: dict[str, tuple[str, bool, bool]] = {}
 
     # -- faults -----------------------------------------------------------------------------------
     def fault(self, code: str, msg: str, ev: Event | None, *, kind: str = "mismatch") -> None:
@@ -343,23 +349,12 @@ class _Replayer:
 
     # -- rows ---------------------------------------------------------------------------------------
     def row(self, ev: Event, kind: str, *, coord=None, word=None, placed=0, computed=None, bingo=False, words=None, unknown=None, best=None):
-        r = {
-            "file": self.game.path,
-            "turn": len(self.rows) + 1,
-            "player": ev.player + 1,
-            "kind": kind,
-            "coord": coord,
-            "word": word,
-            "tiles_placed": placed,
-            "score_recorded": ev.score,
-            "score_computed": computed,
-            "cumulative": self.computed[ev.player],
-            "bingo": bingo,
-            "words_formed": list(words) if words is not None else None,
-            "unknown": (list(unknown) if unknown is not None else None),
-        }
+        """Add the event's ``moves.parquet`` row (a tuple in :attr:`row_keys` order)."""
+        r = (self.game.path, len(self.rows) + 1, ev.player + 1, kind, coord, word, placed, ev.score, computed,
+             self.computed[ev.player], bingo, list(words) if words is not None else None, unknown)
         if self.analyze:
-            r.update(best or {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None})
+            b = best or _NO_BEST
+            r += (b["best_coord"], b["best_word"], b["best_score"], b["points_lost"])
         self.rows.append(r)
 
     # -- checks shared by events ------------------------------------------------------------------
@@ -372,24 +367,29 @@ class _Replayer:
         """The event's rack as tile-set labels (``?`` blank), checked against the unseen pool."""
         if ev.rack is None:
             return None
-        labels = self.rack_labels
-        rack = []
-        for t in ev.rack:
-            lab = labels.get(t)
-            if lab is None:
-                lab = t if t == "?" else t.upper().strip("[]")
-                if lab != "?" and not self.ts.has(lab):
-                    self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
-                labels[t] = lab
-            rack.append(lab)
+        try:
+            rack = list(map(self.rack_labels.__getitem__, ev.rack))
+        except KeyError:
+            rack = [self.rack_label(t, ev) for t in ev.rack]
         if not self.fits_unseen(rack):
             self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
         return rack
 
+    def rack_label(self, t: str, ev: Event) -> str:
+        """The tile-set label of a rack token (``?`` blank), remembered; an error when the tile set
+        has no such tile."""
+        lab = self.rack_labels.get(t)
+        if lab is None:
+            lab = t if t == "?" else t.upper().strip("[]")
+            if lab != "?" and not self.ts.has(lab):
+                self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
+            self.rack_labels[t] = lab
+        return lab
+
     def fits_unseen(self, tiles: list[str]) -> bool:
         """Whether ``tiles`` can all be unseen at once (tile set minus the tiles on the board)."""
         unseen = self.unseen
-        for t in set(tiles):
+        for t in tiles:
             if unseen.get(t, 0) < tiles.count(t):
                 return False
         return True
@@ -430,18 +430,19 @@ class _Replayer:
 
     # -- events -----------------------------------------------------------------------------------------
     def play(self, ev: Event) -> None:
-        self.after_move_over_check(ev)
+        if self.over is not None:
+            self.after_move_over_check(ev)
         self.check_turn(ev)
         p = ev.player
         rack = self.check_rack(ev)
-        word = "".join(ev.word or [])
+        position = self.pboard.position() if self.analyze else None
+        word = "".join(ev.word or ())
         try:
             if ev.row is not None and ev.word:
-                placements = self.placements(ev, word)
-                across = ev.across
+                row, col, across = ev.row, ev.col, ev.across
             else:
-                placements, across, _, _ = parse_play(self.board, ev.coord, word)
-            sp = validate_placements(self.board, placements, None, None, self.rules, across=across)
+                row, col, across = parse_gcg(ev.coord or "", self.layout.size)
+            score, used, words, text = self.pboard.play(row, col, across, ev.word or (), ev.through)
         except IllegalPlay as exc:
             code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
             self.fault(code, f"{ev.coord} {word}: {exc.message} ({exc.code})", ev, kind="error")
@@ -449,7 +450,7 @@ class _Replayer:
         except SkraflError as exc:
             self.fault("COORDINATE_OUT_OF_BOUNDS", f"{ev.coord} {word}: {exc.message}", ev, kind="error")
             return
-        used = ["?" if pl.blank else pl.label for pl in placements]
+        placed = len(used)
         kept = None
         if rack is not None:
             kept = _take(rack, used)
@@ -459,89 +460,43 @@ class _Replayer:
                 for u in used:
                     if u in kept:
                         kept.remove(u)
-        if len(placements) > self.holds[p]:
-            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} places {len(placements)} tiles but {self.nick(p)} holds only {self.holds[p]}", ev)
-        best = self.best(ev, rack, sp.score) if self.analyze else None
-        if ev.score is not None and ev.score != sp.score:
-            self.fault("PLAY_SCORE_INCORRECT", f"{ev.coord} {word} scores {sp.score}, recorded {ev.score:+d}", ev)
+        if placed > self.holds[p]:
+            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} places {placed} tiles but {self.nick(p)} holds only {self.holds[p]}", ev)
+        best = self.best(ev, rack, score, position) if self.analyze else None
+        if ev.score is not None and ev.score != score:
+            self.fault("PLAY_SCORE_INCORRECT", f"{ev.coord} {word} scores {score}, recorded {ev.score:+d}", ev)
         unknown = None
         if self.lexicon is not None:
-            unknown = [w for w in sp.words if w not in self.lexicon]
+            unknown = [w for w in words if w not in self.lexicon]
             self.unknown.update(unknown)
-        place, unseen = self.board.place, self.unseen
-        for pl in placements:
-            place(pl.row, pl.col, pl.label, pl.blank)
-            unseen["?" if pl.blank else pl.label] -= 1
-        drawn = self.draw(p, len(placements))
-        self.computed[p] += sp.score
+        unseen = self.unseen
+        for u in used:
+            unseen[u] -= 1
+        drawn = self.draw(p, placed)
+        self.computed[p] += score
         self.check_cumulative(ev)
         if kept is not None:
             self.check_after(ev, kept)
-        bingo = len(placements) >= self.bingo_min
+        bingo = placed >= self.bingo_min
         if bingo:
             self.bingos[p] += 1
-        self.last_play = {"player": p, "placements": placements, "score": sp.score, "recorded": ev.score, "drawn": drawn, "zeros": self.zeros, "event": ev, "bingo": bingo, "over": self.over}
+        self.last_play = {"player": p, "used": used, "score": score, "recorded": ev.score, "drawn": drawn, "zeros": self.zeros, "event": ev, "bingo": bingo, "over": self.over}
         self.zeros = 0
         if self.holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
-        ev_norm = sp.word_text(".")
-        self.row(ev, "play", coord=ev.coord, word=ev_norm, placed=len(placements), computed=sp.score, bingo=bingo, words=sp.words, unknown=unknown, best=best)
+        self.row(ev, "play", coord=ev.coord, word=text, placed=placed, computed=score, bingo=bingo, words=words, unknown=unknown, best=best)
         if self.export:
-            self.export_word[id(ev)] = _split_norm(ev_norm)
+            self.export_word[id(ev)] = _split_norm(text)
 
-    def placements(self, ev: Event, word: str) -> list:
-        """The new tiles of a play from the event's tiles: a square already occupied must hold the
-        same letter (``.`` stands for it; gcg.md §5), and the word must not continue into tiles
-        beyond its ends (the same checks as :func:`gamecore.play.parse_play`, without re-reading
-        the text). Raises :class:`gamecore.play.IllegalPlay`."""
-        board = self.board
-        squares = board.squares
-        size = board.size
-        dr, dc = (0, 1) if ev.across else (1, 0)
-        r, c = ev.row, ev.col
-        known = self.word_tiles
-        tokens = ev.word
-        # the tokens that fall on the board (checked in order; the first one off it is an error)
-        on_board = min(len(tokens), size - (c if ev.across else r)) if (0 <= r < size and 0 <= c < size) else 0
-        out = []
-        for i in range(len(tokens)):
-            if i == on_board:
-                raise IllegalPlay("off_board", f"the word runs off the {size}x{size} board")
-            tok = tokens[i]
-            existing = squares[r][c]
-            if tok == ".":
-                if existing is None:
-                    raise IllegalPlay("empty_through", f"'.' at {_square(r, c)} marks a board tile, but the square is empty")
-            else:
-                tile = known.get(tok)
-                if tile is None:
-                    up = tok.upper()
-                    label = up[1:-1] if up.startswith("[") else up
-                    tile = known[tok] = (label, tok != up, self.ts.has(label))
-                label = tile[0]
-                if existing is not None:
-                    if existing.label != label:
-                        raise IllegalPlay("mismatch", f"square {_square(r, c)} holds {existing.label}, not {label}")
-                elif i in ev.through:
-                    raise IllegalPlay("empty_through", f"({tok}) at {_square(r, c)} marks a board tile, but the square is empty")
-                else:
-                    if not tile[2]:
-                        raise IllegalPlay("unknown_letter", f"{tok!r} is not a letter of tile set {self.ts.name}")
-                    out.append(_make_tuple(Placement, (r, c, label, tile[1])))
-            r, c = r + dr, c + dc
-        if board.occupied(ev.row - dr, ev.col - dc) or board.occupied(r, c):
-            raise IllegalPlay("not_whole_word", "the word continues into tiles on the board; give the whole word")
-        return out
-
-    def best(self, ev: Event, rack, score: int) -> dict | None:
+    def best(self, ev: Event, rack, score: int, position) -> dict | None:
         """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
-        empty = {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
+        empty = _NO_BEST
         if rack is None or self.bundle is None or len(rack) < len(ev.rack or ()):
             return empty
         from gamecore.best import best_plays
 
         try:
-            plays = best_plays(self.board, rack, self.bundle, self.rules)
+            plays = best_plays(position, rack, self.bundle, self.rules)
         except SkraflError:
             return empty
         if not plays:
@@ -558,10 +513,10 @@ class _Replayer:
         if lp["player"] != p:
             self.fault("INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(lp['player'])}'s play", ev, kind="error")
             return
-        for pl in lp["placements"]:
-            self.board.squares[pl.row][pl.col] = None
-            self.unseen["?" if pl.blank else pl.label] += 1
-        k = len(lp["placements"])
+        self.pboard.undo()
+        for u in lp["used"]:
+            self.unseen[u] += 1
+        k = len(lp["used"])
         self.holds[p] += k - lp["drawn"]
         self.bag_n += lp["drawn"]
         self.computed[p] -= lp["score"]
@@ -780,12 +735,6 @@ class _Replayer:
                     self.fault("FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None)
 
 
-def _square(r: int, c: int) -> str:
-    from gamecore.gcg import column_letters
-
-    return f"{column_letters(c)}{r + 1}"
-
-
 def _split_norm(word: str) -> list[str]:
     from gamecore.gamelog import split_tiles
 
@@ -855,7 +804,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         "score1": scores[0],
         "score2": scores[1] if len(scores) > 1 else None,
         "winner": _winner(game, scores),
-        "moves": sum(1 for r in rep.rows if r["kind"] in ("play", "pass", "exchange")),
+        "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
         "bingos1": rep.bingos[0],
         "bingos2": rep.bingos[1] if len(rep.bingos) > 1 else None,
         "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
@@ -866,7 +815,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         from gamecore.gcg import write_gcg
 
         gcg_text = write_gcg(export_game(game, rep))
-    return GameResult(row, rep.rows, findings, gcg_text)
+    return GameResult.packed(row, rep.row_keys, rep.rows, findings, gcg_text)
 
 
 def _timestamp(text) -> "dt.datetime | None":
@@ -1055,7 +1004,12 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
 
     With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
     parent before the workers start, files sent in runs of up to 64 and results sent back as
-    value tuples (see :class:`GameResult`)."""
+    value tuples (see :class:`GameResult`).
+
+    The results a caller keeps pile up (a nightly batch keeps thousands), and the cycle collector
+    would rescan that pile again and again (a third of the replay time). So, as each result is
+    handed over, everything alive is frozen (``gc.freeze``: out of the collector's sight, still
+    freed by reference counting), and unfrozen at the end (no cycle is leaked)."""
     tq = None
     if progress:
         from tqdm import tqdm
@@ -1064,10 +1018,16 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
     try:
         if workers <= 1 or len(files) < 2:
             _lexicon(opts)
-            for f in files:
-                yield replay_file(f, opts)
-                if tq:
-                    tq.update(1)
+            gc.freeze()
+            try:
+                for f in files:
+                    res = replay_file(f, opts)
+                    gc.freeze()
+                    yield res
+                    if tq:
+                        tq.update(1)
+            finally:
+                gc.unfreeze()
         else:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -1083,6 +1043,7 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
             try:
                 with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=_pool_context()) as pool:
                     for batch in pool.map(_replay_batch, runs):
+                        gc.freeze()
                         for res in batch:
                             yield res
                         if tq:
@@ -1189,7 +1150,7 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
     write_tables(results, out_dir, opts.analyze)
     if export_dir is not None:
         write_exports(results, export_dir)
-    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(len(r.move_rows) for r in results),
+    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(r.event_count for r in results),
                "warnings": sum(1 for r in results if r.game_row["status"] == "ok" and r.findings)}
     for r in results:
         summary[r.game_row["status"]] += 1
