@@ -81,7 +81,7 @@ class Player:
     name: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """One event line of a game log.
 

@@ -77,6 +77,10 @@ _PLAIN_PLAY = re.compile(
 )
 
 
+_COLUMNS = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")} | {ch: i for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")}
+"""One-letter GCG columns → 0-based index (see :func:`column_index`)."""
+
+
 def column_index(letters: str) -> int:
     """0-based column of GCG column letters (``A`` = 0; ``AA`` = 26 for boards wider than 26)."""
     n = 0
@@ -175,6 +179,7 @@ class _Parser:
         self.multi = multi
         self.game = Game(format="gcg", path=path)
         self.player_numbers: dict[int, int] = {}  # GCG number -> index
+        self.nicks: dict[str, int] = {}  # nickname -> index, for nicknames used by one player
         self.seen_pragmas: set[str] = set()
         self.in_note = False
         self.last_racks_seen = False
@@ -300,6 +305,8 @@ class _Parser:
                 self.fault("DUPLICATE_NAMES", f"full name {name!r} used by two players", lineno)
         self.player_numbers[number] = len(g.players)
         g.players.append(Player(nick, name))
+        nicks = [p.nick for p in g.players]
+        self.nicks = {n: i for i, n in enumerate(nicks) if nicks.count(n) == 1}
 
     def note(self, text: str, lineno: int) -> None:
         g = self.game
@@ -380,11 +387,15 @@ class _Parser:
         nick = nick.strip()
         if not nick:
             raise self.error("NO_MATCHING_TOKEN", "event line without a nickname", lineno)
-        player = self.player_index(nick, lineno)
-        if row_a is not None:
-            row, col, across = int(row_a) - 1, column_index(col_a), True
-        else:
-            row, col, across = int(row_d) - 1, column_index(col_d), False
+        player = self.nicks.get(nick)
+        if player is None:
+            player = self.player_index(nick, lineno)
+        across = row_a is not None
+        letters = col_a if across else col_d
+        col = _COLUMNS.get(letters)
+        if col is None:
+            col = column_index(letters)
+        row = int(row_a if across else row_d) - 1
         self.game.events.append(Event(
             "play", player, rack=list(rack) if rack is not None else None, coord=format_coordinate(row, col, across),
             row=row, col=col, across=across, word=list(word), score=-int(score) if sign == "-" else int(score),

@@ -32,6 +32,9 @@ _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
 
 def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl tiles → model tiles: ``b?ógar`` → ``B o G A R`` (blank lowercase)."""
+    up = text.upper()
+    if len(up) == len(text) and up.isalpha():
+        return list(up)  # no blank: one letter per tile
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -51,6 +54,9 @@ def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
 
 def _rack(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl rack → model rack (uppercase letters, ``?`` = blank)."""
+    up = text.upper()
+    if len(up) == len(text) and (not up or up.replace("?", "").isalpha() or up.strip("?") == ""):
+        return list(up)  # letters and blanks, one character per tile
     out = []
     for ch in text:
         if ch == "?":

@@ -1,13 +1,14 @@
 """Replay game logs on the rules engine and write the results as tables (issue 4).
 
 ``replay_game`` replays one :class:`~gamecore.gamelog.Game` (GCG or Netskrafl record) move by move on
-a replay board (:mod:`gamecore.replay_board`: every tile play is checked and re-scored by the
-compiled scorer, and an illegal one gets its reason from :mod:`gamecore.play`, the oracle), tiles are checked against the recorded racks and the unseen pool (bag), the
-cumulative totals, end-of-game adjustments (rules.md "Differences": 2× opponent's rack, or 1× plus
-the opponent's penalty line in the older GCG style; −own rack after six scoreless turns; Netskrafl:
-never below 0, resigner gets 0), challenge bonuses and withdrawn phonies are recomputed, and each
-word formed is looked up in the lexicon when one is given (an unknown word is a finding about the
-lexicon, not a game error).
+a replay board (:mod:`gamecore.replay_board`): every tile play is checked and re-scored by the
+compiled scorer, and an illegal one gets its reason from :mod:`gamecore.play`, the oracle. Tiles
+are checked against the recorded racks and the unseen pool (bag), the cumulative totals,
+end-of-game adjustments (rules.md "Differences": 2× opponent's rack, or 1× plus the opponent's
+penalty line in the older GCG style; −own rack after six scoreless turns; Netskrafl: never below 0,
+resigner gets 0), challenge bonuses and withdrawn phonies are recomputed, and each word formed is
+looked up in the lexicon when one is given (an unknown word is a finding about the lexicon, not a
+game error).
 
 Status of a game: ``ok`` (every recorded number reproduced), ``mismatch`` (read and replayed but a
 recorded number or rack differs from the rules), ``error`` (cannot be read, or an illegal play).
@@ -52,8 +53,9 @@ from __future__ import annotations
 
 import copy
 import gc
+import os
 import sys
-from collections import Counter
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,7 +111,7 @@ def _guess_distribution(game: Game, strict: bool) -> str:
 
     if strict:
         return "english"
-    text = "".join("".join(ev.rack or ()) + "".join(ev.word or ()) + "".join(ev.tiles or ()) for ev in game.events)
+    text = "".join(chain.from_iterable([seq for ev in game.events for seq in (ev.rack, ev.word, ev.tiles) if seq]))
     if text.isascii():
         return "english"  # every ASCII letter is an English tile
     letters = {t.upper().strip("[]") for t in set(text)} - {"?", ".", "", "[", "]"}
@@ -254,6 +256,9 @@ def _unpickle_result(game_row: dict, keys: tuple, rows: list[tuple], findings: l
     return GameResult.packed(game_row, keys, rows, findings, gcg)
 
 
+_RACK_LABELS: dict[object, dict[str, str]] = {}
+"""Tile set → rack token → label (see ``_Replayer.rack_label``)."""
+
 _NO_BEST = {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
 
 
@@ -302,9 +307,9 @@ class _Replayer:
         self.layout = rules.layout()
         self.pboard = replay_board(rules)
         self.n = max(2, len(game.players))
-        self.unseen = Counter(self.ts.counts)
+        self.unseen = dict(self.ts.counts)  # label (``?`` blank) → tiles not yet on the board
         self.unseen["?"] = self.ts.blanks
-        self.bag_n = self.ts.total
+        self.bag_n = sum(self.unseen.values())
         self.holds = [0] * self.n
         for p in range(self.n):
             d = min(rules.rack_size, self.bag_n)
@@ -320,7 +325,9 @@ class _Replayer:
         self.one_x = False
         self.done_adjust: set[int] = set()
         self.time_done: set[int] = set()
-        self.last_play: dict | None = None
+        # the last tile play, for a withdrawal or a challenge bonus:
+        # (player, used, score, recorded score, drawn, zeros before, bingo, over before)
+        self.last_play: tuple | None = None
         self.findings: list[Finding] = []
         self.mismatch = False
         self.rows: list[tuple] = []
@@ -329,9 +336,9 @@ class _Replayer:
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
         self.bingo_min = rules.bingo_min_tiles
-        # the tile-set label of each rack token seen so far (a game uses a few dozen distinct
-        # tokens; the check runs once per token)
-        self.rack_labels: dict[str, str] = {}
+        # the tile-set label of each rack token seen so far, shared by the games of a tile set (a
+        # few dozen distinct tokens: the check runs once per token)
+        self.rack_labels: dict[str, str] = _RACK_LABELS.setdefault(self.ts, {})
 
     # -- faults -----------------------------------------------------------------------------------
     def fault(self, code: str, msg: str, ev: Event | None, *, kind: str = "mismatch") -> None:
@@ -371,8 +378,11 @@ class _Replayer:
             rack = list(map(self.rack_labels.__getitem__, ev.rack))
         except KeyError:
             rack = [self.rack_label(t, ev) for t in ev.rack]
-        if not self.fits_unseen(rack):
-            self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
+        unseen = self.unseen
+        for t in rack:
+            if unseen[t] < rack.count(t):
+                self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
+                break
         return rack
 
     def rack_label(self, t: str, ev: Event) -> str:
@@ -383,7 +393,7 @@ class _Replayer:
             lab = t if t == "?" else t.upper().strip("[]")
             if lab != "?" and not self.ts.has(lab):
                 self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
-            self.rack_labels[t] = lab
+            self.rack_labels[t] = lab  # only tiles of the set are remembered
         return lab
 
     def fits_unseen(self, tiles: list[str]) -> bool:
@@ -413,13 +423,6 @@ class _Replayer:
             self.fault("CUMULATIVE_SCORING_ERROR", f"cumulative {ev.cumulative} should be {self.recorded[p]} {ev.score:+d} = {want}", ev)
         self.recorded[p] = ev.cumulative
 
-    def draw(self, p: int, k: int) -> int:
-        self.holds[p] -= k
-        d = min(k, self.bag_n, max(0, self.rules.rack_size - self.holds[p]))
-        self.holds[p] += d
-        self.bag_n -= d
-        return d
-
     def after_move_over_check(self, ev: Event) -> None:
         if self.over is None:
             return
@@ -436,53 +439,59 @@ class _Replayer:
         p = ev.player
         rack = self.check_rack(ev)
         position = self.pboard.position() if self.analyze else None
-        word = "".join(ev.word or ())
         try:
             if ev.row is not None and ev.word:
-                row, col, across = ev.row, ev.col, ev.across
+                score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
             else:
                 row, col, across = parse_gcg(ev.coord or "", self.layout.size)
-            score, used, words, text = self.pboard.play(row, col, across, ev.word or (), ev.through)
+                score, used, words, text = self.pboard.play(row, col, across, ev.word or (), ev.through)
         except IllegalPlay as exc:
             code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
-            self.fault(code, f"{ev.coord} {word}: {exc.message} ({exc.code})", ev, kind="error")
+            self.fault(code, f"{_play_text(ev)}: {exc.message} ({exc.code})", ev, kind="error")
             return
         except SkraflError as exc:
-            self.fault("COORDINATE_OUT_OF_BOUNDS", f"{ev.coord} {word}: {exc.message}", ev, kind="error")
+            self.fault("COORDINATE_OUT_OF_BOUNDS", f"{_play_text(ev)}: {exc.message}", ev, kind="error")
             return
         placed = len(used)
         kept = None
         if rack is not None:
             kept = _take(rack, used)
             if kept is None:
-                self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
+                self.fault("PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
                 kept = list(rack)
                 for u in used:
                     if u in kept:
                         kept.remove(u)
-        if placed > self.holds[p]:
-            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{ev.coord} {word} places {placed} tiles but {self.nick(p)} holds only {self.holds[p]}", ev)
+        holds = self.holds
+        if placed > holds[p]:
+            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} places {placed} tiles but {self.nick(p)} holds only {holds[p]}", ev)
         best = self.best(ev, rack, score, position) if self.analyze else None
         if ev.score is not None and ev.score != score:
-            self.fault("PLAY_SCORE_INCORRECT", f"{ev.coord} {word} scores {score}, recorded {ev.score:+d}", ev)
+            self.fault("PLAY_SCORE_INCORRECT", f"{_play_text(ev)} scores {score}, recorded {ev.score:+d}", ev)
         unknown = None
         if self.lexicon is not None:
-            unknown = [w for w in words if w not in self.lexicon]
-            self.unknown.update(unknown)
+            lexicon = self.lexicon
+            unknown = [w for w in words if w not in lexicon]
+            if unknown:
+                self.unknown.update(unknown)
         unseen = self.unseen
         for u in used:
             unseen[u] -= 1
-        drawn = self.draw(p, placed)
+        # refill from the bag
+        holds[p] -= placed
+        drawn = min(placed, self.bag_n, max(0, self.rules.rack_size - holds[p]))
+        holds[p] += drawn
+        self.bag_n -= drawn
         self.computed[p] += score
         self.check_cumulative(ev)
-        if kept is not None:
+        if kept is not None and ev.rack_after is not None:
             self.check_after(ev, kept)
         bingo = placed >= self.bingo_min
         if bingo:
             self.bingos[p] += 1
-        self.last_play = {"player": p, "used": used, "score": score, "recorded": ev.score, "drawn": drawn, "zeros": self.zeros, "event": ev, "bingo": bingo, "over": self.over}
+        self.last_play = (p, used, score, ev.score, drawn, self.zeros, bingo, self.over)
         self.zeros = 0
-        if self.holds[p] == 0 and self.bag_n == 0 and self.over is None:
+        if holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
         self.row(ev, "play", coord=ev.coord, word=text, placed=placed, computed=score, bingo=bingo, words=words, unknown=unknown, best=best)
         if self.export:
@@ -510,29 +519,29 @@ class _Replayer:
         if lp is None:
             self.fault("PHONY_TILES_RETURNED_WITHOUT_PLAY", "phony withdrawn but there is no play to take back", ev, kind="error")
             return
-        if lp["player"] != p:
-            self.fault("INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(lp['player'])}'s play", ev, kind="error")
+        player, used, score, recorded, drawn, zeros, bingo, over = lp
+        if player != p:
+            self.fault("INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(player)}'s play", ev, kind="error")
             return
         self.pboard.undo()
-        for u in lp["used"]:
+        for u in used:
             self.unseen[u] += 1
-        k = len(lp["used"])
-        self.holds[p] += k - lp["drawn"]
-        self.bag_n += lp["drawn"]
-        self.computed[p] -= lp["score"]
-        if lp["bingo"]:
+        self.holds[p] += len(used) - drawn
+        self.bag_n += drawn
+        self.computed[p] -= score
+        if bingo:
             self.bingos[p] -= 1
-        if lp["recorded"] is not None and ev.score is not None and ev.score != -lp["recorded"]:
-            self.fault("PHONY_SCORE_INCORRECT", f"withdrawal scores {ev.score:+d}, should be -{lp['recorded']} (the withdrawn play)", ev)
-        self.over = lp["over"]
+        if recorded is not None and ev.score is not None and ev.score != -recorded:
+            self.fault("PHONY_SCORE_INCORRECT", f"withdrawal scores {ev.score:+d}, should be -{recorded} (the withdrawn play)", ev)
+        self.over = over
         if self.over is None:
             self.out_player, self.final_pass_ok = None, False
-        self.zeros = lp["zeros"] + (1 if self.game.format == "gcg" else 0)
+        self.zeros = zeros + (1 if self.game.format == "gcg" else 0)
         self.check_cumulative(ev)
         if ev.rack_after is not None:
             self.last_rack_after[p] = ev.rack_after
         self.last_play = None
-        self.row(ev, "withdraw", computed=-lp["score"])
+        self.row(ev, "withdraw", computed=-score)
         self.check_zeros(ev)
 
     def challenge_bonus(self, ev: Event) -> None:
@@ -541,8 +550,8 @@ class _Replayer:
         if lp is None:
             self.fault("CHALLENGE_BONUS_WITHOUT_PLAY", "challenge bonus without a play to challenge", ev, kind="error")
             return
-        if lp["player"] != p:
-            self.fault("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp['player'])}", ev, kind="error")
+        if lp[0] != p:
+            self.fault("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp[0])}", ev, kind="error")
             return
         bonus = self.rules.challenge_bonus or (ev.score or 0)
         if ev.score is not None and ev.score != bonus:
@@ -735,6 +744,11 @@ class _Replayer:
                     self.fault("FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None)
 
 
+def _play_text(ev: Event) -> str:
+    """``COORD WORD`` of a play event, for messages."""
+    return f"{ev.coord} {''.join(ev.word or ())}"
+
+
 def _split_norm(word: str) -> list[str]:
     from gamecore.gamelog import split_tiles
 
@@ -845,13 +859,13 @@ def game_facts(game: Game) -> dict:
         meta = game.meta
         manual = meta["manual"] if "manual" in meta else game.prefs.get("manual")
         return {
-            "game_id": str(game.game_id) if game.game_id is not None else (Path(game.path).name if game.path else None),
+            "game_id": str(game.game_id) if game.game_id is not None else (os.path.basename(game.path) if game.path else None),
             "finished_at": _timestamp(game.pragmas.get("ts_last_move")),
             "competition": bool(manual) if isinstance(manual, bool) else None,
             "robot1": bool(_flag(meta.get("robot0"))),
             "robot2": bool(_flag(meta.get("robot1"))),
         }
-    gid = game.pragmas.get("id") or (Path(game.path).name if game.path else None)
+    gid = game.pragmas.get("id") or (os.path.basename(game.path) if game.path else None)
     return {"game_id": gid, "finished_at": None, "competition": None, "robot1": False, "robot2": False}
 
 
@@ -888,7 +902,8 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
 
     path = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as exc:
         raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
     head = data[:64].lstrip()
