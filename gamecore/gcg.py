@@ -70,13 +70,12 @@ _PAREN = re.compile(r"^\((.*)\)$")
 _SIMPLE_RACK = re.compile(r"^(?:[^\W\d_]|\?)*$")  # letters (any script) and '?', no brackets
 _SIMPLE_WORD = re.compile(r"^(?:[^\W\d_]|\.)+$")  # letters and '.', no brackets or parentheses
 # the common event line, a tile placement in its plainest form: >nick: [RACK] COORD WORD +SCORE CUM
-# [extra] with one character per tile, ASCII digits and no "+-"; anything else takes the general path
+# [extra] with ASCII digits and no "+-"; the rack and word are checked to be one character per tile
+# (letters, '?' in racks, '.' in words) before the fast path takes the line, anything else takes the
+# general path
 _PLAIN_PLAY = re.compile(
-    r">([^:]*):\s+(?:((?:[^\W\d_]|\?)+)\s+)?(?:([0-9]+)([A-Za-z]+)|([A-Za-z]+)([0-9]+))\s+((?:[^\W\d_]|\.)+)"
-    r"\s+([+-]?)([0-9]+)\s+(-?[0-9]+)(?:\s+(.*))?"
+    r">([^:]*):\s+(?:(\S+)\s+)?(?:([0-9]+)([A-Za-z]+)|([A-Za-z]+)([0-9]+))\s+(\S+)\s+([+-]?)([0-9]+)\s+(-?[0-9]+)(?:\s+(.*))?"
 )
-
-
 _COLUMNS = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")} | {ch: i for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")}
 """One-letter GCG columns → 0-based index (see :func:`column_index`)."""
 
@@ -359,9 +358,8 @@ class _Parser:
         g = self.game
         if self.plain:
             m = _PLAIN_PLAY.fullmatch(text)
-            if m is not None and not self.last_racks_seen and len(g.players) >= 2:
+            if m is not None and not self.last_racks_seen and len(g.players) >= 2 and self.plain_play(m, lineno):
                 self.in_note = False
-                self.plain_play(m, lineno)
                 return
         self.in_note = False
         if self.last_racks_seen:
@@ -380,10 +378,19 @@ class _Parser:
         self.check_context(ev, lineno)
         g.events.append(ev)
 
-    def plain_play(self, m: re.Match, lineno: int) -> None:
-        """A tile placement matched by ``_PLAIN_PLAY``: the same event as :meth:`parse_event`
-        gives for it, without splitting and testing the tokens one by one."""
+    def plain_play(self, m: re.Match, lineno: int) -> bool:
+        """A tile placement matched by ``_PLAIN_PLAY`` whose rack and word have one character per
+        tile: add the same event as :meth:`parse_event` gives for it, without splitting and
+        testing the tokens one by one, and return True. Return False (nothing done) for a line
+        the general path must read."""
         nick, rack, row_a, col_a, col_d, row_d, word, sign, score, cum, extra = m.groups()
+        if rack is not None:
+            letters = rack.replace("?", "")
+            if letters and not letters.isalpha():
+                return False
+        letters = word.replace(".", "")
+        if letters and not letters.isalpha():
+            return False
         nick = nick.strip()
         if not nick:
             raise self.error("NO_MATCHING_TOKEN", "event line without a nickname", lineno)
@@ -401,6 +408,7 @@ class _Parser:
             row=row, col=col, across=across, word=list(word), score=-int(score) if sign == "-" else int(score),
             cumulative=int(cum), line=lineno, extra=" ".join(extra.split()) if extra else "",
         ))
+        return True
 
     def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
         if not toks:
@@ -542,26 +550,30 @@ class _Parser:
     def run(self, text: str) -> Game:
         g = self.game
         lines = re.split(r"\r\n|\r|\n", text)
-        if not any(line.strip() for line in lines):
+        if not text.strip():
             raise self.error("GCG_EMPTY", "empty file: no pragmas and no events", None)
+        check_long = len(text) > MAX_LINE  # otherwise no line can be too long
+        check_nul = "\x00" in text
         for lineno, raw in enumerate(lines, 1):
-            if len(raw) > MAX_LINE:
+            if check_long and len(raw) > MAX_LINE:
                 raise self.error("LINE_TOO_LONG", f"line of {len(raw)} characters (more than {MAX_LINE})", lineno)
             line = raw.strip()
             if not line:
                 continue
-            if "\x00" in line:
+            if check_nul and "\x00" in line:
                 raise self.error("NO_MATCHING_TOKEN", "binary data (NUL bytes): not a GCG file", lineno)
-            if line.startswith("#"):
-                self.pragma(line, lineno)
-            elif line.startswith(">"):
+            first = line[0]
+            if first == ">":
                 self.event(line, lineno)
+            elif first == "#":
+                self.pragma(line, lineno)
             elif not self.continuation(raw.rstrip(), lineno):
                 self.fault("NO_MATCHING_TOKEN", f"line {line[:60]!r} is neither a pragma (#) nor an event (>)", lineno)
         if not g.players and not g.events:
             raise self.error("NO_MATCHING_TOKEN", "no #player pragma and no event line: not a GCG file", None)
         for ev in g.events:
-            _resign_from_time(ev)
+            if ev.kind == "time":
+                _resign_from_time(ev)
         return g
 
 

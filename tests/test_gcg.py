@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamecore.gamelog import GameLogError
 from gamecore.gcg import parse_gcg_bytes, parse_gcg_text, read_gcg, write_gcg
@@ -236,3 +238,75 @@ def test_resign_written_as_time_line_with_note_and_read_back():
     # a plain time penalty stays a time penalty
     plain = parse_gcg_text(text.replace("#note #resign\n", ""), strict=True)
     assert plain.events[1].kind == "time"
+
+
+# ---- the fast path for plain play lines against the general path ------------------------------
+
+
+def _parse_both(data: bytes, strict: bool):
+    """The game (or the error) from the reader as it is, and with the fast path switched off."""
+    from unittest import mock
+
+    import gamecore.gcg as gcg
+
+    def outcome():
+        try:
+            return gcg.parse_gcg_bytes(data, path="x.gcg", strict=strict), None
+        except GameLogError as exc:
+            return None, str(exc)
+
+    fast = outcome()
+    init = gcg._Parser.__init__
+
+    def general_only(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.plain = False
+
+    with mock.patch.object(gcg._Parser, "__init__", general_only):
+        general = outcome()
+    return fast, general
+
+
+def test_fast_path_reads_every_file_as_the_general_path(shared, fixtures):
+    files = sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted((fixtures / "gcg").glob("*.gcg"))
+    for path in files:
+        for strict in (False, True):
+            fast, general = _parse_both(path.read_bytes(), strict)
+            assert fast == general, (path.name, strict)
+
+
+# plain values, which the fast path takes, and odd ones (each line has at most one odd part, so
+# both paths are exercised on nearly the same lines)
+_PLAIN = {
+    "nick": ["alice", "bob"],
+    "rack": ["", "AEINRST ", "?EINRST ", "?? ", "ÆÞÐ? "],
+    "coord": ["8D", "D8", "8d", "h8", "08D", "15O"],
+    "word": ["RETSINA", "RE.SINA", "ÞÓR", "..A", "reTSINa"],
+    "score": ["+66", "-66", "66"],
+    "cum": ["66", "-6"],
+    "extra": ["", " RETSINA", "  a   b "],
+}
+_ODD = {
+    "nick": [" alice", "Alice", "carol", ""],
+    "rack": ["A2B ", "8D ", "[CH]A ", "ab² ", "A·B ", "A_B "],
+    "coord": ["16A", "A16", "8", "DD", "８D", "Þ8"],
+    "word": ["re(T)SINA", "R2D2", "A·B", "[CH]AT", "a²", "A_B"],
+    "score": ["+-6", "+٦٦", "+6x", "--6"],
+    "cum": ["6.0", "x", "+6"],
+    "extra": [" ÞÓR ²"],
+}
+
+
+@st.composite
+def _event_lines(draw):
+    odd = draw(st.sampled_from([None, None, *_PLAIN]))
+    p = {k: draw(st.sampled_from((_ODD if k == odd else _PLAIN)[k])) for k in _PLAIN}
+    return f">{p['nick']}: {p['rack']}{p['coord']} {p['word']} {p['score']} {p['cum']}{p['extra']}"
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(_event_lines(), st.booleans())
+def test_fast_path_agrees_with_general_path_on_odd_lines(line, strict):
+    data = ("#character-encoding UTF-8\n#player1 alice Alice\n#player2 bob Bob\n" + line + "\n").encode("utf-8")
+    fast, general = _parse_both(data, strict)
+    assert fast == general, line
