@@ -6,20 +6,23 @@
  * (gamecore/_native.c) on purpose; tests/test_scorer.py checks this file against gamecore.play on
  * random boards and plays.
  *
- * Tokens (bytes, one per square from the start square):
- *   0                 '.': a tile already on the board (any letter; THROUGH may be set too)
+ * A play is given as tokens (strings, one per square from the start square, as in a GCG word) and
+ * the board's token_codes mapping (a dict, or a dict subclass that fills itself in __missing__)
+ * turns each token into a byte:
+ *   0                 '.': a tile already on the board (any letter)
  *   code | BLANK      a tile: code = 1-based letter index of the tile set (1..62), 63 = a letter
  *                     the tile set lacks; BLANK (0x40) = a blank standing for the letter
- *   ... | THROUGH     (0x80) written in parentheses: must be a tile already on the board
+ * Tokens whose index is in `through` (written in parentheses) must be on occupied squares.
  * Board squares hold code | BLANK, or 0 when empty.
  *
- * ScoreBoard.play(row, col, across, tokens) returns, for a legal play, the tuple
- *   (score, placed, words, main_text)
- * score with the bingo bonus; placed = bytes of the new tiles (code | BLANK) in token order; words =
- * every word formed (main word first, then cross words in token order), lowercase; main_text = the
- * main word in GCG notation ('.' for played-through tiles, lowercase blank, [..] around multi-letter
- * labels). The tiles are then on the board. For an illegal play it returns an int > 0 (the caller
- * asks the oracle for the reason) and changes nothing.
+ * ScoreBoard.play(row, col, across, tokens, through) returns, for a legal play, the tuple
+ *   (score, used, words, main_text)
+ * score with the bingo bonus; used = the rack tiles of the new tiles in token order (from the
+ * rack_labels tuple: the label, or '?' for a blank); words = every word formed (main word first,
+ * then cross words in token order), lowercase; main_text = the main word in GCG notation ('.' for
+ * played-through tiles, lowercase blank, [..] around multi-letter labels). The tiles are then on
+ * the board. For an illegal play it returns an int > 0 (the caller asks the oracle for the reason)
+ * and changes nothing.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -57,6 +60,8 @@ typedef struct {
     uint8_t grid[MAXD * MAXD];
     int last[MAXD];      /* squares of the last play (undo) */
     int nlast;
+    PyObject *token_codes; /* token -> byte code (mapping) */
+    PyObject *rack_labels; /* tuple of 128 strings: byte code -> rack tile */
 } ScoreBoard;
 
 static int read_bytes(PyObject *obj, uint8_t *out, Py_ssize_t n, const char *what) {
@@ -88,13 +93,17 @@ static int read_texts(PyObject *seq, Text *out, const char *what) {
 static int ScoreBoard_init(ScoreBoard *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"size", "start", "letter_mult", "word_mult", "blocked", "values", "word_text",
                              "gcg_text", "gcg_blank_text", "blank_scores", "add_word_premiums", "bingo_min",
-                             "bingo_bonus", NULL};
-    PyObject *lmul, *wmul, *blocked, *values, *word, *gcg, *gcg_blank;
+                             "bingo_bonus", "token_codes", "rack_labels", NULL};
+    PyObject *lmul, *wmul, *blocked, *values, *word, *gcg, *gcg_blank, *token_codes, *rack_labels;
     int size, start, blank_scores, add_word, bingo_min, bingo_bonus;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOOOppii", kwlist, &size, &start, &lmul, &wmul, &blocked,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOOOppiiO!O!", kwlist, &size, &start, &lmul, &wmul, &blocked,
                                      &values, &word, &gcg, &gcg_blank, &blank_scores, &add_word, &bingo_min,
-                                     &bingo_bonus))
+                                     &bingo_bonus, &PyDict_Type, &token_codes, &PyTuple_Type, &rack_labels))
         return -1;
+    if (PyTuple_GET_SIZE(rack_labels) != 128) {
+        PyErr_SetString(PyExc_ValueError, "rack_labels: expected a tuple of 128 strings");
+        return -1;
+    }
     if (size < 1 || size > MAXD) {
         PyErr_Format(PyExc_ValueError, "size %d: expected 1..%d", size, MAXD);
         return -1;
@@ -128,7 +137,62 @@ static int ScoreBoard_init(ScoreBoard *self, PyObject *args, PyObject *kwds) {
     self->ntiles = 0;
     self->nlast = 0;
     memset(self->grid, 0, sizeof self->grid);
+    Py_INCREF(token_codes);
+    Py_XSETREF(self->token_codes, token_codes);
+    Py_INCREF(rack_labels);
+    Py_XSETREF(self->rack_labels, rack_labels);
     return 0;
+}
+
+static void ScoreBoard_dealloc(ScoreBoard *self) {
+    Py_XDECREF(self->token_codes);
+    Py_XDECREF(self->rack_labels);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The byte codes of the tokens (THROUGH set for the indexes in `through`); -1 with an exception set
+ * on an error, 1 when there are more tokens than any board row holds. */
+static int token_bytes(ScoreBoard *self, PyObject *tokens, PyObject *through, uint8_t *out, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(tokens, "tokens: expected a sequence of strings");
+    if (!seq) return -1;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    if (*n > MAXD) {
+        Py_DECREF(seq);
+        return 1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *v = PyDict_GetItemWithError(self->token_codes, items[i]); /* borrowed */
+        long code;
+        if (v) {
+            code = PyLong_AsLong(v);
+        } else {
+            if (PyErr_Occurred()) goto fail;
+            v = PyObject_GetItem(self->token_codes, items[i]); /* a dict subclass fills itself in */
+            if (!v) goto fail;
+            code = PyLong_AsLong(v);
+            Py_DECREF(v);
+        }
+        if (code == -1 && PyErr_Occurred()) goto fail;
+        out[i] = (uint8_t)code;
+    }
+    Py_DECREF(seq);
+    if (through != Py_None && PyObject_IsTrue(through)) {
+        PyObject *it = PyObject_GetIter(through), *x;
+        if (!it) return -1;
+        while ((x = PyIter_Next(it))) {
+            Py_ssize_t k = PyLong_AsSsize_t(x);
+            Py_DECREF(x);
+            if (k == -1 && PyErr_Occurred()) break;
+            if (k >= 0 && k < *n) out[k] |= THROUGH;
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) return -1;
+    }
+    return 0;
+fail:
+    Py_DECREF(seq);
+    return -1;
 }
 
 /* The line of tiles through square sq in direction step (1 across, size down), with the new tiles
@@ -238,13 +302,21 @@ static int find_placed(const ScoreBoard *b, int row, int col, int across, const 
 
 static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     int row, col, across;
-    Py_buffer tok;
-    if (!PyArg_ParseTuple(args, "iipy*", &row, &col, &across, &tok)) return NULL;
+    PyObject *tokens, *through = Py_None;
+    if (!PyArg_ParseTuple(args, "iipO|O", &row, &col, &across, &tokens, &through)) return NULL;
+    if (!self->token_codes) {
+        PyErr_SetString(PyExc_RuntimeError, "ScoreBoard not initialised");
+        return NULL;
+    }
+    uint8_t tok[MAXD];
+    Py_ssize_t ntok;
+    int r = token_bytes(self, tokens, through, tok, &ntok);
+    if (r < 0) return NULL;
+    if (r > 0) return PyLong_FromLong(E_OFF_BOARD);
     int placed[MAXD];
     uint8_t codes[MAXD];
     int np, size = self->size;
-    int err = tok.len > MAXD ? E_OFF_BOARD : find_placed(self, row, col, across, tok.buf, tok.len, placed, codes, &np);
-    PyBuffer_Release(&tok);
+    int err = find_placed(self, row, col, across, tok, ntok, placed, codes, &np);
     if (err) return PyLong_FromLong(err);
     /* touching a tile on the board, or the first play covering the start square */
     int touches = 0, covers_start = 0;
@@ -300,19 +372,25 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     int score = 0;
     for (int i = 0; i < nlines; i++) score += lines[i].points;
     if (np >= self->bingo_min) score += self->bingo_bonus;
-    PyObject *words = PyTuple_New(nlines), *placed_b = NULL, *main_text = NULL, *res = NULL;
+    PyObject *words = PyTuple_New(nlines), *used = NULL, *main_text = NULL, *res = NULL;
     if (!words) goto fail;
     for (int i = 0; i < nlines; i++) {
         PyObject *w = line_word(self, lines[i], i == 0 ? main_across : !main_across);
         if (!w) goto fail;
         PyTuple_SET_ITEM(words, i, w);
     }
-    placed_b = PyBytes_FromStringAndSize((const char *)codes, np);
+    used = PyList_New(np);
+    if (!used) goto fail;
+    for (int i = 0; i < np; i++) {
+        PyObject *lab = PyTuple_GET_ITEM(self->rack_labels, codes[i] & 0x7F);
+        Py_INCREF(lab);
+        PyList_SET_ITEM(used, i, lab);
+    }
     main_text = line_gcg(self, lines[0], main_across, isnew);
-    if (!placed_b || !main_text) goto fail;
-    res = Py_BuildValue("(iNNN)", score, placed_b, words, main_text);
+    if (!main_text) goto fail;
+    res = Py_BuildValue("(iNNN)", score, used, words, main_text);
     if (!res) {
-        words = placed_b = main_text = NULL; /* Py_BuildValue "N" steals even on failure */
+        words = used = main_text = NULL; /* Py_BuildValue "N" steals even on failure */
         goto fail;
     }
     self->ntiles += np;
@@ -321,7 +399,7 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     return res;
 fail:
     Py_XDECREF(words);
-    Py_XDECREF(placed_b);
+    Py_XDECREF(used);
     Py_XDECREF(main_text);
     for (int i = 0; i < np; i++) self->grid[placed[i]] = 0;
     return NULL;
@@ -334,15 +412,26 @@ static PyObject *ScoreBoard_undo(ScoreBoard *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *ScoreBoard_copy(ScoreBoard *self, PyObject *unused) {
+    ScoreBoard *c = (ScoreBoard *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
+    if (!c) return NULL;
+    /* everything after the object header: plain data, no references */
+    memcpy((char *)c + sizeof(PyObject), (char *)self + sizeof(PyObject), sizeof(ScoreBoard) - sizeof(PyObject));
+    Py_XINCREF(c->token_codes);
+    Py_XINCREF(c->rack_labels);
+    return (PyObject *)c;
+}
+
 static PyObject *ScoreBoard_grid(ScoreBoard *self, PyObject *unused) {
     return PyBytes_FromStringAndSize((const char *)self->grid, (Py_ssize_t)self->size * self->size);
 }
 
 static PyMethodDef ScoreBoard_methods[] = {
     {"play", (PyCFunction)ScoreBoard_play, METH_VARARGS,
-     "play(row, col, across, tokens) -> (score, placed, words, main_text) for a legal play (its tiles\n"
-     "are then on the board), or an int > 0 for an illegal one (the board is unchanged)."},
+     "play(row, col, across, tokens, through=()) -> (score, used, words, main_text) for a legal play\n"
+     "(its tiles are then on the board), or an int > 0 for an illegal one (the board is unchanged)."},
     {"undo", (PyCFunction)ScoreBoard_undo, METH_NOARGS, "Take the last play's tiles off the board."},
+    {"copy", (PyCFunction)ScoreBoard_copy, METH_NOARGS, "A copy of the board (rules and tiles)."},
     {"grid", (PyCFunction)ScoreBoard_grid, METH_NOARGS,
      "The squares row by row as bytes: 0 empty, else code | 0x40 for a blank."},
     {NULL, NULL, 0, NULL}};
@@ -354,6 +443,7 @@ static PyTypeObject ScoreBoardType = {
     .tp_doc = "A board that checks and scores plays written as in GCG (see the module's source).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)ScoreBoard_init,
+    .tp_dealloc = (destructor)ScoreBoard_dealloc,
     .tp_methods = ScoreBoard_methods,
 };
 

@@ -145,6 +145,7 @@ class Game:
         game_id: the source's game id (Netskrafl ``game_id``).
         meta: other facts of the source about the game, not its moves (Netskrafl top-level
             ``manual`` = competition mode, and ``robot0``/``robot1`` when a record has them).
+        ascii: the source file was all ASCII (then no tile is a letter English lacks).
     """
 
     format: str
@@ -161,6 +162,7 @@ class Game:
     path: str | None = None
     game_id: str | None = None
     meta: dict = field(default_factory=dict)
+    ascii: bool = False
 
     def recorded_totals(self) -> list[int | None]:
         """Each player's last recorded cumulative score (``None`` when a player has no event)."""

@@ -549,7 +549,7 @@ class _Parser:
     # -- driver ---------------------------------------------------------------------------------
     def run(self, text: str) -> Game:
         g = self.game
-        lines = re.split(r"\r\n|\r|\n", text)
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # CRLF, CR or LF (gcg.md §1)
         if not text.strip():
             raise self.error("GCG_EMPTY", "empty file: no pragmas and no events", None)
         check_long = len(text) > MAX_LINE  # otherwise no line can be too long
@@ -637,7 +637,9 @@ def parse_gcg_bytes(data: bytes, *, path: str | None = None, strict: bool = Fals
             warnings.append(Finding("ENCODING_GUESSED", "no #character-encoding header but the bytes are UTF-8: racks and words read as UTF-8, names as ISO-8859-1 (GCG spec)"))
         except UnicodeDecodeError:
             pass
-    return parse_gcg_text(text, path=path, strict=strict, board_size=board_size, multi=multi, encoding=enc, mojibake=mojibake, warnings=warnings)
+    game = parse_gcg_text(text, path=path, strict=strict, board_size=board_size, multi=multi, encoding=enc, mojibake=mojibake, warnings=warnings)
+    game.ascii = data.isascii()
+    return game
 
 
 def read_gcg(path: str | Path, *, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()) -> Game:

@@ -25,7 +25,7 @@ from gamecore.play import IllegalPlay, Placement, validate_placements
 
 PlayResult = tuple  # (score, used, words, main_text): see CompiledBoard.play
 
-_BLANK, _THROUGH, _UNKNOWN = 0x40, 0x80, 63
+_BLANK, _UNKNOWN = 0x40, 63  # byte codes of gamecore._scorer
 _MAX_SIZE, _MAX_LETTERS, _MAX_TEXT = 32, 62, 8
 
 
@@ -82,7 +82,8 @@ class OracleBoard:
 
     def __init__(self, rules):
         self.rules = rules
-        self._board = Board(rules.layout(), rules.tiles())
+        self.tile_set, self.layout = rules.tiles(), rules.layout()
+        self._board = Board(self.layout, self.tile_set)
         self._last: list[Placement] = []
 
     def play(self, row: int, col: int, across: bool, tokens: Sequence[str], through: Sequence[int] = ()) -> PlayResult:
@@ -109,18 +110,17 @@ class CompiledBoard:
     Args:
         rules: a :class:`gamecore.rules.RuleSet` (tile set, board layout, bingo, blank value, word
             premiums).
+    Attributes:
+        rules, tile_set, layout: the rule set, its tile set and its board layout.
     Raises:
         ValueError: the layout or tile set does not fit the compiled board (see
         :func:`replay_board`).
     """
 
     def __init__(self, rules):
-        from gamecore._scorer import ScoreBoard
-
         self.rules = rules
-        args, self._rack_label, self._codes = _compiled_spec(rules)
-        self._sb = ScoreBoard(*args)
-        self._ts, self._layout = rules.tiles(), rules.layout()
+        empty, self.tile_set, self.layout = _compiled_spec(rules)
+        self._sb = empty.copy()
 
     def play(self, row: int, col: int, across: bool, tokens: Sequence[str], through: Sequence[int] = ()) -> PlayResult:
         """Check, score and place a play.
@@ -139,15 +139,10 @@ class CompiledBoard:
             IllegalPlay: as :func:`tile_placements` and :func:`gamecore.play.validate_placements`
             (the board is unchanged).
         """
-        codes = bytes(map(self._codes.__getitem__, tokens))
-        if through:
-            codes = bytes(b | _THROUGH if i in through else b for i, b in enumerate(codes))
-        res = self._sb.play(row, col, across, codes)
+        res = self._sb.play(row, col, across, tokens, through)
         if res.__class__ is int:
             self._raise_reason(row, col, across, tokens, through, res)
-        score, placed, words, text = res
-        label = self._rack_label
-        return score, [label[b] for b in placed], words, text
+        return res
 
     def _raise_reason(self, row, col, across, tokens, through, err: int) -> None:
         board = self.position()
@@ -161,8 +156,8 @@ class CompiledBoard:
 
     def position(self) -> Board:
         """The position as a :class:`gamecore.board.Board` (for the oracle and the move generator)."""
-        b = Board(self._layout, self._ts)
-        size, letters = b.size, self._ts.letters
+        b = Board(self.layout, self.tile_set)
+        size, letters = b.size, self.tile_set.letters
         for sq, g in enumerate(self._sb.grid()):
             if g:
                 b.place(sq // size, sq % size, letters[(g & 0x3F) - 1], bool(g & _BLANK))
@@ -170,18 +165,24 @@ class CompiledBoard:
 
 
 @lru_cache(maxsize=64)
-def _compiled_spec(rules) -> tuple[tuple, list[str], "_TokenCodes"]:
-    """The :class:`gamecore._scorer.ScoreBoard` arguments of a rule set, the rack label of each
-    placed byte (code | blank flag; ``?`` for a blank) and the token codes, made once per rule set.
+def _compiled_spec(rules) -> tuple:
+    """An empty :class:`gamecore._scorer.ScoreBoard` for a rule set, its tile set and its layout,
+    made once per rule set.
 
     Raises:
         ValueError: the layout or tile set does not fit the compiled board."""
+    from gamecore._scorer import ScoreBoard
+
     ts, layout = rules.tiles(), rules.layout()
     size = layout.size
     if size > _MAX_SIZE or len(ts.letters) > _MAX_LETTERS or any(len(x) + 2 > _MAX_TEXT for x in ts.letters):
         raise ValueError(f"board {layout.name} / tile set {ts.name} does not fit the compiled board")
     pad = [""] * (64 - len(ts.letters) - 1)
-    args = (
+    rack_label = [""] * 128  # byte code (code | blank flag) -> rack tile: the label, "?" for a blank
+    for i, x in enumerate(ts.letters, 1):
+        rack_label[i] = x
+        rack_label[i | _BLANK] = "?"
+    empty = ScoreBoard(
         size,
         layout.start[0] * size + layout.start[1],
         bytes(m for row in layout.letter_mult for m in row),
@@ -195,12 +196,10 @@ def _compiled_spec(rules) -> tuple[tuple, list[str], "_TokenCodes"]:
         rules.word_premiums == "add",
         rules.bingo_min_tiles,
         rules.bingo_bonus,
+        _TokenCodes(ts),
+        tuple(rack_label),
     )
-    rack_label = [""] * 128
-    for i, x in enumerate(ts.letters, 1):
-        rack_label[i] = x
-        rack_label[i | _BLANK] = "?"
-    return args, rack_label, _TokenCodes(ts)
+    return empty, ts, layout
 
 
 class _TokenCodes(dict):

@@ -109,8 +109,8 @@ def _guess_distribution(game: Game, strict: bool) -> str:
     German, Norwegian, Slovene, Icelandic), with a warning (macondo takes it from its config)."""
     from gamecore.tilesets import load_tile_set
 
-    if strict:
-        return "english"
+    if strict or game.ascii:
+        return "english"  # every ASCII letter is an English tile
     text = "".join(chain.from_iterable([seq for ev in game.events for seq in (ev.rack, ev.word, ev.tiles) if seq]))
     if text.isascii():
         return "english"  # every ASCII letter is an English tile
@@ -274,11 +274,12 @@ def _value(ts, tiles, rules) -> int:
 def _take(big: list[str], small: list[str]) -> list[str] | None:
     """What is left of ``big`` after taking the tiles of ``small``; ``None`` when they are not all in it."""
     rest = list(big)
-    for t in small:
-        try:
-            rest.remove(t)
-        except ValueError:
-            return None
+    remove = rest.remove
+    try:
+        for t in small:
+            remove(t)
+    except ValueError:
+        return None
     return rest
 
 
@@ -303,9 +304,9 @@ class _Replayer:
         self.lexicon = lexicon
         self.strict = strict
         self.analyze = analyze
-        self.ts = rules.tiles()
-        self.layout = rules.layout()
         self.pboard = replay_board(rules)
+        self.ts, self.layout = self.pboard.tile_set, self.pboard.layout
+        self.rack_size = rules.rack_size
         self.n = max(2, len(game.players))
         self.unseen = dict(self.ts.counts)  # label (``?`` blank) → tiles not yet on the board
         self.unseen["?"] = self.ts.blanks
@@ -355,7 +356,7 @@ class _Replayer:
         return self.game.players[p].nick if p < len(self.game.players) else f"player{p + 1}"
 
     # -- rows ---------------------------------------------------------------------------------------
-    def row(self, ev: Event, kind: str, *, coord=None, word=None, placed=0, computed=None, bingo=False, words=None, unknown=None, best=None):
+    def row(self, ev: Event, kind: str, coord=None, word=None, placed=0, computed=None, bingo=False, words=None, unknown=None, best=None):
         """Add the event's ``moves.parquet`` row (a tuple in :attr:`row_keys` order)."""
         r = (self.game.path, len(self.rows) + 1, ev.player + 1, kind, coord, word, placed, ev.score, computed,
              self.computed[ev.player], bingo, list(words) if words is not None else None, unknown)
@@ -378,9 +379,9 @@ class _Replayer:
             rack = list(map(self.rack_labels.__getitem__, ev.rack))
         except KeyError:
             rack = [self.rack_label(t, ev) for t in ev.rack]
-        unseen = self.unseen
+        unseen, n = self.unseen, len(rack)
         for t in rack:
-            if unseen[t] < rack.count(t):
+            if unseen[t] < n and unseen[t] < rack.count(t):
                 self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
                 break
         return rack
@@ -435,8 +436,11 @@ class _Replayer:
     def play(self, ev: Event) -> None:
         if self.over is not None:
             self.after_move_over_check(ev)
-        self.check_turn(ev)
         p = ev.player
+        if self.expected is None or p == self.expected:
+            self.expected = (p + 1) % self.n
+        else:
+            self.check_turn(ev)
         rack = self.check_rack(ev)
         position = self.pboard.position() if self.analyze else None
         try:
@@ -479,11 +483,14 @@ class _Replayer:
             unseen[u] -= 1
         # refill from the bag
         holds[p] -= placed
-        drawn = min(placed, self.bag_n, max(0, self.rules.rack_size - holds[p]))
+        drawn = min(placed, self.bag_n, max(0, self.rack_size - holds[p]))
         holds[p] += drawn
         self.bag_n -= drawn
         self.computed[p] += score
-        self.check_cumulative(ev)
+        if ev.cumulative is not None and ev.score is not None and ev.cumulative == self.recorded[p] + ev.score:
+            self.recorded[p] = ev.cumulative
+        else:
+            self.check_cumulative(ev)
         if kept is not None and ev.rack_after is not None:
             self.check_after(ev, kept)
         bingo = placed >= self.bingo_min
@@ -493,7 +500,7 @@ class _Replayer:
         self.zeros = 0
         if holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
-        self.row(ev, "play", coord=ev.coord, word=text, placed=placed, computed=score, bingo=bingo, words=words, unknown=unknown, best=best)
+        self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
 
