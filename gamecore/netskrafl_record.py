@@ -23,6 +23,7 @@ Conversion to the model:
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from gamecore.gamelog import Event, Game, GameLogError, Player
@@ -68,6 +69,7 @@ def _rack(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def parse_netskrafl_coordinate(text: str) -> tuple[int, int, bool] | None:
     """``H4`` → (7, 3, True) across; ``9H`` → (7, 8, False) down (0-based); ``None`` if not one.
     netskrafl.md: row letter first = across, column number first = down."""

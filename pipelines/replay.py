@@ -283,17 +283,6 @@ def _take(big: list[str], small: list[str]) -> list[str] | None:
     return rest
 
 
-def _multiset_sub(big: list[str], small: list[str]) -> bool:
-    """Whether ``small`` is a sub-multiset of ``big`` (racks: a few tiles, so lists beat Counter)."""
-    rest = list(big)
-    for t in small:
-        try:
-            rest.remove(t)
-        except ValueError:
-            return False
-    return True
-
-
 class _Replayer:
     def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None):
         self.bundle = bundle
@@ -411,7 +400,7 @@ class _Replayer:
             return
         p = ev.player
         self.last_rack_after[p] = ev.rack_after
-        if not _multiset_sub(ev.rack_after, kept) or len(ev.rack_after) != self.holds[p]:
+        if _take(ev.rack_after, kept) is None or len(ev.rack_after) != self.holds[p]:
             self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack after the move {''.join(ev.rack_after)} should keep {''.join(kept)} and hold {self.holds[p]} tiles", ev)
 
     def check_cumulative(self, ev: Event) -> None:
@@ -591,7 +580,7 @@ class _Replayer:
         self.check_turn(ev)
         rack = self.check_rack(ev)
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
-        if rack is not None and ev.tiles is not None and not _multiset_sub(rack, tiles):
+        if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
         if self.bag_n < max(self.rules.exchange_min_bag, n if self.rules.exchange_min_bag else 0):
