@@ -3,7 +3,7 @@
  * ScoreBoard keeps the tiles on a board and, for a play written as in GCG (start square, direction,
  * one token per square), decides whether it is legal and scores it: the same rules as the Python
  * oracle gamecore.play (rules.md "Common core"), written apart from it and from the move generator
- * (gamecore/_native.c) on purpose; tests/test_scorer.py checks this file against gamecore.play on
+ * (gamecore/_native.c) on purpose; tests/test_replay_board.py checks this file against gamecore.play on
  * random boards and plays.
  *
  * A play is given as tokens (strings, one per square from the start square, as in a GCG word) and
@@ -26,6 +26,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -90,6 +91,25 @@ static int read_texts(PyObject *seq, Text *out, const char *what) {
     return 0;
 }
 
+/* Limits that keep every score within a C int: a letter is worth at most MAXVALUE, a square
+ * multiplies a letter by at most 4, and the word multipliers along one row or column multiply to at
+ * most MAXWORDMULT (a board or tile set beyond them is left to the oracle). */
+#define MAXVALUE 1000
+#define MAXWORDMULT 4096
+#define MAXBINGO 100000
+
+static int line_mult_ok(const uint8_t *wmul, int size) {
+    for (int k = 0; k < size; k++) {
+        long row = 1, col = 1;
+        for (int i = 0; i < size; i++) {
+            row *= wmul[k * size + i] ? wmul[k * size + i] : 1;
+            col *= wmul[i * size + k] ? wmul[i * size + k] : 1;
+            if (row > MAXWORDMULT || col > MAXWORDMULT) return 0;
+        }
+    }
+    return 1;
+}
+
 static int ScoreBoard_init(ScoreBoard *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"size", "start", "letter_mult", "word_mult", "blocked", "values", "word_text",
                              "gcg_text", "gcg_blank_text", "blank_scores", "add_word_premiums", "bingo_min",
@@ -112,36 +132,62 @@ static int ScoreBoard_init(ScoreBoard *self, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_ValueError, "start square off the board");
         return -1;
     }
-    Py_ssize_t n = (Py_ssize_t)size * size;
-    if (read_bytes(lmul, self->lmul, n, "letter_mult") || read_bytes(wmul, self->wmul, n, "word_mult") ||
-        read_bytes(blocked, self->blocked, n, "blocked"))
+    if (bingo_bonus < 0 || bingo_bonus > MAXBINGO) {
+        PyErr_Format(PyExc_ValueError, "bingo bonus %d: expected 0..%d", bingo_bonus, MAXBINGO);
         return -1;
+    }
+    /* everything is read into a scratch board first: a failed call leaves this one as it was */
+    ScoreBoard *t = PyMem_Calloc(1, sizeof(ScoreBoard));
+    if (!t) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t n = (Py_ssize_t)size * size;
+    if (read_bytes(lmul, t->lmul, n, "letter_mult") || read_bytes(wmul, t->wmul, n, "word_mult") ||
+        read_bytes(blocked, t->blocked, n, "blocked"))
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (t->lmul[i] > 4) {
+            PyErr_SetString(PyExc_ValueError, "letter_mult: a square multiplies a letter by at most 4");
+            goto fail;
+        }
+    if (!line_mult_ok(t->wmul, size)) {
+        PyErr_Format(PyExc_ValueError, "word_mult: the word premiums of a line multiply to more than %d", MAXWORDMULT);
+        goto fail;
+    }
     if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 64) {
         PyErr_SetString(PyExc_ValueError, "values: expected a tuple of 64 ints");
-        return -1;
+        goto fail;
     }
     for (int i = 0; i < 64; i++) {
         long v = PyLong_AsLong(PyTuple_GET_ITEM(values, i));
-        if (v == -1 && PyErr_Occurred()) return -1;
-        self->values[i] = (int)v;
+        if (v == -1 && PyErr_Occurred()) goto fail;
+        if (v < 0 || v > MAXVALUE) {
+            PyErr_Format(PyExc_ValueError, "values[%d] = %ld: expected 0..%d", i, v, MAXVALUE);
+            goto fail;
+        }
+        t->values[i] = (int)v;
     }
-    if (read_texts(word, self->word, "word_text") || read_texts(gcg, self->gcg, "gcg_text") ||
-        read_texts(gcg_blank, self->gcg_blank, "gcg_blank_text"))
-        return -1;
-    self->size = size;
-    self->start = start;
-    self->blank_scores = blank_scores;
-    self->add_word = add_word;
-    self->bingo_min = bingo_min;
-    self->bingo_bonus = bingo_bonus;
-    self->ntiles = 0;
-    self->nlast = 0;
-    memset(self->grid, 0, sizeof self->grid);
+    if (read_texts(word, t->word, "word_text") || read_texts(gcg, t->gcg, "gcg_text") ||
+        read_texts(gcg_blank, t->gcg_blank, "gcg_blank_text"))
+        goto fail;
+    t->size = size;
+    t->start = start;
+    t->blank_scores = blank_scores;
+    t->add_word = add_word;
+    t->bingo_min = bingo_min;
+    t->bingo_bonus = bingo_bonus;
+    /* the plain data (from size up to the references), then the references */
+    memcpy(&self->size, &t->size, offsetof(ScoreBoard, token_codes) - offsetof(ScoreBoard, size));
+    PyMem_Free(t);
     Py_INCREF(token_codes);
     Py_XSETREF(self->token_codes, token_codes);
     Py_INCREF(rack_labels);
     Py_XSETREF(self->rack_labels, rack_labels);
     return 0;
+fail:
+    PyMem_Free(t);
+    return -1;
 }
 
 static void ScoreBoard_dealloc(ScoreBoard *self) {
@@ -153,14 +199,15 @@ static void ScoreBoard_dealloc(ScoreBoard *self) {
 /* The byte codes of the tokens (THROUGH set for the indexes in `through`); -1 with an exception set
  * on an error, 1 when there are more tokens than any board row holds. */
 static int token_bytes(ScoreBoard *self, PyObject *tokens, PyObject *through, uint8_t *out, Py_ssize_t *n) {
-    PyObject *seq = PySequence_Fast(tokens, "tokens: expected a sequence of strings");
+    /* a tuple of our own: the look-ups below may run Python code, which must not change it */
+    PyObject *seq = PySequence_Tuple(tokens);
     if (!seq) return -1;
-    *n = PySequence_Fast_GET_SIZE(seq);
+    *n = PyTuple_GET_SIZE(seq);
     if (*n > MAXD) {
         Py_DECREF(seq);
         return 1;
     }
-    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject **items = &PyTuple_GET_ITEM(seq, 0);
     for (Py_ssize_t i = 0; i < *n; i++) {
         PyObject *v = PyDict_GetItemWithError(self->token_codes, items[i]); /* borrowed */
         long code;
@@ -177,13 +224,19 @@ static int token_bytes(ScoreBoard *self, PyObject *tokens, PyObject *through, ui
         out[i] = (uint8_t)code;
     }
     Py_DECREF(seq);
-    if (through != Py_None && PyObject_IsTrue(through)) {
+    int any = through == Py_None ? 0 : PyObject_IsTrue(through);
+    if (any < 0) return -1;
+    if (any) {
         PyObject *it = PyObject_GetIter(through), *x;
         if (!it) return -1;
         while ((x = PyIter_Next(it))) {
             Py_ssize_t k = PyLong_AsSsize_t(x);
             Py_DECREF(x);
-            if (k == -1 && PyErr_Occurred()) break;
+            if (k == -1 && PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_OverflowError)) break;
+                PyErr_Clear(); /* an index beyond any board: no token has it */
+                continue;
+            }
             if (k >= 0 && k < *n) out[k] |= THROUGH;
         }
         Py_DECREF(it);
@@ -301,9 +354,11 @@ static int find_placed(const ScoreBoard *b, int row, int col, int across, const 
 }
 
 static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
-    int row, col, across;
-    PyObject *tokens, *through = Py_None;
-    if (!PyArg_ParseTuple(args, "iipO|O", &row, &col, &across, &tokens, &through)) return NULL;
+    PyObject *row_o, *col_o, *tokens, *through = Py_None;
+    int across, over_r = 0, over_c = 0;
+    if (!PyArg_ParseTuple(args, "O!O!pO|O", &PyLong_Type, &row_o, &PyLong_Type, &col_o, &across, &tokens, &through))
+        return NULL;
+    long row_n = PyLong_AsLongAndOverflow(row_o, &over_r), col_n = PyLong_AsLongAndOverflow(col_o, &over_c);
     if (!self->token_codes) {
         PyErr_SetString(PyExc_RuntimeError, "ScoreBoard not initialised");
         return NULL;
@@ -312,7 +367,9 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     Py_ssize_t ntok;
     int r = token_bytes(self, tokens, through, tok, &ntok);
     if (r < 0) return NULL;
-    if (r > 0) return PyLong_FromLong(E_OFF_BOARD);
+    if (r > 0 || over_r || over_c || row_n < -MAXD || row_n > 2 * MAXD || col_n < -MAXD || col_n > 2 * MAXD)
+        return PyLong_FromLong(E_OFF_BOARD); /* far off the board (or longer than any line) */
+    int row = (int)row_n, col = (int)col_n;
     int placed[MAXD];
     uint8_t codes[MAXD];
     int np, size = self->size;
@@ -369,7 +426,7 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
         for (int i = 0; i < np; i++) self->grid[placed[i]] = 0;
         return PyLong_FromLong(E_TOO_SHORT);
     }
-    int score = 0;
+    long long score = 0; /* each line stays within an int (see MAXVALUE); their sum may not */
     for (int i = 0; i < nlines; i++) score += lines[i].points;
     if (np >= self->bingo_min) score += self->bingo_bonus;
     PyObject *words = PyTuple_New(nlines), *used = NULL, *main_text = NULL, *res = NULL;
@@ -388,7 +445,7 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     }
     main_text = line_gcg(self, lines[0], main_across, isnew);
     if (!main_text) goto fail;
-    res = Py_BuildValue("(iNNN)", score, used, words, main_text);
+    res = Py_BuildValue("(LNNN)", score, used, words, main_text);
     if (!res) {
         words = used = main_text = NULL; /* Py_BuildValue "N" steals even on failure */
         goto fail;

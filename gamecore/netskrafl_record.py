@@ -34,7 +34,7 @@ _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
 def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl tiles → model tiles: ``b?ógar`` → ``B o G A R`` (blank lowercase)."""
     up = text.upper()
-    if len(up) == len(text) and up.isalpha():
+    if len(up) == len(text) and text.isalpha():
         return list(up)  # no blank: one letter per tile
     out: list[str] = []
     i = 0
@@ -56,7 +56,8 @@ def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
 def _rack(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl rack → model rack (uppercase letters, ``?`` = blank)."""
     up = text.upper()
-    if len(up) == len(text) and (not up or up.replace("?", "").isalpha() or up.strip("?") == ""):
+    letters = text.replace("?", "")
+    if len(up) == len(text) and (not letters or letters.isalpha()):
         return list(up)  # letters and blanks, one character per tile
     out = []
     for ch in text:

@@ -9,7 +9,8 @@ blank, ``[..]`` for a multi-letter tile). Two boards do this with one interface:
   error is the oracle's, word for word.
 - :class:`OracleBoard` does the same in Python with :mod:`gamecore.play` (the independent
   validator); :func:`replay_board` falls back to it where the compiled board has no room (a board
-  wider than 32 squares, more than 62 letters, a label longer than 6 characters), and
+  wider than 32 squares, more than 62 letters, a label longer than 6 characters, a letter worth
+  more than 1,000 points, word premiums multiplying to more than 4,096 along a line), and
   ``tests/test_replay_board.py`` compares the two on random positions.
 
 Both follow rules.md "Common core" (see :mod:`gamecore.play` for the rules and their sources).
@@ -113,7 +114,7 @@ class CompiledBoard:
     Attributes:
         rules, tile_set, layout: the rule set, its tile set and its board layout.
     Raises:
-        ValueError: the layout or tile set does not fit the compiled board (see
+        ValueError, OverflowError: the layout, tile set or rules do not fit the compiled board (see
         :func:`replay_board`).
     """
 
@@ -224,7 +225,7 @@ def replay_board(rules) -> CompiledBoard | OracleBoard:
     """A replay board for ``rules``: the compiled one, or the oracle where it does not fit."""
     try:
         return CompiledBoard(rules)
-    except ValueError:
+    except (ValueError, OverflowError):
         return OracleBoard(rules)
 
 

@@ -435,9 +435,8 @@ class _Replayer:
         try:
             if ev.row is not None and ev.word:
                 score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
-            else:
-                row, col, across = parse_gcg(ev.coord or "", self.layout.size)
-                score, used, words, text = self.pboard.play(row, col, across, ev.word or (), ev.through)
+            else:  # an event made without a start square or tiles: its coordinate and word as text
+                score, used, words, text = self.play_text(ev)
         except IllegalPlay as exc:
             code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
             self.fault(code, f"{_play_text(ev)}: {exc.message} ({exc.code})", ev, kind="error")
@@ -492,6 +491,19 @@ class _Replayer:
         self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
+
+    def play_text(self, ev: Event):
+        """Play an event from its coordinate and its word read as text (as
+        :func:`gamecore.play.parse_play` reads them). Raises IllegalPlay, CoordinateError."""
+        row, col, across = parse_gcg(ev.coord or "", self.layout.size)
+        word = "".join(ev.word or ())
+        try:
+            tokens = self.ts.split_word(word.replace("(", "").replace(")", ""), allow=".")
+        except SkraflError as exc:
+            raise IllegalPlay("unknown_letter", exc.message) from None
+        if not tokens:
+            raise IllegalPlay("no_tiles", "empty word")
+        return self.pboard.play(row, col, across, tokens)
 
     def best(self, ev: Event, rack, score: int, position) -> dict | None:
         """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
@@ -1019,8 +1031,10 @@ def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progre
 
     The results a caller keeps pile up (a nightly batch keeps thousands), and the cycle collector
     would rescan that pile again and again (a third of the replay time). So, as each result is
-    handed over, everything alive is frozen (``gc.freeze``: out of the collector's sight, still
-    freed by reference counting), and unfrozen at the end (no cycle is leaked)."""
+    handed over, everything alive in the process is frozen (``gc.freeze``: out of the collector's
+    sight, still freed by reference counting) and all is unfrozen at the end: cyclic garbage made
+    meanwhile waits until then to be collected. (A program that freezes objects of its own should
+    not consume this generator.)"""
     tq = None
     if progress:
         from tqdm import tqdm

@@ -47,6 +47,16 @@ def test_bad_records(tmp_path):
         parse_netskrafl_record(bad)
 
 
+@pytest.mark.parametrize(("field", "text", "code"), [("tiles", "a\u0345", "PLAY_MALFORMED"), ("rack", "a\u0345", "RACK_MALFORMED"), ("tiles", "a1", "PLAY_MALFORMED")])
+def test_a_character_that_is_no_letter_is_refused(field, text, code):
+    """U+0345 is no letter although its upper case is one (Greek capital iota)."""
+    move = {"player": 0, "coord": "H8", "tiles": "ab", "score": 4, "rack": "cdefgh"}
+    move[field] = text
+    with pytest.raises(GameLogError) as exc:
+        parse_netskrafl_record({"irack0": "abcdefg", "irack1": "hijklmn", "moves": [move]})
+    assert exc.value.code == code
+
+
 def test_ten_games(shared):
     files = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))
     assert len(files) == 10

@@ -144,3 +144,33 @@ def test_replay_board_falls_back_to_the_oracle_when_too_big(tmp_path):
     rules = load_rules("wespa").replace(board=str(path))
     assert isinstance(replay_board(rules), OracleBoard)
     assert isinstance(replay_board(load_rules("wespa")), CompiledBoard)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (2**70, 3, True, list("AB"), ()),  # a start square no C integer holds
+        (-(2**40), 7, False, list("AB"), ()),
+        (7, 3, True, [], ()),  # no tokens
+        (7, 3, True, list("RETSINA"), (2**70, 99)),  # parenthesised indexes beyond the word
+        (7, 3, True, list("A" * 40), ()),  # longer than any board line
+    ],
+)
+def test_odd_arguments_get_the_oracles_answer(args):
+    rules = load_rules("wespa")
+    got, want = _outcome(CompiledBoard(rules), args), _outcome(OracleBoard(rules), args)
+    assert got == want
+
+
+def test_tokens_changed_during_the_look_up_do_not_matter():
+    """The compiled board reads its own copy of the tokens (a token's hash may run Python code)."""
+    rules = load_rules("wespa")
+    tokens = list("RETSINA")
+
+    class Sneaky(str):
+        def __hash__(self):
+            tokens.clear()
+            return str.__hash__(self)
+
+    tokens[0] = Sneaky("R")
+    assert CompiledBoard(rules).play(7, 3, True, tokens)[0] == 66
