@@ -47,6 +47,8 @@ def test_mixed_folder(tmp_path, fixtures):
         assert by[name]["error"], name
     assert by["strict_pragma.gcg"]["error"].startswith("UNKNOWN_PRAGMA") and "(line 5)" in by["strict_pragma.gcg"]["error"]
     assert by["offboard.gcg"]["error"].startswith("COORDINATE_OUT_OF_BOUNDS")
+    assert by["long.gcg"]["error"].startswith("LINE_TOO_LONG") and "(line 3)" in by["long.gcg"]["error"]
+    assert by["garbage.gcg"]["error"].startswith("NO_MATCHING_TOKEN: binary data")
     good_moves = moves.filter(pl.col("file").str.ends_with("good.gcg"))
     assert good_moves["kind"].to_list() == ["play", "play", "exchange", "pass", "pass", "pass", "pass", "pass", "rack_penalty", "rack_penalty", "time"]
     assert good_moves["cumulative"].to_list()[-1] == -17
