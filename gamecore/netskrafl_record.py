@@ -141,7 +141,9 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
                 raise GameLogError("COORDINATE_OUT_OF_BOUNDS", f"move {n}: coordinate {coord!r} is off the board", path, n)
             if (col if across else row) + len(word) > board_size:
                 raise GameLogError("PLAY_OUT_OF_BOUNDS", f"move {n}: {coord} {tiles} runs off the board", path, n)
-            ev = Event("play", player, rack=before, coord=format_coordinate(row, col, across), row=row, col=col, across=across, word=word, score=score, line=n, rack_after=rack_after)
+            # positional: kind, player, rack, coord, row, col, across, word, through, tiles, count,
+            # score, cumulative, note, line, extra, rack_after (the fields of Event, in order)
+            ev = Event("play", player, before, format_coordinate(row, col, across), row, col, across, word, (), None, None, score, None, "", n, "", rack_after)
             last_play = ev
         else:
             head, _, rest = tiles.partition(" ")
