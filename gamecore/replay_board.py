@@ -36,6 +36,13 @@ def _square(r: int, c: int) -> str:
     return f"{column_letters(c)}{r + 1}"
 
 
+def token_tile(tok: str) -> tuple[str, bool]:
+    """The tile-set label and blank flag of a tile token of a GCG word (gcg.md §5): lowercase is a
+    blank, ``[..]`` a multi-letter tile (``e`` → ``("E", True)``, ``[CH]`` → ``("CH", False)``)."""
+    up = tok.upper()
+    return (up[1:-1] if up.startswith("[") else up), tok != up
+
+
 def tile_placements(board: Board, row: int, col: int, across: bool, tokens: Sequence[str], through: Sequence[int] = ()) -> list[Placement]:
     """The new tiles of a play written as tokens from ``(row, col)`` (0-based) in one direction.
 
@@ -61,8 +68,7 @@ def tile_placements(board: Board, row: int, col: int, across: bool, tokens: Sequ
             if existing is None:
                 raise IllegalPlay("empty_through", f"'.' at {_square(r, c)} marks a board tile, but the square is empty")
         else:
-            up = tok.upper()
-            label = up[1:-1] if up.startswith("[") else up
+            label, blank = token_tile(tok)
             if existing is not None:
                 if existing.label != label:
                     raise IllegalPlay("mismatch", f"square {_square(r, c)} holds {existing.label}, not {label}")
@@ -71,7 +77,7 @@ def tile_placements(board: Board, row: int, col: int, across: bool, tokens: Sequ
             elif not ts.has(label):
                 raise IllegalPlay("unknown_letter", f"{tok!r} is not a letter of tile set {ts.name}")
             else:
-                out.append(Placement(r, c, label, tok != up))
+                out.append(Placement(r, c, label, blank))
         r, c = r + dr, c + dc
     if board.occupied(row - dr, col - dc) or board.occupied(r, c):
         raise IllegalPlay("not_whole_word", "the word continues into tiles on the board; give the whole word")
@@ -214,9 +220,8 @@ class _TokenCodes(dict):
         if tok == ".":
             code = 0
         else:
-            up = tok.upper()
-            label = up[1:-1] if up.startswith("[") else up
-            code = (self._ts.index(label) or _UNKNOWN) | (_BLANK if tok != up else 0)
+            label, blank = token_tile(tok)
+            code = (self._ts.index(label) or _UNKNOWN) | (_BLANK if blank else 0)
         self[tok] = code
         return code
 

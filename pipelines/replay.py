@@ -368,11 +368,8 @@ class _Replayer:
             rack = list(map(self.rack_labels.__getitem__, ev.rack))
         except KeyError:
             rack = [self.rack_label(t, ev) for t in ev.rack]
-        unseen, n = self.unseen, len(rack)
-        for t in rack:
-            if unseen[t] < n and unseen[t] < rack.count(t):
-                self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
-                break
+        if not self.fits_unseen(rack):
+            self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
         return rack
 
     def rack_label(self, t: str, ev: Event) -> str:
@@ -388,9 +385,10 @@ class _Replayer:
 
     def fits_unseen(self, tiles: list[str]) -> bool:
         """Whether ``tiles`` can all be unseen at once (tile set minus the tiles on the board)."""
-        unseen = self.unseen
+        unseen, n = self.unseen, len(tiles)
         for t in tiles:
-            if unseen.get(t, 0) < tiles.count(t):
+            have = unseen.get(t, 0)
+            if have < n and have < tiles.count(t):  # with as many unseen as tiles, no need to count
                 return False
         return True
 
@@ -426,10 +424,7 @@ class _Replayer:
         if self.over is not None:
             self.after_move_over_check(ev)
         p = ev.player
-        if self.expected is None or p == self.expected:
-            self.expected = (p + 1) % self.n
-        else:
-            self.check_turn(ev)
+        self.check_turn(ev)
         rack = self.check_rack(ev)
         position = self.pboard.position() if self.analyze else None
         try:
@@ -475,11 +470,8 @@ class _Replayer:
         holds[p] += drawn
         self.bag_n -= drawn
         self.computed[p] += score
-        if ev.cumulative is not None and ev.score is not None and ev.cumulative == self.recorded[p] + ev.score:
-            self.recorded[p] = ev.cumulative
-        else:
-            self.check_cumulative(ev)
-        if kept is not None and ev.rack_after is not None:
+        self.check_cumulative(ev)
+        if kept is not None:
             self.check_after(ev, kept)
         bingo = placed >= self.bingo_min
         if bingo:
