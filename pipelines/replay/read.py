@@ -1,0 +1,54 @@
+"""Finding game files (``collect_files``) and reading one as a :class:`~gamecore.gamelog.Game`
+(``read_game_file``: GCG or Netskrafl JSON record, by content)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gamecore.errors import UsageError
+from gamecore.gamelog import Game, GameLogError
+
+
+def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
+    """Read a GCG file or a Netskrafl JSON record, by content (a record starts with ``{``).
+
+    Raises:
+        GameLogError."""
+    from gamecore.gcg import parse_gcg_bytes
+    from gamecore.netskrafl_record import parse_netskrafl_record
+
+    path = str(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
+    head = data[:64].lstrip()
+    if path.lower().endswith(".json") or head.startswith(b"{"):
+        import json
+
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise GameLogError("RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)) from None
+        return parse_netskrafl_record(obj, path=path)
+    return parse_gcg_bytes(data, path=path, strict=strict)
+
+
+def collect_files(items: list[str]) -> list[str]:
+    """Files named, and the ``.gcg``/``.json`` files under named folders (sorted, recursive).
+
+    Raises:
+        UsageError: a path that does not exist."""
+    out: list[str] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.suffix.lower() in (".gcg", ".json"))
+            out.extend(found)
+        elif p.exists():
+            out.append(str(p))
+        else:
+            raise UsageError(f"no such file or folder: {item}")
+    return out
+
