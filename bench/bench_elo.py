@@ -106,7 +106,7 @@ def main() -> None:
               f"[target {TARGET_SECONDS:.0f} s: {ok_t}]")
         print(f"elo: peak memory {peak / 2**20:.0f} MiB [target {TARGET_BYTES / 2**30:.0f} GiB: {ok_m}]")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"elo: CPU time {cpu:.2f} s (job + its forked list worker); load average {load:.2f} on "
+        print(f"elo: CPU time {cpu:.2f} s (job + its list worker process); load average {load:.2f} on "
               f"{os.cpu_count()} CPUs (other work on the machine slows the wall time)")
 
 

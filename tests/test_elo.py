@@ -1,4 +1,4 @@
-"""Tests of ``skrafl elo`` (pipelines/elo.py, cli/elo.py).
+"""Tests of ``skrafl elo`` (pipelines/elo/, cli/elo.py).
 
 Expected values come from the seed 000 FAQ's worked examples and from hand arithmetic on the rules
 of ``reference/netskrafl.md`` ("Elo"), never from the code under test.
@@ -44,7 +44,7 @@ def write_state(folder: Path, players: dict[tuple[str, str], tuple[int, int]], p
          "score_for": 0, "score_against": 0, "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}
         for (lst, p), (r, g) in players.items()
     ]
-    pl.DataFrame(rows, schema=elo._ratings_schema()).write_parquet(folder / "ratings.parquet")
+    pl.DataFrame(rows, schema=elo.state._ratings_schema()).write_parquet(folder / "ratings.parquet")
     pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(folder / "processed.parquet")
     meta = {"version": 1, "params": {"k": params.k, "k_beginner": params.k_beginner, "established_after": params.established_after,
                                      "start": params.start, "scale": params.scale}, "as_of": "2024-01-01T00:00:00+00:00"}
@@ -434,7 +434,7 @@ def test_out_must_differ_from_state_and_crash_leaves_prev(tmp_path, monkeypatch)
     # A crash while writing: no output folder, no temporary folder left, prev intact.
     def boom(*args, **kwargs):
         raise OSError("disk full")
-    monkeypatch.setattr(elo, "top_tables", boom)
+    monkeypatch.setattr(elo.tables, "top_tables", boom)
     with pytest.raises(OSError):
         elo.run_elo(games, tmp_path / "new", prev, date=dt.date(2024, 6, 2))
     assert not (tmp_path / "new").exists()
@@ -474,14 +474,14 @@ def test_parallel_and_serial_loops_agree(monkeypatch):
     for _ in range(3):
         a = rnd.integers(0, players, n)
         b = (a + rnd.integers(1, players, n)) % players
-        jobs.append(elo._ListJob(
+        jobs.append(elo.rating._ListJob(
             a=a, b=b, result=rnd.choice([0.0, 0.5, 1.0], n),
             robot_a=rnd.random(n) < 0.1, robot_b=rnd.random(n) < 0.1,
             prior_games=rnd.integers(0, 12, players), ratings=rnd.integers(0, 2000, players).tolist(),
             stops=[(n // 2, [("snap", 1)]), (n, [])], params=elo.EloParams()))
-    monkeypatch.setattr(elo, "_PARALLEL_MIN_GAMES", 0)
-    serial = elo._run_jobs([elo._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False)
-    parallel = elo._run_jobs(jobs, parallel=True)
+    monkeypatch.setattr(elo.rating, "_PARALLEL_MIN_GAMES", 0)
+    serial = elo.rating._run_jobs([elo.rating._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False)
+    parallel = elo.rating._run_jobs(jobs, parallel=True)
     for x, y in zip(serial, parallel):
         assert (x.ratings, x.snaps, x.moments) == (y.ratings, y.snaps, y.moments)
         assert (x.first == y.first).all()
@@ -626,9 +626,9 @@ def test_time_offsets_are_converted_to_utc_days(tmp_path):
 
 def test_forked_all_list_gives_the_serial_result(tmp_path, monkeypatch):
     games = write_games(tmp_path / "g.csv", random_games(12, n=600, days=[0, 1, 2, 40]))
-    monkeypatch.setattr(elo, "_PARALLEL_MIN_GAMES", 10**9)
+    monkeypatch.setattr(elo.rating, "_PARALLEL_MIN_GAMES", 10**9)
     serial = elo.compute(elo.read_games(games))
-    monkeypatch.setattr(elo, "_PARALLEL_MIN_GAMES", 0)
+    monkeypatch.setattr(elo.rating, "_PARALLEL_MIN_GAMES", 0)
     forked = elo.compute(elo.read_games(games))
     assert forked.ratings.equals(serial.ratings)
     assert forked.snapshots.keys() == serial.snapshots.keys()

@@ -1,0 +1,122 @@
+"""Netskrafl's Elo rating system in batch: games table in, ratings and top-100 tables out.
+
+The rules (``reference/netskrafl.md`` "Elo", seed 000 FAQ "Elo-stig"):
+
+- Q = 10^(R/scale) per player (scale 400); expected score E_a = Q_a / (Q_a + Q_b); result 1 for a
+  win, 0.5 for a draw, 0 for a loss, decided by the final scores (the margin does not matter).
+- Δ = round((result − E) × K) with Python's ``round`` (half to even). K = 20 for an established
+  player, 32 for a beginner. Established = more than 10 games *in that list*, counting the current
+  game. Robots are always established.
+- Beginner rule: when an established player meets a beginner only the beginner's rating moves; two
+  beginners both move; two established players both move.
+- Start 1200; a rating never goes below 0; a game that ends 0–0 is ignored entirely (not counted).
+- Three independent lists: ``all`` (every game, robots rated, one rating per robot name),
+  ``human`` (both players human) and ``competition`` (human games played in competition mode).
+- Games are processed in order of ``finished_at``, then ``game_id``.
+
+Input: one games table (CSV, Parquet or JSON lines) with the columns of :data:`GAME_COLUMNS`, or
+the ``games.parquet`` written by ``skrafl replay`` (see :func:`read_games`).
+
+Output folder (written atomically: a temporary sibling folder, then a rename):
+
+- ``ratings.parquet``: one row per (list, player): ``list, player, robot, rating, games, wins,
+  losses, draws, score_for, score_against, as_of``.
+- ``top100_all.csv``, ``top100_human.csv``, ``top100_competition.csv``: ``rank, player, rating,
+  games, wins, losses, win_pct, avg_score, change_1d, change_7d, change_30d``.
+- ``history/ratings_YYYY-MM-DD.parquet``: the ratings (``list, player, rating``) at the end of that
+  UTC day; the folder keeps the days after D−30 (D = the report day) and the newest one on or
+  before D−30, which is all the 1/7/30-day changes need.
+- ``processed.parquet``: the ``game_id`` and ``finished_at`` of every game rated so far (so a
+  rerun with ``--state`` skips them), ``params.json``: the rating parameters and ``as_of``.
+
+Continuing (``--state``): the previous folder's ratings and counts are the starting point, games
+whose ``game_id`` it already rated are skipped (so the same night run twice gives the same
+result), and the new games are rated after the old ones, in their own order; a game that arrives
+late (finished before the state's ``as_of``) is therefore rated after the state's games. The
+parameters must be the state's own (a different K or start needs a fresh run).
+
+Speed: the three lists are independent, so the work is vectorised with polars/numpy (ordering,
+player indices, games-so-far counts, K per game, totals) and only the rating update itself runs as
+a sequential loop (:func:`rating._rate_games`, plain Python over flat arrays). With two or more
+CPUs the largest list's loop runs in a worker process (``concurrent.futures``, see
+:func:`rating._run_jobs`) while the others run here; results are identical to the serial run.
+
+The package, by concept: :mod:`.rating` (parameters, the Elo arithmetic, the loop over one list's
+games), :mod:`.games` (reading and validating the games table), :mod:`.state` (a previous output
+folder read back), :mod:`.batch` (:func:`compute`: the three lists rated), :mod:`.tables` (top
+tables, history, :func:`write_output`). This module keeps the public API.
+
+Everything here raises :class:`gamecore.errors.SkraflError` (or a subclass) on bad input; nothing
+prints except the optional progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Sequence
+
+from gamecore.errors import UsageError
+
+from . import batch, games, rating, state, tables
+from .batch import CHANGE_DAYS, LISTS, EloRun, compute
+from .games import GAME_COLUMNS, GamesTable, read_games
+from .rating import PRESETS, EloParams, expected_score, game_result, params_for, rating_change
+from .state import RATINGS_COLUMNS, STATE_VERSION, EloState, empty_state, load_state, resolve_params, state_params
+from .tables import TOP_COLUMNS, _check_out, top_tables, write_output
+
+__all__ = [
+    "CHANGE_DAYS", "GAME_COLUMNS", "LISTS", "PRESETS", "RATINGS_COLUMNS", "STATE_VERSION", "TOP_COLUMNS",
+    "EloParams", "EloRun", "EloState", "GamesTable",
+    "compute", "empty_state", "expected_score", "explain_player", "game_result", "load_state", "params_for",
+    "rating_change", "read_games", "resolve_params", "run_elo", "state_params", "top_tables", "write_output",
+]
+
+
+def run_elo(
+    games_path: str | Path,
+    out_dir: str | Path,
+    state_dir: str | Path | None = None,
+    params: EloParams | None = None,
+    date: dt.date | None = None,
+    quiet: bool = True,
+) -> EloRun:
+    """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result."""
+    from pipelines.atomic import check_output_dir
+
+    _check_out(Path(out_dir), state_dir, games_path)
+    check_output_dir(Path(out_dir), replace=True)  # refuse a bad --out before any work
+    table = read_games(games_path)
+    state = load_state(state_dir) if state_dir is not None else None
+    if params is None:
+        params = state.params if state is not None else PRESETS["netskrafl"]
+    run = compute(table, state, params, date=date, quiet=quiet)
+    write_output(run, out_dir, state_dir)
+    return run
+
+
+def explain_player(
+    games_path: str | Path,
+    player: str,
+    state_dir: str | Path | None = None,
+    params: EloParams | None = None,
+    date: dt.date | None = None,
+    lists: Sequence[str] = LISTS,
+) -> list[dict[str, Any]]:
+    """A player's rating history game by game: one dict per (list, game) with ``list, game_id,
+    finished_at, opponent, opp_rating (before the game), score, result, expected (the player's
+    win probability before the game, %), k (0 when the beginner rule holds the rating), before,
+    change, rating``. Computed by the same loop as the ratings (it stops at the player's games).
+
+    Raises:
+        UsageError: the player has no rated game in the input.
+    """
+    table = read_games(games_path)
+    state = load_state(state_dir) if state_dir is not None else None
+    if params is None:
+        params = state.params if state is not None else PRESETS["netskrafl"]
+    run = compute(table, state, params, date=date, explain=player)
+    rows = [r for r in run.trace or [] if r["list"] in lists]
+    if not rows:
+        raise UsageError(f"player {player!r} has no rated game in {games_path}")
+    return rows

@@ -1,0 +1,349 @@
+"""The batch: a games table (and a state) in, the three lists' ratings, counts and end-of-day
+snapshots out (:func:`compute`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from gamecore.errors import DataError, UsageError
+
+from .games import GamesTable
+from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, expected_score
+from .state import RATINGS_COLUMNS, EloState, _ratings_schema, empty_state
+
+LISTS: tuple[str, ...] = ("all", "human", "competition")
+"""The three rating lists, in output order (netskrafl.md "Three parallel ratings")."""
+
+CHANGE_DAYS: tuple[int, ...] = (1, 7, 30)
+"""The rating changes the top tables show, in days."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The batch
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EloRun:
+    """The result of :func:`compute`: everything the output folder holds, in memory."""
+
+    ratings: Any  # polars DataFrame, RATINGS_COLUMNS
+    processed: Any  # polars DataFrame game_id, finished_at (all so far)
+    params: EloParams
+    as_of: dt.datetime | None
+    report_day: dt.date | None
+    snapshots: dict[dt.date, Any]  # new history snapshots: day → DataFrame(list, player, rating)
+    games_rated: int
+    games_skipped: int
+    games_ignored: int  # 0–0
+    notes: tuple[str, ...]
+    trace: list[dict[str, Any]] | None = None  # with explain=PLAYER
+
+
+_EPOCH = dt.date(1970, 1, 1)
+_CHUNK = 250_000
+
+
+def _list_filter(name: str) -> Any:
+    """The games of a list (netskrafl.md "Three parallel ratings")."""
+    import polars as pl
+
+    human = ~pl.col("robot0") & ~pl.col("robot1")
+    return {"all": pl.lit(True), "human": human, "competition": human & pl.col("competition")}[name]
+
+
+def compute(
+    table: GamesTable,
+    state: EloState | None = None,
+    params: EloParams | None = None,
+    date: dt.date | None = None,
+    explain: str | None = None,
+    quiet: bool = True,
+) -> EloRun:
+    """Rate the games of ``table`` on top of ``state`` (see the module docstring for the rules).
+
+    Args:
+        table: from :func:`read_games`.
+        state: a previous run (:func:`load_state`) or ``None`` to start from nothing.
+        params: rating parameters (default Netskrafl's); must equal the state's.
+        date: rate only games finished on this UTC day (the nightly job).
+        explain: a player id: also record that player's games one by one (:attr:`EloRun.trace`).
+        quiet: no progress bar on stderr.
+
+    Raises:
+        UsageError: parameters differ from the state's, or ``date`` with a table without times.
+    """
+    import numpy as np
+    import polars as pl
+
+    params = (params or PRESETS["netskrafl"]).check()
+    state = state or empty_state(params)
+    if state.params != params:
+        raise UsageError(
+            "the rating parameters differ from those of the --state folder "
+            f"({_params_text(state.params)} there, {_params_text(params)} asked)"
+        )
+    games = table.frame
+    if date is not None:
+        if table.ordered_by_row:
+            raise UsageError("--date needs finished_at times, and this games table has none", path=table.path)
+        games = games.filter(pl.col("finished_at").dt.date() == date)
+
+    # Skip games already rated in the state.
+    n_before = games.height
+    if state.processed.height:
+        games = games.join(state.processed.select("game_id"), on="game_id", how="anti")
+    skipped = n_before - games.height
+
+    # Game order: finished_at then game_id, or file order for a replay table without times.
+    games = games.sort("row") if table.ordered_by_row else games.sort(["finished_at", "game_id"])
+    processed_new = games.select("game_id", "finished_at")
+    zero = (pl.col("score0") == 0) & (pl.col("score1") == 0)
+    ignored = games.filter(zero).height
+    games = games.filter(~zero)
+
+    as_of = state.as_of
+    if games.height and not table.ordered_by_row:
+        last = games["finished_at"].max()
+        as_of = last if as_of is None or last > as_of else as_of
+    report_day = date if date is not None else (as_of.date() if as_of is not None else None)
+    window_start = report_day - dt.timedelta(days=CHANGE_DAYS[-1]) if report_day is not None and explain is None else None
+
+    # Player indices 0 … n−1 over the state's players and this run's, in name order.
+    names, pids = _player_indices([games["player0"], games["player1"], state.ratings["player"]])
+    n_players = names.len()
+    n_games = games.height
+    games = games.with_columns(
+        pl.Series("a", pids[:n_games]),
+        pl.Series("b", pids[n_games : 2 * n_games]),
+        pl.when(pl.col("score0") > pl.col("score1")).then(1.0).when(pl.col("score0") < pl.col("score1")).then(0.0).otherwise(0.5).alias("result0"),
+        (pl.col("finished_at").dt.date().cast(pl.Int32) if not table.ordered_by_row else pl.lit(0, dtype=pl.Int32)).alias("day"),
+    )
+    old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
+    robot = _robot_flags(games, old, n_players, names, table)
+    compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1")
+
+    # Snapshot days: every day of this run's window with games, and the window's start.
+    days = games["day"].to_numpy()
+    cut_days: list[int] = []
+    if window_start is not None and games.height:
+        ws = (window_start - _EPOCH).days
+        cut_days = sorted(set(days[days > ws].tolist()))
+        if days[0] <= ws:
+            cut_days.insert(0, ws)
+    explain_pid = None
+    trace: list[dict[str, Any]] | None = None
+    if explain is not None:
+        trace = []
+        hits = (names == explain).arg_true()
+        explain_pid = int(hits[0]) if hits.len() else None
+
+    progress = None
+    if not quiet and games.height >= 200_000:
+        from tqdm import tqdm
+
+        progress = tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
+
+    jobs = []
+    for name in LISTS:
+        sub = compact.with_row_index("gi").filter(_list_filter(name)) if explain_pid is not None else compact.filter(_list_filter(name))
+        prev = old.filter(pl.col("list") == name)
+        prev_pids = prev["pid"].to_numpy()
+        counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
+        counts["rating"][:] = params.start
+        for c in counts:
+            counts[c][prev_pids] = prev[c].to_numpy()
+        a = sub["a"].to_numpy()
+        b = sub["b"].to_numpy()
+
+        # Where the loop stops: progress chunks, snapshot days, the explained player's games.
+        n = sub.height
+        sub_days = sub["day"].to_numpy()
+        stops: dict[int, list[tuple[str, int]]] = {}
+        for d in cut_days:
+            stops.setdefault(int(np.searchsorted(sub_days, d, side="right")), []).append(("snap", d))
+        if explain_pid is not None:
+            for i in np.flatnonzero((a == explain_pid) | (b == explain_pid)).tolist():
+                stops.setdefault(i, []).append(("before", i))
+                stops.setdefault(i + 1, []).append(("after", i))
+        for i in range(_CHUNK, n, _CHUNK):
+            stops.setdefault(i, [])
+        stops.setdefault(n, [])
+        job = _ListJob(
+            a=a,
+            b=b,
+            result=sub["result0"].to_numpy(),
+            robot_a=sub["robot0"].to_numpy(),
+            robot_b=sub["robot1"].to_numpy(),
+            prior_games=counts["games"].copy(),
+            ratings=counts["rating"].tolist(),
+            stops=sorted(stops.items()),
+            params=params,
+        )
+        jobs.append((name, sub, counts, job))
+
+    # "all" holds every game: with two or more CPUs its loop runs in a worker process.
+    results = _run_jobs([job for *_, job in jobs], progress, parallel=explain is None)
+    if progress is not None:
+        progress.close()
+
+    frames = []
+    snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
+    for (name, sub, counts, job), result in zip(jobs, results):
+        a, b, r0 = job.a, job.b, job.result
+        R = result.ratings
+        for d, (hi, Rd) in result.snaps.items():
+            played = np.flatnonzero((counts["games"] > 0) | (result.first < hi))
+            snap_parts[d].append((LISTS.index(name), played, np.asarray(Rd, dtype=np.int64)[played]))
+        for i, (before, after, ks) in sorted(result.moments.items()):
+            gi = int(sub["gi"][i])
+            trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
+
+        # Counts: the state's plus this run's (numpy bincount over player indices).
+        def tally(idx: Any, weights: Any = None) -> Any:
+            return np.bincount(idx, weights=weights, minlength=n_players)
+
+        s0 = sub["score0"].to_numpy().astype(np.float64)
+        s1 = sub["score1"].to_numpy().astype(np.float64)
+        win0 = (r0 == 1.0).astype(np.float64)
+        loss0 = (r0 == 0.0).astype(np.float64)
+        draw = (r0 == 0.5).astype(np.float64)
+        counts["games"] += tally(a) + tally(b)
+        counts["wins"] += (tally(a, win0) + tally(b, loss0)).astype(np.int64)
+        counts["losses"] += (tally(a, loss0) + tally(b, win0)).astype(np.int64)
+        counts["draws"] += (tally(a, draw) + tally(b, draw)).astype(np.int64)
+        counts["score_for"] += (tally(a, s0) + tally(b, s1)).astype(np.int64)
+        counts["score_against"] += (tally(a, s1) + tally(b, s0)).astype(np.int64)
+        counts["rating"] = np.asarray(R, dtype=np.int64)
+        played = np.flatnonzero(counts["games"] > 0)
+        frames.append(
+            _player_frame(name, names, played, counts["rating"][played]).with_columns(
+                pl.Series("robot", robot[played]),
+                *(pl.Series(c, counts[c][played]) for c in ("games", "wins", "losses", "draws", "score_for", "score_against")),
+            )
+        )
+
+    order = pl.DataFrame({"list": list(LISTS), "_order": [0, 1, 2]})
+    ratings = (
+        pl.concat(frames)
+        .with_columns(pl.lit(as_of, dtype=pl.Datetime("us", "UTC")).alias("as_of"))
+        .join(order, on="list")
+        .sort(["_order", "rating", "player"], descending=[False, True, False])
+        .select(RATINGS_COLUMNS)
+        .cast(_ratings_schema())
+    )
+    snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
+    if report_day is not None and explain is None:
+        snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "player"]).select("list", "player", "rating")
+    processed = pl.concat([state.processed, processed_new])
+    return EloRun(
+        ratings=ratings,
+        processed=processed,
+        params=params,
+        as_of=as_of,
+        report_day=report_day,
+        snapshots=snapshots,
+        games_rated=games.height,
+        games_skipped=skipped,
+        games_ignored=ignored,
+        notes=tuple(table.notes),
+        trace=trace,
+    )
+
+
+def _player_indices(columns: list[Any]) -> tuple[Any, Any]:
+    """Number the distinct player ids of ``columns`` 0 … n−1 in name order.
+
+    Returns (the names in order as a polars Series, a numpy int64 array with the index of every
+    value of the columns, concatenated). One hashing pass: a categorical cast, then the codes are
+    renumbered by name.
+    """
+    import numpy as np
+    import polars as pl
+
+    both = pl.concat([c.cast(pl.String) for c in columns]).cast(pl.Categorical)
+    codes = both.to_physical().to_numpy().astype(np.int64)
+    distinct = both.unique()
+    names = distinct.cast(pl.String)
+    order = names.arg_sort().to_numpy()
+    distinct_codes = distinct.to_physical().to_numpy().astype(np.int64)
+    renumber = np.zeros(int(distinct_codes.max()) + 1 if len(distinct_codes) else 1, dtype=np.int64)
+    renumber[distinct_codes[order]] = np.arange(len(order), dtype=np.int64)
+    return names.gather(order).alias("player"), renumber[codes] if len(codes) else codes
+
+
+def _snapshot_frame(names: Any, parts: list[tuple[int, Any, Any]]) -> Any:
+    """(list, player, rating) rows from (list number, player indices, ratings) parts."""
+    import polars as pl
+
+    frame = pl.concat(
+        [pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(pl.lit(LISTS[i]).alias("list")) for i, pids, ratings in parts]
+    )
+    return pl.DataFrame({"list": frame["list"], "player": names.gather(frame["pid"]), "rating": frame["rating"].cast(pl.Int64)})
+
+
+def _player_frame(name: str, names: Any, pids: Any, ratings: Any) -> Any:
+    """(list, player, rating) rows for player indices ``pids`` (in name order)."""
+    import polars as pl
+
+    return pl.DataFrame(
+        {
+            "list": pl.Series([name] * len(pids), dtype=pl.String),
+            "player": names.gather(pids),
+            "rating": pl.Series(ratings, dtype=pl.Int64),
+        }
+    )
+
+
+def _robot_flags(games: Any, old: Any, n_players: int, names: Any, table: GamesTable) -> Any:
+    """Which player indices are robots; raises :class:`DataError` when a player id is a robot in
+    some rows and a human in others (a robot's player id is its name)."""
+    import numpy as np
+    import polars as pl
+
+    a = games["a"].to_numpy()
+    b = games["b"].to_numpy()
+    r0 = games["robot0"].to_numpy()
+    r1 = games["robot1"].to_numpy()
+    seen = np.bincount(a, minlength=n_players) + np.bincount(b, minlength=n_players)
+    as_robot = np.bincount(a, weights=r0, minlength=n_players) + np.bincount(b, weights=r1, minlength=n_players)
+    mixed = np.flatnonzero((as_robot > 0) & (as_robot < seen))
+    if len(mixed):
+        pid = int(mixed[0])
+        rows = games.filter((pl.col("a") == pid) | (pl.col("b") == pid)).sort("row")
+        flags = [(r0_ if a_ == pid else r1_) for a_, r0_, r1_ in zip(rows["a"], rows["robot0"], rows["robot1"])]
+        r = int(rows["row"][next(i for i, f in enumerate(flags) if f != flags[0])])
+        raise DataError(
+            f"column 'robot0'/'robot1', row {r}: player {names[pid]!r} is marked a robot in some rows and a human in others",
+            *table.where(r),
+        )
+    robot = as_robot > 0
+    robot[old.filter(pl.col("robot"))["pid"].to_numpy()] = True
+    return robot
+
+
+def _explain_row(
+    name: str, row: dict[str, Any], pid: int, before: tuple[int, int], after: tuple[int, int], k_a: int, k_b: int, params: EloParams
+) -> dict[str, Any]:
+    me = 0 if row["a"] == pid else 1
+    op = 1 - me
+    result = row["result0"] if me == 0 else 1.0 - row["result0"]
+    when = row["finished_at"]
+    return {
+        "list": name,
+        "game_id": row["game_id"],
+        "finished_at": when.isoformat().replace("+00:00", "Z") if when is not None else "",
+        "opponent": row[f"player{op}"],
+        "opp_rating": before[op],
+        "score": f"{row[f'score{me}']}-{row[f'score{op}']}",
+        "result": {1.0: "win", 0.5: "draw", 0.0: "loss"}[result],
+        "expected": round(100 * expected_score(before[me], before[op], params.scale), 1),
+        "k": int((k_a, k_b)[me]),
+        "before": before[me],
+        "change": after[me] - before[me],
+        "rating": after[me],
+    }
+
+

@@ -1,0 +1,335 @@
+"""Reading and validating the games table (CSV, Parquet, JSON lines, or replay's games.parquet)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gamecore.errors import DataError, UsageError
+
+GAME_COLUMNS: tuple[str, ...] = (
+    "game_id",
+    "finished_at",
+    "player0",
+    "player1",
+    "robot0",
+    "robot1",
+    "score0",
+    "score1",
+    "competition",
+)
+"""Columns of the games table (issue 5). ``finished_at`` is ISO 8601, UTC when no offset is given."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the games table
+# ---------------------------------------------------------------------------------------------
+
+_REPLAY_MAP = {"file": "game_id", "player1": "player0", "player2": "player1", "score1": "score0", "score2": "score1"}
+"""``skrafl replay``'s games.parquet → games-table columns (its players are numbered 1 and 2)."""
+
+_TRUE = ("true", "t", "1", "yes", "y")
+_FALSE = ("false", "f", "0", "no", "n")
+
+
+@dataclass
+class GamesTable:
+    """A validated games table.
+
+    Attributes:
+        frame: polars DataFrame with ``game_id`` (str), ``finished_at`` (datetime μs UTC, or null
+            when the source has no times), ``player0``/``player1`` (str), ``robot0``/``robot1``/
+            ``competition`` (bool), ``score0``/``score1`` (int64) and ``row`` (1-based data row).
+        path: where it was read from.
+        line_offset: add to ``row`` to get the file line (1 for CSV's header, else 0).
+        notes: what was assumed (e.g. the columns a replay table lacks).
+        ordered_by_row: True when there is no ``finished_at`` and file order is the game order.
+    """
+
+    frame: Any
+    path: str
+    line_offset: int = 0
+    notes: tuple[str, ...] = ()
+    ordered_by_row: bool = False
+
+    def where(self, row: int) -> tuple[str, int | None]:
+        """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
+        if self.path.endswith(".parquet"):
+            return self.path, None
+        return self.path, row + self.line_offset
+
+
+def _load_frame(path: Path) -> tuple[Any, int]:
+    """Read a CSV / Parquet / JSON-lines file into a polars frame (CSV: every column as text)."""
+    import polars as pl
+
+    if not path.is_file():
+        raise UsageError(f"games file not found: {path}")
+    suffix = "".join(path.suffixes[-2:]).lower() if path.suffix.lower() == ".gz" else path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            return pl.read_parquet(path), 0
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            return pl.read_ndjson(path, infer_schema_length=None), 0
+        if suffix in (".csv", ".tsv", ".csv.gz"):
+            sep = "\t" if suffix == ".tsv" else ","
+            return pl.read_csv(path, infer_schema=False, separator=sep), 1
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        line = _bad_json_line(path) if suffix in (".jsonl", ".ndjson", ".json") else None
+        if line is not None:
+            raise DataError(f"not a JSON object on this line ({line[1]})", path=path, line=line[0]) from None
+        raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
+    raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
+
+
+def _bad_json_line(path: Path) -> tuple[int, str] | None:
+    """(line number, reason) of the first line of a JSON-lines file that is not a JSON object."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                value = json.loads(text)
+            except ValueError as exc:
+                return n, str(exc)
+            if not isinstance(value, dict):
+                return n, f"got {type(value).__name__}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    return "a missing value" if value is None else repr(value)
+
+
+def read_games(path: str | Path) -> GamesTable:
+    """Read and validate a games table.
+
+    Accepted: CSV/TSV (header line), Parquet, JSON lines, with the columns of
+    :data:`GAME_COLUMNS`. Booleans may be true/false, 1/0, yes/no; ``finished_at`` is ISO 8601
+    (``2024-05-01T21:03:00Z``, ``+00:00`` offsets, a space for ``T``, fractions; no offset means
+    UTC); scores are integers.
+
+    ``skrafl replay``'s ``games.parquet`` (recognised by its ``file``/``player1``/``player2``/
+    ``score1``/``score2`` columns) is mapped: ``file`` → ``game_id``, ``player1``/``player2`` →
+    ``player0``/``player1``, ``score1``/``score2`` → ``score0``/``score1``; rows whose ``status``
+    is not ``ok`` are dropped. Its ``game_id`` (null → ``file``), ``finished_at``,
+    ``robot1``/``robot2`` (→ ``robot0``/``robot1``) and ``competition`` (null → false) are used when
+    present; without ``finished_at`` on every game (GCG files have none) games are rated in file
+    order. A replayed game whose two players have the same name, or whose ``game_id`` repeats an
+    earlier row, is skipped with a ``warning:`` note (one bad file must not stop the night). All
+    of this is listed in :attr:`GamesTable.notes`.
+
+    Raises:
+        DataError: a missing column, an empty or malformed value (naming the column and row), a
+            duplicate ``game_id`` or a player meeting themself.
+        UsageError: the file does not exist or has an unknown extension.
+    """
+    import polars as pl
+
+    path = Path(path)
+    df, line_offset = _load_frame(path)
+    notes: list[str] = []
+    table = GamesTable(frame=None, path=str(path), line_offset=line_offset)
+    df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row"))
+
+    is_replay = "player0" not in df.columns and all(c in df.columns for c in ("file", "player1", "player2", "score1", "score2"))
+    if is_replay:
+        if "status" in df.columns:
+            bad = df.filter(pl.col("status").cast(pl.String) != "ok").height
+            df = df.filter(pl.col("status").cast(pl.String) == "ok")
+            if bad:
+                notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
+        if "format" in df.columns:
+            anonymous = df.filter((pl.col("format").cast(pl.String) == "netskrafl") & (pl.col("player1") == "player0")
+                                  & (pl.col("player2") == "player1")).height
+            if anonymous:
+                notes.append(
+                    f"warning: {anonymous} replayed Netskrafl record(s) name no players (the record format has "
+                    "none): they are rated as the seats 'player0' and 'player1'"
+                )
+        if "robot2" in df.columns:  # replay numbers its players 1 and 2
+            df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
+        game_id = pl.col("file")
+        if "game_id" in df.columns:
+            game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
+        kept = [c for c in ("finished_at", "robot0", "robot1", "competition") if c in df.columns]
+        df = df.select([game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"]
+                       + kept + ["row"])
+        for c in ("robot0", "robot1", "competition"):
+            if c in kept:
+                df = df.with_columns(pl.col(c).fill_null(False))
+        missing = [c for c in ("finished_at", "robot0", "robot1", "competition") if c not in df.columns]
+        if "finished_at" in missing:
+            df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
+        elif 0 < df["finished_at"].null_count() < df.height:
+            n = df["finished_at"].null_count()
+            notes.append(f"{n} of {df.height} replayed games have no finished_at (GCG files): all games rated in file order")
+            df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
+        for c in ("robot0", "robot1", "competition"):
+            if c in missing:
+                df = df.with_columns(pl.lit(False).alias(c))
+        if missing:
+            notes.append(
+                "replay games table lacks "
+                + ", ".join(missing)
+                + ": games rated in file order"
+                * ("finished_at" in missing)
+                + ("; players counted as humans" if "robot0" in missing else "")
+                + ("; no game counted as competition" if "competition" in missing else "")
+            )
+        # A replayed game is one file of many: a bad one is skipped with a warning, not fatal.
+        same = df.filter(pl.col("player0").is_not_null() & (pl.col("player0") == pl.col("player1")))
+        if same.height:
+            first = same.row(0, named=True)
+            notes.append(
+                f"warning: {same.height} replayed game(s) skipped: both players have the same name "
+                f"(first: {first['game_id']!r}, player {first['player0']!r})"
+            )
+            df = df.join(same.select("row"), on="row", how="anti").sort("row")
+        dup = df.filter(pl.col("game_id").is_duplicated() & (pl.int_range(pl.len()).over("game_id") > 0))
+        if dup.height:
+            notes.append(
+                f"warning: {dup.height} replayed game(s) skipped: game_id already seen in the table "
+                f"(first: {dup['game_id'][0]!r})"
+            )
+            df = df.join(dup.select("row"), on="row", how="anti").sort("row")
+    else:
+        missing = [c for c in GAME_COLUMNS if c not in df.columns]
+        if missing:
+            raise DataError(
+                f"missing column {missing[0]!r} (games table needs: {', '.join(GAME_COLUMNS)}; found: {', '.join(df.columns[:-1])})",
+                path=path,
+                line=1 if line_offset else None,
+            )
+
+    df = df.select([*GAME_COLUMNS, "row"])
+    out = {"row": df["row"]}
+    out["game_id"] = _text_column(df, "game_id", table)
+    out["player0"] = _text_column(df, "player0", table)
+    out["player1"] = _text_column(df, "player1", table)
+    for c in ("robot0", "robot1", "competition"):
+        out[c] = _bool_column(df, c, table)
+    for c in ("score0", "score1"):
+        out[c] = _int_column(df, c, table)
+    all_null = df["finished_at"].null_count() == df.height and df.height > 0
+    if (is_replay and all_null) or df.height == 0:
+        out["finished_at"] = pl.Series("finished_at", [None] * df.height, dtype=pl.Datetime("us", "UTC"))
+        ordered_by_row = is_replay
+    else:
+        out["finished_at"] = _time_column(df, table)
+        ordered_by_row = False
+    frame = pl.DataFrame(out).select([*GAME_COLUMNS, "row"])
+
+    ids = frame["game_id"].sort()
+    repeated = ids.slice(1) == ids.slice(0, max(ids.len() - 1, 0))
+    if repeated.any():
+        dup = sorted(set(ids.slice(1).filter(repeated).to_list()))[0]
+        rows = frame.filter(pl.col("game_id") == dup)["row"].sort().to_list()
+        raise DataError(f"column 'game_id', row {rows[1]}: duplicate game id {dup!r} (also row {rows[0]})", *table.where(rows[1]))
+    same = frame.filter(pl.col("player0") == pl.col("player1"))
+    if same.height:
+        r = int(same["row"].min())
+        raise DataError(f"column 'player1', row {r}: player {same['player0'][0]!r} plays against themself", *table.where(r))
+    table.frame = frame
+    table.notes = tuple(notes)
+    table.ordered_by_row = ordered_by_row
+    return table
+
+
+def _fail_at(table: GamesTable, column: str, row: int, what: str) -> DataError:
+    return DataError(f"column {column!r}, row {row}: {what}", *table.where(row))
+
+
+def _first_bad(df: Any, mask: Any) -> int:
+    return int(df.filter(mask)["row"][0])
+
+
+def _text_column(df: Any, column: str, table: GamesTable) -> Any:
+    import polars as pl
+
+    s = df[column]
+    if s.dtype not in (pl.String, pl.Int64, pl.Int32, pl.UInt64, pl.UInt32, pl.Int16, pl.Int8, pl.UInt16, pl.UInt8, pl.Categorical):
+        r = int(df["row"][0]) if df.height else 1
+        raise _fail_at(table, column, r, f"expected text or an integer id, got a column of type {s.dtype}")
+    s = s.cast(pl.String)
+    if table.line_offset:  # CSV text: "anna " is "anna"
+        s = s.str.strip_chars()
+    bad = s.is_null() | (s == "")
+    if bad.any():
+        raise _fail_at(table, column, _first_bad(df, bad), "empty value")
+    return s.alias(column)
+
+
+def _bool_column(df: Any, column: str, table: GamesTable) -> Any:
+    import polars as pl
+
+    s = df[column]
+    if s.dtype == pl.Boolean:
+        res = s
+    elif s.dtype.is_integer():
+        bad = ~s.is_in([0, 1]) | s.is_null()
+        if bad.any():
+            r = _first_bad(df, bad)
+            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+        res = s == 1
+    elif s.dtype == pl.String:
+        low = s.str.strip_chars().str.to_lowercase()
+        bad = ~(low.is_in(_TRUE) | low.is_in(_FALSE)) | low.is_null()
+        if bad.any():
+            r = _first_bad(df, bad)
+            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+        res = low.is_in(_TRUE)
+    else:
+        raise _fail_at(table, column, int(df["row"][0]), f"expected booleans, got a column of type {s.dtype}")
+    if res.null_count():
+        raise _fail_at(table, column, _first_bad(df, res.is_null()), "empty value")
+    return res.alias(column)
+
+
+def _int_column(df: Any, column: str, table: GamesTable) -> Any:
+    import polars as pl
+
+    s = df[column]
+    if s.dtype.is_integer():
+        res = s.cast(pl.Int64)
+        bad = res.is_null()
+    elif s.dtype == pl.String:
+        res = s.str.strip_chars().cast(pl.Int64, strict=False)
+        bad = res.is_null()
+    elif s.dtype.is_float():
+        res = s.cast(pl.Int64, strict=False)
+        bad = res.is_null() | (res.cast(pl.Float64) != s)
+    else:
+        raise _fail_at(table, column, int(df["row"][0]), f"expected integer scores, got a column of type {s.dtype}")
+    if bad.any():
+        r = _first_bad(df, bad)
+        raise _fail_at(table, column, r, f"expected an integer final score, got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+    return res.alias(column)
+
+
+def _time_column(df: Any, table: GamesTable) -> Any:
+    import polars as pl
+
+    s = df["finished_at"]
+    target = pl.Datetime("us", "UTC")
+    if isinstance(s.dtype, pl.Datetime):
+        res = s.dt.replace_time_zone("UTC") if s.dtype.time_zone is None else s.dt.convert_time_zone("UTC")
+        res = res.cast(target)
+        bad = res.is_null()
+    elif s.dtype == pl.String:
+        t = s.str.strip_chars().str.replace(r"[zZ]$", "+00:00").str.replace(" ", "T", literal=True)
+        t = pl.select(pl.when(t.str.contains(r"[+-]\d\d:?\d\d$")).then(t).otherwise(t + "+00:00")).to_series()
+        res = t.str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_zone="UTC", strict=False, time_unit="us")
+        bad = res.is_null()
+    else:
+        raise _fail_at(table, "finished_at", int(df["row"][0]), f"expected ISO 8601 times, got a column of type {s.dtype}")
+    if bad.any():
+        r = _first_bad(df, bad)
+        raise _fail_at(
+            table, "finished_at", r, f"expected an ISO 8601 UTC time like 2024-05-01T21:03:00Z, got {_shown(df.filter(pl.col('row') == r)['finished_at'][0])}"
+        )
+    return res.alias("finished_at")
+
+

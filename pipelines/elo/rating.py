@@ -1,0 +1,312 @@
+"""The Elo arithmetic: parameters, the rule one game at a time, and the rating of one list's
+games in order (the sequential loop, with the largest list in a worker process when it pays).
+
+Pure numpy and plain Python (no polars), so a job can run in a worker process
+(:func:`_run_jobs`, :class:`concurrent.futures.ProcessPoolExecutor`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from array import array
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
+
+from gamecore.errors import UsageError
+
+@dataclass(frozen=True)
+class EloParams:
+    """Rating parameters. Defaults are Netskrafl's (netskrafl.md "Elo").
+
+    Attributes:
+        k: K for an established player (Netskrafl 20, FAQ).
+        k_beginner: K for a beginner (Netskrafl 32).
+        established_after: a player is established with *more than* this many games in the list,
+            counting the current game (Netskrafl 10).
+        start: rating of a new player (Netskrafl 1200, Ordspill 1000).
+        scale: rating difference that multiplies the odds by 10 (400).
+    """
+
+    k: int = 20
+    k_beginner: int = 32
+    established_after: int = 10
+    start: int = 1200
+    scale: float = 400.0
+
+    def check(self) -> "EloParams":
+        """Validate the values; raises :class:`UsageError` for an impossible one."""
+        if self.k < 0 or self.k_beginner < 0:
+            raise UsageError(f"K must be 0 or more (got --k {self.k}, --k-beginner {self.k_beginner})")
+        if self.established_after < 0:
+            raise UsageError(f"--established-after must be 0 or more (got {self.established_after})")
+        if self.start < 0:
+            raise UsageError(f"--start must be 0 or more: a rating never goes below 0 (got {self.start})")
+        if not self.scale > 0:
+            raise UsageError(f"--scale must be positive (got {self.scale})")
+        return self
+
+
+PRESETS: dict[str, EloParams] = {
+    "netskrafl": EloParams(),
+    "ordspill": EloParams(start=1000),
+}
+"""Named parameter sets: ``netskrafl`` (the default) and ``ordspill`` (start 1000, issue 5)."""
+
+
+def params_for(preset: str = "netskrafl", **overrides: Any) -> EloParams:
+    """The parameters of ``preset`` with the non-``None`` ``overrides`` applied.
+
+    Raises:
+        UsageError: unknown preset or an impossible value.
+    """
+    try:
+        base = PRESETS[preset]
+    except KeyError:
+        raise UsageError(f"unknown Elo preset {preset!r}; expected one of: {', '.join(PRESETS)}") from None
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    return replace(base, **changes).check()
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule, one game at a time (documentation and tests; the batch loop below is the same rule)
+# ---------------------------------------------------------------------------------------------
+
+
+def expected_score(rating: float, opponent: float, scale: float = 400.0) -> float:
+    """Expected score (win probability) of a player rated ``rating`` against ``opponent``.
+
+    E = Q / (Q + Q_opp) with Q = 10^(R/scale) (seed 000 FAQ: "S(a) = 10^(E(a)/400)").
+    """
+    q = 10.0 ** (rating / scale)
+    q_opp = 10.0 ** (opponent / scale)
+    return q / (q + q_opp)
+
+
+def game_result(score: int, opponent_score: int) -> float:
+    """1.0 for a win, 0.5 for a draw, 0.0 for a loss: the final scores decide (FAQ)."""
+    if score > opponent_score:
+        return 1.0
+    if score < opponent_score:
+        return 0.0
+    return 0.5
+
+
+def rating_change(rating: int, opponent: int, result: float, k: int, scale: float = 400.0) -> int:
+    """Δ = round((result − E) × K), Python's round (half to even) (netskrafl.md "Elo")."""
+    return round((result - expected_score(rating, opponent, scale)) * k)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rating loop
+# ---------------------------------------------------------------------------------------------
+
+
+def _rate_games(
+    a_idx: Iterable[int],
+    b_idx: Iterable[int],
+    result_a: Iterable[float],
+    k_a: Iterable[int],
+    k_b: Iterable[int],
+    ratings: list[int],
+    q_table: list[float],
+    scale: float,
+) -> None:
+    """Rate one list's games in order, updating ``ratings`` (indexed by player) in place.
+
+    Per game: player indices ``a``/``b``, ``a``'s result (1.0 / 0.5 / 0.0) and each side's K,
+    0 for a side whose rating does not move (the beginner rule; see :func:`_k_factors`).
+    ``q_table[r]`` is 10^(r/scale) for integer ratings (grown on demand).
+
+    Same arithmetic as Netskrafl: E_a = Q_a/(Q_a+Q_b), Δ = round((result − E) × K) (half to even),
+    a rating floored at 0 (netskrafl.md "Elo"). The sequential part of the job, kept tight: plain
+    Python over flat sequences, no attribute look-ups.
+    """
+    R = ratings
+    Q = q_table
+    for a, b, sa, ka, kb in zip(a_idx, b_idx, result_a, k_a, k_b):
+        ra = R[a]
+        rb = R[b]
+        try:
+            qa = Q[ra]
+            qb = Q[rb]
+        except IndexError:
+            _grow_q_table(Q, max(ra, rb), scale)
+            qa = Q[ra]
+            qb = Q[rb]
+        t = qa + qb
+        if ka:
+            ra += round((sa - qa / t) * ka)
+            R[a] = ra if ra > 0 else 0
+        if kb:
+            rb += round((1.0 - sa - qb / t) * kb)
+            R[b] = rb if rb > 0 else 0
+
+
+def _q_table(size: int, scale: float) -> list[float]:
+    """Q = 10^(r/scale) for the integer ratings 0 … size−1 (netskrafl.md "Elo")."""
+    return [10.0 ** (r / scale) for r in range(size)]
+
+
+def _grow_q_table(q_table: list[float], rating: int, scale: float) -> None:
+    """Extend ``q_table`` in place to cover ``rating`` (and some headroom)."""
+    q_table.extend(10.0 ** (r / scale) for r in range(len(q_table), rating + 1000))
+
+
+def _running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:
+    """Games played by each side *counting the current game*, and each player's first game.
+
+    ``a``/``b``: numpy int arrays of player indices in game order; ``prior``: games each player
+    already had (from the state). Returns (games_a, games_b, first_game_index per player, with
+    ``len(a)`` for players without a game here).
+    """
+    import numpy as np
+
+    n = len(a)
+    players = np.empty(2 * n, dtype=np.int64)
+    players[0::2] = a
+    players[1::2] = b
+    # Stable sort by player: numpy radix-sorts 16-bit keys, so sort by the low 16 bits, then
+    # (stably) by the high bits when there are more than 65,536 players.
+    order = np.argsort(players.astype(np.uint16), kind="stable")
+    if len(prior) > 1 << 16:
+        order = order[np.argsort((players[order] >> 16).astype(np.int64), kind="stable")]
+    sp = players[order]
+    first = np.full(len(prior), n, dtype=np.int64)
+    counts = np.empty(2 * n, dtype=np.int64)
+    if n:
+        starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+        lengths = np.diff(np.r_[starts, 2 * n])
+        rank = np.arange(2 * n, dtype=np.int64) - np.repeat(starts, lengths) + 1
+        counts[order] = rank + prior[sp]
+        first[sp[starts]] = order[starts] // 2
+    return counts[0::2], counts[1::2], first
+
+
+def _k_factors(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params: EloParams) -> tuple[Any, Any]:
+    """Each side's K per game: K for an established player, K_beginner for a beginner, and 0 for
+    an established player meeting a beginner (the beginner rule, FAQ: "fyrstu 10 viðureignir
+    byrjenda breyta aðeins Elo-stigum þeirra sjálfra"). Established = robot, or more than
+    ``established_after`` games in the list counting this one (netskrafl.md "Elo")."""
+    import numpy as np
+
+    est_a = robot_a | (games_a > params.established_after)
+    est_b = robot_b | (games_b > params.established_after)
+    k_a = np.where(est_a, np.where(est_b, params.k, 0), params.k_beginner).astype(np.int64)
+    k_b = np.where(est_b, np.where(est_a, params.k, 0), params.k_beginner).astype(np.int64)
+    return k_a, k_b
+
+
+def _as_array(values: Any, code: str) -> array:
+    """A flat Python ``array`` over a numpy array (compact, iterates as plain ints/floats)."""
+    import numpy as np
+
+    out = array(code)
+    out.frombytes(np.ascontiguousarray(values, dtype=np.int64 if code == "q" else np.float64).tobytes())
+    return out
+
+
+@dataclass
+class _ListJob:
+    """One list's games, ready to rate: numpy arrays in game order (player indices ``a``/``b``,
+    ``a``'s result 1/½/0, robot flags), each player's games and rating before this run, the
+    parameters, and where the loop stops (``(index, events)`` in order; an event is
+    ``("snap", day)`` — keep the ratings after the games before ``index`` — or
+    ``("before"/"after", i)`` — keep the two players' ratings around game ``i``)."""
+
+    a: Any
+    b: Any
+    result: Any
+    robot_a: Any
+    robot_b: Any
+    prior_games: Any
+    ratings: list[int]
+    stops: list[tuple[int, list[tuple[str, int]]]]
+    params: EloParams
+
+
+@dataclass
+class _JobResult:
+    """What :func:`_run_job` gives back: the final ratings by player index, the ratings at each
+    snapshot stop ``{day: (index, ratings)}``, the explained games ``{i: ((before_a, before_b),
+    (after_a, after_b), (k_a, k_b))}`` and each player's first game index here (``len(a)`` if
+    none)."""
+
+    ratings: list[int]
+    snaps: dict[int, tuple[int, list[int]]]
+    moments: dict[int, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]]
+    first: Any
+
+
+def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
+    """Rate one list: games-so-far and K per game (vectorised), then the sequential loop
+    (:func:`_rate_games`), stopping where ``job.stops`` asks. Uses numpy and plain Python only
+    (no polars), so it can run in a forked worker."""
+    games_a, games_b, first = _running_counts(job.a, job.b, job.prior_games)
+    k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
+    A, B, S = _as_array(job.a, "q"), _as_array(job.b, "q"), _as_array(job.result, "d")
+    KA, KB = _as_array(k_a, "q"), _as_array(k_b, "q")
+    R = job.ratings
+    scale = job.params.scale
+    q_table = _q_table(max(R, default=0) + 1000, scale)
+    snaps: dict[int, tuple[int, list[int]]] = {}
+    before: dict[int, tuple[int, int]] = {}
+    moments: dict[int, tuple[tuple[int, int], tuple[int, int], tuple[int, int]]] = {}
+    lo = 0
+    for hi, events in job.stops:
+        if hi > lo:
+            _rate_games(A[lo:hi], B[lo:hi], S[lo:hi], KA[lo:hi], KB[lo:hi], R, q_table, scale)
+            if progress is not None:
+                progress.update(hi - lo)
+            lo = hi
+        for kind, what in events:
+            if kind == "snap":
+                snaps[what] = (hi, list(R))
+            elif kind == "before":
+                before[what] = (R[A[what]], R[B[what]])
+            else:
+                moments[what] = (before.pop(what), (R[A[what]], R[B[what]]), (KA[what], KB[what]))
+    return _JobResult(R, snaps, moments, first)
+
+
+_PARALLEL_MIN_GAMES = 100_000
+
+
+def _use_worker(n_games: int) -> bool:
+    """Worth running a list's loop in a worker process: two or more CPUs and enough games."""
+    return (os.cpu_count() or 1) >= 2 and n_games >= _PARALLEL_MIN_GAMES
+
+
+def _pool_context() -> Any:
+    """``fork`` where there is one (Linux: the worker starts at once and needs no imports; the job
+    uses numpy and plain Python only, no polars), elsewhere the platform default."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True) -> list[_JobResult]:
+    """Run the lists' loops. The lists are independent, so with two or more CPUs and enough
+    games the first (largest: ``all`` holds every game) runs in a worker process
+    (:class:`concurrent.futures.ProcessPoolExecutor`) while this process runs the others; the
+    results are identical either way (same code, same order). If the worker dies, its job is run
+    here instead."""
+    if not (parallel and len(jobs) > 1 and _use_worker(len(jobs[0].a))):
+        return [_run_job(j, progress) for j in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=_pool_context()) as pool:
+        future = pool.submit(_run_job, jobs[0])
+        rest = [_run_job(j, progress) for j in jobs[1:]]
+        try:
+            first = future.result()
+        except BrokenProcessPool:
+            first = _run_job(jobs[0])
+    if progress is not None:
+        progress.update(len(jobs[0].a))
+    return [first, *rest]
+
+
+def _params_text(p: EloParams) -> str:
+    return f"K {p.k}/{p.k_beginner}, established after {p.established_after}, start {p.start}, scale {p.scale:g}"

@@ -1,0 +1,162 @@
+"""The output folder: top-100 tables, history snapshots, and writing it (:func:`write_output`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from gamecore.errors import UsageError
+
+from .batch import CHANGE_DAYS, LISTS, EloRun
+from .state import STATE_VERSION
+
+TOP_COLUMNS: tuple[str, ...] = (
+    "rank",
+    "player",
+    "rating",
+    "games",
+    "wins",
+    "losses",
+    "win_pct",
+    "avg_score",
+    "change_1d",
+    "change_7d",
+    "change_30d",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing the output folder
+# ---------------------------------------------------------------------------------------------
+
+
+def _history_files(folder: Path | None) -> dict[dt.date, Path]:
+    out: dict[dt.date, Path] = {}
+    if folder is None or not folder.is_dir():
+        return out
+    for p in folder.glob("ratings_*.parquet"):
+        try:
+            out[dt.date.fromisoformat(p.stem[len("ratings_"):])] = p
+        except ValueError:
+            continue
+    return out
+
+
+def _kept_days(days: Iterable[dt.date], report_day: dt.date) -> set[dt.date]:
+    """Days after D−30 and the newest on or before D−30."""
+    cut = report_day - dt.timedelta(days=CHANGE_DAYS[-1])
+    days = set(days)
+    keep = {d for d in days if d > cut}
+    older = [d for d in days if d <= cut]
+    if older:
+        keep.add(max(older))
+    return keep
+
+
+def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | None) -> dict[str, Any]:
+    """The top-100 table of each list: rank, player, rating, games, wins, losses, win %, average
+    score and the change against the ratings at the end of the days D−1, D−7, D−30 (the newest
+    snapshot on or before that day; empty when the player had no rating then)."""
+    import polars as pl
+
+    out = {}
+    old = {}
+    for n in CHANGE_DAYS:
+        if report_day is None:
+            old[n] = None
+            continue
+        day = report_day - dt.timedelta(days=n)
+        cands = [d for d in history if d <= day]
+        old[n] = history[max(cands)] if cands else None
+    for name in LISTS:
+        top = (
+            ratings.filter(pl.col("list") == name)
+            .sort(["rating", "games", "player"], descending=[True, True, False])
+            .head(100)
+            .with_columns(
+                pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("rank"),
+                (pl.col("wins") * 100.0 / pl.col("games")).round(1).alias("win_pct"),
+                (pl.col("score_for") / pl.col("games")).round(1).alias("avg_score"),
+            )
+        )
+        for n in CHANGE_DAYS:
+            col = f"change_{n}d"
+            snap = old[n]
+            if snap is None:
+                top = top.with_columns(pl.lit(None, dtype=pl.Int64).alias(col))
+            else:
+                prev = snap.filter(pl.col("list") == name).select("player", pl.col("rating").alias("_old"))
+                top = top.join(prev, on="player", how="left", maintain_order="left").with_columns(
+                    (pl.col("rating") - pl.col("_old")).alias(col)
+                ).drop("_old")
+        out[name] = top.select(TOP_COLUMNS)
+    return out
+
+
+def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None) -> Path:
+    """Write the output folder atomically (:func:`pipelines.atomic.atomic_path`: a temporary
+    sibling folder, then a rename; the folder gets the ``.skrafl-output`` marker).
+
+    An existing ``out_dir`` is replaced only after the new folder is complete; ``state_dir`` is
+    only read.
+
+    Raises:
+        UsageError: ``out_dir`` is ``state_dir``, or is refused by
+            :func:`pipelines.atomic.check_output_dir` (a file, the current folder or a parent, a
+            folder skrafl did not write).
+    """
+    import polars as pl
+
+    from pipelines.atomic import atomic_path, check_output_dir
+
+    out_dir = Path(out_dir)
+    _check_out(out_dir, state_dir)
+    check_output_dir(out_dir, replace=True)
+    with atomic_path(out_dir) as tmp:
+        tmp.mkdir()
+        (tmp / "history").mkdir()
+        run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
+        run.processed.write_parquet(tmp / "processed.parquet", statistics=False, compression="lz4")
+        meta = {
+            "version": STATE_VERSION,
+            "params": asdict(run.params),
+            "as_of": run.as_of.isoformat() if run.as_of is not None else None,
+            "report_day": run.report_day.isoformat() if run.report_day is not None else None,
+        }
+        (tmp / "params.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+        history: dict[dt.date, Any] = {}
+        old_files = _history_files(Path(state_dir) / "history" if state_dir is not None else None)
+        if run.report_day is not None:
+            keep = _kept_days([*old_files, *run.snapshots], run.report_day)
+            for day in sorted(keep):
+                dest = tmp / "history" / f"ratings_{day.isoformat()}.parquet"
+                if day in run.snapshots:
+                    run.snapshots[day].write_parquet(dest, statistics=False)
+                    history[day] = run.snapshots[day]
+                else:
+                    shutil.copyfile(old_files[day], dest)
+                    history[day] = pl.read_parquet(dest)
+        for name, top in top_tables(run.ratings, history, run.report_day).items():
+            top.write_csv(tmp / f"top100_{name}.csv")
+    return out_dir
+
+
+def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
+    """Refuse an ``--out`` that is the ``--state`` folder or would hold (and so replace) the games
+    table. Raises :class:`UsageError`."""
+    resolved = Path(out_dir).resolve()
+    if state_dir is not None and resolved == Path(state_dir).resolve():
+        raise UsageError("--out must differ from --state (the previous folder is never modified)")
+    if games_path is not None:
+        games = Path(games_path).resolve()
+        if games == resolved:
+            raise UsageError(f"--out {out_dir}: is the games table itself; give a new folder (inputs are never modified)")
+        if resolved in games.parents:
+            raise UsageError(f"--out {out_dir}: holds the games table {games_path}; give another folder (inputs are never modified)")
+
+
