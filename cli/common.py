@@ -55,12 +55,15 @@ def fail(error: SkraflError | str) -> "typer.Exit":
 
 
 def read_items(items: Sequence[str]) -> list[str]:
-    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped).
+    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped),
+    each in Unicode NFC (:func:`gamecore.text.nfc`: an NFD ``ýf`` is the same word as an NFC one).
 
     Raises:
         UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
             number), or an empty argument.
     """
+    from gamecore.text import nfc
+
     out: list[str] = []
     for n, item in enumerate(items, start=1):
         if item == "-":
@@ -69,8 +72,9 @@ def read_items(items: Sequence[str]) -> list[str]:
                     line = raw.decode("utf-8").strip()
                 except UnicodeDecodeError:
                     raise UsageError("not UTF-8: convert the input to UTF-8 first", "<stdin>", lineno) from None
+                line = line.lstrip("\ufeff").strip()
                 if line:
-                    out.append(line.lstrip("\ufeff"))
+                    out.append(nfc(line))
         else:
             try:
                 item.encode("utf-8")
@@ -78,7 +82,7 @@ def read_items(items: Sequence[str]) -> list[str]:
                 raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
             if not item.strip():
                 raise UsageError(f"argument {n} is empty: give a word")
-            out.append(item.strip())
+            out.append(nfc(item.strip()))
     return out
 
 

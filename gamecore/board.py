@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from gamecore.boards import BoardLayout
 from gamecore.errors import DataError, SkraflError
+from gamecore.text import INT32_MAX, INT32_MIN, nfc
 from gamecore.tilesets import TileSet
 
 BOARD_FORMATS = ("gcg", "netskrafl", "cgp")
@@ -148,6 +149,7 @@ def parse_board_text(
     Raises:
         DataError: wrong number of rows or squares, an unknown letter for the tile set (with path and line).
     """
+    text = nfc(text)
     if fmt == "cgp":
         return parse_cgp(text.strip(), tile_set, layout, path=path).board
     if fmt not in ("gcg", "netskrafl"):
@@ -189,8 +191,9 @@ def read_board(path: str | Path, tile_set: TileSet, layout: BoardLayout, fmt: st
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataError(f"cannot read board: {exc.strerror}", path) from exc
-    except UnicodeDecodeError:
-        raise DataError("board file is not UTF-8 text", path) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object.count(b"\n", 0, exc.start) + 1
+        raise DataError("board file is not UTF-8 text", path, line) from None
     return parse_board_text(text, tile_set, layout, fmt, path)
 
 
@@ -214,7 +217,7 @@ class CGPPosition:
         return s
 
 
-_CGP_ROW = re.compile(r"\d+|\[[^\]]*\]|.")
+_CGP_ROW = re.compile(r"[0-9]+|\[[^\]]*\]|.")
 
 
 def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None = None) -> CGPPosition:
@@ -223,6 +226,7 @@ def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Pat
     Raises:
         DataError: wrong number of rows or squares, unknown letters, malformed fields.
     """
+    text = nfc(text)
     parts = text.split(None, 4)
     if not parts:
         raise DataError("empty CGP string", path)
@@ -234,8 +238,10 @@ def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Pat
     for r, row in enumerate(rows):
         c = 0
         for tok in _CGP_ROW.findall(row):
-            if tok.isdigit():
-                c += int(tok)
+            if "0" <= tok[0] <= "9":  # a run of empty squares (ASCII digits only)
+                c += int(tok) if len(tok) <= 4 else size + 1
+                if c > size:
+                    raise DataError(f"CGP row {r + 1} has more than {size} squares", path)
                 continue
             label = tok[1:-1] if tok.startswith("[") else tok
             tile = _tile_from_token(label, "cgp", tile_set)
@@ -260,15 +266,19 @@ def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Pat
     if len(parts) > 2:
         try:
             a, b = parts[2].split("/")
-            scores = (int(a), int(b))
+            scores = (_cgp_int(a), _cgp_int(b))
         except ValueError:
             raise DataError(f"CGP scores must be N/N; got {parts[2]!r}", path) from None
+        if not all(INT32_MIN <= x <= INT32_MAX for x in scores):
+            raise DataError(f"CGP scores must lie in {INT32_MIN}..{INT32_MAX}; got {parts[2]!r}", path)
     zeros = 0
     if len(parts) > 3:
         try:
-            zeros = int(parts[3])
+            zeros = _cgp_int(parts[3])
         except ValueError:
             raise DataError(f"CGP scoreless-turn count must be a number; got {parts[3]!r}", path) from None
+        if not 0 <= zeros <= 1000:
+            raise DataError(f"CGP scoreless-turn count must be 0..1000; got {parts[3]!r}", path)
     ops: dict[str, str] = {}
     if len(parts) > 4:
         for op in parts[4].split(";"):
@@ -277,3 +287,11 @@ def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Pat
                 k, _, v = op.partition(" ")
                 ops[k] = v.strip()
     return CGPPosition(board, racks, scores, zeros, ops)
+
+
+def _cgp_int(text: str) -> int:
+    """A CGP number: optional ``-``, then ASCII digits (at most 12). Raises ValueError otherwise."""
+    digits = text[1:] if text.startswith("-") else text
+    if not (0 < len(digits) <= 12 and digits.isascii() and digits.isdigit()):
+        raise ValueError(text)
+    return int(text)

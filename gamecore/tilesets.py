@@ -18,9 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from gamecore.errors import DataError, UsageError
+from gamecore.text import nfc
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "tile_sets"
 BLANK = "?"
+MAX_COUNT = 1000  # tiles of one letter in a tile-set file (real sets: at most 24)
+MAX_VALUE = 1000  # points of one tile (real sets: at most 10)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,9 +78,12 @@ class TileSet:
         """Split text into tile tokens: ``[..]`` groups, greedy longest label match, or single
         characters from ``allow`` (e.g. ``?`` or ``.``). Case is kept (lowercase = blank).
 
+        The text is read in Unicode NFC (an NFD ``Ý``, ``Y`` + combining acute, is the tile ``Ý``).
+
         Raises:
             UsageError: a character that is no tile of this set.
         """
+        text = nfc(text)
         out: list[str] = []
         i = 0
         longest = self.max_label_len
@@ -111,11 +117,12 @@ class TileSet:
         return out
 
     def parse_rack(self, text: str, *, check_counts: bool = True) -> list[str]:
-        """A rack as uppercase labels, ``?`` for a blank (``AEI?NRS`` → [...]).
+        """A rack as uppercase labels, ``?`` for a blank (``AEI?NRS`` → [...]); read in Unicode NFC.
 
         Raises:
             UsageError: an unknown letter, or more of a tile than the whole set holds.
         """
+        text = nfc(text)
         tokens = [t if t == BLANK else t.upper() for t in self.split_word(text.strip(), allow=BLANK)]
         if check_counts:
             self.check_counts(tokens, what=f"rack {text!r}")
@@ -151,9 +158,11 @@ def read_tile_set(path: str | Path, name: str | None = None) -> TileSet:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = nfc(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise DataError(f"cannot read tile set: {exc.strerror}", path) from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); tile sets are UTF-8 text", path) from None
     source = ""
     letters: list[str] = []
     counts: dict[str, int] = {}
@@ -183,6 +192,10 @@ def read_tile_set(path: str | Path, name: str | None = None) -> TileSet:
             vowel = len(cols) > 3 and cols[3].strip() not in ("", "0")
         except ValueError:
             raise DataError(f"count and value must be integers; got {line!r}", path, lineno) from None
+        if not (0 <= count <= MAX_COUNT and 0 <= value <= MAX_VALUE):
+            raise DataError(
+                f"count must be 0..{MAX_COUNT} and value 0..{MAX_VALUE}; got {line!r}", path, lineno
+            )
         if label == BLANK:
             blanks += count
             continue
