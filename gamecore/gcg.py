@@ -22,7 +22,12 @@ Error codes raised here: ``GCG_EMPTY``, ``UNSUPPORTED_CHARACTER_ENCODING``, ``MI
 ``PLAY_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``PLAY_OUT_OF_BOUNDS``, ``SCORE_MALFORMED``,
 ``PHONY_TILES_RETURNED_WITHOUT_PLAY``, ``INVALID_PHONY_TILES_PLAYER_INDEX``,
 ``PHONY_TILES_RETURNED_MISMATCH``, ``CHALLENGE_BONUS_WITHOUT_PLAY``,
-``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``, ``EVENT_AFTER_LAST_RACK``, ``LINE_TOO_LONG``.
+``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``, ``EVENT_AFTER_LAST_RACK``, ``LINE_TOO_LONG``,
+``SCORE_OUT_OF_RANGE`` (a score or total beyond ±(2^31 − 1), or the scores of the game added up
+as absolute values beyond 2^31 − 1: the tables store scores and totals as int32).
+
+The decoded text is put in Unicode NFC once (:func:`gamecore.text.nfc`), so an NFD file (``y`` +
+combining acute for ``ý``) reads as the same game as its NFC form. Numbers are ASCII digits.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gamecore.gamelog import Event, Finding, Game, GameLogError, Player, split_tiles
+from gamecore.text import INT32_MAX, nfc
 
 MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")
 
@@ -62,10 +68,13 @@ KNOWN_PRAGMAS = {
     "incomplete": True,
 }
 
-_COORD_ACROSS = re.compile(r"^(\d+)([A-Za-z]+)$")  # 8D: row first = across
-_COORD_DOWN = re.compile(r"^([A-Za-z]+)(\d+)$")  # D8: column first = down
-_SCORE = re.compile(r"^(\+-|[+-])?(\d+)$")
-_CUMUL = re.compile(r"^-?\d+$")
+_COORD_ACROSS = re.compile(r"^([0-9]+)([A-Za-z]+)$")  # 8D: row first = across
+_COORD_DOWN = re.compile(r"^([A-Za-z]+)([0-9]+)$")  # D8: column first = down
+_SCORE = re.compile(r"^(\+-|[+-])?([0-9]+)$")
+_CUMUL = re.compile(r"^-?[0-9]+$")
+FAR = 10_000
+"""Row or column given to a coordinate with more than 4 digits or letters: off every board (the
+bounds check then names the coordinate), without reading a huge number."""
 _PAREN = re.compile(r"^\((.*)\)$")
 _SIMPLE_RACK = re.compile(r"^(?:[^\W\d_]|\?)*$")  # letters (any script) and '?', no brackets
 _SIMPLE_WORD = re.compile(r"^(?:[^\W\d_]|\.)+$")  # letters and '.', no brackets or parentheses
@@ -81,7 +90,10 @@ _COLUMNS = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")} | {ch: i
 
 
 def column_index(letters: str) -> int:
-    """0-based column of GCG column letters (``A`` = 0; ``AA`` = 26 for boards wider than 26)."""
+    """0-based column of GCG column letters (``A`` = 0; ``AA`` = 26 for boards wider than 26);
+    :data:`FAR` for more than 4 letters."""
+    if len(letters) > 4:
+        return FAR
     n = 0
     for ch in letters.upper():
         n = n * 26 + (ord(ch) - 64)
@@ -105,12 +117,17 @@ def parse_coordinate(token: str) -> tuple[int, int, bool] | None:
     if token[:1].isdigit():  # only the across form starts with a digit
         m = _COORD_ACROSS.match(token)
         if m and m.group(2).isascii():
-            return int(m.group(1)) - 1, column_index(m.group(2)), True
+            return _row(m.group(1)), column_index(m.group(2)), True
         return None
     m = _COORD_DOWN.match(token)
     if m and m.group(1).isascii():
-        return int(m.group(2)) - 1, column_index(m.group(1)), False
+        return _row(m.group(2)), column_index(m.group(1)), False
     return None
+
+
+def _row(digits: str) -> int:
+    """0-based row of the ASCII digits of a coordinate; :data:`FAR` for more than 4 digits."""
+    return int(digits) - 1 if len(digits) <= 4 else FAR
 
 
 @lru_cache(maxsize=4096)
@@ -153,7 +170,7 @@ def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]
             text = data.decode(declared, errors="replace")
             warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not UTF-8; decoded with it anyway", 1))
             return text, declared.lower()
-        except LookupError:
+        except (LookupError, ValueError):  # unknown name, NUL in the name, a codec that cannot replace
             warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"unknown #character-encoding {declared!r}; decoded as ISO-8859-1", 1))
     return data.decode("latin-1"), "iso-8859-1"
 
@@ -165,7 +182,7 @@ def _fix_mojibake(token: str) -> str:
     if token.isascii():
         return token
     try:
-        return token.encode("latin-1").decode("utf-8")
+        return nfc(token.encode("latin-1").decode("utf-8"))
     except (UnicodeEncodeError, UnicodeDecodeError):
         return token
 
@@ -216,13 +233,22 @@ class _Parser:
         m = _SCORE.match(token)
         if not m:
             raise self.error("SCORE_MALFORMED", f"score {token!r}: expected a signed number like +34 or -10", line)
-        value = int(m.group(2))
+        value = self.bounded(m.group(2), token, "score", line)
         return -value if m.group(1) in ("-", "+-") else value
 
     def cumulative(self, token: str, line: int) -> int:
         if not _CUMUL.match(token):
             raise self.error("SCORE_MALFORMED", f"cumulative score {token!r}: expected a number", line)
-        return int(token)
+        value = self.bounded(token.lstrip("-"), token, "cumulative score", line)
+        return -value if token.startswith("-") else value
+
+    def bounded(self, digits: str, token: str, what: str, line: int) -> int:
+        """The number of ASCII ``digits`` (no sign); raises ``SCORE_OUT_OF_RANGE`` beyond
+        :data:`~gamecore.text.INT32_MAX` (scores are stored as int32)."""
+        value = int(digits) if len(digits) <= 12 else INT32_MAX + 1
+        if value > INT32_MAX:
+            raise self.error("SCORE_OUT_OF_RANGE", f"{what} {token[:40]!r}: expected a number between -{INT32_MAX} and {INT32_MAX}", line)
+        return value
 
     # -- lines ----------------------------------------------------------------------------------
     def pragma(self, text: str, lineno: int) -> None:
@@ -402,11 +428,13 @@ class _Parser:
         col = _COLUMNS.get(letters)
         if col is None:
             col = column_index(letters)
-        row = int(row_a if across else row_d) - 1
+        row = _row(row_a if across else row_d)
+        value = self.bounded(score, score, "score", lineno)
+        total = self.bounded(cum.lstrip("-"), cum, "cumulative score", lineno)
         self.game.events.append(Event(
             "play", player, rack=list(rack) if rack is not None else None, coord=format_coordinate(row, col, across),
-            row=row, col=col, across=across, word=list(word), score=-int(score) if sign == "-" else int(score),
-            cumulative=int(cum), line=lineno, extra=" ".join(extra.split()) if extra else "",
+            row=row, col=col, across=across, word=list(word), score=-value if sign == "-" else value,
+            cumulative=-total if cum.startswith("-") else total, line=lineno, extra=" ".join(extra.split()) if extra else "",
         ))
         return True
 
@@ -451,7 +479,9 @@ class _Parser:
             cum = self.cumulative(toks[3], lineno)
             if what in ("", "0"):
                 return Event("pass", player, rack=rack, score=score, cumulative=cum, line=lineno)
-            if what.isdigit():
+            if what.isascii() and what.isdigit():
+                if len(what) > 3:
+                    raise self.error("PLAY_MALFORMED", f"exchange of {what[:20]} tiles: expected the tiles or their number (at most 999)", lineno)
                 return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
             return Event("exchange", player, rack=rack, tiles=self.tiles(what, lineno, "exchanged tiles"), score=score, cumulative=cum, line=lineno)
         # tile placement: [RACK] COORD WORD SCORE CUM [extra]
@@ -571,10 +601,25 @@ class _Parser:
                 self.fault("NO_MATCHING_TOKEN", f"line {line[:60]!r} is neither a pragma (#) nor an event (>)", lineno)
         if not g.players and not g.events:
             raise self.error("NO_MATCHING_TOKEN", "no #player pragma and no event line: not a GCG file", None)
+        points = 0
         for ev in g.events:
             if ev.kind == "time":
                 _resign_from_time(ev)
+            if ev.score is not None:
+                points += abs(ev.score)
+        if points > INT32_MAX:
+            raise self.error("SCORE_OUT_OF_RANGE", f"the scores of the game add up (as absolute values) to {points}, beyond {INT32_MAX}: the totals would not fit the tables", _first_over(g.events))
         return g
+
+
+def _first_over(events: list[Event]) -> int | None:
+    """The line of the event where the scores added up as absolute values pass INT32_MAX."""
+    points = 0
+    for ev in events:
+        points += abs(ev.score or 0)
+        if points > INT32_MAX:
+            return ev.line
+    return None
 
 
 RESIGN_NOTE = "#resign"
@@ -593,7 +638,9 @@ def _resign_from_time(ev: Event) -> None:
 
 
 def parse_gcg_text(text: str, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = (), encoding: str = "utf-8", mojibake: bool = False, warnings: list[Finding] | None = None) -> Game:
-    """Parse GCG text already decoded. See :func:`read_gcg` for the arguments."""
+    """Parse GCG text already decoded (put in Unicode NFC here). See :func:`read_gcg` for the
+    arguments."""
+    text = nfc(text)
     p = _Parser(path, strict, board_size, multi)
     p.mojibake = mojibake
     p.plain = p.plain and not mojibake

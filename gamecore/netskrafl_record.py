@@ -18,6 +18,12 @@ Conversion to the model:
   move is taken back), with a positive score → ``challenge_bonus`` (+10, wrong challenge).
 - End-of-game adjustments are not moves in a record: the replay computes them and checks them
   against ``score0``/``score1`` (``Game.final_scores``).
+
+Every text field (racks, tiles) is read in Unicode NFC (:func:`gamecore.text.nfc`). Numbers
+(``player``, ``score``, ``score0``/``score1``) must be JSON integers (an integral number or a string
+of ASCII digits is accepted; ``true``, ``NaN``, ``Infinity`` are not); scores must lie within
+±(2^31 − 1) (``SCORE_OUT_OF_RANGE``: the tables store them as int32), and so must the scores of a
+game added up as absolute values.
 """
 
 from __future__ import annotations
@@ -27,12 +33,49 @@ from functools import lru_cache
 from pathlib import Path
 
 from gamecore.gamelog import Event, Game, GameLogError, Player
+from gamecore.text import INT32_MAX, nfc
 
 _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
 
 
+def _int(value: object) -> int:
+    """A record's integer: a JSON integer (not ``true``/``false``), an integral finite number, or a
+    string of ASCII digits with an optional sign. Raises ValueError (with what was found) otherwise;
+    the number itself is not bounded here."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or not value.is_integer():
+            raise ValueError(f"expected a whole number, got {value!r}")
+        return int(value)
+    if isinstance(value, str):
+        digits = value.strip()
+        digits = digits[1:] if digits[:1] in "+-" else digits
+        if digits and len(digits) <= 12 and digits.isascii() and digits.isdigit():
+            return int(value)
+    raise ValueError(f"expected a number, got {str(value)[:40]!r}")
+
+
+def _score(value: object, what: str, path: str | None, line: int | None) -> int:
+    """A score of the record (see :func:`_int`), within ±INT32_MAX.
+
+    Raises:
+        GameLogError: ``RECORD_MALFORMED`` (not a whole number), ``SCORE_OUT_OF_RANGE``.
+    """
+    try:
+        n = _int(value)
+    except ValueError as exc:
+        raise GameLogError("RECORD_MALFORMED", f"{what}: {exc}", path, line) from None
+    if not -INT32_MAX <= n <= INT32_MAX:
+        raise GameLogError("SCORE_OUT_OF_RANGE", f"{what} {str(n)[:40]}: expected a number between -{INT32_MAX} and {INT32_MAX}", path, line)
+    return n
+
+
 def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl tiles → model tiles: ``b?ógar`` → ``B o G A R`` (blank lowercase)."""
+    text = nfc(text)
     up = text.upper()
     if len(up) == len(text) and text.isalpha():
         return list(up)  # no blank: one letter per tile
@@ -55,6 +98,7 @@ def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
 
 def _rack(text: str, *, path: str | None, line: int, what: str) -> list[str]:
     """Netskrafl rack → model rack (uppercase letters, ``?`` = blank)."""
+    text = nfc(text)
     up = text.upper()
     letters = text.replace("?", "")
     if len(up) == len(text) and (not letters or letters.isalpha()):
@@ -75,9 +119,11 @@ def parse_netskrafl_coordinate(text: str) -> tuple[int, int, bool] | None:
     """``H4`` → (7, 3, True) across; ``9H`` → (7, 8, False) down (0-based); ``None`` if not one.
     netskrafl.md: row letter first = across, column number first = down."""
     t = text.strip().upper()
-    if len(t) >= 2 and t[0] in _ROWS and t[1:].isdigit():
+    if not (2 <= len(t) <= 5 and t.isascii()):  # at most 4 digits: H4, 9H, ... (ASCII digits only)
+        return None
+    if t[0] in _ROWS and t[1:].isdigit():
         return _ROWS.index(t[0]), int(t[1:]) - 1, True
-    if len(t) >= 2 and t[-1] in _ROWS and t[:-1].isdigit():
+    if t[-1] in _ROWS and t[:-1].isdigit():
         return _ROWS.index(t[-1]), int(t[:-1]) - 1, False
     return None
 
@@ -91,9 +137,16 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
 
     if not isinstance(data, dict) or not isinstance(data.get("moves"), list):
         raise GameLogError("RECORD_MALFORMED", "not a Netskrafl game record (no 'moves' list)", path, None)
-    prefs = data.get("prefs") or {}
+    prefs = data.get("prefs")
+    if prefs is None:
+        prefs = {}
+    if not isinstance(prefs, dict):
+        raise GameLogError("RECORD_MALFORMED", f"'prefs' must be an object, got {type(prefs).__name__}", path, None)
+    game_id = data.get("game_id")
+    if game_id is not None and not isinstance(game_id, str) and not (type(game_id) is int and abs(game_id) < 10**18):
+        raise GameLogError("RECORD_MALFORMED", f"'game_id' must be text, got {str(game_id)[:40]!r}", path, None)
     game = Game(format="netskrafl", path=path, encoding="utf-8", prefs=dict(prefs))
-    game.game_id = data.get("game_id")
+    game.game_id = game_id
     game.meta = {k: data[k] for k in ("manual", "robot0", "robot1") if isinstance(data.get(k), bool)}
     game.players = [Player("player0", "player 0"), Player("player1", "player 1")]
     for key in ("locale", "ts_last_move"):
@@ -108,26 +161,32 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
             raise GameLogError("RECORD_MALFORMED", f"irack{p} missing or not text", path, None)
         racks[p] = _rack(ir, path=path, line=0, what=f"irack{p}")
         game.initial_racks[p] = list(racks[p])
-    try:
-        game.final_scores = [int(data["score0"]), int(data["score1"])]
-    except (KeyError, TypeError, ValueError):
+    if "score0" in data and "score1" in data:
+        game.final_scores = [_score(data["score0"], "score0", path, None), _score(data["score1"], "score1", path, None)]
+    else:
         game.final_scores = None
     for p in (0, 1):
         fr = data.get(f"rack{p}_final")
         if isinstance(fr, str):
             game.last_racks[p] = _rack(fr, path=path, line=0, what=f"rack{p}_final")
     last_play: Event | None = None
+    points = 0  # the scores of the game added up as absolute values
     for n, mv in enumerate(data["moves"], 1):
         if not isinstance(mv, dict):
             raise GameLogError("RECORD_MALFORMED", f"move {n} is not an object", path, n)
         try:
-            player = int(mv["player"])
-            coord = str(mv.get("coord") or "")
-            tiles = str(mv["tiles"])
-            score = int(mv["score"])
-            rack_after = _rack(str(mv.get("rack") or ""), path=path, line=n, what="rack")
+            player = _int(mv["player"])
+            coord = _text(mv.get("coord"), "coord")
+            tiles = _text(mv["tiles"], "tiles")
+            rack_after = _rack(_text(mv.get("rack"), "rack"), path=path, line=n, what="rack")
         except (KeyError, TypeError, ValueError) as exc:
             raise GameLogError("RECORD_MALFORMED", f"move {n}: missing or bad field ({exc})", path, n) from None
+        if "score" not in mv:
+            raise GameLogError("RECORD_MALFORMED", f"move {n}: missing or bad field ('score')", path, n)
+        score = _score(mv["score"], f"move {n}: score", path, n)
+        points += abs(score)
+        if points > INT32_MAX:
+            raise GameLogError("SCORE_OUT_OF_RANGE", f"move {n}: the scores of the game add up beyond {INT32_MAX}", path, n)
         if player not in (0, 1):
             raise GameLogError("PLAYER_DOES_NOT_EXIST", f"move {n}: player {player} (records have players 0 and 1)", path, n)
         before = list(racks[player])
@@ -169,6 +228,18 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
     return game
 
 
+def _text(value: object, what: str) -> str:
+    """A text field of a move (``None``/missing = empty); a number is read as its text (older
+    records), anything else (an object, a list, ``true``) raises ValueError."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**18:
+        return str(value)
+    raise ValueError(f"{what} must be text, got {str(value)[:40]!r}")
+
+
 def read_netskrafl_record(path: str | Path) -> Game:
     """Read a Netskrafl JSON game record file (UTF-8 JSON).
 
@@ -180,11 +251,17 @@ def read_netskrafl_record(path: str | Path) -> Game:
     except OSError as exc:
         raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         line = getattr(exc, "lineno", None)
-        raise GameLogError("RECORD_MALFORMED", f"not JSON: {exc}", str(path), line) from None
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise GameLogError("RECORD_MALFORMED", f"not JSON: {reason}", str(path), line) from None
     return parse_netskrafl_record(data, path=str(path))
+
+
+def _no_constant(name: str) -> float:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259): refuse them."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 __all__ = ["parse_netskrafl_coordinate", "parse_netskrafl_record", "read_netskrafl_record"]
