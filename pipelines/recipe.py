@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gamecore.errors import DataError
+from gamecore.text import nfc
 
 BUILTIN_RULES = {
     "not_lowercase": "the form is written with capitals (proper noun, abbreviation)",
@@ -103,17 +104,24 @@ class Recipe:
 
 
 def read_word_list(path: Path) -> list[str]:
-    """Words of a committee list: one per line, ``#`` starts a comment, blank lines skipped.
+    """Words of a committee list: one per line, ``#`` starts a comment, blank lines skipped; a
+    byte-order mark is dropped and the text is read in Unicode NFC (an NFD ``ýf`` is ``ýf``).
 
     Raises:
-        DataError: the file is missing or not UTF-8, or a line holds more than one word.
+        DataError: the file is missing, unreadable or not UTF-8 (with the line), or a line holds
+            more than one word.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise DataError("committee list not found", path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read the committee list: {exc.strerror or exc}", path) from None
+    try:
+        text = nfc(data.decode("utf-8").lstrip("\ufeff"))
     except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 ({exc.reason})", path) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(f"not UTF-8 (byte {data[exc.start]:#04x}); committee lists are UTF-8", path, line) from None
     words = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -125,26 +133,59 @@ def read_word_list(path: Path) -> list[str]:
     return words
 
 
-def load_recipe(path: Path) -> Recipe:
-    """Parse a recipe TOML file (following ``extends``).
+def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
+    """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
+    alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
 
     Raises:
-        DataError: not valid TOML, a missing required field, or an unknown field.
+        DataError: not valid TOML or UTF-8, a missing required field, an unknown field, a field of
+            the wrong type, or an ``extends`` cycle.
     """
     path = Path(path).resolve()
+    if path in _seen:
+        raise DataError(f"'extends' goes round in a circle: {' → '.join(p.name for p in _seen + (path,))}", path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(nfc(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise DataError("recipe not found", path) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); recipes are UTF-8 TOML", path) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", path) from None
     unknown = set(data) - {"lexicon", "fold", "short_words", "committee", "drop"}
     if unknown:
         raise DataError(f"unknown section(s) {sorted(unknown)}", path)
+    for section in ("lexicon", "fold", "short_words", "committee"):
+        if not isinstance(data.get(section, {}), dict):
+            raise DataError(f"[{section}] must be a table", path)
+    if not isinstance(data.get("drop", []), list) or not all(isinstance(r, dict) for r in data.get("drop", [])):
+        raise DataError("[[drop]] must be an array of tables", path)
+    if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):
+        raise DataError('[fold] maps letters to letters ("é" = "e")', path)
     lex = data.get("lexicon", {})
+    for key in ("name", "language", "description", "tile_set", "rules", "alphabet", "credit", "extends"):
+        if key in lex and not isinstance(lex[key], str):
+            raise DataError(f"[lexicon] {key} must be text", path)
+    for key in ("min_length", "max_length"):
+        if key in lex and (type(lex[key]) is not int or not 0 <= lex[key] <= 1000):
+            raise DataError(f"[lexicon] {key} must be a whole number 0..1000", path)
+    for table, keys in (("short_words", ("list",)), ("committee", ("additions", "removals"))):
+        for key in keys:
+            if key in data.get(table, {}) and not isinstance(data[table][key], str):
+                raise DataError(f"[{table}] {key} must be a file name (text)", path)
+    short_max = data.get("short_words", {}).get("max_length", 0)
+    if type(short_max) is not int or not 0 <= short_max <= 1000:
+        raise DataError("[short_words] max_length must be a whole number 0..1000", path)
+    for key in ("without", "why_columns"):
+        if key in lex and not (isinstance(lex[key], list) and all(isinstance(x, str) for x in lex[key])):
+            raise DataError(f"[lexicon] {key} must be a list of names", path)
+    for i, rule in enumerate(data.get("drop", []), start=1):
+        for key in ("rule", "why", "when"):
+            if key in rule and not isinstance(rule[key], str):
+                raise DataError(f"[[drop]] rule #{i}: {key} must be text", path)
     base: Recipe | None = None
     if "extends" in lex:
-        base = load_recipe(path.parent / lex["extends"])
+        base = load_recipe(path.parent / lex["extends"], _seen + (path,))
 
     def get(key: str, default=None):
         if key in lex:

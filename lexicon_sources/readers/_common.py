@@ -1,5 +1,6 @@
 """Small helpers shared by the dump readers: batching rows into pyarrow record batches, reading
-text lines with a clear error for a wrong encoding, and the version string of a file or package."""
+text lines with a clear error for a wrong encoding (and in Unicode NFC), whole numbers within the
+bounds of their column, and the version string of a file or package."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
+from gamecore.text import nfc
 
 BATCH_ROWS = 200_000
 
@@ -41,7 +43,7 @@ class Batcher:
 
 
 def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Iterator[tuple[int, str]]:
-    """Yield ``(line number, line without its newline)`` of a text file.
+    """Yield ``(line number, line without its newline)`` of a text file, each line in Unicode NFC.
 
     Raises:
         DataError: the file is missing, empty, or a line is not in ``encoding`` (the line is named).
@@ -61,9 +63,35 @@ def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Itera
                     f"not {encoding.upper()} (byte {raw[exc.start]:#04x}); the {what} is read as {encoding.upper()}",
                     path, lineno,
                 ) from None
-            yield lineno, line.rstrip("\r\n")
+            yield lineno, nfc(line.rstrip("\r\n"))
         if lineno == 0:
             raise DataError(f"empty {what}", path, 1)
+
+
+INT_BOUNDS = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+"""Bounds of the pyarrow integer types the reader schemas use."""
+
+
+def whole_number(value: str, kind: str, what: str, path: Path, line: int) -> int:
+    """``value`` (optional ``-``, then ASCII digits) as an int within the bounds of ``kind``
+    (``int8`` … ``int64``, :data:`INT_BOUNDS`).
+
+    Raises:
+        DataError: not a whole number, or out of range (``what`` names the field; file and line).
+    """
+    low, high = INT_BOUNDS[kind]
+    digits = value[1:] if value.startswith("-") else value
+    if not (digits and digits.isascii() and digits.isdigit()):
+        raise DataError(f"{what}: expected a whole number, got {value[:40]!r}", path, line)
+    n = int(value) if len(digits) <= 20 else high + 1
+    if not low <= n <= high:
+        raise DataError(f"{what}: {value[:40]} is out of range (expected {low}..{high})", path, line)
+    return n
 
 
 def file_version(path: Path) -> str:

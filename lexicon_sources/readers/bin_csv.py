@@ -4,8 +4,10 @@ fields), semicolon-separated UTF-8, no header (data_sources.md; bin.arnastofnun.
 SHsnid: ``lemma;bin_id;word_class;domain;form;tag`` (``hestur;6179;kk;alm;hests;EFET``).
 KRsnid: ``lemma;bin_id;word_class;domain;grade;register;grammar;cross_ref;visibility;form;tag;
 form_grade;form_register;form_value;extra_lemma``.
-Every line must have exactly the format's number of fields and decode as UTF-8; the first bad
-line raises :class:`DataError` naming the file and line.
+Every line must have exactly the format's number of fields and decode as UTF-8 (it is then read in
+Unicode NFC); ids and grades are whole numbers within their column's type (``bin_id``,
+``cross_ref``: int32; grades: int8). The first bad line raises :class:`DataError` naming the file
+and line.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from lexicon_sources.readers._common import file_version
-from lexicon_sources.readers.bin_schema import INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
+from gamecore.text import nfc
+from lexicon_sources.readers._common import file_version, whole_number
+from lexicon_sources.readers.bin_schema import COLUMNS, INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
 
 SCHEMA = schema
 FORMATS = {"bin-sh": SH_FIELDS, "bin-kr": KR_FIELDS}
+_KINDS = dict(COLUMNS)
 
 
 def sniff(path: Path) -> str:
@@ -83,7 +87,7 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                     "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends "
                     "with a line break", path, lineno,
                 )
-            line = line.rstrip("\r\n")
+            line = nfc(line.rstrip("\r\n"))
             if not line:
                 continue
             parts = line.split(";")
@@ -95,10 +99,7 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                     if value == "":
                         row[name] = None
                         continue
-                    try:
-                        row[name] = int(value)
-                    except ValueError:
-                        raise DataError(f"field {name}: expected a whole number, got {value!r}", path, lineno) from None
+                    row[name] = whole_number(value, _KINDS[name], f"field {name}", path, lineno)
                 else:
                     row[name] = value
             if not row["form"]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import UsageError
+from gamecore.text import nfc
 from lexicon_sources.readers._common import dist_versions
 from lexicon_sources.readers.bin_schema import BatchBuilder, schema
 
@@ -51,8 +52,8 @@ def _chunk(bounds: tuple[int, int]) -> Any:
             row += 1
             builder.add(
                 {
-                    "form": k.bmynd,
-                    "lemma": k.ord,
+                    "form": nfc(k.bmynd),
+                    "lemma": nfc(k.ord),
                     "bin_id": k.bin_id,
                     "word_class": k.ofl,
                     "domain": k.hluti,
@@ -65,7 +66,7 @@ def _chunk(bounds: tuple[int, int]) -> Any:
                     "form_grade": k.beinkunn,
                     "form_register": k.bmalsnid,
                     "form_value": k.bgildi,
-                    "extra_lemma": k.aukafletta,
+                    "extra_lemma": nfc(k.aukafletta) if k.aukafletta else k.aukafletta,
                     "row": row,
                 }
             )

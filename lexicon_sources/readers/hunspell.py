@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
+from gamecore.text import nfc
 from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "hunspell"
@@ -202,12 +203,14 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                                         mininterval=0.5), start=1):
         seen: set[str] = set()
         stem_flags = "".join(sorted(word.flags))
+        lemma = nfc(word.stem)
         for form, applied in expand(word.stem, word.flags, aff):
+            form = nfc(form)
             if form in seen or not form:
                 continue
             seen.add(form)
             rows += 1
-            batcher.add(form=form, lemma=word.stem, affixes=applied, stem_flags=stem_flags, row=ordinal)
+            batcher.add(form=form, lemma=lemma, affixes=applied, stem_flags=stem_flags, row=ordinal)
         if batcher.full():
             yield batcher.take()
     if rows == 0:

@@ -136,7 +136,10 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
         ).with_columns(
             lexeme=pl.concat_str([pl.col("pid").cast(pl.String), pl.lit(":"), pl.col("lemma")]),
             row=pl.int_range(first_row, first_row + len(keys), dtype=pl.Int64),
-        ).hstack(tag_table[flat_tag[k]])
+        ).hstack(tag_table[flat_tag[k]]).with_columns(
+            # Unicode NFC (gamecore.text.nfc, vectorised), after the slicing by character counts
+            pl.col("form").str.normalize("NFC"), pl.col("lemma").str.normalize("NFC"),
+        )
         return df.select(schema.names).to_arrow().cast(schema).combine_chunks().to_batches()
 
     # BytesDAWG.iteritems gives the packed values without a Python tuple per entry; the garbage

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
+from gamecore.text import nfc
 from lexicon_sources.readers._common import Batcher, file_version
 from lexicon_sources.readers.opencorpora import SCHEMA, tag_columns
 
@@ -66,12 +67,13 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
                     lex_id = elem.get("id", "")
                     if head is None or not head.get("t"):
                         raise DataError(f"<lemma id={lex_id!r}> has no <l t=…> (lemma form)", path, lineno)
-                    lemma = head.get("t")
+                    lemma = nfc(head.get("t"))
                     lemma_g = [g.get("v", "") for g in head.findall("g")]
                     for f in elem.findall("f"):
                         form = f.get("t")
                         if not form:
                             raise DataError(f"<lemma id={lex_id!r}>: a <f> without t=", path, lineno)
+                        form = nfc(form)
                         form_g = [g.get("v", "") for g in f.findall("g")]
                         tag = ",".join(lemma_g) + (" " + ",".join(form_g) if form_g else "")
                         pos, grammemes, case, number = tag_columns(tag)

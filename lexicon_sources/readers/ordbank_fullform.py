@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from lexicon_sources.readers._common import Batcher, file_version
+from gamecore.text import nfc
+from lexicon_sources.readers._common import Batcher, file_version, whole_number
 
 NAME = "ordbank"
 FIELDS = 9
@@ -74,7 +75,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
         raise DataError("file not found", path) from None
     if not data.strip():
         raise DataError("empty file", path, 1)
-    text = _decode(path, data)
+    text = nfc(_decode(path, data))
     del data
     rows: list[tuple] = []
     first_form: dict[int, tuple[int, str]] = {}
@@ -88,10 +89,8 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
                             "(LOEPENR LEMMA_ID OPPSLAG TAG PARADIGME_ID BOY_NUMMER FRADATO TILDATO NORMERING)",
                             path, lineno)
         _, lemma_id, form, tag, paradigm, boy, _, _, norm = (f.strip() for f in fields)
-        try:
-            lid, inflection = int(lemma_id), int(boy)
-        except ValueError:
-            raise DataError(f"LEMMA_ID and BOY_NUMMER must be numbers, got {lemma_id!r} and {boy!r}", path, lineno) from None
+        lid = whole_number(lemma_id, "int64", "LEMMA_ID", path, lineno)
+        inflection = whole_number(boy, "int32", "BOY_NUMMER", path, lineno)
         if not form:
             raise DataError("empty OPPSLAG (word form)", path, lineno)
         rows.append((form, tag, lid, paradigm, inflection, norm, lineno))

@@ -23,7 +23,7 @@ from lexicon_sources.readers._common import Batcher, text_lines
 
 NAME = "scowl"
 DEFAULT_FOLDER = Path("/usr/share/dict/scowl")
-_FILE = re.compile(r"^(?P<spelling>[a-z_0-9]+)-(?P<category>[a-z-]+)\.(?P<level>\d+)$")
+_FILE = re.compile(r"^(?P<spelling>[a-z_0-9]+)-(?P<category>[a-z-]+)\.(?P<level>[0-9]{1,3})$")  # level 10..95
 
 
 def SCHEMA() -> Any:

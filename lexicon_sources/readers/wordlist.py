@@ -2,7 +2,7 @@
 committee's own list). Usable for any language: ``skrafl build en --source wordlist --input FILE``.
 
 Blank lines and lines starting with ``#`` are skipped; surrounding white space, Windows line ends
-and a UTF-8 byte-order mark are stripped. A word written all in capitals (as tournament lists write
+and a UTF-8 byte-order mark are stripped; words are read in Unicode NFC. A word written all in capitals (as tournament lists write
 every word: ``AARDVARK``) carries no case information and is lowercased; any other word keeps its
 case and the recipe decides (``Paris``, capitalised, is a proper noun; ``aardvark`` is a word).
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
+from gamecore.text import nfc
 from lexicon_sources.readers._common import file_version
 
 NAME = "wordlist"
@@ -45,7 +46,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
-                line = raw.decode("utf-8").strip().lstrip("\ufeff")
+                line = nfc(raw.decode("utf-8").strip().lstrip("\ufeff").strip())
             except UnicodeDecodeError as exc:
                 raise DataError(
                     f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno
