@@ -33,9 +33,9 @@ run: setup
 	$(BIN)/skrafl why --lang is reykjavík || true
 
 # The tests on real data need the Icelandic lexicon built from BÍN (about 3 minutes, once).
-output/is/entries.parquet: | $(STAMP)
+output/entries/is/entries.parquet: | $(STAMP)
 	$(BIN)/skrafl ingest is --quiet
-output/is/manifest.json: output/is/entries.parquet $(wildcard lexicon_sources/is/*) | $(STAMP)
+output/is/manifest.json: output/entries/is/entries.parquet $(wildcard lexicon_sources/is/*) | $(STAMP)
 	$(BIN)/skrafl build is --quiet
 lexicons: output/is/manifest.json
 

@@ -51,7 +51,7 @@ def measure(lang: str, root: Path) -> dict:
             return result
     out = root / lang
     result["words"] = json.loads((out / "build_stats.json").read_text(encoding="utf-8"))["words"]
-    result["entries"] = json.loads((out / "entries.json").read_text(encoding="utf-8"))["rows"]
+    result["entries"] = json.loads((root / "entries" / lang / "entries.json").read_text(encoding="utf-8"))["rows"]
     return result
 
 

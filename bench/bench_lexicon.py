@@ -4,7 +4,7 @@ throughput in-process (words/s), and a single ``skrafl check WORD`` as a whole p
 Targets on a 2-core machine: build from entries.parquet ≤ 20 s and ≤ 2 GiB (the main recipe);
 check ≥ 500,000 words/s; a single ``skrafl check WORD`` ≤ 0.3 s. Ingest (BÍN from the islenska
 package) is measured, not targeted. Each job runs in a child process so its peak resident memory
-(``ru_maxrss`` from ``os.wait4``) is its own. Set ``BENCH_SKIP_INGEST=1`` to reuse output/is.
+(``ru_maxrss`` from ``os.wait4``) is its own. Set ``BENCH_SKIP_INGEST=1`` to reuse output/entries/is.
 
 Run: ``python -m bench lexicon`` (or ``make bench``).
 """
@@ -36,7 +36,7 @@ def timed(cmd: list[str], **kw) -> tuple[float, float, int]:
 
 def main() -> None:
     out = ROOT / "output" / "is"
-    if not os.environ.get("BENCH_SKIP_INGEST") or not (out / "entries.parquet").is_file():
+    if not os.environ.get("BENCH_SKIP_INGEST") or not (ROOT / "output" / "entries" / "is" / "entries.parquet").is_file():
         secs, mib, rc = timed(SKRAFL + ["ingest", "is", "--quiet"])
         print(f"ingest is (BÍN from islenska): {secs:.1f} s, peak {mib:.0f} MiB, exit {rc}")
     with tempfile.TemporaryDirectory() as tmp:

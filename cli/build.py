@@ -19,12 +19,12 @@ def build(
     ),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Lexicon folder. Default: output/LANG."),
     entries: Optional[Path] = typer.Option(
-        None, "--entries", help="Folder holding entries.parquet (from 'skrafl ingest'). Default: output/LANG."
+        None, "--entries", help="Folder holding entries.parquet (from 'skrafl ingest'). Default: output/entries/LANG."
     ),
     source: Optional[str] = typer.Option(
         None, "--source", "-s",
-        help="Ingest this source first (as 'skrafl ingest --source'), into the output folder: e.g. "
-        "--source wordlist --input WORDS.txt compiles any plain word list.",
+        help="Read this source (as 'skrafl ingest --source') into the lexicon's own folder instead of "
+        "using ingested entries: e.g. --source wordlist --input WORDS.txt compiles any plain word list.",
     ),
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file for --source."),
     quiet: bool = QUIET_OPTION,
@@ -51,17 +51,24 @@ def build(
     lang_info = language(lang)
     lang = lang_info.code
     out_dir = out or output_root() / lang
-    entries_dir = entries or out_dir if (entries or source or input) else output_root() / lang
-    from pipelines.ingest import ENTRIES
+    ingest_source = None
+    if source or input:
+        # build --source: the entries are read into the build's own folder, part of its output
+        from lexicon_sources import source_for
 
-    first_time = not entries and not (Path(entries_dir) / ENTRIES).is_file()
-    if source or input or first_time:
-        # Nothing ingested yet (a fresh machine): ingest the language's embedded source first.
-        from pipelines.ingest import ingest
+        ingest_source = (lang, *source_for(lang_info, source, input))
+        entries_dir = None
+    else:
+        entries_dir = entries or output_root() / "entries" / lang
+        from pipelines.ingest import ENTRIES
 
-        if first_time and not (source or input) and not quiet:
-            typer.echo(f"build {lang}: no entries yet in {entries_dir}; ingesting the embedded source first", err=True)
-        ingest(lang, entries_dir, source=source, path=input, progress=not quiet)
+        if not entries and not (Path(entries_dir) / ENTRIES).is_file():
+            # Nothing ingested yet (a fresh machine): ingest the language's embedded source first.
+            from pipelines.ingest import ingest
+
+            if not quiet:
+                typer.echo(f"build {lang}: no entries yet in {entries_dir}; ingesting the embedded source first", err=True)
+            ingest(lang, entries_dir, progress=not quiet)
     recipes = recipes_for(lang_info.folder)
     if recipe:
         by_name = {r.name: r for r in recipes}
@@ -77,7 +84,7 @@ def build(
                 raise UsageError(f"unknown recipe {item!r}; recipes for {lang}: {', '.join(by_name)}")
         recipes = chosen
     started = time.time()
-    results = run(recipes, entries_dir, out_dir, progress=not quiet)
+    results = run(recipes, entries_dir, out_dir, progress=not quiet, ingest_source=ingest_source)
     if not quiet:
         for r in results:
             typer.echo(f"build {r.recipe.name}: {r.words:,} words → {r.out_dir}", err=True)

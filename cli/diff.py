@@ -45,9 +45,9 @@ def diff(
     from pipelines.diff import diff as run, write
 
     target = out or output_root() / "diff"
-    check_output_dir(target, replace=False)  # a file, the cwd or a parent: one error before any work
+    check_output_dir(target, "diff", (old, new))  # refused before any work: see pipelines.atomic
     result = run(old, new)
-    write(result, target)
+    write(result, target, (old, new))
     if not quiet:
         typer.echo(result.summary, nl=False)
         typer.echo(f"→ {target / 'diff.parquet'}", err=True)

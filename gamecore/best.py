@@ -62,6 +62,7 @@ def load_bundle(folder: str | Path) -> LexiconBundle:
     if not folder.is_dir():
         raise UsageError(f"no lexicon folder {folder} (build one with 'skrafl build')")
     lex = Lexicon.load(folder)
+    folder = lex.folder  # the generation the lexicon was read from: the KWG comes from the same run
     alphabet = lex.manifest.get("alphabet")
     if not alphabet:
         raise DataError("manifest.json has no 'alphabet'", folder / "manifest.json")

@@ -56,20 +56,26 @@ class Lexicon:
         """Load ``manifest.json`` and ``lexicon.marisa`` from ``folder``. The trie is read whole
         (a few MB, about 10 ms): look-ups are faster than through a memory map.
 
+        ``folder`` is resolved once to the generation it names and checked whole
+        (:func:`gamecore.folders.open_output`); :attr:`folder` is that generation, so the other
+        files of the lexicon (``lexicon.kwg``) are read from the same run.
+
         Raises:
             DataError: the folder has no built lexicon (run ``skrafl build``) or a damaged file.
         """
         import marisa_trie
 
-        folder = Path(folder)
+        from gamecore.folders import open_output
+
+        shown = Path(folder)
+        if not shown.exists() or (not (shown / "manifest.json").exists() and shown.is_dir() and not shown.is_symlink()):
+            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {shown.name}' first", shown)
+        folder = open_output(shown, "lexicon")
         manifest_path = folder / "manifest.json"
-        if folder.exists() and not folder.is_dir():
-            raise DataError("not a lexicon folder (a folder written by 'skrafl build' is expected)", folder)
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            lang = folder.name
-            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {lang}' first", folder) from None
+            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {shown.name}' first", shown) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DataError(f"damaged manifest: {exc}", manifest_path) from None
         trie = marisa_trie.Trie()

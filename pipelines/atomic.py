@@ -1,106 +1,289 @@
-"""Atomic outputs: write to a temporary sibling, then rename into place.
+"""Output folders: written only where skrafl may write, replaced whole and atomically.
 
-A run that fails (bad input, a crash, Ctrl-C) leaves the previous good output exactly as it was;
-readers never see a half-written file or folder. Output folders are guarded: an ``--out`` that is
-a file, the current folder or one of its parents, or a folder of someone else's files (one
-without the ``.skrafl-output`` marker every skrafl output folder carries) is refused with a
-:class:`UsageError` instead of being replaced.
+One discipline for every command that writes a folder (``ingest``, ``build``, ``diff``,
+``replay``, ``replay --export-gcg``, ``elo``):
+
+- **Ownership.** A command writes only to a path that does not exist, an empty folder, or its own
+  previous output: a symbolic link to a generation folder whose marker names the same command.
+  Anything else — a file, a folder of other files, another command's output, a symbolic link it
+  did not make, a folder inside another output, the current folder or a parent, an input or a
+  folder holding an input — is refused with one :class:`UsageError` before anything is touched.
+- **Whole and atomic.** A run writes a new generation, a hidden sibling ``.NAME.gen-XXXX``, fsyncs
+  its files, writes the marker (command, and size and SHA-256 of every file: see
+  :mod:`gamecore.folders`), then swaps the visible ``NAME`` — a symbolic link — onto it with one
+  ``rename``. A reader resolving ``NAME`` sees the old generation or the new one, whole. The old
+  generation is removed after the swap; a kill at any moment leaves at most stale hidden folders,
+  removed by the next run that succeeds.
+- **A failed run changes nothing.** An exception (bad input, disk full, Ctrl-C) removes the stage;
+  the visible path still names the previous generation.
+- **One writer at a time.** Writers take an exclusive ``flock`` on ``.NAME.lock`` beside the
+  output; a second writer fails at once with one line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from gamecore.errors import UsageError
+from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
 
-MARKER = ".skrafl-output"
+_STAGE_FLAG = ".skrafl-stage"  # in a generation being written; gone once its marker is in place
 
 
-def check_output_dir(target: Path, replace: bool) -> Path:
-    """Refuse an output folder that would destroy something; return it resolved.
+def _generation_re(name: str) -> re.Pattern:
+    return re.compile(rf"^\.{re.escape(name)}(?:\.gen-|\.link-|\.old-)[A-Za-z0-9_]+$")
+
+
+def _describe(marker: dict | None) -> str:
+    return f"the output of 'skrafl {marker.get('command')}'" if marker else "an output of an older skrafl"
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_output_dir(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = (), replace: bool = True) -> Path:
+    """Refuse an output path that a run of ``command`` must not write; return it absolute.
+
+    Called by :func:`output_dir` (again, under the lock) and by commands before any work, so a
+    bad ``--out`` costs nothing.
 
     Args:
-        target: the folder a command writes (``--out``).
-        replace: True when the whole folder is replaced (not merged into).
+        target: the visible output path (``--out``).
+        command: the command that will own it (``build``, ``replay``…); None accepts any skrafl
+            output (for callers not yet naming themselves).
+        inputs: the run's input files and folders: the output may be none of them, hold none of
+            them, and lie inside none of the folders.
+        replace: ignored (every output is replaced whole); kept for older callers.
     Raises:
-        UsageError: ``target`` is a file; is the current folder or a parent of it; or, with
-            ``replace``, is a non-empty folder without the ``.skrafl-output`` marker.
-    """
-    path = Path(target).resolve()
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{target}: exists and is not a folder; the output needs a folder")
-    cwd = Path.cwd().resolve()
-    if path == cwd or path in cwd.parents:
-        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
-    if replace and path.is_dir() and any(path.iterdir()) and not (path / MARKER).is_file():
-        raise UsageError(
-            f"{target}: refusing to replace a folder that skrafl did not write (no {MARKER} in it); "
-            "give a new or empty folder"
-        )
-    return path
-
-
-@contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; on success rename it to ``target``.
-
-    Works for a file or a folder written at the yielded path. On an exception the temporary path
-    is removed and ``target`` is untouched.
+        UsageError: one line saying what is there and what to do.
     """
     target = Path(target)
-    if existed_as_dir := target.is_dir():
-        target = check_output_dir(target, replace=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent)) / target.name
+    visible = Path(os.path.abspath(target))
+    if visible.parent == visible:
+        raise UsageError(f"{target}: is the root folder; give a new folder")
+    cwd = Path.cwd().resolve()
+    real = Path(os.path.realpath(visible))
+    if _inside(cwd, visible) or _inside(cwd, real):
+        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
+    for item in inputs:
+        src = Path(os.path.realpath(item))
+        if _inside(src, real) or _inside(src, visible):
+            raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
+        if src.is_dir() and (_inside(real, src) or _inside(visible, src)):
+            raise UsageError(f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)")
+    parent_real = Path(os.path.realpath(visible.parent))
+    enclosing = output_root(parent_real) if parent_real.exists() else None
+    if enclosing is not None:
+        raise UsageError(f"{target}: lies inside {_describe(enclosing[1])} ({enclosing[0]}); give a folder outside it")
+    if visible.is_symlink():
+        link = os.readlink(visible)
+        if not _generation_re(visible.name).match(link) or "/" in link:
+            raise UsageError(f"{target}: is a symbolic link that skrafl did not make; give a new folder")
+        marker = read_marker(real) if real.is_dir() else None
+        if marker is not None and command is not None and marker and marker.get("command") != command:
+            raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
+        return visible
+    if not visible.exists():
+        return visible
+    if not visible.is_dir():
+        raise UsageError(f"{target}: exists and is not a folder; the output needs a folder")
+    if not any(visible.iterdir()):
+        return visible
+    marker = read_marker(visible)
+    if marker is None:
+        raise UsageError(f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)")
+    if not marker:
+        raise UsageError(f"{target}: was written by an older skrafl (no file list in its {MARKER}); remove it or give a new folder")
+    if command is not None and marker.get("command") != command:
+        raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
+    return visible
+
+
+class _Lock:
+    """An exclusive, non-blocking ``flock`` on ``.NAME.lock`` beside the output (released by the
+    kernel when the process dies, so a kill never leaves it held). The file stays, empty: a run
+    that fails leaves the folder as it found it (but for this file, the first time)."""
+
+    def __init__(self, visible: Path, command: str) -> None:
+        import fcntl
+
+        self.path = visible.with_name(f".{visible.name}.lock")
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            os.close(self.fd)
+            raise UsageError(f"{visible}: another skrafl run is writing this output; try again when it has finished") from None
+
+    def release(self) -> None:
+        os.close(self.fd)  # closing the last descriptor releases the flock
+
+
+def _clean_stale(visible: Path, keep: str | None) -> None:
+    """Remove hidden leftovers of killed runs beside ``visible``: stages, links, old generations
+    (never the current generation ``keep``). Called under the lock."""
+    pattern = _generation_re(visible.name)
+    for entry in visible.parent.iterdir():
+        if entry.name == keep or not pattern.match(entry.name):
+            continue
+        if entry.is_symlink() or entry.is_file():
+            entry.unlink(missing_ok=True)
+        elif entry.is_dir() and ((entry / _STAGE_FLAG).exists() or (entry / MARKER).exists() or not any(entry.iterdir())):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _fsync_tree(folder: Path) -> dict[str, dict]:
+    """fsync every file and folder below ``folder``; return ``{relative path: {size, sha256}}``
+    in sorted order."""
+    files: dict[str, dict] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(folder).as_posix()
+            if rel in (MARKER, _STAGE_FLAG):
+                continue
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            files[rel] = {"size": path.stat().st_size, "sha256": sha256_of(path)}
+        _fsync_dir(Path(dirpath))
+    return dict(sorted(files.items()))
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
     try:
-        yield tmp
-        if tmp.is_dir():
-            if not existed_as_dir:
-                check_output_dir(target, replace=True)
-            (tmp / MARKER).write_text("written by skrafl; this folder may be replaced by the next run\n")
-        _replace(tmp, target)
+        os.fsync(fd)
     finally:
-        shutil.rmtree(tmp.parent, ignore_errors=True)
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _commit(stage: Path, visible: Path, command: str) -> None:
+    """Write the marker into ``stage`` and make ``visible`` name it, atomically."""
+    files = _fsync_tree(stage)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        skrafl = version("skrafl")
+    except PackageNotFoundError:
+        skrafl = None
+    marker = {"format": FORMAT, "command": command, "skrafl": skrafl, "files": files}
+    marker_path = stage / MARKER
+    with open(marker_path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(marker, ensure_ascii=False, indent=1) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    (stage / _STAGE_FLAG).unlink(missing_ok=True)
+    _fsync_dir(stage)
+
+    old = os.readlink(visible) if visible.is_symlink() else None
+    link = Path(tempfile.mktemp(prefix=f".{visible.name}.link-", dir=visible.parent))
+    os.symlink(stage.name, link)
+    if visible.is_dir() and not visible.is_symlink():
+        # an empty folder, or a copy of an output of this command: swap it out whole
+        if not _exchange(link, visible):
+            aside = Path(tempfile.mktemp(prefix=f".{visible.name}.old-", dir=visible.parent))
+            os.rename(visible, aside)
+            os.rename(link, visible)
+            link = aside
+        shutil.rmtree(link, ignore_errors=True)
+    else:
+        os.replace(link, visible)
+    # the swap is done: nothing below may fail the run (the caller would remove the new output)
+    with contextlib.suppress(OSError):
+        _fsync_dir(visible.parent)
+    if old is not None and _generation_re(visible.name).match(old):
+        shutil.rmtree(visible.parent / old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
-def staged_dir(target: Path) -> Iterator[Path]:
-    """Yield an empty staging folder; on success move each of its entries into ``target``.
+def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = (), *, create: bool = True) -> Iterator[Path]:
+    """Yield a fresh, empty stage folder; on success it becomes the whole output at ``target``.
 
-    Entries of ``target`` that the run did not write are kept (e.g. ``entries.parquet`` survives a
-    ``build`` into the same folder). Each entry is swapped in by a rename, so every file is either
-    the old or the new version. On an exception nothing in ``target`` changes.
+    Args:
+        target: the visible output path.
+        command: the command that owns the output (named in its marker).
+        inputs: the run's inputs (see :func:`check_output_dir`).
+        create: False yields the stage's path not yet created (the caller makes it).
+    Raises:
+        UsageError: the target is refused (:func:`check_output_dir`) or locked by another run.
+    On an exception in the block the stage is removed and ``target`` is unchanged.
     """
-    target = check_output_dir(Path(target), replace=False)
-    target.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".stage-", dir=target))
+    inputs = list(inputs)
+    visible = check_output_dir(target, command, inputs)
+    visible.parent.mkdir(parents=True, exist_ok=True)
+    lock = _Lock(visible, command)
     try:
-        yield stage
-        (stage / MARKER).write_text("written by skrafl; this folder may be replaced by the next run\n")
-        for entry in sorted(stage.iterdir()):
-            _replace(entry, target / entry.name)
+        visible = check_output_dir(target, command, inputs)  # again, now that no one else writes
+        stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
+        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
+        (stage / _STAGE_FLAG).touch()
+        try:
+            if not create:
+                shutil.rmtree(stage)
+            yield stage
+            if not create:
+                (stage / _STAGE_FLAG).touch()
+            _commit(stage, visible, command)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        with contextlib.suppress(OSError):  # the new output is in place: leftovers are only tidied
+            _clean_stale(visible, keep=stage.name)
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        lock.release()
 
 
-def write_bytes(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` atomically."""
-    with atomic_path(Path(target)) as tmp:
-        tmp.write_bytes(data)
+@contextlib.contextmanager
+def staged_dir(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
+    """Older name of :func:`output_dir` (the whole output is replaced)."""
+    with output_dir(target, command or "output", inputs) as stage:
+        yield stage
 
 
-def _replace(src: Path, dst: Path) -> None:
-    """Rename ``src`` onto ``dst``; a folder ``dst`` is first moved aside, then deleted."""
-    if src.is_dir() and dst.exists():
-        trash = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        shutil.rmtree(trash, ignore_errors=True)
-        os.replace(dst, trash)
-        os.replace(src, dst)
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.replace(src, dst)
+@contextlib.contextmanager
+def atomic_path(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
+    """Older name of :func:`output_dir` with ``create=False``."""
+    with output_dir(target, command or "output", inputs, create=False) as stage:
+        yield stage

@@ -21,6 +21,7 @@ committee's removals win over both.
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
 import time
@@ -327,17 +328,24 @@ def _write_kwg(words: list[str], recipe: Recipe, out_dir: Path) -> bool:
     return True
 
 
-def load_entries(folder: Path) -> tuple[Any, dict]:
-    """Read ``entries.parquet`` and its manifest from an ingest folder.
+def load_entries(folder: Path, shown: Path | None = None) -> tuple[Any, dict]:
+    """Read ``entries.parquet`` and its manifest from an ingest folder (checked whole:
+    :func:`gamecore.folders.open_output`), or from a build's stage (``shown``: the path the
+    build's manifest records for it).
 
     Raises:
         DataError: no entries there (run ``skrafl ingest`` first) or an unreadable file.
     """
     import polars as pl
 
+    from gamecore.folders import open_output
+
+    if shown is None:
+        if not (Path(folder) / ENTRIES).is_file():
+            raise DataError(f"no {ENTRIES} here: run 'skrafl ingest' first", folder)
+        shown = Path(os.path.abspath(folder))
+        folder = open_output(folder, "ingest")
     path = Path(folder) / ENTRIES
-    if not path.is_file():
-        raise DataError(f"no {ENTRIES} here: run 'skrafl ingest' first", folder)
     try:
         manifest = json.loads((Path(folder) / ENTRIES_MANIFEST).read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
@@ -350,28 +358,43 @@ def load_entries(folder: Path) -> tuple[Any, dict]:
     source = {
         "reader": manifest.get("source"),
         "version": manifest.get("source_version"),
-        "entries": str(path.parent.resolve()),
+        "entries": str(shown),
         "entries_rows": rows,
         "entries_sha256": manifest.get("sha256"),
     }
     return entries, source
 
 
-def build(recipes: list[Recipe], entries_dir: Path, out_dir: Path, progress: bool = True) -> list[BuildResult]:
+def build(recipes: list[Recipe], entries_dir: Path | None, out_dir: Path, progress: bool = True,
+          ingest_source: tuple[str, str, Path | None] | None = None) -> list[BuildResult]:
     """Compile every recipe from the entries in ``entries_dir`` into ``out_dir`` (first recipe) and
-    ``out_dir/<name>/`` (the others), atomically: all files are staged, then renamed into place.
+    ``out_dir/<name>/`` (the others): one output owned by ``skrafl build``, replaced whole and
+    atomically (:mod:`pipelines.atomic`).
 
+    Args:
+        ingest_source: ``(language, source name, dump path)`` to ingest first into the build's own
+            folder (``build --source``) instead of reading ``entries_dir``.
     Raises:
         DataError: missing or unreadable entries, a bad recipe.
+        UsageError: ``out_dir`` is refused (another command's output, a user folder, an input…).
     """
     from tqdm import tqdm
 
-    from pipelines.atomic import staged_dir
+    from pipelines.atomic import check_output_dir, output_dir
 
     started = time.time()
-    entries, source = load_entries(entries_dir)
+    inputs = [p for r in recipes for p in (*r.files, r.short_list, r.additions, r.removals) if p is not None]
+    inputs += [entries_dir] if ingest_source is None else [p for p in ingest_source[2:] if p is not None]
+    check_output_dir(out_dir, "build", inputs)
+    if ingest_source is None:
+        entries, source = load_entries(entries_dir)
     results = []
-    with staged_dir(Path(out_dir)) as stage:
+    with output_dir(Path(out_dir), "build", inputs) as stage:
+        if ingest_source is not None:
+            from pipelines.ingest import ingest_into
+
+            ingest_into(stage, *ingest_source, progress=progress)
+            entries, source = load_entries(stage, shown=Path(out_dir))
         for i, recipe in enumerate(tqdm(recipes, desc="recipes", unit=" lexicon", disable=not progress)):
             folder = stage if i == 0 else stage / recipe.name
             results.append(compile_recipe(entries, recipe, folder, source))

@@ -44,9 +44,11 @@ class DiffResult:
 def _load(folder: Path) -> tuple[set[str], Any, dict]:
     import polars as pl
 
-    folder = Path(folder)
-    if not (folder / "words.txt").is_file():
+    from gamecore.folders import open_output
+
+    if not (Path(folder) / "words.txt").is_file():
         raise DataError("not a lexicon folder (no words.txt): run 'skrafl build' first", folder)
+    folder = open_output(folder, "lexicon")
     try:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -155,10 +157,11 @@ def _summary(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any,
     return "\n".join(lines) + "\n"
 
 
-def write(result: DiffResult, out_dir: Path) -> None:
-    """Write ``diff.parquet`` and ``summary.txt`` into ``out_dir`` atomically."""
-    from pipelines.atomic import staged_dir
+def write(result: DiffResult, out_dir: Path, inputs: tuple = ()) -> None:
+    """Write ``diff.parquet`` and ``summary.txt``: the output folder ``out_dir``, owned by
+    ``skrafl diff`` and replaced whole and atomically (:mod:`pipelines.atomic`)."""
+    from pipelines.atomic import output_dir
 
-    with staged_dir(Path(out_dir)) as stage:
+    with output_dir(Path(out_dir), "diff", inputs) as stage:
         result.table.write_parquet(stage / "diff.parquet", compression="zstd", statistics=False)
         (stage / "summary.txt").write_text(result.summary, encoding="utf-8")

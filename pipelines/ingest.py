@@ -2,21 +2,21 @@
 
 ``entries.parquet`` has one row per source entry (typed columns: the reader's schema) and
 ``entries.json`` says where it came from: language, source name, source version, input file, row
-count, SHA-256 of the Parquet file, when and how long. Both are written atomically into the output
-folder (default ``output/<lang>/``): a failed ingest leaves the previous ones in place.
+count, SHA-256 of the Parquet file, when and how long. Both make one output folder (default
+``output/entries/<lang>/``), owned by ``skrafl ingest`` and replaced whole and atomically
+(:mod:`pipelines.atomic`): a failed ingest leaves the previous one in place.
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gamecore.folders import sha256_of as sha256_file
 from lexicon_sources import language, reader, source_for
-from pipelines.atomic import staged_dir
 
 ENTRIES = "entries.parquet"
 ENTRIES_MANIFEST = "entries.json"
@@ -32,22 +32,14 @@ class IngestResult:
     manifest: dict
 
 
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def ingest(lang_code: str, out_dir: Path, source: str | None = None, path: Path | None = None,
            progress: bool = True, **reader_options) -> IngestResult:
-    """Read a dump into ``out_dir/entries.parquet`` (+ ``entries.json``).
+    """Read a dump into the output folder ``out_dir``: ``entries.parquet`` + ``entries.json``.
 
     Args:
         lang_code: language code (``is``).
-        out_dir: the language's output folder.
+        out_dir: the ingest's output folder (replaced whole, see :mod:`pipelines.atomic`).
         source: a source name (``islenska``, ``bin-sh``, ``bin-kr``, ``wordlist``) or a dump path.
         path: the dump file, for file sources.
         progress: tqdm progress bar on stderr.
@@ -55,38 +47,52 @@ def ingest(lang_code: str, out_dir: Path, source: str | None = None, path: Path 
         UsageError: unknown language or source, missing file.
         DataError: the dump is malformed (file and line in the message).
     """
-    import pyarrow.parquet as pq
+    from pipelines.atomic import check_output_dir, output_dir
 
     lang = language(lang_code)
     name, path = source_for(lang, source, path)
+    inputs = [path] if path is not None else []
+    check_output_dir(out_dir, "ingest", inputs)
+    with output_dir(Path(out_dir), "ingest", inputs) as stage:
+        result = ingest_into(stage, lang_code, name, path, progress, **reader_options)
+    result.out_dir = Path(out_dir)
+    return result
+
+
+def ingest_into(stage: Path, lang_code: str, name: str, path: Path | None, progress: bool = True,
+                **reader_options) -> IngestResult:
+    """Read the dump ``path`` of source ``name`` into ``stage`` (a folder being written by the
+    caller's output: ``ingest``'s own, or a ``build --source``'s)."""
+    import pyarrow.parquet as pq
+
+    lang = language(lang_code)
     mod = reader(name)
     started = time.time()
     rows = 0
-    with staged_dir(Path(out_dir)) as stage:
-        target = stage / ENTRIES
-        writer = None
-        try:
-            read_kwargs = dict(reader_options)
-            if name in ("bin-sh", "bin-kr"):
-                read_kwargs["fmt"] = name
-            for batch in mod.read(path, progress=progress, **read_kwargs):
-                if writer is None:
-                    writer = pq.ParquetWriter(target, batch.schema, compression="zstd")
-                writer.write_batch(batch)
-                rows += batch.num_rows
-        finally:
-            if writer is not None:
-                writer.close()
-        seconds = time.time() - started
-        manifest = {
-            "language": lang.code,
-            "source": name,
-            "source_version": mod.version(path),
-            "input": None if path is None else str(Path(path).resolve()),
-            "rows": rows,
-            "sha256": sha256_file(target),
-            "ingested_at": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-            "seconds": round(seconds, 2),
-        }
-        (stage / ENTRIES_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return IngestResult(Path(out_dir), rows, seconds, manifest)
+    target = stage / ENTRIES
+    writer = None
+    try:
+        read_kwargs = dict(reader_options)
+        if name in ("bin-sh", "bin-kr"):
+            read_kwargs["fmt"] = name
+        for batch in mod.read(path, progress=progress, **read_kwargs):
+            if writer is None:
+                writer = pq.ParquetWriter(target, batch.schema, compression="zstd")
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    seconds = time.time() - started
+    manifest = {
+        "language": lang.code,
+        "source": name,
+        "source_version": mod.version(path),
+        "input": None if path is None else str(Path(path).resolve()),
+        "rows": rows,
+        "sha256": sha256_file(target),
+        "ingested_at": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "seconds": round(seconds, 2),
+    }
+    (stage / ENTRIES_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return IngestResult(Path(stage), rows, seconds, manifest)

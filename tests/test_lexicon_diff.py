@@ -76,7 +76,8 @@ def test_same_build_no_changes(builds):
 
 
 def test_not_a_lexicon_folder(builds, tmp_path):
-    r = run_skrafl("diff", str(tmp_path), str(builds["old"]), "--out", str(tmp_path / "d"))
+    (tmp_path / "plain").mkdir()
+    r = run_skrafl("diff", str(tmp_path / "plain"), str(builds["old"]), "--out", str(tmp_path / "d"))
     assert r.returncode == 2 and "not a lexicon folder" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -88,9 +89,10 @@ def test_out_that_is_a_file_is_one_error(builds, tmp_path):
     assert taken.read_bytes() == b"keep"
 
 
-def test_out_keeps_other_files(builds, tmp_path):
+def test_out_of_someone_elses_files_is_refused(builds, tmp_path):
     out = tmp_path / "review"
     out.mkdir()
     (out / "notes.md").write_text("mine")
-    diff(builds["old"], builds["new"], out)
-    assert (out / "notes.md").read_text() == "mine"
+    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(out))
+    assert r.returncode == 2 and "skrafl did not write" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.md"] and (out / "notes.md").read_text() == "mine"

@@ -1,0 +1,247 @@
+"""Fault injection: kill -9 at every rename, symlink, fsync, open-for-writing and unlink (and a
+sample of the closes) of a build, an ingest, a replay and an elo run, and a full disk.
+
+Each run is a real ``skrafl`` process under ``strace -e inject=SYSCALL:signal=KILL:when=N``. The
+process replaces an output written before by another input; after the kill the visible output must
+be the complete old one or the complete new one (every file matching its marker, the key file equal
+to a clean run's), never a mix; nothing else in the folder may be lost, and the next run must
+succeed. The reference outputs come from clean runs of the same commands, not from this code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from clirun import PROJECT_ROOT
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+STRACE = shutil.which("strace")
+
+
+def _ptrace_works() -> bool:
+    if STRACE is None:
+        return False
+    r = subprocess.run([STRACE, "-qq", "-o", "/dev/null", "true"], capture_output=True)
+    return r.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _ptrace_works(), reason="strace missing or ptrace not permitted here")
+
+SYSCALLS = ("rename", "symlink", "fsync", "unlink", "openat", "close")
+LINE = re.compile(r"^(\d+) +(\w+)\((.*)\) += (-?\d+)")
+
+
+def skrafl(args: list[str], inject: tuple[str, int] | None = None, trace: Path | None = None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "cli.main", *args]
+    if inject is not None:
+        syscall, n = inject
+        cmd = [STRACE, "-f", "-qq", "-o", "/dev/null", "-e", f"trace={syscall}", "-e", f"inject={syscall}:signal=KILL:when={n}", *cmd]
+    elif trace is not None:
+        cmd = [STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=" + ",".join(SYSCALLS), *cmd]
+    return subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+
+
+def kill_points(trace: Path, out_name: str, closes: int = 6) -> list[tuple[str, int]]:
+    """(syscall, N) for each call of the main thread worth a kill: every rename, symlink, fsync and
+    unlink, every openat for writing, and ``closes`` closes spread over the writing phase."""
+    counts: dict[str, int] = {}
+    points: list[tuple[str, int]] = []
+    close_ordinals: list[int] = []
+    main_pid = None
+    writing = False
+    for line in trace.read_text(errors="replace").splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        pid, name, args, _ = m.groups()
+        main_pid = main_pid or pid
+        if pid != main_pid or name not in SYSCALLS:
+            continue
+        counts[name] = counts.get(name, 0) + 1
+        n = counts[name]
+        if name == "openat":
+            if re.search(r"O_WRONLY|O_RDWR|O_CREAT", args):
+                points.append((name, n))
+                writing = writing or out_name in args
+        elif name == "close":
+            if writing:
+                close_ordinals.append(n)
+        else:
+            points.append((name, n))
+    if close_ordinals:
+        step = max(1, len(close_ordinals) // closes)
+        points += [("close", n) for n in close_ordinals[::step][:closes]]
+    return points
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class Scenario:
+    name: str
+    key_files: tuple[str, ...]
+
+    def args(self, inputs: Path, out: Path) -> list[str]:
+        raise NotImplementedError
+
+
+def outputs_state(out: Path, key_files: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The key files' hashes of the output at ``out`` (checked whole first), or None if absent."""
+    from gamecore.folders import open_output
+
+    if not out.exists() and not out.is_symlink():
+        return None
+    gen = open_output(out, checksums=True)  # raises on any missing, truncated or changed file
+    return tuple(sha(gen / k) for k in key_files)
+
+
+def make_inputs(tmp: Path) -> dict[str, dict[str, Path]]:
+    """Two inputs per command: 'a' and 'b' give different outputs."""
+    words_a = tmp / "words_a.txt"
+    words_a.write_text("hello\nworld\nquiz\n", encoding="utf-8")
+    words_b = tmp / "words_b.txt"
+    words_b.write_text("\n".join(a + b + c + d for a in "bcdfg" for b in "aeiou" for c in "klmnrst" for d in "aeiou") + "\n", encoding="utf-8")
+    games_a, games_b = tmp / "games_a", tmp / "games_b"
+    games_a.mkdir()
+    games_b.mkdir()
+    gcg = sorted(p for p in (FIXTURES / "gcg").glob("*.gcg"))
+    shutil.copy(FIXTURES / "gcg" / "base.gcg", games_a / "base.gcg")
+    for p in gcg[:6]:
+        shutil.copy(p, games_b / p.name)
+    table_a, table_b = tmp / "games_a.csv", tmp / "games_b.csv"
+    lines = (FIXTURES / "elo" / "games.csv").read_text(encoding="utf-8").splitlines()
+    table_a.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")
+    table_b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"words": {"a": words_a, "b": words_b}, "games": {"a": games_a, "b": games_b}, "table": {"a": table_a, "b": table_b}}
+
+
+COMMANDS = {
+    "build": (("words.txt", "lexicon.kwg", "lexicon.marisa"),
+              lambda i, out: ["build", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"]),
+    "ingest": (("entries.parquet",),
+               lambda i, out: ["ingest", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"]),
+    "replay": (("games.parquet", "moves.parquet"),
+               lambda i, out: ["replay", str(i["games"]), "--out", str(out), "--no-lexicon", "-q"]),
+    "elo": (("ratings.parquet",),
+            lambda i, out: ["elo", "--games", str(i["table"]), "--out", str(out), "-q"]),
+}
+KIND_INPUT = {"build": "words", "ingest": "words", "replay": "games", "elo": "table"}
+
+
+def _reference(kind: str, inputs: dict, tmp: Path) -> dict[str, tuple[str, ...]]:
+    key_files, make = COMMANDS[kind]
+    refs = {}
+    for side in ("a", "b"):
+        out = tmp / f"ref_{kind}_{side}"
+        r = skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]][side]}, out))
+        assert r.returncode == 0, r.stderr
+        refs[side] = outputs_state(out, key_files)
+    assert refs["a"] != refs["b"]
+    return refs
+
+
+@pytest.mark.parametrize("kind", list(COMMANDS))
+def test_kill_at_every_write_step_leaves_old_or_new(kind: str, tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path)
+    key_files, make = COMMANDS[kind]
+    refs = _reference(kind, inputs, tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("a user's file beside the output\n")
+    out = work / "out"
+
+    def run(side: str, inject=None, trace=None):
+        return skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]][side]}, out), inject=inject, trace=trace)
+
+    assert run("a").returncode == 0
+    trace = tmp_path / "trace.txt"
+    r = run("b", trace=trace)
+    assert r.returncode == 0, r.stderr
+    assert run("a").returncode == 0
+    points = kill_points(trace, "out")
+    assert len(points) >= 8, points  # the writing steps were seen
+
+    landed = {"old": 0, "new": 0, "absent": 0}
+    current = "a"
+    for syscall, n in points:
+        target = "b" if current == "a" else "a"
+        r = run(target, inject=(syscall, n))
+        assert r.returncode in (0, -9), (syscall, n, r.returncode, r.stderr)
+        assert "Traceback" not in r.stderr
+        state = outputs_state(out, key_files)
+        assert state in (refs[current], refs[target]), (syscall, n, "a mixed or damaged output")
+        if r.returncode == -9:
+            landed["old" if state == refs[current] else "new"] += 1
+        elif state != refs[target]:
+            pytest.fail(f"exit 0 at {syscall} #{n} but the output is the old one")
+        current = "a" if state == refs["a"] else "b"
+        assert (work / "notes.txt").read_text() == "a user's file beside the output\n"
+    print(f"{kind}: {len(points)} kill points, {landed}")
+    assert landed["old"] + landed["new"] >= len(points) // 2, landed
+    assert landed["old"] >= 1, landed
+    # the next clean run succeeds and tidies every leftover of the killed runs
+    target = "b" if current == "a" else "a"
+    r = run(target)
+    assert r.returncode == 0, r.stderr
+    assert outputs_state(out, key_files) == refs[target]
+    assert sorted(p.name for p in work.iterdir()) == sorted([".out.lock", os.readlink(out), "notes.txt", "out"])
+
+
+@pytest.mark.parametrize("kind", ["build", "replay"])
+def test_kill_of_a_first_run_leaves_nothing_or_the_whole_output(kind: str, tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path)
+    key_files, make = COMMANDS[kind]
+    refs = _reference(kind, inputs, tmp_path)
+    trace = tmp_path / "trace.txt"
+    assert skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["b"]}, tmp_path / "t" / "out"), trace=trace).returncode == 0
+    for i, (syscall, n) in enumerate(kill_points(trace, "out")):
+        out = tmp_path / f"w{i}" / "out"
+        r = skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["b"]}, out), inject=(syscall, n))
+        assert r.returncode in (0, -9)
+        assert outputs_state(out, key_files) in (None, refs["b"]), (syscall, n)
+
+
+def _mount_tmpfs(path: Path, size: str) -> bool:
+    path.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "skrafl-test", str(path)], capture_output=True)
+    return r.returncode == 0
+
+
+@pytest.mark.parametrize("kind", ["build", "ingest", "replay", "elo"])
+def test_disk_full_changes_nothing(kind: str, tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path)
+    key_files, make = COMMANDS[kind]
+    small = tmp_path / "small"
+    if not _mount_tmpfs(small, "1m"):
+        pytest.skip("cannot mount a small tmpfs here (not root?)")
+    try:
+        out = small / "out"
+        r = skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["a"]}, out))
+        assert r.returncode == 0, r.stderr
+        before = outputs_state(out, key_files)
+        filler = small / "filler"
+        free = os.statvfs(small).f_bavail * os.statvfs(small).f_frsize
+        # leave a few KiB: the run fails part-way through writing its output
+        with open(filler, "wb") as fh:
+            fh.write(b"\0" * max(0, free - 6 * 1024))
+        r = skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["b"]}, out))
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "no space left" in lines[0].lower() and "Traceback" not in r.stderr, r.stderr
+        assert outputs_state(out, key_files) == before
+        assert sorted(p.name for p in small.iterdir()) == sorted([".out.lock", os.readlink(out), "filler", "out"])
+        filler.unlink()
+        assert skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["b"]}, out)).returncode == 0
+    finally:
+        subprocess.run(["umount", "-l", str(small)], capture_output=True)
