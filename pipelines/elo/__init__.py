@@ -53,6 +53,7 @@ prints except the optional progress bar on stderr.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -115,6 +116,7 @@ def explain_player(
     state = load_state(state_dir) if state_dir is not None else None
     if params is None:
         params = state.params if state is not None else PRESETS["netskrafl"]
+    player = unicodedata.normalize("NFC", player)  # as the games table's names (read_games)
     run = compute(table, state, params, date=date, explain=player)
     rows = [r for r in run.trace or [] if r["list"] in lists]
     if not rows:

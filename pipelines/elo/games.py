@@ -30,6 +30,13 @@ GAME_COLUMNS: tuple[str, ...] = (
 _REPLAY_MAP = {"file": "game_id", "player1": "player0", "player2": "player1", "score1": "score0", "score2": "score1"}
 """``skrafl replay``'s games.parquet → games-table columns (its players are numbered 1 and 2)."""
 
+SCORE_MIN = -(2**31)
+SCORE_MAX = 2**31 - 1
+"""A final score must fit a signed 32-bit integer (the project's Parquet tables store int32)."""
+
+TEXT_MAX = {"game_id": 4096, "player0": 256, "player1": 256}
+"""The longest ``game_id`` (replay's are file paths) and player name accepted, in characters."""
+
 _TRUE = ("true", "t", "1", "yes", "y")
 _FALSE = ("false", "f", "0", "no", "n")
 
@@ -77,9 +84,17 @@ def _load_frame(path: Path) -> tuple[Any, int]:
             sep = "\t" if suffix == ".tsv" else ","
             return pl.read_csv(path, infer_schema=False, separator=sep), 1
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
-        line = _bad_json_line(path) if suffix in (".jsonl", ".ndjson", ".json") else None
-        if line is not None:
-            raise DataError(f"not a JSON object on this line ({line[1]})", path=path, line=line[0]) from None
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            line = _bad_json_line(path)
+            if line is not None:
+                raise DataError(f"not a JSON object on this line ({line[1]})", path=path, line=line[0]) from None
+            # Valid JSON that polars cannot put in one schema (a column of mixed types): read it
+            # here as text, so the checks of read_games name the row and column.
+            return _json_as_text(path), 0
+        if suffix in (".csv", ".tsv"):
+            line = _bad_csv_line(path, "\t" if suffix == ".tsv" else ",")
+            if line is not None:
+                raise DataError(line[1], path=path, line=line[0]) from None
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
     raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
 
@@ -99,6 +114,54 @@ def _bad_json_line(path: Path) -> tuple[int, str] | None:
     return None
 
 
+def _json_as_text(path: Path) -> Any:
+    """A JSON-lines games table as a frame of text columns: strings as they are, numbers and
+    booleans as JSON text; a list or object value fails here, naming its line and key."""
+    import polars as pl
+
+    columns: dict[str, list[str | None]] = {}
+    n = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line_no, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            record = json.loads(text)
+            for key, value in record.items():
+                if isinstance(value, (list, dict)):
+                    kind = "a list" if isinstance(value, list) else "an object"
+                    raise DataError(f"column {key!r}, row {n + 1}: expected a plain value, got {kind}", path=path, line=line_no)
+                col = columns.setdefault(key, [None] * n)
+                col.append(value if isinstance(value, str) or value is None else json.dumps(value))
+            n += 1
+            for col in columns.values():
+                if len(col) < n:
+                    col.append(None)
+    return pl.DataFrame({k: pl.Series(k, v, dtype=pl.String) for k, v in columns.items()}, height=n)
+
+
+def _bad_csv_line(path: Path, sep: str) -> tuple[int, str] | None:
+    """(line number, reason) of the first line of a CSV file that is not UTF-8 or has another
+    number of fields than the header."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            width = None
+            for fields in reader:
+                if width is None:
+                    width = len(fields)
+                elif fields and len(fields) != width:
+                    return reader.line_num, f"{len(fields)} fields where the header has {width}"
+    except UnicodeDecodeError as exc:
+        with open(path, "rb") as f:
+            line = f.read(exc.start).count(b"\n") + 1
+        return line, "not UTF-8 text"
+    except csv.Error as exc:
+        return reader.line_num, f"malformed CSV ({exc})"
+    return None
+
+
 def _shown(value: Any) -> str:
     return "a missing value" if value is None else repr(value)
 
@@ -109,7 +172,10 @@ def read_games(path: str | Path) -> GamesTable:
     Accepted: CSV/TSV (header line), Parquet, JSON lines, with the columns of
     :data:`GAME_COLUMNS`. Booleans may be true/false, 1/0, yes/no; ``finished_at`` is ISO 8601
     (``2024-05-01T21:03:00Z``, ``+00:00`` offsets, a space for ``T``, fractions; no offset means
-    UTC); scores are integers.
+    UTC); scores are integers that fit a signed 32-bit integer (:data:`SCORE_MIN` …
+    :data:`SCORE_MAX`); ``game_id`` and player names are non-empty text without control
+    characters (no NUL bytes), at most :data:`TEXT_MAX` characters. Player names are put in
+    Unicode NFC, so an NFD and an NFC spelling of one name are one player.
 
     ``skrafl replay``'s ``games.parquet`` (recognised by its ``file``/``player1``/``player2``/
     ``score1``/``score2`` columns) is mapped: ``file`` → ``game_id``, ``player1``/``player2`` →
@@ -129,6 +195,15 @@ def read_games(path: str | Path) -> GamesTable:
     import polars as pl
 
     path = Path(path)
+    try:
+        return _read_games(path)
+    except pl.exceptions.PolarsError as exc:  # a shape the checks did not foresee: still one line
+        raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
+
+
+def _read_games(path: Path) -> GamesTable:
+    import polars as pl
+
     df, line_offset = _load_frame(path)
     notes: list[str] = []
     table = GamesTable(frame=None, path=str(path), line_offset=line_offset)
@@ -259,6 +334,28 @@ def _text_column(df: Any, column: str, table: GamesTable) -> Any:
     bad = s.is_null() | (s == "")
     if bad.any():
         raise _fail_at(table, column, _first_bad(df, bad), "empty value")
+    bad = s.str.contains(r"[\x00-\x1f\x7f]")
+    if bad.any():
+        r = _first_bad(df, bad)
+        raise _fail_at(table, column, r, f"a control character (e.g. a NUL byte) in {_shown(s.filter(bad)[0][:80])}")
+    if table.path.lower().endswith((".jsonl", ".ndjson", ".json")):
+        # polars reads an object or a list among strings as its JSON text: not a name or an id.
+        maybe = s.str.contains(r"^[\[{]")
+        if maybe.any():
+            for r, text in zip(df.filter(maybe)["row"], s.filter(maybe)):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    continue
+                if isinstance(value, (list, dict)):
+                    kind = "a list" if isinstance(value, list) else "an object"
+                    raise _fail_at(table, column, int(r), f"expected text, got {kind}")
+    longest = TEXT_MAX[column]
+    bad = s.str.len_chars() > longest
+    if bad.any():
+        raise _fail_at(table, column, _first_bad(df, bad), f"longer than {longest} characters")
+    if column != "game_id":  # a player is one player however the name's letters are encoded
+        s = s.str.normalize("NFC")
     return s.alias(column)
 
 
@@ -293,7 +390,7 @@ def _int_column(df: Any, column: str, table: GamesTable) -> Any:
 
     s = df[column]
     if s.dtype.is_integer():
-        res = s.cast(pl.Int64)
+        res = s.cast(pl.Int64, strict=False)
         bad = res.is_null()
     elif s.dtype == pl.String:
         res = s.str.strip_chars().cast(pl.Int64, strict=False)
@@ -306,6 +403,10 @@ def _int_column(df: Any, column: str, table: GamesTable) -> Any:
     if bad.any():
         r = _first_bad(df, bad)
         raise _fail_at(table, column, r, f"expected an integer final score, got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+    bad = (res < SCORE_MIN) | (res > SCORE_MAX)
+    if bad.any():
+        r = _first_bad(df, bad)
+        raise _fail_at(table, column, r, f"score {res.filter(bad)[0]} is out of range ({SCORE_MIN} to {SCORE_MAX}, a signed 32-bit integer)")
     return res.alias(column)
 
 

@@ -7,6 +7,7 @@ Pure numpy and plain Python (no polars), so a job can run in a worker process
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 from array import array
@@ -35,16 +36,35 @@ class EloParams:
     scale: float = 400.0
 
     def check(self) -> "EloParams":
-        """Validate the values; raises :class:`UsageError` for an impossible one."""
-        if self.k < 0 or self.k_beginner < 0:
-            raise UsageError(f"K must be 0 or more (got --k {self.k}, --k-beginner {self.k_beginner})")
-        if self.established_after < 0:
-            raise UsageError(f"--established-after must be 0 or more (got {self.established_after})")
-        if self.start < 0:
-            raise UsageError(f"--start must be 0 or more: a rating never goes below 0 (got {self.start})")
-        if not self.scale > 0:
-            raise UsageError(f"--scale must be positive (got {self.scale})")
+        """Validate the values against :data:`PARAM_RANGES`; raises :class:`UsageError` (naming
+        the option) for a value of the wrong type, out of range, or not finite."""
+        for name, (lo, hi) in PARAM_RANGES.items():
+            value = getattr(self, name)
+            option = "--" + name.replace("_", "-")
+            if name == "scale":
+                ok_type = isinstance(value, (int, float)) and not isinstance(value, bool)
+                if ok_type and not math.isfinite(value):
+                    raise UsageError(f"{option} must be a finite number from {lo:g} to {hi:g} (got {value})")
+            else:
+                ok_type = isinstance(value, int) and not isinstance(value, bool)
+            if not ok_type:
+                raise UsageError(f"{option} must be a number (got {value!r})")
+            if not lo <= value <= hi:
+                raise UsageError(f"{option} must be from {lo:g} to {hi:g} (got {value})")
         return self
+
+
+PARAM_RANGES: dict[str, tuple[float, float]] = {
+    "k": (0, 1000),
+    "k_beginner": (0, 1000),
+    "established_after": (0, 1_000_000),
+    "start": (0, 10_000),
+    "scale": (100, 10_000),
+}
+"""The accepted range of each parameter (both ends included; :meth:`EloParams.check`, and the
+``skrafl elo`` options). A start above 10,000 or a scale below 100 would make Q = 10^(R/scale)
+overflow a float for ordinary ratings; K above 1000 moves a rating by more than a whole scale in
+one game."""
 
 
 PRESETS: dict[str, EloParams] = {
@@ -145,12 +165,25 @@ def _rate_games(
 
 def _q_table(size: int, scale: float) -> list[float]:
     """Q = 10^(r/scale) for the integer ratings 0 … size−1 (netskrafl.md "Elo")."""
-    return [10.0 ** (r / scale) for r in range(size)]
+    q_table: list[float] = []
+    _grow_q_table(q_table, size - 1000, scale)
+    return q_table
 
 
 def _grow_q_table(q_table: list[float], rating: int, scale: float) -> None:
-    """Extend ``q_table`` in place to cover ``rating`` (and some headroom)."""
-    q_table.extend(10.0 ** (r / scale) for r in range(len(q_table), rating + 1000))
+    """Extend ``q_table`` in place to cover ``rating`` (and some headroom).
+
+    Raises:
+        UsageError: a rating so high that Q overflows a float at this scale.
+    """
+    top = rating + 1000
+    while top > len(q_table):  # the largest rating whose Q is a finite float
+        try:
+            q_table.extend(10.0 ** (r / scale) for r in range(len(q_table), top))
+        except OverflowError:
+            top = (len(q_table) + top) // 2 if top > len(q_table) + 1 else len(q_table)
+    if rating >= len(q_table):
+        raise UsageError(f"a rating of {rating} is beyond what --scale {scale:g} can rate (10^(rating/scale) overflows)")
 
 
 def _running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:

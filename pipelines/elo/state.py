@@ -119,7 +119,49 @@ def load_state(folder: str | Path) -> EloState:
         processed = pl.read_parquet(folder / "processed.parquet")
     except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as exc:
         raise DataError(f"damaged state folder: {str(exc).splitlines()[0]}", path=folder) from None
+    try:
+        params.check()
+    except UsageError as exc:
+        raise DataError(f"damaged state folder: params.json: {exc.message}", path=folder) from None
+    _check_ratings(ratings, folder / "ratings.parquet")
     history = folder / "history"
     return EloState(ratings, processed, params, as_of, history if history.is_dir() else None)
 
+
+STATE_RATING_MAX = 1_000_000
+STATE_COUNT_MAX = 10**12
+"""The largest rating and count (games, wins, …; absolute score totals ×1000) a state may hold."""
+
+
+def _check_ratings(ratings: Any, path: Path) -> None:
+    """Refuse a state's ratings table with missing columns, wrong types or absurd numbers.
+
+    Raises:
+        DataError: naming the file, the row (1-based) and the column.
+    """
+    import polars as pl
+
+    schema = _ratings_schema()
+    for column in RATINGS_COLUMNS:
+        if column == "as_of":
+            continue
+        if column not in ratings.columns:
+            raise DataError(f"damaged state: no column {column!r}", path=path)
+        want = schema[column]
+        got = ratings.schema[column]
+        if not (got == want or (want == pl.Int64 and got.is_integer())):
+            raise DataError(f"damaged state: column {column!r} is {got}, expected {want}", path=path)
+    limits = {"rating": (0, STATE_RATING_MAX), "score_for": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX),
+              "score_against": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX)}
+    indexed = ratings.with_row_index("_row", offset=1)
+    for column in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against"):
+        lo, hi = limits.get(column, (0, STATE_COUNT_MAX))
+        bad = indexed.filter(pl.col(column).is_null() | (pl.col(column) < lo) | (pl.col(column) > hi))
+        if bad.height:
+            raise DataError(f"damaged state: column {column!r}, row {bad['_row'][0]}: {bad[column][0]} is not from {lo} to {hi}",
+                            path=path)
+    for column in ("list", "player"):
+        bad = indexed.filter(pl.col(column).is_null())
+        if bad.height:
+            raise DataError(f"damaged state: column {column!r}, row {bad['_row'][0]}: empty value", path=path)
 

@@ -116,34 +116,57 @@ def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None 
     out_dir = Path(out_dir)
     _check_out(out_dir, state_dir)
     check_output_dir(out_dir, replace=True)
-    with atomic_path(out_dir) as tmp:
-        tmp.mkdir()
-        (tmp / "history").mkdir()
-        run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
-        run.processed.write_parquet(tmp / "processed.parquet", statistics=False, compression="lz4")
-        meta = {
-            "version": STATE_VERSION,
-            "params": asdict(run.params),
-            "as_of": run.as_of.isoformat() if run.as_of is not None else None,
-            "report_day": run.report_day.isoformat() if run.report_day is not None else None,
-        }
-        (tmp / "params.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-        history: dict[dt.date, Any] = {}
-        old_files = _history_files(Path(state_dir) / "history" if state_dir is not None else None)
-        if run.report_day is not None:
-            keep = _kept_days([*old_files, *run.snapshots], run.report_day)
-            for day in sorted(keep):
-                dest = tmp / "history" / f"ratings_{day.isoformat()}.parquet"
-                if day in run.snapshots:
-                    run.snapshots[day].write_parquet(dest, statistics=False)
-                    history[day] = run.snapshots[day]
-                else:
-                    shutil.copyfile(old_files[day], dest)
-                    history[day] = pl.read_parquet(dest)
-        for name, top in top_tables(run.ratings, history, run.report_day).items():
-            top.write_csv(tmp / f"top100_{name}.csv")
+    try:
+        with atomic_path(out_dir) as tmp:
+            _write_folder(run, tmp, state_dir)
+    except pl.exceptions.PolarsError as exc:  # polars raises its own error for a failed write (a full disk)
+        raise _as_os_error(exc, out_dir) from None
     return out_dir
+
+
+def _as_os_error(exc: Exception, path: Path) -> OSError:
+    """The :class:`OSError` behind a polars write error (``… (os error 28)``), for one line on
+    stderr (cli/main.py) instead of a traceback."""
+    import errno
+    import os
+    import re
+
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    found = re.search(r"os error (\d+)", text)
+    code = int(found.group(1)) if found else errno.EIO
+    return OSError(code, os.strerror(code) if found else f"cannot write: {text}", str(path))
+
+
+def _write_folder(run: EloRun, tmp: Path, state_dir: str | Path | None) -> None:
+    """The files of the output folder, written into the temporary folder ``tmp``."""
+    import polars as pl
+
+    tmp.mkdir()
+    (tmp / "history").mkdir()
+    run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
+    run.processed.write_parquet(tmp / "processed.parquet", statistics=False, compression="lz4")
+    meta = {
+        "version": STATE_VERSION,
+        "params": asdict(run.params),
+        "as_of": run.as_of.isoformat() if run.as_of is not None else None,
+        "report_day": run.report_day.isoformat() if run.report_day is not None else None,
+    }
+    (tmp / "params.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    history: dict[dt.date, Any] = {}
+    old_files = _history_files(Path(state_dir) / "history" if state_dir is not None else None)
+    if run.report_day is not None:
+        keep = _kept_days([*old_files, *run.snapshots], run.report_day)
+        for day in sorted(keep):
+            dest = tmp / "history" / f"ratings_{day.isoformat()}.parquet"
+            if day in run.snapshots:
+                run.snapshots[day].write_parquet(dest, statistics=False)
+                history[day] = run.snapshots[day]
+            else:
+                shutil.copyfile(old_files[day], dest)
+                history[day] = pl.read_parquet(dest)
+    for name, top in top_tables(run.ratings, history, run.report_day).items():
+        top.write_csv(tmp / f"top100_{name}.csv")
 
 
 def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
