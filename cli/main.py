@@ -82,8 +82,15 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
-    except OSError as exc:  # a file that cannot be opened, read or written
-        fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+    except OSError as exc:  # a file that cannot be opened, read or written; a full disk
+        fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc) or type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001  (a bug: still one line, never a traceback)
+        import os
+
+        if os.environ.get("SKRAFL_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())[:300]
+        fail(f"internal error ({type(exc).__name__}: {detail}); nothing was changed. Set SKRAFL_DEBUG=1 to see where, and please report it")
     sys.exit(status if isinstance(status, int) else 0)
 
 

@@ -17,7 +17,7 @@ One discipline for every command that writes a folder (``ingest``, ``build``, ``
 - **A failed run changes nothing.** An exception (bad input, disk full, Ctrl-C) removes the stage;
   the visible path still names the previous generation.
 - **One writer at a time.** Writers take an exclusive ``flock`` on ``.NAME.lock`` beside the
-  output; a second writer fails at once with one line.
+  output (removed when the run ends); a second writer fails at once with one line.
 """
 
 from __future__ import annotations
@@ -110,25 +110,38 @@ def check_output_dir(target: Path | str, command: str | None = None, inputs: Ite
 
 
 class _Lock:
-    """An exclusive, non-blocking ``flock`` on ``.NAME.lock`` beside the output (released by the
-    kernel when the process dies, so a kill never leaves it held). The file stays, empty: a run
-    that fails leaves the folder as it found it (but for this file, the first time)."""
+    """An exclusive, non-blocking ``flock`` on ``.NAME.lock`` beside the output, released by the
+    kernel if the process dies (a kill never leaves it held). The file is removed, still locked,
+    when the run ends, so a run leaves no trace but its output; a writer that locked a file that
+    was meanwhile removed (stat of the path ≠ fstat of its descriptor) tries again."""
 
     def __init__(self, visible: Path, command: str) -> None:
         import fcntl
 
         self.path = visible.with_name(f".{visible.name}.lock")
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise
-            os.close(self.fd)
-            raise UsageError(f"{visible}: another skrafl run is writing this output; try again when it has finished") from None
+        for _ in range(100):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                raise UsageError(f"{visible}: another skrafl run is writing this output; try again when it has finished") from None
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd = fd
+                return
+            os.close(fd)  # the holder removed it as we opened it: take the new one
+        raise UsageError(f"{visible}: cannot take the lock {self.path}")
 
     def release(self) -> None:
-        os.close(self.fd)  # closing the last descriptor releases the flock
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        os.close(self.fd)
 
 
 def _clean_stale(visible: Path, keep: str | None) -> None:
@@ -252,8 +265,14 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
     """
     inputs = list(inputs)
     visible = check_output_dir(target, command, inputs)
+    created = [p for p in (visible.parent, *visible.parent.parents) if not p.exists()]
     visible.parent.mkdir(parents=True, exist_ok=True)
-    lock = _Lock(visible, command)
+    try:
+        lock = _Lock(visible, command)
+    except BaseException:
+        _remove_empty(created)
+        raise
+    committed = False
     try:
         visible = check_output_dir(target, command, inputs)  # again, now that no one else writes
         stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
@@ -266,6 +285,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             if not create:
                 (stage / _STAGE_FLAG).touch()
             _commit(stage, visible, command)
+            committed = True
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
@@ -273,6 +293,15 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             _clean_stale(visible, keep=stage.name)
     finally:
         lock.release()
+        if not committed:
+            _remove_empty(created)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a failed run created for its output (deepest first), if still empty."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 @contextlib.contextmanager

@@ -61,4 +61,5 @@ def assert_bad_input(good_root: Path, tmp_path: Path, lang: str, args: list[str]
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr
     assert "Traceback" not in r.stderr
-    assert tree_digest(root) == before
+    after = tree_digest(root)
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))
