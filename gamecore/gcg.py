@@ -76,8 +76,6 @@ FAR = 10_000
 """Row or column given to a coordinate with more than 4 digits or letters: off every board (the
 bounds check then names the coordinate), without reading a huge number."""
 _PAREN = re.compile(r"^\((.*)\)$")
-_SIMPLE_RACK = re.compile(r"^(?:[^\W\d_]|\?)*$")  # letters (any script) and '?', no brackets
-_SIMPLE_WORD = re.compile(r"^(?:[^\W\d_]|\.)+$")  # letters and '.', no brackets or parentheses
 # the common event line, a tile placement in its plainest form: >nick: [RACK] COORD WORD +SCORE CUM
 # [extra] with ASCII digits and no "+-"; the rack and word are checked to be one character per tile
 # (letters, '?' in racks, '.' in words) before the fast path takes the line, anything else takes the
@@ -217,8 +215,9 @@ class _Parser:
     def tiles(self, token: str, line: int, what: str, code: str = "RACK_MALFORMED") -> list[str]:
         if self.mojibake:
             token = _fix_mojibake(token)
-        if not self.multi and _SIMPLE_RACK.match(token):
-            return list(token)  # fast path: one character per tile
+        letters = token.replace("?", "")
+        if not self.multi and (not letters or letters.isalpha()):
+            return list(token)  # fast path: letters (any script) and '?', one character per tile
         try:
             tiles = split_tiles(token, self.multi)
         except ValueError as exc:
@@ -512,8 +511,9 @@ class _Parser:
     def word(self, token: str, lineno: int) -> tuple[list[str], tuple[int, ...]]:
         if self.mojibake:
             token = _fix_mojibake(token)
-        if not self.multi and _SIMPLE_WORD.match(token):
-            return list(token), ()  # fast path: one character per tile
+        letters = token.replace(".", "")
+        if not self.multi and token and (not letters or letters.isalpha()):
+            return list(token), ()  # fast path: letters (any script) and '.', one character per tile
         through: list[int] = []
         out: list[str] = []
         depth = 0
