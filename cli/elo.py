@@ -14,14 +14,20 @@ from gamecore.errors import UsageError
 HELP = (
     "Rate players with Netskrafl's Elo system: three lists (all games, human games, competition "
     "games), K 20 established / 32 beginner, start 1200, beginner rule, floor 0. Writes "
-    "DIR/ratings.parquet, DIR/top100_{all,human,competition}.csv and DIR/history/; --state PREV_DIR "
-    "continues a previous run (games already rated there are skipped).\n\n"
-    "Exit status: 0 ratings written (or --explain printed; skipped games are warned about on stderr); "
-    "2 usage error or a bad games table (one line on stderr: file, row, column), nothing written."
+    "DIR/ratings.parquet, DIR/top100_{all,human,competition}.csv, DIR/history/ and DIR/late_games.csv; "
+    "--state PREV_DIR continues a previous run (games already rated there are skipped).\n\n"
+    "Days rated: the output records the UTC days it has rated. --date D rates day D and needs a --state "
+    "that has rated D-1 (or D itself); a skipped day is an error unless --catch-up, which rates the missing "
+    "days in order first (the result equals one nightly run per day). A run without --date rates every day "
+    "up to its last game's day. A new game finished on a day the state has already rated is not rated: it "
+    "is listed in late_games.csv with the reason and counted in a warning on stderr.\n\n"
+    "Exit status: 0 ratings written (or --explain printed; skipped and late games are warned about on stderr); "
+    "2 usage error, a skipped day, or a bad games table (one line on stderr: file, row, column), nothing written."
 )
 EPILOG = (
     "Example: skrafl elo --games games.csv --out output/elo/2024-05-01 --state output/elo/2024-04-30 "
-    "--date 2024-05-01   |   skrafl elo --games games.csv --explain alice"
+    "--date 2024-05-01   |   ... --state output/elo/2024-04-28 --date 2024-05-01 --catch-up   |   "
+    "skrafl elo --games games.csv --explain alice"
 )
 
 
@@ -38,7 +44,12 @@ def elo(
     ),
     start: Optional[int] = typer.Option(None, "--start", min=0, max=10_000, help="Rating of a new player, 0-10000 (netskrafl 1200, ordspill 1000)."),
     scale: Optional[float] = typer.Option(None, "--scale", min=100.0, max=10_000.0, help="Rating gap that multiplies the odds by 10, 100-10000 (400)."),
-    date: Optional[str] = typer.Option(None, "--date", help="Rate only games finished on this UTC day, YYYY-MM-DD (the nightly job)."),
+    date: Optional[str] = typer.Option(
+        None, "--date", help="Rate only games finished on this UTC day, YYYY-MM-DD (the nightly job); --state must have rated the day before."
+    ),
+    catch_up: bool = typer.Option(
+        False, "--catch-up", help="With --date: first rate, in order, the days --state has not rated (from nothing: every day up to --date)."
+    ),
     explain: Optional[str] = typer.Option(None, "--explain", help="Print this player's rating history game by game (writes nothing)."),
     lists: Optional[List[str]] = typer.Option(None, "--list", help="With --explain: only this list (all, human, competition); repeatable."),
     fmt: OutputFormat = FORMAT_OPTION,
@@ -60,7 +71,7 @@ def elo(
         for name in chosen:
             if name not in lib.LISTS:
                 raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
-        rows = lib.explain_player(games, explain, state, params, day, chosen)
+        rows = lib.explain_player(games, explain, state, params, day, chosen, catch_up=catch_up)
         columns = list(rows[0].keys())
         emit([[r[c] for c in columns] for r in rows], columns, fmt)
         return
@@ -68,7 +79,7 @@ def elo(
         raise UsageError("--list goes with --explain")
     if out is None:
         raise UsageError("--out DIR is required (or --explain PLAYER)")
-    run = lib.run_elo(games, out, state, params, day, quiet=quiet)
+    run = lib.run_elo(games, out, state, params, day, quiet=quiet, catch_up=catch_up)
     for note in run.notes:
         if note.startswith("warning: "):  # a skipped game: shown even with --quiet
             typer.echo(f"skrafl elo: {note}", err=True)
@@ -78,7 +89,7 @@ def elo(
         as_of = run.as_of.isoformat().replace("+00:00", "Z") if run.as_of is not None else "no finished_at"
         typer.echo(
             f"skrafl elo: {run.games_rated} games rated, {run.games_skipped} already rated, "
-            f"{run.games_ignored} 0-0 ignored; as of {as_of} → {out}",
+            f"{run.games_ignored} 0-0 ignored, {run.late.height if run.late is not None else 0} late; as of {as_of} → {out}",
             err=True,
         )
 

@@ -27,13 +27,38 @@ Output folder (written atomically: a temporary sibling folder, then a rename):
   UTC day; the folder keeps the days after D−30 (D = the report day) and the newest one on or
   before D−30, which is all the 1/7/30-day changes need.
 - ``processed.parquet``: the ``game_id`` and ``finished_at`` of every game rated so far (so a
-  rerun with ``--state`` skips them), ``params.json``: the rating parameters and ``as_of``.
+  rerun with ``--state`` skips them), ``params.json``: the rating parameters, ``as_of``, the
+  report day and ``days_rated`` (``{"first": day or null, "last": day}``: the UTC days rated).
+- ``late_games.csv``: ``game_id, finished_at, player0, player1, score0, score1, reason``: the
+  games that arrived for a day the ``--state`` folder had already rated (header only when none).
+
+Days rated (the nightly job cannot skip a day). An output records the UTC days it has rated, as
+one span ``first`` … ``last`` (:class:`state.DaysRated`); a day without games counts as rated once
+a run for that day, or a later day, covered it.
+
+- ``--date D`` without a state rates day D only (rated: D … D); with ``--catch-up`` every day up
+  to D (rated: everything up to D).
+- ``--date D --state S`` needs S to have rated D−1 (or D itself: the same night again). A missing
+  day is a :class:`UsageError` naming the days ("--state S has not rated 2024-05-04: run those
+  days first or add --catch-up"); with ``--catch-up`` the missing days are rated first, in order,
+  from the same games table, then D — the result (ratings, history, top tables) equals one
+  nightly run per day. A D before S's last rated day is refused.
+- A run without ``--date`` rates every game not yet rated and, with times, counts every day up
+  to its last game's day as rated (``first`` stays the state's; from nothing: everything).
+- A new game (not in S) that finished on a day S has rated — or before S's first rated day — is
+  never rated out of order: it is listed in ``late_games.csv`` with the reason, counted in a
+  ``warning:`` note (stderr, even with ``-q``), and not rated (it stays out of ``processed``, so
+  it is reported again by the next run).
+- A state of an older skrafl (``params.json`` version 1) records no days: it is not checked,
+  and ``--catch-up`` on it is refused. A replay table without times has no days at all.
 
 Continuing (``--state``): the previous folder's ratings and counts are the starting point, games
 whose ``game_id`` it already rated are skipped (so the same night run twice gives the same
-result), and the new games are rated after the old ones, in their own order; a game that arrives
-late (finished before the state's ``as_of``) is therefore rated after the state's games. The
-parameters must be the state's own (a different K or start needs a fresh run).
+result), and the new games are rated after the old ones, in their own order. The parameters must
+be the state's own (a different K or start needs a fresh run).
+
+Parameter ranges (:data:`rating.PARAM_RANGES`, checked by :meth:`EloParams.check` and the CLI):
+K and K beginner 0–1000, established after 0–1,000,000, start 0–10,000, scale 100–10,000 (finite).
 
 Speed: the three lists are independent, so the work is vectorised with polars/numpy (ordering,
 player indices, games-so-far counts, K per game, totals) and only the rating update itself runs as
@@ -60,16 +85,16 @@ from typing import Any, Sequence
 from gamecore.errors import UsageError
 
 from . import batch, games, rating, state, tables
-from .batch import CHANGE_DAYS, LISTS, EloRun, compute
+from .batch import CHANGE_DAYS, LATE_COLUMNS, LISTS, EloRun, compute
 from .games import GAME_COLUMNS, GamesTable, read_games
 from .rating import PRESETS, EloParams, expected_score, game_result, params_for, rating_change
-from .state import RATINGS_COLUMNS, STATE_VERSION, EloState, empty_state, load_state, resolve_params, state_params
+from .state import RATINGS_COLUMNS, STATE_VERSION, DaysRated, EloState, empty_state, load_state, plan_days, resolve_params, state_params
 from .tables import TOP_COLUMNS, _check_out, top_tables, write_output
 
 __all__ = [
-    "CHANGE_DAYS", "GAME_COLUMNS", "LISTS", "PRESETS", "RATINGS_COLUMNS", "STATE_VERSION", "TOP_COLUMNS",
-    "EloParams", "EloRun", "EloState", "GamesTable",
-    "compute", "empty_state", "expected_score", "explain_player", "game_result", "load_state", "params_for",
+    "CHANGE_DAYS", "GAME_COLUMNS", "LATE_COLUMNS", "LISTS", "PRESETS", "RATINGS_COLUMNS", "STATE_VERSION", "TOP_COLUMNS",
+    "DaysRated", "EloParams", "EloRun", "EloState", "GamesTable",
+    "compute", "empty_state", "expected_score", "explain_player", "game_result", "load_state", "params_for", "plan_days",
     "rating_change", "read_games", "resolve_params", "run_elo", "state_params", "top_tables", "write_output",
 ]
 
@@ -81,6 +106,7 @@ def run_elo(
     params: EloParams | None = None,
     date: dt.date | None = None,
     quiet: bool = True,
+    catch_up: bool = False,
 ) -> EloRun:
     """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result."""
     from pipelines.atomic import check_output_dir
@@ -91,7 +117,7 @@ def run_elo(
     state = load_state(state_dir) if state_dir is not None else None
     if params is None:
         params = state.params if state is not None else PRESETS["netskrafl"]
-    run = compute(table, state, params, date=date, quiet=quiet)
+    run = compute(table, state, params, date=date, quiet=quiet, catch_up=catch_up)
     write_output(run, out_dir, state_dir)
     return run
 
@@ -103,6 +129,7 @@ def explain_player(
     params: EloParams | None = None,
     date: dt.date | None = None,
     lists: Sequence[str] = LISTS,
+    catch_up: bool = False,
 ) -> list[dict[str, Any]]:
     """A player's rating history game by game: one dict per (list, game) with ``list, game_id,
     finished_at, opponent, opp_rating (before the game), score, result, expected (the player's
@@ -117,7 +144,7 @@ def explain_player(
     if params is None:
         params = state.params if state is not None else PRESETS["netskrafl"]
     player = unicodedata.normalize("NFC", player)  # as the games table's names (read_games)
-    run = compute(table, state, params, date=date, explain=player)
+    run = compute(table, state, params, date=date, explain=player, catch_up=catch_up)
     rows = [r for r in run.trace or [] if r["list"] in lists]
     if not rows:
         raise UsageError(f"player {player!r} has no rated game in {games_path}")

@@ -11,7 +11,7 @@ from gamecore.errors import DataError, UsageError
 
 from .games import GamesTable
 from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, expected_score
-from .state import RATINGS_COLUMNS, EloState, _ratings_schema, empty_state
+from .state import RATINGS_COLUMNS, DaysRated, EloState, _ratings_schema, empty_state, plan_days
 
 LISTS: tuple[str, ...] = ("all", "human", "competition")
 """The three rating lists, in output order (netskrafl.md "Three parallel ratings")."""
@@ -40,6 +40,12 @@ class EloRun:
     games_ignored: int  # 0–0
     notes: tuple[str, ...]
     trace: list[dict[str, Any]] | None = None  # with explain=PLAYER
+    days_rated: DaysRated | None = None  # the days the output has rated (None: no times, not recorded)
+    late: Any = None  # polars DataFrame LATE_COLUMNS: new games of days the state had rated, not rated
+
+
+LATE_COLUMNS: tuple[str, ...] = ("game_id", "finished_at", "player0", "player1", "score0", "score1", "reason")
+"""Columns of ``late_games.csv``: the games that arrived for a day the state had already rated."""
 
 
 _EPOCH = dt.date(1970, 1, 1)
@@ -61,6 +67,7 @@ def compute(
     date: dt.date | None = None,
     explain: str | None = None,
     quiet: bool = True,
+    catch_up: bool = False,
 ) -> EloRun:
     """Rate the games of ``table`` on top of ``state`` (see the module docstring for the rules).
 
@@ -68,12 +75,20 @@ def compute(
         table: from :func:`read_games`.
         state: a previous run (:func:`load_state`) or ``None`` to start from nothing.
         params: rating parameters (default Netskrafl's); must equal the state's.
-        date: rate only games finished on this UTC day (the nightly job).
+        date: rate only games finished on this UTC day (the nightly job). With a state that
+            records its days, the state must have rated the day before (or ``date`` itself).
         explain: a player id: also record that player's games one by one (:attr:`EloRun.trace`).
         quiet: no progress bar on stderr.
+        catch_up: with ``date``, first rate the days the state has not rated (in order, from the
+            same table), then ``date``; from no state, every day up to ``date``. The result equals
+            nightly runs over those days.
+
+    New games (not in the state) finished on a day the state has rated are not rated: they are
+    listed in :attr:`EloRun.late` with the reason, and counted in a ``warning:`` note.
 
     Raises:
-        UsageError: parameters differ from the state's, or ``date`` with a table without times.
+        UsageError: parameters differ from the state's, ``date`` with a table without times, or
+            skipped days (:func:`state.plan_days`).
     """
     import numpy as np
     import polars as pl
@@ -86,16 +101,29 @@ def compute(
             f"({_params_text(state.params)} there, {_params_text(params)} asked)"
         )
     games = table.frame
+    if date is not None and table.ordered_by_row:
+        raise UsageError("--date needs finished_at times, and this games table has none", path=table.path)
+    since, days_rated = plan_days(state, date, catch_up)
     if date is not None:
-        if table.ordered_by_row:
-            raise UsageError("--date needs finished_at times, and this games table has none", path=table.path)
-        games = games.filter(pl.col("finished_at").dt.date() == date)
+        day = pl.col("finished_at").dt.date()
+        games = games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
 
     # Skip games already rated in the state.
     n_before = games.height
     if state.processed.height:
         games = games.join(state.processed.select("game_id"), on="game_id", how="anti")
     skipped = n_before - games.height
+
+    # New games of days the state has rated arrived late: listed, never rated out of order.
+    late = _late_games(table, state)
+    if late.height:
+        games = games.join(late.select("game_id"), on="game_id", how="anti")
+    notes = list(table.notes)
+    if late.height:
+        notes.append(
+            f"warning: {late.height} game(s) finished on a day the --state folder had already rated and were not rated "
+            f"(see late_games.csv; first: {late['game_id'][0]!r}, {late['finished_at'][0]})"
+        )
 
     # Game order: finished_at then game_id, or file order for a replay table without times.
     games = games.sort("row") if table.ordered_by_row else games.sort(["finished_at", "game_id"])
@@ -109,6 +137,13 @@ def compute(
         last = games["finished_at"].max()
         as_of = last if as_of is None or last > as_of else as_of
     report_day = date if date is not None else (as_of.date() if as_of is not None else None)
+    if date is None and not table.ordered_by_row and as_of is not None:
+        # A run without --date rates every day up to its last game's day.
+        last = max(as_of.date(), state.days_rated.last) if state.days_rated is not None else as_of.date()
+        days_rated = DaysRated(state.days_rated.first if state.days_rated is not None else None, last)
+        report_day = last  # (a later day than the last game's when the state rated nights without games)
+    elif date is None:
+        days_rated = state.days_rated
     window_start = report_day - dt.timedelta(days=CHANGE_DAYS[-1]) if report_day is not None and explain is None else None
 
     # Player indices 0 … n−1 over the state's players and this run's, in name order.
@@ -125,10 +160,19 @@ def compute(
     robot = _robot_flags(games, old, n_players, names, table)
     compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1")
 
-    # Snapshot days: every day of this run's window with games, and the window's start.
+    # Snapshot days: without --date every day of the window with games, and the window's start;
+    # with --date every day it rates in the window (each a night, with or without games), and
+    # the window's start when it rates that day.
     days = games["day"].to_numpy()
     cut_days: list[int] = []
-    if window_start is not None and games.height:
+    if window_start is not None and date is not None:
+        ws = (window_start - _EPOCH).days
+        end = (date - _EPOCH).days
+        lo = (since - _EPOCH).days if since is not None else (int(days[0]) if games.height else end)
+        cut_days = list(range(max(lo, ws + 1), end + 1))
+        if lo <= ws:
+            cut_days.insert(0, ws)
+    elif window_start is not None and games.height:
         ws = (window_start - _EPOCH).days
         cut_days = sorted(set(days[days > ws].tolist()))
         if days[0] <= ws:
@@ -248,8 +292,40 @@ def compute(
         games_rated=games.height,
         games_skipped=skipped,
         games_ignored=ignored,
-        notes=tuple(table.notes),
+        notes=tuple(notes),
         trace=trace,
+        days_rated=days_rated,
+        late=late,
+    )
+
+
+def _late_games(table: GamesTable, state: EloState) -> Any:
+    """The games of ``table`` not in ``state`` that finished on a day the state has rated (or
+    before its first rated day), in game order, with the reason (:data:`LATE_COLUMNS`)."""
+    import polars as pl
+
+    rated = state.days_rated
+    schema = {"game_id": pl.String, "finished_at": pl.String, "player0": pl.String, "player1": pl.String,
+              "score0": pl.Int64, "score1": pl.Int64, "reason": pl.String}
+    if rated is None or table.ordered_by_row:
+        return pl.DataFrame(schema=schema)
+    day = pl.col("finished_at").dt.date()
+    late = table.frame.filter(day <= rated.last)
+    if state.processed.height:
+        late = late.join(state.processed.select("game_id"), on="game_id", how="anti")
+    before = (day < rated.first) if rated.first is not None else pl.lit(False)
+    return (
+        late.sort(["finished_at", "game_id"])
+        .with_columns(
+            pl.when(before)
+            .then(pl.lit(f"finished before {rated.first}, the first day the state rated: not rated"))
+            .otherwise(pl.format("finished on {}, a day the state had already rated (up to {}): not rated", day.cast(pl.String),
+                                 pl.lit(rated.last.isoformat())))
+            .alias("reason"),
+            pl.col("finished_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.fZ").alias("finished_at"),
+        )
+        .select(LATE_COLUMNS)
+        .cast(schema)
     )
 
 

@@ -1,4 +1,5 @@
-"""The state: a previous output folder read back (``--state``), and the run's parameters."""
+"""The state: a previous output folder read back (``--state``), the run's parameters, and the
+days a state has rated (:class:`DaysRated`, :func:`plan_days`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from gamecore.errors import DataError, UsageError
 
 from .rating import EloParams, params_for
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+"""2: ``params.json`` records ``days_rated``; 1 (older): it does not, so such a state is not
+checked for skipped days."""
 
 RATINGS_COLUMNS: tuple[str, ...] = (
     "list",
@@ -34,15 +37,44 @@ RATINGS_COLUMNS: tuple[str, ...] = (
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class DaysRated:
+    """The UTC days a state has rated: every day from ``first`` to ``last`` (both included);
+    ``first`` is ``None`` when the state rated every day up to ``last`` (a run without
+    ``--date``, or ``--catch-up`` from nothing). Games of a day a state has rated were all rated
+    by it; a day without games counts as rated once a run for that day or a later day covered it.
+    """
+
+    first: dt.date | None
+    last: dt.date
+
+    def covers(self, day: dt.date) -> bool:
+        return (self.first is None or self.first <= day) and day <= self.last
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"first": self.first.isoformat() if self.first is not None else None, "last": self.last.isoformat()}
+
+    @classmethod
+    def from_json(cls, value: Any) -> "DaysRated | None":
+        if value is None:
+            return None
+        first = value["first"]
+        return cls(dt.date.fromisoformat(first) if first is not None else None, dt.date.fromisoformat(value["last"]))
+
+
 @dataclass
 class EloState:
-    """What a previous run left: ratings, processed game ids, parameters, as_of, history folder."""
+    """What a previous run left: ratings, processed game ids, parameters, as_of, history folder,
+    the days it rated (``None``: not recorded, a state of skrafl before version 2 or one without
+    times) and the folder it was read from."""
 
     ratings: Any  # polars DataFrame with RATINGS_COLUMNS (minus as_of)
     processed: Any  # polars DataFrame: game_id (str), finished_at
     params: EloParams
     as_of: dt.datetime | None
     history: Path | None
+    days_rated: DaysRated | None = None
+    folder: Path | None = None
 
 
 def empty_state(params: EloParams) -> EloState:
@@ -55,6 +87,46 @@ def empty_state(params: EloParams) -> EloState:
         as_of=None,
         history=None,
     )
+
+
+def _days_text(days: list[dt.date]) -> str:
+    if len(days) <= 2:
+        return " and ".join(d.isoformat() for d in days)
+    return f"{days[0].isoformat()} to {days[-1].isoformat()} ({len(days)} days)"
+
+
+def plan_days(state: EloState, date: dt.date | None, catch_up: bool) -> tuple[dt.date | None, DaysRated | None]:
+    """Which days a run rates, and the days its output will have rated.
+
+    Returns ``(since, days)``: with ``--date D`` the run rates the games of the days ``since`` …
+    D (``since`` ``None``: every day up to D); ``days`` is what the new state records, or
+    ``None`` when it is decided by the games (a run without ``--date``: see :func:`compute`).
+
+    Raises:
+        UsageError: ``--date D`` on a state that has not rated D−1 (the days are named) without
+            ``catch_up``; a D before the state's last rated day; ``catch_up`` without ``date``, or
+            on a state that records no days.
+    """
+    rated = state.days_rated
+    where = f"--state {state.folder}" if state.folder is not None else "the state"
+    if date is None:
+        if catch_up:
+            raise UsageError("--catch-up goes with --date (a run without --date rates every day of the games table)")
+        return None, None
+    if rated is None:
+        if catch_up and state.folder is not None:
+            raise UsageError(f"--catch-up: {where} does not record the days it rated (written by an older skrafl); "
+                             "rate from scratch instead")
+        # From nothing: only D, or with --catch-up every day up to D.
+        return (None, DaysRated(None, date)) if catch_up else (date, DaysRated(date, date))
+    if date < rated.last:
+        raise UsageError(f"{where} has already rated the days up to {rated.last.isoformat()}: --date {date.isoformat()} "
+                         "is one of them (give a later day)")
+    missing = [rated.last + dt.timedelta(days=n) for n in range(1, (date - rated.last).days)]
+    if missing and not catch_up:
+        raise UsageError(f"{where} has not rated {_days_text(missing)}: run those days first or add --catch-up")
+    since = missing[0] if missing else date
+    return since, DaysRated(rated.first, date)
 
 
 def _ratings_schema() -> dict[str, Any]:
@@ -115,6 +187,7 @@ def load_state(folder: str | Path) -> EloState:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         params = EloParams(**meta["params"])
         as_of = dt.datetime.fromisoformat(meta["as_of"]) if meta.get("as_of") else None
+        days_rated = DaysRated.from_json(meta.get("days_rated")) if meta.get("version", 1) >= 2 else None
         ratings = pl.read_parquet(folder / "ratings.parquet").drop("as_of")
         processed = pl.read_parquet(folder / "processed.parquet")
     except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as exc:
@@ -125,7 +198,7 @@ def load_state(folder: str | Path) -> EloState:
         raise DataError(f"damaged state folder: params.json: {exc.message}", path=folder) from None
     _check_ratings(ratings, folder / "ratings.parquet")
     history = folder / "history"
-    return EloState(ratings, processed, params, as_of, history if history.is_dir() else None)
+    return EloState(ratings, processed, params, as_of, history if history.is_dir() else None, days_rated, folder)
 
 
 STATE_RATING_MAX = 1_000_000

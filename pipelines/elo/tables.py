@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from gamecore.errors import UsageError
 
-from .batch import CHANGE_DAYS, LISTS, EloRun
+from .batch import CHANGE_DAYS, LATE_COLUMNS, LISTS, EloRun
 from .state import STATE_VERSION
 
 TOP_COLUMNS: tuple[str, ...] = (
@@ -150,6 +150,7 @@ def _write_folder(run: EloRun, tmp: Path, state_dir: str | Path | None) -> None:
         "params": asdict(run.params),
         "as_of": run.as_of.isoformat() if run.as_of is not None else None,
         "report_day": run.report_day.isoformat() if run.report_day is not None else None,
+        "days_rated": run.days_rated.to_json() if run.days_rated is not None else None,
     }
     (tmp / "params.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -167,6 +168,8 @@ def _write_folder(run: EloRun, tmp: Path, state_dir: str | Path | None) -> None:
                 history[day] = pl.read_parquet(dest)
     for name, top in top_tables(run.ratings, history, run.report_day).items():
         top.write_csv(tmp / f"top100_{name}.csv")
+    late = run.late if run.late is not None else pl.DataFrame(schema={c: pl.String for c in LATE_COLUMNS})
+    late.write_csv(tmp / "late_games.csv")
 
 
 def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
