@@ -12,13 +12,25 @@ Each line gives the wall-clock rate and the rate per CPU-second (the CPU time of
 workers together: the per-core rate, whatever else the machine runs), the best of
 ``BENCH_REPLAY_REPEATS`` runs (default 3). The load average is printed too. On this project's
 shared 2-core machines the speed of a core changes by up to 1.6x from minute to minute; the best of
-a few runs is the machine's own speed.
+a few runs is the machine's own speed. A run is the whole of ``run_replay``: replaying, converting
+to Arrow and writing ``games.parquet``/``moves.parquet`` into a temporary output.
+
+Then memory (issue 10, "Trust"):
+
+- ``memory``: peak RSS of the parent and of the largest worker (``getrusage``: ``RUSAGE_SELF`` and
+  ``RUSAGE_CHILDREN`` in a fresh process per case) replaying 10,000 and 100,000 games (the corpora
+  copied under new names into a temporary folder), with 1 and 2 workers: flat, whatever the
+  number of games (target: 1M games within 1 GiB). ``BENCH_REPLAY_BIG=0`` skips the 100,000 case
+  (about a minute and 500 MB of files).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,23 +56,69 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def _run(files: list[str], opts, workers: int, repeats: int) -> tuple[float, float, int]:
+def _run(files: list[str], opts, workers: int, repeats: int, out: Path) -> tuple[float, float, int]:
     """Best wall-clock and best CPU time over ``repeats`` runs, and the events replayed."""
-    from pipelines.replay import replay_files
+    from pipelines.replay import run_replay
 
     best_wall = best_cpu = float("inf")
     events = 0
     for _ in range(repeats):
         t0, c0 = time.perf_counter(), _cpu()
-        results = list(replay_files(files, opts, workers=workers))
+        summary = run_replay(files, out, opts, workers=workers, quiet=True)
         best_wall, best_cpu = min(best_wall, time.perf_counter() - t0), min(best_cpu, _cpu() - c0)
-        events = sum(r.event_count for r in results)
-        del results
+        events = summary["moves"]
     return best_wall, best_cpu, events
 
 
+def _folder(sources: list[Path], tmp: Path, games: int) -> Path:
+    """``games`` files in a new folder: the sources in turn under new names (hard links where the
+    file system allows, else copies)."""
+    d = tmp / f"games{games}"
+    d.mkdir()
+    for i in range(games):
+        f = sources[i % len(sources)]
+        dst = d / f"{i // len(sources):05d}_{f.name}"
+        try:
+            os.link(f, dst)
+        except OSError:
+            shutil.copy(f, dst)
+    return d
+
+
+_MEASURE = """
+import json, resource, sys, time
+from pipelines.replay import ReplayOptions, run_replay
+t0 = time.perf_counter()
+s = run_replay([sys.argv[1]], sys.argv[2], ReplayOptions(), workers=int(sys.argv[3]), quiet=True)
+wall = time.perf_counter() - t0
+print(json.dumps({"games": s["games"], "wall": wall, "parent": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "workers": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+def _memory(folder: Path, out: Path, workers: int) -> dict:
+    """Replay ``folder`` in a fresh process; its peak RSS (KiB) and that of its largest worker."""
+    res = subprocess.run([sys.executable, "-c", _MEASURE, str(folder), str(out), str(workers)], cwd=PROJECT,
+                         capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _trust(sources: list[Path], tmp: Path) -> None:
+    sizes = [10_000] + ([100_000] if os.environ.get("BENCH_REPLAY_BIG", "1") != "0" else [])
+    for games in sizes:
+        folder = _folder(sources, tmp, games)
+        for workers in (1, 2):
+            m = _memory(folder, tmp / "out-memory", workers)
+            extra = f", largest worker {m['workers'] / 1024:,.0f} MB" if workers > 1 else ""
+            print(f"replay memory {games:>7,} games workers={workers}: parent peak RSS {m['parent'] / 1024:,.0f} MB{extra}; "
+                  f"{m['games'] / m['wall']:,.0f} games/s", flush=True)
+        shutil.rmtree(folder)
+    if len(sizes) == 1:
+        print("replay memory: 100,000 games skipped (BENCH_REPLAY_BIG=0)")
+
+
 def main() -> None:
-    from pipelines.replay import ReplayOptions, replay_files
+    from pipelines.replay import ReplayOptions, run_replay
 
     if not SHARED.is_dir():
         print("bench_replay: ../shared absent, skipped")
@@ -82,10 +140,10 @@ def main() -> None:
         for label, sources, lex in cases:
             files = _copies(sources, tmp, copies)
             opts = ReplayOptions(lexicon_dir=lex)
-            list(replay_files(files[: len(sources)], opts, workers=1))  # warm up (imports, lexicon load)
+            run_replay(files[: len(sources)], tmp / "out", opts, workers=1, quiet=True)  # warm up (imports, lexicon load)
             single = None
             for workers in (1, 2):
-                wall, cpu, events = _run(files, opts, workers, repeats)
+                wall, cpu, events = _run(files, opts, workers, repeats, tmp / "out")
                 extra = ""
                 if workers == 1:
                     single = wall
@@ -97,6 +155,7 @@ def main() -> None:
                     f"load {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
+        _trust(gcg + records, tmp)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ from gamecore.errors import UsageError
 HELP = (
     "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the "
     "bag, totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes "
-    "OUT/games.parquet (one row per file) and OUT/moves.parquet (one row per event); other files in OUT "
-    "are kept.\n\n"
+    "OUT/games.parquet (one row per file) and OUT/moves.parquet (one row per event), streamed as the "
+    "games are replayed; OUT is replaced whole when the run ends (a stopped or failed run leaves the "
+    "previous OUT as it was).\n\n"
     "Arguments: FILES... are GCG files, Netskrafl .json game records, or folders searched (recursively) "
     "for *.gcg and *.json.\n\n"
     "Exit status: 0 every game ok; 1 some game is not ok (status mismatch or error in games.parquet; "
@@ -28,7 +29,7 @@ def replay(
     files: List[str] = typer.Argument(
         ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively)."
     ),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet (other files there are kept)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
@@ -37,7 +38,7 @@ def replay(
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes."),
     quiet: bool = QUIET_OPTION,
     export_gcg: Optional[Path] = typer.Option(
-        None, "--export-gcg", help="Also write every replayed game as GCG into this folder (a resignation as a final (time) line + #note #resign)."
+        None, "--export-gcg", help="Also write every replayed game as GCG into this folder, a separate output replaced whole (a resignation as a final (time) line + #note #resign)."
     ),
     analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
 ) -> None:
@@ -75,9 +76,11 @@ def replay(
             f"{summary['error']} error ({summary['warnings']} ok with repairs/warnings), {summary['moves']} events → {out}",
             err=True,
         )
-        for r in summary["results"]:
-            if r.game_row["status"] != "ok":
-                typer.echo(f"  {r.game_row['status']}: {r.game_row['file']}: {r.game_row['error']}", err=True)
+        for status, file, error in summary["not_ok"]:
+            typer.echo(f"  {status}: {file}: {error}", err=True)
+        listed = len(summary["not_ok"])
+        if listed < summary["games"] - summary["ok"]:
+            typer.echo(f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True)
     raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
 
 

@@ -127,9 +127,12 @@ def test_analyze_needs_a_lexicon(tmp_path, fixtures):
 def test_lenient_warnings_reported(tmp_path, fixtures):
     from pipelines.replay import ReplayOptions, run_replay
 
+    import polars as pl
+
     summary = run_replay([str(fixtures / "gcg" / "unknown_pragma.gcg")], tmp_path / "o", ReplayOptions(), quiet=True)
-    assert summary["ok"] == 1 and summary["warnings"] == 1
-    assert [f.code for f in summary["results"][0].findings] == ["UNKNOWN_PRAGMA"]
+    assert summary["ok"] == 1 and summary["warnings"] == 1 and summary["not_ok"] == []
+    [warnings] = pl.read_parquet(tmp_path / "o" / "games.parquet")["warnings"].to_list()
+    assert [w.split(": ")[1] for w in warnings] == ["UNKNOWN_PRAGMA"]
 
 
 def test_analyze_with_a_small_lexicon(tmp_path, fixtures):
@@ -208,13 +211,20 @@ def test_out_or_export_that_is_a_file_is_one_error(tmp_path, fixtures):
     assert not (tmp_path / "o").exists()  # refused before any output was written
 
 
-def test_export_merges_into_an_existing_folder(tmp_path, fixtures):
+def test_export_is_a_whole_output_of_its_own(tmp_path, fixtures):
+    """--export-gcg is an output of its own (command replay-export): a folder of someone else's
+    files is refused before any work (nothing written anywhere), a re-export replaces the last."""
     exp = tmp_path / "exp"
     exp.mkdir()
     (exp / "mine.txt").write_text("x")
     res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--export-gcg", str(exp), "--quiet"])
-    assert res.exit_code == 0, res.output
-    assert (exp / "mine.txt").read_text() == "x" and (exp / "base.gcg").is_file()
+    assert res.exit_code != 0 and "did not write" in str(res.exception), res.output
+    assert [p.name for p in exp.iterdir()] == ["mine.txt"] and not (tmp_path / "o").exists()
+    exp2 = tmp_path / "exp2"
+    for src in ("base.gcg", "parenthesized_through.gcg"):
+        res = runner.invoke(app, ["replay", str(fixtures / "gcg" / src), "--out", str(tmp_path / "o"), "--export-gcg", str(exp2), "--quiet"])
+        assert res.exit_code == 0, res.output
+        assert sorted(p.name for p in exp2.glob("*.gcg")) == [src]
 
 
 def _old_tables(tmp_path, fixtures):

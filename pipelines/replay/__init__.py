@@ -15,7 +15,10 @@ recorded number or rack differs from the rules), ``error`` (cannot be read, or a
 In strict mode every fault is an error with its code (gcg.md error catalogue).
 
 ``run_replay`` does this for many files (``--workers N`` process pool, results in input order, so
-outputs are deterministic) and writes ``games.parquet`` and ``moves.parquet`` atomically.
+outputs are deterministic) and streams ``games.parquet`` and ``moves.parquet`` into one output
+folder committed whole at the end (memory stays flat: a row group per 4,096 games). One bad file
+never costs the batch (any failure is its ``error`` row, a dead worker costs only the file that
+killed it; see :mod:`.run`).
 
 Modules, one concept each: :mod:`.read` (finding and reading game files), :mod:`.game` (replaying
 one game: rules of a game, the replayer, the result), :mod:`.tables` (the tables' columns and
@@ -25,27 +28,34 @@ schemas, writing them and the GCG exports), :mod:`.run` (many files: the worker 
 
 from __future__ import annotations
 
-from .game import GameResult, distribution_of, game_facts, replay_game, rules_for_game
+from .game import UNREAD, GameResult, distribution_of, game_facts, replay_game, rules_for_game
 from .read import collect_files, read_game_file
-from .run import UNREAD, ReplayOptions, replay_file, replay_files, run_replay
-from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, write_exports, write_tables
+from .run import ReplayOptions, replay_file, replay_run, replay_runs, run_replay
+from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, GROUP_GAMES, MOVE_COLUMNS, GcgExporter, TableBatch, TableWriter, schemas, to_batch, write_exports, write_tables
 
 __all__ = [
     "ANALYZE_COLUMNS",
     "GAME_COLUMNS",
+    "GROUP_GAMES",
     "MOVE_COLUMNS",
     "UNREAD",
     "GameResult",
+    "GcgExporter",
     "ReplayOptions",
+    "TableBatch",
+    "TableWriter",
     "collect_files",
     "distribution_of",
     "game_facts",
     "read_game_file",
     "replay_file",
-    "replay_files",
     "replay_game",
+    "replay_run",
+    "replay_runs",
     "rules_for_game",
     "run_replay",
+    "schemas",
+    "to_batch",
     "write_exports",
     "write_tables",
 ]

@@ -837,6 +837,11 @@ def _winner(game: Game, scores: list[int]) -> str | None:
     return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
 
 
+UNREAD = "_unread"
+"""Key set (True) in the ``game_row`` of a file that could not be read as a game log at all (not a
+column of games.parquet)."""
+
+
 def _error_row(base: dict, exc: GameLogError) -> dict:
     row = {c: None for c in GAME_COLUMNS}
     row.update(base)

@@ -1,19 +1,39 @@
-"""Replaying many files: options, one file (``replay_file``), the worker pool (``replay_files``)
-and the whole command (``run_replay``)."""
+"""Replaying many files: options, one file (``replay_file``), runs of files in worker processes
+(``replay_runs``) and the whole command (``run_replay``).
+
+Files go in runs (up to 64 files); a run is replayed and converted to Arrow
+(:func:`~pipelines.replay.tables.to_batch`) in one go, in a worker with ``--workers N``; the parent
+only streams the batches, in input order, into the output (:class:`~pipelines.replay.tables.TableWriter`).
+At most a few runs per worker are in flight, so memory is bounded whatever the number of files.
+
+Trust:
+
+- **Any failure of one file is that file's row.** Reading and replaying errors are ``error`` rows
+  (``INTERNAL_ERROR`` for a bug); a value that does not fit the tables is ``TABLE_VALUE_INVALID``.
+  A worker that dies (a crash in C, ``os._exit``, killed) or a run that fails as a whole breaks
+  only its runs: they are replayed again file by file, one task at a time in a new pool, and a
+  file that kills its worker again gets the row ``WORKER_CRASHED``; every other file keeps its
+  rows.
+"""
 
 from __future__ import annotations
 
 import gc
+import os
 import sys
+import threading
+from collections import deque
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from gamecore.errors import UsageError
 from gamecore.gamelog import GameLogError
 
-from .game import GameResult, _error_row, replay_game
+from .game import UNREAD, GameResult, _error_row, replay_game
 from .read import collect_files, read_game_file
-from .tables import write_exports, write_tables
+from .tables import GcgExporter, TableBatch, TableWriter, to_batch
 
 
 @dataclass
@@ -58,20 +78,20 @@ def _bundle(opts: ReplayOptions):
     return b
 
 
-UNREAD = "_unread"
-"""Key set (True) in the ``game_row`` of a file that could not be read as a game log at all (not a
-column of games.parquet)."""
-
-
 def replay_file(path: str, opts: ReplayOptions) -> GameResult:
-    """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data)."""
+    """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data;
+    only a :class:`UsageError`, a bad option, is raised)."""
+    fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
     try:
         game = read_game_file(path, strict=opts.strict)
     except GameLogError as exc:
-        fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
         return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, exc))
     except (MemoryError, RecursionError) as exc:
-        return GameResult(_error_row({"file": path, "format": "gcg", UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
+        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
+    except UsageError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a reader's bug must not stop a nightly batch
+        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", path, None)))
     try:
         return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
     except UsageError:
@@ -80,11 +100,18 @@ def replay_file(path: str, opts: ReplayOptions) -> GameResult:
         return GameResult(_error_row({"file": path, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", path, None)))
 
 
+def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
+    """Replay a run of files and convert their rows to Arrow (what a worker does per task)."""
+    return to_batch([replay_file(f, opts) for f in files], opts.analyze)
 
-def _replay_batch(args: tuple[list[str], ReplayOptions]) -> list[GameResult]:
-    """Worker process: replay a run of files (one task and one result message per run)."""
-    files, opts = args
-    return [replay_file(f, opts) for f in files]
+
+def _crashed_batch(path: str, detail: str, opts: ReplayOptions) -> TableBatch:
+    fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
+    return to_batch([GameResult(_error_row({"file": path, "format": fmt}, GameLogError("WORKER_CRASHED", detail, path, None)))], opts.analyze)
+
+
+# ---------------------------------------------------------------------------------------------
+# workers
 
 
 def _pool_context():
@@ -95,95 +122,246 @@ def _pool_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_context()
 
 
-def replay_files(files: list[str], opts: ReplayOptions, workers: int = 1, progress: bool = False):
-    """Yield a :class:`GameResult` per file, in input order.
+def _worker_init() -> None:
+    """Pool initializer: objects inherited from the parent frozen (the worker's cycle collector
+    never walks, and so never copies, the parent's heap)."""
+    gc.freeze()
 
-    With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
-    parent before the workers start, files sent in runs of up to 64 and results sent back as
-    value tuples (see :class:`GameResult`).
 
-    The results a caller keeps pile up (a nightly batch keeps thousands), and the cycle collector
-    would rescan that pile again and again (a third of the replay time). So, as each result is
-    handed over, everything alive in the process is frozen (``gc.freeze``: out of the collector's
-    sight, still freed by reference counting) and all is unfrozen at the end: cyclic garbage made
-    meanwhile waits until then to be collected. (A program that freezes objects of its own should
-    not consume this generator.)"""
-    tq = None
-    if progress:
-        from tqdm import tqdm
+def _kill_pool(pool) -> None:
+    """Stop a pool now: queued runs cancelled, workers killed (a worker mid-run has nothing worth
+    waiting for: the run is discarded) and reaped, the pool's manager thread ended.
 
-        tq = tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay")
+    (CPython 3.11 internals, read before ``shutdown`` forgets them: a worker killed while sending
+    its result leaves half a message in the result pipe, and the manager thread would wait for the
+    rest forever, and the interpreter for it at exit; closing the parent's own write end of that
+    pipe, the last one once the workers are dead, gives it end-of-file: it sees a broken pool and
+    ends.)"""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
     try:
-        if workers <= 1 or len(files) < 2:
-            _lexicon(opts)
-            gc.freeze()
-            try:
-                for f in files:
-                    res = replay_file(f, opts)
-                    gc.freeze()
-                    yield res
-                    if tq:
-                        tq.update(1)
-            finally:
-                gc.unfreeze()
-        else:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except Exception:  # noqa: BLE001 - best effort on the way out
+        pass
+    for p in procs:
+        try:
+            p.join(1.0)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+    writer = getattr(results, "_writer", None)
+    if writer is not None and manager is not None and manager.is_alive():
+        try:
+            writer.close()
+        except OSError:
+            pass
+    # wait for the manager thread: at exit, concurrent.futures wakes the manager threads still
+    # running, and one closing its wake-up pipe meanwhile is an error
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(2.0)
+
+
+class _Pool:
+    """A process pool that is replaced when it breaks, killed on the way out."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.pool = None
+
+    def get(self):
+        if self.pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            # load the lexicon (and the --analyze bundle) before the workers fork: loaded once, shared
-            _lexicon(opts)
-            _bundle(opts)
-            # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
-            chunk = max(1, min(64, len(files) // (workers * 8)))
-            runs = [(files[i : i + chunk], opts) for i in range(0, len(files), chunk)]
-            # objects alive now are never freed by the workers' cycle collector: frozen, a forked
-            # worker's collector does not walk (and copy) the parent's heap
-            gc.freeze()
-            try:
-                with ProcessPoolExecutor(max_workers=min(workers, len(runs)), mp_context=_pool_context()) as pool:
-                    for batch in pool.map(_replay_batch, runs):
-                        gc.freeze()
-                        for res in batch:
-                            yield res
-                        if tq:
-                            tq.update(len(batch))
-            finally:
-                gc.unfreeze()
-    finally:
-        if tq:
-            tq.close()
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init)
+        return self.pool
 
+    def discard(self) -> None:
+        if self.pool is not None:
+            _kill_pool(self.pool)
+            self.pool = None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
+
+
+def _isolated(files: list[str], opts: ReplayOptions, pools: _Pool) -> TableBatch:
+    """Replay the files of a run whose worker died or failed, one task at a time, so that the file
+    at fault is known: it gets a ``WORKER_CRASHED`` row, every other file its own rows."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    parts = []
+    for f in files:
+        try:
+            parts.append(pools.get().submit(replay_run, [f], opts).result())
+        except (UsageError, KeyboardInterrupt):
+            raise
+        except BrokenProcessPool:
+            pools.discard()
+            parts.append(_crashed_batch(f, "the worker process died while replaying this file", opts))
+        except BaseException as exc:  # noqa: BLE001 - the file's run failed as a whole (e.g. SystemExit in the worker, a result that does not pickle)
+            parts.append(_crashed_batch(f, f"the worker failed on this file: {type(exc).__name__}: {exc}", opts))
+    return _concat(parts)
+
+
+def _concat(parts: list[TableBatch]) -> TableBatch:
+    import pyarrow as pa
+
+    if len(parts) == 1:
+        return parts[0]
+    games = pa.Table.from_batches([p.games for p in parts]).combine_chunks().to_batches()
+    moves = pa.Table.from_batches([p.moves for p in parts]).combine_chunks().to_batches()
+    g = games[0] if games else parts[0].games.slice(0, 0)
+    m = moves[0] if moves else parts[0].moves.slice(0, 0)
+    return TableBatch(g, m, [e for p in parts for e in p.events], [t for p in parts for t in p.gcg], sum(p.unread for p in parts))
+
+
+def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1) -> Iterator[TableBatch]:
+    """Yield the :class:`TableBatch` of each run of files, in input order.
+
+    With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
+    parent before the workers start, runs of up to 64 files, at most ``4 × workers`` runs in
+    flight. A run whose worker died is replayed again file by file (see :func:`_isolated`)."""
+    _lexicon(opts)  # load the lexicon (and the --analyze bundle) once, before any worker forks
+    _bundle(opts)
+    if workers <= 1 or len(files) < 2:
+        for i in range(0, len(files), 64):
+            yield replay_run(files[i : i + 64], opts)
+        return
+    from concurrent.futures.process import BrokenProcessPool
+
+    # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
+    chunk = max(1, min(64, len(files) // (workers * 8)))
+    runs = [files[i : i + chunk] for i in range(0, len(files), chunk)]
+    pools = _Pool(min(workers, len(runs)))
+    window = 4 * workers
+    pending: deque = deque()
+    nxt = 0
+    try:
+        while nxt < len(runs) or pending:
+            while nxt < len(runs) and len(pending) < window:
+                try:
+                    fut = pools.get().submit(replay_run, runs[nxt], opts)
+                except BrokenProcessPool:
+                    pools.discard()
+                    fut = None
+                pending.append((runs[nxt], fut))
+                nxt += 1
+            run, fut = pending.popleft()
+            try:
+                if fut is None:
+                    raise BrokenProcessPool("not submitted")
+                batch = fut.result()
+            except (UsageError, KeyboardInterrupt):
+                raise  # a bad option; or Ctrl-C
+            except BrokenProcessPool:
+                pools.discard()
+                # the runs in flight that had not finished failed with it: resubmitted below to a
+                # fresh pool; this one is replayed file by file to find the file at fault
+                pending = deque((r, f if _finished(f) else None) for r, f in pending)
+                batch = _isolated(run, opts, pools)
+            except BaseException:  # noqa: BLE001 - the run failed as a whole (a worker's SystemExit too): find the file at fault
+                batch = _isolated(run, opts, pools)
+            pending = deque((r, f) if f is not None else (r, _resubmit(pools, r, opts)) for r, f in pending)
+            yield batch
+        pools.close()
+    finally:
+        pools.discard()
+
+
+def _finished(fut) -> bool:
+    """Whether ``fut`` holds a result (a run that finished before its pool broke)."""
+    return fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+
+
+def _resubmit(pools: _Pool, run: list[str], opts: ReplayOptions):
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pools.get().submit(replay_run, run, opts)
+    except BrokenProcessPool:
+        pools.discard()
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
+LISTED = 1000
+"""Games not ok listed in a summary (``not_ok``); the rest are counted (all are in games.parquet)."""
 
 
 def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False, export_dir: str | Path | None = None) -> dict:
-    """Replay files and folders, write the tables (and GCG exports); return a summary
-    ``{"games", "ok", "mismatch", "error", "moves", "warnings", "results"}``.
+    """Replay files and folders, streaming the tables (and GCG exports) into their outputs; return
+    a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok"}``
+    (``not_ok``: ``(status, file, error)`` of the first :data:`LISTED` games not ok).
+
+    The tables are one output (:func:`pipelines.atomic.output_dir`, command ``replay``), the
+    exports another (``replay-export``); each is committed whole at the end or not at all.
 
     Raises:
-        UsageError: ``out_dir``/``export_dir`` is a file, the current folder or a parent (checked
-            before any work); no game file was found; or not one file could be read as a game log
-            (then nothing is written: the previous tables stay).
+        UsageError: ``out_dir``/``export_dir`` is refused (checked before any work); no game file
+            was found; or not one file could be read as a game log (then nothing is written: the
+            previous outputs stay).
     """
-    from pipelines.atomic import check_output_dir
+    from pipelines.atomic import check_output_dir, output_dir
 
-    check_output_dir(Path(out_dir), replace=False)
+    inputs = list(items)
+    out = check_output_dir(Path(out_dir), command="replay", inputs=inputs)
     if export_dir is not None:
-        check_output_dir(Path(export_dir), replace=False)
+        exp = check_output_dir(Path(export_dir), command="replay-export", inputs=inputs)
+        if exp == out or out in exp.parents or exp in out.parents:
+            raise UsageError(f"--export-gcg {export_dir}: must be apart from --out {out_dir} (each is a whole output)")
     files = collect_files(items)
     if not files:
         raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
     opts.export = export_dir is not None
-    results = list(replay_files(files, opts, workers=workers, progress=not quiet and len(files) > 50))
-    if all(r.game_row.get(UNREAD) for r in results):
-        first = results[0].game_row
-        more = f" (and {len(results) - 1} more file(s))" if len(results) > 1 else ""
-        raise UsageError(f"no file could be read as a game log; nothing written. {first['file']}: {first['error']}{more}")
-    write_tables(results, out_dir, opts.analyze)
-    if export_dir is not None:
-        write_exports(results, export_dir)
-    summary = {"games": len(results), "ok": 0, "mismatch": 0, "error": 0, "moves": sum(r.event_count for r in results),
-               "warnings": sum(1 for r in results if r.game_row["status"] == "ok" and r.findings)}
-    for r in results:
-        summary[r.game_row["status"]] += 1
-    summary["results"] = results
-    return summary
+    summary = {"games": 0, "ok": 0, "mismatch": 0, "error": 0, "moves": 0, "warnings": 0, "exported": 0, "not_ok": []}
+    unread = 0
+    first_unread = None
+    tq = None
+    with ExitStack() as outputs:
+        stage = outputs.enter_context(output_dir(Path(out_dir), command="replay", inputs=inputs))
+        exporter = None
+        if export_dir is not None:
+            exporter = GcgExporter(outputs.enter_context(output_dir(Path(export_dir), command="replay-export", inputs=inputs)))
+        writer = TableWriter(stage, opts.analyze)
+        if not quiet and len(files) > 50:
+            from tqdm import tqdm
 
+            tq = outputs.enter_context(tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay"))
+        for batch in replay_runs(files, opts, workers=workers):
+            writer.add(batch)
+            g = batch.games
+            status = g.column("status").to_pylist()
+            warnings = g.column("warnings").to_pylist()
+            summary["games"] += len(status)
+            summary["moves"] += batch.moves.num_rows
+            for i, st in enumerate(status):
+                summary[st] += 1
+                if st == "ok":
+                    if warnings[i]:
+                        summary["warnings"] += 1
+                elif len(summary["not_ok"]) < LISTED:
+                    summary["not_ok"].append((st, g.column("file")[i].as_py(), g.column("error")[i].as_py()))
+            unread += batch.unread
+            if first_unread is None and len(batch):
+                first_unread = (g.column("file")[0].as_py(), g.column("error")[0].as_py())  # the one named if no file is readable
+            if exporter is not None:
+                exporter.add(g.column("file").to_pylist(), batch.gcg)
+            if tq is not None:
+                tq.update(len(batch))
+        if unread == summary["games"]:
+            more = f" (and {unread - 1} more file(s))" if unread > 1 else ""
+            name, err = first_unread or ("?", "?")
+            raise UsageError(f"no file could be read as a game log; nothing written. {name}: {err}{more}")
+        writer.close()
+        summary["exported"] = exporter.count if exporter is not None else 0
+    return summary
