@@ -281,7 +281,7 @@ def compute(
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
         snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "player"]).select("list", "player", "rating")
-    processed = pl.concat([state.processed, processed_new])
+    processed = pl.concat([state.processed, processed_new], rechunk=True)  # one layout, so the same bytes however the days were split
     return EloRun(
         ratings=ratings,
         processed=processed,
