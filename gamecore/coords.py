@@ -15,8 +15,8 @@ import re
 from gamecore.errors import SkraflError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_NUM_FIRST = re.compile(r"^\s*(\d{1,2})([A-Za-z])\s*$")
-_LET_FIRST = re.compile(r"^\s*([A-Za-z])(\d{1,2})\s*$")
+_NUM_FIRST = re.compile(r"^\s*([0-9]{1,2})([A-Za-z])\s*$")  # ASCII digits only
+_LET_FIRST = re.compile(r"^\s*([A-Za-z])([0-9]{1,2})\s*$")
 
 
 class CoordinateError(SkraflError):
