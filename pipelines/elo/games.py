@@ -355,7 +355,12 @@ def _text_column(df: Any, column: str, table: GamesTable) -> Any:
     if bad.any():
         raise _fail_at(table, column, _first_bad(df, bad), f"longer than {longest} characters")
     if column != "game_id":  # a player is one player however the name's letters are encoded
-        s = s.str.normalize("NFC")
+        # NFC changes only non-ASCII text; normalise each such distinct name once.
+        odd = s.filter(s.str.contains(r"[^\x00-\x7f]")).unique()
+        fixed = odd.str.normalize("NFC")
+        changed = odd != fixed
+        if changed.any():
+            s = s.replace(odd.filter(changed), fixed.filter(changed))
     return s.alias(column)
 
 
