@@ -274,7 +274,7 @@ class _JobResult:
 def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
     """Rate one list: games-so-far and K per game (vectorised), then the sequential loop
     (:func:`_rate_games`), stopping where ``job.stops`` asks. Uses numpy and plain Python only
-    (no polars), so it can run in a forked worker."""
+    (no polars), so it can run in a worker process."""
     games_a, games_b, first = _running_counts(job.a, job.b, job.prior_games)
     k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
     A, B, S = _as_array(job.a, "q"), _as_array(job.b, "q"), _as_array(job.result, "d")
