@@ -15,13 +15,16 @@ shared 2-core machines the speed of a core changes by up to 1.6x from minute to 
 a few runs is the machine's own speed. A run is the whole of ``run_replay``: replaying, converting
 to Arrow and writing ``games.parquet``/``moves.parquet`` into a temporary output.
 
-Then memory (issue 10, "Trust"):
+Then memory and stops (issue 10, "Trust"):
 
 - ``memory``: peak RSS of the parent and of the largest worker (``getrusage``: ``RUSAGE_SELF`` and
   ``RUSAGE_CHILDREN`` in a fresh process per case) replaying 10,000 and 100,000 games (the corpora
   copied under new names into a temporary folder), with 1 and 2 workers: flat, whatever the
   number of games (target: 1M games within 1 GiB). ``BENCH_REPLAY_BIG=0`` skips the 100,000 case
   (about a minute and 500 MB of files).
+- ``stop``: ``skrafl replay --workers 2`` on the 10,000 games, SIGTERM once its workers run: time
+  until the parent has exited (143) and every worker is gone; then the same after ``kill -9`` of
+  the parent (workers gone).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -103,6 +107,43 @@ def _memory(folder: Path, out: Path, workers: int) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _children(pid: int) -> set[int]:
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids.update(int(k) for k in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _stop(folder: Path, out: Path, how: str) -> tuple[float, float, int | None]:
+    """Seconds from the signal until the parent exited and until its workers were gone, and the
+    parent's exit status (``how``: ``term`` or ``kill``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "replay", str(folder), "--out", str(out), "--workers", "2", "--quiet"],
+                            cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGTERM if how == "term" else signal.SIGKILL)
+    proc.wait(timeout=30)
+    parent = time.monotonic() - t0
+    while any(_alive(p) for p in workers) and time.monotonic() - t0 < 30:
+        time.sleep(0.005)
+    return parent, time.monotonic() - t0, proc.returncode
+
+
 def _trust(sources: list[Path], tmp: Path) -> None:
     sizes = [10_000] + ([100_000] if os.environ.get("BENCH_REPLAY_BIG", "1") != "0" else [])
     for games in sizes:
@@ -112,6 +153,11 @@ def _trust(sources: list[Path], tmp: Path) -> None:
             extra = f", largest worker {m['workers'] / 1024:,.0f} MB" if workers > 1 else ""
             print(f"replay memory {games:>7,} games workers={workers}: parent peak RSS {m['parent'] / 1024:,.0f} MB{extra}; "
                   f"{m['games'] / m['wall']:,.0f} games/s", flush=True)
+        if games == sizes[0] and Path("/proc/self/task").is_dir():
+            for how in ("term", "kill"):
+                parent, gone, code = _stop(folder, tmp / "out-stop", how)
+                what = f"SIGTERM: parent exited ({code}) after {parent * 1000:,.0f} ms" if how == "term" else f"kill -9 of the parent ({code})"
+                print(f"replay stop {what}, every worker gone after {gone * 1000:,.0f} ms", flush=True)
         shutil.rmtree(folder)
     if len(sizes) == 1:
         print("replay memory: 100,000 games skipped (BENCH_REPLAY_BIG=0)")

@@ -21,7 +21,7 @@ HELP = (
     "for *.gcg and *.json.\n\n"
     "Exit status: 0 every game ok; 1 some game is not ok (status mismatch or error in games.parquet; "
     "listed on stderr); 2 usage error, no game file found, or no file readable as a game log (then "
-    "nothing is written)."
+    "nothing is written); 130 / 143 stopped by SIGINT / SIGTERM (nothing written, workers stopped)."
 )
 
 
@@ -46,7 +46,7 @@ def replay(
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
 
     Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
-    from pipelines.replay import ReplayOptions, run_replay
+    from pipelines.replay import ReplayOptions, Stopped, run_replay
 
     if lexicon is not None and no_lexicon:
         raise UsageError("give --lexicon DIR or --no-lexicon, not both")
@@ -69,7 +69,11 @@ def replay(
         from gamecore.rules import rules_for
 
         rules_for(lang, rules)  # unknown preset or language: usage error before any work
-    summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
+    try:
+        summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
+    except Stopped as stop:
+        typer.echo(f"skrafl: replay {stop}; nothing written, the previous output is kept", err=True)
+        raise typer.Exit(128 + stop.signum) from None
     if not quiet:
         typer.echo(
             f"replay: {summary['games']} games, {summary['ok']} ok, {summary['mismatch']} mismatch, "

@@ -18,7 +18,8 @@ In strict mode every fault is an error with its code (gcg.md error catalogue).
 outputs are deterministic) and streams ``games.parquet`` and ``moves.parquet`` into one output
 folder committed whole at the end (memory stays flat: a row group per 4,096 games). One bad file
 never costs the batch (any failure is its ``error`` row, a dead worker costs only the file that
-killed it; see :mod:`.run`).
+killed it), and SIGINT/SIGTERM or the death of the parent stop every worker at once, the previous
+output intact (see :mod:`.run`).
 
 Modules, one concept each: :mod:`.read` (finding and reading game files), :mod:`.game` (replaying
 one game: rules of a game, the replayer, the result), :mod:`.tables` (the tables' columns and
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from .game import UNREAD, GameResult, distribution_of, game_facts, replay_game, rules_for_game
 from .read import collect_files, read_game_file
-from .run import ReplayOptions, replay_file, replay_run, replay_runs, run_replay
+from .run import ReplayOptions, Stopped, replay_file, replay_run, replay_runs, run_replay
 from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, GROUP_GAMES, MOVE_COLUMNS, GcgExporter, TableBatch, TableWriter, schemas, to_batch, write_exports, write_tables
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "GameResult",
     "GcgExporter",
     "ReplayOptions",
+    "Stopped",
     "TableBatch",
     "TableWriter",
     "collect_files",

@@ -14,16 +14,22 @@ Trust:
   only its runs: they are replayed again file by file, one task at a time in a new pool, and a
   file that kills its worker again gets the row ``WORKER_CRASHED``; every other file keeps its
   rows.
+- **Clean stops.** SIGINT and SIGTERM stop the run: the workers are killed, nothing is written
+  (the output stage is discarded, the previous output stays) and :class:`Stopped` (a
+  :class:`KeyboardInterrupt`) carries the signal to the CLI (exit 130 or 143). Workers ignore
+  SIGINT (the parent stops them) and, on Linux, die with the parent (``PR_SET_PDEATHSIG``), or
+  elsewhere within a second by a watchdog thread: a ``kill -9`` of the parent leaves no worker.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import threading
 from collections import deque
-from contextlib import ExitStack
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -122,9 +128,41 @@ def _pool_context():
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_context()
 
 
-def _worker_init() -> None:
-    """Pool initializer: objects inherited from the parent frozen (the worker's cycle collector
-    never walks, and so never copies, the parent's heap)."""
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this worker end when ``parent`` does: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux,
+    else a watchdog thread polling the parent pid twice a second."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        def watch() -> None:
+            import time
+
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="skrafl-parent-watchdog", daemon=True).start()
+
+
+def _worker_init(parent: int) -> None:
+    """Pool initializer: SIGINT ignored (the parent stops the pool), SIGTERM kills, die with the
+    parent; objects inherited from the parent frozen (the worker's cycle collector never walks,
+    and so never copies, the parent's heap)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent)
     gc.freeze()
 
 
@@ -177,7 +215,7 @@ class _Pool:
         if self.pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init)
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),))
         return self.pool
 
     def discard(self) -> None:
@@ -259,7 +297,7 @@ def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1) -> Iter
                     raise BrokenProcessPool("not submitted")
                 batch = fut.result()
             except (UsageError, KeyboardInterrupt):
-                raise  # a bad option; or Ctrl-C
+                raise  # a bad option; or SIGINT/SIGTERM here (Stopped)
             except BrokenProcessPool:
                 pools.discard()
                 # the runs in flight that had not finished failed with it: resubmitted below to a
@@ -294,6 +332,33 @@ def _resubmit(pools: _Pool, run: list[str], opts: ReplayOptions):
 # the command
 
 
+class Stopped(KeyboardInterrupt):
+    """The run was stopped by a signal (``signum``); nothing was written."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+@contextmanager
+def _stop_on_signals():
+    """SIGTERM and SIGINT raise :class:`Stopped` in the main thread while the block runs (only
+    there: elsewhere signals stay as they are)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+
+
 LISTED = 1000
 """Games not ok listed in a summary (``not_ok``); the rest are counted (all are in games.parquet)."""
 
@@ -310,6 +375,7 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
         UsageError: ``out_dir``/``export_dir`` is refused (checked before any work); no game file
             was found; or not one file could be read as a game log (then nothing is written: the
             previous outputs stay).
+        Stopped: SIGINT or SIGTERM (nothing written).
     """
     from pipelines.atomic import check_output_dir, output_dir
 
@@ -319,15 +385,15 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
         exp = check_output_dir(Path(export_dir), command="replay-export", inputs=inputs)
         if exp == out or out in exp.parents or exp in out.parents:
             raise UsageError(f"--export-gcg {export_dir}: must be apart from --out {out_dir} (each is a whole output)")
-    files = collect_files(items)
-    if not files:
-        raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
     opts.export = export_dir is not None
     summary = {"games": 0, "ok": 0, "mismatch": 0, "error": 0, "moves": 0, "warnings": 0, "exported": 0, "not_ok": []}
     unread = 0
     first_unread = None
     tq = None
-    with ExitStack() as outputs:
+    with _stop_on_signals(), ExitStack() as outputs:
+        files = collect_files(items)
+        if not files:
+            raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
         stage = outputs.enter_context(output_dir(Path(out_dir), command="replay", inputs=inputs))
         exporter = None
         if export_dir is not None:
@@ -337,7 +403,8 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
             from tqdm import tqdm
 
             tq = outputs.enter_context(tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay"))
-        for batch in replay_runs(files, opts, workers=workers):
+        runs = outputs.enter_context(closing(replay_runs(files, opts, workers=workers)))  # on the way out, workers stopped first
+        for batch in runs:
             writer.add(batch)
             g = batch.games
             status = g.column("status").to_pylist()
