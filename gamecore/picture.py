@@ -1,0 +1,246 @@
+"""Pictures of positions: a board drawn as SVG (and PNG through resvg), as a person expects it.
+
+The layout's premium squares in the usual colours with their labels (TW red, DW pink, TL dark
+blue, DL light blue; QW/QL of the 21×21 board darker still; punctured squares dark grey), the start
+star, tiles with their letter and value (a blank's letter in red with no value, a ring around it),
+the play's new tiles highlighted, coordinates on all four edges (GCG: columns A–O, rows 1–15;
+``coords="netskrafl"``: rows A–O, columns 1–15), the rack below and the scores above for a game.
+
+The SVG is written by a small template (no drawing library): every square is a ``<rect>`` with
+``class="square TW"`` (its premium) and ``data-square="H8"`` (column letter, row number, GCG's
+square names), every tile a ``<g class="tile">`` with ``data-square``, ``data-letter``,
+``data-blank`` and ``data-new``, every rack tile a ``<g class="rack-tile">``, so tests and other
+programs can read a picture back. PNG: :func:`png_bytes` renders the SVG with resvg (the
+``resvg-py`` wheel bundles it; fonts: the system's, DejaVu Sans on Debian).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from gamecore.board import Board
+from gamecore.errors import UsageError
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: premium → (fill, label colour)
+COLOURS = {
+    "TW": ("#e0453a", "#ffffff"),
+    "DW": ("#f5aaa3", "#7a2520"),
+    "TL": ("#2e6db4", "#ffffff"),
+    "DL": ("#a7d2ef", "#1d4a70"),
+    "QW": ("#8e1b3a", "#ffffff"),
+    "QL": ("#173d73", "#ffffff"),
+    "X": ("#3c3c3c", "#bbbbbb"),
+    "": ("#e8e2cf", "#000000"),
+}
+TILE_FILL, TILE_EDGE = "#f7e4b5", "#a88450"
+NEW_FILL, NEW_EDGE = "#ffd54a", "#d35400"
+BLANK_INK = "#c0392b"
+FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+
+CELL = 40
+EDGE = 22  # the band holding the coordinates
+
+
+@dataclass
+class PositionPicture:
+    """What to draw.
+
+    Attributes:
+        board: the position (before the play).
+        play: a :class:`gamecore.play.ScoredPlay` to place and highlight, or None.
+        rack: the rack below the board (labels, ``?`` = blank), or None.
+        players, scores: the two names and scores above the board, or None.
+        mover: the index of the player on turn (marked ▶).
+        coords: ``gcg`` or ``netskrafl`` (the edge labels).
+        caption: a line under the rack (the ruling, say), or "".
+    """
+
+    board: Board
+    play: object | None = None
+    rack: Sequence[str] | None = None
+    players: tuple[str, str] | None = None
+    scores: tuple[int, int] | None = None
+    mover: int | None = None
+    coords: str = "gcg"
+    caption: str = ""
+
+
+def square_name(row: int, col: int) -> str:
+    """GCG's name of a square: column letter, row number (``H8``)."""
+    return f"{LETTERS[col]}{row + 1}"
+
+
+def _text(x: float, y: float, s: str, size: float, fill: str, *, weight: str = "normal", anchor: str = "middle", cls: str = "", extra: str = "") -> str:
+    c = f' class="{cls}"' if cls else ""
+    return (f'<text{c} x="{x:g}" y="{y:g}" font-size="{size:g}" font-weight="{weight}" fill="{fill}" '
+            f'text-anchor="{anchor}" dominant-baseline="central"{extra}>{escape(s)}</text>')
+
+
+def _tile(x: float, y: float, size: float, label: str, value: int | None, blank: bool, new: bool, cls: str, attrs: str) -> list[str]:
+    """A tile at (x, y), top left, ``size`` wide: letter in the middle, value bottom right."""
+    fill, edge, width = (NEW_FILL, NEW_EDGE, 3) if new else (TILE_FILL, TILE_EDGE, 1.2)
+    flags = f' data-blank="{int(blank)}" data-new="{int(new)}"'
+    out = [f'<g class="{cls}{" new" if new else ""}{" blank" if blank else ""}"{attrs}{flags}>']
+    pad = size * 0.06
+    out.append(f'<rect x="{x + pad:g}" y="{y + pad:g}" width="{size - 2 * pad:g}" height="{size - 2 * pad:g}" rx="{size * 0.12:g}" '
+               f'fill="{fill}" stroke="{edge}" stroke-width="{width}"/>')
+    shown = label if len(label) == 1 else label.title()
+    font = size * (0.55 if len(shown) == 1 else 0.36)
+    ink = BLANK_INK if blank else "#222222"
+    out.append(_text(x + size * 0.46, y + size * 0.5, shown, font, ink, weight="bold", cls="letter"))
+    if blank:
+        out.append(f'<circle class="blank-mark" cx="{x + size * 0.46:g}" cy="{y + size * 0.5:g}" r="{size * 0.33:g}" '
+                   f'fill="none" stroke="{BLANK_INK}" stroke-width="1" stroke-dasharray="2,2"/>')
+    elif value is not None:
+        out.append(_text(x + size * 0.8, y + size * 0.78, str(value), size * 0.24, "#222222", cls="value"))
+    out.append("</g>")
+    return out
+
+
+def board_svg(pic: PositionPicture) -> str:
+    """The SVG text of ``pic`` (UTF-8, no external resources)."""
+    board = pic.board
+    layout, ts, n = board.layout, board.tile_set, board.size
+    cell = CELL if n <= 15 else 32
+    top = 40 if pic.players or pic.scores else 8
+    rack_h = cell + 36 if pic.rack is not None else 0
+    cap_h = 26 if pic.caption else 0
+    grid = n * cell
+    width = grid + 2 * EDGE + 16
+    height = top + grid + 2 * EDGE + rack_h + cap_h + 8
+    x0, y0 = 8 + EDGE, top + EDGE
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'font-family="{FONT}" data-size="{n}" data-layout={quoteattr(layout.name)}>',
+        f'<rect class="background" x="0" y="0" width="{width}" height="{height}" fill="#fbfaf5"/>',
+    ]
+    if pic.players or pic.scores:
+        names = pic.players or ("player 1", "player 2")
+        scores = pic.scores or ("", "")
+        parts = []
+        for i in (0, 1):
+            mark = "▶ " if pic.mover == i else ""
+            parts.append(f"{mark}{names[i]} {scores[i]}")
+        out.append(f'<g class="scores">')
+        out.append(_text(width / 4, top / 2, parts[0], 17, "#222222", weight="bold" if pic.mover == 0 else "normal", cls="score", extra=' data-player="0"'))
+        out.append(_text(3 * width / 4, top / 2, parts[1], 17, "#222222", weight="bold" if pic.mover == 1 else "normal", cls="score", extra=' data-player="1"'))
+        out.append("</g>")
+    # the board: squares with their premiums and labels
+    out.append(f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>')
+    out.append('<g class="squares">')
+    for r in range(n):
+        for c in range(n):
+            kind = layout.premium(r, c)
+            fill, ink = COLOURS.get(kind, COLOURS[""])
+            x, y = x0 + c * cell, y0 + r * cell
+            start = (r, c) == layout.start
+            cls = "square" + (f" {kind}" if kind else "") + (" start" if start else "")
+            out.append(f'<rect class="{cls}" data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" '
+                       f'x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#ffffff" stroke-width="1.5"/>')
+            if start:
+                out.append(_text(x + cell / 2, y + cell / 2, "★", cell * 0.6, ink if kind else "#7a2520", cls="star"))
+            elif kind and kind != "X":
+                out.append(_text(x + cell / 2, y + cell / 2, kind, cell * 0.3, ink, weight="bold", cls="label"))
+            elif kind == "X":
+                out.append(_text(x + cell / 2, y + cell / 2, "×", cell * 0.5, ink, cls="label"))
+    out.append("</g>")
+    # coordinates on the four edges
+    out.append('<g class="coords" fill="#555555">')
+    for i in range(n):
+        col_label = str(i + 1) if pic.coords == "netskrafl" else LETTERS[i]
+        row_label = LETTERS[i] if pic.coords == "netskrafl" else str(i + 1)
+        cx, cy = x0 + i * cell + cell / 2, y0 + i * cell + cell / 2
+        for y in (y0 - EDGE / 2 - 1, y0 + grid + EDGE / 2 + 1):
+            out.append(_text(cx, y, col_label, 12, "#555555", cls="coord col"))
+        for x in (x0 - EDGE / 2 - 1, x0 + grid + EDGE / 2 + 1):
+            out.append(_text(x, cy, row_label, 12, "#555555", cls="coord row"))
+    out.append("</g>")
+    # tiles: those on the board, then the play's new ones
+    tiles = {}
+    for r in range(n):
+        for c in range(n):
+            t = board.squares[r][c]
+            if t is not None:
+                tiles[(r, c)] = (t.label, t.blank, False)
+    if pic.play is not None:
+        for p in pic.play.placements():
+            tiles[(p.row, p.col)] = (p.label, p.blank, True)
+    out.append('<g class="tiles">')
+    for (r, c), (label, blank, new) in sorted(tiles.items()):
+        attrs = f' data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" data-letter={quoteattr(label)}'
+        out += _tile(x0 + c * cell, y0 + r * cell, cell, label, None if blank else ts.value(label), blank, new, "tile", attrs)
+    out.append("</g>")
+    y = y0 + grid + EDGE + 8
+    if pic.rack is not None:
+        size = cell
+        out.append('<g class="rack">')
+        out.append(f'<rect class="rack-bar" x="{x0}" y="{y + size - 4}" width="{grid}" height="10" rx="3" fill="#8d6e4a"/>')
+        rx = x0 + (grid - len(pic.rack) * size) / 2
+        for i, t in enumerate(pic.rack):
+            blank = t == "?"
+            label = "" if blank else t
+            attrs = f' data-letter={quoteattr("?" if blank else t)}'
+            if blank:
+                out.append(f'<g class="rack-tile blank"{attrs} data-blank="1">')
+                out.append(f'<rect x="{rx + i * size + 2:g}" y="{y:g}" width="{size - 4}" height="{size - 4}" rx="{size * 0.12:g}" '
+                           f'fill="{TILE_FILL}" stroke="{TILE_EDGE}" stroke-width="1.2"/>')
+                out.append("</g>")
+            else:
+                out += _tile(rx + i * size, y, size, label, ts.value(label), False, False, "rack-tile", attrs)
+        out.append("</g>")
+        y += rack_h
+    if pic.caption:
+        out.append(_text(width / 2, y + cap_h / 2 - 6, pic.caption, 15, "#222222", cls="caption"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def png_bytes(svg: str, zoom: float = 1.0) -> bytes:
+    """The SVG rendered as PNG by resvg (``resvg-py``).
+
+    Raises:
+        UsageError: resvg-py is not installed. DataError: resvg cannot render the SVG.
+    """
+    try:
+        import resvg_py
+    except ImportError:
+        raise UsageError("PNG pictures need resvg-py: pip install resvg-py (or write .svg)") from None
+    from gamecore.errors import DataError
+
+    try:
+        return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=zoom, background="#ffffff"))
+    except ValueError as exc:
+        raise DataError(f"cannot render the picture as PNG: {exc}") from None
+
+
+def write_picture(pic: PositionPicture, path: str | Path) -> Path:
+    """Write ``pic`` to ``path`` as SVG or PNG (by the suffix), through a temporary file renamed
+    into place.
+
+    Raises:
+        UsageError: a suffix other than .svg or .png; OSError: the file cannot be written.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise UsageError(f"picture file must end in .svg or .png; got {path.name!r}")
+    svg = board_svg(pic)
+    data = svg.encode("utf-8") if suffix == ".svg" else png_bytes(svg)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+__all__ = ["COLOURS", "PositionPicture", "board_svg", "png_bytes", "square_name", "write_picture"]

@@ -1,0 +1,489 @@
+"""``skrafl score``: rulings on one play (gamecore.adjudicate), the challenge rules (gamecore.challenge)
+and the command.
+
+Expected values come from the rules (rules.md: letter premiums under new tiles, word premiums
+multiplied, bingo after), from the issue's worked cases, from the shared reference move lists
+(three engines agree, ../shared/corpora/positions) and from recorded game scores (GCG fixtures,
+real Netskrafl games).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clirun import run_skrafl
+from gamecore.adjudicate import adjudicate, split_play
+from gamecore.board import Board, read_board
+from gamecore.boards import load_layout, parse_layout
+from gamecore.challenge import RULES, challenge_outcome
+from gamecore.errors import UsageError
+from gamecore.play import apply_play, validate_play
+from gamecore.rules import load_rules
+
+WESPA = load_rules("wespa")
+NETSKRAFL = load_rules("netskrafl")
+EN = WESPA.tiles()
+PROJECT = Path(__file__).resolve().parents[1]
+FIX = Path(__file__).resolve().parent / "fixtures"
+
+
+def empty(rules=WESPA, layout=None) -> Board:
+    return Board(layout or rules.layout(), rules.tiles())
+
+
+def put(board: Board, *plays: str, rules=WESPA) -> Board:
+    for p in plays:
+        board = apply_play(board, validate_play(board, p, None, None, rules))
+    return board
+
+
+class Words(set):
+    """A lexicon for tests: ``word in lexicon`` on lowercase words."""
+
+    @property
+    def name(self):
+        return "test"
+
+
+# ---- the issue's known cases ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("play, score", [("8D JOINT", 40), ("8E JOINT", 24), ("8H JOINT", 26)])
+def test_joint_on_the_empty_board(play, score):
+    # J=8, O I N T=1: D8 is a DL (J doubled), H8 the start DW; 8E JOINT has no letter premium
+    r = adjudicate(empty(), play, list("JOINTXY"), None, WESPA)
+    assert r.legal and r.score == score and [(w.word, w.score) for w in r.words] == [("joint", score)]
+    assert r.bingo is False and r.verdict is None
+
+
+def test_extending_for_both_ways_scores_7():
+    b = put(empty(), "8G FOR")
+    a, d = adjudicate(b, "8G ...E", None, None, WESPA), adjudicate(b, "J8 E", None, None, WESPA)
+    assert a.score == d.score == 7 and a.coord == d.coord == "8G" and a.main_word() == d.main_word() == "FORE"
+    assert adjudicate(b, "8G FORE", None, None, WESPA).score == 7  # the letters themselves for board tiles
+
+
+def test_one_tile_two_words_scores_11_and_best_lists_it_once():
+    b = put(empty(), "8H TO", "I8 .X")
+    down, across = adjudicate(b, "H8 .A", None, None, WESPA), adjudicate(b, "9H A.", None, None, WESPA)
+    # TA = 1+1 (no premium at H9) = 2; AX = 1+8 = 9: 11 both ways, main word first
+    assert down.score == across.score == 11
+    assert [(w.word, w.score) for w in down.words] == [("ta", 2), ("ax", 9)]
+    assert [(w.word, w.score) for w in across.words] == [("ax", 9), ("ta", 2)]
+    from gamecore.best import generate_plays
+    from gamecore.kwg import Kwg
+
+    kwg = Kwg.from_words(sorted(["ta", "ax", "to", "ox"]), "abcdefghijklmnopqrstuvwxyz")
+    plays = [p for p in generate_plays(b, ["A"], kwg, list(EN.letters), WESPA) if p.placements() == down.played.placements()]
+    assert len(plays) == 1 and plays[0].score == 11
+
+
+def test_bingo_bonus_is_in_the_score_and_the_word_scores_add_up():
+    r = adjudicate(empty(), "8D RETAINS", list("AEINRST"), Words({"retains"}), WESPA)
+    # R E T A I N S: D8 DL doubles R (1), H8 DW: (7 + 1) × 2 = 16, + 50
+    assert (r.score, r.bingo, r.words[0].score, r.verdict) == (66, True, 16, "ACCEPTABLE")
+
+
+def test_blank_scores_zero_but_takes_the_word_premium():
+    r = adjudicate(empty(), "8D jOINT", list("?OINT"), None, WESPA)
+    assert r.legal and r.score == 8 and r.main_word() == "jOINT"  # (0+1+1+1+1) × 2
+
+
+def test_netskrafl_coordinates():
+    assert split_play("H4 JOINT", 15, "netskrafl") == ("8D", "JOINT")
+    assert split_play("4H JOINT", 15, "netskrafl") == ("D8", "JOINT")
+    assert adjudicate(empty(), "H4 JOINT", None, None, WESPA, "netskrafl").score == 40
+
+
+# ---- every reason a play is illegal ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "board_plays, play, rack, code",
+    [
+        ((), "8A JOINT", None, "first_play_off_start"),
+        (("8G FOR",), "1A JOINT", None, "not_touching"),
+        ((), "8M JOINT", None, "off_board"),
+        ((), "16A JO", None, "off_board"),
+        ((), "8D JO1NT", None, "unknown_letter"),
+        ((), "8D JOINT", "JOINAB", "not_on_rack"),
+        ((), "8D JoINT", "JOINTAB", "not_on_rack"),  # a blank the rack does not have
+        (("8G FOR",), "8F .OR", None, "empty_through"),
+        (("8G FOR",), "8G FAR", None, "mismatch"),
+        (("8G FOR",), "8H OR", None, "not_whole_word"),
+        (("8G FOR",), "8G ...", None, "no_tiles"),
+        ((), "8H A", None, "too_short"),
+    ],
+)
+def test_illegal_reasons(board_plays, play, rack, code):
+    r = adjudicate(put(empty(), *board_plays), play, list(rack) if rack else None, None, WESPA)
+    assert not r.legal and r.reason[0] == code and r.reason[1]
+    assert not r.acceptable
+
+
+def test_not_on_rack_still_shows_the_words_and_score():
+    r = adjudicate(empty(), "8D JOINT", list("JOINAB"), None, WESPA)
+    assert r.reason[0] == "not_on_rack" and r.score == 40 and [w.word for w in r.words] == ["joint"]
+
+
+def test_punctured_square_is_blocked():
+    rows = ["|" + " " * 15 + "|"] * 15
+    rows[7] = "|       X       |"
+    layout = parse_layout("# start square: H8\n" + "\n".join(rows), "holed")
+    r = adjudicate(Board(layout, EN), "8D JOINT", None, None, WESPA)
+    assert r.reason[0] == "blocked"
+
+
+def test_reasons_the_word_notation_cannot_express_come_from_the_oracle():
+    # not_in_line, gap and square_taken need tiles placed one by one (a COORD WORD play is one
+    # contiguous line of empty or matching squares by construction): the oracle rules on them.
+    from gamecore.play import IllegalPlay, Placement, validate_placements
+
+    b = put(empty(), "8G FOR")
+    for pl, code in [
+        ([Placement(8, 6, "A"), Placement(9, 7, "B")], "not_in_line"),
+        ([Placement(6, 6, "A"), Placement(4, 6, "B")], "gap"),
+        ([Placement(7, 6, "A")], "square_taken"),
+    ]:
+        with pytest.raises(IllegalPlay) as e:
+            validate_placements(b, pl, None, None, WESPA)
+        assert e.value.code == code
+
+
+def test_malformed_plays_are_usage_errors():
+    for text in ("8D", "JOINT 8D X", "ZZ JOINT", "8 JOINT"):
+        with pytest.raises(UsageError):
+            adjudicate(empty(), text, None, None, WESPA)
+
+
+# ---- words, verdict, Unicode --------------------------------------------------------------------
+
+
+def test_verdict_and_each_word_validity():
+    b = put(empty(), "8H TO", "I8 .X")
+    r = adjudicate(b, "H8 .A", None, Words({"ta"}), WESPA)  # AX is missing from this lexicon
+    assert [(w.word, w.valid) for w in r.words] == [("ta", True), ("ax", False)]
+    assert r.verdict == "UNACCEPTABLE" and r.legal and not r.acceptable
+
+
+def test_nfd_play_and_rack_rule_as_nfc():
+    b = empty(NETSKRAFL)
+    nfc_play, nfd_play = "8H ÝF", unicodedata.normalize("NFD", "8H ÝF")
+    assert nfc_play != nfd_play
+    lex = Words({"ýf"})
+    a = adjudicate(b, nfc_play, list("ÝF"), lex, NETSKRAFL)
+    d = adjudicate(b, nfd_play, NETSKRAFL.tiles().parse_rack(unicodedata.normalize("NFC", unicodedata.normalize("NFD", "ÝF"))), lex, NETSKRAFL)
+    assert a.legal and d.legal and a.score == d.score and d.verdict == "ACCEPTABLE" and d.play == nfc_play
+
+
+# ---- challenge rules, on one worked example -------------------------------------------------------
+# The play: 9H A. on the TO/X board, 11 points, forming AX (valid) and TA; TA valid or not.
+
+VALID = [("ax", True), ("ta", True)]
+PHONY = [("ax", True), ("ta", False)]
+
+
+@pytest.mark.parametrize(
+    "rule, words, player, bonus, nxt, stands",
+    [
+        ("void", VALID, 11, 0, "opponent", True),
+        ("void", PHONY, 0, 0, "player", False),  # refused: the player tries again
+        ("single", VALID, 11, 0, "opponent", True),
+        ("single", PHONY, 0, 0, "opponent", False),
+        ("double", VALID, 11, 0, "player", True),  # the wrong challenger loses the turn
+        ("double", PHONY, 0, 0, "opponent", False),
+        ("five_point", VALID, 21, 10, "opponent", True),  # 5 × 2 words challenged
+        ("five_point", PHONY, 0, 0, "opponent", False),
+        ("ten_point", VALID, 21, 10, "opponent", True),
+        ("ten_point", PHONY, 0, 0, "opponent", False),
+        ("netskrafl", VALID, 21, 10, "opponent", True),  # +10, the challenger keeps the turn
+        ("netskrafl", PHONY, 0, 0, "opponent", False),
+    ],
+)
+def test_challenge_rules(rule, words, player, bonus, nxt, stands):
+    o = challenge_outcome(rule, 11, words)
+    assert (o.player, o.opponent, o.bonus, o.next, o.stands) == (player, 0, bonus, nxt, stands)
+    assert o.summary.startswith(rule)
+
+
+def test_five_point_counts_the_words_challenged():
+    assert challenge_outcome("five_point", 11, VALID, ["ax"]).player == 16
+    assert challenge_outcome("five_point", 11, PHONY, ["ax"]).stands  # the phony TA was not challenged
+    with pytest.raises(UsageError):
+        challenge_outcome("five_point", 11, VALID, ["zz"])
+    with pytest.raises(UsageError):
+        challenge_outcome("triple", 11, VALID)
+    assert set(RULES) == {"void", "single", "double", "five_point", "ten_point", "netskrafl"}
+
+
+# ---- agreement with best and replay ----------------------------------------------------------------
+
+
+def _positions(shared):
+    pos = shared / "corpora" / "positions"
+    with open(pos / "positions.tsv", encoding="utf-8") as fh:
+        return pos, list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.mark.parametrize("name", ["mid2_b0", "mid1_b1", "open3_b0"])
+def test_reference_move_lists_score_the_same(shared, name):
+    """Every move of the shared reference lists (three engines agree) scores its listed score."""
+    pos, rows = _positions(shared)
+    row = next(r for r in rows if r["name"] == name)
+    board = read_board(pos / row["board"], EN, load_layout("standard"))
+    rack = EN.parse_rack(row["rack"])
+    words = Words(w.lower() for w in (pos / row["lexicon"]).read_text(encoding="utf-8").split())
+    n = 0
+    with open(pos / row["moves"], encoding="utf-8") as fh:
+        for m in csv.DictReader(fh, delimiter="\t"):
+            r = adjudicate(board, f"{m['coord']} {m['word']}", rack, words, WESPA)
+            assert r.legal and r.score == int(m["score"]) and r.verdict == "ACCEPTABLE", (m, r)
+            n += 1
+    assert n > 0
+
+
+WORDS = sorted({
+    "at", "ta", "ax", "ex", "xi", "za", "re", "er", "to", "ox", "on", "no", "in", "it", "is", "so", "an", "na",
+    "ad", "be", "de", "do", "go", "he", "hi", "me", "my", "of", "oe", "oi", "or", "os", "pe", "qi", "us", "we",
+    "ate", "eat", "tea", "tae", "eta", "ret", "ran", "tan", "ant", "nat", "tin", "nit", "sit", "its", "tis",
+    "rat", "art", "tar", "ore", "roe", "toe", "one", "eon", "neo", "nor", "ton", "not", "son", "nos", "ons",
+    "rate", "tear", "tare", "tine", "note", "tone", "rose", "sore", "ores", "roes", "nose", "ones", "eons",
+    "stone", "notes", "tones", "onset", "rates", "tears", "stare", "aster", "tares", "irate", "retain",
+    "retains", "stainer", "nastier", "retinas", "antsier", "anestri", "ratines", "zax", "zoa", "oxen",
+    "joint", "jot", "jo", "quiz", "quit", "quite", "quiet", "exit", "taxi", "axe", "axes", "sex", "six",
+    "fore", "for", "fro", "of", "if", "fa", "fe", "ef", "fir", "fie", "fit", "fat", "feat", "fate",
+})
+
+
+def _random_position(seed: int) -> tuple[Board, list[str]]:
+    """A position reached by a few random legal plays from random racks, and a rack to move."""
+    from gamecore.best import generate_plays
+    from gamecore.kwg import Kwg
+
+    rng = random.Random(seed)
+    kwg = Kwg.from_words(WORDS, "abcdefghijklmnopqrstuvwxyz")
+    bag = [label for label, n in EN.counts.items() for _ in range(n)] + ["?"] * EN.blanks
+    rng.shuffle(bag)
+    board = empty()
+    for _ in range(rng.randint(0, 6)):
+        rack = [bag.pop() for _ in range(7)]
+        plays = generate_plays(board, rack, kwg, list(EN.letters), WESPA)
+        if plays:
+            board = apply_play(board, rng.choice(plays))
+    return board, [bag.pop() for _ in range(7)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=10**9))
+def test_every_play_best_lists_scores_the_same(seed):
+    """Property: every play the move generator lists (``best --all``) on a random position is legal
+    in ``score`` with the same score, words valid, written with '.' or with the board letters."""
+    from gamecore.best import generate_plays
+    from gamecore.kwg import Kwg
+
+    board, rack = _random_position(seed)
+    kwg = Kwg.from_words(WORDS, "abcdefghijklmnopqrstuvwxyz")
+    lex = Words(WORDS)
+    for p in generate_plays(board, rack, kwg, list(EN.letters), WESPA):
+        for text in (f"{p.coord} {p.word_text('.')}", f"{p.coord} {p.word_text()}"):
+            r = adjudicate(board, text, rack, lex, WESPA)
+            assert r.legal and r.score == p.score and r.verdict == "ACCEPTABLE", (text, r)
+            assert sum(w.score for w in r.words) + (50 if r.bingo else 0) == r.score
+
+
+def test_cli_agrees_with_best_all(tmp_path):
+    """The commands themselves: every play ``skrafl best --all`` prints scores the same in ``skrafl score``."""
+    d = tmp_path / "lex"
+    d.mkdir()
+    (d / "words.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    board, rack = _random_position(7)
+    bf = tmp_path / "b.board"
+    bf.write_text(board.to_text(), encoding="utf-8")
+    rack_text = "".join(rack)
+    r = run_skrafl("best", "--lexicon", str(d / "en"), "--board", str(bf), "--rack", rack_text, "--all", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    listed = json.loads(r.stdout)
+    assert listed
+    for p in rng_sample(listed, 6):
+        s = run_skrafl("score", "--lexicon", str(d / "en"), "--board", str(bf), "--rack", rack_text,
+                       "--play", f"{p['coord']} {p['word']}", "-f", "json")
+        assert s.returncode == 0, s.stderr
+        out = json.loads(s.stdout)
+        assert out["score"] == p["score"] and out["legal"] and out["verdict"] == "ACCEPTABLE"
+
+
+def rng_sample(items, k):
+    return random.Random(1).sample(items, min(k, len(items)))
+
+
+def test_game_move_scores_the_recorded_play():
+    """--game FILE --move N: the position the replay code reaches before event N; the recorded play
+    (GCG fixture: 8D RETAINS +66, then G7 B.D +11) scores its recorded score."""
+    from cli.score import _game_position
+
+    pos = _game_position(FIX / "gcg" / "base.gcg", 2, None, None)
+    assert pos.recorded_play == "G7 B.D" and pos.scores == (66, 0) and pos.mover == 1
+    assert pos.rack == list("BDEGLOU")
+    r = adjudicate(pos.board, pos.recorded_play, pos.rack, None, pos.rules)
+    assert r.legal and r.score == pos.recorded_score == 11
+
+
+def test_real_netskrafl_games_every_play_scores_as_recorded(shared):
+    """Real Netskrafl games: before each tile play, ``score`` on the replayed position gives the
+    score Netskrafl recorded (the recorded coordinate is Netskrafl's, read by the game reader)."""
+    from cli.score import _game_position
+    from pipelines.replay import read_game_file
+
+    files = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[:3]
+    checked = 0
+    for f in files:
+        g = read_game_file(str(f))
+        for n, ev in enumerate(g.events, start=1):
+            if ev.kind != "play" or ev.score is None:
+                continue
+            pos = _game_position(f, n, None, None)
+            r = adjudicate(pos.board, pos.recorded_play, None, None, pos.rules)
+            assert r.legal and r.score == ev.score, (f.name, n, pos.recorded_play, r.reason)
+            checked += 1
+            if checked > 60:
+                return
+    assert checked > 0
+
+
+# ---- the command -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def en_lexicon(tmp_path_factory):
+    d = tmp_path_factory.mktemp("lex")
+    (d / "words.txt").write_text("joint\nfor\nfore\nto\nax\nta\nox\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    return d / "en"
+
+
+def _board_file(tmp_path, board) -> Path:
+    p = tmp_path / "position.board"
+    p.write_text(board.to_text("gcg"), encoding="utf-8")
+    return p
+
+
+def test_cli_json_and_exit_0(tmp_path, en_lexicon):
+    b = _board_file(tmp_path, put(empty(), "8H TO", "I8 .X"))
+    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "H8 .A", "--rack", "AEI", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["legal"] and out["score"] == 11 and out["verdict"] == "ACCEPTABLE" and out["bingo"] is False
+    assert out["words"] == [{"word": "ta", "valid": True, "score": 2}, {"word": "ax", "valid": True, "score": 9}]
+    assert out["reason"] is None and out["coord"] == "H8" and out["word"] == "TA"
+
+
+def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
+    b = _board_file(tmp_path, put(empty(), "8G FOR"))
+    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "9G E", "--challenge", "double", "-f", "json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["verdict"] == "UNACCEPTABLE" and out["words"][0] == {"word": "fe", "valid": False, "score": 6}
+    assert out["challenge"]["play_stands"] is False and out["challenge"]["points"] == {"player": 0, "opponent": 0}
+    assert out["challenge"]["next"] == "opponent"
+
+
+def test_cli_challenge_netskrafl_valid(tmp_path, en_lexicon):
+    b = _board_file(tmp_path, put(empty(), "8G FOR"))
+    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--rules", "wespa", "--board", str(b), "--play", "J8 E", "--challenge", "netskrafl")
+    assert r.returncode == 0, r.stderr
+    assert "challenge" in r.stdout and "+10" in r.stdout and "FORE" in r.stdout
+
+
+def test_cli_illegal_exit_1_with_reason(tmp_path):
+    b = _board_file(tmp_path, empty())
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "json")
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["reason"]["code"] == "first_play_off_start"
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT")
+    assert "first_play_off_start" in r.stdout
+
+
+def test_cli_tsv(tmp_path):
+    b = _board_file(tmp_path, empty())
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8D JOINT", "-f", "tsv")
+    assert r.returncode == 0
+    assert "word\tJOINT\t40" in r.stdout.splitlines() and "score\t40" in r.stdout.splitlines()
+
+
+def test_cli_cgp_with_its_rack(tmp_path):
+    cgp = "15/15/15/15/15/15/15/7TO6/8X6/15/15/15/15/15/15 AEI/ 10/20 0"
+    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H A.", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["score"] == 11 and json.loads(r.stdout)["rack"] == "AEI"
+    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H O.", "-f", "json")
+    assert r.returncode == 1 and json.loads(r.stdout)["reason"]["code"] == "not_on_rack"
+
+
+def test_cli_netskrafl_board_text_and_coords(tmp_path):
+    b = tmp_path / "n.board"
+    b.write_text(put(empty(), "8G FOR").to_text("netskrafl"), encoding="utf-8")
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--board-format", "netskrafl", "--coords", "netskrafl",
+                   "--play", "10H E", "-f", "json")  # Netskrafl 10H = column 10 from row H, down = GCG J8
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["score"] == 7
+
+
+def test_cli_game_move(tmp_path):
+    r = run_skrafl("score", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["play"] == "G7 B.D" and out["score"] == 11 and out["recorded_score"] == 11 and out["rack"] == "BDEGLOU"
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--play", "8D JOINT"], "one of --board"),
+        (["--rules", "wespa", "--board", "NOFILE", "--play", "8D JOINT"], "no board file"),
+        (["--rules", "nosuch", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT"], "unknown rules preset"),
+        (["--rules", "wespa", "--cgp", "15/15", "--play", "8D JOINT"], "CGP"),
+        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "ZZ JOINT"], "not a coordinate"),
+        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT", "--challenge", "single"], "needs a lexicon"),
+        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT", "--rack", "ZZZ"], "tile set"),
+        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"], "--play"),
+        (["--game", str(FIX / "gcg" / "base.gcg"), "--move", "99"], "--move must be"),
+        (["--move", "2", "--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JO"], "--move N needs --game"),
+    ],
+)
+def test_cli_input_errors_one_line_exit_2(args, needle):
+    r = run_skrafl("score", *args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_nfd_play(tmp_path):
+    b = _board_file(tmp_path, empty(NETSKRAFL))
+    nfd = unicodedata.normalize("NFD", "8H ÝF")
+    r = run_skrafl("score", "--rules", "netskrafl", "--board", str(b), "--play", nfd, "--rack", unicodedata.normalize("NFD", "ÝFA"), "-f", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["play"] == "8H ÝF" and out["words"][0]["word"] == "ýf" and out["rack"] == "ÝFA"
+
+
+def test_icelandic_real_lexicon():
+    folder = PROJECT / "output" / "is"
+    if not (folder / "manifest.json").is_file():
+        pytest.skip("the Icelandic lexicon is not built (make run)")
+    b = empty(NETSKRAFL)
+    from gamecore.lexicon import Lexicon
+
+    lex = Lexicon.load(folder)
+    r = adjudicate(b, "8D HESTUR", list("HESTURA"), lex, NETSKRAFL)
+    assert r.legal and r.verdict == "ACCEPTABLE"
+    assert adjudicate(b, "8D HXSTUR", None, lex, NETSKRAFL).verdict == "UNACCEPTABLE"
