@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from clirun import run_skrafl
 from conftest import FIXTURES, SHARED
 from gamecore.errors import SkraflError
+from gamecore.text import nfc
 
 FUZZ = FIXTURES / "fuzz"
 INT32 = (-(2**31), 2**31 - 1)
@@ -510,3 +511,94 @@ def test_cli_stdin_not_utf8():
     assert r.returncode == 2
     if "no lexicon" not in r.stderr:
         assert "<stdin>:2: not UTF-8" in r.stderr
+
+
+# -- dictionary dumps: Hunspell, OpenCorpora XML, Ordbank, Sloleks -------------------------------
+
+LANG = FIXTURES / "lang"
+DUMP_TOKENS = [b"\x00", b"\xff", b"\xc3", b"\n", b"\t", b"SFX", b"PFX", b"A Y 1", b"0", b"2147483648", b"99999999999999999999",
+               b"[", b"]", b"\\", b".", b"*", b"/", b"FLAG long", b"FLAG num", b"SET ISO8859-2", b"SET nonsense",
+               b"<", b">", b"&", b"&a;", b'encoding="utfX-8"', b"<lemma>", b"</f>", b"y\xcc\x81", b"\xc2\xb2"]
+
+
+@st.composite
+def dump_mutated(draw, data: bytes):
+    data = bytearray(data)
+    for _ in range(draw(st.integers(1, 5))):
+        pos = draw(st.integers(0, len(data)))
+        if draw(st.booleans()):
+            data[pos:pos] = draw(st.sampled_from(DUMP_TOKENS))
+        else:
+            del data[pos:pos + draw(st.integers(1, 10))]
+    return bytes(data)
+
+
+def _seed(path: Path) -> bytes:
+    return path.read_bytes() if path.is_file() else b""
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dump_mutated(_seed(LANG / "sl" / "sl_small.dic")), dump_mutated(_seed(LANG / "sl" / "sl_small.aff")), st.booleans(), st.booleans())
+def test_fuzz_hunspell(dic, aff, keep_dic, keep_aff):
+    import tempfile
+
+    pytest.importorskip("spylls")
+    from lexicon_sources.readers import hunspell
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "x.dic").write_bytes(_seed(LANG / "sl" / "sl_small.dic") if keep_dic else dic)
+        (Path(tmp) / "x.aff").write_bytes(_seed(LANG / "sl" / "sl_small.aff") if keep_aff and not keep_dic else aff)
+        try:
+            batches = list(hunspell.read(Path(tmp) / "x.dic", progress=False))
+        except SkraflError:
+            return
+    for b in batches:  # every form is text pyarrow could store, in NFC
+        assert all(f == nfc(f) for f in b.column("form").to_pylist())
+
+
+@FAST
+@given(dump_mutated(_seed(LANG / "ru" / "dict.opcorpora_small.xml")), dump_mutated(_seed(LANG / "nb" / "fullformsliste_small.txt")),
+       dump_mutated(_seed(LANG / "sl" / "sloleks_small.tsv")))
+def test_fuzz_text_dumps(xml, fullform, sloleks_tsv):
+    import tempfile
+
+    from lexicon_sources.readers import opencorpora_xml, ordbank_fullform, sloleks
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data, reader in (("d.xml", xml, opencorpora_xml), ("f.txt", fullform, ordbank_fullform), ("s.tsv", sloleks_tsv, sloleks)):
+            p = Path(tmp) / name
+            p.write_bytes(data)
+            try:
+                list(reader.read(p, progress=False))
+            except SkraflError:
+                pass
+
+
+def test_hunspell_affix_file_not_in_its_encoding(tmp_path):
+    """spylls reads undecodable bytes of the .aff as surrogates; they reached pyarrow as a
+    UnicodeEncodeError. Now the first bad line is named."""
+    pytest.importorskip("spylls")
+    from gamecore.errors import DataError
+    from lexicon_sources.readers import hunspell
+
+    aff = _seed(LANG / "sl" / "sl_small.aff")
+    if not aff:
+        pytest.skip("no Slovenian fixture")
+    (tmp_path / "x.dic").write_bytes(_seed(LANG / "sl" / "sl_small.dic"))
+    lines = aff.split(b"\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith(b"SFX") and b" ama " in line)  # a suffix rule
+    lines[k] = lines[k].replace(b" ama ", b" am\xff ")
+    (tmp_path / "x.aff").write_bytes(b"\n".join(lines))
+    with pytest.raises(DataError) as err:
+        list(hunspell.read(tmp_path / "x.dic", progress=False))
+    assert err.value.path.endswith("x.aff") and err.value.line == k + 1
+
+
+def test_opencorpora_xml_unknown_encoding(tmp_path):
+    from gamecore.errors import DataError
+    from lexicon_sources.readers import opencorpora_xml
+
+    p = tmp_path / "d.xml"
+    p.write_bytes(b'<?xml version="1.0" encoding="utfX-8"?>\n<dictionary><lemmata></lemmata></dictionary>\n')
+    with pytest.raises(DataError):
+        list(opencorpora_xml.read(p, progress=False))

@@ -98,15 +98,18 @@ def load(path: Path) -> tuple[Any, Any]:
     except Exception as exc:  # spylls raises plain exceptions for bad directives
         raise DataError(f"cannot parse the affix file: {exc}", aff_path) from None
     encoding = context.encoding
-    with open(dic_path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            try:
-                raw.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"not {encoding} (byte {raw[exc.start]:#04x}), the encoding {aff_path.name} declares (SET)",
-                    dic_path, lineno,
-                ) from None
+    for path in (aff_path, dic_path):  # spylls would carry undecodable bytes on as surrogates
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    raw.decode(encoding)
+                except UnicodeDecodeError as exc:
+                    raise DataError(
+                        f"not {encoding} (byte {raw[exc.start]:#04x}), the encoding {aff_path.name} declares (SET)",
+                        path, lineno,
+                    ) from None
+                except LookupError:
+                    raise DataError(f"unknown encoding {encoding!r} (SET)", aff_path) from None
     first = dic_path.read_bytes()[:64].split(b"\n", 1)[0].strip()
     if not first.isdigit():
         raise DataError(f"the first line of a .dic must be the word count, got {first[:30]!r}", dic_path, 1)

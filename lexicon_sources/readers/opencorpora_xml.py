@@ -88,6 +88,8 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
         except ET.ParseError as exc:
             line, col = exc.position
             raise DataError(f"malformed XML at column {col}: {exc.msg if hasattr(exc, 'msg') else exc}", path, line) from None
+        except LookupError as exc:  # the XML declaration names an encoding Python does not know
+            raise DataError(f"malformed XML: {exc}", path, 1) from None
     if lemmas == 0:
         raise DataError("no <lemma> elements: not an OpenCorpora dictionary", path, 1)
     if len(batcher):
