@@ -1,0 +1,172 @@
+"""Pictures of positions (gamecore.picture, ``skrafl show``, ``skrafl score --svg``): the SVG read
+back (squares with the layout's premiums, tiles, blanks and the highlight where the position says)
+and the PNG rendered (its size and the colours of known squares)."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from clirun import run_skrafl
+from gamecore.board import Board
+from gamecore.boards import load_layout
+from gamecore.picture import COLOURS, PositionPicture, board_svg, square_name, write_picture
+from gamecore.play import apply_play, validate_play
+from gamecore.rules import load_rules
+
+NS = {"s": "http://www.w3.org/2000/svg"}
+WESPA = load_rules("wespa")
+FIX = Path(__file__).resolve().parent / "fixtures"
+
+
+def _parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def _squares(root) -> dict[str, set[str]]:
+    return {r.get("data-square"): set(r.get("class").split()) for r in root.iter("{http://www.w3.org/2000/svg}rect")
+            if r.get("class", "").startswith("square")}
+
+
+def _tiles(root, cls="tile") -> dict[str, dict]:
+    return {g.get("data-square"): g.attrib for g in root.iter("{http://www.w3.org/2000/svg}g")
+            if cls in g.get("class", "").split()}
+
+
+def _premium_names(layout) -> dict[str, str]:
+    return {square_name(r, c): layout.premium(r, c) for r in range(layout.size) for c in range(layout.size)}
+
+
+@pytest.mark.parametrize("layout_name, size, start", [("standard", 15, "H8"), ("explo", 15, "D4"), ("super", 21, "K11"), ("erudit", 15, "H8")])
+def test_every_square_has_its_layouts_premium(layout_name, size, start):
+    layout = load_layout(layout_name)
+    rules = WESPA.replace(board=layout_name, tile_set="english_super" if size == 21 else "english")
+    root = _parse(board_svg(PositionPicture(Board(layout, rules.tiles()))))
+    squares = _squares(root)
+    assert len(squares) == size * size and root.get("data-size") == str(size)
+    for name, kind in _premium_names(layout).items():
+        assert (kind in squares[name]) if kind else squares[name] <= {"square", "start"}, name
+    assert "start" in squares[start] and sum("start" in c for c in squares.values()) == 1
+    labels = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "label"]
+    kinds = [k for k in _premium_names(layout).values() if k]
+    assert len(labels) == len(kinds) - (1 if layout.premium(*layout.start) else 0)  # the start shows a star
+    cols = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "coord col"]
+    assert cols[:2] == ["A", "A"] and len(cols) == 2 * size
+
+
+def test_standard_colours():
+    # TW red, DW pink, TL dark blue, DL light blue, as on the board people know
+    root = _parse(board_svg(PositionPicture(Board(load_layout("standard"), WESPA.tiles()))))
+    fills = {r.get("data-square"): r.get("fill") for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("data-square")}
+    assert fills["A1"] == COLOURS["TW"][0] and fills["B2"] == COLOURS["DW"][0]
+    assert fills["F2"] == COLOURS["TL"][0] and fills["D1"] == COLOURS["DL"][0]
+
+
+def _position():
+    b = Board(WESPA.layout(), WESPA.tiles())
+    b = apply_play(b, validate_play(b, "8D JOiNT", None, None, WESPA))  # a blank i at F8
+    play = validate_play(b, "E7 R.D", None, None, WESPA)
+    return b, play
+
+
+def test_tiles_blanks_and_highlight_where_the_position_says():
+    b, play = _position()
+    pic = PositionPicture(b, play=play, rack=list("AB?"), players=("alice", "bob"), scores=(40, 12), mover=1)
+    root = _parse(board_svg(pic))
+    tiles = _tiles(root)
+    assert set(tiles) == {"D8", "E8", "F8", "G8", "H8", "E7", "E9"}
+    assert tiles["F8"]["data-letter"] == "I" and tiles["F8"]["data-blank"] == "1"
+    assert {s for s, t in tiles.items() if t["data-new"] == "1"} == {"E7", "E9"}
+    assert all(t["data-new"] == "0" for s, t in tiles.items() if s not in ("E7", "E9"))
+    # the value of J (8) on its tile; none on the blank
+    g = next(g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-square") == "D8")
+    assert [t.text for t in g if t.get("class") == "value"] == ["8"]
+    gb = next(g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-square") == "F8")
+    assert not [t for t in gb if t.get("class") == "value"] and [c for c in gb if c.get("class") == "blank-mark"]
+    rack = [g.get("data-letter") for g in root.iter("{http://www.w3.org/2000/svg}g") if "rack-tile" in g.get("class", "")]
+    assert rack == ["A", "B", "?"]
+    scores = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "score"]
+    assert scores == ["alice 40", "▶ bob 12"]
+
+
+def test_netskrafl_coordinates_on_the_edges():
+    root = _parse(board_svg(PositionPicture(Board(load_layout("explo"), load_rules("netskrafl").tiles()), coords="netskrafl")))
+    rows = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "coord row"]
+    cols = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "coord col"]
+    assert rows[:2] == ["A", "A"] and cols[:2] == ["1", "1"]
+
+
+def test_png_size_and_pixels(tmp_path):
+    from PIL import Image
+
+    b, play = _position()
+    out = write_picture(PositionPicture(b, play=play), tmp_path / "p.png")
+    img = Image.open(out).convert("RGB")
+    root = _parse(board_svg(PositionPicture(b, play=play)))
+    assert img.size == (int(root.get("width")), int(root.get("height")))
+
+    def centre(square):
+        r = next(r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("data-square") == square)
+        return int(float(r.get("x")) + 4), int(float(r.get("y")) + 4)  # inside the square, off its label
+
+    def hex_of(rgb):
+        return "#%02x%02x%02x" % rgb
+
+    assert hex_of(img.getpixel(centre("A1"))) == COLOURS["TW"][0]
+    assert hex_of(img.getpixel(centre("F2"))) == COLOURS["TL"][0]
+    # a new tile of the play is drawn in the highlight colour
+    x, y = centre("E7")
+    assert hex_of(img.getpixel((x + 6, y + 6))) == "#ffd54a"
+
+
+def test_cli_show_game_svg_and_png(tmp_path):
+    svg = tmp_path / "g.svg"
+    r = run_skrafl("show", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "--play", "recorded", "--out", str(svg))
+    assert r.returncode == 0, r.stderr
+    root = _parse(svg.read_text(encoding="utf-8"))
+    tiles = _tiles(root)
+    assert {s for s, t in tiles.items() if t["data-new"] == "1"} == {"G7", "G9"}  # B.D down, through the A
+    assert len(tiles) == 9
+    scores = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "score"]
+    assert scores == ["alice 66", "▶ bob 0"]
+    png = tmp_path / "g.png"
+    r = run_skrafl("show", "--game", str(FIX / "gcg" / "base.gcg"), "--out", str(png), "-q")
+    assert r.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and r.stderr == ""
+
+
+def test_cli_show_21x21_and_errors(tmp_path):
+    b = tmp_path / "b.board"
+    b.write_text(("." * 21 + "\n") * 21, encoding="utf-8")
+    out = tmp_path / "s.svg"
+    r = run_skrafl("show", "--rules", "wespa", "--board", str(b), "--out", str(out))
+    assert r.returncode == 2 and "21" in r.stderr  # a 21-line board on the 15×15 layout
+    from gamecore.rules import read_rules
+
+    toml = tmp_path / "super.toml"
+    toml.write_text('tile_set = "english_super"\nboard = "super"\n', encoding="utf-8")
+    read_rules(toml)
+    r = run_skrafl("show", "--rules", str(toml), "--board", str(b), "--play", "11H QUIZ", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    root = _parse(out.read_text(encoding="utf-8"))
+    assert len(_squares(root)) == 441 and set(_tiles(root)) == {"H11", "I11", "J11", "K11"}
+    r = run_skrafl("show", "--rules", "wespa", "--board", str(b), "--out", str(tmp_path / "x.gif"))
+    assert r.returncode == 2 and ".svg or .png" in r.stderr
+    e = tmp_path / "e.board"
+    e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
+    r = run_skrafl("show", "--rules", "wespa", "--board", str(e), "--play", "8A QUIZ", "--out", str(out))
+    assert r.returncode == 2 and "first_play_off_start" in r.stderr
+
+
+def test_cli_score_svg(tmp_path):
+    e = tmp_path / "e.board"
+    e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
+    out = tmp_path / "s.svg"
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(e), "--play", "8D JOINT", "--svg", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    root = _parse(out.read_text(encoding="utf-8"))
+    assert {s for s, t in _tiles(root).items() if t["data-new"] == "1"} == {"D8", "E8", "F8", "G8", "H8"}
+    caption = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"]
+    assert caption == ["8D JOINT 40"]
