@@ -161,7 +161,7 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
             raise GameLogError("RECORD_MALFORMED", f"irack{p} missing or not text", path, None)
         racks[p] = _rack(ir, path=path, line=0, what=f"irack{p}")
         game.initial_racks[p] = list(racks[p])
-    if "score0" in data and "score1" in data:
+    if data.get("score0") is not None and data.get("score1") is not None:  # else not recorded
         game.final_scores = [_score(data["score0"], "score0", path, None), _score(data["score1"], "score1", path, None)]
     else:
         game.final_scores = None
