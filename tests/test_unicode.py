@@ -184,13 +184,23 @@ def test_committee_list_nfd_lines(shared, tmp_path):
         assert read_word_list(copy) == read_word_list(src), src.name
 
 
-def test_committee_list_nfd_through_why(tmp_path):
-    """A word of an NFD additions list is found by ``why`` (the lists are read in NFC)."""
+def test_committee_list_nfd_with_comments(tmp_path):
     from pipelines.recipe import read_word_list
 
     p = tmp_path / "additions.txt"
     p.write_text("# comment\n" + nfd("Ýfður") + "  # trailing comment\n", encoding="utf-8")
     assert read_word_list(p) == ["ýfður"]
+
+
+def test_why_nfd_word_finds_the_committee_list():
+    folder = _is_lexicon()
+    listed = (PROJECT_ROOT / "lexicon_sources" / "is" / "two_letter_words.txt").read_text(encoding="utf-8").split()
+    assert "ýf" in listed
+    res = runner.invoke(app, ["why", "--lexicon", str(folder), nfd("ýf"), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    (item,) = json.loads(res.stdout)
+    assert item["word"] == "ýf" and item["valid"] is True
+    assert any("two_letter_words.txt" in note for note in item["notes"]), item["notes"]
 
 
 # -- racks and boards ---------------------------------------------------------------------------
