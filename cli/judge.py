@@ -1,0 +1,245 @@
+"""``skrafl judge``: the Word Judge station, a full-screen terminal screen for a tournament table.
+
+Textual draws the screen; it is imported only here, inside :func:`make_app`, so every other command
+starts without it. The rulings and the audit log are :mod:`gamecore.wordjudge`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+HELP = (
+    "The Word Judge station: a full-screen terminal screen where players type the words of a challenged "
+    "play (up to --max-words, separated by spaces) and press Enter; the screen shows only a big "
+    "ACCEPTABLE (green) or UNACCEPTABLE (red), never which word failed, and clears after --clear-after "
+    "seconds. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
+    "and its manifest checksum), flushed to disk before the verdict is shown.\n\n"
+    "Keys: Enter rules on the words typed; Ctrl+Q asks to leave, then Y leaves (any other key goes "
+    "back); with --lock, Ctrl+Q asks for the password set at start (also $SKRAFL_JUDGE_PASSWORD), "
+    "Enter checks it, Escape goes back. Ctrl+C does the same as Ctrl+Q.\n\n"
+    "Exit status: 0 after leaving; 2 usage or input error (no lexicon, a log that cannot be opened)."
+)
+
+#: pyfiglet fonts for the verdict, widest first (the first that fits the screen is used)
+_FONTS = ("standard", "small")
+
+
+def big_text(text: str, width: int) -> str:
+    """``text`` in large letters (pyfiglet) that fit ``width`` columns, or ``text`` itself."""
+    try:
+        import pyfiglet
+    except ImportError:  # pragma: no cover - a dependency of the project
+        return text
+    for font in _FONTS:
+        art = pyfiglet.figlet_format(text, font=font, width=10_000).rstrip("\n")
+        if max(map(len, art.splitlines())) <= width - 2:
+            return art
+    return text
+
+
+def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None = None):
+    """The Textual app of the station (imported here: ``textual`` only loads for this command).
+
+    Args:
+        judge: a :class:`gamecore.wordjudge.WordJudge`.
+        log: a :class:`gamecore.wordjudge.AuditLog`, or None.
+        clear_after: seconds a verdict stays on screen (0: until the next key).
+        password: with ``--lock``, the password that leaves; None = the Ctrl+Q, Y sequence.
+    Attributes of the app (for tests): ``rulings`` (every :class:`JudgeRuling` made), ``state``
+    (``entry``, ``verdict`` or ``leave``).
+    """
+    import hmac
+
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.containers import Vertical
+    from textual.widgets import Input, Static
+
+    from gamecore.errors import UsageError
+
+    class WordJudgeApp(App):
+        CSS = """
+        Screen { align: center middle; }
+        #header { dock: top; height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
+        #footer { dock: bottom; height: 1; background: $primary-darken-3; color: $text-muted; padding: 0 1; }
+        #entry { width: 100%; height: auto; align: center middle; padding: 1 4; }
+        #prompt { width: 100%; content-align: center middle; text-align: center; margin-bottom: 1; }
+        #message { width: 100%; text-align: center; color: $warning; height: 1; }
+        #words { width: 100%; }
+        #verdict { width: 100%; height: 100%; content-align: center middle; text-align: center; text-style: bold; display: none; }
+        #verdict.acceptable { background: #1e7d32; color: #ffffff; display: block; }
+        #verdict.unacceptable { background: #b71c1c; color: #ffffff; display: block; }
+        #leave { width: 100%; height: auto; padding: 1 4; display: none; }
+        #leave-text { width: 100%; text-align: center; margin-bottom: 1; }
+        #password { width: 100%; }
+        """
+        ENABLE_COMMAND_PALETTE = False
+        BINDINGS = [
+            Binding("ctrl+q", "leave", "Leave", priority=True, show=False),
+            Binding("ctrl+c", "leave", "Leave", priority=True, show=False),
+        ]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rulings: list = []
+            self.state = "entry"
+            self._timer = None
+
+        def compose(self) -> ComposeResult:
+            size = len(judge.lexicon)
+            yield Static(f"Word Judge · lexicon {judge.name} · {size:,} words · manifest {judge.checksum[:12]}", id="header")
+            with Vertical(id="entry"):
+                yield Static(f"Type the words of the play (up to {judge.max_words}, separated by spaces) and press Enter.", id="prompt")
+                yield Input(placeholder="words…", id="words")
+                yield Static("", id="message")
+            yield Static("", id="verdict")
+            with Vertical(id="leave"):
+                yield Static("", id="leave-text")
+                yield Input(password=True, placeholder="password", id="password")
+            yield Static("Enter: rule · Ctrl+Q: leave" + (" (password)" if password is not None else ""), id="footer")
+
+        def on_mount(self) -> None:
+            self.query_one("#words", Input).focus()
+
+        # -- rulings ----------------------------------------------------------------------------
+        def on_input_submitted(self, event: Input.Submitted) -> None:
+            if event.input.id == "password":
+                self._check_password(event.value)
+                return
+            if self.state != "entry":
+                return
+            message = self.query_one("#message", Static)
+            try:
+                words = judge.split(event.value)
+                if not words:
+                    return
+                ruling = judge.rule(words)
+            except UsageError as exc:
+                message.update(exc.message)
+                return
+            if log is not None:
+                log.write(judge.record(ruling))  # on disk before the verdict is shown
+            self.rulings.append(ruling)
+            event.input.value = ""
+            message.update("")
+            self._show_verdict(ruling.verdict)
+
+        def _show_verdict(self, verdict: str) -> None:
+            self.state = "verdict"
+            self.query_one("#entry").display = False
+            panel = self.query_one("#verdict", Static)
+            panel.update(big_text(verdict, self.size.width) + f"\n\n{verdict}")
+            panel.set_classes("acceptable" if verdict == "ACCEPTABLE" else "unacceptable")
+            if clear_after > 0:
+                self._timer = self.set_timer(clear_after, self.clear_verdict)
+
+        def clear_verdict(self) -> None:
+            """Back to the empty entry screen (nothing of the last ruling stays visible)."""
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            panel = self.query_one("#verdict", Static)
+            panel.update("")
+            panel.set_classes("")
+            if self.state == "verdict":
+                self.state = "entry"
+                self.query_one("#entry").display = True
+                self.query_one("#words", Input).focus()
+
+        def on_key(self, event) -> None:
+            if self.state == "verdict" and clear_after <= 0:
+                event.stop()
+                self.clear_verdict()
+            elif self.state == "leave" and password is None:
+                event.stop()
+                if event.key in ("y", "Y"):
+                    self.exit(0)
+                else:
+                    self._back_from_leave()
+            elif self.state == "leave" and event.key == "escape":
+                event.stop()
+                self._back_from_leave()
+
+        # -- leaving ------------------------------------------------------------------------------
+        def action_leave(self) -> None:
+            if self.state == "leave":
+                return
+            self.clear_verdict()
+            self.state = "leave"
+            self.query_one("#entry").display = False
+            box = self.query_one("#leave")
+            box.display = True
+            text = self.query_one("#leave-text", Static)
+            pw = self.query_one("#password", Input)
+            if password is None:
+                text.update("Leave the Word Judge? Press Y to leave, any other key to go back.")
+                pw.display = False
+                self.set_focus(None)
+            else:
+                text.update("The station is locked. Type the password and press Enter to leave (Escape goes back).")
+                pw.display = True
+                pw.value = ""
+                pw.focus()
+
+        def _check_password(self, typed: str) -> None:
+            if password is not None and hmac.compare_digest(typed.encode("utf-8"), password.encode("utf-8")):
+                self.exit(0)
+                return
+            self.query_one("#password", Input).value = ""
+            self._back_from_leave("wrong password")
+
+        def _back_from_leave(self, note: str = "") -> None:
+            self.state = "entry"
+            self.query_one("#leave").display = False
+            self.query_one("#entry").display = True
+            self.query_one("#message", Static).update(note)
+            self.query_one("#words", Input).focus()
+
+    return WordJudgeApp()
+
+
+def judge(
+    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
+    max_words: int = typer.Option(8, "--max-words", min=1, max=64, help="The most words one ruling takes."),
+    clear_after: float = typer.Option(5.0, "--clear-after", min=0, max=3600, help="Seconds a verdict stays on screen (0: until a key is pressed)."),
+    lock: bool = typer.Option(False, "--lock", help="Leaving needs a password (asked at start, or $SKRAFL_JUDGE_PASSWORD)."),
+    log_file: Optional[Path] = typer.Option(None, "--log", help="Append every ruling to this file (JSON lines), flushed per ruling."),
+) -> None:
+    from cli.score import lexicon_folder
+    from gamecore.errors import UsageError
+    from gamecore.wordjudge import AuditLog, WordJudge
+
+    folder = lexicon_folder(lang, lexicon)
+    if folder is None:
+        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    wj = WordJudge.load(folder, max_words)
+    password = None
+    if lock:
+        password = os.environ.get("SKRAFL_JUDGE_PASSWORD")
+        if not password:
+            import sys
+
+            if not sys.stdin.isatty():
+                raise UsageError("--lock needs a password: run it at a terminal or set SKRAFL_JUDGE_PASSWORD")
+            password = typer.prompt("Password to leave the station", hide_input=True, confirmation_prompt=True)
+            if not password:
+                raise UsageError("the password is empty")
+    log = AuditLog(log_file) if log_file is not None else None
+    try:
+        make_app(wj, log=log, clear_after=clear_after, password=password).run()
+    finally:
+        if log is not None:
+            log.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "judge",
+        help=HELP,
+        epilog="Example: skrafl judge --lang is --log rulings.jsonl --clear-after 5 --lock",
+    )(judge)

@@ -1,0 +1,155 @@
+"""The Word Judge: rule on a challenge of a few words at once, and keep an audit log of rulings.
+
+As at a tournament's judging station (Zyzzyva's Word Judge, wolges' ``kwg-check``): the players
+type the words of a challenged play, the judge answers ACCEPTABLE when every word is in the
+lexicon and UNACCEPTABLE otherwise, and never says which word failed. :class:`WordJudge` holds the
+lexicon (loaded once: a ruling is a few trie look-ups, well under a millisecond) and the identity
+of the lexicon a ruling was made with: its name and the SHA-256 of its ``manifest.json`` (checked
+against the folder's ``.skrafl-output`` marker, so a log line names exactly the build it used).
+:class:`AuditLog` appends one JSON line per ruling and flushes and fsyncs it before the verdict is
+shown, so a killed station loses no ruling. Standard library only (the screen is ``cli/judge.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gamecore.errors import DataError, UsageError
+from gamecore.text import nfc
+
+ACCEPTABLE, UNACCEPTABLE = "ACCEPTABLE", "UNACCEPTABLE"
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+@dataclass(frozen=True)
+class JudgeRuling:
+    """One ruling: when (UTC, ISO 8601 with milliseconds), the words as typed (NFC), the verdict."""
+
+    time: str
+    words: tuple[str, ...]
+    verdict: str
+
+    @property
+    def acceptable(self) -> bool:
+        return self.verdict == ACCEPTABLE
+
+
+class WordJudge:
+    """Rulings against one lexicon.
+
+    Attributes:
+        lexicon: the :class:`gamecore.lexicon.Lexicon`.
+        name: the lexicon's name (its manifest's ``name``).
+        checksum: SHA-256 (hex) of the lexicon's ``manifest.json``.
+        max_words: the most words one ruling takes.
+    """
+
+    def __init__(self, lexicon, max_words: int = 8):
+        if max_words < 1:
+            raise UsageError(f"--max-words must be at least 1; got {max_words}")
+        self.lexicon = lexicon
+        self.name = lexicon.name
+        self.checksum = manifest_checksum(lexicon.folder)
+        self.max_words = max_words
+
+    @classmethod
+    def load(cls, folder: str | Path, max_words: int = 8) -> "WordJudge":
+        """Load the lexicon folder once (:meth:`gamecore.lexicon.Lexicon.load`: resolved and checked)."""
+        from gamecore.lexicon import Lexicon
+
+        return cls(Lexicon.load(folder), max_words)
+
+    def split(self, text: str) -> list[str]:
+        """The words of one line as typed: NFC, separated by spaces, commas or semicolons.
+
+        Raises:
+            UsageError: more than :attr:`max_words` words.
+        """
+        words = [w for w in _SEPARATORS.split(nfc(text)) if w]
+        if len(words) > self.max_words:
+            raise UsageError(f"at most {self.max_words} words at once; got {len(words)}")
+        return words
+
+    def rule(self, words: list[str]) -> JudgeRuling:
+        """ACCEPTABLE when every word is in the lexicon (case-insensitive, NFC), else UNACCEPTABLE.
+
+        Raises:
+            UsageError: no word, or more than :attr:`max_words`.
+        """
+        words = [nfc(w.strip()) for w in words if w.strip()]
+        if not words:
+            raise UsageError("no word to rule on")
+        if len(words) > self.max_words:
+            raise UsageError(f"at most {self.max_words} words at once; got {len(words)}")
+        ok = all(self.lexicon.contains_many(words))
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return JudgeRuling(now, tuple(words), ACCEPTABLE if ok else UNACCEPTABLE)
+
+    def record(self, ruling: JudgeRuling) -> dict:
+        """The audit-log object of a ruling."""
+        return {
+            "time": ruling.time,
+            "words": list(ruling.words),
+            "verdict": ruling.verdict,
+            "lexicon": self.name,
+            "manifest_sha256": self.checksum,
+        }
+
+
+def manifest_checksum(folder: str | Path) -> str:
+    """SHA-256 of ``folder/manifest.json``, which must match the one the output marker records.
+
+    Raises:
+        DataError: no manifest, or one that differs from the marker's checksum (changed by hand).
+    """
+    from gamecore.folders import output_root, sha256_of
+
+    folder = Path(os.path.realpath(folder))
+    path = folder / "manifest.json"
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        raise DataError(f"cannot read the lexicon's manifest: {exc.strerror or exc}", path) from None
+    found = output_root(folder)
+    if found is not None:
+        root, marker = found
+        rel = path.relative_to(root).as_posix()
+        recorded = (marker.get("files", {}).get(rel) or {}).get("sha256")
+        if recorded is not None and recorded != digest:
+            raise DataError("damaged lexicon: manifest.json does not match its checksum in .skrafl-output: run 'skrafl build' again", folder)
+    return digest
+
+
+class AuditLog:
+    """An append-only JSON-lines log of rulings, one line per ruling, flushed and fsynced at once.
+
+    Raises:
+        OSError: the file cannot be opened for appending (at start, before any ruling).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __enter__(self) -> "AuditLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+__all__ = ["ACCEPTABLE", "UNACCEPTABLE", "AuditLog", "JudgeRuling", "WordJudge", "manifest_checksum"]

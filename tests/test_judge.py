@@ -1,0 +1,262 @@
+"""The Word Judge station (``skrafl judge``): rulings and the audit log (gamecore.wordjudge), and the
+screen driven headlessly by Textual's own test pilot (``App.run_test``): words typed, Enter, the
+verdict shown and the words not, the screen cleared, leaving only by the key sequence or password,
+one log line per ruling on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from clirun import run_skrafl
+from gamecore.errors import DataError, UsageError
+from gamecore.wordjudge import AuditLog, WordJudge, manifest_checksum
+
+PROJECT = Path(__file__).resolve().parents[1]
+WORDS = ["joint", "fore", "for", "ta", "ax", "hey", "ýf", "þú"]
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("judge")
+    (d / "words.txt").write_text("\n".join(WORDS[:6]) + "\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    return d / "en"
+
+
+@pytest.fixture
+def judge(lexicon) -> WordJudge:
+    return WordJudge.load(lexicon)
+
+
+def screen_text(app) -> str:
+    """What the screen shows, as plain text (Textual's own screenshot, tags stripped)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+def drive(app, steps, size=(100, 30)):
+    """Run ``app`` headlessly and call each ``async step(pilot)`` in turn."""
+
+    async def go():
+        async with app.run_test(size=size) as pilot:
+            for step in steps:
+                await step(pilot)
+        return app
+
+    return asyncio.run(go())
+
+
+# ---- rulings and the log ------------------------------------------------------------------------
+
+
+def test_ruling_acceptable_only_when_every_word_is_valid(judge):
+    assert judge.rule(["joint", "FORE"]).verdict == "ACCEPTABLE"
+    r = judge.rule(["joint", "xyzzy"])
+    assert r.verdict == "UNACCEPTABLE" and r.words == ("joint", "xyzzy") and r.time.endswith("Z")
+    with pytest.raises(UsageError):
+        judge.rule([])
+    with pytest.raises(UsageError):
+        judge.split("a b c d e f g h i")  # nine words: more than --max-words 8
+
+
+def test_manifest_checksum_is_the_markers(lexicon, judge):
+    marker = json.loads((lexicon / ".skrafl-output").read_text(encoding="utf-8"))
+    assert judge.checksum == marker["files"]["manifest.json"]["sha256"] == manifest_checksum(lexicon)
+    assert judge.name == "en"
+
+
+def test_changed_manifest_is_refused(lexicon, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(Path(lexicon).resolve(), copy)
+    man = copy / "manifest.json"
+    man.write_text(man.read_text(encoding="utf-8").replace('"en"', '"xx"', 1), encoding="utf-8")
+    with pytest.raises(DataError):
+        manifest_checksum(copy)
+
+
+def test_audit_log_one_line_per_ruling(judge, tmp_path):
+    path = tmp_path / "log.jsonl"
+    with AuditLog(path) as log:
+        log.write(judge.record(judge.rule(["joint"])))
+        # on disk before close (flushed and fsynced per ruling)
+        assert len(path.read_text(encoding="utf-8").splitlines()) == 1
+        log.write(judge.record(judge.rule(["xyzzy"])))
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert [x["verdict"] for x in lines] == ["ACCEPTABLE", "UNACCEPTABLE"]
+    assert set(lines[0]) == {"time", "words", "verdict", "lexicon", "manifest_sha256"}
+    assert lines[0]["manifest_sha256"] == judge.checksum and lines[1]["words"] == ["xyzzy"]
+
+
+def test_log_survives_a_kill(lexicon, tmp_path):
+    """A station killed right after a ruling: the log line is there (written before the verdict)."""
+    path = tmp_path / "log.jsonl"
+    code = (
+        "import os, signal\n"
+        "from gamecore.wordjudge import WordJudge, AuditLog\n"
+        f"j = WordJudge.load({str(lexicon)!r}); log = AuditLog({str(path)!r})\n"
+        "log.write(j.record(j.rule(['joint', 'fore'])))\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True)
+    assert p.returncode == -9
+    assert json.loads(path.read_text(encoding="utf-8"))["verdict"] == "ACCEPTABLE"
+
+
+# ---- the screen, through Textual's pilot ---------------------------------------------------------
+
+
+def _app(judge, **kw):
+    from cli.judge import make_app
+
+    return make_app(judge, **kw)
+
+
+def test_screen_shows_the_verdict_and_never_the_words(judge, tmp_path):
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def type_words(pilot):
+        await pilot.press(*"joint", "space", *"xyzzy", "space", *"fore", "enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+
+    drive(app, [type_words])
+    log.close()
+    text = seen["text"]
+    assert "UNACCEPTABLE" in text
+    for w in ("joint", "xyzzy", "fore", "JOINT", "XYZZY"):
+        assert w not in text
+    assert app.state == "verdict" and [r.verdict for r in app.rulings] == ["UNACCEPTABLE"]
+    line = json.loads((tmp_path / "log.jsonl").read_text(encoding="utf-8"))
+    assert line["words"] == ["joint", "xyzzy", "fore"] and line["verdict"] == "UNACCEPTABLE"
+
+
+def test_screen_acceptable_then_cleared(judge):
+    app = _app(judge, clear_after=0.2)
+    seen = {}
+
+    async def rule(pilot):
+        await pilot.press(*"joint", "space", *"hey", "enter")
+        await pilot.pause()
+        seen["during"] = screen_text(app)
+        seen["class"] = set(app.query_one("#verdict").classes)
+
+    async def wait(pilot):
+        await pilot.pause(0.5)
+        seen["after"] = screen_text(app)
+        seen["value"] = app.query_one("#words").value
+
+    drive(app, [rule, wait])
+    assert "ACCEPTABLE" in seen["during"] and "UNACCEPTABLE" not in seen["during"] and seen["class"] == {"acceptable"}
+    assert "ACCEPTABLE" not in seen["after"] and "Type the words" in seen["after"] and app.state == "entry"
+    assert seen["value"] == ""
+
+
+def test_nfd_typing_is_ruled_as_nfc(tmp_path):
+    """Norwegian å and ø typed as a letter + combining mark (NFD) are the lexicon's NFC letters."""
+    (tmp_path / "w.txt").write_text("blå\nsjø\n", encoding="utf-8")
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q")
+    assert r.returncode == 0, r.stderr
+    judge = WordJudge.load(tmp_path / "nb")
+    app = _app(judge, clear_after=30)
+    typed = unicodedata.normalize("NFD", "BLÅ sjø")
+    assert typed != unicodedata.normalize("NFC", typed)
+
+    async def type_nfd(pilot):
+        app.query_one("#words").value = typed
+        await pilot.press("enter")
+        await pilot.pause()
+
+    drive(app, [type_nfd])
+    assert app.rulings[0].verdict == "ACCEPTABLE" and app.rulings[0].words == ("BLÅ", "sjø")
+
+
+def test_too_many_words_is_a_message_not_a_ruling(judge):
+    app = _app(judge, clear_after=30)
+    seen = {}
+
+    async def many(pilot):
+        app.query_one("#words").value = " ".join(["ta"] * 9)
+        await pilot.press("enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+
+    drive(app, [many])
+    assert app.rulings == [] and "at most 8 words" in seen["text"]
+
+
+def test_leaving_needs_the_key_sequence(judge):
+    app = _app(judge)
+    states = []
+
+    async def leave_and_back(pilot):
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        states.append((app.state, "Press Y to leave" in screen_text(app)))
+        await pilot.press("n")  # any other key goes back
+        await pilot.pause()
+        states.append((app.state, app.is_running))
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        states.append(app.state)
+        await pilot.press("y")
+        await pilot.pause()
+
+    drive(app, [leave_and_back])
+    assert states == [("leave", True), ("entry", True), "leave"]
+    assert app.return_code == 0
+
+
+def test_locked_station_needs_the_password(judge):
+    app = _app(judge, password="hekla")
+    states = []
+
+    async def try_leave(pilot):
+        await pilot.press("ctrl+q", *"wrong", "enter")
+        await pilot.pause()
+        states.append((app.state, "wrong password" in screen_text(app)))
+        await pilot.press("ctrl+q", "y")  # the sequence of an unlocked station does not leave
+        await pilot.pause()
+        states.append(app.is_running)
+        await pilot.press("escape")
+        await pilot.pause()
+        states.append(app.state)
+        await pilot.press("ctrl+q", *"hekla", "enter")
+        await pilot.pause()
+
+    drive(app, [try_leave])
+    assert states == [("entry", True), True, "entry"]
+    assert app.return_code == 0
+
+
+def test_cli_judge_errors_one_line():
+    r = run_skrafl("judge")
+    assert r.returncode == 2 and "--lang" in r.stderr and r.stderr.count("\n") == 1
+    r = run_skrafl("judge", "--lexicon", "/nonexistent/lexicon")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_cli_lock_without_terminal_or_password(lexicon):
+    r = subprocess.run([sys.executable, "-m", "cli.main", "judge", "--lexicon", str(lexicon), "--lock"], cwd=PROJECT,
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       env={k: v for k, v in __import__("os").environ.items() if k != "SKRAFL_JUDGE_PASSWORD"})
+    assert r.returncode == 2 and "SKRAFL_JUDGE_PASSWORD" in r.stderr
+
+
+def test_textual_is_not_imported_by_other_commands():
+    code = "import sys, cli.main; print('textual' in sys.modules, 'pyfiglet' in sys.modules)"
+    p = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True)
+    assert p.stdout.split() == ["False", "False"], p.stderr
