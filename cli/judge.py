@@ -7,6 +7,7 @@ starts without it. The rulings and the audit log are :mod:`gamecore.wordjudge`.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -28,8 +29,10 @@ HELP = (
 _FONTS = ("standard", "small")
 
 
+@lru_cache(maxsize=16)
 def big_text(text: str, width: int) -> str:
-    """``text`` in large letters (pyfiglet) that fit ``width`` columns, or ``text`` itself."""
+    """``text`` in large letters (pyfiglet) that fit ``width`` columns, or ``text`` itself (cached:
+    the two verdicts are drawn once per screen width)."""
     try:
         import pyfiglet
     except ImportError:  # pragma: no cover - a dependency of the project
@@ -104,6 +107,8 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
 
         def on_mount(self) -> None:
             self.query_one("#words", Input).focus()
+            for verdict in ("ACCEPTABLE", "UNACCEPTABLE"):
+                big_text(verdict, self.size.width)  # drawn before the first ruling, not during it
 
         # -- rulings ----------------------------------------------------------------------------
         def on_input_submitted(self, event: Input.Submitted) -> None:

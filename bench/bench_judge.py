@@ -1,0 +1,134 @@
+"""Time the judge's desk: a whole ``skrafl score`` process (start-up, lexicon load, board, ruling,
+output) and a ruling in the Word Judge station, in-process (the lexicon loaded once, as at a
+tournament table): the ruling alone, the ruling with its audit-log line fsynced, and the whole
+round trip on the screen (Textual's pilot: Enter pressed → verdict on screen).
+
+Lexicons: the Icelandic one (``output/is``, built by ``make run``) when it is there; always a small
+English word list compiled into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+EN_WORDS = ["joint", "for", "fore", "to", "ta", "ax", "ox", "hey", "retains", "quiz"]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _skrafl(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, env=_env())
+
+
+def _time_process(args: list[str], repeat: int, ok=(0, 1)) -> tuple[float, float]:
+    """Median wall and CPU seconds (user + system) of a whole process, after one warm-up run."""
+    _skrafl(*args)
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        r = _skrafl(*args)
+        walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        if r.returncode not in ok:
+            raise SystemExit(r.stderr)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def _screen_round_trip_ms(judge, words: str, repeat: int) -> tuple[float, float]:
+    """Median ms from Enter to the verdict on the screen, in Textual's headless pilot, and the
+    pilot's own cost of one key press that does nothing (a letter typed), to subtract."""
+    from cli.judge import make_app
+
+    app = make_app(judge, clear_after=0)
+    times: list[float] = []
+    idle: list[float] = []
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            box = app.query_one("#words")
+            for _ in range(repeat):
+                box.value = ""
+                t = time.perf_counter()
+                await pilot.press("a")
+                await pilot.pause()
+                idle.append(time.perf_counter() - t)
+                box.value = words
+                t = time.perf_counter()
+                await pilot.press("enter")
+                await pilot.pause()
+                times.append(time.perf_counter() - t)
+                await pilot.press("escape")  # clear_after 0: a key clears the verdict
+                await pilot.pause()
+
+    asyncio.run(go())
+    return statistics.median(times) * 1000, statistics.median(idle) * 1000
+
+
+def main() -> None:
+    from cli.common import output_root
+    from gamecore.wordjudge import AuditLog, WordJudge
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmp:
+        tmp = Path(tmp)
+        (tmp / "words.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
+        r = _skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "words.txt"), "--out", str(tmp / "en"), "-q")
+        if r.returncode:
+            raise SystemExit(f"cannot build the English word list: {r.stderr}")
+        empty = tmp / "empty.board"
+        empty.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
+        cases = [("en (10 words)", tmp / "en", "8D JOINT", "JOINTAB", ["joint", "fore", "ta"])]
+        is_lex = output_root() / "is"
+        if (is_lex / "manifest.json").is_file():
+            cases.append(("is (BÍN)", is_lex, "8D HESTUR", "HESTURA", ["hestur", "hestanna", "ýf", "þú", "xyzzy"]))
+        else:
+            print("output/is not built (make run): the Icelandic lexicon is skipped")
+        for name, lex, play, rack, words in cases:
+            wall, cpu = _time_process(["score", "--lexicon", str(lex), "--board", str(empty), "--play", play, "--rack", rack,
+                                       "--challenge", "five_point", "-f", "json"], 7)
+            t = time.perf_counter()
+            judge = WordJudge.load(lex)
+            load_ms = (time.perf_counter() - t) * 1000
+            rule_ms = _median_ms(lambda: judge.rule(words), 2000)
+            log = AuditLog(tmp / "log.jsonl")
+            logged_ms = _median_ms(lambda: log.write(judge.record(judge.rule(words))), 200)
+            log.close()
+            screen_ms, key_ms = _screen_round_trip_ms(judge, " ".join(words), 30)
+            rows.append((name, len(words), wall, cpu, load_ms, rule_ms, logged_ms, screen_ms, key_ms))
+    print("process: a whole 'skrafl score --play ... --challenge five_point -f json' run (start-up, lexicon load,")
+    print("board, ruling, output), median wall and CPU time; in-process (lexicon loaded once): a ruling of N words,")
+    print("a ruling with its audit-log line written and fsynced, and Enter → verdict on the judge screen (pilot;")
+    print("'key ms' is the pilot's own cost of a key press that does nothing, part of 'screen ms')")
+    print(f"{'lexicon':<14} {'words':>5} {'score ms':>9} {'cpu ms':>7} {'load ms':>8} {'rule ms':>8} {'+log ms':>8} {'screen ms':>10} {'key ms':>7}")
+    for name, n, wall, cpu, load, rule, logged, screen, key in rows:
+        print(f"{name:<14} {n:>5} {wall * 1000:>9.1f} {cpu * 1000:>7.1f} {load:>8.1f} {rule:>8.3f} {logged:>8.2f} {screen:>10.1f} {key:>7.1f}")
+    print(f"load average: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
