@@ -123,9 +123,9 @@ def challenge_outcome(rule: str, score: int, words: Sequence[tuple[str, bool]], 
         elif rule == "double":
             summary = f"double: the challenge is wrong; the play stands for {score} and the opponent loses the turn: the player moves again"
         elif bonus:
-            what = f"{per_word} × {n} word{'s' if n != 1 else ''}" if per_word else f"{bonus}"
-            keeps = "; the opponent keeps the turn" if rule == "netskrafl" else "; the opponent moves"
-            summary = f"{rule}: the challenge is wrong; the play stands for {score}, +{bonus} to the player ({what}){keeps}"
+            what = f" ({per_word} × {n} word{'s' if n != 1 else ''} challenged)" if per_word else ""
+            keeps = "; the challenger keeps the turn" if rule == "netskrafl" else "; the opponent moves"
+            summary = f"{rule}: the challenge is wrong; the play stands for {score}, +{bonus} to the player{what}{keeps}"
         else:
             summary = f"single: the challenge is wrong; the play stands for {score}, no penalty; the opponent moves"
         return ChallengeOutcome(rule, chosen, True, True, score + bonus, 0, bonus, nxt, summary)
