@@ -302,7 +302,7 @@ def test_fuzz_bin_csv(data):
 
 GCG_CRASHES = {
     "score_2p31.gcg": "SCORE_OUT_OF_RANGE",
-    "cumulative_minus_2p31.gcg": "SCORE_OUT_OF_RANGE",
+    "cumulative_below_int32.gcg": "SCORE_OUT_OF_RANGE",
     "score_5000_digits.gcg": "SCORE_OUT_OF_RANGE",
     "scores_add_up_beyond_int32.gcg": "SCORE_OUT_OF_RANGE",
     "exchange_superscript.gcg": "RACK_MALFORMED",
