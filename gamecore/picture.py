@@ -220,7 +220,12 @@ def png_bytes(svg: str, zoom: float = 1.0) -> bytes:
 
 
 def write_picture(pic: PositionPicture, path: str | Path) -> Path:
-    """Write ``pic`` to ``path`` as SVG or PNG (by the suffix), through a temporary file renamed
+    """Write ``pic`` to ``path`` as SVG or PNG (by the suffix); see :func:`save_svg`."""
+    return save_svg(board_svg(pic), path)
+
+
+def save_svg(svg: str, path: str | Path) -> Path:
+    """Write SVG text to ``path`` as SVG or PNG (by the suffix), through a temporary file renamed
     into place.
 
     Raises:
@@ -230,7 +235,6 @@ def write_picture(pic: PositionPicture, path: str | Path) -> Path:
     suffix = path.suffix.lower()
     if suffix not in (".svg", ".png"):
         raise UsageError(f"picture file must end in .svg or .png; got {path.name!r}")
-    svg = board_svg(pic)
     data = svg.encode("utf-8") if suffix == ".svg" else png_bytes(svg)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
@@ -243,4 +247,4 @@ def write_picture(pic: PositionPicture, path: str | Path) -> Path:
     return path
 
 
-__all__ = ["COLOURS", "PositionPicture", "board_svg", "png_bytes", "square_name", "write_picture"]
+__all__ = ["COLOURS", "PositionPicture", "board_svg", "png_bytes", "save_svg", "square_name", "write_picture"]

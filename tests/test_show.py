@@ -170,3 +170,36 @@ def test_cli_score_svg(tmp_path):
     assert {s for s, t in _tiles(root).items() if t["data-new"] == "1"} == {"D8", "E8", "F8", "G8", "H8"}
     caption = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"]
     assert caption == ["8D JOINT 40"]
+
+
+# ---- rating charts (gamecore.chart, for elo --explain --svg) -----------------------------------------
+
+CHART_ROWS = [  # the rows of 'skrafl elo --explain', as its JSON gives them
+    {"list": "all", "finished_at": "2024-05-01T09:00:00Z", "k": 32, "before": 1200, "rating": 1216},
+    {"list": "all", "finished_at": "2024-05-03T09:00:00Z", "k": 20, "before": 1216, "rating": 1199},
+    {"list": "human", "finished_at": "2024-05-01T09:00:00Z", "k": 32, "before": 1200, "rating": 1216},
+    {"list": "competition", "finished_at": "2024-05-02T10:00:00Z", "k": 20, "before": 1200, "rating": 1210},
+]
+
+
+def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
+    from PIL import Image
+
+    from gamecore.chart import rating_chart_svg, write_chart
+
+    svg = rating_chart_svg(CHART_ROWS, "anna", beginner_k=32)
+    root = _parse(svg)
+    lines = [p.get("data-list") for p in root.iter("{http://www.w3.org/2000/svg}polyline")]
+    assert lines == ["all", "human", "competition"]
+    games = [(c.get("data-list"), c.get("data-rating"), "beginner" in c.get("class")) for c in root.iter("{http://www.w3.org/2000/svg}circle")
+             if "game" in c.get("class", "").split()]
+    assert games == [("all", "1216", True), ("all", "1199", False), ("human", "1216", True), ("competition", "1210", False)]
+    dates = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "tick date"]
+    assert dates == ["2024-05-01", "2024-05-02", "2024-05-03"]
+    # a higher rating is drawn higher: the all-list line ends below its peak
+    pts = [tuple(map(float, p.split(","))) for p in next(root.iter("{http://www.w3.org/2000/svg}polyline")).get("points").split()]
+    assert pts[1][1] < pts[0][1] < pts[2][1] and pts[0][0] <= pts[1][0] < pts[2][0]
+    png = write_chart(svg, tmp_path / "c.png")
+    assert Image.open(png).size == (int(root.get("width")), int(root.get("height")))
+    with pytest.raises(Exception):
+        rating_chart_svg([{"list": "all", "finished_at": "", "k": 20, "before": 1, "rating": 2}], "x")
