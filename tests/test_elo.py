@@ -36,9 +36,17 @@ def write_games(path: Path, rows: list[tuple]) -> Path:
 
 def write_state(folder: Path, players: dict[tuple[str, str], tuple[int, int]], params: elo.EloParams | None = None,
                 robots: set[str] = frozenset()) -> Path:
-    """A hand-made previous output folder: {(list, player): (rating, games)}."""
+    """A hand-made previous output folder: {(list, player): (rating, games)}, written as every
+    output is (pipelines.atomic: a generation with its marker), so readers accept it."""
+    from pipelines.atomic import output_dir
+
     params = params or elo.EloParams()
-    folder.mkdir(parents=True)
+    with output_dir(folder, "elo") as stage:
+        _write_state_files(stage, players, params, robots)
+    return folder
+
+
+def _write_state_files(folder: Path, players, params, robots) -> None:
     rows = [
         {"list": lst, "player": p, "robot": p in robots, "rating": r, "games": g, "wins": 0, "losses": 0, "draws": g,
          "score_for": 0, "score_against": 0, "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}
@@ -49,7 +57,6 @@ def write_state(folder: Path, players: dict[tuple[str, str], tuple[int, int]], p
     meta = {"version": 1, "params": {"k": params.k, "k_beginner": params.k_beginner, "established_after": params.established_after,
                                      "start": params.start, "scale": params.scale}, "as_of": "2024-01-01T00:00:00+00:00"}
     (folder / "params.json").write_text(json.dumps(meta))
-    return folder
 
 
 def established(*pairs: tuple[str, int], lists=("all", "human")) -> dict:

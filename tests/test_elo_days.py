@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from clirun import reseal
 from gamecore.errors import SkraflError
 from pipelines import elo
 from test_elo import random_games, write_games
@@ -170,6 +171,7 @@ def test_catch_up_needs_date_and_a_state_that_records_days(tmp_path):
 
     shutil.copytree(old.resolve(), legacy)
     (legacy / "params.json").write_text(json.dumps(meta))
+    reseal(legacy, "elo")
     assert elo.load_state(legacy).days_rated is None
     elo.run_elo(games, tmp_path / "unchecked", legacy, date=day(2))
     with pytest.raises(SkraflError, match="does not record the days"):

@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from clirun import reseal
 from gamecore.errors import SkraflError
 from pipelines import elo
 
@@ -182,20 +183,17 @@ def _good_state(tmp_path: Path, fixtures: Path) -> Path:
 def test_state_with_absurd_numbers_is_refused(tmp_path, fixtures):
     prev = _good_state(tmp_path, fixtures)
     ratings = pl.read_parquet(prev / "ratings.parquet")
-    copy = tmp_path / "bad"
-    for column, value in [("rating", -5), ("rating", 10**9), ("games", 10**15)]:
-        if copy.exists():
-            import shutil
+    import shutil
 
-            shutil.rmtree(copy)
-        import shutil
-
+    for i, (column, value) in enumerate([("rating", -5), ("rating", 10**9), ("games", 10**15)]):
+        copy = tmp_path / f"bad{i}"
         shutil.copytree(prev, copy)
         ratings.with_columns(pl.when(pl.int_range(pl.len()) == 2).then(value).otherwise(pl.col(column)).alias(column)) \
             .write_parquet(copy / "ratings.parquet")
+        reseal(copy, "elo")
         with pytest.raises(SkraflError, match=f"column '{column}', row 3") as err:
             elo.load_state(copy)
-        assert err.value.path == str(copy / "ratings.parquet")
+        assert err.value.path == str(copy.resolve() / "ratings.parquet")
 
 
 def test_state_with_absurd_parameters_is_refused(tmp_path, fixtures):
@@ -203,6 +201,7 @@ def test_state_with_absurd_parameters_is_refused(tmp_path, fixtures):
     meta = json.loads((prev / "params.json").read_text())
     meta["params"]["k"] = 10**20
     (prev / "params.json").write_text(json.dumps(meta))
+    reseal(prev, "elo")
     with pytest.raises(SkraflError, match="--k"):
         elo.load_state(prev)
 

@@ -115,10 +115,9 @@ def make_inputs(tmp: Path) -> dict[str, dict[str, Path]]:
     games_a, games_b = tmp / "games_a", tmp / "games_b"
     games_a.mkdir()
     games_b.mkdir()
-    gcg = sorted(p for p in (FIXTURES / "gcg").glob("*.gcg"))
     shutil.copy(FIXTURES / "gcg" / "base.gcg", games_a / "base.gcg")
-    for p in gcg[:6]:
-        shutil.copy(p, games_b / p.name)
+    for i in range(6):  # a good game under six names: six rows
+        shutil.copy(FIXTURES / "gcg" / "base.gcg", games_b / f"game{i}.gcg")
     table_a, table_b = tmp / "games_a.csv", tmp / "games_b.csv"
     lines = (FIXTURES / "elo" / "games.csv").read_text(encoding="utf-8").splitlines()
     table_a.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")

@@ -112,13 +112,14 @@ def run_elo(
     from pipelines.atomic import check_output_dir
 
     _check_out(Path(out_dir), state_dir, games_path)
-    check_output_dir(Path(out_dir), replace=True)  # refuse a bad --out before any work
+    inputs = [games_path, *([state_dir] if state_dir is not None else [])]
+    check_output_dir(Path(out_dir), "elo", inputs)  # refuse a bad --out before any work
     table = read_games(games_path)
     state = load_state(state_dir) if state_dir is not None else None
     if params is None:
         params = state.params if state is not None else PRESETS["netskrafl"]
     run = compute(table, state, params, date=date, quiet=quiet, catch_up=catch_up)
-    write_output(run, out_dir, state_dir)
+    write_output(run, out_dir, state_dir, inputs=(games_path,), history=state.history if state is not None else None)
     return run
 
 

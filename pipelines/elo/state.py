@@ -147,13 +147,27 @@ def _ratings_schema() -> dict[str, Any]:
     }
 
 
+def _state_folder(folder: str | Path) -> Path:
+    """The generation a ``--state`` path names, checked whole (:func:`gamecore.folders.open_output`):
+    every file of the state is read from it.
+
+    Raises:
+        UsageError: no such folder, not a skrafl output, or a damaged one (one line)."""
+    from gamecore.folders import open_output
+
+    try:
+        return open_output(folder, "elo state")
+    except DataError as exc:
+        raise UsageError(f"--state {folder}: {exc.message}") from None
+
+
 def state_params(folder: str | Path) -> EloParams:
     """The rating parameters a previous output folder was made with (its ``params.json``).
 
     Raises:
         UsageError: not an ``skrafl elo`` output folder.
     """
-    path = Path(folder) / "params.json"
+    path = _state_folder(folder) / "params.json"
     try:
         return EloParams(**json.loads(path.read_text(encoding="utf-8"))["params"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -179,10 +193,11 @@ def load_state(folder: str | Path) -> EloState:
     """
     import polars as pl
 
-    folder = Path(folder)
+    shown = Path(folder)
+    folder = _state_folder(shown)
     meta_path = folder / "params.json"
     if not meta_path.is_file() or not (folder / "ratings.parquet").is_file():
-        raise UsageError(f"--state {folder}: not an output folder of skrafl elo (no params.json / ratings.parquet)")
+        raise UsageError(f"--state {shown}: not an output folder of skrafl elo (no params.json / ratings.parquet)")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         params = EloParams(**meta["params"])
@@ -198,7 +213,7 @@ def load_state(folder: str | Path) -> EloState:
         raise DataError(f"damaged state folder: params.json: {exc.message}", path=folder) from None
     _check_ratings(ratings, folder / "ratings.parquet")
     history = folder / "history"
-    return EloState(ratings, processed, params, as_of, history if history.is_dir() else None, days_rated, folder)
+    return EloState(ratings, processed, params, as_of, history if history.is_dir() else None, days_rated, shown)
 
 
 STATE_RATING_MAX = 1_000_000

@@ -97,28 +97,30 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
     return out
 
 
-def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None) -> Path:
-    """Write the output folder atomically (:func:`pipelines.atomic.atomic_path`: a temporary
-    sibling folder, then a rename; the folder gets the ``.skrafl-output`` marker).
+def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None, inputs: tuple = (),
+                 history: Path | None = None) -> Path:
+    """Write the output folder: owned by ``skrafl elo``, replaced whole and atomically
+    (:func:`pipelines.atomic.output_dir`).
 
-    An existing ``out_dir`` is replaced only after the new folder is complete; ``state_dir`` is
-    only read.
+    ``state_dir``, ``history`` (the state's history folder, in the generation
+    :func:`~pipelines.elo.state.load_state` read; default ``state_dir/history``) and ``inputs``
+    (the games table) are only read.
 
     Raises:
         UsageError: ``out_dir`` is ``state_dir``, or is refused by
-            :func:`pipelines.atomic.check_output_dir` (a file, the current folder or a parent, a
-            folder skrafl did not write).
+            :func:`pipelines.atomic.check_output_dir` (a file, a folder skrafl did not write,
+            another command's output, an input…).
     """
     import polars as pl
 
-    from pipelines.atomic import atomic_path, check_output_dir
+    from pipelines.atomic import output_dir
 
     out_dir = Path(out_dir)
     _check_out(out_dir, state_dir)
-    check_output_dir(out_dir, replace=True)
+    inputs = (*inputs, *([state_dir] if state_dir is not None else []))
     try:
-        with atomic_path(out_dir) as tmp:
-            _write_folder(run, tmp, state_dir)
+        with output_dir(out_dir, "elo", inputs) as tmp:
+            _write_folder(run, tmp, history or (Path(state_dir) / "history" if state_dir is not None else None))
     except pl.exceptions.PolarsError as exc:  # polars raises its own error for a failed write (a full disk)
         raise _as_os_error(exc, out_dir) from None
     return out_dir
@@ -137,11 +139,10 @@ def _as_os_error(exc: Exception, path: Path) -> OSError:
     return OSError(code, os.strerror(code) if found else f"cannot write: {text}", str(path))
 
 
-def _write_folder(run: EloRun, tmp: Path, state_dir: str | Path | None) -> None:
+def _write_folder(run: EloRun, tmp: Path, old_history: Path | None) -> None:
     """The files of the output folder, written into the temporary folder ``tmp``."""
     import polars as pl
 
-    tmp.mkdir()
     (tmp / "history").mkdir()
     run.ratings.write_parquet(tmp / "ratings.parquet", statistics=False)
     run.processed.write_parquet(tmp / "processed.parquet", statistics=False, compression="lz4")
@@ -155,7 +156,7 @@ def _write_folder(run: EloRun, tmp: Path, state_dir: str | Path | None) -> None:
     (tmp / "params.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     history: dict[dt.date, Any] = {}
-    old_files = _history_files(Path(state_dir) / "history" if state_dir is not None else None)
+    old_files = _history_files(old_history)
     if run.report_day is not None:
         keep = _kept_days([*old_files, *run.snapshots], run.report_day)
         for day in sorted(keep):
