@@ -40,7 +40,7 @@ class Lexicon:
 
     Attributes:
         folder: the lexicon folder.
-        key: ``word -> str``, the form a word is looked up by (lowercase, letter folds applied).
+        key: ``word -> str``, the form a word is looked up by (NFC, lowercase, letter folds applied).
         manifest: the parsed ``manifest.json`` (``language``, ``tile_set``, ``rules``, ``alphabet``,
             ``fold``, ``words``, …).
     """
@@ -49,7 +49,10 @@ class Lexicon:
         self.folder = Path(folder)
         self.manifest = manifest
         self._trie = trie
-        self.key = folder_of(manifest.get("fold", {}))
+        from gamecore.text import nfc
+
+        fold = folder_of(manifest.get("fold", {}))
+        self.key = lambda word: fold(nfc(word))  # NFC here too: library callers get the CLI's verdicts
 
     @classmethod
     def load(cls, folder: Path | str) -> "Lexicon":
