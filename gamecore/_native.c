@@ -21,8 +21,16 @@
  *
  * Move generation: Gordon's GADDAG algorithm (Gordon 1994, "A faster Scrabble move generation
  * algorithm") per lane (row or column), anchors = empty squares next to a tile (or the start square
- * on the first move), cross-checks and cross-scores computed from the DAWG; every node read is
- * bounds-checked.
+ * on the first move), cross-checks (64-bit letter sets) and cross-scores computed once per call from
+ * the DAWG; every node read is bounds-checked. Plays are recorded as plain structs into a buffer
+ * kept between calls, sorted there (a 64-bit key, radix sort) and made into Python objects only
+ * for the plays returned (RawMoves, or ScoredPlay tuples built directly). For the best K plays the
+ * search is pruned (the idea of MAGPIE's "shadow", written here from the scoring rule): each
+ * anchor gets an upper bound over its spans, anchors are searched best bound first, the search
+ * inside an anchor skips spans whose bound is below the K-th best score so far, and it stops when
+ * the best bound left is below it; a bingo index (multiset hashes of the long words) drops spans
+ * that would take the whole rack when no word fits them. The result is exactly the first K of the
+ * full sorted list (tests/test_shadow.py).
  *
  * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
  * SKRAFL_KWG_ONE_THREAD=1 builds both GADDAG halves on the calling thread (same output).
@@ -64,7 +72,7 @@ static double cpu_s(void) {
 #define ACCEPTS (1u << 23)
 #define MAX_TILE 63
 #define MAX_WORD 255
-#define NATIVE_ABI 4
+#define NATIVE_ABI 5
 
 /* ------------------------------------------------------------------------------------------ */
 /* Builder                                                                                     */
@@ -732,63 +740,173 @@ static PyStructSequence_Desc rawmove_desc = {
     "One legal play: (row, col, across, letters, score, tiles_placed).",
     rawmove_fields, 6};
 
+/* Plays are recorded into a buffer of plain structs (kept between calls, grown when needed) and
+ * turned into Python objects only at the end, and only for the plays asked for. */
 typedef struct {
-    const uint32_t *kwg;
-    size_t nnodes;
-    int n; /* lane length */
-    int across;
-    int lane; /* index of the lane (row when across) */
-    /* lane data */
+    uint64_t key;   /* sort key: see move_keys (0 when the slow comparison is needed) */
+    int32_t score;
+    uint32_t off;   /* the main word's letters: g_pool[off .. off + len) */
+    uint8_t row, col, across, len, placed;
+} Move;
+
+/* One lane (row for plays across, column for plays down), computed once per call. */
+typedef struct {
     uint8_t tiles[MAXD];   /* board tiles in the lane: 0 empty, else tile | 64 if blank */
-    uint64_t mask[MAXD];   /* allowed tiles on empty squares (bit t) */
-    int16_t xscore[MAXD];  /* sum of values of the perpendicular word's board tiles */
+    uint64_t mask[MAXD];   /* allowed tiles on empty squares (bit t); 0 = no tile can go here */
+    int32_t xscore[MAXD];  /* sum of values of the perpendicular word's board tiles */
     uint8_t hasx[MAXD];    /* a perpendicular word is formed on this square */
     uint8_t anchor[MAXD];
     uint8_t lm[MAXD], wm[MAXD];
+    int32_t cap[MAXD];     /* (pruning) the most a rack tile can score here: value, not multiplied */
+} Lane;
+
+typedef struct {
+    int32_t bound; /* upper bound of the score of any play generated from this anchor */
+    uint8_t dir, lane, pos;
+    uint8_t checked;  /* the bound has the bingo spans checked against the lexicon */
+    int16_t bs, be;   /* the span [bs, be] that gives the bound (-1: none) */
+} Anchor;
+
+typedef struct {
+    int n; /* lane length */
+    int across;
+    int lane; /* index of the lane (row when across) */
+    /* the current lane's data (pointers into a Lane) */
+    const uint8_t *tiles;
+    const uint64_t *mask;
+    const int32_t *xscore;
+    const uint8_t *hasx, *anchor, *lm, *wm;
     uint8_t placed[MAXD];  /* tiles placed in the current partial play */
     /* play state */
     int rack[MAX_TILE + 1];
-    int blanks;
+    int blanks, ntiles;
     uint64_t rackmask; /* bit t: the rack holds a tile t */
     int values[MAX_TILE + 1];
     int bvalues[MAX_TILE + 1]; /* what a blank standing for the letter scores: 0, or the letter's value */
     int bingo, bingo_tiles;
     int anchor_pos;
     int dedupe_single; /* down pass: one-tile plays forming an across word were listed already */
-    PyObject *out;
+    /* top-K: a min-heap of the best `limit` scores recorded so far (limit 0 = keep every play) */
+    int limit, nheap;
+    int *heap;
+    /* pruning inside an anchor's search (the anchor's span bounds, see span_bounds) */
+    int prune_in;
+    int thr; /* the K-th best score so far once K plays are kept (INT_MIN before) */
     int error;
 } Gen;
 
+#define NEG_BOUND (-0x3FFFFFFF)
+/* for the anchor being searched: g_rmax[s][e] = the best bound of a span [s, e'] with e' >= e,
+ * g_leftmax[s] = the best bound of a span starting at s or left of it */
+static int g_rmax[MAXD][MAXD + 1];
+static int g_leftmax[MAXD];
+/* and for the right part of a play (squares p.. after its left part is placed), over every end:
+ * the largest word multiplier still to come, the largest (main-word points to come) x (its word
+ * multiplier), the largest cross-word points to come, and which numbers of new tiles can end it.
+ * g_dW[p] < 0: no play can go on to square p. */
+static int g_dW[MAXD + 1], g_dMW[MAXD + 1], g_dX[MAXD + 1];
+static uint64_t g_dK[MAXD + 1];
+
+/* Whether a play whose squares up to p-1 are placed (main_sum, wmul, xsum, nplaced so far) can
+ * still score at least the K-th best when it goes on to square p. */
+static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum, int nplaced) {
+    if (g_dW[p] < 0) return 0;
+    int k = g->bingo_tiles - nplaced; /* new tiles still needed for the bingo bonus */
+    int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] +
+            (k <= 0 || (k < 64 && (g_dK[p] >> k)) ? g->bingo : 0);
+    return b >= g->thr;
+}
+
+
+static int g_busy; /* generate() is running (the buffers below are in use) */
+static Move *g_moves, *g_tmp;
+static size_t g_nmoves, g_capmoves, g_captmp;
+static uint8_t *g_pool;
+static size_t g_npool, g_cappool;
+static Lane g_lanes[2][MAXD];
+static Anchor g_anchors[2 * MAXD * MAXD];
+static uint8_t g_grid[MAXD][MAXD];
+/* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
+static long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
+static long g_calls; /* search calls (work done) of the step at hand */
+typedef struct { uint8_t dir, lane, pos, spare; int16_t s, e; int bound, best; long work; } Step;
+static Step g_steps[2 * MAXD * MAXD];
+static long g_nsteps;
+static int g_cur_best;
+
+static void heap_push(Gen *g, int s) {
+    int i = g->nheap++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (g->heap[p] <= s) break;
+        g->heap[i] = g->heap[p];
+        i = p;
+    }
+    g->heap[i] = s;
+}
+
+static void heap_replace_top(Gen *g, int s) {
+    int n = g->nheap, i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && g->heap[c + 1] < g->heap[c]) c++;
+        if (g->heap[c] >= s) break;
+        g->heap[i] = g->heap[c];
+        i = c;
+    }
+    g->heap[i] = s;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 4096;
+    while (nc < need) nc *= 2;
+    void *np = realloc(*p, nc * size);
+    if (!np) return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
 static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
-    if (end - start + 1 < 2 || g->error) return;
+    int len = end - start + 1;
+    if (len < 2) return;
     if (g->dedupe_single && nplaced == 1) {
         for (int i = start; i <= end; i++)
             if (g->placed[i] && g->hasx[i]) return;
     }
     int score = main_sum * wmul + xsum + (nplaced == g->bingo_tiles ? g->bingo : 0);
-    char word[MAXD];
-    for (int i = start; i <= end; i++) word[i - start] = (char)(g->tiles[i] ? g->tiles[i] : g->placed[i]);
-    PyObject *m = PyStructSequence_New(RawMoveType);
-    if (!m) { g->error = 1; return; }
-    int row = g->across ? g->lane : start, col = g->across ? start : g->lane;
-    PyObject *w = PyBytes_FromStringAndSize(word, end - start + 1);
-    PyObject *r = PyLong_FromLong(row), *c = PyLong_FromLong(col), *s = PyLong_FromLong(score);
-    PyObject *t = PyLong_FromLong(nplaced);
-    PyObject *a = PyBool_FromLong(g->across);
-    if (!w || !r || !c || !s || !t) {
-        Py_XDECREF(w); Py_XDECREF(r); Py_XDECREF(c); Py_XDECREF(s); Py_XDECREF(t); Py_DECREF(a);
-        Py_DECREF(m);
+    if (score > g_cur_best) g_cur_best = score;
+    if (g->limit) {
+        if (g->nheap == g->limit) {
+            if (score < g->heap[0]) return; /* below the K-th best so far: never in the top K */
+            if (score > g->heap[0]) {
+                heap_replace_top(g, score);
+                g->thr = g->heap[0];
+            }
+        } else {
+            heap_push(g, score);
+            if (g->nheap == g->limit) g->thr = g->heap[0];
+        }
+    }
+    if ((g_nmoves == g_capmoves && grow((void **)&g_moves, &g_capmoves, g_nmoves + 1, sizeof(Move)) < 0) ||
+        (g_npool + len > g_cappool && grow((void **)&g_pool, &g_cappool, g_npool + len, 1) < 0)) {
         g->error = 1;
         return;
     }
-    PyStructSequence_SET_ITEM(m, 0, r);
-    PyStructSequence_SET_ITEM(m, 1, c);
-    PyStructSequence_SET_ITEM(m, 2, a);
-    PyStructSequence_SET_ITEM(m, 3, w);
-    PyStructSequence_SET_ITEM(m, 4, s);
-    PyStructSequence_SET_ITEM(m, 5, t);
-    if (PyList_Append(g->out, m) < 0) g->error = 1;
-    Py_DECREF(m);
+    Move *m = &g_moves[g_nmoves++];
+    uint8_t *w = g_pool + g_npool;
+    m->off = (uint32_t)g_npool;
+    g_npool += len;
+    for (int i = start; i <= end; i++) w[i - start] = g->tiles[i] ? g->tiles[i] : g->placed[i];
+    m->score = score;
+    m->row = (uint8_t)(g->across ? g->lane : start);
+    m->col = (uint8_t)(g->across ? start : g->lane);
+    m->across = (uint8_t)g->across;
+    m->len = (uint8_t)len;
+    m->placed = (uint8_t)nplaced;
+    m->key = 0;
 }
 
 static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
@@ -805,9 +923,11 @@ static void go_on(Gen *g, int pos, uint32_t node, int start, int main_sum, int w
         int right_empty = a + 1 >= n || g->tiles[a + 1] == 0;
         if (accepts && left_empty && right_empty) record(g, pos, a, main_sum, wmul, xsum, nplaced);
         if (next) {
-            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]))
+            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
+                (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
                 gen(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
-            if (left_empty && a + 1 < n) {
+            if (left_empty && a + 1 < n &&
+                (!g->prune_in || (g_rmax[pos][a + 1] >= g->thr && right_ok(g, a + 1, main_sum, wmul, xsum, nplaced)))) {
                 uint32_t sv = KW(next);
                 if (N_TILE(sv) == 0 && N_ARC(sv))
                     gen(g, a + 1, N_ARC(sv), pos, main_sum, wmul, xsum, nplaced);
@@ -816,13 +936,16 @@ static void go_on(Gen *g, int pos, uint32_t node, int start, int main_sum, int w
     } else {
         int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
         if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
-        if (next && pos + 1 < n) gen(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
+        if (next && pos + 1 < n &&
+            (!g->prune_in || (g_rmax[start][pos + 1] >= g->thr && right_ok(g, pos + 1, main_sum, wmul, xsum, nplaced))))
+            gen(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
     }
 }
 
 static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum,
                 int nplaced) {
     if (g->error) return;
+    g_calls++;
     uint8_t bt = g->tiles[pos];
     if (bt) {
         uint32_t want = bt & 63;
@@ -979,124 +1102,727 @@ static int read_ints(PyObject *obj, int *out, int maxn, const char *what) {
     return 0;
 }
 
-static PyObject *py_generate(PyObject *self, PyObject *args) {
-    Py_buffer kb;
-    PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
-    int blanks, srow, scol, bingo, first, bingo_tiles;
-    PyObject *blocked_o = Py_None;
-    int wide = -1, blank_letter_value = 0;
-    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|Oip", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
-                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide,
-                          &blank_letter_value))
-        return NULL;
-    static uint8_t grid[MAXD][MAXD], lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
-    Gen *g = calloc(1, sizeof(Gen));
-    PyObject *out = NULL;
-    if (!g) { PyErr_NoMemory(); goto fail; }
-    g->kwg = (const uint32_t *)kb.buf;
-    g->nnodes = (size_t)kb.len / 4;
-    /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
-    g_wide = wide >= 0 ? wide : g->nnodes > ARC_MASK + 1;
-    g_nnodes = g->nnodes;
-    g_kwg = g->kwg;
-    if (g->nnodes < 2) { PyErr_SetString(PyExc_ValueError, "KWG too small"); goto fail; }
-    int R = -1, C = -1;
-    if (read_grid(grid_o, &R, &C, grid, 127, "grid") < 0) goto fail;
-    if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
-    if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) goto fail;
-    memset(bkg, 0, sizeof bkg);
-    if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, bkg, 1, "blocked") < 0) goto fail;
-    if (g->nnodes < 2 || N_ARC(g->kwg[0]) >= g->nnodes || N_ARC(g->kwg[1]) >= g->nnodes) {
-        PyErr_SetString(PyExc_ValueError, "not a KWG");
-        goto fail;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Upper bound per anchor (the idea of MAGPIE's "shadow"; written here from the scoring rule):  */
+/* a play generated from anchor a covers a span [s, e] with s <= a <= e, no other empty anchor  */
+/* in [s, a) (the generator does not extend left over one), every empty square of the span able */
+/* to take a rack letter, board tiles on both sides of the span included in it. Its score is    */
+/*   sum over new squares i of v_i * (lm_i * W + hasx_i * lm_i * wm_i)                          */
+/*   + W * (values of the span's board tiles) + sum over new squares of hasx_i * xscore_i * wm_i */
+/*   + bingo (when bingo_tiles tiles are placed),  W = product of wm_i over the new squares,     */
+/* and the first sum is at most the rack's k best values paired best-first with the k largest   */
+/* multipliers (rearrangement inequality; all values and multipliers >= 0).                     */
+
+static void sort_desc(int *a, int n) {
+    for (int i = 1; i < n; i++) {
+        int x = a[i], j = i;
+        while (j > 0 && a[j - 1] < x) { a[j] = a[j - 1]; j--; }
+        a[j] = x;
     }
-    for (int r = 0; r < R; r++)
-        for (int c = 0; c < C; c++)
-            if (grid[r][c] && ((grid[r][c] & 63) == 0)) {
-                PyErr_Format(PyExc_ValueError, "grid: bad value %d", grid[r][c]);
-                goto fail;
-            }
-    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) goto fail;
-    if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
-    for (int t = 0; t <= MAX_TILE; t++) g->bvalues[t] = blank_letter_value ? g->values[t] : 0;
-    g->rack[0] = 0;
-    g->blanks = blanks;
+}
+
+/* The rack's tile values, best first, at most MAXD of them; returns how many. */
+static int rack_values(const Gen *g, int *rv) {
+    int tmp[(MAX_TILE + 2) * MAXD], n = 0, bmax = 0;
+    for (int t = 1; t <= MAX_TILE; t++) {
+        int c = g->rack[t] < MAXD ? g->rack[t] : MAXD;
+        for (int k = 0; k < c; k++) tmp[n++] = g->values[t];
+        if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
+    }
+    int b = g->blanks < MAXD ? g->blanks : MAXD;
+    for (int k = 0; k < b; k++) tmp[n++] = bmax;
+    sort_desc(tmp, n);
+    if (n > MAXD) n = MAXD;
+    memcpy(rv, tmp, n * sizeof(int));
+    return n;
+}
+
+/* (pruning) Bingo spans. A span with bingo_tiles new squares, when the rack holds exactly that many
+ * tiles, takes the whole rack: it can hold a play only if some word of the lexicon is an anagram
+ * of the rack plus the span's board tiles (a blank: any letter). A bingo index (bingo_index()) holds
+ * a multiset hash of every word of at least bingo_tiles letters: h(word) = sum of Z[tile] mod 2^64,
+ * so equal multisets have equal hashes (a collision can only say "maybe": answers stay exact).
+ * Layout: uint64 words; [0] = largest tile seen, [1] = table size (a power of two), then the
+ * open-addressing table (0 = free). Without an index every bingo span counts. */
+static const uint64_t *g_bidx;
+static uint64_t g_bidx_mask, g_bidx_maxt;
+#define BCACHE 64
+static uint64_t g_bcache_key[BCACHE];
+static uint8_t g_bcache_ok[BCACHE];
+static int g_nbcache;
+
+static inline uint64_t zobrist(uint32_t t) {
+    uint64_t z = (uint64_t)t * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t slot_of(uint64_t h) { return (h ^ (h >> 29)) * 0xD6E8FEB86659FD93ull; }
+
+static int bidx_has(const uint64_t *tab, uint64_t mask, uint64_t h) {
+    if (!h) h = 1;
+    for (uint64_t i = slot_of(h) & mask;; i = (i + 1) & mask) {
+        if (tab[i] == h) return 1;
+        if (!tab[i]) return 0;
+    }
+}
+
+static int bingo_possible(const Gen *g, const uint8_t *through, int nt) {
+    if (!g_bidx || g->blanks > 2) return 1;
+    uint64_t key = 0;
+    for (int i = 0; i < nt; i++) key += zobrist(through[i] & 63);
+    for (int i = 0; i < g_nbcache; i++)
+        if (g_bcache_key[i] == key) return g_bcache_ok[i];
+    uint64_t base = key;
     for (int t = 1; t <= MAX_TILE; t++)
-        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
-    g->bingo = bingo;
-    g->bingo_tiles = bingo_tiles;
-    out = PyList_New(0);
-    if (!out) goto fail;
-    g->out = out;
-    if (first && (srow < 0 || srow >= R || scol < 0 || scol >= C)) {
-        PyErr_SetString(PyExc_ValueError, "start square outside the board");
-        goto fail;
+        for (int k = 0; k < g->rack[t]; k++) base += zobrist(t);
+    const uint64_t *tab = g_bidx + 2;
+    int ok = 0;
+    if (g->blanks == 0) {
+        ok = bidx_has(tab, g_bidx_mask, base);
+    } else {
+        for (uint32_t x = 1; x <= g_bidx_maxt && !ok; x++) {
+            if (g->blanks == 1) {
+                ok = bidx_has(tab, g_bidx_mask, base + zobrist(x));
+            } else {
+                for (uint32_t y = x; y <= g_bidx_maxt && !ok; y++)
+                    ok = bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y));
+            }
+        }
     }
+    if (g_nbcache < BCACHE) {
+        g_bcache_key[g_nbcache] = key;
+        g_bcache_ok[g_nbcache++] = (uint8_t)ok;
+    }
+    return ok;
+}
+
+typedef struct { uint64_t *h; size_t n, cap; uint32_t maxt; int min_len; int oom; } WordHashes;
+
+static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
+    if (!list || depth >= MAX_WORD) return;
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = KW(i);
+        uint32_t t = N_TILE(nv);
+        if (t) {
+            uint64_t h2 = h + zobrist(t);
+            if (t > w->maxt) w->maxt = t;
+            if (N_ACC(nv) && depth + 1 >= w->min_len) {
+                if (w->n == w->cap && grow((void **)&w->h, &w->cap, w->n + 1, sizeof(uint64_t)) < 0) { w->oom = 1; return; }
+                w->h[w->n++] = h2 ? h2 : 1;
+            }
+            collect_words(w, N_ARC(nv), h2, depth + 1);
+            if (w->oom) return;
+        }
+        if (N_END(nv)) break;
+    }
+}
+
+static PyObject *py_bingo_index(PyObject *self, PyObject *args) {
+    Py_buffer kb;
+    int wide = -1, min_len = 7;
+    if (!PyArg_ParseTuple(args, "y*|ii", &kb, &wide, &min_len)) return NULL;
+    if (g_busy) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_RuntimeError, "bingo_index() called while generate() runs");
+        return NULL;
+    }
+    size_t nnodes = (size_t)kb.len / 4;
+    if (nnodes < 2) { PyBuffer_Release(&kb); PyErr_SetString(PyExc_ValueError, "KWG too small"); return NULL; }
+    g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    g_nnodes = nnodes;
+    g_kwg = (const uint32_t *)kb.buf;
+    WordHashes w = {NULL, 0, 0, 0, min_len < 1 ? 1 : min_len, 0};
+    collect_words(&w, N_ARC(KW(0)), 0, 0);
+    PyObject *out = NULL;
+    if (w.oom) { PyErr_NoMemory(); goto done; }
+    size_t cap = 16;
+    while (cap < 2 * w.n + 16) cap *= 2;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((cap + 2) * sizeof(uint64_t)));
+    if (!out) goto done;
+    uint64_t *o = (uint64_t *)PyBytes_AS_STRING(out);
+    memset(o, 0, (cap + 2) * sizeof(uint64_t));
+    o[0] = w.maxt;
+    o[1] = cap;
+    uint64_t *tab = o + 2;
+    for (size_t i = 0; i < w.n; i++) {
+        uint64_t h = w.h[i];
+        uint64_t j = slot_of(h) & (cap - 1);
+        while (tab[j] && tab[j] != h) j = (j + 1) & (cap - 1);
+        tab[j] = h;
+    }
+done:
+    free(w.h);
+    PyBuffer_Release(&kb);
+    return out;
+}
+
+/* The best bound over the anchor's spans; with `fill`, also g_rmax and g_leftmax for it. */
+static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
+                       int check, int16_t *bs, int16_t *be) {
+    uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
+    *bs = *be = -1;
+    if (!(L->mask[a] & usable)) return -1;
+    int best = -1;
+    int lm[MAXD], wm[MAXD], hx[MAXD], cap[MAXD], eff[MAXD];
+    if (fill) {
+        for (int s = 0; s <= a; s++) {
+            g_leftmax[s] = NEG_BOUND;
+            for (int e = a; e <= n; e++) g_rmax[s][e] = NEG_BOUND;
+        }
+    }
+    int lo = a;
+    for (int s = a, left = 0; s >= 0; s--) {
+        if (s < a && !L->tiles[s] && (L->anchor[s] || !(L->mask[s] & usable) || ++left >= nrv)) break;
+        lo = s;
+        if (s > 0 && L->tiles[s - 1]) continue; /* the word would go on to the left */
+        int k = 0, W = 1, board = 0, cross = 0, nt = 0;
+        uint8_t through[MAXD];
+        for (int e = s; e < n; e++) {
+            uint8_t bt = L->tiles[e];
+            if (bt) {
+                board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
+                through[nt++] = bt;
+            } else {
+                if (!(L->mask[e] & usable) || k == nrv) break;
+                lm[k] = L->lm[e];
+                wm[k] = L->wm[e];
+                hx[k] = L->hasx[e];
+                cap[k] = L->cap[e];
+                if (hx[k]) cross += L->xscore[e] * L->wm[e];
+                W *= L->wm[e];
+                k++;
+            }
+            if (e < a || e == s || (e + 1 < n && L->tiles[e + 1])) continue;
+            int sum = 0, capped = 0;
+            for (int i = 0; i < k; i++) {
+                eff[i] = lm[i] * W + (hx[i] ? lm[i] * wm[i] : 0);
+                capped += eff[i] * cap[i];
+            }
+            sort_desc(eff, k);
+            for (int i = 0; i < k; i++) sum += eff[i] * rv[i];
+            if (capped < sum) sum = capped;
+            sum += board * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
+            if (check && k == g->ntiles && k >= g->bingo_tiles && sum >= g->thr && !bingo_possible(g, through, nt))
+                continue; /* no word takes the rack with these board tiles */
+            if (sum > best) { best = sum; *bs = (int16_t)s; *be = (int16_t)e; }
+            if (fill) g_rmax[s][e] = sum;
+        }
+    }
+    if (fill) {
+        for (int s = lo; s <= a; s++) {
+            for (int e = n - 1; e >= a; e--)
+                if (g_rmax[s][e + 1] > g_rmax[s][e]) g_rmax[s][e] = g_rmax[s][e + 1];
+            g_leftmax[s] = s > lo && g_leftmax[s - 1] > g_rmax[s][a] ? g_leftmax[s - 1] : g_rmax[s][a];
+        }
+    }
+    return best;
+}
+
+/* (pruning) g_dW, g_dMW, g_dX, g_dK for the squares right of anchor a (see right_ok): each part
+ * maximised on its own over the ends, the rack's best values on the best multipliers. */
+static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv) {
+    uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
+    int lmv[MAXD], xmv[MAXD], tmp[MAXD];
+    for (int p = a + 1; p < n; p++) {
+        int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0;
+        uint64_t km = 0;
+        for (int e = p; e < n; e++) {
+            uint8_t bt = L->tiles[e];
+            if (bt) {
+                board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
+            } else {
+                if (!(L->mask[e] & usable) || k == nrv) break;
+                lmv[k] = L->lm[e];
+                xmv[k] = L->hasx[e] ? L->lm[e] * L->wm[e] : 0;
+                if (L->hasx[e]) cross += L->xscore[e] * L->wm[e];
+                W *= L->wm[e];
+                k++;
+            }
+            if (e + 1 < n && L->tiles[e + 1]) continue;
+            int mr = board, xr = cross;
+            memcpy(tmp, lmv, k * sizeof(int));
+            sort_desc(tmp, k);
+            for (int i = 0; i < k; i++) mr += tmp[i] * rv[i];
+            memcpy(tmp, xmv, k * sizeof(int));
+            sort_desc(tmp, k);
+            for (int i = 0; i < k; i++) xr += tmp[i] * rv[i];
+            if (W > mW) mW = W;
+            if (mr * W > mMW) mMW = mr * W;
+            if (xr > mX) mX = xr;
+            if (k < 64) km |= 1ull << k;
+        }
+        g_dW[p] = mW;
+        g_dMW[p] = mMW;
+        g_dX[p] = mX;
+        g_dK[p] = km;
+    }
+}
+
+/* (pruning) per lane square, the most a rack tile that may stand there can score (before
+ * multipliers): letters of the cross-check held on the rack, or any of its letters for a blank. */
+static void lane_caps(const Gen *g, int R, int C) {
+    for (int dir = 0; dir < 2; dir++) {
+        int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
+        for (int l = 0; l < nl; l++) {
+            Lane *L = &g_lanes[dir][l];
+            for (int p = 0; p < n; p++) {
+                int best = 0;
+                uint64_t m = L->mask[p] & g->rackmask;
+                while (m) {
+                    int t = __builtin_ctzll(m);
+                    if (g->values[t] > best) best = g->values[t];
+                    m &= m - 1;
+                }
+                if (g->blanks > 0) {
+                    m = L->mask[p] & ~1ull;
+                    while (m) {
+                        int t = __builtin_ctzll(m);
+                        if (g->bvalues[t] > best) best = g->bvalues[t];
+                        m &= m - 1;
+                    }
+                }
+                L->cap[p] = best;
+            }
+        }
+    }
+}
+
+/* A max-heap of anchor indices by bound (ties: the lower index first). */
+static int g_aheap[2 * MAXD * MAXD], g_naheap;
+
+static int aheap_before(int x, int y) {
+    const Anchor *a = &g_anchors[x], *b = &g_anchors[y];
+    return a->bound > b->bound || (a->bound == b->bound && x < y);
+}
+
+static void aheap_push(int x) {
+    int i = g_naheap++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!aheap_before(x, g_aheap[p])) break;
+        g_aheap[i] = g_aheap[p];
+        i = p;
+    }
+    g_aheap[i] = x;
+}
+
+static int aheap_pop(void) {
+    int top = g_aheap[0], x = g_aheap[--g_naheap], n = g_naheap, i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && aheap_before(g_aheap[c + 1], g_aheap[c])) c++;
+        if (!aheap_before(g_aheap[c], x)) break;
+        g_aheap[i] = g_aheap[c];
+        i = c;
+    }
+    if (n) g_aheap[i] = x;
+    return top;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sorting the recorded plays: score descending, fewer tiles, row, column, across before down,  */
+/* then the letters (bytes order, a prefix first) -- best.py's order. A 64-bit key holds all    */
+/* but the letters after the third; equal keys are few and compared in full.                    */
+
+static int move_cmp(const Move *a, const Move *b) {
+    if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->placed != b->placed) return a->placed < b->placed ? -1 : 1;
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    if (a->col != b->col) return a->col < b->col ? -1 : 1;
+    if (a->across != b->across) return a->across > b->across ? -1 : 1;
+    int n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(g_pool + a->off, g_pool + b->off, n);
+    if (c) return c;
+    return (int)a->len - (int)b->len;
+}
+
+static int move_qcmp(const void *a, const void *b) { return move_cmp(a, b); }
+
+static void insertion_sort(Move *a, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        Move x = a[i];
+        size_t j = i;
+        while (j > 0 && move_cmp(&a[j - 1], &x) > 0) { a[j] = a[j - 1]; j--; }
+        a[j] = x;
+    }
+}
+
+/* Sort g_moves[0..n); -1 when out of memory. */
+static int sort_moves(size_t n) {
+    if (n < 2) return 0;
+    int keyed = n >= 256;
+    for (size_t i = 0; keyed && i < n; i++) {
+        Move *m = &g_moves[i];
+        if (m->score < 0 || m->score > 0xFFFFFF || m->placed > 63 || m->row > 63 || m->col > 63) { keyed = 0; break; }
+        const uint8_t *w = g_pool + m->off;
+        m->key = ((uint64_t)(0xFFFFFF - m->score) << 40) | ((uint64_t)m->placed << 34) | ((uint64_t)m->row << 28) |
+                 ((uint64_t)m->col << 22) | ((uint64_t)!m->across << 21) | ((uint64_t)(w[0] & 127) << 14) |
+                 ((uint64_t)(w[1] & 127) << 7) | (m->len > 2 ? (uint64_t)(w[2] & 127) : 0);
+    }
+    if (!keyed) {
+        qsort(g_moves, n, sizeof(Move), move_qcmp);
+        return 0;
+    }
+    if (grow((void **)&g_tmp, &g_captmp, n, sizeof(Move)) < 0) return -1;
+    Move *src = g_moves, *dst = g_tmp;
+    size_t count[256];
+    for (int shift = 0; shift < 64; shift += 8) {
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++) count[(src[i].key >> shift) & 255]++;
+        if (count[(src[0].key >> shift) & 255] == n) continue; /* one digit: nothing to do */
+        size_t s = 0;
+        for (int d = 0; d < 256; d++) { size_t c = count[d]; count[d] = s; s += c; }
+        for (size_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 255]++] = src[i];
+        Move *t = src; src = dst; dst = t;
+    }
+    if (src != g_moves) memcpy(g_moves, src, n * sizeof(Move));
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && g_moves[j].key == g_moves[i].key) j++;
+        if (j - i > 1) insertion_sort(g_moves + i, j - i);
+        i = j;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Python objects, made only for the plays returned                                             */
+
+static PyObject *raw_move(const Move *m) {
+    PyObject *o = PyStructSequence_New(RawMoveType);
+    if (!o) return NULL;
+    PyObject *w = PyBytes_FromStringAndSize((const char *)g_pool + m->off, m->len);
+    PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
+    PyObject *t = PyLong_FromLong(m->placed);
+    PyObject *a = PyBool_FromLong(m->across);
+    PyStructSequence_SET_ITEM(o, 0, r);
+    PyStructSequence_SET_ITEM(o, 1, c);
+    PyStructSequence_SET_ITEM(o, 2, a);
+    PyStructSequence_SET_ITEM(o, 3, w);
+    PyStructSequence_SET_ITEM(o, 4, s);
+    PyStructSequence_SET_ITEM(o, 5, t);
+    if (!w || !r || !c || !s || !t) { Py_DECREF(o); return NULL; }
+    return o;
+}
+
+/* A gamecore.play.ScoredPlay (a NamedTuple: row, col, across, word, new, score, tiles_placed,
+ * words): word from the tile table (one shared Tile per letter byte), new = the square was empty. */
+static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table) {
+    PyObject *o = type->tp_alloc(type, 8);
+    if (!o) return NULL;
+    PyObject *word = PyTuple_New(m->len), *isnew = PyTuple_New(m->len);
+    PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
+    PyObject *t = PyLong_FromLong(m->placed), *words = PyTuple_New(0);
+    PyObject *a = PyBool_FromLong(m->across);
+    PyTuple_SET_ITEM(o, 0, r);
+    PyTuple_SET_ITEM(o, 1, c);
+    PyTuple_SET_ITEM(o, 2, a);
+    PyTuple_SET_ITEM(o, 3, word);
+    PyTuple_SET_ITEM(o, 4, isnew);
+    PyTuple_SET_ITEM(o, 5, s);
+    PyTuple_SET_ITEM(o, 6, t);
+    PyTuple_SET_ITEM(o, 7, words);
+    if (!word || !isnew || !r || !c || !s || !t || !words) { Py_DECREF(o); return NULL; }
+    const uint8_t *w = g_pool + m->off;
+    for (int i = 0; i < m->len; i++) {
+        PyObject *tile = table[w[i] & 127];
+        Py_INCREF(tile);
+        PyTuple_SET_ITEM(word, i, tile);
+        int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
+        PyTuple_SET_ITEM(isnew, i, PyBool_FromLong(g_grid[rr][cc] == 0));
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* generate()                                                                                   */
+
+static Gen g_gen;
+
+static void set_lane(Gen *g, int dir, int l, int R, int C) {
+    const Lane *L = &g_lanes[dir][l];
+    g->across = dir == 0;
+    g->n = dir == 0 ? C : R;
+    g->lane = l;
+    g->dedupe_single = dir != 0;
+    g->tiles = L->tiles;
+    g->mask = L->mask;
+    g->xscore = L->xscore;
+    g->hasx = L->hasx;
+    g->anchor = L->anchor;
+    g->lm = L->lm;
+    g->wm = L->wm;
+}
+
+/* Lanes, cross-checks, cross-scores and anchors of both directions; returns the anchor count. */
+static int compute_lanes(Gen *g, int R, int C, uint8_t lmg[MAXD][MAXD], uint8_t wmg[MAXD][MAXD],
+                         uint8_t bkg[MAXD][MAXD], int first, int srow, int scol) {
+    int na_total = 0;
     for (int dir = 0; dir < 2; dir++) {
         int across = dir == 0;
         int nl = across ? R : C, n = across ? C : R;
-        g->across = across;
-        g->n = n;
-        g->dedupe_single = !across;
 #define AT(A, l, p) (across ? (A)[l][p] : (A)[p][l])
         for (int l = 0; l < nl; l++) {
-            int any_anchor = 0;
-            g->lane = l;
+            Lane *L = &g_lanes[dir][l];
             for (int p = 0; p < n; p++) {
-                g->tiles[p] = AT(grid, l, p);
-                g->lm[p] = AT(lmg, l, p);
-                g->wm[p] = AT(wmg, l, p);
-                g->placed[p] = 0;
-                g->anchor[p] = 0;
-                g->hasx[p] = 0;
-                g->xscore[p] = 0;
-                g->mask[p] = 0;
-                if (g->tiles[p] || AT(bkg, l, p)) continue; /* a blocked square: no tile, no anchor */
+                L->tiles[p] = AT(g_grid, l, p);
+                L->lm[p] = AT(lmg, l, p);
+                L->wm[p] = AT(wmg, l, p);
+                L->anchor[p] = 0;
+                L->hasx[p] = 0;
+                L->xscore[p] = 0;
+                L->mask[p] = 0;
+                if (L->tiles[p] || AT(bkg, l, p)) continue; /* a blocked square: no tile, no anchor */
                 /* perpendicular neighbours: along the other axis, lane index l-1 / l+1 */
                 uint8_t before[MAXD], after[MAXD];
                 int nb = 0, na = 0;
                 int q = l - 1;
-                while (q >= 0 && AT(grid, q, p)) q--;
-                for (int k = q + 1; k < l; k++) before[nb++] = AT(grid, k, p);
+                while (q >= 0 && AT(g_grid, q, p)) q--;
+                for (int k = q + 1; k < l; k++) before[nb++] = AT(g_grid, k, p);
                 q = l + 1;
-                while (q < nl && AT(grid, q, p)) after[na++] = AT(grid, q++, p);
+                while (q < nl && AT(g_grid, q, p)) after[na++] = AT(g_grid, q++, p);
                 if (first) {
-                    g->anchor[p] = across ? (l == srow && p == scol) : (p == srow && l == scol);
+                    L->anchor[p] = across ? (l == srow && p == scol) : (p == srow && l == scol);
                 } else {
-                    g->anchor[p] = nb || na || (p > 0 && AT(grid, l, p - 1)) ||
-                                   (p + 1 < n && AT(grid, l, p + 1));
+                    L->anchor[p] = nb || na || (p > 0 && AT(g_grid, l, p - 1)) || (p + 1 < n && AT(g_grid, l, p + 1));
                 }
                 if (nb || na) {
                     int xs = 0;
                     for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? g->bvalues[before[k] & 63] : g->values[before[k] & 63];
                     for (int k = 0; k < na; k++) xs += (after[k] & 64) ? g->bvalues[after[k] & 63] : g->values[after[k] & 63];
-                    g->hasx[p] = 1;
-                    g->xscore[p] = (int16_t)xs;
-                    g->mask[p] = cross_mask(before, nb, after, na);
+                    L->hasx[p] = 1;
+                    L->xscore[p] = xs;
+                    L->mask[p] = cross_mask(before, nb, after, na);
                 } else {
-                    g->mask[p] = ~1ull;
+                    L->mask[p] = ~1ull;
                 }
-                any_anchor |= g->anchor[p];
-            }
-            if (!any_anchor) continue;
-            uint32_t groot = N_ARC(g->kwg[1]);
-            for (int p = 0; p < n; p++) {
-                if (!g->anchor[p]) continue;
-                g->anchor_pos = p;
-                gen(g, p, groot, p, 0, 1, 0, 0);
-                if (g->error) goto fail;
+                if (L->anchor[p]) {
+                    Anchor *A = &g_anchors[na_total++];
+                    A->dir = (uint8_t)dir;
+                    A->lane = (uint8_t)l;
+                    A->pos = (uint8_t)p;
+                    A->bound = 0;
+                }
             }
         }
 #undef AT
     }
-    free(g);
+    return na_total;
+}
+
+static PyObject *py_generate(PyObject *self, PyObject *args) {
+    Py_buffer kb;
+    PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
+    int blanks, srow, scol, bingo, first, bingo_tiles;
+    PyObject *blocked_o = Py_None, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
+    Py_buffer bb = {0};
+    int wide = -1, blank_letter_value = 0, limit = -1, sorted_out = 0, prune = 0;
+    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|OipippOOO", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
+                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide,
+                          &blank_letter_value, &limit, &sorted_out, &prune, &table_o, &type_o, &bidx_o))
+        return NULL;
+    g_bidx = NULL;
+    if (bidx_o != Py_None) {
+        if (PyObject_GetBuffer(bidx_o, &bb, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kb); return NULL; }
+        const uint64_t *bi = bb.buf;
+        size_t nw = (size_t)bb.len / 8;
+        if (bb.len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) || bi[1] + 2 != nw || bi[0] > MAX_TILE) {
+            PyBuffer_Release(&bb);
+            PyBuffer_Release(&kb);
+            PyErr_SetString(PyExc_ValueError, "not a bingo index");
+            return NULL;
+        }
+        g_bidx = bi;
+        g_bidx_mask = bi[1] - 1;
+        g_bidx_maxt = bi[0];
+    }
+    static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
+    Gen *g = &g_gen;
+    PyObject *out = NULL, *table_seq = NULL;
+    PyObject **table = NULL;
+    PyTypeObject *play_type = NULL;
+    int heap_stack[64];
+    if (g_busy) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
+        return NULL;
+    }
+    g_busy = 1;
+    memset(g, 0, sizeof *g);
+    g_nmoves = g_npool = 0;
+    g_st_anchors = g_st_searched = g_st_recorded = g_st_calls = 0;
+    size_t nnodes = (size_t)kb.len / 4;
+    /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
+    g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    g_nnodes = nnodes;
+    g_kwg = (const uint32_t *)kb.buf;
+    if (nnodes < 2) { PyErr_SetString(PyExc_ValueError, "KWG too small"); goto fail; }
+    int R = -1, C = -1;
+    if (read_grid(grid_o, &R, &C, g_grid, 127, "grid") < 0) goto fail;
+    if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
+    if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) goto fail;
+    memset(bkg, 0, sizeof bkg);
+    if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, bkg, 1, "blocked") < 0) goto fail;
+    if (N_ARC(g_kwg[0]) >= nnodes || N_ARC(g_kwg[1]) >= nnodes) {
+        PyErr_SetString(PyExc_ValueError, "not a KWG");
+        goto fail;
+    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            if (g_grid[r][c] && ((g_grid[r][c] & 63) == 0)) {
+                PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
+                goto fail;
+            }
+    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) goto fail;
+    if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
+    if (table_o != Py_None) {
+        table_seq = PySequence_Fast(table_o, "tiles must be a sequence");
+        if (!table_seq) goto fail;
+        if (PySequence_Fast_GET_SIZE(table_seq) != 128) {
+            PyErr_SetString(PyExc_ValueError, "tiles: 128 entries expected (letter byte -> tile)");
+            goto fail;
+        }
+        if (!PyType_Check(type_o) || !PyType_IsSubtype((PyTypeObject *)type_o, &PyTuple_Type)) {
+            PyErr_SetString(PyExc_TypeError, "play_type must be a tuple subclass");
+            goto fail;
+        }
+        table = PySequence_Fast_ITEMS(table_seq);
+        play_type = (PyTypeObject *)type_o;
+        sorted_out = 1;
+    }
+    int negative = 0;
+    for (int t = 0; t <= MAX_TILE; t++) {
+        g->bvalues[t] = blank_letter_value ? g->values[t] : 0;
+        if (g->values[t] < 0) negative = 1;
+    }
+    g->rack[0] = 0;
+    g->blanks = blanks < 0 ? 0 : blanks;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
+    g->bingo = bingo;
+    g->bingo_tiles = bingo_tiles;
+    if (first && (srow < 0 || srow >= R || scol < 0 || scol >= C)) {
+        PyErr_SetString(PyExc_ValueError, "start square outside the board");
+        goto fail;
+    }
+    if (limit >= 0) sorted_out = 1;
+    /* keep only the best `limit` while generating (a heap of their scores) */
+    g->limit = limit > 0 && limit <= (1 << 20) ? limit : 0;
+    g->heap = heap_stack;
+    if (g->limit > 64) {
+        g->heap = malloc(sizeof(int) * g->limit);
+        if (!g->heap) { PyErr_NoMemory(); goto fail; }
+    }
+    int nanchors = compute_lanes(g, R, C, lmg, wmg, bkg, first, srow, scol);
+    g_st_anchors = nanchors;
+    uint32_t groot = N_ARC(g_kwg[1]);
+    prune = prune && g->limit > 0 && !negative && bingo >= 0;
+    g->thr = INT32_MIN;
+    int rv[MAXD], nrv = 0;
+    g_nsteps = 0;
+    if (prune) {
+        /* best bound first; an anchor on top has its bingo spans checked (bingo_possible) and goes
+         * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
+         * Stop when the best bound left is below the K-th best score recorded. */
+        nrv = rack_values(g, rv);
+        g->ntiles = g->blanks;
+        for (int t = 1; t <= MAX_TILE; t++) g->ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
+        lane_caps(g, R, C);
+        g_nbcache = 0;
+        g_naheap = 0;
+        for (int i = 0; i < nanchors; i++) {
+            Anchor *A = &g_anchors[i];
+            A->checked = g_bidx == NULL; /* nothing to check without an index */
+            A->bound = span_bounds(g, &g_lanes[A->dir][A->lane], A->dir == 0 ? C : R, A->pos, rv, nrv, 0, 0, &A->bs, &A->be);
+            if (A->bound >= 0) aheap_push(i);
+        }
+        while (g_naheap) {
+            Anchor *A = &g_anchors[g_aheap[0]];
+            if (g->nheap == g->limit && A->bound < g->thr) break;
+            aheap_pop();
+            int n = A->dir == 0 ? C : R;
+            if (!A->checked) {
+                A->checked = 1;
+                A->bound = span_bounds(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, &A->bs, &A->be);
+                if (A->bound >= 0) aheap_push((int)(A - g_anchors));
+                continue;
+            }
+            set_lane(g, A->dir, A->lane, R, C);
+            g->anchor_pos = A->pos;
+            g_calls = 0;
+            g_cur_best = -1;
+            span_bounds(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
+            right_tables(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv);
+            g->prune_in = 1;
+            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            g->prune_in = 0;
+            g_st_searched++;
+            g_st_calls += g_calls;
+            if (g_nsteps < 2 * MAXD * MAXD) {
+                Step *st = &g_steps[g_nsteps++];
+                *st = (Step){A->dir, A->lane, A->pos, 0, A->bs, A->be, A->bound, g_cur_best, g_calls};
+            }
+            if (g->error) { PyErr_NoMemory(); goto fail; }
+        }
+    } else {
+        for (int i = 0; i < nanchors; i++) {
+            const Anchor *A = &g_anchors[i];
+            set_lane(g, A->dir, A->lane, R, C);
+            g->anchor_pos = A->pos;
+            g_calls = 0;
+            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            g_st_searched++;
+            g_st_calls += g_calls;
+            if (g->error) { PyErr_NoMemory(); goto fail; }
+        }
+    }
+    g_st_recorded = (long)g_nmoves;
+    size_t nout = g_nmoves;
+    if (sorted_out) {
+        if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto fail; }
+        if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
+    }
+    out = PyList_New((Py_ssize_t)nout);
+    if (!out) goto fail;
+    for (size_t i = 0; i < nout; i++) {
+        PyObject *o = play_type ? scored_play(&g_moves[i], play_type, table) : raw_move(&g_moves[i]);
+        if (!o) goto fail;
+        PyList_SET_ITEM(out, (Py_ssize_t)i, o);
+    }
+    if (g->heap != heap_stack) free(g->heap);
+    Py_XDECREF(table_seq);
+    if (bb.obj) PyBuffer_Release(&bb);
+    g_bidx = NULL;
     PyBuffer_Release(&kb);
+    g_busy = 0;
     return out;
 fail:
-    free(g);
+    if (g->heap && g->heap != heap_stack) free(g->heap);
     Py_XDECREF(out);
+    Py_XDECREF(table_seq);
+    if (bb.obj) PyBuffer_Release(&bb);
+    g_bidx = NULL;
     PyBuffer_Release(&kb);
+    g_busy = 0;
     return NULL;
+}
+
+static PyObject *py_last_stats(PyObject *self, PyObject *args) {
+    int detail = 0;
+    if (!PyArg_ParseTuple(args, "|p", &detail)) return NULL;
+    if (!detail) return Py_BuildValue("llll", g_st_anchors, g_st_searched, g_st_recorded, g_st_calls);
+    PyObject *l = PyList_New(0);
+    for (long i = 0; l && i < g_nsteps; i++) {
+        const Step *A = &g_steps[i];
+        PyObject *t = Py_BuildValue("iiiiiiil", A->dir, A->lane, A->pos, A->s, A->e, A->bound, A->best, A->work);
+        if (!t || PyList_Append(l, t) < 0) { Py_XDECREF(t); Py_DECREF(l); return NULL; }
+        Py_DECREF(t);
+    }
+    return l;
 }
 
 __attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *self, PyObject *args) {
@@ -1186,7 +1912,16 @@ static PyMethodDef methods[] = {
     {"generate", py_generate, METH_VARARGS,
      "generate(kwg, grid, rack_counts, blanks, letter_mult, word_mult, start_row, start_col, "
      "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1, "
-     "blank_letter_value=False) -> list[RawMove]"},
+     "blank_letter_value=False, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "
+     "bingo_index=None) "
+     "-> list[RawMove] (generator order), or sorted best first (sorted, limit >= 0 or tiles); "
+     "with tiles (128 objects, letter byte -> tile) and play_type: ScoredPlay-shaped tuples"},
+    {"bingo_index", py_bingo_index, METH_VARARGS,
+     "bingo_index(kwg, node24=-1, min_len=7) -> bytes: multiset hashes of the words of at least "
+     "min_len letters (for generate(..., bingo_index=...): bingo spans no word fits are not searched)"},
+    {"last_stats", py_last_stats, METH_VARARGS,
+     "last_stats(detail=False) -> (anchors, anchors searched, plays recorded, search calls) of the last "
+     "generate(); detail: per anchor searched with pruning (dir, lane, pos, best span s, e, bound, best score found, calls)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",

@@ -141,13 +141,9 @@ class _Converter:
         )
 
 
-def _raw_key(raw):
-    row, col, across, letters, score, placed = raw[:6]
-    return (-score, placed, row, col, not across, letters)
-
-
 def generate_plays(
-    board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules, limit: int | None = None
+    board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules, limit: int | None = None,
+    bingo_index: bytes | None = None,
 ) -> list[ScoredPlay]:
     """Every legal play from the compiled move generator, best first (the order of :func:`sort_plays`
     with ``alphabet``); with ``limit``, only the best ``limit`` plays, converted from the generator's
@@ -157,6 +153,8 @@ def generate_plays(
         rack: labels, ``?`` = blank.
         kwg: a loaded :class:`gamecore.kwg.Kwg`.
         alphabet: the KWG's labels in tile-number order.
+        bingo_index: ``kwg.bingo_index()``, for many positions with one lexicon (see
+            :func:`gamecore.movegen.generate_top`).
     Rule options the generator does not model (``blank_value = "letter"``, ``word_premiums = "add"``)
     are applied by re-scoring each play with the validator.
     """
@@ -173,25 +171,34 @@ def generate_plays(
         # a rack letter outside the lexicon's alphabet can form no word: it is simply never played
     values = [0] + [board.tile_set.value(label) for label in alphabet]
     grid = encode_grid(board, alphabet)
-    raws = movegen.generate(
-        kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(), rules.bingo_min_tiles
-    )
-    if rules.blank_value != "zero" or rules.word_premiums != "multiply":
-        convert = _Converter(board, alphabet)
-        rescored = [
-            validate_placements(board, p.placements(), None, None, rules, across=p.across)
-            for p in map(convert, raws)
-        ]
-        return sort_plays(rescored, alphabet)[:limit]
-    if limit is not None and len(raws) > limit:
-        import heapq
+    args = (kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(), rules.bingo_min_tiles)
+    if rules.blank_value == "zero" and rules.word_premiums == "multiply":
+        # sorted and cut in C, pruned by score bounds when a limit is given; ScoredPlays made in C
+        return movegen.generate_top(*args, limit=limit, tiles=_tile_table(alphabet), play_type=ScoredPlay,
+                                    bingo_index=bingo_index)
+    # rule options the generator does not model: every play re-scored by the validator
+    convert = _Converter(board, alphabet)
+    rescored = [
+        validate_placements(board, p.placements(), None, None, rules, across=p.across)
+        for p in map(convert, movegen.generate(*args))
+    ]
+    return sort_plays(rescored, alphabet)[:limit]
 
-        floor = heapq.nlargest(limit, (r.score for r in raws))[-1]
-        raws = [r for r in raws if r.score >= floor]  # only these can make the cut
-    raws = sorted(raws, key=_raw_key)
-    if limit is not None:
-        raws = raws[:limit]
-    return list(map(_Converter(board, alphabet), raws))
+
+_TILE_TABLES: dict[tuple[str, ...], list] = {}
+
+
+def _tile_table(alphabet: Sequence[str]) -> list:
+    """Letter byte (tile number, +64 for a blank) → shared Tile, for the compiled generator."""
+    key = tuple(alphabet)
+    table = _TILE_TABLES.get(key)
+    if table is None:
+        table = [None] * 128
+        for i, label in enumerate(alphabet, 1):
+            table[i] = Tile(label, False)
+            table[i + 64] = Tile(label, True)
+        _TILE_TABLES[key] = table
+    return table
 
 
 def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -> list[ScoredPlay]:

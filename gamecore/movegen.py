@@ -114,6 +114,12 @@ def generate(
         ValueError: malformed grid (ragged rows, values out of range, more than 64 rows or
             columns) or start square outside the board.
     """
+    return _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
+                 blank_letter_value)
+
+
+def _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
+          blank_letter_value, *extra):
     blocked = getattr(layout, "blocked", None)
     blocked_grid = None
     if blocked:
@@ -138,4 +144,56 @@ def generate(
         blocked_grid,
         int(kwg.wide),
         bool(blank_letter_value),
+        *extra,
     )
+
+
+def generate_top(
+    kwg: Kwg,
+    grid: Sequence[Sequence[int]],
+    rack_counts: Sequence[int],
+    blanks: int,
+    layout: Any,
+    tile_values: Sequence[int],
+    bingo_bonus: int,
+    first_move: bool,
+    bingo_tiles: int = 7,
+    blank_letter_value: bool = False,
+    *,
+    limit: int | None = None,
+    prune: bool = True,
+    tiles: Sequence[Any] | None = None,
+    play_type: type | None = None,
+    bingo_index: bytes | None = None,
+) -> list:
+    """The best plays, best first: exactly the first ``limit`` plays (all with ``None``) of
+    :func:`generate`'s plays sorted by score descending, then fewer tiles, row, column, across
+    before down, then ``letters`` (bytes order) — the order of :func:`gamecore.best.sort_plays`.
+
+    With ``limit`` (and ``prune``, the default), not every play is generated: each anchor gets an
+    upper bound on the score of any play made from it (its spans, the rack's best values on the
+    best multipliers), anchors are searched best bound first, and the search stops when the next
+    bound is below the ``limit``-th best score found. Only plays that can still make the cut are
+    recorded, and only the returned plays become Python objects.
+
+    Args (beyond :func:`generate`'s):
+        limit: how many plays (None = every play, sorted).
+        prune: use the bounds (False: search every anchor; the same result, for checks).
+        tiles, play_type: build ``play_type`` tuples ``(row, col, across, word, new, score,
+            tiles_placed, ())`` — a :class:`gamecore.play.ScoredPlay` — instead of RawMoves:
+            ``word`` = ``tiles[letter byte]`` for each letter (128 entries), ``new`` = whether the
+            square was empty.
+        bingo_index: :meth:`gamecore.kwg.Kwg.bingo_index` (for many calls with one lexicon): a span
+            that would take the whole rack is searched only when some word is an anagram of the
+            rack and the span's board tiles.
+    """
+    return _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
+                 blank_letter_value, -1 if limit is None else max(0, int(limit)), True, bool(prune), tiles,
+                 play_type, bingo_index)
+
+
+def last_stats(detail: bool = False):
+    """``(anchors, anchors searched, plays recorded, search calls)`` of the last generation (for
+    the bench); ``detail``: per anchor searched with pruning, ``(direction, lane, square, best
+    span start, end, bound, best score found, search calls)``."""
+    return _native().last_stats(detail)

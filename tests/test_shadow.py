@@ -1,0 +1,275 @@
+"""The pruned best-play search: ``gamecore.movegen.generate_top(..., limit=K)`` must give exactly
+the first K plays of full generation sorted best first (score descending, fewer tiles, row, column,
+across before down, letters) — same plays, same scores, same order — however much it prunes.
+
+The search bounds every anchor's spans (the rack's best values on the best multipliers, the bingo
+bonus where a span takes bingo_tiles tiles), searches anchors best bound first, prunes inside an
+anchor by its span bounds, skips bingo spans that no word fits (with a bingo index), and stops when
+the best bound left is below the K-th best score found. Each of those is checked here against full
+generation (``generate``, the generator's own complete list, itself checked against the reference
+lists and the brute force in test_movegen / test_best) on random positions reached by random
+self-play, in every language's rule set (its alphabet, tile values, bag and board): synthetic
+lexicons drawn from the tile frequencies (dense boards, many cross-words, some bingos), the shared
+SOWPODS-derived word lists, and the built Icelandic lexicon when ``make run`` has made it.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gamecore.kwg import Kwg
+from gamecore.movegen import MoveLayout, generate, generate_top, last_stats
+from gamecore.rules import load_rules
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED_POSITIONS = PROJECT.parent / "shared" / "corpora" / "positions"
+RULE_SETS = ["wespa", "netskrafl", "ordspill", "russian_scrabble", "slovene", "erudit"]
+
+
+def full_key(m):
+    return (-m.score, m.tiles_placed, m.row, m.col, not m.across, m.letters)
+
+
+class Lang:
+    """A rule set's alphabet, values, bag and layout as the generator's plain arrays."""
+
+    def __init__(self, rules_name: str):
+        rules = load_rules(rules_name)
+        ts = rules.tiles()
+        self.name = rules_name
+        self.letters = list(ts.letters)
+        self.values = [0] + [ts.value(x) for x in self.letters]
+        self.bag = [i for i, x in enumerate(self.letters, 1) for _ in range(ts.counts.get(x, 0))] + [0] * ts.blanks
+        lay = rules.layout()
+        self.layout = MoveLayout(lay.letter_mult, lay.word_mult, lay.start, lay.blocked)
+        self.rows, self.cols = len(lay.letter_mult), len(lay.letter_mult[0])
+        self.bingo = rules.bingo_bonus
+        self.bingo_tiles = rules.bingo_min_tiles
+
+
+@lru_cache(maxsize=None)
+def lang(name: str) -> Lang:
+    return Lang(name)
+
+
+@lru_cache(maxsize=None)
+def synthetic_kwg(name: str, seed: int = 0) -> Kwg:
+    """Words drawn letter by letter from the bag's frequencies: every two-letter word of common
+    letters (dense boards) and a few thousand longer ones (some bingos among them)."""
+    lg = lang(name)
+    rng = random.Random(f"{name}/{seed}")
+    pool = [t for t in lg.bag if t]
+    common = sorted(set(pool), key=lambda t: -pool.count(t))[:12]
+    words = {(a, b) for a in common for b in common if rng.random() < 0.45}
+    while len(words) < 4000:
+        n = rng.choice([3, 3, 4, 4, 5, 5, 6, 7, 7, 8, 9])
+        words.add(tuple(rng.choice(pool) for _ in range(n)))
+    labels = lg.letters
+    return Kwg.from_words(["".join(labels[t - 1] for t in w) for w in words], labels)
+
+
+@lru_cache(maxsize=None)
+def sowpods_kwg() -> Kwg | None:
+    if not SHARED_POSITIONS.is_dir():
+        return None
+    words: set[str] = set()
+    for f in SHARED_POSITIONS.glob("*.words"):
+        words |= set(f.read_text(encoding="utf-8").split())
+    return Kwg.from_words(sorted(w.upper() for w in words), lang("wespa").letters)
+
+
+@lru_cache(maxsize=None)
+def icelandic_kwg() -> Kwg | None:
+    path = PROJECT / "output" / "is" / "lexicon.kwg"
+    return Kwg.load(path) if path.is_file() else None
+
+
+def positions(lg: Lang, kwg: Kwg, seed: int, turns: int, pick: int = 6):
+    """Random self-play from the empty board: (grid, rack counts, blanks, first move) before each
+    turn; each turn plays one of the best ``pick`` plays at random."""
+    rng = random.Random(seed)
+    bag = lg.bag[:]
+    rng.shuffle(bag)
+    grid = [[0] * lg.cols for _ in range(lg.rows)]
+    rack: list[int] = []
+    for _ in range(turns):
+        while len(rack) < 7 and bag:
+            rack.append(bag.pop())
+        if not rack:
+            return
+        counts = [0] * (len(lg.letters) + 1)
+        for t in rack:
+            if t:
+                counts[t] += 1
+        blanks = rack.count(0)
+        first = not any(any(r) for r in grid)
+        yield grid, counts, blanks, first
+        moves = generate_top(kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles,
+                             limit=pick)
+        if not moves:
+            rack = rack[1:] + bag[:1]  # exchange one tile and go on
+            continue
+        m = moves[rng.randrange(len(moves))]
+        for i, b in enumerate(m.letters):
+            r, c = (m.row, m.col + i) if m.across else (m.row + i, m.col)
+            if not grid[r][c]:
+                grid[r][c] = b
+                rack.remove(0 if b & 64 else b & 63)
+        grid = [row[:] for row in grid]
+
+
+def check_position(lg: Lang, kwg: Kwg, grid, counts, blanks, first, ks=(1, 2, 3, 10), index=None,
+                   blank_letter_value=False) -> None:
+    args = (kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles, blank_letter_value)
+    full = sorted(generate(*args), key=full_key)
+    want = [tuple(m) for m in full]
+    assert [tuple(m) for m in generate_top(*args)] == want  # every play, sorted in C
+    for k in ks:
+        expect = want[:k]
+        assert [tuple(m) for m in generate_top(*args, limit=k)] == expect, (k, "pruned")
+        anchors, searched, recorded, _ = last_stats()
+        assert searched <= anchors and recorded >= len(expect)
+        assert [tuple(m) for m in generate_top(*args, limit=k, prune=False)] == expect, (k, "unpruned")
+        if index is not None:
+            assert [tuple(m) for m in generate_top(*args, limit=k, bingo_index=index)] == expect, (k, "index")
+
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 18))
+def test_pruned_top_k_equals_full_generation(rules_name, seed, turns):
+    lg = lang(rules_name)
+    kwg = synthetic_kwg(rules_name)
+    index = kwg.bingo_index(lg.bingo_tiles)
+    for grid, counts, blanks, first in positions(lg, kwg, seed, turns):
+        check_position(lg, kwg, grid, counts, blanks, first, index=index)
+
+
+@pytest.mark.parametrize("rules_name", ["wespa", "russian_scrabble"])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 12))
+def test_pruned_with_letter_valued_blanks(rules_name, seed, turns):
+    """The generator's ``blank_letter_value`` option: a blank's bound is the best letter value."""
+    lg = lang(rules_name)
+    kwg = synthetic_kwg(rules_name)
+    for grid, counts, blanks, first in positions(lg, kwg, seed, turns):
+        check_position(lg, kwg, grid, counts, blanks, first, ks=(1, 5), blank_letter_value=True)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 10), racks=st.lists(
+    st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ??", min_size=1, max_size=7), min_size=1, max_size=3))
+def test_pruned_on_sowpods_positions_with_any_rack(seed, turns, racks):
+    """The SOWPODS-derived word lists, random positions, and arbitrary racks (blanks included)."""
+    kwg = sowpods_kwg()
+    if kwg is None:
+        pytest.skip("../shared is not present")
+    lg = lang("wespa")
+    index = kwg.bingo_index()
+    grids = [g for g, *_ in positions(lg, kwg, seed, turns)]
+    grid = [r[:] for r in grids[-1]]
+    for text in racks:
+        counts = [0] * 27
+        for ch in text.replace("?", ""):
+            counts[ord(ch) - 64] += 1
+        check_position(lg, kwg, grid, counts, text.count("?"), not any(any(r) for r in grid), index=index)
+
+
+def test_pruned_on_the_reference_positions(shared):
+    kwg = sowpods_kwg()
+    lg = lang("wespa")
+    index = kwg.bingo_index()
+    for board, racks in (("mid2.board", ["BDEGORW", "AEINRST", "QXZ?"]), ("mid1.board", ["AEEFHI?", "AEEFH??"]),
+                         ("empty.board", ["EJOQUXZ", "AEINR??", "RETSINA"])):
+        grid = []
+        for line in (SHARED_POSITIONS / board).read_text().split():
+            grid.append([0 if ch == "." else ord(ch.upper()) - 64 + (64 if ch.islower() else 0) for ch in line])
+        for text in racks:
+            counts = [0] * 27
+            for ch in text.replace("?", ""):
+                counts[ord(ch) - 64] += 1
+            check_position(lg, kwg, grid, counts, text.count("?"), not any(any(r) for r in grid),
+                           ks=(1, 2, 10, 50), index=index)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 16))
+def test_pruned_with_the_built_icelandic_lexicon(seed, turns):
+    kwg = icelandic_kwg()
+    if kwg is None:
+        pytest.skip("output/is is not built (make run)")
+    lg = lang("netskrafl")
+    for grid, counts, blanks, first in positions(lg, kwg, seed, turns):
+        check_position(lg, kwg, grid, counts, blanks, first, ks=(1, 3))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), walls=st.integers(1, 12))
+def test_pruned_with_blocked_squares(seed, walls):
+    """Blocked squares stop spans (and bounds) as they stop plays."""
+    lg = lang("wespa")
+    kwg = synthetic_kwg("wespa")
+    rng = random.Random(seed)
+    blocked = {(rng.randrange(15), rng.randrange(15)) for _ in range(walls)} - {(7, 7)}
+    walled = Lang.__new__(Lang)
+    walled.__dict__.update(lg.__dict__)
+    walled.layout = MoveLayout(lg.layout.letter_mult, lg.layout.word_mult, lg.layout.start, blocked)
+    for grid, counts, blanks, first in positions(walled, kwg, seed, 10):
+        check_position(walled, kwg, grid, counts, blanks, first, ks=(1, 4))
+
+
+def test_bingo_index_answers():
+    """A rack with an anagram among the words gets its bingo; without one the span is skipped, the
+    answers identical with and without the index."""
+    lg = lang("wespa")
+    kwg = Kwg.from_words(["RETAINS", "AT", "TA", "RE", "ER", "SNARE"], lg.letters)
+    index = kwg.bingo_index()
+    assert len(index) % 8 == 0 and kwg.bingo_index() is index  # made once per graph
+    grid = [[0] * 15 for _ in range(15)]
+    for rack, bingo in (("AEINRST", True), ("AEINRSU", False), ("AEINRS?", True), ("AEINR??", True)):
+        counts = [0] * 27
+        for ch in rack.replace("?", ""):
+            counts[ord(ch) - 64] += 1
+        args = (kwg, grid, counts, rack.count("?"), lg.layout, lg.values, 50, True, 7)
+        top = generate_top(*args, limit=1, bingo_index=index)
+        assert top == sorted(generate(*args), key=full_key)[:1]
+        assert bool(top and top[0].tiles_placed == 7) == bingo
+
+
+def test_generate_top_builds_play_objects():
+    """With a tile table and a play type: the ScoredPlay fields best.py returned before."""
+    from gamecore.board import Tile
+    from gamecore.play import ScoredPlay
+
+    lg = lang("wespa")
+    kwg = Kwg.from_words(["CAT", "CATS", "AT", "TA", "SAT"], lg.letters)
+    grid = [[0] * 15 for _ in range(15)]
+    grid[7][6:9] = [3, 1, 20]  # CAT across at row 8, columns G-I
+    table = [None] * 128
+    for i, x in enumerate(lg.letters, 1):
+        table[i], table[i + 64] = Tile(x, False), Tile(x, True)
+    counts = [0] * 27
+    counts[19] = 1  # S
+    args = (kwg, grid, counts, 1, lg.layout, lg.values, 50, False, 7)
+    plays = generate_top(*args, tiles=table, play_type=ScoredPlay)
+    raws = sorted(generate(*args), key=full_key)
+    assert len(plays) == len(raws) and all(type(p) is ScoredPlay for p in plays)
+    for p, r in zip(plays, raws):
+        assert (p.row, p.col, p.across, p.score, p.tiles_placed, p.words) == (r.row, r.col, r.across, r.score,
+                                                                          r.tiles_placed, ())
+        assert p.word == tuple(table[b] for b in r.letters)
+        sq = [(r.row, r.col + i) if r.across else (r.row + i, r.col) for i in range(len(r.letters))]
+        assert p.new == tuple(grid[y][x] == 0 for y, x in sq)
+    with pytest.raises(ValueError):
+        generate_top(*args, tiles=table[:10], play_type=ScoredPlay)
+    with pytest.raises(TypeError):
+        generate_top(*args, tiles=table, play_type=dict)
