@@ -290,3 +290,36 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
     assert by["paren.gcg"]["status"] == "ok"
     assert any("PLAY_MALFORMED" in w for w in by["paren.gcg"]["warnings"])
     assert res.exit_code == 0, res.output
+
+
+def test_collect_files_finds_game_files_as_before(tmp_path):
+    """Folders are searched recursively for *.gcg and *.json (any case), sorted as path text;
+    links to files count, links to folders are not followed, folders named *.gcg, broken links
+    and other files are not games; a file named directly is taken whatever its name."""
+    import os
+
+    from pipelines.replay import collect_files
+
+    d = tmp_path / "games"
+    (d / "b" / "deep").mkdir(parents=True)
+    (d / "a.gcg").write_text("x")
+    (d / "B.GCG").write_text("x")
+    (d / "c.json").write_text("{}")
+    (d / "notes.txt").write_text("x")
+    (d / ".gcg").write_text("x")  # a hidden file with no suffix
+    (d / "b" / "z.Json").write_text("{}")
+    (d / "b" / "deep" / "y.gcg").write_text("x")
+    (d / "dir.gcg").mkdir()
+    (d / "dir.gcg" / "inner.gcg").write_text("x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.gcg").write_text("x")
+    os.symlink(outside, d / "linked")
+    os.symlink(d / "a.gcg", d / "link.gcg")
+    os.symlink(tmp_path / "missing.gcg", d / "broken.gcg")
+    other = tmp_path / "named.txt"
+    other.write_text("x")
+    got = collect_files([str(d), str(other)])
+    base = str(d)
+    assert got == [f"{base}/B.GCG", f"{base}/a.gcg", f"{base}/b/deep/y.gcg", f"{base}/b/z.Json", f"{base}/c.json",
+                   f"{base}/dir.gcg/inner.gcg", f"{base}/link.gcg", str(other)]

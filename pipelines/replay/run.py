@@ -211,6 +211,10 @@ class _Pool:
         self.workers = workers
         self.pool = None
 
+    def start(self) -> None:
+        """Start the workers now (``fork``: they get the parent's heap as it is now)."""
+        self.get().submit(_noop)
+
     def get(self):
         if self.pool is None:
             from concurrent.futures import ProcessPoolExecutor
@@ -227,6 +231,10 @@ class _Pool:
         if self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
+
+
+def _noop() -> None:
+    return None
 
 
 def _isolated(files: list[str], opts: ReplayOptions, pools: _Pool) -> TableBatch:
@@ -260,12 +268,13 @@ def _concat(parts: list[TableBatch]) -> TableBatch:
     return TableBatch(g, m, [e for p in parts for e in p.events], [t for p in parts for t in p.gcg], sum(p.unread for p in parts))
 
 
-def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1) -> Iterator[TableBatch]:
+def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: _Pool | None = None) -> Iterator[TableBatch]:
     """Yield the :class:`TableBatch` of each run of files, in input order.
 
     With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
     parent before the workers start, runs of up to 64 files, at most ``4 × workers`` runs in
-    flight. A run whose worker died is replayed again file by file (see :func:`_isolated`)."""
+    flight. A run whose worker died is replayed again file by file (see :func:`_isolated`).
+    ``pools``: workers already started (killed when the runs end or fail)."""
     _lexicon(opts)  # load the lexicon (and the --analyze bundle) once, before any worker forks
     _bundle(opts)
     if workers <= 1 or len(files) < 2:
@@ -277,7 +286,7 @@ def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1) -> Iter
     # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
     chunk = max(1, min(64, len(files) // (workers * 8)))
     runs = [files[i : i + chunk] for i in range(0, len(files), chunk)]
-    pools = _Pool(min(workers, len(runs)))
+    pools = pools or _Pool(min(workers, len(runs)))
     window = 4 * workers
     pending: deque = deque()
     nxt = 0
@@ -391,6 +400,15 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
     first_unread = None
     tq = None
     with _stop_on_signals(), ExitStack() as outputs:
+        _lexicon(opts)  # loaded before the workers fork: shared, loaded once
+        _bundle(opts)
+        pools = None
+        if workers > 1:
+            # workers forked before the list of files is made: they inherit a small heap (a
+            # million paths are a few hundred MB that a worker never reads)
+            pools = _Pool(workers)
+            outputs.callback(pools.discard)
+            pools.start()
         files = collect_files(items)
         if not files:
             raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
@@ -403,7 +421,7 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
             from tqdm import tqdm
 
             tq = outputs.enter_context(tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay"))
-        runs = outputs.enter_context(closing(replay_runs(files, opts, workers=workers)))  # on the way out, workers stopped first
+        runs = outputs.enter_context(closing(replay_runs(files, opts, workers=workers, pools=pools)))  # on the way out, workers stopped first
         for batch in runs:
             writer.add(batch)
             g = batch.games
