@@ -179,12 +179,14 @@ def _read_text(p: Path) -> str:
 
 def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang: Optional[str]) -> Position:
     """The position before event ``move`` (1-based; default: after the last event) of a game log,
-    replayed by the replay code (:mod:`pipelines.replay`): tiles, scores, the mover and its rack."""
-    import copy
+    replayed by the replay code (:mod:`pipelines.replay`): tiles, scores, the mover and its rack.
 
-    from gamecore.errors import DataError, UsageError
-    from pipelines.replay import read_game_file, rules_for_game
-    from pipelines.replay.game import _Replayer
+    Raises:
+        UsageError: no such file, ``move`` out of range; DataError: the game cannot be read or
+        replayed up to there.
+    """
+    from gamecore.errors import UsageError
+    from pipelines.replay import read_game_file
 
     if not Path(path).is_file():
         raise UsageError(f"no game file {path}")
@@ -194,32 +196,65 @@ def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang:
         move = n_events + 1
     if not 1 <= move <= n_events + 1:
         raise UsageError(f"--move must be 1..{n_events + 1} for {path} ({n_events} events; {n_events + 1} = the end)")
+    for n, pos in game_positions(path, preset, lang, game=g, upto=move):
+        if n == move:
+            return pos
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str] = None, *, game=None, upto: Optional[int] = None):
+    """Every position of a game log, replayed event by event by the replay code
+    (:mod:`pipelines.replay`): yields ``(n, Position)`` for the position before event ``n``
+    (1-based), and last ``(len(events) + 1, Position)`` for the end, stopping after ``upto``.
+
+    Raises:
+        DataError: the game cannot be read, or an event cannot be replayed (an illegal play).
+    """
+    import copy
+
+    from pipelines.replay import read_game_file, rules_for_game
+    from pipelines.replay.game import _Replayer
+
+    g = game if game is not None else read_game_file(str(path))
     ruleset = rules_for_game(g, preset, lang)
     head = copy.copy(g)
-    head.events = g.events[: move - 1]
-    head.last_racks, head.final_scores = {}, None  # the game is cut here: no end-of-game checks
-    head.warnings = []
+    head.last_racks, head.final_scores, head.warnings = {}, None, []  # cut anywhere: no end-of-game checks
     rep = _Replayer(head, ruleset, None, False)
-    try:
-        rep.run()
-    except DataError:
-        raise
+    rep.export_word, rep.synthetic = {}, []
+    handlers = {  # as _Replayer.run, one event at a time
+        "play": rep.play, "pass": rep.pass_, "exchange": rep.exchange, "withdraw": rep.withdraw,
+        "challenge_bonus": rep.challenge_bonus, "challenge": rep.challenge, "end_rack": rep.end_rack,
+        "rack_penalty": rep.rack_penalty, "time": rep.time, "resign": rep.resign,
+    }
     names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(2))
-    scores = (rep.computed[0], rep.computed[1])
-    if move <= n_events:
-        ev = g.events[move - 1]
-        mover = ev.player
-        rack = ev.rack
-        if rack is None:  # Netskrafl records: the rack after the mover's last move, or the initial rack
-            rack = rep.last_rack_after.get(mover, g.initial_racks.get(mover))
-        rack = [t if t == "?" else t.upper().strip("[]") for t in rack] if rack else None
-        played = None
-        if ev.kind == "play" and ev.coord and ev.word:
-            played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
-        what = f"{Path(path).name}, before event {move} ({names[mover]} to move)"
-        return Position(rep.pboard.position(), ruleset, rack, names, scores, mover, played, ev.score if ev.kind == "play" else None, what)
-    mover = rep.expected if rep.expected is not None else 0
-    return Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{Path(path).name}, at the end")
+    name = Path(path).name
+    n_events = len(g.events)
+    for n in range(1, n_events + 2):
+        if n > n_events and g.format == "netskrafl":
+            rep.netskrafl_end()  # Netskrafl records hold no end-of-game events: the replay adds them
+        scores = (rep.computed[0], rep.computed[1])
+        if n <= n_events:
+            ev = g.events[n - 1]
+            mover = ev.player
+            rack = ev.rack
+            if rack is None:  # Netskrafl records: the rack after the mover's last move, or the initial rack
+                rack = rep.last_rack_after.get(mover, g.initial_racks.get(mover))
+            rack = [t if t == "?" else t.upper().strip("[]") for t in rack] if rack else None
+            played = None
+            if ev.kind == "play" and ev.coord and ev.word:
+                played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
+            what = f"{name}, before event {n} ({names[mover] if mover < 2 else mover + 1} to move)"
+            yield n, Position(rep.pboard.position(), ruleset, rack, names, scores, mover, played,
+                              ev.score if ev.kind == "play" else None, what)
+        else:
+            mover = rep.expected if rep.expected is not None else 0
+            yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
+            return
+        if upto is not None and n >= upto:
+            return
+        if ev.player >= rep.n:
+            rep.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
+        handlers[ev.kind](ev)
 
 
 def score(

@@ -487,3 +487,20 @@ def test_icelandic_real_lexicon():
     r = adjudicate(b, "8D HESTUR", list("HESTURA"), lex, NETSKRAFL)
     assert r.legal and r.verdict == "ACCEPTABLE"
     assert adjudicate(b, "8D HXSTUR", None, lex, NETSKRAFL).verdict == "UNACCEPTABLE"
+
+
+def test_game_positions_end_with_the_replays_scores(shared):
+    """The last position game_positions() yields has the scores replay_game() computes (end-of-game
+    adjustments included), on real Netskrafl games and GCG files."""
+    from cli.score import game_positions
+    from pipelines.replay import read_game_file, replay_game
+
+    files = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[:5]
+    files += [FIX / "gcg" / "base.gcg", shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"]
+    for f in files:
+        res = replay_game(read_game_file(str(f)))
+        if res.game_row["status"] != "ok":
+            continue
+        *_, (n, pos) = game_positions(f)
+        assert n == len(read_game_file(str(f)).events) + 1
+        assert pos.scores == (res.game_row["score1"], res.game_row["score2"]), f.name
