@@ -52,6 +52,7 @@ def elo(
     ),
     explain: Optional[str] = typer.Option(None, "--explain", help="Print this player's rating history game by game (writes nothing)."),
     lists: Optional[List[str]] = typer.Option(None, "--list", help="With --explain: only this list (all, human, competition); repeatable."),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="With --explain: also draw the rating over time in each list (dates along the axis, beginner games hollow) as .svg or .png."),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -71,12 +72,23 @@ def elo(
         for name in chosen:
             if name not in lib.LISTS:
                 raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
+        if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
+            raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
         rows = lib.explain_player(games, explain, state, params, day, chosen, catch_up=catch_up)
         columns = list(rows[0].keys())
         emit([[r[c] for c in columns] for r in rows], columns, fmt)
+        if svg is not None:
+            from gamecore.chart import rating_chart_svg, write_chart
+
+            beginner_k = params.k_beginner if params.k_beginner != params.k else None
+            write_chart(rating_chart_svg(rows, explain, beginner_k=beginner_k), svg)
+            if not quiet:
+                typer.echo(f"skrafl elo: rating chart of {explain} → {svg}", err=True)
         return
     if lists:
         raise UsageError("--list goes with --explain")
+    if svg is not None:
+        raise UsageError("--svg goes with --explain PLAYER")
     if out is None:
         raise UsageError("--out DIR is required (or --explain PLAYER)")
     run = lib.run_elo(games, out, state, params, day, quiet=quiet, catch_up=catch_up)

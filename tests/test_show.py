@@ -203,3 +203,22 @@ def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
     assert Image.open(png).size == (int(root.get("width")), int(root.get("height")))
     with pytest.raises(Exception):
         rating_chart_svg([{"list": "all", "finished_at": "", "k": 20, "before": 1, "rating": 2}], "x")
+
+
+def test_cli_elo_explain_svg(tmp_path):
+    out = tmp_path / "anna.svg"
+    r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(out), "-f", "json")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    rows = json.loads(r.stdout)
+    root = _parse(out.read_text(encoding="utf-8"))
+    assert root.get("data-player") == "anna"
+    drawn = sorted((c.get("data-list"), c.get("data-rating")) for c in root.iter("{http://www.w3.org/2000/svg}circle")
+                   if "game" in c.get("class", "").split())
+    assert drawn == sorted((row["list"], str(row["rating"])) for row in rows)
+    png = tmp_path / "anna.png"
+    assert run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(png), "-q").returncode == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--out", str(tmp_path / "o"), "--svg", str(out))
+    assert r.returncode == 2 and "--explain" in r.stderr
