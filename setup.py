@@ -12,7 +12,8 @@ setup(
         Extension(
             "gamecore._native",
             sources=["gamecore/_native.c"],
-            extra_compile_args=["-O2", "-std=gnu99", "-Wall", "-pthread"],
+            depends=["gamecore/_walk.h"],
+            extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-pthread"],
             extra_link_args=["-pthread"],
         ),
         Extension("gamecore._scorer", sources=["gamecore/_scorer.c"], extra_compile_args=["-O2", "-std=gnu99", "-Wall"]),

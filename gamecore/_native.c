@@ -909,90 +909,20 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
     m->key = 0;
 }
 
-static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
+#define WALK_WIDE 0
+#define WALK(name) name##_22
+#include "_walk.h"
+#undef WALK_WIDE
+#undef WALK
+#define WALK_WIDE 1
+#define WALK(name) name##_24
+#include "_walk.h"
+#undef WALK_WIDE
+#undef WALK
 
-/* Continue after putting tile `t` (node index `node`) on square pos. */
-static void go_on(Gen *g, int pos, uint32_t node, int start, int main_sum, int wmul, int xsum,
-                  int nplaced) {
-    uint32_t nv = KW(node);
-    uint32_t next = N_ARC(nv);
-    int accepts = N_ACC(nv) != 0;
-    int a = g->anchor_pos, n = g->n;
-    if (pos <= a) {
-        int left_empty = pos == 0 || g->tiles[pos - 1] == 0;
-        int right_empty = a + 1 >= n || g->tiles[a + 1] == 0;
-        if (accepts && left_empty && right_empty) record(g, pos, a, main_sum, wmul, xsum, nplaced);
-        if (next) {
-            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
-                (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
-                gen(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
-            if (left_empty && a + 1 < n &&
-                (!g->prune_in || (g_rmax[pos][a + 1] >= g->thr && right_ok(g, a + 1, main_sum, wmul, xsum, nplaced)))) {
-                uint32_t sv = KW(next);
-                if (N_TILE(sv) == 0 && N_ARC(sv))
-                    gen(g, a + 1, N_ARC(sv), pos, main_sum, wmul, xsum, nplaced);
-            }
-        }
-    } else {
-        int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
-        if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
-        if (next && pos + 1 < n &&
-            (!g->prune_in || (g_rmax[start][pos + 1] >= g->thr && right_ok(g, pos + 1, main_sum, wmul, xsum, nplaced))))
-            gen(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
-    }
-}
-
-static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum,
-                int nplaced) {
-    if (g->error) return;
-    g_calls++;
-    uint8_t bt = g->tiles[pos];
-    if (bt) {
-        uint32_t want = bt & 63;
-        for (uint32_t i = list;; i++) {
-            uint32_t nv = KW(i);
-            uint32_t t = N_TILE(nv);
-            if (t == want) {
-                go_on(g, pos, i, start, main_sum + ((bt & 64) ? g->bvalues[want] : g->values[want]), wmul, xsum,
-                      nplaced);
-                return;
-            }
-            if (t > want || N_END(nv)) return;
-        }
-    }
-    /* letters allowed here (cross-check) that the rack can supply */
-    uint64_t allowed = g->mask[pos] & (g->blanks > 0 ? ~1ull : g->rackmask);
-    if (!allowed) return;
-    uint32_t maxt = 63 - (uint32_t)__builtin_clzll(allowed);
-    int lm = g->lm[pos], wm = g->wm[pos];
-    int hx = g->hasx[pos], xs = g->xscore[pos];
-    for (uint32_t i = list;; i++) {
-        uint32_t nv = KW(i);
-        uint32_t t = N_TILE(nv);
-        if (t > maxt) break;
-        if ((allowed >> t) & 1) {
-            if (g->rack[t] > 0) {
-                int v = g->values[t] * lm;
-                if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
-                g->placed[pos] = (uint8_t)t;
-                go_on(g, pos, i, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0),
-                      nplaced + 1);
-                g->placed[pos] = 0;
-                g->rack[t]++;
-                g->rackmask |= 1ull << t;
-            }
-            if (g->blanks > 0) {
-                g->blanks--;
-                g->placed[pos] = (uint8_t)(t | 64);
-                int bv = g->bvalues[t] * lm;
-                go_on(g, pos, i, start, main_sum + bv, wmul * wm, xsum + (hx ? (xs + bv) * wm : 0),
-                      nplaced + 1);
-                g->placed[pos] = 0;
-                g->blanks++;
-            }
-        }
-        if (N_END(nv)) break;
-    }
+static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
+    if (g_wide) gen_24(g, pos, list, start, main_sum, wmul, xsum, nplaced);
+    else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
 }
 
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */

@@ -1,0 +1,102 @@
+/* The GADDAG walk of gamecore/_native.c (Gordon 1994), compiled once per node layout: included
+ * twice by _native.c with WALK_WIDE 0 (Node22) and 1 (Node24) and WALK(name) giving each copy its
+ * own names, so the layout test is not made at every node read. */
+
+#define WT(v) (WALK_WIDE ? ((v) & 63u) : ((v) >> 24))
+#define WA(v) (WALK_WIDE ? ((v) >> 8) : ((v) & ARC_MASK))
+#define WE(v) (WALK_WIDE ? ((v) & 0x40u) : ((v) & IS_END))
+#define WACC(v) (WALK_WIDE ? ((v) & 0x80u) : ((v) & ACCEPTS))
+/* bounds-checked: past the end reads as a childless last sibling */
+#define WKW(i) ((size_t)(i) < g_nnodes ? g_kwg[i] : (WALK_WIDE ? 0x40u : IS_END))
+
+static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
+
+/* Continue after putting a tile (node value nv) on square pos. */
+static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main_sum, int wmul, int xsum,
+                               int nplaced) {
+    uint32_t next = WA(nv);
+    int accepts = WACC(nv) != 0;
+    int a = g->anchor_pos, n = g->n;
+    if (pos <= a) {
+        int left_empty = pos == 0 || g->tiles[pos - 1] == 0;
+        int right_empty = a + 1 >= n || g->tiles[a + 1] == 0;
+        if (accepts && left_empty && right_empty) record(g, pos, a, main_sum, wmul, xsum, nplaced);
+        if (next) {
+            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
+                (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
+                WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
+            if (left_empty && a + 1 < n &&
+                (!g->prune_in || (g_rmax[pos][a + 1] >= g->thr && right_ok(g, a + 1, main_sum, wmul, xsum, nplaced)))) {
+                uint32_t sv = WKW(next);
+                if (WT(sv) == 0 && WA(sv))
+                    WALK(gen)(g, a + 1, WA(sv), pos, main_sum, wmul, xsum, nplaced);
+            }
+        }
+    } else {
+        int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
+        if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
+        if (next && pos + 1 < n &&
+            (!g->prune_in || (g_rmax[start][pos + 1] >= g->thr && right_ok(g, pos + 1, main_sum, wmul, xsum, nplaced))))
+            WALK(gen)(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
+    }
+}
+
+static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum,
+                      int nplaced) {
+    if (g->error) return;
+    g_calls++;
+    uint8_t bt = g->tiles[pos];
+    if (bt) {
+        uint32_t want = bt & 63;
+        for (uint32_t i = list;; i++) {
+            uint32_t nv = WKW(i);
+            uint32_t t = WT(nv);
+            if (t == want) {
+                WALK(go_on)(g, pos, nv, start, main_sum + ((bt & 64) ? g->bvalues[want] : g->values[want]), wmul, xsum,
+                      nplaced);
+                return;
+            }
+            if (t > want || WE(nv)) return;
+        }
+    }
+    /* letters allowed here (cross-check) that the rack can supply */
+    uint64_t allowed = g->mask[pos] & (g->blanks > 0 ? ~1ull : g->rackmask);
+    if (!allowed) return;
+    uint32_t maxt = 63 - (uint32_t)__builtin_clzll(allowed);
+    int lm = g->lm[pos], wm = g->wm[pos];
+    int hx = g->hasx[pos], xs = g->xscore[pos];
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = WKW(i);
+        uint32_t t = WT(nv);
+        if (t > maxt) break;
+        if ((allowed >> t) & 1) {
+            if (g->rack[t] > 0) {
+                int v = g->values[t] * lm;
+                if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
+                g->placed[pos] = (uint8_t)t;
+                WALK(go_on)(g, pos, nv, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0),
+                      nplaced + 1);
+                g->placed[pos] = 0;
+                g->rack[t]++;
+                g->rackmask |= 1ull << t;
+            }
+            if (g->blanks > 0) {
+                g->blanks--;
+                g->placed[pos] = (uint8_t)(t | 64);
+                int bv = g->bvalues[t] * lm;
+                WALK(go_on)(g, pos, nv, start, main_sum + bv, wmul * wm, xsum + (hx ? (xs + bv) * wm : 0),
+                      nplaced + 1);
+                g->placed[pos] = 0;
+                g->blanks++;
+            }
+        }
+        if (WE(nv)) break;
+    }
+}
+
+
+#undef WT
+#undef WA
+#undef WE
+#undef WACC
+#undef WKW
