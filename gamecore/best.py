@@ -228,6 +228,21 @@ def best_plays(
     return generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
 
 
+def best_play(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -> ScoredPlay | None:
+    """The best play (the first of :func:`best_plays`), or None when there is none — for analysing
+    many positions with one lexicon (``replay --analyze``, robots): the pruned search for the top
+    play, with the lexicon's bingo index (made once per loaded lexicon, then kept).
+
+    Raises:
+        UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
+        lexicon's alphabet.
+    """
+    check_tiles(board, rack, rules)
+    index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
+    plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, 1, index)
+    return plays[0] if plays else None
+
+
 def robot_pick(
     plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None
 ) -> ScoredPlay | None:

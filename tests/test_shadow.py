@@ -113,7 +113,9 @@ def positions(lg: Lang, kwg: Kwg, seed: int, turns: int, pick: int = 6):
         moves = generate_top(kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles,
                              limit=pick)
         if not moves:
-            rack = rack[1:] + bag[:1]  # exchange one tile and go on
+            if not bag:
+                return
+            bag.insert(0, rack.pop(0))  # exchange one tile and go on
             continue
         m = moves[rng.randrange(len(moves))]
         for i, b in enumerate(m.letters):
@@ -273,3 +275,26 @@ def test_generate_top_builds_play_objects():
         generate_top(*args, tiles=table[:10], play_type=ScoredPlay)
     with pytest.raises(TypeError):
         generate_top(*args, tiles=table, play_type=dict)
+
+
+@pytest.mark.parametrize("rules_name", ["wespa", "netskrafl", "erudit"])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 14))
+def test_best_play_is_the_first_of_best_plays(rules_name, seed, turns):
+    """gamecore.best.best_play (pruned, bingo index) = best_plays(...)[0] on Board objects."""
+    from gamecore.best import LexiconBundle, best_play, best_plays
+    from gamecore.board import Board
+
+    rules = load_rules(rules_name)
+    lg = lang(rules_name)
+    kwg = synthetic_kwg(rules_name)
+    bundle = LexiconBundle(PROJECT, {}, None, kwg, [x.upper() for x in lg.letters])
+    for grid, counts, blanks, _ in positions(lg, kwg, seed, turns):
+        board = Board(rules.layout(), rules.tiles())
+        for r, row in enumerate(grid):
+            for c, b in enumerate(row):
+                if b:
+                    board.place(r, c, lg.letters[(b & 63) - 1], bool(b & 64))
+        rack = [x for t, n in enumerate(counts) for x in [lg.letters[t - 1]] * n if t] + ["?"] * blanks
+        plays = best_plays(board, rack, bundle, rules)
+        assert best_play(board, rack, bundle, rules) == (plays[0] if plays else None)
