@@ -41,6 +41,10 @@ def replay(
         None, "--export-gcg", help="Also write every replayed game as GCG into this folder, a separate output replaced whole (a resignation as a final (time) line + #note #resign)."
     ),
     analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
+    export_svg: Optional[Path] = typer.Option(
+        None, "--export-svg", help="Also draw every game at its end as DIR/NAME.svg (skrafl show's pictures), a separate output replaced whole."
+    ),
+    every_move: bool = typer.Option(False, "--every-move", help="With --export-svg: also one picture per event, DIR/NAME/NNN.svg (the play highlighted)."),
 ) -> None:
     """Replay game logs on the rules engine: re-score every play, check racks against the bag,
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
@@ -64,6 +68,15 @@ def replay(
         Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
     if analyze and lexicon_dir is None:
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
+    if every_move and export_svg is None:
+        raise UsageError("--every-move goes with --export-svg DIR")
+    if export_svg is not None:
+        from pipelines.atomic import check_output_dir
+
+        check_output_dir(export_svg, command="replay-svg", inputs=list(files))  # refused before any work
+        for other, flag in ((out, "--out"), (export_gcg, "--export-gcg")):
+            if other is not None and Path(other).resolve() == Path(export_svg).resolve():
+                raise UsageError(f"--export-svg {export_svg}: must be apart from {flag} {other} (each is a whole output)")
     opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze)
     if rules or lang:
         from gamecore.rules import rules_for
@@ -85,6 +98,13 @@ def replay(
         listed = len(summary["not_ok"])
         if listed < summary["games"] - summary["ok"]:
             typer.echo(f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True)
+    if export_svg is not None:
+        from cli.show import export_game_pictures
+        from pipelines.replay import collect_files
+
+        drawn, undrawn = export_game_pictures(collect_files(list(files)), export_svg, preset=rules, lang=lang, every_move=every_move)
+        if not quiet:
+            typer.echo(f"replay: {drawn} pictures → {export_svg}" + (f" ({len(undrawn)} games not drawn: not replayable to the end)" if undrawn else ""), err=True)
     raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
 
 

@@ -70,6 +70,7 @@ class Position:
         recorded_play: the play the game log records at this point (``8D WORD``), if any.
         recorded_score: its recorded score.
         what: where the position comes from, for messages and pictures.
+        extra: more about it (game logs: ``kind``, the kind of the event that follows; absent at the end).
     """
 
     board: object
@@ -245,7 +246,7 @@ def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str]
                 played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
             what = f"{name}, before event {n} ({names[mover] if mover < 2 else mover + 1} to move)"
             yield n, Position(rep.pboard.position(), ruleset, rack, names, scores, mover, played,
-                              ev.score if ev.kind == "play" else None, what)
+                              ev.score if ev.kind == "play" else None, what, {"kind": ev.kind})
         else:
             mover = rep.expected if rep.expected is not None else 0
             yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")

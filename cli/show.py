@@ -77,6 +77,63 @@ def show(
         typer.echo(f"show: {pos.what or 'position'} → {out}", err=True)
 
 
+def export_game_pictures(files: list[str], folder: Path, *, preset: Optional[str] = None, lang: Optional[str] = None,
+                         every_move: bool = False, inputs: list[str] | None = None) -> tuple[int, list[tuple[str, str]]]:
+    """Draw each game's end position as ``FOLDER/NAME.svg`` (the scores above) and, with
+    ``every_move``, each event as ``FOLDER/NAME/NNN.svg``: the position before event NNN with its
+    tile play placed and highlighted. ``FOLDER`` is one output written whole
+    (:func:`pipelines.atomic.output_dir`, command ``replay-svg``); two games of the same file name get
+    ``NAME-2``, ``NAME-3``….
+
+    Returns:
+        (pictures written, [(file, reason)] for the games that could not be replayed to the end).
+    Raises:
+        UsageError: the folder is refused (a user folder, another command's output, an input).
+    """
+    from cli.score import game_positions
+    from gamecore.adjudicate import adjudicate
+    from gamecore.errors import SkraflError
+    from gamecore.picture import PositionPicture, board_svg
+    from pipelines.atomic import output_dir
+
+    written, failed = 0, []
+    used: dict[str, int] = {}
+    with output_dir(Path(folder), command="replay-svg", inputs=inputs or files) as stage:
+        for f in files:
+            stem = Path(f).stem
+            used[stem] = used.get(stem, 0) + 1
+            name = stem if used[stem] == 1 else f"{stem}-{used[stem]}"
+            pictures: list[tuple[str, PositionPicture]] = []
+            end = None
+            try:
+                for n, pos in game_positions(Path(f), preset, lang):
+                    if pos.extra.get("kind") is None:  # the end
+                        end = pos
+                        break
+                    if not every_move:
+                        continue
+                    who = pos.players[pos.mover] if pos.players and pos.mover < 2 else f"player {pos.mover + 1}"
+                    played, caption = None, f"{n}. {who}: {pos.extra['kind'].replace('_', ' ')}"
+                    if pos.recorded_play is not None:
+                        ruling = adjudicate(pos.board, pos.recorded_play, None, None, pos.rules)
+                        if ruling.legal:
+                            played = ruling.played
+                            caption = f"{n}. {who}: {ruling.coord} {ruling.main_word()} {ruling.score}"
+                    pictures.append((f"{name}/{n:03d}.svg", PositionPicture(
+                        pos.board, play=played, rack=pos.rack, players=pos.players, scores=pos.scores, mover=pos.mover, caption=caption)))
+            except SkraflError as exc:
+                failed.append((f, str(exc)))
+                continue
+            pictures.append((f"{name}.svg", PositionPicture(end.board, players=end.players, scores=end.scores,
+                                                            caption=f"{Path(f).name}: final position")))
+            for rel, pic in pictures:
+                target = stage / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(board_svg(pic), encoding="utf-8")
+                written += 1
+    return written, failed
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "show",

@@ -222,3 +222,26 @@ def test_cli_elo_explain_svg(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
     r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--out", str(tmp_path / "o"), "--svg", str(out))
     assert r.returncode == 2 and "--explain" in r.stderr
+
+
+def test_cli_replay_export_svg_every_move(tmp_path):
+    """replay --export-svg: the end picture holds the replayed end position's tiles; with
+    --every-move each play's picture highlights its new tiles (base.gcg: 8D RETAINS, then G7 B.D)."""
+    from cli.score import game_positions
+
+    game = FIX / "gcg" / "base.gcg"
+    pics = tmp_path / "pics"
+    r = run_skrafl("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--export-svg", str(pics), "--every-move", "-q")
+    assert r.returncode == 0, r.stderr
+    *_, (_, end) = game_positions(game)
+    want = {square_name(rr, c) for rr in range(15) for c in range(15) if end.board.squares[rr][c] is not None}
+    assert set(_tiles(_parse((pics / "base.svg").read_text(encoding="utf-8")))) == want
+    first = _tiles(_parse((pics / "base" / "001.svg").read_text(encoding="utf-8")))
+    assert {s for s, t in first.items() if t["data-new"] == "1"} == {"D8", "E8", "F8", "G8", "H8", "I8", "J8"}
+    second = _tiles(_parse((pics / "base" / "002.svg").read_text(encoding="utf-8")))
+    assert {s for s, t in second.items() if t["data-new"] == "1"} == {"G7", "G9"}
+    assert len(list((pics / "base").glob("*.svg"))) == 11
+    marker = __import__("json").loads((pics / ".skrafl-output").read_text(encoding="utf-8"))
+    assert marker["command"] == "replay-svg"
+    r = run_skrafl("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--every-move")
+    assert r.returncode == 2 and "--export-svg" in r.stderr
