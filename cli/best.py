@@ -65,6 +65,9 @@ def best(
         "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur)."
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed for the robot's pick (reproducible)."),
+    svg: Optional[Path] = typer.Option(
+        None, "--svg", help="Also draw the board with the top play (or the robot's pick) highlighted and the rack below (.svg or .png)."
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """List the legal plays for a board and a rack, best first.
@@ -85,6 +88,8 @@ def best(
         raise UsageError("--top/-n must be at least 1")
     if rack is not None and not rack.strip():
         raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
+    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
+        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
     folder = lexicon if lexicon is not None else output_root() / lang
     vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
@@ -130,6 +135,12 @@ def best(
         plays = plays[:n]
     rows = [[p.coord, p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, tile_set)] for p in plays]
     emit(rows, COLUMNS, fmt)
+    if svg is not None:
+        from gamecore.picture import PositionPicture, write_picture
+
+        top = plays[0] if plays else None
+        caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
+        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
 
 
 def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: Path) -> Optional[Path]:

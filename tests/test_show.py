@@ -245,3 +245,24 @@ def test_cli_replay_export_svg_every_move(tmp_path):
     assert marker["command"] == "replay-svg"
     r = run_skrafl("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--every-move")
     assert r.returncode == 2 and "--export-svg" in r.stderr
+
+
+def test_cli_best_svg_draws_the_top_play(tmp_path):
+    d = tmp_path / "lex"
+    d.mkdir()
+    (d / "words.txt").write_text("joint\njoin\njot\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    e = tmp_path / "e.board"
+    e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
+    out = tmp_path / "best.svg"
+    r = run_skrafl("best", "--lexicon", str(d / "en"), "--board", str(e), "--rack", "JOINTVW", "-n", "1", "-f", "tsv", "--svg", str(out))
+    assert r.returncode == 0, r.stderr
+    coord, word, score = r.stdout.splitlines()[1].split("\t")[:3]
+    # a double letter under the J (8 × 2), then the start DW: 8D or H4, listed first by coordinate
+    assert (coord, word, score) == ("H4", "JOINT", "40")
+    root = _parse(out.read_text(encoding="utf-8"))
+    assert {s for s, t in _tiles(root).items() if t["data-new"] == "1"} == {"H4", "H5", "H6", "H7", "H8"}
+    assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"] == ["H4 JOINT 40"]
+    rack = [g.get("data-letter") for g in root.iter("{http://www.w3.org/2000/svg}g") if "rack-tile" in g.get("class", "")]
+    assert rack == list("JOINTVW")
