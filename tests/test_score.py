@@ -504,3 +504,11 @@ def test_game_positions_end_with_the_replays_scores(shared):
         *_, (n, pos) = game_positions(f)
         assert n == len(read_game_file(str(f)).events) + 1
         assert pos.scores == (res.game_row["score1"], res.game_row["score2"]), f.name
+
+
+@pytest.mark.parametrize("command", ["score", "show", "judge"])
+def test_help_states_exit_codes(command):
+    r = run_skrafl(command, "--help")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(line.strip(" │") for line in r.stdout.splitlines())
+    assert "Exit status: 0" in text and " 2 " in text
