@@ -1718,11 +1718,18 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     }
     out = PyList_New((Py_ssize_t)nout);
     if (!out) goto fail;
+    /* no cyclic collection while the plays are made: tens of thousands of new tuples would set it
+     * off again and again, each pass walking every tuple made so far (none of them can be garbage) */
+    int gc_was = PyGC_Disable();
     for (size_t i = 0; i < nout; i++) {
         PyObject *o = play_type ? scored_play(&g_moves[i], play_type, table) : raw_move(&g_moves[i]);
-        if (!o) goto fail;
+        if (!o) {
+            if (gc_was) PyGC_Enable();
+            goto fail;
+        }
         PyList_SET_ITEM(out, (Py_ssize_t)i, o);
     }
+    if (gc_was) PyGC_Enable();
     if (g->heap != heap_stack) free(g->heap);
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
