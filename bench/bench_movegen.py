@@ -4,10 +4,17 @@
   about the size of SOWPODS, when that package is installed) and the Icelandic list of
   ``output/is/words.txt`` (2.8 million BÍN word forms) when ``make run`` has built it.
   Budget (issue 3 / skrafl build): the Icelandic build ≤ 8 s and ≤ 1 GiB.
-* Move generation in-process (lexicon loaded), per position, median of repeated runs: the shared
+* Move generation in-process (lexicon loaded), per position, the best of repeated runs: the shared
   SOWPODS positions (0 and 1 blank), a 2-blank variant of mid1 (rack AEEFH??) and the empty board,
-  with the full-size English list. Reference figures (issue 3): scrabble-solver 3 / 30 / 150 ms
-  for 0 / 1 / 2 blanks; Quackle 0.6 / 6 / 30 ms.
+  with the full-size English list. Columns (issue 11): every play in the generator's order
+  (RawMoves); every play as the caller of ``best --all`` receives it (ScoredPlay tuples, sorted,
+  made in C); the search for all plays without Python objects (``generate_top(limit=1,
+  prune=False)``); the pruned top play, without and with the bingo index; and how many times
+  faster the pruned top play is than our own full generation (target ≥ 3×). With ``MAGPIE_DIR``
+  and ``MAGPIE_TIMES`` (a TSV ``position<TAB>ms`` of MAGPIE's in-process generation of every
+  play, from a harness linked with MAGPIE, same machine and word list) the ratios to MAGPIE are
+  printed too (targets: all plays ≤ 1.0×, the ``best --all`` path ≤ 1.5×).
+* 250 positions of random self-play (0–2 blanks): the same, per position on average.
 * The Icelandic riddle (``netskrafl_riddle1``) with ``output/is/lexicon.kwg`` when built.
 * A whole process: Python start-up, import, memory-mapped KWG load, generation of every play and
   printing the best — the floor under ``skrafl best`` (bench_best times the real command).
@@ -119,29 +126,141 @@ def time_icelandic_build(tmp: Path) -> None:
     print(r.stdout.strip() or r.stderr.strip())
 
 
+def _best_ms(f, repeat: int) -> float:
+    """The best CPU time of ``repeat`` runs of ``f()``, in ms (the steadier figure on a busy
+    machine; wall time is within a few per cent of it when the machine is idle)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        f()
+        best = min(best, time.process_time() - t)
+    return best * 1000
+
+
+def _tile_table(letters: str) -> list:
+    from gamecore.board import Tile
+
+    table: list = [None] * 128
+    for i, x in enumerate(letters, 1):
+        table[i], table[i + 64] = Tile(x, False), Tile(x, True)
+    return table
+
+
+def magpie_times() -> dict[str, float] | None:
+    """MAGPIE's in-process times (ms) per position name, when ``MAGPIE_DIR`` names a MAGPIE build
+    and ``MAGPIE_TIMES`` a TSV of them measured with it; None otherwise (our own times only)."""
+    root, table = os.environ.get("MAGPIE_DIR"), os.environ.get("MAGPIE_TIMES")
+    if not root or not Path(root, "bin", "magpie").is_file() or not table or not Path(table).is_file():
+        return None
+    out = {}
+    for line in Path(table).read_text().splitlines():
+        name, _, ms = line.partition("\t")
+        if ms.strip():
+            out[name.strip()] = float(ms)
+    return out
+
+
 def time_generation(kwg_path: Path) -> None:
     from gamecore.kwg import Kwg
-    from gamecore.movegen import generate
+    from gamecore.movegen import generate, generate_top
+    from gamecore.play import ScoredPlay
 
     t = time.perf_counter()
     kwg = Kwg.load(kwg_path, ENGLISH)
     print(f"KWG load (memory map): {(time.perf_counter() - t) * 1000:.2f} ms")
+    t = time.perf_counter()
+    index = kwg.bingo_index()
+    print(f"bingo index (once per lexicon, for many positions): {(time.perf_counter() - t) * 1000:.1f} ms, "
+          f"{len(index) / 2**20:.1f} MiB")
     layout, values = layout_and_values()
-    print("(wall: median and min; CPU: median process time — the steadier figure on a busy machine)")
-    print(f"{'position':26} {'moves':>7} {'median ms':>10} {'min ms':>8} {'CPU ms':>8}")
+    table = _tile_table(ENGLISH)
+    magpie = magpie_times()
+    print("in-process, best CPU ms of repeated runs: all = every play in generator order (RawMoves); "
+          "best --all = every play sorted as ScoredPlay; search = all plays found, no objects; top 1 = "
+          "the pruned search (+ix: with the bingo index); speed-up = search / top 1 +ix")
+    head = f"{'position':24} {'plays':>7} {'all':>7} {'best--all':>9} {'search':>7} {'top 1':>7} {'+ix':>7} {'speed-up':>8}"
+    print(head + ("  MAGPIE ms  all/M  best--all/M" if magpie else ""))
     for name, board_name, rack_text in CASES:
         grid = board(board_name)
         counts, blanks = rack(rack_text)
         first = not any(any(r) for r in grid)
-        times, cpu = [], []
+        args = (kwg, grid, counts, blanks, layout, values, 50, first)
         repeat = 7 if blanks >= 2 else 21
-        for _ in range(repeat):
-            t, c = time.perf_counter(), time.process_time()
-            moves = generate(kwg, grid, counts, blanks, layout, values, 50, first)
-            times.append(time.perf_counter() - t)
-            cpu.append(time.process_time() - c)
-        print(f"{name:26} {len(moves):7d} {statistics.median(times) * 1000:10.2f} {min(times) * 1000:8.2f} "
-              f"{statistics.median(cpu) * 1000:8.2f}")
+        moves = generate(*args)
+        t_all = _best_ms(lambda: generate(*args), repeat)
+        t_best = _best_ms(lambda: generate_top(*args, tiles=table, play_type=ScoredPlay), repeat)
+        t_search = _best_ms(lambda: generate_top(*args, limit=1, prune=False), repeat)
+        t_top = _best_ms(lambda: generate_top(*args, limit=1), repeat)
+        t_ix = _best_ms(lambda: generate_top(*args, limit=1, bingo_index=index), repeat)
+        line = (f"{name:24} {len(moves):7d} {t_all:7.2f} {t_best:9.2f} {t_search:7.2f} {t_top:7.3f} {t_ix:7.3f} "
+                f"{t_search / t_ix:7.1f}×")
+        m = (magpie or {}).get(name.split()[0])
+        if m:
+            line += f"  {m:9.3f}  {t_all / m:5.2f}  {t_best / m:11.2f}"
+        print(line)
+
+
+def random_positions(kwg, layout, values, games: int = 10, turns: int = 25) -> list:
+    """Positions of random self-play (each turn one of the best 3 plays at random), seeded."""
+    import random
+
+    from gamecore.movegen import generate_top
+
+    rng = random.Random(5)
+    bag0 = "AAAAAAAAABBCCDDDDEEEEEEEEEEEEFFGGGHHIIIIIIIIIJKLLLLMMNNNNNNOOOOOOOOPPQRRRRRRSSSSTTTTTTUUUUVVWWXYYZ??"
+    out = []
+    for _ in range(games):
+        grid = [[0] * 15 for _ in range(15)]
+        bag = list(bag0)
+        rng.shuffle(bag)
+        for _ in range(turns):
+            rack_text = "".join(sorted(bag[:7]))
+            bag = bag[7:] + bag[:7]
+            counts, blanks = rack(rack_text)
+            first = not any(any(r) for r in grid)
+            out.append(([r[:] for r in grid], counts, blanks, first))
+            moves = generate_top(kwg, grid, counts, blanks, layout, values, 50, first, limit=3)
+            if not moves:
+                break
+            m = moves[rng.randrange(len(moves))]
+            for i, t in enumerate(m.letters):
+                r, c = (m.row, m.col + i) if m.across else (m.row + i, m.col)
+                grid[r][c] = t
+    return out
+
+
+def time_random_positions(kwg_path: Path) -> None:
+    from gamecore.kwg import Kwg
+    from gamecore.movegen import generate, generate_top, last_stats
+    from gamecore.play import ScoredPlay
+
+    kwg = Kwg.load(kwg_path, ENGLISH)
+    index = kwg.bingo_index()
+    layout, values = layout_and_values()
+    table = _tile_table(ENGLISH)
+    pos = random_positions(kwg, layout, values)
+    cases = [
+        ("all (RawMoves)", lambda a: generate(*a)),
+        ("best --all (ScoredPlay, sorted)", lambda a: generate_top(*a, tiles=table, play_type=ScoredPlay)),
+        ("search, no objects", lambda a: generate_top(*a, limit=1, prune=False)),
+        ("top 1 pruned", lambda a: generate_top(*a, limit=1)),
+        ("top 1 pruned + bingo index", lambda a: generate_top(*a, limit=1, bingo_index=index)),
+        ("top 10 pruned + bingo index", lambda a: generate_top(*a, limit=10, bingo_index=index)),
+    ]
+    print(f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position:")
+    times = {}
+    for label, f in cases:
+        def run():
+            calls = 0
+            for g, c, b, first in pos:
+                f((kwg, g, c, b, layout, values, 50, first))
+                calls += last_stats()[3]
+            return calls
+        calls = run()
+        times[label] = _best_ms(run, 3) / len(pos)
+        print(f"  {label:34} {times[label]:7.3f}   (search calls {calls:,})")
+    print(f"  top 1 (+ index) is {times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× faster than "
+          f"the full search, {times['all (RawMoves)'] / times['top 1 pruned + bingo index']:.1f}× than all plays as RawMoves")
 
 
 def time_riddle() -> None:
@@ -227,6 +346,7 @@ def main() -> None:
         kwg_path = tmp / "en.kwg"
         time_build(words, ENGLISH, "English", kwg_path)
         time_generation(kwg_path)
+        time_random_positions(kwg_path)
         time_process(kwg_path)
         time_riddle()
         time_icelandic_build(tmp)
