@@ -279,6 +279,10 @@ def score(
     from gamecore.adjudicate import adjudicate
     from gamecore.errors import UsageError
 
+    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
+        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+    if svg is not None and not svg.absolute().parent.is_dir():
+        raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
     folder = lexicon_folder(lang, lexicon)
     lex = None
     if folder is not None:

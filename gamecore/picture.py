@@ -241,6 +241,8 @@ def save_svg(svg: str, path: str | Path) -> Path:
         with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         if tmp.exists():
             tmp.unlink()
