@@ -127,7 +127,11 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
                 message.update(exc.message)
                 return
             if log is not None:
-                log.write(judge.record(ruling))  # on disk before the verdict is shown
+                try:
+                    log.write(judge.record(ruling))  # on disk before the verdict is shown
+                except OSError as exc:  # a full disk, a removed drive: no ruling that is not logged
+                    message.update(f"the audit log cannot be written ({exc.strerror or exc}): no ruling given; call the tournament director")
+                    return
             self.rulings.append(ruling)
             event.input.value = ""
             message.update("")

@@ -260,3 +260,21 @@ def test_textual_is_not_imported_by_other_commands():
     code = "import sys, cli.main; print('textual' in sys.modules, 'pyfiglet' in sys.modules)"
     p = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True)
     assert p.stdout.split() == ["False", "False"], p.stderr
+
+
+def test_no_verdict_without_its_log_line(judge):
+    class FullDisk:
+        def write(self, record):
+            raise OSError(28, "No space left on device")
+
+    app = _app(judge, log=FullDisk(), clear_after=30)
+    seen = {}
+
+    async def rule(pilot):
+        await pilot.press(*"joint", "enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+
+    drive(app, [rule])
+    assert app.rulings == [] and app.state == "entry"
+    assert "No space left on device" in seen["text"] and "ACCEPTABLE" not in seen["text"]
