@@ -824,8 +824,10 @@ static size_t g_nmoves, g_capmoves, g_captmp;
 static uint8_t *g_pool;
 static size_t g_npool, g_cappool;
 static Lane g_lanes[2][MAXD];
+static Lane (*g_L)[MAXD] = g_lanes; /* the lanes searched: g_lanes, or a Position's */
 static Anchor g_anchors[2 * MAXD * MAXD];
 static uint8_t g_grid[MAXD][MAXD];
+static uint8_t (*g_G)[MAXD] = g_grid; /* the grid searched: g_grid, or a Position's */
 /* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
 static long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
 static long g_calls; /* search calls (work done) of the step at hand */
@@ -1297,7 +1299,7 @@ static void lane_caps(const Gen *g, int R, int C) {
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
-            Lane *L = &g_lanes[dir][l];
+            Lane *L = &g_L[dir][l];
             for (int p = 0; p < n; p++) {
                 int best = 0;
                 uint64_t m = L->mask[p] & g->rackmask;
@@ -1463,7 +1465,7 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
         Py_INCREF(tile);
         PyTuple_SET_ITEM(word, i, tile);
         int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
-        PyTuple_SET_ITEM(isnew, i, PyBool_FromLong(g_grid[rr][cc] == 0));
+        PyTuple_SET_ITEM(isnew, i, PyBool_FromLong(g_G[rr][cc] == 0));
     }
     return o;
 }
@@ -1474,7 +1476,7 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
 static Gen g_gen;
 
 static void set_lane(Gen *g, int dir, int l, int R, int C) {
-    const Lane *L = &g_lanes[dir][l];
+    const Lane *L = &g_L[dir][l];
     g->across = dir == 0;
     g->n = dir == 0 ? C : R;
     g->lane = l;
@@ -1488,60 +1490,234 @@ static void set_lane(Gen *g, int dir, int l, int R, int C) {
     g->wm = L->wm;
 }
 
-/* Lanes, cross-checks, cross-scores and anchors of both directions; returns the anchor count. */
-static int compute_lanes(Gen *g, int R, int C, uint8_t lmg[MAXD][MAXD], uint8_t wmg[MAXD][MAXD],
-                         uint8_t bkg[MAXD][MAXD], int first, int srow, int scol) {
-    int na_total = 0;
+/* One square's lane data in both directions (its row's lane for plays across, its column's for
+ * plays down): the tile, and on an empty square the anchor flag, the cross-check, cross-score and
+ * whether a perpendicular word is formed. `first`: the board is empty (the start square is the
+ * only anchor). */
+static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C,
+                        int first, int srow, int scol, const int *values, const int *bvalues, int r, int c) {
     for (int dir = 0; dir < 2; dir++) {
         int across = dir == 0;
         int nl = across ? R : C, n = across ? C : R;
+        int l = across ? r : c, p = across ? c : r;
 #define AT(A, l, p) (across ? (A)[l][p] : (A)[p][l])
-        for (int l = 0; l < nl; l++) {
-            Lane *L = &g_lanes[dir][l];
-            for (int p = 0; p < n; p++) {
-                L->tiles[p] = AT(g_grid, l, p);
-                L->lm[p] = AT(lmg, l, p);
-                L->wm[p] = AT(wmg, l, p);
-                L->anchor[p] = 0;
-                L->hasx[p] = 0;
-                L->xscore[p] = 0;
-                L->mask[p] = 0;
-                if (L->tiles[p] || AT(bkg, l, p)) continue; /* a blocked square: no tile, no anchor */
-                /* perpendicular neighbours: along the other axis, lane index l-1 / l+1 */
-                uint8_t before[MAXD], after[MAXD];
-                int nb = 0, na = 0;
-                int q = l - 1;
-                while (q >= 0 && AT(g_grid, q, p)) q--;
-                for (int k = q + 1; k < l; k++) before[nb++] = AT(g_grid, k, p);
-                q = l + 1;
-                while (q < nl && AT(g_grid, q, p)) after[na++] = AT(g_grid, q++, p);
-                if (first) {
-                    L->anchor[p] = across ? (l == srow && p == scol) : (p == srow && l == scol);
-                } else {
-                    L->anchor[p] = nb || na || (p > 0 && AT(g_grid, l, p - 1)) || (p + 1 < n && AT(g_grid, l, p + 1));
-                }
-                if (nb || na) {
-                    int xs = 0;
-                    for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? g->bvalues[before[k] & 63] : g->values[before[k] & 63];
-                    for (int k = 0; k < na; k++) xs += (after[k] & 64) ? g->bvalues[after[k] & 63] : g->values[after[k] & 63];
-                    L->hasx[p] = 1;
-                    L->xscore[p] = xs;
-                    L->mask[p] = cross_mask(before, nb, after, na);
-                } else {
-                    L->mask[p] = ~1ull;
-                }
-                if (L->anchor[p]) {
-                    Anchor *A = &g_anchors[na_total++];
-                    A->dir = (uint8_t)dir;
-                    A->lane = (uint8_t)l;
-                    A->pos = (uint8_t)p;
-                    A->bound = 0;
-                }
-            }
+        Lane *L = &lanes[dir][l];
+        L->tiles[p] = AT(grid, l, p);
+        L->anchor[p] = 0;
+        L->hasx[p] = 0;
+        L->xscore[p] = 0;
+        L->mask[p] = 0;
+        if (L->tiles[p] || AT(bkg, l, p)) continue; /* a blocked square: no tile, no anchor */
+        /* perpendicular neighbours: along the other axis, lane index l-1 / l+1 */
+        uint8_t before[MAXD], after[MAXD];
+        int nb = 0, na = 0;
+        int q = l - 1;
+        while (q >= 0 && AT(grid, q, p)) q--;
+        for (int k = q + 1; k < l; k++) before[nb++] = AT(grid, k, p);
+        q = l + 1;
+        while (q < nl && AT(grid, q, p)) after[na++] = AT(grid, q++, p);
+        if (first) {
+            L->anchor[p] = r == srow && c == scol;
+        } else {
+            L->anchor[p] = nb || na || (p > 0 && AT(grid, l, p - 1)) || (p + 1 < n && AT(grid, l, p + 1));
+        }
+        if (nb || na) {
+            int xs = 0;
+            for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? bvalues[before[k] & 63] : values[before[k] & 63];
+            for (int k = 0; k < na; k++) xs += (after[k] & 64) ? bvalues[after[k] & 63] : values[after[k] & 63];
+            L->hasx[p] = 1;
+            L->xscore[p] = xs;
+            L->mask[p] = cross_mask(before, nb, after, na);
+        } else {
+            L->mask[p] = ~1ull;
         }
 #undef AT
     }
-    return na_total;
+}
+
+/* The anchors of both directions into g_anchors, in generator order (plays across by row, then
+ * down by column; within a lane by square); returns how many. */
+static int list_anchors(Lane (*lanes)[MAXD], int R, int C) {
+    int na = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
+        for (int l = 0; l < nl; l++) {
+            const Lane *L = &lanes[dir][l];
+            for (int p = 0; p < n; p++)
+                if (L->anchor[p]) g_anchors[na++] = (Anchor){0, (uint8_t)dir, (uint8_t)l, (uint8_t)p, 0, -1, -1};
+        }
+    }
+    return na;
+}
+
+/* Lanes (premiums and square data) of both directions for a whole grid. */
+static void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
+                          uint8_t (*bkg)[MAXD], int R, int C, int first, int srow, int scol, const int *values,
+                          const int *bvalues) {
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) {
+            lanes[0][r].lm[c] = lanes[1][c].lm[r] = lmg[r][c];
+            lanes[0][r].wm[c] = lanes[1][c].wm[r] = wmg[r][c];
+            square_data(lanes, grid, bkg, R, C, first, srow, scol, values, bvalues, r, c);
+        }
+}
+
+/* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
+ * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
+ * order. NULL with an exception on failure. */
+static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
+                        PyObject **table, PyTypeObject *play_type) {
+    PyObject *out = NULL;
+    int heap_stack[64];
+    if (limit >= 0) sorted_out = 1;
+    /* keep only the best `limit` while generating (a heap of their scores) */
+    g->limit = limit > 0 && limit <= (1 << 20) ? limit : 0;
+    g->heap = heap_stack;
+    if (g->limit > 64) {
+        g->heap = malloc(sizeof(int) * g->limit);
+        if (!g->heap) { PyErr_NoMemory(); return NULL; }
+    }
+    g_nmoves = g_npool = 0;
+    g_st_anchors = nanchors;
+    g_st_searched = g_st_recorded = g_st_calls = 0;
+    uint32_t groot = N_ARC(g_kwg[1]);
+    prune = prune && g->limit > 0 && !negative && g->bingo >= 0;
+    g->thr = INT32_MIN;
+    int rv[MAXD], nrv = 0;
+    g_nsteps = 0;
+    if (prune) {
+        /* best bound first; an anchor on top has its bingo spans checked (bingo_possible) and goes
+         * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
+         * Stop when the best bound left is below the K-th best score recorded. */
+        nrv = rack_values(g, rv);
+        g->ntiles = g->blanks;
+        for (int t = 1; t <= MAX_TILE; t++) g->ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
+        lane_caps(g, R, C);
+        g_nbcache = 0;
+        g_naheap = 0;
+        for (int i = 0; i < nanchors; i++) {
+            Anchor *A = &g_anchors[i];
+            A->checked = g_bidx == NULL; /* nothing to check without an index */
+            A->bound = span_bounds(g, &g_L[A->dir][A->lane], A->dir == 0 ? C : R, A->pos, rv, nrv, 0, 0, &A->bs, &A->be);
+            if (A->bound >= 0) aheap_push(i);
+        }
+        while (g_naheap) {
+            Anchor *A = &g_anchors[g_aheap[0]];
+            if (g->nheap == g->limit && A->bound < g->thr) break;
+            aheap_pop();
+            int n = A->dir == 0 ? C : R;
+            if (!A->checked) {
+                A->checked = 1;
+                A->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, &A->bs, &A->be);
+                if (A->bound >= 0) aheap_push((int)(A - g_anchors));
+                continue;
+            }
+            set_lane(g, A->dir, A->lane, R, C);
+            g->anchor_pos = A->pos;
+            g_calls = 0;
+            g_cur_best = -1;
+            span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
+            right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
+            g->prune_in = 1;
+            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            g->prune_in = 0;
+            g_st_searched++;
+            g_st_calls += g_calls;
+            if (g_nsteps < 2 * MAXD * MAXD) {
+                Step *st = &g_steps[g_nsteps++];
+                *st = (Step){A->dir, A->lane, A->pos, 0, A->bs, A->be, A->bound, g_cur_best, g_calls};
+            }
+            if (g->error) { PyErr_NoMemory(); goto done; }
+        }
+    } else {
+        for (int i = 0; i < nanchors; i++) {
+            const Anchor *A = &g_anchors[i];
+            set_lane(g, A->dir, A->lane, R, C);
+            g->anchor_pos = A->pos;
+            g_calls = 0;
+            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            g_st_searched++;
+            g_st_calls += g_calls;
+            if (g->error) { PyErr_NoMemory(); goto done; }
+        }
+    }
+    g_st_recorded = (long)g_nmoves;
+    size_t nout = g_nmoves;
+    if (sorted_out) {
+        if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto done; }
+        if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
+    }
+    out = PyList_New((Py_ssize_t)nout);
+    if (!out) goto done;
+    /* no cyclic collection while the plays are made: tens of thousands of new tuples would set it
+     * off again and again, each pass walking every tuple made so far (none of them can be garbage) */
+    int gc_was = PyGC_Disable();
+    for (size_t i = 0; i < nout; i++) {
+        PyObject *o = play_type ? scored_play(&g_moves[i], play_type, table) : raw_move(&g_moves[i]);
+        if (!o) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, o);
+    }
+    if (gc_was) PyGC_Enable();
+done:
+    if (g->heap != heap_stack) free(g->heap);
+    g->heap = NULL;
+    return out;
+}
+
+/* The tile table and play type arguments: NULL table when none was given; -1 on a bad one. */
+static int play_args(PyObject *table_o, PyObject *type_o, PyObject **table_seq, PyObject ***table,
+                     PyTypeObject **play_type) {
+    *table_seq = NULL;
+    *table = NULL;
+    *play_type = NULL;
+    if (table_o == Py_None) return 0;
+    *table_seq = PySequence_Fast(table_o, "tiles must be a sequence");
+    if (!*table_seq) return -1;
+    if (PySequence_Fast_GET_SIZE(*table_seq) != 128) {
+        PyErr_SetString(PyExc_ValueError, "tiles: 128 entries expected (letter byte -> tile)");
+        return -1;
+    }
+    if (!PyType_Check(type_o) || !PyType_IsSubtype((PyTypeObject *)type_o, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "play_type must be a tuple subclass");
+        return -1;
+    }
+    *table = PySequence_Fast_ITEMS(*table_seq);
+    *play_type = (PyTypeObject *)type_o;
+    return 0;
+}
+
+/* The bingo index argument into g_bidx (held in *bb); -1 on a bad one. */
+static int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
+    g_bidx = NULL;
+    if (bidx_o == Py_None) return 0;
+    if (PyObject_GetBuffer(bidx_o, bb, PyBUF_SIMPLE) < 0) return -1;
+    const uint64_t *bi = bb->buf;
+    size_t nw = (size_t)bb->len / 8;
+    if (bb->len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) || bi[1] + 2 != nw ||
+        bi[0] > MAX_TILE) {
+        PyBuffer_Release(bb);
+        bb->obj = NULL;
+        PyErr_SetString(PyExc_ValueError, "not a bingo index");
+        return -1;
+    }
+    g_bidx = bi;
+    g_bidx_mask = bi[1] - 1;
+    g_bidx_maxt = bi[0];
+    return 0;
+}
+
+/* The rack into g (counts, blanks, mask); the values must be set. */
+static int rack_arg(Gen *g, PyObject *rack_o, int blanks) {
+    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) return -1;
+    g->rack[0] = 0;
+    g->blanks = blanks < 0 ? 0 : blanks;
+    g->rackmask = 0;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
+    return 0;
 }
 
 static PyObject *py_generate(PyObject *self, PyObject *args) {
@@ -1555,27 +1731,11 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                           &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide,
                           &blank_letter_value, &limit, &sorted_out, &prune, &table_o, &type_o, &bidx_o))
         return NULL;
-    g_bidx = NULL;
-    if (bidx_o != Py_None) {
-        if (PyObject_GetBuffer(bidx_o, &bb, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&kb); return NULL; }
-        const uint64_t *bi = bb.buf;
-        size_t nw = (size_t)bb.len / 8;
-        if (bb.len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) || bi[1] + 2 != nw || bi[0] > MAX_TILE) {
-            PyBuffer_Release(&bb);
-            PyBuffer_Release(&kb);
-            PyErr_SetString(PyExc_ValueError, "not a bingo index");
-            return NULL;
-        }
-        g_bidx = bi;
-        g_bidx_mask = bi[1] - 1;
-        g_bidx_maxt = bi[0];
-    }
     static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
     Gen *g = &g_gen;
     PyObject *out = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;
-    int heap_stack[64];
     if (g_busy) {
         PyBuffer_Release(&kb);
         PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
@@ -1583,8 +1743,9 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     }
     g_busy = 1;
     memset(g, 0, sizeof *g);
-    g_nmoves = g_npool = 0;
-    g_st_anchors = g_st_searched = g_st_recorded = g_st_calls = 0;
+    g_L = g_lanes;
+    g_G = g_grid;
+    if (bingo_arg(bidx_o, &bb) < 0) goto fail;
     size_t nnodes = (size_t)kb.len / 4;
     /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
     g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
@@ -1607,146 +1768,272 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                 PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
                 goto fail;
             }
-    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) goto fail;
     if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
-    if (table_o != Py_None) {
-        table_seq = PySequence_Fast(table_o, "tiles must be a sequence");
-        if (!table_seq) goto fail;
-        if (PySequence_Fast_GET_SIZE(table_seq) != 128) {
-            PyErr_SetString(PyExc_ValueError, "tiles: 128 entries expected (letter byte -> tile)");
-            goto fail;
-        }
-        if (!PyType_Check(type_o) || !PyType_IsSubtype((PyTypeObject *)type_o, &PyTuple_Type)) {
-            PyErr_SetString(PyExc_TypeError, "play_type must be a tuple subclass");
-            goto fail;
-        }
-        table = PySequence_Fast_ITEMS(table_seq);
-        play_type = (PyTypeObject *)type_o;
-        sorted_out = 1;
-    }
+    if (rack_arg(g, rack_o, blanks) < 0) goto fail;
+    if (play_args(table_o, type_o, &table_seq, &table, &play_type) < 0) goto fail;
+    if (table) sorted_out = 1;
     int negative = 0;
     for (int t = 0; t <= MAX_TILE; t++) {
         g->bvalues[t] = blank_letter_value ? g->values[t] : 0;
         if (g->values[t] < 0) negative = 1;
     }
-    g->rack[0] = 0;
-    g->blanks = blanks < 0 ? 0 : blanks;
-    for (int t = 1; t <= MAX_TILE; t++)
-        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
     g->bingo = bingo;
     g->bingo_tiles = bingo_tiles;
     if (first && (srow < 0 || srow >= R || scol < 0 || scol >= C)) {
         PyErr_SetString(PyExc_ValueError, "start square outside the board");
         goto fail;
     }
-    if (limit >= 0) sorted_out = 1;
-    /* keep only the best `limit` while generating (a heap of their scores) */
-    g->limit = limit > 0 && limit <= (1 << 20) ? limit : 0;
-    g->heap = heap_stack;
-    if (g->limit > 64) {
-        g->heap = malloc(sizeof(int) * g->limit);
-        if (!g->heap) { PyErr_NoMemory(); goto fail; }
-    }
-    int nanchors = compute_lanes(g, R, C, lmg, wmg, bkg, first, srow, scol);
-    g_st_anchors = nanchors;
-    uint32_t groot = N_ARC(g_kwg[1]);
-    prune = prune && g->limit > 0 && !negative && bingo >= 0;
-    g->thr = INT32_MIN;
-    int rv[MAXD], nrv = 0;
-    g_nsteps = 0;
-    if (prune) {
-        /* best bound first; an anchor on top has its bingo spans checked (bingo_possible) and goes
-         * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
-         * Stop when the best bound left is below the K-th best score recorded. */
-        nrv = rack_values(g, rv);
-        g->ntiles = g->blanks;
-        for (int t = 1; t <= MAX_TILE; t++) g->ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
-        lane_caps(g, R, C);
-        g_nbcache = 0;
-        g_naheap = 0;
-        for (int i = 0; i < nanchors; i++) {
-            Anchor *A = &g_anchors[i];
-            A->checked = g_bidx == NULL; /* nothing to check without an index */
-            A->bound = span_bounds(g, &g_lanes[A->dir][A->lane], A->dir == 0 ? C : R, A->pos, rv, nrv, 0, 0, &A->bs, &A->be);
-            if (A->bound >= 0) aheap_push(i);
-        }
-        while (g_naheap) {
-            Anchor *A = &g_anchors[g_aheap[0]];
-            if (g->nheap == g->limit && A->bound < g->thr) break;
-            aheap_pop();
-            int n = A->dir == 0 ? C : R;
-            if (!A->checked) {
-                A->checked = 1;
-                A->bound = span_bounds(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, &A->bs, &A->be);
-                if (A->bound >= 0) aheap_push((int)(A - g_anchors));
-                continue;
-            }
-            set_lane(g, A->dir, A->lane, R, C);
-            g->anchor_pos = A->pos;
-            g_calls = 0;
-            g_cur_best = -1;
-            span_bounds(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
-            right_tables(g, &g_lanes[A->dir][A->lane], n, A->pos, rv, nrv);
-            g->prune_in = 1;
-            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
-            g->prune_in = 0;
-            g_st_searched++;
-            g_st_calls += g_calls;
-            if (g_nsteps < 2 * MAXD * MAXD) {
-                Step *st = &g_steps[g_nsteps++];
-                *st = (Step){A->dir, A->lane, A->pos, 0, A->bs, A->be, A->bound, g_cur_best, g_calls};
-            }
-            if (g->error) { PyErr_NoMemory(); goto fail; }
-        }
-    } else {
-        for (int i = 0; i < nanchors; i++) {
-            const Anchor *A = &g_anchors[i];
-            set_lane(g, A->dir, A->lane, R, C);
-            g->anchor_pos = A->pos;
-            g_calls = 0;
-            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
-            g_st_searched++;
-            g_st_calls += g_calls;
-            if (g->error) { PyErr_NoMemory(); goto fail; }
-        }
-    }
-    g_st_recorded = (long)g_nmoves;
-    size_t nout = g_nmoves;
-    if (sorted_out) {
-        if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto fail; }
-        if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
-    }
-    out = PyList_New((Py_ssize_t)nout);
-    if (!out) goto fail;
-    /* no cyclic collection while the plays are made: tens of thousands of new tuples would set it
-     * off again and again, each pass walking every tuple made so far (none of them can be garbage) */
-    int gc_was = PyGC_Disable();
-    for (size_t i = 0; i < nout; i++) {
-        PyObject *o = play_type ? scored_play(&g_moves[i], play_type, table) : raw_move(&g_moves[i]);
-        if (!o) {
-            if (gc_was) PyGC_Enable();
-            goto fail;
-        }
-        PyList_SET_ITEM(out, (Py_ssize_t)i, o);
-    }
-    if (gc_was) PyGC_Enable();
-    if (g->heap != heap_stack) free(g->heap);
+    compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
+    int nanchors = list_anchors(g_lanes, R, C);
+    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type);
+fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
     g_bidx = NULL;
     PyBuffer_Release(&kb);
     g_busy = 0;
     return out;
-fail:
-    if (g->heap && g->heap != heap_stack) free(g->heap);
-    Py_XDECREF(out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Position: a board kept between calls (MAGPIE keeps its cross-sets on the board the same way): */
+/* the grid and both directions' lanes with their cross-checks, updated per play for the squares */
+/* the play can change; generate() then reads only the rack.                                      */
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer kb;
+    int has_kb;
+    int wide, R, C, srow, scol, bingo, bingo_tiles, tiles_on_board, negative;
+    int values[MAX_TILE + 1], bvalues[MAX_TILE + 1];
+    uint8_t grid[MAXD][MAXD], bkg[MAXD][MAXD];
+    Lane lanes[2][MAXD];
+} PositionObject;
+
+static void pos_use_kwg(PositionObject *P) {
+    g_wide = P->wide;
+    g_nnodes = (size_t)P->kb.len / 4;
+    g_kwg = (const uint32_t *)P->kb.buf;
+}
+
+static void pos_dealloc(PositionObject *P) {
+    if (P->has_kb) PyBuffer_Release(&P->kb);
+    Py_TYPE(P)->tp_free((PyObject *)P);
+}
+
+static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"kwg", "letter_mult", "word_mult", "start_row", "start_col", "tile_values",
+                             "bingo_bonus", "bingo_tiles", "blocked", "node24", "blank_letter_value", "grid", NULL};
+    PyObject *lm_o, *wm_o, *val_o, *blocked_o = Py_None, *grid_o = Py_None;
+    int wide = -1, blv = 0;
+    Py_buffer kb;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOiiOii|OipO", kwlist, &kb, &lm_o, &wm_o, &P->srow, &P->scol,
+                                     &val_o, &P->bingo, &P->bingo_tiles, &blocked_o, &wide, &blv, &grid_o))
+        return -1;
+    if (g_busy) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_RuntimeError, "Position() made while generate() runs");
+        return -1;
+    }
+    if (P->has_kb) PyBuffer_Release(&P->kb);
+    P->kb = kb;
+    P->has_kb = 1;
+    size_t nnodes = (size_t)kb.len / 4;
+    P->wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    g_wide = P->wide;
+    if (nnodes < 2 || N_ARC(((const uint32_t *)kb.buf)[0]) >= nnodes || N_ARC(((const uint32_t *)kb.buf)[1]) >= nnodes) {
+        PyErr_SetString(PyExc_ValueError, "not a KWG");
+        return -1;
+    }
+    static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD];
+    int R = -1, C = -1;
+    if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) return -1;
+    if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) return -1;
+    memset(P->bkg, 0, sizeof P->bkg);
+    memset(P->grid, 0, sizeof P->grid);
+    if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, P->bkg, 1, "blocked") < 0) return -1;
+    if (grid_o != Py_None && read_grid(grid_o, &R, &C, P->grid, 127, "grid") < 0) return -1;
+    P->R = R;
+    P->C = C;
+    if (P->srow < 0 || P->srow >= R || P->scol < 0 || P->scol >= C) {
+        PyErr_SetString(PyExc_ValueError, "start square outside the board");
+        return -1;
+    }
+    memset(P->values, 0, sizeof P->values);
+    if (read_ints(val_o, P->values, MAX_TILE + 1, "tile_values") < 0) return -1;
+    P->negative = 0;
+    for (int t = 0; t <= MAX_TILE; t++) {
+        P->bvalues[t] = blv ? P->values[t] : 0;
+        if (P->values[t] < 0) P->negative = 1;
+    }
+    P->tiles_on_board = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            if (P->grid[r][c]) {
+                if (!(P->grid[r][c] & 63)) {
+                    PyErr_Format(PyExc_ValueError, "grid: bad value %d", P->grid[r][c]);
+                    return -1;
+                }
+                P->tiles_on_board++;
+            }
+    pos_use_kwg(P);
+    compute_lanes(P->lanes, P->grid, lmg, wmg, P->bkg, R, C, P->tiles_on_board == 0, P->srow, P->scol, P->values,
+                  P->bvalues);
+    return 0;
+}
+
+static void pos_touch(PositionObject *P, int r, int c) {
+    if (r >= 0 && r < P->R && c >= 0 && c < P->C)
+        square_data(P->lanes, P->grid, P->bkg, P->R, P->C, 0, P->srow, P->scol, P->values, P->bvalues, r, c);
+}
+
+/* place(row, col, across, letters): the play's whole main word (tile numbers, +64 for a blank;
+ * board tiles included, as RawMove.letters) onto the board; the squares it can change get their
+ * lane data again: the new tiles, and the empty squares at both ends of the lines of tiles through
+ * each new tile (cross-checks, cross-scores, anchors). */
+static PyObject *pos_place(PositionObject *P, PyObject *args) {
+    int row, col, across;
+    Py_buffer w;
+    if (!PyArg_ParseTuple(args, "iipy*", &row, &col, &across, &w)) return NULL;
+    if (g_busy) {
+        PyBuffer_Release(&w);
+        PyErr_SetString(PyExc_RuntimeError, "place() called while generate() runs");
+        return NULL;
+    }
+    const uint8_t *t = w.buf;
+    Py_ssize_t n = w.len;
+    int dr = across ? 0 : 1, dc = across ? 1 : 0;
+    const char *err = NULL;
+    if (n < 1 || row < 0 || col < 0 || row + dr * (n - 1) >= P->R || col + dc * (n - 1) >= P->C) err = "play off the board";
+    for (Py_ssize_t i = 0; !err && i < n; i++) {
+        uint8_t b = t[i], have = P->grid[row + dr * i][col + dc * i];
+        if (!(b & 63) || b > 127) err = "bad letter value";
+        else if (have && (have & 63) != (b & 63)) err = "a letter differs from the tile on the board";
+        else if (!have && P->bkg[row + dr * i][col + dc * i]) err = "a tile on a blocked square";
+    }
+    if (err) {
+        PyBuffer_Release(&w);
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    int was_empty = P->tiles_on_board == 0;
+    uint8_t placed[MAXD];
+    int np = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int r = row + dr * (int)i, c = col + dc * (int)i;
+        if (!P->grid[r][c]) {
+            P->grid[r][c] = t[i];
+            placed[np++] = (uint8_t)i;
+            P->tiles_on_board++;
+        }
+    }
+    PyBuffer_Release(&w);
+    pos_use_kwg(P);
+    if (was_empty && np) {
+        /* the first play: the start square stops being the only anchor */
+        for (int r = 0; r < P->R; r++)
+            for (int c = 0; c < P->C; c++) pos_touch(P, r, c);
+        return PyLong_FromLong(np);
+    }
+    for (int k = 0; k < np; k++) {
+        int r = row + dr * placed[k], c = col + dc * placed[k];
+        pos_touch(P, r, c);
+        /* the empty squares at both ends of its column's and its row's line of tiles: they hold
+         * the cross-checks the new tile changes, and they are its empty neighbours (anchors) */
+        int q = r;
+        while (q >= 0 && P->grid[q][c]) q--;
+        pos_touch(P, q, c);
+        q = r;
+        while (q < P->R && P->grid[q][c]) q++;
+        pos_touch(P, q, c);
+        q = c;
+        while (q >= 0 && P->grid[r][q]) q--;
+        pos_touch(P, r, q);
+        q = c;
+        while (q < P->C && P->grid[r][q]) q++;
+        pos_touch(P, r, q);
+    }
+    return PyLong_FromLong(np);
+}
+
+static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"rack_counts", "blanks", "limit", "sorted", "prune", "tiles", "play_type",
+                             "bingo_index", NULL};
+    PyObject *rack_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
+    int blanks, limit = -1, sorted_out = 0, prune = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|ippOOO", kwlist, &rack_o, &blanks, &limit, &sorted_out, &prune,
+                                     &table_o, &type_o, &bidx_o))
+        return NULL;
+    if (g_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
+        return NULL;
+    }
+    g_busy = 1;
+    Gen *g = &g_gen;
+    memset(g, 0, sizeof *g);
+    PyObject *out = NULL, *table_seq = NULL;
+    PyObject **table = NULL;
+    PyTypeObject *play_type = NULL;
+    Py_buffer bb = {0};
+    if (bingo_arg(bidx_o, &bb) < 0) goto done;
+    memcpy(g->values, P->values, sizeof g->values);
+    memcpy(g->bvalues, P->bvalues, sizeof g->bvalues);
+    if (rack_arg(g, rack_o, blanks) < 0) goto done;
+    if (play_args(table_o, type_o, &table_seq, &table, &play_type) < 0) goto done;
+    if (table) sorted_out = 1;
+    g->bingo = P->bingo;
+    g->bingo_tiles = P->bingo_tiles;
+    pos_use_kwg(P);
+    g_L = P->lanes;
+    g_G = P->grid;
+    int nanchors = list_anchors(P->lanes, P->R, P->C);
+    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type);
+done:
+    g_L = g_lanes;
+    g_G = g_grid;
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
     g_bidx = NULL;
-    PyBuffer_Release(&kb);
     g_busy = 0;
-    return NULL;
+    return out;
 }
+
+static PyObject *pos_grid(PositionObject *P, PyObject *noargs) {
+    PyObject *rows = PyList_New(P->R);
+    for (int r = 0; rows && r < P->R; r++) {
+        PyObject *row = PyList_New(P->C);
+        if (!row) { Py_CLEAR(rows); break; }
+        for (int c = 0; c < P->C; c++) PyList_SET_ITEM(row, c, PyLong_FromLong(P->grid[r][c]));
+        PyList_SET_ITEM(rows, r, row);
+    }
+    return rows;
+}
+
+static PyObject *pos_is_empty(PositionObject *P, PyObject *noargs) { return PyBool_FromLong(P->tiles_on_board == 0); }
+
+static PyMethodDef pos_methods[] = {
+    {"place", (PyCFunction)pos_place, METH_VARARGS,
+     "place(row, col, across, letters: bytes) -> int: put a play's main word on the board (tile numbers, "
+     "+64 for a blank, board tiles included); returns the number of new tiles"},
+    {"generate", (PyCFunction)(void (*)(void))pos_generate, METH_VARARGS | METH_KEYWORDS,
+     "generate(rack_counts, blanks, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "
+     "bingo_index=None): as gamecore._native.generate, on this board"},
+    {"grid", (PyCFunction)pos_grid, METH_NOARGS, "grid() -> rows of ints (0 empty, tile number, +64 blank)"},
+    {"is_empty", (PyCFunction)pos_is_empty, METH_NOARGS, "is_empty() -> bool: no tile on the board"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject PositionType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gamecore._native.Position",
+    .tp_basicsize = sizeof(PositionObject),
+    .tp_dealloc = (destructor)pos_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Position(kwg, letter_mult, word_mult, start_row, start_col, tile_values, bingo_bonus, "
+              "bingo_tiles, blocked=None, node24=-1, blank_letter_value=False, grid=None): a board kept "
+              "between move generations, its cross-checks updated per play.",
+    .tp_methods = pos_methods,
+    .tp_init = (initproc)pos_init,
+    .tp_new = PyType_GenericNew,
+};
 
 static PyObject *py_last_stats(PyObject *self, PyObject *args) {
     int detail = 0;
@@ -1871,6 +2158,9 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!RawMoveType) return NULL;
     Py_INCREF(RawMoveType);
     PyModule_AddObject(m, "RawMove", (PyObject *)RawMoveType);
+    if (PyType_Ready(&PositionType) < 0) return NULL;
+    Py_INCREF(&PositionType);
+    PyModule_AddObject(m, "Position", (PyObject *)&PositionType);
     /* bumped whenever the Python side needs a rebuilt extension (checked by gamecore.kwg) */
     PyModule_AddIntConstant(m, "ABI", NATIVE_ABI);
     return m;

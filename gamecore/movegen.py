@@ -197,3 +197,57 @@ def last_stats(detail: bool = False):
     the bench); ``detail``: per anchor searched with pruning, ``(direction, lane, square, best
     span start, end, bound, best score found, search calls)``."""
     return _native().last_stats(detail)
+
+
+class Position:
+    """A board kept between move generations (for a game replayed or analysed turn by turn): the
+    grid and both directions' cross-checks and cross-scores live in C and are updated per play,
+    only for the squares the play can change; :meth:`generate` and :meth:`top` then read only the
+    rack. Their results are exactly those of :func:`generate` and :func:`generate_top` on the
+    same grid (``first_move`` = the board is empty).
+
+    Args:
+        kwg, layout, tile_values, bingo_bonus, bingo_tiles, blank_letter_value: as :func:`generate`.
+        grid: the tiles already on the board (rows of ints, as :func:`generate`); None = empty.
+    """
+
+    __slots__ = ("_p", "kwg")
+
+    def __init__(self, kwg: Kwg, layout: Any, tile_values: Sequence[int], bingo_bonus: int, bingo_tiles: int = 7,
+                 blank_letter_value: bool = False, grid: Sequence[Sequence[int]] | None = None):
+        lm = layout.letter_mult
+        blocked = getattr(layout, "blocked", None)
+        blocked_grid = None
+        if blocked:
+            blocked_grid = [[0] * len(lm[0]) for _ in range(len(lm))]
+            for r, c in blocked:
+                blocked_grid[r][c] = 1
+        srow, scol = layout.start
+        self.kwg = kwg
+        self._p = _native().Position(kwg.buffer, lm, layout.word_mult, srow, scol, tile_values, bingo_bonus,
+                                     bingo_tiles, blocked_grid, int(kwg.wide), bool(blank_letter_value), grid)
+
+    def place(self, row: int, col: int, across: bool, letters: bytes) -> int:
+        """Put a play on the board: ``letters`` = its whole main word from (row, col) (tile numbers,
+        +64 for a blank, board tiles included — a RawMove's fields). Returns the number of new
+        tiles. Raises ValueError: off the board, a letter differing from a board tile, a blocked
+        square. (Whether the play is legal is not checked: that is the validator's job.)"""
+        return self._p.place(row, col, bool(across), bytes(letters))
+
+    def generate(self, rack_counts: Sequence[int], blanks: int) -> list:
+        """Every legal play, as :func:`generate` gives them (RawMoves, generator order)."""
+        return self._p.generate(rack_counts, blanks)
+
+    def top(self, rack_counts: Sequence[int], blanks: int, *, limit: int | None = None, prune: bool = True,
+            tiles: Sequence[Any] | None = None, play_type: type | None = None,
+            bingo_index: bytes | None = None) -> list:
+        """The best plays, best first, as :func:`generate_top` gives them."""
+        return self._p.generate(rack_counts, blanks, -1 if limit is None else max(0, int(limit)), True, bool(prune),
+                                tiles, play_type, bingo_index)
+
+    def grid(self) -> list[list[int]]:
+        """The board: rows of ints (0 empty, tile number, +64 for a blank)."""
+        return self._p.grid()
+
+    def is_empty(self) -> bool:
+        return self._p.is_empty()

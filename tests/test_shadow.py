@@ -298,3 +298,69 @@ def test_best_play_is_the_first_of_best_plays(rules_name, seed, turns):
         rack = [x for t, n in enumerate(counts) for x in [lg.letters[t - 1]] * n if t] + ["?"] * blanks
         plays = best_plays(board, rack, bundle, rules)
         assert best_play(board, rack, bundle, rules) == (plays[0] if plays else None)
+
+
+@pytest.mark.parametrize("rules_name", ["wespa", "netskrafl", "russian_scrabble", "erudit"])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 25), walls=st.integers(0, 6))
+def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turns, walls):
+    """movegen.Position (cross-checks kept in C, updated per play) gives every call exactly what
+    generate / generate_top give on the same grid: same plays, same order."""
+    from gamecore.movegen import Position
+
+    lg = lang(rules_name)
+    rng = random.Random(seed)
+    blocked = {(rng.randrange(lg.rows), rng.randrange(lg.cols)) for _ in range(walls)} - {lg.layout.start}
+    walled = Lang.__new__(Lang)
+    walled.__dict__.update(lg.__dict__)
+    walled.layout = MoveLayout(lg.layout.letter_mult, lg.layout.word_mult, lg.layout.start, blocked)
+    kwg = synthetic_kwg(rules_name)
+    pos = Position(kwg, walled.layout, lg.values, lg.bingo, lg.bingo_tiles)
+    index = kwg.bingo_index(lg.bingo_tiles)
+    before = None
+    for grid, counts, blanks, first in positions(walled, kwg, seed, turns):
+        changed = [] if before is None else [
+            (r, c) for r in range(lg.rows) for c in range(lg.cols) if grid[r][c] != before[r][c]]
+        if changed:  # mirror the play made since the last position (none after an exchange)
+            rows, cols = {r for r, _ in changed}, {c for _, c in changed}
+            across = len(rows) == 1 and (len(cols) > 1 or (cols and _has_across_word(grid, *changed[0])))
+            r0, c0 = min(changed)
+            r1, c1 = max(changed)
+            if across:
+                while c0 > 0 and grid[r0][c0 - 1]:
+                    c0 -= 1
+                while c1 + 1 < lg.cols and grid[r0][c1 + 1]:
+                    c1 += 1
+                word = bytes(grid[r0][c] for c in range(c0, c1 + 1))
+            else:
+                while r0 > 0 and grid[r0 - 1][c0]:
+                    r0 -= 1
+                while r1 + 1 < lg.rows and grid[r1 + 1][c0]:
+                    r1 += 1
+                word = bytes(grid[r][c0] for r in range(r0, r1 + 1))
+            assert pos.place(r0, c0, across, word) == len(changed)
+        assert pos.grid() == grid and pos.is_empty() == first
+        args = (kwg, grid, counts, blanks, walled.layout, lg.values, lg.bingo, first, lg.bingo_tiles)
+        assert [tuple(m) for m in pos.generate(counts, blanks)] == [tuple(m) for m in generate(*args)]
+        for k in (1, 5):
+            assert pos.top(counts, blanks, limit=k, bingo_index=index) == generate_top(*args, limit=k)
+        before = [row[:] for row in grid]
+
+
+def _has_across_word(grid, r, c) -> bool:
+    return (c > 0 and grid[r][c - 1]) or (c + 1 < len(grid[0]) and grid[r][c + 1])
+
+
+def test_position_refuses_what_cannot_be_on_the_board():
+    from gamecore.movegen import Position
+
+    lg = lang("wespa")
+    kwg = synthetic_kwg("wespa")
+    pos = Position(kwg, lg.layout, lg.values, 50)
+    assert pos.place(7, 6, True, bytes([3, 1, 20])) == 3
+    with pytest.raises(ValueError):
+        pos.place(7, 13, True, bytes([1, 2, 3]))  # off the board
+    with pytest.raises(ValueError):
+        pos.place(6, 7, False, bytes([1, 2, 3]))  # B over the A at (7, 7)
+    assert pos.place(6, 7, False, bytes([1, 1, 1 + 64])) == 2  # through the A
+    assert pos.grid()[8][7] == 65 and not pos.is_empty()
