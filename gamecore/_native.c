@@ -1887,6 +1887,24 @@ static void pos_touch(PositionObject *P, int r, int c) {
         square_data(P->lanes, P->grid, P->bkg, P->R, P->C, 0, P->srow, P->scol, P->values, P->bvalues, r, c);
 }
 
+/* The lane data around new tile (r, c): its square and the empty squares at both ends of its
+ * column's and row's lines of tiles. */
+static void pos_update_around(PositionObject *P, int r, int c) {
+    pos_touch(P, r, c);
+    int q = r;
+    while (q >= 0 && P->grid[q][c]) q--;
+    pos_touch(P, q, c);
+    q = r;
+    while (q < P->R && P->grid[q][c]) q++;
+    pos_touch(P, q, c);
+    q = c;
+    while (q >= 0 && P->grid[r][q]) q--;
+    pos_touch(P, r, q);
+    q = c;
+    while (q < P->C && P->grid[r][q]) q++;
+    pos_touch(P, r, q);
+}
+
 /* place(row, col, across, letters): the play's whole main word (tile numbers, +64 for a blank;
  * board tiles included, as RawMove.letters) onto the board; the squares it can change get their
  * lane data again: the new tiles, and the empty squares at both ends of the lines of tiles through
@@ -1935,25 +1953,67 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
             for (int c = 0; c < P->C; c++) pos_touch(P, r, c);
         return PyLong_FromLong(np);
     }
-    for (int k = 0; k < np; k++) {
-        int r = row + dr * placed[k], c = col + dc * placed[k];
-        pos_touch(P, r, c);
-        /* the empty squares at both ends of its column's and its row's line of tiles: they hold
-         * the cross-checks the new tile changes, and they are its empty neighbours (anchors) */
-        int q = r;
-        while (q >= 0 && P->grid[q][c]) q--;
-        pos_touch(P, q, c);
-        q = r;
-        while (q < P->R && P->grid[q][c]) q++;
-        pos_touch(P, q, c);
-        q = c;
-        while (q >= 0 && P->grid[r][q]) q--;
-        pos_touch(P, r, q);
-        q = c;
-        while (q < P->C && P->grid[r][q]) q++;
-        pos_touch(P, r, q);
-    }
+    for (int k = 0; k < np; k++) pos_update_around(P, row + dr * placed[k], col + dc * placed[k]);
     return PyLong_FromLong(np);
+}
+
+/* sync(grid): make the board this grid (bytes of rows*cols codes, row by row, or rows of ints):
+ * tiles added since are placed as by place(); any tile taken off or changed recomputes the whole
+ * board. Returns the number of tiles added (-1 after a whole recomputation). */
+static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
+    if (g_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "sync() called while generate() runs");
+        return NULL;
+    }
+    static uint8_t ng[MAXD][MAXD];
+    int R = P->R, C = P->C;
+    if (PyBytes_Check(arg) || PyByteArray_Check(arg)) {
+        Py_buffer b;
+        if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;
+        if (b.len != (Py_ssize_t)R * C) {
+            PyBuffer_Release(&b);
+            PyErr_Format(PyExc_ValueError, "grid: %d bytes expected", R * C);
+            return NULL;
+        }
+        const uint8_t *q = b.buf;
+        for (int r = 0; r < R; r++) memcpy(ng[r], q + r * C, C);
+        PyBuffer_Release(&b);
+    } else if (read_grid(arg, &R, &C, ng, 127, "grid") < 0) {
+        return NULL;
+    }
+    int removed = 0, added = 0, tiles = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) {
+            uint8_t v = ng[r][c], have = P->grid[r][c];
+            if (v && (!(v & 63) || v > 127 || P->bkg[r][c])) {
+                PyErr_Format(PyExc_ValueError, "grid: bad value %d at row %d column %d", v, r + 1, c + 1);
+                return NULL;
+            }
+            if (have && have != v) removed = 1;
+            else if (!have && v) added++;
+            tiles += v != 0;
+        }
+    pos_use_kwg(P);
+    int was_empty = P->tiles_on_board == 0;
+    if (removed || (was_empty && added)) {
+        memcpy(P->grid, ng, sizeof ng);
+        P->tiles_on_board = tiles;
+        for (int r = 0; r < R; r++)
+            for (int c = 0; c < C; c++)
+                square_data(P->lanes, P->grid, P->bkg, R, C, tiles == 0, P->srow, P->scol, P->values, P->bvalues, r, c);
+        return PyLong_FromLong(-1);
+    }
+    static uint16_t news[MAXD * MAXD];
+    int nn = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            if (!P->grid[r][c] && ng[r][c]) {
+                P->grid[r][c] = ng[r][c];
+                news[nn++] = (uint16_t)(r * MAXD + c);
+            }
+    for (int k = 0; k < nn; k++) pos_update_around(P, news[k] / MAXD, news[k] % MAXD);
+    P->tiles_on_board = tiles;
+    return PyLong_FromLong(added);
 }
 
 static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
@@ -2018,6 +2078,9 @@ static PyMethodDef pos_methods[] = {
     {"generate", (PyCFunction)(void (*)(void))pos_generate, METH_VARARGS | METH_KEYWORDS,
      "generate(rack_counts, blanks, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "
      "bingo_index=None): as gamecore._native.generate, on this board"},
+    {"sync", (PyCFunction)pos_sync, METH_O,
+     "sync(grid) -> int: make the board this grid (bytes of rows*cols codes row by row, or rows of ints); "
+     "new tiles are placed as by place(), a tile taken off or changed recomputes the board (-1)"},
     {"grid", (PyCFunction)pos_grid, METH_NOARGS, "grid() -> rows of ints (0 empty, tile number, +64 blank)"},
     {"is_empty", (PyCFunction)pos_is_empty, METH_NOARGS, "is_empty() -> bool: no tile on the board"},
     {NULL, NULL, 0, NULL}};

@@ -234,6 +234,13 @@ class Position:
         square. (Whether the play is legal is not checked: that is the validator's job.)"""
         return self._p.place(row, col, bool(across), bytes(letters))
 
+    def sync(self, grid) -> int:
+        """Make the board ``grid`` (``bytes`` of rows × columns codes row by row, or rows of ints):
+        the tiles added since are placed as by :meth:`place`; a tile taken off or changed (a
+        withdrawn play) recomputes the whole board. Returns the number of tiles added (-1 after
+        a recomputation)."""
+        return self._p.sync(grid)
+
     def generate(self, rack_counts: Sequence[int], blanks: int) -> list:
         """Every legal play, as :func:`generate` gives them (RawMoves, generator order)."""
         return self._p.generate(rack_counts, blanks)

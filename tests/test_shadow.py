@@ -316,6 +316,7 @@ def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turn
     walled.layout = MoveLayout(lg.layout.letter_mult, lg.layout.word_mult, lg.layout.start, blocked)
     kwg = synthetic_kwg(rules_name)
     pos = Position(kwg, walled.layout, lg.values, lg.bingo, lg.bingo_tiles)
+    synced = Position(kwg, walled.layout, lg.values, lg.bingo, lg.bingo_tiles)  # follows by sync()
     index = kwg.bingo_index(lg.bingo_tiles)
     before = None
     for grid, counts, blanks, first in positions(walled, kwg, seed, turns):
@@ -340,10 +341,20 @@ def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turn
                 word = bytes(grid[r][c0] for r in range(r0, r1 + 1))
             assert pos.place(r0, c0, across, word) == len(changed)
         assert pos.grid() == grid and pos.is_empty() == first
+        synced.sync(bytes(b for row in grid for b in row) if rng.random() < 0.5 else grid)
+        assert synced.grid() == grid
         args = (kwg, grid, counts, blanks, walled.layout, lg.values, lg.bingo, first, lg.bingo_tiles)
         assert [tuple(m) for m in pos.generate(counts, blanks)] == [tuple(m) for m in generate(*args)]
         for k in (1, 5):
             assert pos.top(counts, blanks, limit=k, bingo_index=index) == generate_top(*args, limit=k)
+        assert synced.top(counts, blanks, limit=3) == generate_top(*args, limit=3)
+        if changed and rng.random() < 0.3:  # a withdrawn play and back
+            assert synced.sync(before) == -1
+            first_before = not any(any(r) for r in before)
+            assert [tuple(m) for m in synced.generate(counts, blanks)] == [
+                tuple(m) for m in generate(kwg, before, counts, blanks, walled.layout, lg.values, lg.bingo,
+                                           first_before, lg.bingo_tiles)]
+            synced.sync(grid)
         before = [row[:] for row in grid]
 
 
@@ -364,3 +375,77 @@ def test_position_refuses_what_cannot_be_on_the_board():
         pos.place(6, 7, False, bytes([1, 2, 3]))  # B over the A at (7, 7)
     assert pos.place(6, 7, False, bytes([1, 1, 1 + 64])) == 2  # through the A
     assert pos.grid()[8][7] == 65 and not pos.is_empty()
+    grid = pos.grid()
+    grid[8][7] = 0  # a withdrawn tile: the whole board again
+    assert pos.sync(grid) == -1 and pos.grid() == grid
+    counts = [0] * 27
+    counts[1] = counts[20] = 1
+    args = (kwg, grid, counts, 1, lg.layout, lg.values, 50, False, 7)
+    assert [tuple(m) for m in pos.generate(counts, 1)] == [tuple(m) for m in generate(*args)]
+    with pytest.raises(ValueError):
+        pos.sync(b"\x01" * 10)
+
+
+@pytest.mark.parametrize("rules_name,permute", [("wespa", False), ("wespa", True), ("netskrafl", True),
+                                                 ("russian_scrabble", False)])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 20))
+def test_game_analyzer_equals_best_play(rules_name, permute, seed, turns):
+    """best.GameAnalyzer fed grid codes turn after turn (tile-set order; the lexicon's alphabet in
+    another order when permuted) = best_play on the same Board, errors included."""
+    from gamecore.best import GameAnalyzer, LexiconBundle, best_play
+    from gamecore.board import Board
+    from gamecore.errors import SkraflError
+
+    rules = load_rules(rules_name)
+    lg = lang(rules_name)
+    ts = rules.tiles()
+    kwg = synthetic_kwg(rules_name)
+    if permute:  # the same words, the lexicon's tile numbers in reverse alphabet order
+        letters = lg.letters[::-1]
+        kwg_words = _words_of(kwg, lg.letters)
+        kwg = Kwg.from_words(kwg_words, letters)
+    else:
+        letters = lg.letters
+    bundle = LexiconBundle(PROJECT, {}, None, kwg, [x.upper() for x in letters])
+    analyzer = GameAnalyzer(bundle, rules)
+    rng = random.Random(seed)
+    for grid, counts, blanks, _ in positions(lg, synthetic_kwg(rules_name), seed, turns):
+        board = Board(rules.layout(), ts)
+        for r, row in enumerate(grid):
+            for c, b in enumerate(row):
+                if b:
+                    board.place(r, c, lg.letters[(b & 63) - 1], bool(b & 64))
+        codes = bytes(b for row in grid for b in row)  # positions() numbers tiles in tile-set order
+        rack = [x for t, n in enumerate(counts) for x in [lg.letters[t - 1]] * n if t] + ["?"] * blanks
+        if rng.random() < 0.1:
+            rack = rack + rack  # too many tiles: the same error both ways
+        try:
+            want = best_play(board, rack, bundle, rules)
+        except SkraflError as exc:
+            with pytest.raises(type(exc)):
+                analyzer.best(codes, rack)
+            continue
+        assert analyzer.best(codes, rack) == want
+
+
+def _words_of(kwg: Kwg, letters) -> list[str]:
+    """Every word of a KWG's DAWG (for small test lexicons)."""
+    out = []
+
+    def walk(arc, prefix):
+        if not arc:
+            return
+        i = arc
+        while True:
+            t = kwg.tile(i)
+            w = prefix + letters[t - 1]
+            if kwg.accepts(i):
+                out.append(w)
+            walk(kwg.arc(i), w)
+            if kwg.is_end(i):
+                return
+            i += 1
+
+    walk(kwg.dawg_root, "")
+    return out
