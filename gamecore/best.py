@@ -77,11 +77,13 @@ def load_bundle(folder: str | Path) -> LexiconBundle:
 def check_tiles(board: Board, rack: Sequence[str], rules) -> None:
     """Raise UsageError when the rack is longer than the rule set's rack, or rack and board together
     hold more of a tile than the tile set has."""
-    ts = board.tile_set
+    _check_rack(board.tile_set, rack, rules, board.used_counts())
+
+
+def _check_rack(ts, rack: Sequence[str], rules, used: dict[str, int]) -> None:
     if len(rack) > rules.rack_size:
         raise UsageError(f"rack has {len(rack)} tiles; the rule set {rules.name} allows {rules.rack_size}")
     ts.check_counts(list(rack), what=f"rack {''.join(rack)}")
-    used = board.used_counts()
     for t in set(rack):
         have = ts.blanks if t == "?" else ts.counts.get(t, 0)
         n = rack.count(t) + used.get(t, 0)
@@ -241,6 +243,91 @@ def best_play(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -
     index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
     plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, 1, index)
     return plays[0] if plays else None
+
+
+class GameAnalyzer:
+    """The best play turn after turn of one game (``replay --analyze``), the board kept in C between
+    turns (:class:`gamecore.movegen.Position`: cross-checks updated per play) and given as the
+    replay board's grid codes (``gamecore._scorer.ScoreBoard.grid()``: row by row, 0 empty, else the
+    letter's 1-based index in the rule set's tile set, +0x40 for a blank, 63 for a letter the tile
+    set lacks). :meth:`best` returns exactly what :func:`best_play` returns for the same position
+    and rack, and raises the same errors.
+
+    Args:
+        bundle: the lexicon (:func:`load_bundle`); rules: the game's :class:`gamecore.rules.RuleSet`.
+    """
+
+    def __init__(self, bundle: LexiconBundle, rules):
+        from gamecore import movegen
+
+        self.bundle, self.rules = bundle, rules
+        self.tile_set, self.layout = rules.tiles(), rules.layout()
+        ts = self.tile_set
+        idx = _index_map(bundle.alphabet)
+        # scorer code -> generator code (lexicon index, +64 for a blank); 0xFF: not in the lexicon
+        tr = bytearray([0xFF] * 256)
+        tr[0] = 0
+        self._label = {}  # scorer code -> the label used_counts() gives
+        for i, label in enumerate(ts.letters, 1):
+            j = idx.get(label)
+            if j is not None:
+                tr[i], tr[i | 64] = j, j | 64
+            self._label[i], self._label[i | 64] = label, "?"
+        self._tr = bytes(tr)
+        self._pure = rules.blank_value == "zero" and rules.word_premiums == "multiply"
+        if self._pure:
+            values = [0] + [ts.value(label) for label in bundle.alphabet]
+            self._pos = movegen.Position(bundle.kwg, self.layout, values, rules.bingo_bonus, rules.bingo_min_tiles)
+            self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
+            self._table = _tile_table(bundle.alphabet)
+            self._idx = idx
+
+    def board(self, codes: bytes) -> Board:
+        """The position as a :class:`gamecore.board.Board`."""
+        b = Board(self.layout, self.tile_set)
+        size, letters = b.size, self.tile_set.letters
+        for sq, g in enumerate(codes):
+            if g:
+                if (g & 63) > len(letters):
+                    raise DataError(f"a tile at row {sq // size + 1}, column {sq % size + 1} is not in the tile set")
+                b.place(sq // size, sq % size, letters[(g & 63) - 1], bool(g & 64))
+        return b
+
+    def best(self, codes: bytes, rack: Sequence[str]) -> ScoredPlay | None:
+        """The best play on the board ``codes`` with ``rack`` (labels, ``?`` = blank), or None.
+
+        Raises:
+            UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside
+            the lexicon's alphabet.
+        """
+        if not self._pure:
+            return best_play(self.board(codes), rack, self.bundle, self.rules)
+        used: dict[str, int] = {}
+        label = self._label
+        for code in set(codes):
+            if code:
+                if code not in label:
+                    self.board(codes)  # raises DataError naming the square
+                used[label[code]] = used.get(label[code], 0) + codes.count(code)
+        _check_rack(self.tile_set, rack, self.rules, used)
+        grid = codes.translate(self._tr)
+        if b"\xff" in grid:
+            sq = grid.index(b"\xff")
+            size = self.layout.size
+            raise DataError(f"tile {label.get(codes[sq], '?')} at row {sq // size + 1}, column {sq % size + 1} "
+                            f"is not in the lexicon's alphabet")
+        idx = self._idx
+        counts = [0] * (len(self.bundle.alphabet) + 1)
+        blanks = 0
+        for t in rack:
+            if t == "?":
+                blanks += 1
+            elif t in idx:
+                counts[idx[t]] += 1
+        self._pos.sync(grid)
+        plays = self._pos.top(counts, blanks, limit=1, tiles=self._table, play_type=ScoredPlay,
+                              bingo_index=self._index)
+        return plays[0] if plays else None
 
 
 def robot_pick(
