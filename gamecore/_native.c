@@ -878,7 +878,7 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
         for (int i = start; i <= end; i++)
             if (g->placed[i] && g->hasx[i]) return;
     }
-    int score = main_sum * wmul + xsum + (nplaced == g->bingo_tiles ? g->bingo : 0);
+    int score = main_sum * wmul + xsum + (nplaced >= g->bingo_tiles ? g->bingo : 0);
     if (score > g_cur_best) g_cur_best = score;
     if (g->limit) {
         if (g->nheap == g->limit) {

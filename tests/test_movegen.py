@@ -291,7 +291,7 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_
                                     total += score_word(cross, {(r, c): t})
                             if not ok or not touches:
                                 continue
-                            if len(placed) == bingo_tiles:
+                            if len(placed) >= bingo_tiles:  # rules.md: bingo_tiles or more
                                 total += bingo
                             key = frozenset((r, c, t & 63, bool(t & 64)) for (r, c), t in placed.items())
                             out.add((key, total))
@@ -374,3 +374,23 @@ def test_any_board_size_transposition(shared, rows, cols, offset):
     b = plays(transpose(grid), MoveLayout(transpose(lm), transpose(wm), (0, 0)))
     assert len(a) > 1000
     assert {(frozenset((c, r, t, k) for r, c, t, k in tiles), s) for tiles, s in a} == b
+
+
+def test_bingo_bonus_for_bingo_tiles_or_more(shared):
+    """rules.md: the bonus is for playing ``bingo_tiles`` or more tiles at once (a 9-tile rack with
+    a 7-tile bingo: 8 and 9 tiles get it too), as the validator scores it."""
+    words = ["RETAINERS", "RETAINER", "RETAINS", "RETAIN", "AT"]
+    kwg = Kwg.from_words(words, ENGLISH)
+    layout = read_layout(shared / "reference" / "boards" / "standard15_CrosswordGame.txt")
+    values = english_values(shared)
+    grid = [[0] * 15 for _ in range(15)]
+    counts, blanks = rack_of("AEEINRRST")
+    key = lambda m: (m.row, m.col, m.across, m.letters)
+    with_bonus = {key(m): m for m in generate(kwg, grid, counts, blanks, layout, values, 50, True, 7)}
+    without = {key(m): m for m in generate(kwg, grid, counts, blanks, layout, values, 0, True, 7)}
+    assert with_bonus.keys() == without.keys()
+    placed = set()
+    for k, m in with_bonus.items():
+        assert m.score == without[k].score + (50 if m.tiles_placed >= 7 else 0), (m, without[k])
+        placed.add(m.tiles_placed)
+    assert {6, 7, 8, 9} <= placed
