@@ -12,8 +12,8 @@ from cli.common import QUIET_OPTION, output_root
 
 HELP = (
     "Words added and removed between two lexicon builds, with the rule or source change behind each. "
-    "Writes OUT/diff.parquet (word, change, cause, old_rule, new_rule, detail) and OUT/summary.txt, and "
-    "prints the summary.\n\n"
+    "Writes OUT/diff.parquet and OUT/diff.csv (word, change, cause, old_rule, new_rule, detail), OUT/summary.txt "
+    "and OUT/summary.md (a report to circulate: counts per cause, every change with its cause), and prints the summary.\n\n"
     "Arguments: OLD_DIR is the earlier lexicon folder (written by 'skrafl build'); NEW_DIR the later one.\n\n"
     "Cause: rule (the recipe changed), source (the dump changed, or the word has no entry), rule or "
     "source (both changed), committee (the committee lists).\n\n"
@@ -25,14 +25,15 @@ def diff(
     old: Path = typer.Argument(..., metavar="OLD_DIR", help="The earlier lexicon folder (written by 'skrafl build')."),
     new: Path = typer.Argument(..., metavar="NEW_DIR", help="The later lexicon folder (written by 'skrafl build')."),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Folder for diff.parquet and summary.txt. Default: output/diff."
+        None, "--out", "-o", help="Folder for diff.parquet, diff.csv, summary.txt and summary.md. Default: output/diff."
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Words added and removed between two builds, with the rule or source change behind each.
 
-    Writes OUT/diff.parquet (word, change, cause, old_rule, new_rule, detail) and OUT/summary.txt,
-    and prints the summary. Cause: rule (the recipe changed), source (the dump changed, or the word
+    Writes OUT/diff.parquet and OUT/diff.csv (word, change, cause, old_rule, new_rule, detail),
+    OUT/summary.txt and OUT/summary.md (counts per cause, every change with its cause), and prints
+    the summary. Cause: rule (the recipe changed), source (the dump changed, or the word
     has no entry), rule or source (both changed), committee (the committee lists).
 
     Examples:

@@ -110,3 +110,111 @@ class Lexicon:
     def words(self, prefix: str = "") -> list[str]:
         """Words starting with ``prefix`` (trie order)."""
         return self._trie.keys(self.key(prefix))
+
+    # ---- pattern, anagram and hook search (skrafl find) -------------------------------------
+
+    @property
+    def alphabet(self) -> str:
+        """The game letters in alphabet order (the order of ``words.txt``)."""
+        return self.manifest.get("alphabet", "")
+
+    def all_words(self) -> list[str]:
+        """Every word, in the lexicon's alphabet order (``words.txt``)."""
+        return (self.folder / "words.txt").read_text(encoding="utf-8").split()
+
+    def pattern_regex(self, pattern: str) -> str:
+        """A regular expression for a search pattern: ``?`` one letter, ``*`` any run of letters
+        (also none), ``[abc]`` one of a set, ``[^abc]`` a letter not in it, other letters as
+        themselves (keyed like a look-up: lowercase, folds). Letters are the lexicon's alphabet.
+
+        Raises:
+            UsageError: an unclosed ``[``, an empty set, or a character outside the alphabet.
+        """
+        import re
+
+        from gamecore.errors import UsageError
+
+        letters = self.alphabet
+        any_letter = "[" + re.escape(letters) + "]" if letters else "."
+        out, i, key = [], 0, self.key(pattern)
+        while i < len(key):
+            ch = key[i]
+            if ch == "?":
+                out.append(any_letter)
+            elif ch == "*":
+                out.append(any_letter + "*")
+            elif ch == "[":
+                end = key.find("]", i + 1)
+                if end < 0:
+                    raise UsageError(f"pattern {pattern!r}: '[' without a closing ']'")
+                body = key[i + 1:end]
+                negate = body.startswith("^")
+                body = body[1:] if negate else body
+                if not body:
+                    raise UsageError(f"pattern {pattern!r}: an empty letter set []")
+                bad = [c for c in body if letters and c not in letters]
+                if bad:
+                    raise UsageError(f"pattern {pattern!r}: {bad[0]!r} is not a letter of this lexicon ({letters})")
+                chosen = "".join(c for c in letters if (c in body) != negate) if letters else body
+                out.append("[" + re.escape(chosen) + "]" if chosen else "(?!)")
+                i = end
+            else:
+                if letters and ch not in letters:
+                    raise UsageError(f"pattern {pattern!r}: {ch!r} is not a letter of this lexicon ({letters}); "
+                                     "use ? for one letter, * for any run, [abc] for a set")
+                out.append(re.escape(ch))
+            i += 1
+        return "^" + "".join(out) + "$"
+
+    def match(self, pattern: str, words: list[str] | None = None) -> list[str]:
+        """Words matching ``pattern`` (see :meth:`pattern_regex`), in alphabet order. A literal
+        start narrows the search to the trie's words with that prefix."""
+        import re
+
+        regex = re.compile(self.pattern_regex(pattern))
+        if words is None:
+            key = self.key(pattern)
+            prefix = re.match(r"[^?*\[]*", key).group(0)
+            words = self.all_words() if not prefix else self._in_order(self._trie.keys(prefix))
+        return [w for w in words if regex.match(w)]
+
+    def _in_order(self, words: list[str]) -> list[str]:
+        rank = {c: i for i, c in enumerate(self.alphabet)}
+        return sorted(words, key=lambda w: [rank.get(c, len(rank)) for c in w])
+
+    def anagrams(self, rack: str, words: list[str] | None = None) -> list[str]:
+        """Words that use every tile of ``rack`` exactly once (``?`` a blank: any letter), in
+        alphabet order.
+
+        Raises:
+            UsageError: a rack character that is neither a letter of the lexicon nor ``?``.
+        """
+        from collections import Counter
+
+        from gamecore.errors import UsageError
+
+        key = self.key(rack)
+        letters = self.alphabet
+        bad = [c for c in key if c != "?" and letters and c not in letters]
+        if bad:
+            raise UsageError(f"rack {rack!r}: {bad[0]!r} is not a letter of this lexicon ({letters})")
+        need = Counter(c for c in key if c != "?")
+        blanks = key.count("?")
+        n = len(key)
+        out = []
+        for w in (self.all_words() if words is None else words):
+            if len(w) != n:
+                continue
+            have = Counter(w)
+            short = sum(max(0, have[c] - need.get(c, 0)) for c in have)
+            if short <= blanks:
+                out.append(w)
+        return out
+
+    def hooks(self, word: str) -> tuple[str, str]:
+        """``(front hooks, back hooks)``: the letters that make a word before or after ``word``,
+        each in alphabet order."""
+        key = self.key(word)
+        front = "".join(c for c in self.alphabet if c + key in self._trie)
+        back = "".join(c for c in self.alphabet if key + c in self._trie)
+        return front, back

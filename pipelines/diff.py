@@ -17,8 +17,11 @@ Inputs are two folders written by ``skrafl build`` (``words.txt``, ``rejected.pa
     them (in NEW only, with no entry in NEW's rejected list and no entry in OLD's);
 - ``detail``: one line for people.
 
-Outputs (atomically, in ``OUT``): ``diff.parquet`` (one row per changed word, sorted by change then
-word) and ``summary.txt`` (counts per change and cause/rule, source and recipe changes, examples).
+Outputs (atomically, in ``OUT``): ``diff.parquet`` and ``diff.csv`` (one row per changed word, sorted
+by change then word; the same columns), ``summary.txt`` (counts per change and cause/rule, source
+and recipe changes, examples) and ``summary.md``, the report to circulate: the two builds, counts
+per change and cause, and every change with its cause in a table with column headings (the first
+:data:`MD_ROWS`; the rest are in ``diff.csv``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from typing import Any
 
 from gamecore.errors import DataError
 
+MD_ROWS = 5000
+"""Changes listed one by one in ``summary.md`` (all of them are in ``diff.csv``)."""
+
 
 @dataclass
 class DiffResult:
@@ -39,6 +45,7 @@ class DiffResult:
     removed: int
     summary: str
     table: Any
+    report: str = ""
 
 
 def _load(folder: Path) -> tuple[set[str], Any, dict]:
@@ -124,7 +131,46 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
     ).select("word", "change", "cause", "old_rule", "new_rule", "detail").sort("change", "word")
     summary = _summary(old_dir, new_dir, old_m, new_m, table, recipe_changed, source_changed)
     added = int((table["change"] == "added").sum())
-    return DiffResult(added, table.height - added, summary, table)
+    report = _report(old_dir, new_dir, old_m, new_m, table, recipe_changed, source_changed)
+    return DiffResult(added, table.height - added, summary, table, report)
+
+
+def _md(value: Any) -> str:
+    return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _report(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool,
+            source_changed: bool) -> str:
+    """``summary.md``: the builds, counts per change and cause, every change with its cause."""
+    import polars as pl
+
+    def build_line(label: str, folder: Path, m: dict) -> str:
+        s = m.get("source") or {}
+        words = m.get("words")
+        return (f"| {label} | `{folder}` | {m.get('name', '')} | {words:,} | {_md(s.get('reader'))} {_md(s.get('version'))} | "
+                f"`{((m.get('recipe') or {}).get('sha256') or '')[:12]}` |") if isinstance(words, int) else \
+            f"| {label} | `{folder}` | {m.get('name', '')} | | {_md(s.get('reader'))} {_md(s.get('version'))} | |"
+
+    lines = [
+        f"# Lexicon changes: {old_m.get('name', '')} {old_dir} → {new_dir}", "",
+        "| build | folder | lexicon | words | source | recipe |", "|---|---|---|---:|---|---|",
+        build_line("old", old_dir, old_m), build_line("new", new_dir, new_m), "",
+        f"Source {'changed' if source_changed else 'unchanged'}; recipe {'changed' if recipe_changed else 'unchanged'}.", "",
+        "## Counts per cause", "", "| change | cause | rule | words |", "|---|---|---|---:|",
+    ]
+    rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
+    counts = table.with_columns(rule=rule).group_by("change", "cause", "rule").len() \
+        .sort(["change", "len", "cause", "rule"], descending=[False, True, False, False], nulls_last=True)
+    for r in counts.iter_rows(named=True):
+        lines.append(f"| {r['change']} | {r['cause']} | {_md(r['rule'])} | {r['len']:,} |")
+    lines.append(f"| **total** | | | **{table.height:,}** |")
+    lines += ["", "## Every change", ""]
+    if table.height > MD_ROWS:
+        lines += [f"The first {MD_ROWS:,} of {table.height:,} changes; all of them are in `diff.csv`.", ""]
+    lines += ["| word | change | cause | old rule | new rule | detail |", "|---|---|---|---|---|---|"]
+    for r in table.head(MD_ROWS).iter_rows(named=True):
+        lines.append(f"| {_md(r['word'])} | {r['change']} | {r['cause']} | {_md(r['old_rule'])} | {_md(r['new_rule'])} | {_md(r['detail'])} |")
+    return "\n".join(lines) + "\n"
 
 
 def _summary(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool,
@@ -164,4 +210,6 @@ def write(result: DiffResult, out_dir: Path, inputs: tuple = ()) -> None:
 
     with output_dir(Path(out_dir), "diff", inputs) as stage:
         result.table.write_parquet(stage / "diff.parquet", compression="zstd", statistics=False)
+        result.table.write_csv(stage / "diff.csv")
         (stage / "summary.txt").write_text(result.summary, encoding="utf-8")
+        (stage / "summary.md").write_text(result.report, encoding="utf-8")

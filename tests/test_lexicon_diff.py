@@ -96,3 +96,22 @@ def test_out_of_someone_elses_files_is_refused(builds, tmp_path):
     r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(out))
     assert r.returncode == 2 and "skrafl did not write" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert sorted(p.name for p in out.iterdir()) == ["notes.md"] and (out / "notes.md").read_text() == "mine"
+
+
+def test_csv_and_circulable_report(builds):
+    # issue 14: diff.csv beside diff.parquet, and summary.md: counts per cause, every change with its
+    # cause, column headings
+    out = builds["tmp"] / "d4"
+    _, table = diff(builds["old"], builds["new"], out)
+    csv = pl.read_csv(out / "diff.csv")
+    assert csv.columns == table.columns == ["word", "change", "cause", "old_rule", "new_rule", "detail"]
+    assert sorted(csv["word"].to_list()) == sorted(table["word"].to_list())
+    report = (out / "summary.md").read_text(encoding="utf-8")
+    lines = report.splitlines()
+    assert lines[0].startswith("# Lexicon changes:")
+    assert "| change | cause | rule | words |" in lines
+    assert "| added | source |  | 1 |" in lines and "| removed | source | abbreviation | 1 |" in lines
+    assert "| **total** | | | **3** |" in lines
+    assert "| word | change | cause | old rule | new rule | detail |" in lines
+    assert "| cd | removed | source |  | abbreviation | now dropped by abbreviation |" in lines
+    assert "| hest | added | source |  |  | new in the source |" in lines

