@@ -32,7 +32,15 @@ EPILOG = (
 
 
 def elo(
-    games: Path = typer.Option(..., "--games", "-g", help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet)."),
+    games: str = typer.Option(
+        ..., "--games", "-g",
+        help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet, a replay --out folder, a replay --dataset folder, "
+        "or postgresql://… : the finished games of Netskrafl's 'games' table).",
+    ),
+    ratings_to: Optional[str] = typer.Option(
+        None, "--ratings-to", help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day."
+    ),
+    table: Optional[str] = typer.Option(None, "--table", help="With --ratings-to: the table's name (default skrafl_ratings; created if missing)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent)."),
     state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default) or ordspill (start 1000)."),
@@ -91,7 +99,9 @@ def elo(
         raise UsageError("--svg goes with --explain PLAYER")
     if out is None:
         raise UsageError("--out DIR is required (or --explain PLAYER)")
-    run = lib.run_elo(games, out, state, params, day, quiet=quiet, catch_up=catch_up)
+    if table is not None and ratings_to is None:
+        raise UsageError("--table goes with --ratings-to postgresql://…")
+    run = lib.run_elo(games, out, state, params, day, quiet=quiet, catch_up=catch_up, ratings_to=ratings_to, ratings_table=table)
     for note in run.notes:
         if note.startswith("warning: "):  # a skipped game: shown even with --quiet
             typer.echo(f"skrafl elo: {note}", err=True)

@@ -29,7 +29,14 @@ def replay(
     files: List[str] = typer.Argument(
         ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively)."
     ),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole)."),
+    dataset: Optional[Path] = typer.Option(
+        None, "--dataset", help="Instead of --out: a partitioned dataset folder (games/ and moves/, Hive partitions part=DAY or part=src-FOLDER); "
+        "only the partitions this run has games for are replaced, each atomically."),
+    since: Optional[str] = typer.Option(None, "--since", help="With --dataset: only games finished on or after this UTC day (YYYY-MM-DD)."),
+    until: Optional[str] = typer.Option(None, "--until", help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed."),
+    cluster: Optional[str] = typer.Option(
+        None, "--cluster", envvar="SKRAFL_DASK_SCHEDULER", help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]); default: local --workers."),
     lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
@@ -82,6 +89,11 @@ def replay(
         from gamecore.rules import rules_for
 
         rules_for(lang, rules)  # unknown preset or language: usage error before any work
+    if dataset is not None or out is None:
+        summary = _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet)
+        raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+    if since or until:
+        raise UsageError("--since/--until go with --dataset DIR")
     try:
         summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
     except Stopped as stop:
@@ -106,6 +118,51 @@ def replay(
         if not quiet:
             typer.echo(f"replay: {drawn} pictures → {export_svg}" + (f" ({len(undrawn)} games not drawn: not replayable to the end)" if undrawn else ""), err=True)
     raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+
+
+def _day(value: Optional[str], flag: str):
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{flag} {value!r}: expected YYYY-MM-DD") from None
+
+
+def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet) -> dict:
+    """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`)."""
+    from pipelines.replay import Stopped
+    from pipelines.replay.run import is_database_url, run_replay_dataset
+
+    if dataset is None:
+        raise UsageError("give --out DIR (one table per run) or --dataset DIR (partitioned)")
+    if out is not None:
+        raise UsageError("give --out DIR or --dataset DIR, not both")
+    if export_gcg is not None or export_svg is not None:
+        raise UsageError("--export-gcg/--export-svg go with --out DIR")
+    lo, hi = _day(since, "--since"), _day(until, "--until")
+    if lo and hi and lo > hi:
+        raise UsageError(f"--since {since} is after --until {until}")
+    try:
+        summary = run_replay_dataset(list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster or None)
+    except Stopped as stop:
+        typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in", err=True)
+        raise typer.Exit(128 + stop.signum) from None
+    if not quiet:
+        source = summary.get("source") or ", ".join(f for f in files if not is_database_url(f))
+        typer.echo(
+            f"replay: {summary['games']} games, {summary['ok']} ok, {summary['mismatch']} mismatch, {summary['error']} error, "
+            f"{summary['moves']} events from {source} → {dataset}: partitions replaced {', '.join(summary['partitions']) or 'none'}"
+            + (f"; unchanged {', '.join(summary['unchanged'])}" if summary["unchanged"] else "")
+            + (f"; removed {', '.join(summary['removed'])}" if summary["removed"] else "")
+            + (f"; {summary['outside']} games outside --since/--until left out" if summary["outside"] else ""),
+            err=True,
+        )
+        for status, file, error in summary["not_ok"]:
+            typer.echo(f"  {status}: {file}: {error}", err=True)
+    return summary
 
 
 def register(app: typer.Typer) -> None:

@@ -107,20 +107,41 @@ def run_elo(
     date: dt.date | None = None,
     quiet: bool = True,
     catch_up: bool = False,
+    ratings_to: str | None = None,
+    ratings_table: str | None = None,
 ) -> EloRun:
-    """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result."""
+    """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result.
+
+    ``games_path`` may also be a replay dataset or output folder, or a PostgreSQL URL
+    (:mod:`pipelines.postgres`: Netskrafl's ``games`` table). ``ratings_to``: a PostgreSQL URL the
+    ratings written are also stored into (table ``ratings_table``), in one transaction, replacing
+    that day's rows (idempotent per day)."""
     from pipelines.atomic import check_output_dir
 
-    _check_out(Path(out_dir), state_dir, games_path)
-    inputs = [games_path, *([state_dir] if state_dir is not None else [])]
+    database = _is_url(games_path)
+    _check_out(Path(out_dir), state_dir, None if database else games_path)
+    games_inputs = [] if database else [games_path]
+    inputs = [*games_inputs, *([state_dir] if state_dir is not None else [])]
     check_output_dir(Path(out_dir), "elo", inputs)  # refuse a bad --out before any work
+    if ratings_to is not None:
+        from pipelines.postgres import check_url
+
+        check_url(ratings_to)
     table = read_games(games_path)
     state = load_state(state_dir) if state_dir is not None else None
     if params is None:
         params = state.params if state is not None else PRESETS["netskrafl"]
     run = compute(table, state, params, date=date, quiet=quiet, catch_up=catch_up)
-    write_output(run, out_dir, state_dir, inputs=(games_path,), history=state.history if state is not None else None)
+    write_output(run, out_dir, state_dir, inputs=tuple(games_inputs), history=state.history if state is not None else None)
+    if ratings_to is not None:
+        from pipelines.postgres import write_ratings
+
+        run.notes = (*run.notes, write_ratings(ratings_to, Path(out_dir), table_name=ratings_table))
     return run
+
+
+def _is_url(path) -> bool:
+    return isinstance(path, str) and path.split("://", 1)[0].lower() in ("postgresql", "postgres")
 
 
 def explain_player(

@@ -63,8 +63,8 @@ class GamesTable:
 
     def where(self, row: int) -> tuple[str, int | None]:
         """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
-        if self.path.endswith(".parquet"):
-            return self.path, None
+        if self.path.endswith(".parquet") or not self.line_offset and not self.path.lower().endswith((".jsonl", ".ndjson", ".json")):
+            return self.path, None  # Parquet, a replay dataset or folder, a database: no lines
         return self.path, row + self.line_offset
 
 
@@ -72,6 +72,8 @@ def _load_frame(path: Path) -> tuple[Any, int]:
     """Read a CSV / Parquet / JSON-lines file into a polars frame (CSV: every column as text)."""
     import polars as pl
 
+    if path.is_dir():
+        return _load_folder(path), 0
     if not path.is_file():
         raise UsageError(f"games file not found: {path}")
     suffix = "".join(path.suffixes[-2:]).lower() if path.suffix.lower() == ".gz" else path.suffix.lower()
@@ -97,6 +99,27 @@ def _load_frame(path: Path) -> tuple[Any, int]:
                 raise DataError(line[1], path=path, line=line[0]) from None
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
     raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
+
+
+_DATASET_COLUMNS = ("file", "format", "status", "player1", "player2", "score1", "score2", "game_id", "finished_at", "competition", "robot1", "robot2")
+
+
+def _load_folder(path: Path) -> Any:
+    """A replay dataset (``replay --dataset``: its games partitions, each resolved once and
+    checked, only the columns rated read) or a replay output folder (its ``games.parquet``)."""
+    import polars as pl
+
+    from pipelines.replay.dataset import is_dataset, read_table
+
+    if is_dataset(path):
+        table = read_table(path, "games", [c for c in _DATASET_COLUMNS])
+        return pl.from_arrow(table.drop_columns(["part"]))
+    from gamecore.folders import open_output
+
+    folder = open_output(path, "replay output")
+    if not (folder / "games.parquet").is_file():
+        raise UsageError(f"{path}: a folder that is neither a replay dataset (dataset.json) nor a replay output (games.parquet)")
+    return pl.read_parquet(folder / "games.parquet")
 
 
 def _bad_json_line(path: Path) -> tuple[int, str] | None:
@@ -194,6 +217,10 @@ def read_games(path: str | Path) -> GamesTable:
     """
     import polars as pl
 
+    if isinstance(path, str) and path.split("://", 1)[0].lower() in ("postgresql", "postgres"):
+        from pipelines.postgres import read_games_table
+
+        return read_games_table(path)
     path = Path(path)
     try:
         return _read_games(path)
@@ -201,10 +228,10 @@ def read_games(path: str | Path) -> GamesTable:
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
 
 
-def _read_games(path: Path) -> GamesTable:
+def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> GamesTable:
     import polars as pl
 
-    df, line_offset = _load_frame(path)
+    df, line_offset = loaded if loaded is not None else _load_frame(path)
     notes: list[str] = []
     table = GamesTable(frame=None, path=str(path), line_offset=line_offset)
     df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row"))

@@ -84,26 +84,48 @@ def _bundle(opts: ReplayOptions):
     return b
 
 
-def replay_file(path: str, opts: ReplayOptions) -> GameResult:
-    """Read and replay one file; every failure becomes an ``error`` row (never raises for bad data;
-    only a :class:`UsageError`, a bad option, is raised)."""
-    fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
+def _format_of(item) -> str:
+    if isinstance(item, tuple):
+        return "netskrafl"
+    return "netskrafl" if item.lower().endswith(".json") else "gcg"
+
+
+def _name_of(item) -> str:
+    return item[0] if isinstance(item, tuple) else item
+
+
+def _read_item(item, strict: bool):
+    """A game file (a path) or a database record (``(name, record dict)``, Netskrafl's JSON record
+    shape: :mod:`pipelines.postgres`) as a :class:`~gamecore.gamelog.Game`."""
+    if isinstance(item, tuple):
+        from gamecore.netskrafl_record import parse_netskrafl_record
+
+        return parse_netskrafl_record(item[1], path=item[0])
+    return read_game_file(item, strict=strict)
+
+
+def replay_file(path, opts: ReplayOptions) -> GameResult:
+    """Read and replay one file (or one database record ``(name, record)``); every failure becomes
+    an ``error`` row (never raises for bad data; only a :class:`UsageError`, a bad option, is
+    raised)."""
+    fmt = _format_of(path)
+    name = _name_of(path)
     try:
-        game = read_game_file(path, strict=opts.strict)
+        game = _read_item(path, opts.strict)
     except GameLogError as exc:
-        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, exc))
+        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, exc))
     except (MemoryError, RecursionError) as exc:
-        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, path, None)))
+        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, name, None)))
     except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001 - a reader's bug must not stop a nightly batch
-        return GameResult(_error_row({"file": path, "format": fmt, UNREAD: True}, GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", path, None)))
+        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", name, None)))
     try:
         return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
     except UsageError:
         raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a nightly batch
-        return GameResult(_error_row({"file": path, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", path, None)))
+        return GameResult(_error_row({"file": name, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", name, None)))
 
 
 def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
@@ -111,9 +133,10 @@ def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
     return to_batch([replay_file(f, opts) for f in files], opts.analyze)
 
 
-def _crashed_batch(path: str, detail: str, opts: ReplayOptions) -> TableBatch:
-    fmt = "netskrafl" if path.lower().endswith(".json") else "gcg"
-    return to_batch([GameResult(_error_row({"file": path, "format": fmt}, GameLogError("WORKER_CRASHED", detail, path, None)))], opts.analyze)
+def _crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
+    fmt = _format_of(path)
+    name = _name_of(path)
+    return to_batch([GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.analyze)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,25 +304,37 @@ def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: 
         for i in range(0, len(files), 64):
             yield replay_run(files[i : i + 64], opts)
         return
-    from concurrent.futures.process import BrokenProcessPool
-
     # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
     chunk = max(1, min(64, len(files) // (workers * 8)))
     runs = [files[i : i + chunk] for i in range(0, len(files), chunk)]
-    pools = pools or _Pool(min(workers, len(runs)))
+    yield from pooled_runs(iter(runs), opts, workers, pools or _Pool(min(workers, len(runs))))
+
+
+def pooled_runs(runs: Iterator[list], opts: ReplayOptions, workers: int, pools: _Pool) -> Iterator[TableBatch]:
+    """Yield the :class:`TableBatch` of each run of ``runs`` (an iterator, consumed as the window
+    frees: a database cursor is read as the work goes), in order, replayed by ``pools``; at most
+    ``4 × workers`` runs in flight. A run whose worker died is replayed again item by item."""
+    from concurrent.futures.process import BrokenProcessPool
+
     window = 4 * workers
     pending: deque = deque()
-    nxt = 0
+    source = iter(runs)
+    exhausted = False
     try:
-        while nxt < len(runs) or pending:
-            while nxt < len(runs) and len(pending) < window:
+        while not exhausted or pending:
+            while not exhausted and len(pending) < window:
+                nxt_run = next(source, None)
+                if nxt_run is None:
+                    exhausted = True
+                    break
                 try:
-                    fut = pools.get().submit(replay_run, runs[nxt], opts)
+                    fut = pools.get().submit(replay_run, nxt_run, opts)
                 except BrokenProcessPool:
                     pools.discard()
                     fut = None
-                pending.append((runs[nxt], fut))
-                nxt += 1
+                pending.append((nxt_run, fut))
+            if not pending:
+                break
             run, fut = pending.popleft()
             try:
                 if fut is None:
@@ -449,4 +484,95 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
             raise UsageError(f"no file could be read as a game log; nothing written. {name}: {err}{more}")
         writer.close()
         summary["exported"] = exporter.count if exporter is not None else 0
+    return summary
+
+
+def _chunks(items: list, size: int) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def is_database_url(item: str) -> bool:
+    """Whether a replay/elo input is a PostgreSQL URL (``postgresql://…``, ``postgres://…``)."""
+    return isinstance(item, str) and item.split("://", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False,
+                       since=None, until=None, cluster: str | None = None) -> dict:
+    """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
+    ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
+    run has games for is replaced whole and atomically, the others are kept. ``since``/``until``
+    (dates, both included): only games finished in that window are written, and the days of the
+    window left without games are removed. ``cluster``: a Dask scheduler address (:mod:`.cluster`).
+
+    Returns the summary of :func:`run_replay` plus ``outside`` (games outside the window),
+    ``partitions`` (replaced), ``unchanged`` (identical, not swapped) and ``removed``.
+
+    Raises:
+        UsageError: a refused dataset folder; no game found (files) or not one readable.
+        Stopped: SIGINT or SIGTERM (no partition of this run is swapped in: each stays whole).
+    """
+    from .dataset import dataset_writer
+
+    inputs = [i for i in items if not is_database_url(i)]
+    database = [i for i in items if is_database_url(i)]
+    if database and (len(database) > 1 or inputs):
+        raise UsageError("give one PostgreSQL URL, or game files and folders, not both")
+    from .dataset import check_dataset_dir
+
+    check_dataset_dir(dataset_dir, inputs)
+    tq = None
+    with _stop_on_signals(), ExitStack() as outputs:
+        _lexicon(opts)
+        _bundle(opts)
+        pools = None
+        if workers > 1 and cluster is None:
+            pools = _Pool(workers)
+            outputs.callback(pools.discard)
+            pools.start()
+        if database:
+            from pipelines.postgres import GameSource
+
+            src = GameSource(database[0], since=since, until=until)
+            total = src.count()
+            runs_iter = src.runs(64)
+            shown = src.shown
+        else:
+            files = collect_files(items)
+            if not files:
+                raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
+            total = len(files)
+            runs_iter = None
+            shown = None
+        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze))
+        run.window = (since, until)
+        if not quiet and total > 50:
+            from tqdm import tqdm
+
+            tq = outputs.enter_context(tqdm(total=total, unit="game", file=sys.stderr, desc="replay"))
+        if cluster is not None:
+            from .cluster import replay_on_cluster
+
+            items_all = files if not database else list(src.items())
+            replay_on_cluster(cluster, items_all, opts, run, progress=tq)
+        else:
+            if database:
+                batches = pooled_runs(runs_iter, opts, workers, pools) if pools is not None else (replay_run(r, opts) for r in runs_iter)
+            else:
+                batches = replay_runs(files, opts, workers=workers, pools=pools)
+            batches = outputs.enter_context(closing(batches)) if hasattr(batches, "close") else batches
+            for batch in batches:
+                run.add(batch)
+                if tq is not None:
+                    tq.update(len(batch))
+            run.write_all()
+        counts = run.counts
+        replayed = counts.get("games", 0) + counts.get("outside", 0)
+        if replayed and counts.get("unread", 0) == replayed:
+            first = (counts.get("not_ok") or [("", "?", "?")])[0]
+            raise UsageError(f"no file could be read as a game log; nothing written. {first[1]}: {first[2]}")
+    summary = {"games": counts.get("games", 0), "ok": counts.get("ok", 0), "mismatch": counts.get("mismatch", 0), "error": counts.get("error", 0),
+               "moves": counts.get("moves", 0), "warnings": counts.get("warnings", 0), "exported": 0, "not_ok": counts.get("not_ok", []),
+               "outside": counts.get("outside", 0), "partitions": run.changed, "unchanged": run.unchanged, "removed": run.removed,
+               "source": shown}
     return summary

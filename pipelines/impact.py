@@ -1,0 +1,168 @@
+"""Lexicon impact: which past plays change verdict between two lexicons (``skrafl impact``).
+
+Input: game files and folders (replayed here without a lexicon, locally or on a Dask cluster,
+into a scratch dataset that is removed), or an already replayed dataset (``replay --dataset``)
+or output folder (``replay --out``). Every tile play (``kind = play``) is checked word by word
+(``words_formed``: the main word and the cross words) against both lexicons: a play whose words
+were all valid under ``--old`` and are not all valid under ``--new`` is ``now_phony``; one that
+was not valid and now is, ``now_valid``.
+
+Winner under a challenge (first order: the rest of the game as it was played): a ``now_phony``
+play that stood would be challenged off (its score taken back); a ``now_valid`` play that was
+withdrawn after a challenge (the next event is ``withdraw``) would have stood (its score kept).
+A game whose winner changes with these corrections is listed.
+
+Output folder (one output, command ``impact``, written whole):
+
+- ``plays.parquet`` / ``plays.csv``: ``file, game_id, finished_at, turn, player, coord, word,
+  score, change, words`` (the words whose verdict changed), ``withdrawn``.
+- ``words.parquet`` / ``words.csv``: per changed word: ``word, change, plays, games, first, last``
+  (UTC days of the first and last game; empty for games without times), most plays first.
+- ``winners.parquet`` / ``winners.csv``: ``file, game_id, finished_at, player1, player2, score1,
+  score2, winner, score1_new, score2_new, winner_new``.
+- ``summary.md``: the counts and the words, for a committee to circulate.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gamecore.errors import UsageError
+
+CHANGES = ("now_phony", "now_valid")
+
+
+def _tables(items: list[str], scratch: Path, *, workers: int, cluster: str | None, quiet: bool, preset: str | None, lang: str | None):
+    """(games, moves) polars frames of the input: a dataset or replay folder read as it is, game
+    files replayed into a scratch dataset first."""
+    import polars as pl
+
+    from pipelines.replay.dataset import is_dataset, read_table
+
+    if len(items) == 1 and Path(items[0]).is_dir() and is_dataset(items[0]):
+        ds = items[0]
+    elif len(items) == 1 and Path(items[0]).is_dir() and (Path(items[0]) / "games.parquet").exists() and (Path(items[0]) / "moves.parquet").exists():
+        from gamecore.folders import open_output
+
+        folder = open_output(items[0], "replay output")
+        return pl.read_parquet(folder / "games.parquet"), pl.read_parquet(folder / "moves.parquet")
+    else:
+        from pipelines.replay.run import ReplayOptions, run_replay_dataset
+
+        ds = str(scratch / "replay")
+        run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
+    games = pl.from_arrow(read_table(ds, "games", ["file", "game_id", "finished_at", "status", "player1", "player2", "score1", "score2", "winner"]))
+    moves = pl.from_arrow(read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"]))
+    return games.drop("part"), moves.drop("part")
+
+
+def compute_impact(games, moves, old, new) -> dict[str, Any]:
+    """The impact tables of ``games``/``moves`` (replay's columns) between two
+    :class:`~gamecore.lexicon.Lexicon` objects."""
+    import polars as pl
+
+    moves = moves.sort(["file", "turn"], maintain_order=True)
+    moves = moves.with_columns((pl.col("kind").shift(-1).over("file") == "withdraw").fill_null(False).alias("withdrawn"))
+    plays = moves.filter((pl.col("kind") == "play") & pl.col("words_formed").is_not_null() & (pl.col("words_formed").list.len() > 0))
+    words = plays.select(pl.col("words_formed").explode().alias("w")).unique()["w"].to_list()
+    words = sorted(w for w in words if w)
+    in_old = dict(zip(words, old.contains_many(words))) if words else {}
+    in_new = dict(zip(words, new.contains_many(words))) if words else {}
+    changed_words = {w for w in words if in_old[w] != in_new[w]}
+    plays = plays.with_columns(
+        pl.col("words_formed").list.eval(pl.element().is_in(list(changed_words))).list.any().alias("_touch")
+    ).filter(pl.col("_touch"))
+    rows = []
+    for r in plays.iter_rows(named=True):
+        ws = r["words_formed"]
+        valid_old = all(in_old.get(w, False) for w in ws)
+        valid_new = all(in_new.get(w, False) for w in ws)
+        if valid_old == valid_new:
+            continue
+        rows.append({**{k: r[k] for k in ("file", "turn", "player", "coord", "word", "withdrawn")}, "score": r["score_computed"],
+                     "change": "now_phony" if valid_old else "now_valid", "words": sorted({w for w in ws if w in changed_words})})
+    schema = {"file": pl.String, "turn": pl.Int32, "player": pl.Int32, "coord": pl.String, "word": pl.String, "withdrawn": pl.Boolean,
+              "score": pl.Int32, "change": pl.String, "words": pl.List(pl.String)}
+    changes = pl.DataFrame(rows, schema=schema)
+    info = games.select(["file", "game_id", "finished_at"]).unique("file", keep="first", maintain_order=True)
+    changes = changes.join(info, on="file", how="left").select(
+        ["file", "game_id", "finished_at", "turn", "player", "coord", "word", "score", "change", "words", "withdrawn"]).sort(["file", "turn"])
+    per_word = (changes.explode("words").rename({"words": "w"})
+                .with_columns(pl.col("finished_at").dt.date().alias("day"))
+                .group_by(["w", "change"]).agg(pl.len().alias("plays"), pl.col("file").n_unique().alias("games"),
+                                               pl.col("day").min().alias("first"), pl.col("day").max().alias("last"))
+                .rename({"w": "word"}).sort(["plays", "word"], descending=[True, False]))
+    per_word = per_word.with_columns(pl.col("plays").cast(pl.Int64), pl.col("games").cast(pl.Int64))
+    # winners under a challenge
+    delta = changes.with_columns(
+        pl.when((pl.col("change") == "now_phony") & ~pl.col("withdrawn")).then(-pl.col("score"))
+        .when((pl.col("change") == "now_valid") & pl.col("withdrawn")).then(pl.col("score")).otherwise(0).cast(pl.Int64).alias("d")
+    ).group_by("file").agg((pl.col("d") * (pl.col("player") == 1)).sum().alias("d1"), (pl.col("d") * (pl.col("player") == 2)).sum().alias("d2"))
+    g = games.filter(pl.col("status") == "ok").join(delta, on="file", how="inner").with_columns(
+        (pl.col("score1") + pl.col("d1")).alias("score1_new"), (pl.col("score2") + pl.col("d2")).alias("score2_new"))
+    g = g.with_columns(
+        pl.when(pl.col("score1_new") > pl.col("score2_new")).then(pl.col("player1"))
+        .when(pl.col("score2_new") > pl.col("score1_new")).then(pl.col("player2")).otherwise(None).alias("winner_new"))
+    winners = g.filter(pl.col("winner_new").eq_missing(pl.col("winner")).not_()).select(
+        ["file", "game_id", "finished_at", "player1", "player2", "score1", "score2", "winner", "score1_new", "score2_new", "winner_new"]).sort("file")
+    return {"plays": changes, "words": per_word, "winners": winners, "games": games.height, "plays_checked": moves.filter(pl.col("kind") == "play").height}
+
+
+def _csv(frame, path: Path) -> None:
+    import polars as pl
+
+    flat = frame.with_columns([pl.col(c).list.join(" ") for c, t in frame.schema.items() if isinstance(t, pl.List)])
+    flat.write_csv(path)
+
+
+def summary_text(result: dict, old_name: str, new_name: str) -> str:
+    words = result["words"]
+    lines = [
+        "# Lexicon impact", "",
+        f"Old lexicon: {old_name}  ", f"New lexicon: {new_name}", "",
+        f"- games checked: {result['games']}; tile plays checked: {result['plays_checked']}",
+    ]
+    for change, label in (("now_phony", "valid before, phonies now"), ("now_valid", "phonies before, valid now")):
+        w = words.filter(words["change"] == change)
+        p = result["plays"].filter(result["plays"]["change"] == change)
+        lines.append(f"- {label}: {w.height} words, {p.height} plays in {p['file'].n_unique() if p.height else 0} games")
+    lines.append(f"- games whose winner would change under a challenge: {result['winners'].height}")
+    if words.height:
+        lines += ["", "| word | change | plays | games | first | last |", "|---|---|---|---|---|---|"]
+        for r in words.head(50).iter_rows(named=True):
+            lines.append(f"| {r['word']} | {r['change']} | {r['plays']} | {r['games']} | {r['first'] or ''} | {r['last'] or ''} |")
+        if words.height > 50:
+            lines.append(f"| … {words.height - 50} more in words.csv | | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def run_impact(old_dir: str | Path, new_dir: str | Path, items: list[str], out_dir: str | Path, *, workers: int = 1, cluster: str | None = None,
+               quiet: bool = True, preset: str | None = None, lang: str | None = None) -> dict[str, Any]:
+    """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``)."""
+    from gamecore.lexicon import Lexicon
+    from pipelines.atomic import check_output_dir, output_dir
+
+    inputs = [*items, str(old_dir), str(new_dir)]
+    check_output_dir(Path(out_dir), "impact", inputs)
+    old, new = Lexicon.load(old_dir), Lexicon.load(new_dir)
+    scratch = Path(tempfile.mkdtemp(prefix=".skrafl-impact-", dir=os.path.dirname(os.path.abspath(out_dir)) or "."))
+    try:
+        games, moves = _tables(items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang)
+        result = compute_impact(games, moves, old, new)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    with output_dir(Path(out_dir), "impact", inputs) as stage:
+        for name in ("plays", "words", "winners"):
+            result[name].write_parquet(stage / f"{name}.parquet", compression="zstd", statistics=False)
+            _csv(result[name], stage / f"{name}.csv")
+        (stage / "summary.md").write_text(summary_text(result, str(old_dir), str(new_dir)), encoding="utf-8")
+    return result
+
+
+def check_lexicons(old_dir, new_dir) -> None:
+    if Path(old_dir).resolve() == Path(new_dir).resolve():
+        raise UsageError("--old and --new are the same lexicon")

@@ -1,0 +1,321 @@
+"""PostgreSQL as a source of games and a sink of ratings, in Netskrafl's own schema (psycopg 3).
+
+Netskrafl (mideind/Netskrafl ``src/db/postgresql/models.py``) keeps its games in a table
+``games``: ``id, player0_id, player1_id, locale, irack0, irack1, score0, score1, robot_level,
+over, timestamp, ts_last_move, moves`` (JSONB list of ``{coord, tiles, score, rack, timestamp}``,
+the players alternating from player 0) and ``prefs`` (JSONB: ``manual`` = competition mode,
+``newbag``, ``board_type``…), scanned nightly by ``over, ts_last_move`` (index
+``ix_games_over_ts``). :data:`NETSKRAFL_SCHEMA` is that table (for tests and loading).
+
+- :class:`GameSource`: the finished games (``over``) whose ``ts_last_move`` falls in a window of
+  UTC days, in the nightly order (``ts_last_move, id``), read through a server-side cursor (a
+  named cursor: rows stream, the client never holds the table) as Netskrafl JSON records
+  ``(name, record)`` for :mod:`pipelines.replay` (``name`` = ``postgresql:games/ID``).
+- :func:`read_games_table`: the games table for ``skrafl elo --games postgresql://…``
+  (``player0``/``player1`` = the player ids; a seat without a player id is the robot
+  ``robot-LEVEL``).
+- :func:`write_ratings`: ``elo --ratings-to``: the ratings of one elo output stored into a table
+  (default ``skrafl_ratings``), in one transaction that first deletes the rows of the same day,
+  so a rerun of a day writes the same rows.
+
+Credentials come from the URL, the ``PG*`` variables or ``~/.pgpass`` (libpq reads them); they are
+never shown: every message names the database by :func:`redact` (no password, no user), and a
+driver's error text has the password removed. Queries bind their parameters; a table name is
+quoted as an identifier.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from gamecore.errors import DataError, UsageError
+
+NETSKRAFL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id VARCHAR PRIMARY KEY,
+    player0_id VARCHAR NULL,
+    player1_id VARCHAR NULL,
+    locale VARCHAR NULL,
+    irack0 VARCHAR NULL,
+    irack1 VARCHAR NULL,
+    score0 INTEGER NOT NULL DEFAULT 0,
+    score1 INTEGER NOT NULL DEFAULT 0,
+    robot_level INTEGER NOT NULL DEFAULT 0,
+    over BOOLEAN NOT NULL DEFAULT FALSE,
+    timestamp TIMESTAMP NOT NULL,
+    ts_last_move TIMESTAMP NULL,
+    moves JSONB NOT NULL DEFAULT '[]'::jsonb,
+    prefs JSONB NULL
+);
+CREATE INDEX IF NOT EXISTS ix_games_over_ts ON games (over, ts_last_move);
+"""
+"""Netskrafl's ``games`` table (timestamps are UTC without a zone, as Netskrafl stores them)."""
+
+RATINGS_TABLE = "skrafl_ratings"
+_SCHEMES = ("postgresql", "postgres")
+
+
+def is_url(text: Any) -> bool:
+    return isinstance(text, str) and text.split("://", 1)[0].lower() in _SCHEMES
+
+
+def check_url(url: str) -> str:
+    """Refuse what is not a PostgreSQL URL (usage error; the URL shown without credentials)."""
+    if not is_url(url):
+        raise UsageError(f"{redact(url)}: expected a PostgreSQL URL postgresql://[USER@]HOST[:PORT]/DB")
+    _driver()
+    return url
+
+
+def redact(url: str) -> str:
+    """``url`` without its user and password (also ``password=``/``user=`` query parameters)."""
+    text = str(url)
+    text = re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^@/?#]*@", r"\1", text)
+    text = re.sub(r"(?i)([?&](?:password|user|passfile)=)[^&]*", r"\1***", text)
+    return text
+
+
+def _secrets(url: str) -> list[str]:
+    from urllib.parse import unquote, urlsplit
+
+    out = []
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            out += [parts.password, unquote(parts.password)]
+    except ValueError:
+        pass
+    out += [unquote(m) for m in re.findall(r"(?i)[?&]password=([^&]*)", url)]
+    return [s for s in out if s]
+
+
+def _scrub(message: str, url: str) -> str:
+    for secret in _secrets(url):
+        message = message.replace(secret, "***")
+    message = message.replace(url, redact(url))
+    return " ".join(message.split())[:300]
+
+
+def _driver():
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise UsageError("PostgreSQL needs the driver psycopg 3: pip install 'skrafl[postgres]'") from None
+    return psycopg
+
+
+def connect(url: str, **kwargs):
+    """A psycopg connection; a failure is one :class:`DataError` without credentials."""
+    psycopg = _driver()
+    try:
+        return psycopg.connect(url, **kwargs)
+    except psycopg.Error as exc:
+        raise DataError(f"cannot connect to PostgreSQL {redact(url)}: {_scrub(str(exc), url)}") from None
+
+
+class _Guard:
+    """Turn a driver error inside the block into a :class:`DataError` without credentials."""
+
+    def __init__(self, url: str, what: str):
+        self.url, self.what = url, what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        psycopg = _driver()
+        if exc is not None and isinstance(exc, psycopg.Error):
+            raise DataError(f"PostgreSQL {redact(self.url)}: {self.what}: {_scrub(str(exc), self.url)}") from None
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# games
+
+
+def _utc(value) -> dt.datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.timezone.utc)
+    return value.astimezone(dt.timezone.utc)
+
+
+def _window(since: dt.date | None, until: dt.date | None) -> tuple[str, dict]:
+    where = ["over"]
+    params: dict[str, Any] = {}
+    if since is not None:
+        where.append("ts_last_move >= %(lo)s")
+        params["lo"] = dt.datetime.combine(since, dt.time())
+    if until is not None:
+        where.append("ts_last_move < %(hi)s")
+        params["hi"] = dt.datetime.combine(until + dt.timedelta(days=1), dt.time())
+    return " AND ".join(where), params
+
+
+_GAME_FIELDS = "id, player0_id, player1_id, locale, irack0, irack1, score0, score1, robot_level, ts_last_move, moves, prefs"
+
+
+def record_of(row: tuple) -> tuple[str, dict]:
+    """A ``games`` row as ``(name, Netskrafl JSON record)`` (netskrafl.md: the players alternate
+    from player 0; a seat without a player id is a robot)."""
+    gid, p0, p1, locale, irack0, irack1, score0, score1, robot_level, ts, moves, prefs = row
+    if isinstance(moves, str):
+        moves = json.loads(moves)
+    if isinstance(prefs, str):
+        prefs = json.loads(prefs)
+    prefs = prefs or {}
+    record: dict[str, Any] = {
+        "game_id": str(gid),
+        "ts_last_move": _utc(ts).isoformat() if ts is not None else None,
+        "locale": locale,
+        "prefs": prefs,
+        "manual": bool(prefs.get("manual", False)),
+        "irack0": irack0,
+        "irack1": irack1,
+        "moves": [{"player": i % 2, "coord": m.get("coord", ""), "tiles": m.get("tiles", ""), "score": m.get("score", 0), "rack": m.get("rack", "")}
+                  for i, m in enumerate(moves or [])],
+        "score0": score0,
+        "score1": score1,
+    }
+    if record["ts_last_move"] is None:
+        del record["ts_last_move"]
+    for seat, pid in ((0, p0), (1, p1)):
+        if pid is None:
+            record[f"robot{seat}"] = True
+    return f"postgresql:games/{gid}", record
+
+
+class GameSource:
+    """The finished games of a Netskrafl database in a window of UTC days (both included)."""
+
+    def __init__(self, url: str, since: dt.date | None = None, until: dt.date | None = None):
+        check_url(url)
+        self.url, self.since, self.until = url, since, until
+        self.shown = redact(url)
+
+    def count(self) -> int:
+        where, params = _window(self.since, self.until)
+        with connect(self.url) as conn, _Guard(self.url, "counting games"):
+            return conn.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0]
+
+    def items(self) -> Iterator[tuple[str, dict]]:
+        """Every game as ``(name, record)``, in ``ts_last_move, id`` order, through a server-side
+        cursor (``itersize`` rows at a time)."""
+        where, params = _window(self.since, self.until)
+        with connect(self.url) as conn, _Guard(self.url, "reading games"):
+            with conn.transaction(), conn.cursor(name="skrafl_games") as cur:
+                cur.itersize = 500
+                cur.execute(f"SELECT {_GAME_FIELDS} FROM games WHERE {where} ORDER BY ts_last_move, id", params)
+                for row in cur:
+                    yield record_of(row)
+
+    def runs(self, size: int = 64) -> Iterator[list[tuple[str, dict]]]:
+        run: list = []
+        for item in self.items():
+            run.append(item)
+            if len(run) == size:
+                yield run
+                run = []
+        if run:
+            yield run
+
+
+def read_games_table(url: str, since: dt.date | None = None, until: dt.date | None = None):
+    """The games table of ``skrafl elo`` from a Netskrafl database: its finished games (scores as
+    stored), validated as every games table is (:func:`pipelines.elo.games.read_games`)."""
+    import polars as pl
+
+    from pipelines.elo.games import _read_games
+
+    check_url(url)
+    where, params = _window(since, until)
+    cols: dict[str, list] = {k: [] for k in ("game_id", "finished_at", "player0", "player1", "robot0", "robot1", "score0", "score1", "competition")}
+    with connect(url) as conn, _Guard(url, "reading games"):
+        with conn.transaction(), conn.cursor(name="skrafl_elo_games") as cur:
+            cur.itersize = 5000
+            cur.execute(f"SELECT id, ts_last_move, player0_id, player1_id, robot_level, score0, score1, prefs FROM games WHERE {where} "
+                        "ORDER BY ts_last_move, id", params)
+            for gid, ts, p0, p1, level, s0, s1, prefs in cur:
+                if isinstance(prefs, str):
+                    prefs = json.loads(prefs)
+                cols["game_id"].append(str(gid))
+                cols["finished_at"].append(_utc(ts))
+                cols["player0"].append(str(p0) if p0 is not None else f"robot-{level}")
+                cols["player1"].append(str(p1) if p1 is not None else f"robot-{level}")
+                cols["robot0"].append(p0 is None)
+                cols["robot1"].append(p1 is None)
+                cols["score0"].append(s0)
+                cols["score1"].append(s1)
+                cols["competition"].append(bool((prefs or {}).get("manual", False)))
+    frame = pl.DataFrame(cols, schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC"), "player0": pl.String, "player1": pl.String,
+                                       "robot0": pl.Boolean, "robot1": pl.Boolean, "score0": pl.Int64, "score1": pl.Int64, "competition": pl.Boolean})
+    return _read_games(redact(url), loaded=(frame, 0))
+
+
+def load_records(url: str, records: list[dict], players: dict[str, tuple[str | None, str | None]] | None = None) -> int:
+    """Insert Netskrafl JSON records into the ``games`` table (created if missing), as Netskrafl
+    stores them (``over`` true; moves without ``player``). ``players``: game id → the two player
+    ids (default ``user-a``/``user-b``). For tests and benchmarks. Returns the rows inserted."""
+    from psycopg.types.json import Jsonb
+
+    players = players or {}
+    with connect(url) as conn, _Guard(url, "loading games"):
+        conn.execute(NETSKRAFL_SCHEMA)
+        with conn.cursor() as cur:
+            for r in records:
+                ts = dt.datetime.fromisoformat(r["ts_last_move"]).astimezone(dt.timezone.utc).replace(tzinfo=None)
+                p0, p1 = players.get(r["game_id"], ("user-a", "user-b"))
+                moves = [{"coord": m["coord"], "tiles": m["tiles"], "score": m["score"], "rack": m.get("rack", ""), "timestamp": None} for m in r["moves"]]
+                cur.execute(
+                    "INSERT INTO games (id, player0_id, player1_id, locale, irack0, irack1, score0, score1, robot_level, over, timestamp, ts_last_move, moves, prefs) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, TRUE, %s, %s, %s, %s)",
+                    (r["game_id"], p0, p1, r.get("locale"), r.get("irack0"), r.get("irack1"), r["score0"], r["score1"], 0 if p0 and p1 else 1, ts, ts,
+                     Jsonb(moves), Jsonb(r.get("prefs") or {})),
+                )
+    return len(records)
+
+
+# ---------------------------------------------------------------------------------------------
+# ratings
+
+
+_RATING_COLUMNS = ("list", "player", "robot", "rating", "games", "wins", "losses", "draws", "score_for", "score_against", "as_of")
+
+
+def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
+    """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
+    :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
+    ``day, list, player``), in one transaction that first deletes that day's rows. The day is the
+    output's report day (``--date``), else its ``as_of`` day. Returns a note for the CLI."""
+    import polars as pl
+    from psycopg import sql
+
+    from gamecore.folders import open_output
+
+    folder = open_output(elo_out, "elo output")
+    meta = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    ratings = pl.read_parquet(folder / "ratings.parquet")
+    day_text = meta.get("report_day") or (str(meta.get("as_of"))[:10] if meta.get("as_of") else None)
+    day = dt.date.fromisoformat(day_text) if day_text else dt.date(1970, 1, 1)
+    name = table_name or RATINGS_TABLE
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?", name):
+        raise UsageError(f"--table {name!r}: expected a table name (letters, digits, _; optionally schema.table)")
+    ident = sql.Identifier(*name.split("."))
+    rows = [(day, *[r[c] for c in _RATING_COLUMNS]) for r in ratings.select(_RATING_COLUMNS).iter_rows(named=True)]
+    with connect(url) as conn, _Guard(url, f"writing ratings into {name}"):
+        with conn.transaction():
+            conn.execute(sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, player TEXT NOT NULL, robot BOOLEAN NOT NULL, "
+                "rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, draws INTEGER NOT NULL, "
+                "score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, PRIMARY KEY (day, list, player))").format(ident))
+            conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (day,))
+            with conn.cursor() as cur:
+                with cur.copy(sql.SQL("COPY {} (day, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN").format(ident)) as copy:
+                    for row in rows:
+                        copy.write_row(row)
+    return f"{len(rows)} ratings of {day.isoformat()} stored into {name} at {redact(url)}"

@@ -1,0 +1,141 @@
+"""replay --dataset: Hive-partitioned games/moves, one partition replaced at a time; elo reads it (issue 15)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipelines.replay.dataset import read_manifest, read_table
+from pipelines.replay.run import ReplayOptions, run_replay, run_replay_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
+NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
+GCG = SHARED / "corpora" / "gcg"
+pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")
+
+
+def _skrafl(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT)
+
+
+def _tree(ds: Path) -> dict[str, bytes]:
+    out = {}
+    for table in ("games", "moves"):
+        for p in sorted((ds / table).iterdir()):
+            out[f"{table}/{p.name}"] = (p / "data.parquet").read_bytes()
+    return out
+
+
+def test_partitions_and_readers(tmp_path):
+    ds = tmp_path / "ds"
+    s = run_replay_dataset([str(NETSKRAFL), str(GCG)], ds, ReplayOptions(), quiet=True)
+    assert s["partitions"] == ["2025-08-11", "2025-08-12", "2025-08-16", "src-gcg"]
+    assert s["games"] == 62
+    # one table to polars, pyarrow and DuckDB; the same rows as the monolithic replay
+    mono = tmp_path / "mono"
+    run_replay([str(NETSKRAFL), str(GCG)], mono, ReplayOptions(), quiet=True)
+    want = pl.read_parquet(mono / "games.parquet").sort("file")
+    got = pl.scan_parquet(str(ds / "games" / "**" / "*.parquet"), hive_partitioning=True).collect()
+    assert got.drop("part").sort("file").equals(want)
+    import pyarrow.dataset as pads
+
+    assert pads.dataset(ds / "moves", partitioning="hive", format="parquet").count_rows() == pl.read_parquet(mono / "moves.parquet").height
+    duckdb = pytest.importorskip("duckdb")
+    n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{ds}/games/*/*.parquet', hive_partitioning=true) WHERE part = '2025-08-11'").fetchall()[0][0]
+    assert n == 6
+    assert read_manifest(ds)["partitions"]["2025-08-11"]["games"] == 6
+
+
+def test_one_partition_replaced_rest_untouched(tmp_path):
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL), str(GCG)], ds, ReplayOptions(), quiet=True)
+    before = {p.name: os.readlink(p) for p in (ds / "parts").iterdir() if p.is_symlink()}
+    trees = _tree(ds)
+    # a nightly run for 2025-08-12 only: that partition alone is looked at; identical → not swapped
+    s = run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-12"))
+    assert s["partitions"] == [] and s["unchanged"] == ["2025-08-12"] and s["outside"] == 8
+    # new games of that day (one file only): the partition is replaced, the others keep their generation
+    one = tmp_path / "in"
+    one.mkdir()
+    day12 = [f for f in sorted(NETSKRAFL.iterdir()) if '"2025-08-12' in f.read_text(encoding="utf-8")]
+    shutil.copy(day12[0], one)
+    s = run_replay_dataset([str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-12"))
+    assert s["partitions"] == ["part=2025-08-12".split("=")[1]]
+    after = {p.name: os.readlink(p) for p in (ds / "parts").iterdir() if p.is_symlink()}
+    assert {k: v for k, v in after.items() if k != "part=2025-08-12"} == {k: v for k, v in before.items() if k != "part=2025-08-12"}
+    assert after["part=2025-08-12"] != before["part=2025-08-12"]
+    assert read_manifest(ds)["partitions"]["2025-08-12"]["games"] == 1
+    now = _tree(ds)
+    assert {k: v for k, v in now.items() if "2025-08-12" not in k} == {k: v for k, v in trees.items() if "2025-08-12" not in k}
+    # a window day without games is removed
+    s = run_replay_dataset([str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-16"), until=_d("2025-08-16"))
+    assert s["removed"] == ["2025-08-16"]
+    assert "2025-08-16" not in read_manifest(ds)["partitions"] and not (ds / "games" / "part=2025-08-16").exists()
+    # the hidden generations: exactly one per partition
+    gens = [p for p in (ds / "parts").iterdir() if p.name.startswith(".")]
+    assert len(gens) == len(read_manifest(ds)["partitions"])
+
+
+def _d(text):
+    import datetime as dt
+
+    return dt.date.fromisoformat(text)
+
+
+def test_bytes_do_not_depend_on_workers(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    run_replay_dataset([str(NETSKRAFL), str(GCG)], a, ReplayOptions(), quiet=True, workers=1)
+    run_replay_dataset([str(NETSKRAFL), str(GCG)], b, ReplayOptions(), quiet=True, workers=2)
+    assert _tree(a) == _tree(b)
+    assert (a / "dataset.json").read_bytes() == (b / "dataset.json").read_bytes()
+
+
+def test_refusals_and_cli(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.txt").write_text("mine")
+    r = _skrafl("replay", NETSKRAFL, "--dataset", other, "-q")
+    assert r.returncode == 2 and "did not write" in r.stderr
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "ds", "--out", tmp_path / "o", "-q")
+    assert r.returncode == 2 and "not both" in r.stderr
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "ds", "--since", "2025-13-01", "-q")
+    assert r.returncode == 2 and "YYYY-MM-DD" in r.stderr
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "ds")
+    assert r.returncode == 0, r.stderr
+    assert "partitions replaced 2025-08-11, 2025-08-12, 2025-08-16" in r.stderr
+    # a replay --out folder is not a dataset, and a dataset is not a replay --out folder
+    run_replay([str(NETSKRAFL)], tmp_path / "mono", ReplayOptions(), quiet=True)
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "mono", "-q")
+    assert r.returncode == 2 and "not a dataset" in r.stderr
+    r = _skrafl("replay", NETSKRAFL, "--out", tmp_path / "ds", "-q")
+    assert r.returncode == 2
+    # --analyze must match the dataset's columns
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "ds", "--analyze", "--lexicon", ROOT / "output" / "is", "-q")
+    if (ROOT / "output" / "is" / "manifest.json").exists():
+        assert r.returncode == 2 and "--analyze" in r.stderr
+
+
+def test_elo_reads_dataset_like_the_table(tmp_path):
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    run_replay([str(NETSKRAFL)], tmp_path / "mono", ReplayOptions(), quiet=True)
+    for src, out in ((ds, "e1"), (tmp_path / "mono" / "games.parquet", "e2"), (tmp_path / "mono", "e3")):
+        r = _skrafl("elo", "--games", src, "--out", tmp_path / out, "-q")
+        assert r.returncode == 0, r.stderr
+    ratings = [pl.read_parquet(tmp_path / o / "ratings.parquet").sort("list", "player") for o in ("e1", "e2", "e3")]
+    assert ratings[0].height > 0
+    assert ratings[0].equals(ratings[1]) and ratings[0].equals(ratings[2])
+    # --date of one partition's day, then the next with --state: as one run from scratch
+    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "d1", "--date", "2025-08-11", "--catch-up", "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "d2", "--state", tmp_path / "d1", "--date", "2025-08-16", "--catch-up", "-q")
+    assert r.returncode == 0, r.stderr
+    a = pl.read_parquet(tmp_path / "d2" / "ratings.parquet").sort("list", "player").drop("as_of")
+    assert a.equals(ratings[0].drop("as_of"))

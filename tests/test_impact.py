@@ -1,0 +1,98 @@
+"""skrafl impact: plays whose verdict changes between two lexicons (issue 15)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from lexicon_helpers import make_lexicon
+from pipelines.impact import run_impact
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared")) / "corpora" / "netskrafl" / "games"
+GAME = GAMES / "game_00e0c260-72d8-11f0-97e1-055a4832c9c7.json"  # first plays: LÉTTA, then ROSKNUÐ forming léttar
+
+needs_corpus = pytest.mark.skipif(not GAME.exists(), reason="no Netskrafl corpus in ../shared")
+
+
+def _corpus_words(tmp_path: Path) -> list[str]:
+    from pipelines.replay.dataset import read_table
+    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+
+    run_replay_dataset([str(GAME)], tmp_path / "ds", ReplayOptions(), quiet=True)
+    moves = pl.from_arrow(read_table(tmp_path / "ds", "moves"))
+    return sorted(set(moves.filter(pl.col("kind") == "play")["words_formed"].explode().drop_nulls().to_list()))
+
+
+@needs_corpus
+def test_tiny_pair_hand_made(tmp_path):
+    words = _corpus_words(tmp_path)
+    assert "létta" in words and "léttar" in words
+    old = make_lexicon(tmp_path / "old", words)
+    # new: 'léttar' removed (the cross word of turn 2), 'xyzzy' added (never played)
+    new = make_lexicon(tmp_path / "new", [w for w in words if w != "léttar"] + ["xyzzy"])
+    result = run_impact(old, new, [str(GAME)], tmp_path / "out")
+    plays = result["plays"]
+    assert plays.select("turn", "coord", "word", "change", "words").to_dicts() == [
+        {"turn": 2, "coord": "I8", "word": "ROSKNUÐ", "change": "now_phony", "words": ["léttar"]},
+    ]
+    words_t = pl.read_parquet(tmp_path / "out" / "words.parquet")
+    assert words_t.select("word", "change", "plays", "games").to_dicts() == [{"word": "léttar", "change": "now_phony", "plays": 1, "games": 1}]
+    assert str(words_t["first"][0]) == "2025-08-11" == str(words_t["last"][0])
+    assert (tmp_path / "out" / "words.csv").read_text(encoding="utf-8").splitlines()[1].startswith("léttar,now_phony,1,1,2025-08-11")
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "valid before, phonies now: 1 words, 1 plays in 1 games" in summary
+    # the reverse: léttar becomes valid; the 86-point play is no longer withdrawn... it was never withdrawn: no winner change
+    back = run_impact(new, old, [str(tmp_path / "ds")], tmp_path / "out2")
+    assert back["plays"]["change"].to_list() == ["now_valid"]
+    assert back["winners"].height == 0
+
+
+@needs_corpus
+def test_winner_changes_under_challenge(tmp_path):
+    words = _corpus_words(tmp_path)
+    games = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "ds", "games"))
+    g = games.row(0, named=True)
+    margin = abs(g["score1"] - g["score2"])
+    moves = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "ds", "moves"))
+    winner_seat = 1 if g["score1"] > g["score2"] else 2
+    big = moves.filter((pl.col("kind") == "play") & (pl.col("player") == winner_seat) & (pl.col("score_computed") > margin)).row(0, named=True)
+    gone = big["words_formed"][0]
+    old = make_lexicon(tmp_path / "old", words)
+    new = make_lexicon(tmp_path / "new", [w for w in words if w != gone])
+    result = run_impact(old, new, [str(tmp_path / "ds")], tmp_path / "out")
+    assert result["winners"].height == 1
+    w = result["winners"].row(0, named=True)
+    assert w["winner"] == g["winner"] and w["winner_new"] != g["winner"]
+
+
+ICELANDIC = ROOT / "output" / "is"
+
+
+@needs_corpus
+@pytest.mark.skipif(not (ICELANDIC / "manifest.json").exists(), reason="Icelandic lexicon not built (make lexicons)")
+def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
+    """The built Icelandic lexicon against itself less one word played in the corpus: exactly
+    the plays that formed that word are listed."""
+    from gamecore.folders import open_output
+    from pipelines.replay.dataset import read_table
+    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+
+    run_replay_dataset([str(GAMES)], tmp_path / "ds", ReplayOptions(), quiet=True)
+    moves = pl.from_arrow(read_table(tmp_path / "ds", "moves"))
+    plays = moves.filter(pl.col("kind") == "play")
+    lex = open_output(ICELANDIC, "lexicon")
+    all_words = (lex / "words.txt").read_text(encoding="utf-8").split()
+    known = set(all_words)
+    word = "létta" if "létta" in known else next(w for w in plays["words_formed"].explode().to_list() if w in known)
+    expected = plays.filter(pl.col("words_formed").list.contains(word)).select("file", "turn").sort("file", "turn")
+    assert expected.height >= 1
+    new = make_lexicon(tmp_path / "new", [w for w in all_words if w != word], like=lex)
+    result = run_impact(ICELANDIC, new, [str(tmp_path / "ds")], tmp_path / "out")
+    got = result["plays"].filter(pl.col("change") == "now_phony")
+    assert got.select("file", "turn").sort("file", "turn").to_dicts() == expected.to_dicts()
+    assert set(got["words"].explode().to_list()) == {word}
+    assert result["plays"].filter(pl.col("change") == "now_valid").height == 0
