@@ -26,7 +26,7 @@ def _register() -> None:
     """Attach each subcommand module that exists (modules are added issue by issue)."""
     import importlib
 
-    for name in ("ingest", "build", "check", "why", "diff", "best", "replay", "elo", "score", "judge", "show", "compare", "find"):
+    for name in ("ingest", "build", "check", "why", "diff", "best", "replay", "elo", "score", "judge", "show", "compare", "find", "impact", "nightly"):
         try:
             module = importlib.import_module(f"cli.{name}")
         except ModuleNotFoundError as exc:
