@@ -68,6 +68,24 @@ def main() -> None:
         typer.echo(f"skrafl: error: {message}", err=True)
         sys.exit(2)
 
+    import signal
+
+    class Signalled(BaseException):
+        """SIGTERM or SIGINT, raised in the main thread. A BaseException, so that no handler of
+        ordinary errors (nor typer's own KeyboardInterrupt handling) takes it: the output being
+        written is discarded on the way (its stage removed, the previous output kept), then exit
+        128 + the signal's number."""
+
+        def __init__(self, signum: int) -> None:
+            super().__init__(signum)
+            self.signum = signum
+
+    def stop(signum, frame):
+        raise Signalled(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # a background job keeps ignoring SIGINT
+            signal.signal(signum, stop)
     try:
         status = app(standalone_mode=False, prog_name="skrafl")
     except SkraflError as exc:
@@ -77,8 +95,12 @@ def main() -> None:
         fail(f"{exc.format_message()} (see '{where} --help')")
     except click.ClickException as exc:
         fail(exc.format_message())
+    except Signalled as exc:
+        name = signal.Signals(exc.signum).name
+        typer.echo(f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept", err=True)
+        sys.exit(128 + exc.signum)
     except (KeyboardInterrupt, click.Abort):
-        typer.echo("skrafl: interrupted", err=True)
+        typer.echo("skrafl: interrupted; the output being written was discarded, the previous one is kept", err=True)
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)

@@ -51,7 +51,7 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def check_output_dir(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = (), replace: bool = True) -> Path:
+def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = ()) -> Path:
     """Refuse an output path that a run of ``command`` must not write; return it absolute.
 
     Called by :func:`output_dir` (again, under the lock) and by commands before any work, so a
@@ -59,11 +59,9 @@ def check_output_dir(target: Path | str, command: str | None = None, inputs: Ite
 
     Args:
         target: the visible output path (``--out``).
-        command: the command that will own it (``build``, ``replay``…); None accepts any skrafl
-            output (for callers not yet naming themselves).
+        command: the command that will own it (``build``, ``replay``…).
         inputs: the run's input files and folders: the output may be none of them, hold none of
             them, and lie inside none of the folders.
-        replace: ignored (every output is replaced whole); kept for older callers.
     Raises:
         UsageError: one line saying what is there and what to do.
     """
@@ -90,7 +88,7 @@ def check_output_dir(target: Path | str, command: str | None = None, inputs: Ite
         if not _generation_re(visible.name).match(link) or "/" in link:
             raise UsageError(f"{target}: is a symbolic link that skrafl did not make; give a new folder")
         marker = read_marker(real) if real.is_dir() else None
-        if marker is not None and command is not None and marker and marker.get("command") != command:
+        if marker and marker.get("command") != command:
             raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
         return visible
     if not visible.exists():
@@ -104,7 +102,7 @@ def check_output_dir(target: Path | str, command: str | None = None, inputs: Ite
         raise UsageError(f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)")
     if not marker:
         raise UsageError(f"{target}: was written by an older skrafl (no file list in its {MARKER}); remove it or give a new folder")
-    if command is not None and marker.get("command") != command:
+    if marker.get("command") != command:
         raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
     return visible
 
@@ -251,14 +249,13 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = (), *, create: bool = True) -> Iterator[Path]:
+def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
     """Yield a fresh, empty stage folder; on success it becomes the whole output at ``target``.
 
     Args:
         target: the visible output path.
         command: the command that owns the output (named in its marker).
         inputs: the run's inputs (see :func:`check_output_dir`).
-        create: False yields the stage's path not yet created (the caller makes it).
     Raises:
         UsageError: the target is refused (:func:`check_output_dir`) or locked by another run.
     On an exception in the block the stage is removed and ``target`` is unchanged.
@@ -273,21 +270,21 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
         _remove_empty(created)
         raise
     committed = False
+    stage: Path | None = None
     try:
         visible = check_output_dir(target, command, inputs)  # again, now that no one else writes
-        stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
-        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
-        (stage / _STAGE_FLAG).touch()
         try:
-            if not create:
-                shutil.rmtree(stage)
-            yield stage
-            if not create:
+            with _signals_held():  # a stop now would leave a stage no handler knows of
+                stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
+                os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
                 (stage / _STAGE_FLAG).touch()
+            yield stage
             _commit(stage, visible, command)
             committed = True
         except BaseException:
-            shutil.rmtree(stage, ignore_errors=True)
+            # a stop may land just after the swap: never remove the generation the output names
+            if stage is not None and not (visible.is_symlink() and os.readlink(visible) == stage.name):
+                shutil.rmtree(stage, ignore_errors=True)
             raise
         with contextlib.suppress(OSError):  # the new output is in place: leftovers are only tidied
             _clean_stale(visible, keep=stage.name)
@@ -297,22 +294,25 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             _remove_empty(created)
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while the block runs (they are delivered right after)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _remove_empty(folders: list[Path]) -> None:
     """Remove the folders a failed run created for its output (deepest first), if still empty."""
     for folder in folders:
         with contextlib.suppress(OSError):
             folder.rmdir()
-
-
-@contextlib.contextmanager
-def staged_dir(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
-    """Older name of :func:`output_dir` (the whole output is replaced)."""
-    with output_dir(target, command or "output", inputs) as stage:
-        yield stage
-
-
-@contextlib.contextmanager
-def atomic_path(target: Path | str, command: str | None = None, inputs: Iterable[Path | str] = ()) -> Iterator[Path]:
-    """Older name of :func:`output_dir` with ``create=False``."""
-    with output_dir(target, command or "output", inputs, create=False) as stage:
-        yield stage

@@ -253,3 +253,35 @@ def test_stale_stages_are_cleaned_by_the_next_run(tmp_path: Path, inputs: dict) 
     assert run_skrafl(*command("build", out, inputs)).returncode == 0
     assert not stale.exists() and not (tmp_path / ".lex.link-cafe").is_symlink()
     assert (user_lookalike / "keep.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("signum, code", [(15, 143), (2, 130)])
+def test_sigterm_and_sigint_discard_the_stage(tmp_path: Path, words, signum: int, code: int) -> None:
+    """A build stopped by SIGTERM or SIGINT while it writes exits 143 / 130 with one line; the
+    previous output is intact and no stage is left."""
+    import signal
+    import sys
+    import time
+
+    from clirun import PROJECT_ROOT
+    from gamecore.folders import open_output
+
+    out = tmp_path / "lex"
+    assert run_skrafl(*command("build", out, {"words": words[0]})).returncode == 0
+    old = (open_output(out) / "words.txt").read_text()
+    big = tmp_path / "big.txt"
+    big.write_text("\n".join(f"{a}{b}{c}{d}{e}" for a in "bcdfghjklm" for b in "aeiou" for c in "klmnprst"
+                             for d in "aeiouy" for e in "nrstl") + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", *command("build", out, {"words": big})],
+                            cwd=PROJECT_ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".lex.gen-") and p.name != os.readlink(out) for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the build never started writing"
+        time.sleep(0.005)
+    proc.send_signal(signum)
+    assert proc.wait(timeout=60) == code, proc.stderr.read()
+    err = proc.stderr.read().strip().splitlines()
+    assert len(err) == 1 and "discarded" in err[0] and "Traceback" not in err[0], err
+    assert (open_output(out, checksums=True) / "words.txt").read_text() == old
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".lex.") and p.name != os.readlink(out)]
+    assert leftovers == [], leftovers
