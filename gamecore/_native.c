@@ -1562,6 +1562,31 @@ static void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*
         }
 }
 
+/* Whether every bound stays far inside an int: per lane, (every square's best letter value x its
+ * letter premium) x (the product of its word premiums) x (1 + the largest word premium), plus
+ * the bingo bonus, in floating point. Absurd premium layouts search without pruning instead. */
+static int bounds_fit(const Gen *g, int R, int C) {
+    double maxv = 0;
+    for (int t = 0; t <= MAX_TILE; t++) {
+        if (g->values[t] > maxv) maxv = g->values[t];
+        if (g->bvalues[t] > maxv) maxv = g->bvalues[t];
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
+        for (int l = 0; l < nl; l++) {
+            const Lane *L = &g_L[dir][l];
+            double sum = 0, w = 1, wmax = 1;
+            for (int p = 0; p < n; p++) {
+                sum += maxv * (L->lm[p] > 1 ? L->lm[p] : 1) + L->xscore[p];
+                if (L->wm[p] > 1) w *= L->wm[p];
+                if (L->wm[p] > wmax) wmax = L->wm[p];
+            }
+            if (sum * w * (1 + wmax) * 2 + g->bingo > 1e9) return 0;
+        }
+    }
+    return 1;
+}
+
 /* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
@@ -1581,7 +1606,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     g_st_anchors = nanchors;
     g_st_searched = g_st_recorded = g_st_calls = 0;
     uint32_t groot = N_ARC(g_kwg[1]);
-    prune = prune && g->limit > 0 && !negative && g->bingo >= 0;
+    prune = prune && g->limit > 0 && !negative && g->bingo >= 0 && bounds_fit(g, R, C);
     g->thr = INT32_MIN;
     int rv[MAXD], nrv = 0;
     g_nsteps = 0;

@@ -449,3 +449,15 @@ def _words_of(kwg: Kwg, letters) -> list[str]:
 
     walk(kwg.dawg_root, "")
     return out
+
+
+def test_absurd_premiums_search_without_pruning():
+    """Word premiums everywhere (bounds that would not fit an int): the same top plays, unpruned."""
+    lg = lang("wespa")
+    kwg = synthetic_kwg("wespa")
+    layout = MoveLayout([[3] * 15 for _ in range(15)], [[4] * 15 for _ in range(15)], (7, 7))
+    walled = Lang.__new__(Lang)
+    walled.__dict__.update(lg.__dict__)
+    walled.layout = layout
+    for grid, counts, blanks, first in positions(walled, kwg, 7, 6):
+        check_position(walled, kwg, grid, counts, blanks, first, ks=(1, 3))
