@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := is,nb,ru,sl,test,bench
+EXTRAS := is,nb,ru,sl,test,bench,cluster,postgres,duckdb
 STAMP  := $(VENV)/.installed
 
 .PHONY: setup setup-en run test bench clean lexicons

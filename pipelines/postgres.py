@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -93,9 +94,23 @@ def _secrets(url: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _user(url: str) -> str | None:
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        user = urlsplit(url).username
+    except ValueError:
+        user = None
+    found = re.findall(r"(?i)[?&]user=([^&]*)", url)
+    return unquote(user or (found[0] if found else "")) or os.environ.get("PGUSER") or None
+
+
 def _scrub(message: str, url: str) -> str:
-    for secret in _secrets(url):
+    for secret in _secrets(url) + ([os.environ["PGPASSWORD"]] if os.environ.get("PGPASSWORD") else []):
         message = message.replace(secret, "***")
+    user = _user(url)
+    if user:  # the server names the role it refused: "role "x" does not exist", "user "x""
+        message = message.replace(f'"{user}"', '"***"')
     message = message.replace(url, redact(url))
     return " ".join(message.split())[:300]
 

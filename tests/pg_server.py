@@ -23,6 +23,22 @@ def find_bindir() -> str | None:
     return None
 
 
+def unavailable() -> str | None:
+    """Why no server can be started here (None when one can)."""
+    if find_bindir() is None:
+        return "no PostgreSQL binaries (initdb, pg_ctl)"
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root and no 'postgres' user to run the server as"
+        if shutil.which("runuser") is None:
+            return "running as root and no runuser to start the server as 'postgres'"
+    return None
+
+
 class PgServer:
     def __init__(self, bindir: str):
         self.bindir = bindir

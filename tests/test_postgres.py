@@ -1,0 +1,150 @@
+"""PostgreSQL in Netskrafl's schema: replay and elo read games from it, elo --ratings-to writes
+ratings back (issue 15). A real server started here (initdb + pg_ctl into a temporary folder, as
+the postgres user when run as root, a Unix socket only); skipped only without PostgreSQL binaries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pg_server import PgServer, find_bindir, unavailable
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
+NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
+
+pytestmark = [
+    pytest.mark.skipif(unavailable() is not None, reason=unavailable() or ""),
+    pytest.mark.skipif(not NETSKRAFL.exists(), reason="no Netskrafl corpus in ../shared"),
+]
+psycopg = pytest.importorskip("psycopg")
+
+PLAYERS = ["anna", "bjarni", "dóra", "einar"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = PgServer(find_bindir()).start()
+    yield s
+    s.stop()
+
+
+def _records():
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(NETSKRAFL.glob("*.json"))]
+
+
+def _players(records):
+    """Player ids per game: four humans in turn (a game is never against oneself)."""
+    return {r["game_id"]: (PLAYERS[i % 4], PLAYERS[(i + 1) % 4]) for i, r in enumerate(records)}
+
+
+@pytest.fixture(scope="module")
+def netskrafl_db(server):
+    from pipelines.postgres import load_records
+
+    url = server.createdb("netskrafl")
+    records = _records()
+    assert load_records(url, records, _players(records)) == 10
+    with psycopg.connect(url) as conn:  # an unfinished game: never read
+        conn.execute("INSERT INTO games (id, player0_id, player1_id, score0, score1, over, timestamp, ts_last_move, moves) "
+                     "VALUES ('open-1', 'anna', 'bjarni', 5, 0, FALSE, now(), '2025-08-11 12:00', '[]')")
+    return url
+
+
+def _skrafl(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+def _dataset_games(ds: Path) -> pl.DataFrame:
+    from pipelines.replay.dataset import read_table
+
+    return pl.from_arrow(read_table(ds, "games")).drop("file").sort("game_id")
+
+
+def _dataset_moves(ds: Path) -> pl.DataFrame:
+    from pipelines.replay.dataset import read_table
+
+    games = pl.from_arrow(read_table(ds, "games")).select("file", "game_id")
+    return pl.from_arrow(read_table(ds, "moves")).join(games, on="file").drop("file").sort("game_id", "turn")
+
+
+def test_replay_from_database_equals_files(netskrafl_db, tmp_path):
+    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "db")
+    assert r.returncode == 0, r.stderr
+    assert "partitions replaced 2025-08-11, 2025-08-12, 2025-08-16" in r.stderr
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "files", "-q")
+    assert r.returncode == 0, r.stderr
+    a, b = _dataset_games(tmp_path / "db"), _dataset_games(tmp_path / "files")
+    assert a.height == 10 and a.equals(b)
+    assert _dataset_moves(tmp_path / "db").equals(_dataset_moves(tmp_path / "files"))
+    files = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "db", "games"))["file"]
+    assert all(f.startswith("postgresql:games/") for f in files)
+    # a window: one day only, from the index's order
+    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "day", "--since", "2025-08-12", "--until", "2025-08-12", "-q", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert _dataset_games(tmp_path / "day")["game_id"].to_list() == sorted(
+        r["game_id"] for r in _records() if r["ts_last_move"].startswith("2025-08-12"))
+
+
+def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
+    from pipelines.postgres import read_games_table
+
+    table = read_games_table(netskrafl_db)
+    assert table.frame.height == 10 and "open-1" not in table.frame["game_id"].to_list()
+    # the same games as a CSV games table: the same ratings
+    recs = _records()
+    players = _players(recs)
+    csv = tmp_path / "games.csv"
+    pl.DataFrame([{"game_id": r["game_id"], "finished_at": r["ts_last_move"], "player0": players[r["game_id"]][0], "player1": players[r["game_id"]][1],
+                   "robot0": False, "robot1": False, "score0": r["score0"], "score1": r["score1"], "competition": bool(r["prefs"].get("manual"))}
+                  for r in recs]).write_csv(csv)
+    r = _skrafl("elo", "--games", csv, "--out", tmp_path / "from_csv", "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "from_db", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up")
+    assert r.returncode == 0, r.stderr
+    assert "ratings of 2025-08-16 stored into skrafl_ratings" in r.stderr
+    want = pl.read_parquet(tmp_path / "from_csv" / "ratings.parquet").drop("as_of").sort("list", "player")
+    parquet = pl.read_parquet(tmp_path / "from_db" / "ratings.parquet").sort("list", "player")
+    assert parquet.drop("as_of").equals(want)
+
+    def stored():
+        with psycopg.connect(netskrafl_db) as conn:
+            rows = conn.execute("SELECT day::text, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of "
+                                "FROM skrafl_ratings ORDER BY day, list, player").fetchall()
+        return rows
+
+    first = stored()
+    assert [(r[1], r[2], r[4], r[5]) for r in first] == [(r["list"], r["player"], r["rating"], r["games"]) for r in parquet.iter_rows(named=True)]
+    assert {r[0] for r in first} == {"2025-08-16"}
+    # the same day again (another output folder): the same rows, not twice as many
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "again", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up", "-q")
+    assert r.returncode == 0, r.stderr
+    assert stored() == first
+    # another table name
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "t2", "--ratings-to", netskrafl_db, "--table", "nightly_elo", "-q")
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(netskrafl_db) as conn:
+        assert conn.execute("SELECT count(*) FROM nightly_elo").fetchone()[0] == len(first)
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "t3", "--ratings-to", netskrafl_db, "--table", "x; drop table games", "-q")
+    assert r.returncode == 2 and "--table" in r.stderr
+
+
+def test_credentials_never_shown(server, tmp_path):
+    secret = "s3cr3t-Pa55"
+    bad = f"postgresql://spy:{secret}@/nosuchdb?host={server.sock}"
+    for args in (("replay", bad, "--dataset", tmp_path / "d"), ("elo", "--games", bad, "--out", tmp_path / "e")):
+        r = _skrafl(*args)
+        assert r.returncode == 2, r.stderr
+        assert secret not in r.stderr and secret not in r.stdout and "spy" not in r.stderr
+        assert "postgresql:///nosuchdb" in r.stderr
+    # PG* variables are read by libpq: no password in the URL at all
+    env = {**os.environ, "PGHOST": str(server.sock), "PGUSER": "postgres", "PGPASSWORD": secret, "PGDATABASE": "nosuchdb"}
+    r = _skrafl("elo", "--games", "postgresql://", "--out", tmp_path / "f", env=env)
+    assert r.returncode == 2 and secret not in r.stderr
+    assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
