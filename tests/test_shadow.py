@@ -15,6 +15,7 @@ SOWPODS-derived word lists, and the built Icelandic lexicon when ``make run`` ha
 
 from __future__ import annotations
 
+import os
 import random
 from functools import lru_cache
 from pathlib import Path
@@ -37,13 +38,14 @@ def full_key(m):
 
 
 class Lang:
-    """A rule set's alphabet, values, bag and layout as the generator's plain arrays."""
+    """A rule set's alphabet (or a lexicon's, ``letters``), values, bag and layout as the
+    generator's plain arrays."""
 
-    def __init__(self, rules_name: str):
+    def __init__(self, rules_name: str, letters=None):
         rules = load_rules(rules_name)
         ts = rules.tiles()
         self.name = rules_name
-        self.letters = list(ts.letters)
+        self.letters = list(letters or ts.letters)
         self.values = [0] + [ts.value(x) for x in self.letters]
         self.bag = [i for i, x in enumerate(self.letters, 1) for _ in range(ts.counts.get(x, 0))] + [0] * ts.blanks
         lay = rules.layout()
@@ -201,6 +203,32 @@ def test_pruned_on_the_reference_positions(shared):
                 counts[ord(ch) - 64] += 1
             check_position(lg, kwg, grid, counts, text.count("?"), not any(any(r) for r in grid),
                            ks=(1, 2, 10, 50), index=index)
+
+
+EXTRA_LEXICONS = [x for x in os.environ.get("SKRAFL_SHADOW_LEXICONS", "").split(",") if x]
+
+
+@pytest.mark.skipif(not EXTRA_LEXICONS, reason="SKRAFL_SHADOW_LEXICONS=rules=FOLDER,... names no built lexicon")
+@pytest.mark.parametrize("spec", EXTRA_LEXICONS or ["-"])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 16))
+def test_pruned_with_other_built_lexicons(spec, seed, turns):
+    """Lexicons built here with ``skrafl build LANG --out DIR`` (not kept in the repository):
+    ``SKRAFL_SHADOW_LEXICONS=russian_scrabble=/tmp/ru,ordspill=/tmp/nb,slovene=/tmp/sl``."""
+    import json
+
+    rules_name, folder = spec.split("=", 1)
+    kwg = _built_kwg(folder)
+    alphabet = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))["alphabet"]
+    lg = Lang(rules_name, [a.upper() for a in alphabet])
+    index = kwg.bingo_index(lg.bingo_tiles)
+    for grid, counts, blanks, first in positions(lg, kwg, seed, turns):
+        check_position(lg, kwg, grid, counts, blanks, first, ks=(1, 3), index=index)
+
+
+@lru_cache(maxsize=None)
+def _built_kwg(folder: str) -> Kwg:
+    return Kwg.load(Path(folder) / "lexicon.kwg")
 
 
 @SETTINGS
