@@ -178,7 +178,9 @@ class Game:
 def split_tiles(text: str, multi: tuple[str, ...] = ()) -> list[str]:
     """Split a rack or word into tiles: ``[..]`` groups are one tile, labels in ``multi`` (longest
     first, either case) are one tile, every other character is one tile (gcg.md §5 multi-letter
-    tiles). Raises ``ValueError`` on an unclosed ``[``."""
+    tiles). Raises ``ValueError`` on an unclosed ``[`` and on brackets around fewer than two
+    characters (``[A]``, ``[]``: brackets are for multi-letter tiles only, gcg.md §5, so ``[A]``
+    is not the ``A`` tile written another way)."""
     out: list[str] = []
     i = 0
     n = len(text)
@@ -188,6 +190,8 @@ def split_tiles(text: str, multi: tuple[str, ...] = ()) -> list[str]:
             j = text.find("]", i + 1)
             if j < 0:
                 raise ValueError(f"unclosed '[' in {text!r}")
+            if j - i - 1 < 2:
+                raise ValueError(f"{text[i : j + 1]!r} in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)")
             out.append(text[i : j + 1])
             i = j + 1
             continue
@@ -207,9 +211,22 @@ def split_tiles(text: str, multi: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+def tile_text(tile: str) -> str:
+    """One tile as written in a rack or word: a multi-letter tile in brackets (``[CH]``, ``[L·L]``),
+    so that a leave of a separate ``C`` and ``H`` (``CH``) never reads back as the ``CH`` tile."""
+    if len(tile) > 1 and not tile.startswith("["):
+        return f"[{tile}]"
+    return tile
+
+
 def tiles_text(tiles: list[str] | None) -> str:
-    """The tiles joined back into one string (inverse of :func:`split_tiles` for bracketed labels)."""
-    return "" if not tiles else "".join(tiles)
+    """The tiles joined back into one string, multi-letter tiles in brackets (:func:`tile_text`;
+    the inverse of :func:`split_tiles`)."""
+    if not tiles:
+        return ""
+    if all(len(t) == 1 for t in tiles):
+        return "".join(tiles)
+    return "".join(map(tile_text, tiles))
 
 
-__all__ = ["EVENT_KINDS", "Event", "Finding", "Game", "GameLogError", "Player", "split_tiles", "tiles_text"]
+__all__ = ["EVENT_KINDS", "Event", "Finding", "Game", "GameLogError", "Player", "split_tiles", "tile_text", "tiles_text"]

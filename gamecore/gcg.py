@@ -39,6 +39,10 @@ from pathlib import Path
 from gamecore.gamelog import Event, Finding, Game, GameLogError, Player, split_tiles
 from gamecore.text import INT32_MAX, nfc
 
+MAX_PLAYERS = 4
+"""Scrabble, Ordspill and Slovenian Scrabble are games for 2 to 4 players (seeds 001, 003, 004):
+``#player1`` … ``#player4`` are read, turns go round in that order."""
+
 MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")
 
 GAME_TYPES = ("classic", "wordsmog", "classic_super", "wordsmog_super")
@@ -65,7 +69,13 @@ KNOWN_PRAGMAS = {
     "note": True,
     "rack1": True,
     "rack2": True,
+    "rack3": True,
+    "rack4": True,
     "incomplete": True,
+    "challenge-rule": False,
+    "finished-at": False,
+    "competition": False,
+    "locale": False,
 }
 
 _COORD_ACROSS = re.compile(r"^([0-9]+)([A-Za-z]+)$")  # 8D: row first = across
@@ -264,6 +274,11 @@ class _Parser:
         value = parts[1].strip() if len(parts) > 1 else ""
         if name != "note":
             self.in_note = False
+        if name.startswith("player") and name[6:].isascii() and name[6:].isdigit() and len(name) < 12:
+            if g.events:
+                self.fault("PRAGMA_SUCCEEDED_EVENT", f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)", lineno)
+            self.player(int(name[6:]), value, lineno)
+            return
         if name not in KNOWN_PRAGMAS:
             self.fault("UNKNOWN_PRAGMA", f"unknown pragma #{name}", lineno)
             return
@@ -279,7 +294,7 @@ class _Parser:
         if name == "note":
             self.note(value, lineno)
             return
-        if name in ("rack1", "rack2"):
+        if name in ("rack1", "rack2", "rack3", "rack4"):
             idx = int(name[4:]) - 1
             if name in self.seen_pragmas:
                 self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
@@ -292,7 +307,7 @@ class _Parser:
             if value:
                 g.pragmas["incomplete"] = value
             return
-        if name in ("title", "id", "lexicon", "game-type", "board-layout", "tile-distribution"):
+        if name in ("title", "id", "lexicon", "game-type", "board-layout", "tile-distribution", "challenge-rule", "finished-at", "competition", "locale"):
             if name in self.seen_pragmas:
                 self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
             self.seen_pragmas.add(name)
@@ -316,8 +331,9 @@ class _Parser:
         if number in self.player_numbers:
             self.fault("PLAYER_NUMBER_REDUNDANT", f"#player{number} given twice", lineno)
             return
-        if number > 2:
-            self.fault("UNSUPPORTED_PLAYER_NUMBER", f"#player{number}: a two-player game has only #player1 and #player2", lineno)
+        if number > MAX_PLAYERS:  # (KNOWN_PRAGMAS has #player1 … #player4: crossword games are for 2 to 4)
+            self.fault("UNSUPPORTED_PLAYER_NUMBER", f"#player{number}: a game has 2 to {MAX_PLAYERS} players", lineno)
+            return  # lenient: the pragma is ignored
         parts = value.split(None, 1)
         if not parts:
             raise self.error("NO_MATCHING_TOKEN", f"#player{number} without a nickname", lineno)
@@ -453,6 +469,11 @@ class _Parser:
                     if len(rest) < 2:
                         raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
                     return Event(kind, player, rack=rack, score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno, extra=" ".join(rest[2:]))
+        if len(toks) == 3 and toks[0].startswith("-") and _SCORE.match(toks[1]) and _CUMUL.match(toks[2]):
+            # a pass, exchange or withdrawal with no rack written: ">emely:  - +0 236" (the rack is unknown)
+            ev = self.parse_event(["", *toks], player, lineno)
+            ev.rack = None
+            return ev
         if len(toks) >= 2 and toks[1] == "--":
             rest = toks[2:]
             if len(rest) < 2:
@@ -758,7 +779,8 @@ def write_gcg(game: Game) -> str:
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(game.players, 1):
         out.append(f"#player{i} {p.nick} {p.name}".rstrip())
-    for name in ("title", "description", "id", "lexicon", "game-type", "board-layout", "tile-distribution"):
+    for name in ("title", "description", "id", "lexicon", "game-type", "board-layout", "tile-distribution",
+                 "challenge-rule", "finished-at", "competition", "locale"):
         value = game.pragmas.get(name)
         if value is None:
             continue

@@ -22,6 +22,7 @@ BLANK_VALUES = ("zero", "letter")
 END_OUT = ("double_opponent_rack", "others_racks")
 END_PASSES = ("minus_own_rack",)
 WORD_PREMIUMS = ("multiply", "add")
+TIE_BREAKS = ("none", "score_before_adjustments")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class RuleSet:
         time_penalty_max: the most a time penalty may cost (0 = no cap).
         time_loss_minutes: minutes over time that lose/end the game (0 = never).
         word_premiums: ``multiply`` (two DW = ×4) or ``add`` (an Erudit implementation: ×2 + ×3 = ×5).
+        tie_break: ``none`` (a tie is a draw) or ``score_before_adjustments`` (seed 003: a tie goes
+            to the player with the higher score before the end-of-game rack adjustments).
+        end_targets: Endline (seed 003 "Endarlína"): the game ends when a player reaches the target
+            score, given for 2, 3 and 4 players (``[70, 60, 50]``); empty = play to the end.
+        players_max: the most players the game allows (2 to 4).
         description, source: where the rules come from.
     """
 
@@ -70,12 +76,21 @@ class RuleSet:
     time_penalty_max: int = 0
     time_loss_minutes: int = 0
     word_premiums: str = "multiply"
+    tie_break: str = "none"
+    end_targets: tuple[int, ...] = ()
+    players_max: int = 4
     description: str = ""
     source: str = ""
 
     @property
     def bingo_min_tiles(self) -> int:
         return self.bingo_tiles or self.rack_size
+
+    def end_target(self, players: int = 2) -> int | None:
+        """Endline: the score that ends a game of ``players`` players (``None``: no target)."""
+        if not self.end_targets:
+            return None
+        return self.end_targets[min(max(players, 2), len(self.end_targets) + 1) - 2]
 
     def scoreless_turns_end(self, players: int = 2) -> int:
         """Consecutive scoreless turns that end a game of ``players`` players."""
@@ -104,6 +119,7 @@ _CHOICES = {
     "end_out": END_OUT,
     "end_passes": END_PASSES,
     "word_premiums": WORD_PREMIUMS,
+    "tie_break": TIE_BREAKS,
 }
 
 
@@ -127,6 +143,11 @@ def read_rules(path: str | Path) -> RuleSet:
         if key not in known:
             raise DataError(f"unknown rule-set key {key!r}; known: {', '.join(known)}", path)
         want = known[key].type
+        if key == "end_targets":
+            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value) or len(value) > 3:
+                raise DataError(f"end_targets must be a list of up to 3 positive integers (for 2, 3 and 4 players); got {value!r}", path)
+            kwargs[key] = tuple(value)
+            continue
         ok = {"int": int, "str": str, "bool": bool}.get(str(want).replace("'", ""), object)
         if not isinstance(value, ok) or (ok is int and isinstance(value, bool)):
             raise DataError(f"{key} must be of type {want}; got {value!r}", path)
@@ -135,8 +156,15 @@ def read_rules(path: str | Path) -> RuleSet:
         kwargs[key] = value
     if "tile_set" not in kwargs:
         raise DataError("missing tile_set", path)
+    for key, suffix in (("tile_set", ".tsv"), ("board", ".txt")):
+        # a tile set or board given as a relative path is read beside the rule-set file
+        value = kwargs.get(key)
+        if isinstance(value, str) and value.endswith(suffix) and not Path(value).is_absolute() and (path.parent / value).is_file():
+            kwargs[key] = str(path.parent / value)
     if kwargs.get("rack_size", 7) < 1:
         raise DataError("rack_size must be at least 1", path)
+    if not 2 <= kwargs.get("players_max", 4) <= 4:
+        raise DataError("players_max must be from 2 to 4", path)
     return RuleSet(**kwargs)
 
 

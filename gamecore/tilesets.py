@@ -8,7 +8,11 @@ A user adds a set by dropping a file into that folder, or by naming the file's p
 
 Tiles are kept as *labels* (strings), so multi-letter tiles (``CH``, ``L·L``) can come: in racks and
 words they are written in brackets (``[CH]``), as CGP and MAGPIE do (gcg.md §5), or matched by
-greedy longest match.
+greedy longest match — but only a label that cannot also be read as single tiles of the set (Catalan
+``L·L`` and ``QU``: the set has no ``·`` and no ``Q``). A label made of the set's own letters (a
+``CH`` tile beside ``C`` and ``H``) must be bracketed: bare ``CH`` is ``C`` + ``H``, as wolges reads
+Spanish. Brackets hold multi-letter tiles only (``[A]`` is refused), and :meth:`TileSet.format_tile`
+prints every multi-letter tile in brackets, so what is printed reads back as the same tiles.
 """
 
 from __future__ import annotations
@@ -51,6 +55,9 @@ class TileSet:
 
     def __post_init__(self) -> None:
         self._index.update({label: i + 1 for i, label in enumerate(self.letters)})
+        # multi-letter labels read without brackets: those that are not a run of single tiles
+        bare = tuple(x for x in self.letters if len(x) > 1 and not all(c in self._index for c in x))
+        object.__setattr__(self, "_bare", frozenset(bare))
 
     @property
     def total(self) -> int:
@@ -94,6 +101,8 @@ class TileSet:
                 if j < 0:
                     raise UsageError(f"unclosed '[' in {text!r}")
                 tok = text[i + 1 : j]
+                if len(tok) < 2:  # brackets mark multi-letter tiles only: "[A]" is not the A tile
+                    raise UsageError(f"[{tok}] in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)")
                 if not self.has(tok.upper()):
                     raise UsageError(f"unknown tile [{tok}] for tile set {self.name} in {text!r}")
                 out.append(tok)
@@ -105,6 +114,8 @@ class TileSet:
                 continue
             for n in range(min(longest, len(text) - i), 0, -1):
                 tok = text[i : i + n]
+                if n > 1 and tok.upper() not in self._bare:
+                    continue  # e.g. a CH tile beside C and H: bare "CH" is C + H ("[CH]" is the tile)
                 if self.has(tok.upper()):
                     out.append(tok)
                     i += n

@@ -60,10 +60,26 @@ def test_user_tile_set_file_with_multi_letter_tiles(tmp_path):
                  encoding="utf-8")
     ts = load_tile_set(str(p))
     assert ts.letters == ("A", "CH", "C", "H")
-    assert ts.parse_rack("ACH?") == ["A", "CH", "?"]       # greedy longest match
-    assert ts.parse_rack("A[C]H") == ["A", "C", "H"]        # brackets split explicitly
+    # issue 12: CH is made of the set's C and H, so bare "CH" is C + H and the tile is "[CH]"
+    # (wolges' Spanish rule); brackets hold multi-letter tiles only
+    assert ts.parse_rack("A[CH]?") == ["A", "CH", "?"]
+    assert ts.parse_rack("ACH") == ["A", "C", "H"]
+    with pytest.raises(UsageError, match="multi-letter tiles only"):
+        ts.parse_rack("A[C]H")
     with pytest.raises(UsageError, match="2 × 'CH'"):
-        ts.parse_rack("CHCH")
+        ts.parse_rack("[CH][CH]")
+    assert "".join(ts.format_tile(t) for t in ["CH", "C", "H"]) == "[CH]CH"  # reads back as the same three
+    assert ts.parse_rack("[CH]CH") == ["CH", "C", "H"]
+
+
+def test_multi_letter_tiles_not_made_of_single_tiles_read_bare(tmp_path):
+    """Catalan-style labels (macondo's greedy match): L·L and QU when the set has no · and no Q."""
+    p = tmp_path / "cat.tsv"
+    p.write_text("# source: test\nletter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t3\t1\t1\nL\t2\t1\t0\nL·L\t1\t10\t0\nQU\t1\t8\t0\nE\t3\t1\t1\n",
+                 encoding="utf-8")
+    ts = load_tile_set(str(p))
+    assert ts.parse_rack("AL·LQUE") == ["A", "L·L", "QU", "E"]
+    assert ts.parse_rack("A[L·L][QU]L") == ["A", "L·L", "QU", "L"]
 
 
 def test_bad_tile_set_file_names_file_and_line(tmp_path):
@@ -152,7 +168,7 @@ def test_presets_and_their_differences():
     assert load_rules("slovene").scoreless_turns_end(2) == 4
     for name in preset_names():
         rs = load_rules(name)
-        assert rs.rack_size == 7 and rs.source
+        assert rs.rack_size == (9 if name == "scrabble9" else 7) and rs.source
         rs.tiles(), rs.layout()  # every preset names a loadable tile set and board
 
 

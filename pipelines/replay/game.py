@@ -10,7 +10,10 @@ Error codes raised here (besides those of :mod:`gamecore.gcg`): ``GAME_EVENT_OFF
 ``GAME_REDUNDANT_TIME_PENALTY``, ``CHALLENGE_BONUS_INCORRECT``, ``PHONY_SCORE_INCORRECT``,
 ``INVALID_PHONY_TILES_PLAYER_INDEX``, ``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``,
 ``RACK_AFTER_MOVE_INCORRECT``, ``RESIGN_SCORE_INCORRECT``, ``FINAL_SCORE_MISMATCH``,
-``LEXICON_NOT_SPECIFIED``, ``UNKNOWN_TILE_DISTRIBUTION``.
+``LEXICON_NOT_SPECIFIED`` (strict, and only when a file without ``#lexicon`` has letters English
+lacks; otherwise a warning: English/WESPA rules), ``UNKNOWN_TILE_DISTRIBUTION``,
+``RACK_TOO_LARGE``, ``UNSUPPORTED_PLAYER_NUMBER`` (more players than the rule set allows);
+warnings: ``CHALLENGE_RULE_INFERRED``, ``END_RACK_PENALTY_MISSING``.
 """
 
 from __future__ import annotations
@@ -146,6 +149,37 @@ def _build_rules(key: tuple):
 
 
 # ---------------------------------------------------------------------------------------------
+# the challenge rule
+
+CHALLENGE_RULES: tuple[tuple[str, int], ...] = (("challenge", 5), ("challenge", 10), ("word", 5))
+"""The bonus rules for a wrong challenge, in the order a first bonus is read as (issue 12): +5 per
+challenge (WESPA), +10 per challenge (NASPA, e.g. liwords ``many_challenges.gcg``), +5 per word
+formed by the challenged play."""
+
+CHALLENGE_PRAGMA = {
+    "five_point": ("challenge", 5), "ten_point": ("challenge", 10), "five_point_per_word": ("word", 5),
+    "void": ("challenge", 0), "single": ("challenge", 0), "double": ("challenge", 0), "triple": ("challenge", 0),
+}
+"""``#challenge-rule`` values (macondo/liwords names, gcg.md §2; not a pragma of the GCG spec, read
+when present) → the bonus rule."""
+
+
+def _bonus(rule: tuple[str, int], words: int) -> int:
+    kind, points = rule
+    return points * words if kind == "word" else points
+
+
+def _rule_text(rule: tuple[str, int]) -> str:
+    return f"+{rule[1]} per word of the challenged play" if rule[0] == "word" else f"+{rule[1]} per wrong challenge"
+
+
+def challenge_rule_of(game: Game) -> tuple[str, int] | None:
+    """The challenge rule a ``#challenge-rule`` pragma names, ``None`` without one (or an unknown value)."""
+    value = game.pragmas.get("challenge-rule", "").strip().lower().replace("-", "_")
+    return CHALLENGE_PRAGMA.get(value)
+
+
+# ---------------------------------------------------------------------------------------------
 # one game
 
 
@@ -241,7 +275,7 @@ def _take(big: list[str], small: list[str]) -> list[str] | None:
 
 
 class _Replayer:
-    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None):
+    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None, fixed_challenge: tuple[str, int] | None = None):
         self.bundle = bundle
         self.export = False
 
@@ -254,6 +288,12 @@ class _Replayer:
         self.ts, self.layout = self.pboard.tile_set, self.pboard.layout
         self.rack_size = rules.rack_size
         self.n = max(2, len(game.players))
+        # Going out: two players under double_opponent_rack (Netskrafl, WESPA): the out-player gets
+        # 2x the opponent's rack. With 3 or 4 players, and under others_racks (Ordspill), each
+        # player loses their own rack and the out-player gains the sum (the boxed game's rule).
+        self.others_racks = rules.end_out == "others_racks" or self.n > 2
+        self.target = rules.end_target(self.n)  # Endline: the score that ends the game, or None
+        self.pre_end: list[int] | None = None  # the scores before the end-of-game adjustments (tie-break)
         self.unseen = dict(self.ts.counts)  # label (``?`` blank) → tiles not yet on the board
         self.unseen["?"] = self.ts.blanks
         self.bag_n = sum(self.unseen.values())
@@ -283,6 +323,10 @@ class _Replayer:
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
         self.bingo_min = rules.bingo_min_tiles
+        # the challenge rule: fixed by --rules/--lang or a #challenge-rule pragma, else inferred from
+        # the first bonus of the file (candidates kept while the bonuses agree with them)
+        self.challenge_rules: list[tuple[str, int]] | None = None if fixed_challenge is None else [fixed_challenge]
+        self.last_words = 1
         # the tile-set label of each rack token seen so far, shared by the games of a tile set (a
         # few dozen distinct tokens: the check runs once per token)
         self.rack_labels: dict[str, str] = _RACK_LABELS.setdefault(self.ts, {})
@@ -325,6 +369,8 @@ class _Replayer:
             rack = list(map(self.rack_labels.__getitem__, ev.rack))
         except KeyError:
             rack = [self.rack_label(t, ev) for t in ev.rack]
+        if len(rack) > self.rack_size:
+            self.fault("RACK_TOO_LARGE", f"rack {''.join(ev.rack)} has {len(rack)} tiles; the racks of {self.rules.name} hold {self.rack_size}", ev)
         if not self.fits_unseen(rack):
             self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
         return rack
@@ -434,9 +480,12 @@ class _Replayer:
         if bingo:
             self.bingos[p] += 1
         self.last_play = (p, used, score, ev.score, drawn, self.zeros, bingo, self.over)
+        self.last_words = max(1, len(words))
         self.zeros = 0
         if holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
+        elif self.target is not None and self.over is None and self.computed[p] >= self.target:
+            self.over = "target"  # Endline (seed 003): the game ends when a player reaches the target
         self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
@@ -455,19 +504,19 @@ class _Replayer:
         return self.pboard.play(row, col, across, tokens)
 
     def best(self, ev: Event, rack, score: int, position) -> dict | None:
-        """``--analyze``: the best play of the position (gamecore.best, top score) and the points lost."""
+        """``--analyze``: the best play of the position (gamecore.best, top score) and the points
+        lost; for a pass or an exchange (score 0) the best play the player had instead."""
         empty = _NO_BEST
         if rack is None or self.bundle is None or len(rack) < len(ev.rack or ()):
             return empty
-        from gamecore.best import best_plays
+        from gamecore.best import best_play
 
         try:
-            plays = best_plays(position, rack, self.bundle, self.rules)
+            bp = best_play(position, rack, self.bundle, self.rules)
         except SkraflError:
             return empty
-        if not plays:
+        if bp is None:
             return empty
-        bp = plays[0]
         return {"best_coord": bp.coord, "best_word": bp.word_text("."), "best_score": bp.score, "points_lost": max(0, bp.score - score)}
 
     def withdraw(self, ev: Event) -> None:
@@ -510,12 +559,33 @@ class _Replayer:
         if lp[0] != p:
             self.fault("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp[0])}", ev, kind="error")
             return
-        bonus = self.rules.challenge_bonus or (ev.score or 0)
+        bonus = self.challenge_value(ev)
         if ev.score is not None and ev.score != bonus:
             self.fault("CHALLENGE_BONUS_INCORRECT", f"challenge bonus {ev.score:+d}, the rules give +{bonus}", ev)
         self.computed[p] += bonus
         self.check_cumulative(ev)
         self.row(ev, "challenge_bonus", computed=bonus)
+
+    def challenge_value(self, ev: Event) -> int:
+        """The bonus the challenge rule gives for this wrong challenge. Without a rule fixed by
+        ``--rules``/``--lang`` or ``#challenge-rule``, the rule is inferred from the file's first
+        bonus (+5 or +10 per challenge, or +5 per word formed by the challenged play) and the rest
+        of the game is held to it (the candidates that agree with every bonus so far)."""
+        words = self.last_words
+        if self.challenge_rules is None:
+            recorded = ev.score or 0
+            fits = [c for c in CHALLENGE_RULES if _bonus(c, words) == recorded]
+            if not fits:
+                return self.rules.challenge_bonus or recorded
+            self.challenge_rules = fits
+            if fits[0] != ("challenge", self.rules.challenge_bonus):
+                self.findings.append(Finding("CHALLENGE_RULE_INFERRED", f"the file names no challenge rule: {_rule_text(fits[0])} (from its first bonus, {recorded:+d})", ev.line))
+            return recorded
+        fits = [c for c in self.challenge_rules if _bonus(c, words) == (ev.score or 0)]
+        if fits and ev.score is not None:
+            self.challenge_rules = fits
+            return ev.score
+        return _bonus(self.challenge_rules[0], words)
 
     def check_zeros(self, ev: Event) -> None:
         if self.over is None and self.zeros >= self.rules.scoreless_turns_end(self.n):
@@ -525,6 +595,7 @@ class _Replayer:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
+        best = self.best(ev, rack, 0, self.pboard.position()) if self.analyze and rack else None
         if self.over is None:
             self.zeros += 1
         if ev.score not in (None, 0):
@@ -533,13 +604,14 @@ class _Replayer:
         if rack is not None:
             self.check_after(ev, rack)
         self.last_play = None
-        self.row(ev, "pass", computed=0)
+        self.row(ev, "pass", computed=0, best=best)
         self.check_zeros(ev)
 
     def exchange(self, ev: Event) -> None:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
+        best = self.best(ev, rack, 0, self.pboard.position()) if self.analyze and rack else None
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
         if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
@@ -558,11 +630,13 @@ class _Replayer:
                     kept.remove(t)
             self.check_after(ev, kept)
         self.last_play = None
-        self.row(ev, "exchange", word="".join(ev.tiles) if ev.tiles else str(ev.count or 0), placed=0, computed=0)
+        self.row(ev, "exchange", word="".join(ev.tiles) if ev.tiles else str(ev.count or 0), placed=0, computed=0, best=best)
         self.check_zeros(ev)
 
     def end_rack(self, ev: Event) -> None:
         p = ev.player
+        if self.pre_end is None:
+            self.pre_end = list(self.computed)
         v = _value(self.ts, ev.tiles, self.rules)
         if self.over != "out":
             self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"end-of-game rack points for {self.nick(p)} but nobody has gone out", ev)
@@ -571,12 +645,12 @@ class _Replayer:
         others = [q for q in range(self.n) if q != p]
         if self.over == "out" and sum(self.holds[q] for q in others) != len(ev.tiles or []):
             self.fault("END_RACK_TILES_INCORRECT", f"({''.join(ev.tiles or [])}): the opponent holds {sum(self.holds[q] for q in others)} tiles", ev)
-        want = 2 * v if self.rules.end_out == "double_opponent_rack" else v
-        if ev.score == v and v != 2 * v and self.rules.end_out == "double_opponent_rack":
+        want = v if self.others_racks else 2 * v
+        if ev.score == v and v != 2 * v and not self.others_racks:
             self.one_x = True  # older style: 1x to the out-player and a penalty line for the opponent
             want = v
         if ev.score is not None and ev.score != want:
-            self.fault("RACK_END_POINTS_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: the out-player gets {2 * v}, recorded {ev.score:+d}", ev)
+            self.fault("RACK_END_POINTS_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: the out-player gets {want}, recorded {ev.score:+d}", ev)
         self.computed[p] += want
         self.done_adjust.add(p)
         self.check_cumulative(ev)
@@ -585,6 +659,8 @@ class _Replayer:
 
     def rack_penalty(self, ev: Event) -> None:
         p = ev.player
+        if self.pre_end is None:
+            self.pre_end = list(self.computed)
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
         if ev.rack is not None and sorted(tiles) != sorted(t if t == "?" else t.upper() for t in ev.rack):
             self.fault("END_RACK_PENALTY_MISMATCH", f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack)}", ev)
@@ -606,7 +682,8 @@ class _Replayer:
 
     def adjustments_pending(self) -> bool:
         if self.over == "out":
-            need = {self.out_player} | ({q for q in range(self.n) if q != self.out_player} if self.one_x else set())
+            each = self.one_x or self.others_racks
+            need = {self.out_player} | ({q for q in range(self.n) if q != self.out_player} if each else set())
             return not need <= self.done_adjust
         if self.over == "zeros":
             return not set(range(self.n)) <= self.done_adjust
@@ -654,6 +731,8 @@ class _Replayer:
             "challenge_bonus": self.challenge_bonus, "challenge": self.challenge, "end_rack": self.end_rack,
             "rack_penalty": self.rack_penalty, "time": self.time, "resign": self.resign,
         }
+        if len(g.players) > self.rules.players_max:
+            self.fault("UNSUPPORTED_PLAYER_NUMBER", f"{len(g.players)} players, but {self.rules.name} is a game for at most {self.rules.players_max}", None, kind="error")
         for ev in g.events:
             if ev.player >= self.n:
                 self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
@@ -664,6 +743,13 @@ class _Replayer:
         if g.format == "netskrafl":
             self.netskrafl_end()
         else:
+            if self.over == "zeros" and not g.incomplete and not g.last_racks:
+                missing = [q for q in range(self.n) if q not in self.done_adjust and self.holds[q]]
+                if missing:
+                    have = len(set(range(self.n)) - set(missing))
+                    self.fault("END_RACK_PENALTY_MISSING", f"the game ended on {self.rules.scoreless_turns_end(self.n)} scoreless turns, "
+                               f"but {', '.join(self.nick(q) for q in missing)} {'has' if len(missing) == 1 else 'have'} no own-rack deduction line "
+                               f"({have} of {self.n} recorded; every player loses their own rack)", None, kind="warning")
             recorded = g.recorded_totals()
             for p in range(min(self.n, len(recorded))):
                 if recorded[p] is not None and recorded[p] != self.computed[p] and not self.mismatch:
@@ -674,6 +760,7 @@ class _Replayer:
         never below 0; resigner 0. Added as end_rack / rack_penalty rows (no recorded score)."""
         g = self.game
         racks = {p: self.last_rack_after.get(p, g.initial_racks.get(p, [])) for p in range(self.n)}
+        self.pre_end = list(self.computed)
         for p, r in g.last_racks.items():
             if sorted(r) != sorted(racks.get(p, [])):
                 self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack{p}_final {''.join(r)} differs from the replayed rack {''.join(racks.get(p, []))}", None)
@@ -731,6 +818,13 @@ def export_game(game: Game, rep: _Replayer) -> Game:
         out.events.append(ev)
     if game.format == "netskrafl":
         out.last_racks = {}  # the game is finished: rack{0,1}_final are the end-of-game racks above
+    facts = game_facts(game)
+    if facts["finished_at"] is not None:
+        out.pragmas["finished-at"] = facts["finished_at"].isoformat().replace("+00:00", "Z")
+    if facts["competition"] is not None:
+        out.pragmas["competition"] = "true" if facts["competition"] else "false"
+    if facts.get("locale"):
+        out.pragmas["locale"] = facts["locale"]
     return out
 
 
@@ -746,14 +840,29 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         bundle: a :class:`gamecore.best.LexiconBundle` for ``analyze`` (without it those are null).
         export: also return the game as GCG text.
     """
-    players = [p.nick for p in game.players] + [None, None]
-    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1], **game_facts(game)}
+    players = [p.nick for p in game.players] + [None] * 4
+    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1],
+            "player3": players[2], "player4": players[3], "players": max(2, len(game.players)), **game_facts(game)}
     try:
+        fixed = None
         if rules is None:
-            if strict and game.format == "gcg" and not preset and not lang and not game.pragmas.get("lexicon") and lexicon is None:
-                raise GameLogError("LEXICON_NOT_SPECIFIED", "no #lexicon in the file and no --lang/--lexicon/--rules given", game.path, None)
-            rules = rules_for_game(game, preset, lang, strict)
-        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle)
+            fixed = challenge_rule_of(game)
+            if preset or lang:
+                rules = rules_for_game(game, preset, lang, strict)
+                fixed = ("challenge", rules.challenge_bonus)
+            elif game.format == "gcg" and not game.pragmas.get("lexicon") and not game.pragmas.get("tile-distribution"):
+                rules = rules_for_game(game, None, None, False)
+                if strict and rules.tile_set not in ("english", "english_super"):
+                    # the lexicon really matters: the letters are not English and the file names no language
+                    raise GameLogError("LEXICON_NOT_SPECIFIED", f"no #lexicon in the file, its letters are not English (they fit {rules.tile_set}), and no --lang/--lexicon/--rules given", game.path, None)
+                game.warnings.append(Finding("LEXICON_NOT_SPECIFIED", f"no #lexicon: replayed under {rules.name} rules with the {rules.tile_set} tile set (as macondo loads such files; give --rules or --lang to choose)"))
+            else:
+                rules = rules_for_game(game, preset, lang, strict)
+        else:
+            fixed = challenge_rule_of(game) or ("challenge", rules.challenge_bonus)
+        if game.format == "netskrafl":
+            fixed = ("challenge", rules.challenge_bonus)
+        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed)
         rep.export = export
         rep.run()
     except GameLogError as exc:
@@ -767,17 +876,20 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
     findings = list(game.warnings) + rep.findings
     status = "mismatch" if rep.mismatch else "ok"
     first = next((f for f in rep.findings if f.code and f.code not in ("GAME_EVENT_OFF_TURN",)), None) if rep.mismatch else None
-    scores = rep.computed
+    scores = rep.computed + [None] * 4
+    bingos = rep.bingos + [None] * 4
+    # finished: someone went out, the scoreless turns ran out or a player resigned (a GCG file
+    # marked #incomplete or ending on #rack lines is not, whatever its last line)
+    finished = rep.over is not None and (game.format == "netskrafl" or not (game.incomplete or game.last_racks))
     row = dict(base)
     row.update({
         "status": status,
         "error": (f"{first.code}: {first.message}" + (f" (line {first.line})" if first.line else "")) if first else None,
-        "score1": scores[0],
-        "score2": scores[1] if len(scores) > 1 else None,
-        "winner": _winner(game, scores),
+        "score1": scores[0], "score2": scores[1], "score3": scores[2], "score4": scores[3],
+        "winner": _winner(game, rep.computed, rep.pre_end if rules.tie_break == "score_before_adjustments" else None) if finished else None,
+        "finished": finished,
         "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
-        "bingos1": rep.bingos[0],
-        "bingos2": rep.bingos[1] if len(rep.bingos) > 1 else None,
+        "bingos1": bingos[0], "bingos2": bingos[1], "bingos3": bingos[2], "bingos4": bingos[3],
         "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
         "warnings": [str(f) for f in findings],
     })
@@ -806,12 +918,22 @@ def _flag(value) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+NETSKRAFL_ID = "is.netskrafl"
+"""The ``#id`` authority of a Netskrafl record (``#id is.netskrafl GAME_ID``, gcg.md §2 ``authority id``)."""
+
+
 def game_facts(game: Game) -> dict:
     """The ``games.parquet`` columns that describe the game rather than its replay:
     ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma, else the file
     name), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
     (Netskrafl ``manual``, netskrafl.md "competition mode"; GCG: null), ``robot1``/``robot2``
-    (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false)."""
+    (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false), ``locale``
+    (Netskrafl ``locale``, ``is_IS`` when absent; GCG: ``#locale``, else null).
+
+    A GCG file written by ``--export-gcg`` carries them as pragmas, so re-reading it gives the same
+    facts: ``#id is.netskrafl GAME_ID`` (→ ``GAME_ID``), ``#finished-at`` (ISO 8601 UTC),
+    ``#competition true|false`` and ``#locale`` (not pragmas of the GCG spec: other readers skip
+    or refuse unknown pragmas; ours knows them)."""
     if game.format == "netskrafl":
         meta = game.meta
         manual = meta["manual"] if "manual" in meta else game.prefs.get("manual")
@@ -821,16 +943,28 @@ def game_facts(game: Game) -> dict:
             "competition": bool(manual) if isinstance(manual, bool) else None,
             "robot1": bool(_flag(meta.get("robot0"))),
             "robot2": bool(_flag(meta.get("robot1"))),
+            "locale": game.pragmas.get("locale") or "is_IS",
         }
     gid = game.pragmas.get("id") or (os.path.basename(game.path) if game.path else None)
-    return {"game_id": gid, "finished_at": None, "competition": None, "robot1": False, "robot2": False}
+    if gid and gid.startswith(NETSKRAFL_ID + " "):
+        gid = gid[len(NETSKRAFL_ID) + 1 :].strip()  # a Netskrafl game exported to GCG: its own game_id
+    competition = game.pragmas.get("competition", "").strip().lower()
+    return {"game_id": gid, "finished_at": _timestamp(game.pragmas.get("finished-at")),
+            "competition": {"true": True, "false": False}.get(competition),
+            "robot1": False, "robot2": False, "locale": game.pragmas.get("locale") or None}
 
 
-def _winner(game: Game, scores: list[int]) -> str | None:
+def _winner(game: Game, scores: list[int], before: list[int] | None = None) -> str | None:
+    """The winner's nickname; ``None`` for a draw. With ``before`` (the scores before the
+    end-of-game adjustments, rule ``tie_break = "score_before_adjustments"``, seed 003) a tie on
+    the final scores goes to the tied player who had more before them."""
     if not scores:
         return None
     top = max(scores)
     best = [i for i, s in enumerate(scores) if s == top]
+    if len(best) > 1 and before is not None:
+        high = max(before[i] for i in best)
+        best = [i for i in best if before[i] == high]
     if len(best) > 1:
         return None  # a draw
     i = best[0]

@@ -18,8 +18,12 @@ Tables (Parquet, zstd):
   (nickname; null for a draw or an unreadable file), ``moves`` (turns: plays, passes, exchanges),
   ``bingos1``/``bingos2``, ``unknown_words`` (sorted words formed that the lexicon lacks; null
   without a lexicon); then the game facts (:func:`game_facts`): ``game_id``, ``finished_at``
-  (UTC), ``competition``, ``robot1``/``robot2``; and ``warnings`` (every finding of the game as
-  ``line N: CODE: message``: lenient repairs, warnings, mismatches).
+  (UTC), ``competition``, ``robot1``/``robot2``; ``warnings`` (every finding of the game as
+  ``line N: CODE: message``: lenient repairs, warnings, mismatches); ``finished`` (the game
+  reached its end: someone went out, the scoreless turns ran out or a player resigned; an
+  unfinished game has a null ``winner``), ``locale`` (Netskrafl's ``locale``, else GCG
+  ``#locale``), ``players`` (2 to 4) and ``player3``/``player4``, ``score3``/``score4``,
+  ``bingos3``/``bingos4`` (null in a two-player game; turns go round in ``#player`` order).
 - ``moves.parquet``, one row per event: ``file``, ``turn`` (1-based event number), ``player``
   (1-based, file order), ``kind`` (see :mod:`gamecore.gamelog`), ``coord`` (GCG notation),
   ``word`` (main word with ``.`` for played-through tiles; exchanged or rack tiles for exchanges
@@ -42,7 +46,8 @@ if TYPE_CHECKING:
     from .game import GameResult
 
 GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words",
-                "game_id", "finished_at", "competition", "robot1", "robot2", "warnings")
+                "game_id", "finished_at", "competition", "robot1", "robot2", "warnings",
+                "finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4")
 MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
 ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
 
@@ -67,6 +72,12 @@ def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
         ("unknown_words", pa.list_(pa.string())),
         ("game_id", pa.string()), ("finished_at", pa.timestamp("us", tz="UTC")), ("competition", pa.bool_()),
         ("robot1", pa.bool_()), ("robot2", pa.bool_()), ("warnings", pa.list_(pa.string())),
+        # issue 12 (appended, so the two-player columns keep their places): whether the game reached
+        # its end (else winner is null), the locale (Netskrafl's, or GCG #locale), the number of
+        # players (2-4) and the third and fourth players' columns (null in a two-player game)
+        ("finished", pa.bool_()), ("locale", pa.string()), ("players", pa.int32()),
+        ("player3", pa.string()), ("player4", pa.string()), ("score3", pa.int32()), ("score4", pa.int32()),
+        ("bingos3", pa.int32()), ("bingos4", pa.int32()),
     ])
     fields = [
         ("file", pa.string()), ("turn", pa.int32()), ("player", pa.int32()), ("kind", pa.string()),
