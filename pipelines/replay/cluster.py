@@ -1,0 +1,146 @@
+"""Replay on a Dask cluster (``--cluster ADDRESS`` or ``SKRAFL_DASK_SCHEDULER``): the same two
+phases as a local dataset run (:mod:`.dataset`), each a set of Dask tasks.
+
+- **Tasks are batches of files** (:data:`BATCH_FILES`, in input order). A task replays its batch
+  (:func:`~pipelines.replay.run.replay_run`, runs of 64) and writes the batch's segment straight
+  into the dataset's spool folder (the dataset must be on a file system the workers share); it
+  returns only the segment's index and counts. Then **one task per partition** writes that
+  partition's Parquet files into a stage folder the client made. The **commit** (every partition
+  swapped in, the manifest) is done once, by the client (:meth:`.dataset.DatasetRun.finish`).
+- **Byte-identical to local runs**: a partition's bytes depend only on its rows in input order
+  (segments are read in batch order), never on which worker did what.
+- **A lost worker's batch is retried**: Dask reschedules the tasks of a worker that died, and each
+  task has :data:`RETRIES` retries; a segment is written to a temporary name and renamed, so a
+  task killed mid-write leaves nothing half-written. A batch that still fails (a file that kills
+  every worker that reads it, Dask's ``KilledWorker``) is replayed file by file, one task each:
+  the file at fault gets the row ``WORKER_CRASHED``, every other file its own rows — never a lost
+  batch.
+- **Progress** from the client: the bar advances as batches finish.
+
+Dask (``dask``, ``distributed``) is the optional extra ``skrafl[cluster]``, imported only here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gamecore.errors import UsageError
+
+BATCH_FILES = 256
+RETRIES = 2
+_DIE_ONCE = "SKRAFL_CLUSTER_DIE_ONCE"
+"""Tests only: a path; the first batch task that creates it kills its worker process mid-task."""
+
+
+def _client(address):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs Dask: pip install 'skrafl[cluster]' (dask, distributed)") from None
+    if not isinstance(address, str):
+        return Client(address), True
+    try:
+        return Client(address, timeout="20s"), True
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"--cluster {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _die_once() -> None:
+    flag = os.environ.get(_DIE_ONCE)
+    if not flag:
+        return
+    try:
+        fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.close(fd)
+    os._exit(17)
+
+
+def replay_batch_task(items: list, opts, games_path: str, moves_path: str, window: tuple) -> tuple:
+    """A cluster task: replay ``items`` and write their segment (temporary names, then renamed).
+    Returns ``(segment, counts)``."""
+    from .dataset import write_segment
+    from .run import replay_run
+
+    batches = []
+    for i in range(0, len(items), 64):
+        batches.append(replay_run(items[i : i + 64], opts))
+        if i == 0:
+            _die_once()
+    gtmp, mtmp = games_path + ".tmp", moves_path + ".tmp"
+    seg, counts = write_segment(batches, gtmp, mtmp, opts.analyze, window)
+    os.replace(gtmp, games_path)
+    os.replace(mtmp, moves_path)
+    seg.games_path, seg.moves_path = games_path, moves_path
+    return seg, counts
+
+
+def replay_one_task(item, opts):
+    from .run import replay_run
+
+    return replay_run([item], opts)
+
+
+def write_partition_task(pieces: list, stage: str, analyze: bool) -> dict:
+    from .dataset import write_partition
+
+    return write_partition(pieces, stage, analyze)
+
+
+def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
+    """A batch that failed as a whole: one task per file; a file whose task fails gets a
+    ``WORKER_CRASHED`` row. The client writes the segment."""
+    from .dataset import write_segment
+    from .run import _crashed_batch
+
+    futures = [client.submit(replay_one_task, item, opts, pure=False, retries=0) for item in items]
+    batches = []
+    for item, fut in zip(items, futures):
+        try:
+            batches.append(fut.result())
+        except UsageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: this file's row
+            batches.append(_crashed_batch(item, f"the cluster worker failed on this file: {type(exc).__name__}", opts))
+    return write_segment(batches, *run.segment_paths(index), opts.analyze, run.window)
+
+
+def replay_on_cluster(address: Any, items: list, opts, run, progress=None, batch_files: int = BATCH_FILES) -> None:
+    """Replay ``items`` (paths or database records) on the Dask scheduler ``address`` (or a
+    ``distributed`` cluster object) into ``run`` (a :class:`.dataset.DatasetRun`), both phases;
+    the caller commits."""
+    client, owned = _client(address)
+    try:
+        from distributed import as_completed
+
+        from .run import _bundle, _lexicon
+
+        _lexicon(opts)  # a bad lexicon fails here, before any task
+        _bundle(opts)
+        batches = [items[i : i + batch_files] for i in range(0, len(items), batch_files)]
+        futures = {}
+        for index, batch in enumerate(batches):
+            fut = client.submit(replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
+            futures[fut] = index
+        results: dict[int, tuple] = {}
+        for fut in as_completed(list(futures)):
+            index = futures[fut]
+            try:
+                results[index] = fut.result()
+            except UsageError:
+                raise
+            except Exception:  # noqa: BLE001 - the batch failed after its retries: file by file
+                results[index] = _file_by_file(client, batches[index], opts, run, index)
+            if progress is not None:
+                progress.update(len(batches[index]))
+        for index in range(len(batches)):
+            run.add_segment(*results[index])
+        plan = run.plan()
+        parts = [client.submit(write_partition_task, pieces, str(run.stages[part].path), opts.analyze, pure=False, retries=RETRIES)
+                 for part, pieces in plan.items()]
+        client.gather(parts)
+    finally:
+        if owned:
+            client.close()
