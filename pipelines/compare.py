@@ -132,7 +132,11 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
         coarse = [c for c in show if c in COARSE] or show[:1]
         if frame.height and show:
             def fields(names: list[str]) -> Any:
-                return pl.concat_str([pl.lit(c + "=") + pl.col(c).cast(pl.String).fill_null("").str.strip_chars() for c in names], separator=" ")
+                def one(c: str) -> Any:
+                    value = pl.col(c).cast(pl.String).str.strip_chars()
+                    return pl.when(value.is_not_null() & (value != "")).then(pl.lit(c + "=") + value)
+
+                return pl.concat_str([one(c) for c in names], separator=" ", ignore_nulls=True)
 
             detail = frame.filter(pl.col("rule").is_null()).with_columns(d=fields(show), g=fields(coarse)).group_by("word").agg(
                 detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" | "))
