@@ -149,7 +149,9 @@ def run_impact(old_dir: str | Path, new_dir: str | Path, items: list[str], out_d
     inputs = [*items, str(old_dir), str(new_dir)]
     check_output_dir(Path(out_dir), "impact", inputs)
     old, new = Lexicon.load(old_dir), Lexicon.load(new_dir)
-    scratch = Path(tempfile.mkdtemp(prefix=".skrafl-impact-", dir=os.path.dirname(os.path.abspath(out_dir)) or "."))
+    parent = Path(os.path.dirname(os.path.abspath(out_dir)))
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent))  # beside the output: on the workers' shared file system
     try:
         games, moves = _tables(items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang)
         result = compute_impact(games, moves, old, new)

@@ -1,0 +1,50 @@
+"""``skrafl nightly CONFIG.toml``: the nightly batch (lexicon, replay, impact, elo) with a JSON run log (:mod:`pipelines.nightly`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import QUIET_OPTION
+from gamecore.errors import UsageError
+
+HELP = (
+    "Run the nightly job of one UTC day (default: yesterday) as CONFIG.toml describes: rebuild the lexicon "
+    "if its recipe or input changed; replay the day's games (a folder or postgresql://…) into the dataset, "
+    "replacing that day's partition; an impact report if the lexicon changed; elo --date DAY with --state "
+    "from the previous night (ratings, history, top-100 tables). Writes the run log WORK/logs/DAY.json "
+    "(step, inputs, outputs, counts, seconds, status). Running a day twice changes no output.\n\n"
+    "Exit status: 0 every step done; 2 bad config or a step failed (the log names it; every earlier "
+    "output is kept as it was)."
+)
+EPILOG = "crontab: 15 2 * * * cd /srv/skrafl && .venv/bin/skrafl nightly nightly.toml -q >> logs/cron.log 2>&1"
+
+
+def nightly(
+    config: Path = typer.Argument(..., metavar="CONFIG.toml", help="The nightly config (TOML; see pipelines/nightly.py)."),
+    date: Optional[str] = typer.Option(None, "--date", help="The UTC day to run, YYYY-MM-DD (default: yesterday)."),
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    from pipelines.nightly import StepFailed, run_nightly
+
+    day = None
+    if date is not None:
+        try:
+            day = dt.date.fromisoformat(date)
+        except ValueError:
+            raise UsageError(f"--date {date!r}: expected YYYY-MM-DD") from None
+    try:
+        log = run_nightly(config, day, quiet=quiet)
+    except StepFailed as exc:
+        typer.echo(f"skrafl: nightly: step {exc}; the earlier outputs are kept", err=True)
+        raise typer.Exit(2) from None
+    if not quiet:
+        for rec in log["steps"]:
+            typer.echo(f"nightly {log['date']}: {rec['step']}: {rec['status']} ({rec['seconds']:.1f} s) {rec['counts']}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("nightly", help=HELP, epilog=EPILOG)(nightly)

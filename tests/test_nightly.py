@@ -1,0 +1,134 @@
+"""skrafl nightly: a simulated run of several nights (issue 15): day 2 changes the lexicon, day 3
+repeats day 2 (nothing changes), a later night catches up; the expected partitions, ratings equal
+to one run from scratch, and the run logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from lexicon_helpers import make_lexicon
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
+NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
+pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")
+
+
+def _skrafl(*args):
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+
+
+def _words() -> list[str]:
+    import tempfile
+
+    from pipelines.replay.dataset import read_table
+    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+
+    with tempfile.TemporaryDirectory() as d:
+        run_replay_dataset([str(NETSKRAFL)], Path(d) / "ds", ReplayOptions(), quiet=True)
+        moves = pl.from_arrow(read_table(Path(d) / "ds", "moves"))
+    return sorted(set(moves["words_formed"].explode().drop_nulls().to_list()))
+
+
+def _snapshot(work: Path) -> dict[str, bytes]:
+    """Every file the nightly outputs hold (through their visible links), logs left out."""
+    out = {}
+    for top in ("data",):
+        for dirpath, dirnames, filenames in os.walk(work / top, followlinks=True):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                p = Path(dirpath) / name
+                out[p.relative_to(work).as_posix()] = p.read_bytes()
+    return out
+
+
+@pytest.fixture
+def setup(tmp_path):
+    work = tmp_path / "work"
+    (work / "incoming").mkdir(parents=True)
+    for f in NETSKRAFL.glob("*.json"):
+        shutil.copy(f, work / "incoming")
+    words = _words()
+    make_lexicon(work / "lex" / "is", words)
+    config = work / "nightly.toml"
+    config.write_text(
+        '[lexicon]\npath = "lex/is"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\nworkers = 1\n'
+        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n', encoding="utf-8")
+    return work, config, words
+
+
+def test_three_nights(setup):
+    work, config, words = setup
+    from pipelines.replay.dataset import read_manifest
+
+    # night 1
+    r = _skrafl("nightly", config, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    log1 = json.loads((work / "logs" / "2025-08-11.json").read_text(encoding="utf-8"))
+    assert log1["status"] == "ok" and log1["exit"] == 0
+    assert [s["step"] for s in log1["steps"]] == ["lexicon", "replay", "impact", "elo"]
+    assert [s["status"] for s in log1["steps"]] == ["ok", "ok", "skipped", "ok"]
+    assert all({"inputs", "outputs", "counts", "seconds"} <= set(s) for s in log1["steps"])
+    assert log1["steps"][1]["counts"]["games"] == 6 and log1["steps"][1]["counts"]["partitions"] == ["2025-08-11"]
+    assert list(read_manifest(work / "data" / "replay")["partitions"]) == ["2025-08-11"]
+    assert (work / "data" / "elo" / "2025-08-11" / "top100_all.csv").exists()
+
+    # night 2: the committee removes 'létta' (played on 2025-08-11)
+    make_lexicon(work / "lex" / "is", [w for w in words if w != "létta"])
+    r = _skrafl("nightly", config, "--date", "2025-08-12", "-q")
+    assert r.returncode == 0, r.stderr
+    log2 = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
+    steps = {s["step"]: s for s in log2["steps"]}
+    assert steps["lexicon"]["counts"]["changed"] is True and log2["lexicon"] != log1["lexicon"]
+    assert steps["impact"]["status"] == "ok" and steps["impact"]["counts"]["plays_now_phony"] >= 1
+    impact = pl.read_parquet(work / "data" / "impact" / "2025-08-12" / "words.parquet")
+    assert impact["word"].to_list() == ["létta"]
+    assert list(read_manifest(work / "data" / "replay")["partitions"]) == ["2025-08-11", "2025-08-12"]
+    before = _snapshot(work)
+
+    # night 3: day 2 again: nothing changes
+    r = _skrafl("nightly", config, "--date", "2025-08-12", "-q")
+    assert r.returncode == 0, r.stderr
+    log3 = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
+    steps3 = {s["step"]: s for s in log3["steps"]}
+    assert steps3["replay"]["counts"]["partitions"] == [] and steps3["replay"]["counts"]["unchanged"] == ["2025-08-12"]
+    assert _snapshot(work) == before
+
+    # a later night with days without a run between: caught up; ratings = one run from scratch
+    r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
+    assert r.returncode == 0, r.stderr
+    assert list(read_manifest(work / "data" / "replay")["partitions"]) == ["2025-08-11", "2025-08-12", "2025-08-16"]
+    r = _skrafl("elo", "--games", work / "data" / "replay", "--out", work / "scratch", "-q")
+    assert r.returncode == 0, r.stderr
+    nightly = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
+    scratch = pl.read_parquet(work / "scratch" / "ratings.parquet").sort("list", "player")
+    assert nightly.height > 0 and nightly.equals(scratch)
+
+
+def test_failed_step_keeps_outputs(setup):
+    work, config, _words_ = setup
+    r = _skrafl("nightly", config, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    before = _snapshot(work)
+    bad = work / "bad.toml"
+    bad.write_text(config.read_text(encoding="utf-8").replace('source = "incoming"', 'source = "missing/{date}"'), encoding="utf-8")
+    r = _skrafl("nightly", bad, "--date", "2025-08-12", "-q")
+    assert r.returncode == 2
+    assert "replay" in r.stderr and "missing/2025-08-12" in r.stderr
+    log = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
+    assert log["status"] == "failed" and log["exit"] == 2
+    assert [(s["step"], s["status"]) for s in log["steps"]] == [("lexicon", "ok"), ("replay", "failed")]
+    assert "missing/2025-08-12" in log["steps"][1]["error"]
+    assert _snapshot(work) == before
+    r = _skrafl("nightly", work / "nope.toml")
+    assert r.returncode == 2 and "no such config" in r.stderr
