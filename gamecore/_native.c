@@ -1562,6 +1562,16 @@ static void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*
         }
 }
 
+/* Whether two lanes hold the same squares (tiles none, cross-checks, premiums, anchors): a walk
+ * from the same square of each finds the same plays in the same order. */
+static int lanes_mirror(const Lane *a, const Lane *b, int n) {
+    for (int p = 0; p < n; p++)
+        if (a->tiles[p] || b->tiles[p] || a->mask[p] != b->mask[p] || a->hasx[p] != b->hasx[p] ||
+            a->xscore[p] != b->xscore[p] || a->anchor[p] != b->anchor[p] || a->lm[p] != b->lm[p] || a->wm[p] != b->wm[p])
+            return 0;
+    return 1;
+}
+
 /* Whether every bound stays far inside an int: per lane, (every square's best letter value x its
  * letter premium) x (the product of its word premiums) x (1 + the largest word premium), plus
  * the bingo bonus, in floating point. Absurd premium layouts search without pruning instead. */
@@ -1595,8 +1605,18 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
+    /* The first move on a board symmetric about the start square's diagonal (two anchors, the
+     * start square's row and column lanes alike): the plays down are the plays across turned
+     * over, found by the same walk in the same order, so only the row is searched and each play
+     * recorded is copied down afterwards (every score twice: the K-th best of all is the
+     * ceil(K/2)-th best across). */
+    int mirror = nanchors == 2 && g_anchors[0].dir == 0 && g_anchors[1].dir == 1 && R == C &&
+                 lanes_mirror(&g_L[0][g_anchors[0].lane], &g_L[1][g_anchors[1].lane], C);
+    int mirror_lane = mirror ? g_anchors[1].lane : 0;
+    if (mirror) nanchors = 1;
+    int keep = mirror && limit > 0 ? (limit + 1) / 2 : limit;
     /* keep only the best `limit` while generating (a heap of their scores) */
-    g->limit = limit > 0 && limit <= (1 << 20) ? limit : 0;
+    g->limit = keep > 0 && keep <= (1 << 20) ? keep : 0;
     g->heap = heap_stack;
     if (g->limit > 64) {
         g->heap = malloc(sizeof(int) * g->limit);
@@ -1665,6 +1685,18 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             g_st_calls += g_calls;
             if (g->error) { PyErr_NoMemory(); goto done; }
         }
+    }
+    if (mirror) {
+        size_t n0 = g_nmoves;
+        if (grow((void **)&g_moves, &g_capmoves, 2 * n0, sizeof(Move)) < 0) { PyErr_NoMemory(); goto done; }
+        for (size_t i = 0; i < n0; i++) {
+            Move m = g_moves[i];
+            m.across = 0;
+            m.row = g_moves[i].col;
+            m.col = (uint8_t)mirror_lane;
+            g_moves[n0 + i] = m;
+        }
+        g_nmoves = 2 * n0;
     }
     g_st_recorded = (long)g_nmoves;
     size_t nout = g_nmoves;
