@@ -1443,10 +1443,47 @@ static PyObject *raw_move(const Move *m) {
 
 /* A gamecore.play.ScoredPlay (a NamedTuple: row, col, across, word, new, score, tiles_placed,
  * words): word from the tile table (one shared Tile per letter byte), new = the square was empty. */
+/* The `new` tuples, one per span (row, col, direction, length) for the plays of one call: most
+ * plays share their span with others. */
+#define NEWCACHE 4096
+static uint32_t g_newkey[NEWCACHE];
+static PyObject *g_newtup[NEWCACHE];
+
+static void newcache_clear(void) {
+    for (int i = 0; i < NEWCACHE; i++) {
+        Py_CLEAR(g_newtup[i]);
+        g_newkey[i] = 0;
+    }
+}
+
+static PyObject *new_flags(const Move *m) {
+    uint32_t key = 1u + ((uint32_t)m->row | (uint32_t)m->col << 6 | (uint32_t)m->across << 12 | (uint32_t)m->len << 13);
+    uint32_t h = (key * 2654435761u) >> 20; /* 12 bits */
+    for (int probe = 0; probe < 8; probe++, h = (h + 1) & (NEWCACHE - 1)) {
+        if (g_newkey[h] == key) {
+            Py_INCREF(g_newtup[h]);
+            return g_newtup[h];
+        }
+        if (!g_newkey[h]) break;
+    }
+    PyObject *t = PyTuple_New(m->len);
+    if (!t) return NULL;
+    for (int i = 0; i < m->len; i++) {
+        int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
+        PyTuple_SET_ITEM(t, i, PyBool_FromLong(g_G[rr][cc] == 0));
+    }
+    if (!g_newkey[h]) {
+        g_newkey[h] = key;
+        Py_INCREF(t);
+        g_newtup[h] = t;
+    }
+    return t;
+}
+
 static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table) {
     PyObject *o = type->tp_alloc(type, 8);
     if (!o) return NULL;
-    PyObject *word = PyTuple_New(m->len), *isnew = PyTuple_New(m->len);
+    PyObject *word = PyTuple_New(m->len), *isnew = new_flags(m);
     PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
     PyObject *t = PyLong_FromLong(m->placed), *words = PyTuple_New(0);
     PyObject *a = PyBool_FromLong(m->across);
@@ -1464,8 +1501,6 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
         PyObject *tile = table[w[i] & 127];
         Py_INCREF(tile);
         PyTuple_SET_ITEM(word, i, tile);
-        int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
-        PyTuple_SET_ITEM(isnew, i, PyBool_FromLong(g_G[rr][cc] == 0));
     }
     return o;
 }
@@ -1718,6 +1753,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         PyList_SET_ITEM(out, (Py_ssize_t)i, o);
     }
     if (gc_was) PyGC_Enable();
+    if (play_type) newcache_clear();
 done:
     if (g->heap != heap_stack) free(g->heap);
     g->heap = NULL;
