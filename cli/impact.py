@@ -27,13 +27,16 @@ def impact(
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (a new folder or an earlier impact output: replaced whole)."),
     rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset for replaying files (default from each file)."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes for replaying files."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", envvar="SKRAFL_DASK_SCHEDULER", help="Replay on this Dask scheduler (needs skrafl[cluster])."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Replay on this Dask scheduler (needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     from pipelines.impact import check_lexicons, run_impact
 
+    import os
+
     check_lexicons(old, new)
-    result = run_impact(old, new, list(games), out, workers=workers, cluster=cluster or None, quiet=quiet, preset=rules)
+    cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
+    result = run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules)
     if not quiet:
         p = result["plays"]
         typer.echo(

@@ -36,7 +36,7 @@ def replay(
     since: Optional[str] = typer.Option(None, "--since", help="With --dataset: only games finished on or after this UTC day (YYYY-MM-DD)."),
     until: Optional[str] = typer.Option(None, "--until", help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed."),
     cluster: Optional[str] = typer.Option(
-        None, "--cluster", envvar="SKRAFL_DASK_SCHEDULER", help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]); default: local --workers."),
+        None, "--cluster", help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
@@ -94,6 +94,12 @@ def replay(
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
     if since or until:
         raise UsageError("--since/--until go with --dataset DIR")
+    if cluster:
+        raise UsageError("--cluster goes with --dataset DIR (the workers write partitions of a dataset)")
+    from pipelines.replay.run import is_database_url
+
+    if any(is_database_url(f) for f in files):
+        raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
     try:
         summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
     except Stopped as stop:
@@ -146,7 +152,10 @@ def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, expo
     if lo and hi and lo > hi:
         raise UsageError(f"--since {since} is after --until {until}")
     try:
-        summary = run_replay_dataset(list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster or None)
+        import os
+
+        cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
+        summary = run_replay_dataset(list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster)
     except Stopped as stop:
         typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in", err=True)
         raise typer.Exit(128 + stop.signum) from None

@@ -229,6 +229,33 @@ class GameSource:
                 for row in cur:
                     yield record_of(row)
 
+    def __repr__(self) -> str:  # shown by Dask and in tracebacks: never the credentials
+        return f"GameSource({self.shown!r}, since={self.since}, until={self.until})"
+
+    def id_batches(self, size: int) -> Iterator[list[str]]:
+        """The ids of the window's games in order, ``size`` at a time (a cluster's tasks)."""
+        where, params = _window(self.since, self.until)
+        batch: list[str] = []
+        with connect(self.url) as conn, _Guard(self.url, "listing games"):
+            with conn.transaction(), conn.cursor(name="skrafl_game_ids") as cur:
+                cur.itersize = 10000
+                cur.execute(f"SELECT id FROM games WHERE {where} ORDER BY ts_last_move, id", params)
+                for (gid,) in cur:
+                    batch.append(gid)
+                    if len(batch) == size:
+                        yield batch
+                        batch = []
+        if batch:
+            yield batch
+
+    def records(self, ids: list[str]) -> list[tuple[str, dict]]:
+        """The games ``ids`` as ``(name, record)``, in the order of ``ids`` (what a cluster task
+        reads: each worker queries its own batch)."""
+        with connect(self.url) as conn, _Guard(self.url, "reading games"):
+            rows = conn.execute(f"SELECT {_GAME_FIELDS} FROM games WHERE id = ANY(%s)", (list(ids),)).fetchall()
+        by_id = {str(r[0]): record_of(r) for r in rows}
+        return [by_id[str(i)] for i in ids if str(i) in by_id]
+
     def runs(self, size: int = 64) -> Iterator[list[tuple[str, dict]]]:
         run: list = []
         for item in self.items():

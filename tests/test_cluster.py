@@ -21,21 +21,24 @@ pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../
 
 
 @pytest.fixture(scope="module")
-def die_flag(tmp_path_factory):
-    flag = tmp_path_factory.mktemp("flag") / "died"
-    os.environ["SKRAFL_CLUSTER_DIE_ONCE"] = str(flag)  # read by the workers (they inherit it)
-    yield flag
-    os.environ.pop("SKRAFL_CLUSTER_DIE_ONCE", None)
-
-
-@pytest.fixture(scope="module")
-def cluster(die_flag):
+def cluster():
     from distributed import LocalCluster
 
-    die_flag.touch()  # armed per test
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40)
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40)
     yield c
     c.close()
+
+
+@pytest.fixture
+def fragile_cluster():
+    """A cluster of its own, for tests that make workers die (a worker plugin does it)."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50)
+        yield c
+        c.close()
 
 
 def _tree(ds: Path) -> dict[str, bytes]:
@@ -57,23 +60,47 @@ def test_replay_on_cluster_identical(cluster, tmp_path, monkeypatch):
     assert _tree(tmp_path / "dask") == _tree(tmp_path / "local")
 
 
-def test_worker_killed_mid_run(cluster, die_flag, tmp_path, monkeypatch):
+def test_worker_killed_mid_run(fragile_cluster, tmp_path, monkeypatch):
+    """The worker replaying one file dies (once): its batch is rescheduled, the job completes
+    with the same bytes as the local run."""
     import pipelines.replay.cluster as cl
+    from cluster_helpers import Saboteur
+    from distributed import Client
 
     monkeypatch.setattr(cl, "BATCH_FILES", 8)
     items = [str(NETSKRAFL), str(GCG)]
     run_replay_dataset(items, tmp_path / "local", ReplayOptions(), quiet=True)
-    die_flag.unlink()  # the first batch task to start now kills its worker
-    from distributed import Client
-
-    with Client(cluster.scheduler_address) as client:
+    flag = tmp_path / "died"
+    with Client(fragile_cluster.scheduler_address) as client:
+        client.register_plugin(Saboteur("game_4b88b1c4", str(flag)))
         before = set(client.scheduler_info()["workers"])
-        s = run_replay_dataset(items, tmp_path / "dask", ReplayOptions(), quiet=True, cluster=cluster.scheduler_address)
-        assert die_flag.exists()  # a worker did die
+        s = run_replay_dataset(items, tmp_path / "dask", ReplayOptions(), quiet=True, cluster=fragile_cluster.scheduler_address)
         after = set(client.scheduler_info()["workers"])
-    assert before != after  # the nanny restarted it under a new address
+    assert flag.exists() and before != after  # a worker did die; the nanny started a new one
     assert s["games"] == 62 and s["error"] == 0
     assert _tree(tmp_path / "dask") == _tree(tmp_path / "local")
+
+
+def test_file_that_kills_every_worker(fragile_cluster, tmp_path, monkeypatch):
+    """A file that kills whichever worker reads it: its batch is replayed file by file; that file
+    gets a WORKER_CRASHED row, every other file its own rows (never a lost batch)."""
+    import pipelines.replay.cluster as cl
+    from cluster_helpers import Saboteur
+    from distributed import Client
+
+    monkeypatch.setattr(cl, "BATCH_FILES", 4)
+    with Client(fragile_cluster.scheduler_address) as client:
+        client.register_plugin(Saboteur("game_4b88b1c4"))
+        s = run_replay_dataset([str(NETSKRAFL)], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=fragile_cluster.scheduler_address)
+    from pipelines.replay.dataset import read_table
+
+    games = pl.from_arrow(read_table(tmp_path / "dask", "games"))
+    assert games.height == 10 and s["error"] == 1
+    bad = games.filter(pl.col("status") == "error").row(0, named=True)
+    assert "game_4b88b1c4" in bad["file"] and bad["error"].startswith("WORKER_CRASHED")
+    run_replay_dataset([str(NETSKRAFL)], tmp_path / "local", ReplayOptions(), quiet=True)
+    ok = pl.from_arrow(read_table(tmp_path / "local", "games")).filter(~pl.col("file").str.contains("game_4b88b1c4"))
+    assert games.filter(pl.col("status") != "error").sort("file").equals(ok.sort("file"))
 
 
 def test_impact_on_cluster(cluster, tmp_path):

@@ -148,3 +148,22 @@ def test_credentials_never_shown(server, tmp_path):
     r = _skrafl("elo", "--games", "postgresql://", "--out", tmp_path / "f", env=env)
     assert r.returncode == 2 and secret not in r.stderr
     assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
+
+
+def test_replay_from_database_on_cluster(netskrafl_db, tmp_path, monkeypatch):
+    """The cluster's tasks read their own batches of games by id: the same bytes as locally."""
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    import pipelines.replay.cluster as cl
+    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+
+    monkeypatch.setattr(cl, "BATCH_FILES", 3)
+    local = run_replay_dataset([netskrafl_db], tmp_path / "local", ReplayOptions(), quiet=True)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40) as cluster:
+        dask = run_replay_dataset([netskrafl_db], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=cluster.scheduler_address)
+    assert dask["games"] == local["games"] == 10
+    for table in ("games", "moves"):
+        for p in sorted((tmp_path / "local" / table).iterdir()):
+            assert (tmp_path / "dask" / table / p.name / "data.parquet").read_bytes() == (p / "data.parquet").read_bytes()
+    assert (tmp_path / "dask" / "dataset.json").read_bytes() == (tmp_path / "local" / "dataset.json").read_bytes()

@@ -29,8 +29,6 @@ from gamecore.errors import UsageError
 
 BATCH_FILES = 256
 RETRIES = 2
-_DIE_ONCE = "SKRAFL_CLUSTER_DIE_ONCE"
-"""Tests only: a path; the first batch task that creates it kills its worker process mid-task."""
 
 
 def _client(address):
@@ -46,18 +44,6 @@ def _client(address):
         raise UsageError(f"--cluster {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
-def _die_once() -> None:
-    flag = os.environ.get(_DIE_ONCE)
-    if not flag:
-        return
-    try:
-        fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        return
-    os.close(fd)
-    os._exit(17)
-
-
 def replay_batch_task(items: list, opts, games_path: str, moves_path: str, window: tuple) -> tuple:
     """A cluster task: replay ``items`` and write their segment (temporary names, then renamed).
     Returns ``(segment, counts)``."""
@@ -67,14 +53,18 @@ def replay_batch_task(items: list, opts, games_path: str, moves_path: str, windo
     batches = []
     for i in range(0, len(items), 64):
         batches.append(replay_run(items[i : i + 64], opts))
-        if i == 0:
-            _die_once()
     gtmp, mtmp = games_path + ".tmp", moves_path + ".tmp"
     seg, counts = write_segment(batches, gtmp, mtmp, opts.analyze, window)
     os.replace(gtmp, games_path)
     os.replace(mtmp, moves_path)
     seg.games_path, seg.moves_path = games_path, moves_path
     return seg, counts
+
+
+def replay_db_task(source, ids: list, opts, games_path: str, moves_path: str, window: tuple) -> tuple:
+    """A cluster task over a database: the worker reads its batch of games by id, then as
+    :func:`replay_batch_task`."""
+    return replay_batch_task(source.records(ids), opts, games_path, moves_path, window)
 
 
 def replay_one_task(item, opts):
@@ -107,11 +97,14 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
     return write_segment(batches, *run.segment_paths(index), opts.analyze, run.window)
 
 
-def replay_on_cluster(address: Any, items: list, opts, run, progress=None, batch_files: int = BATCH_FILES) -> None:
-    """Replay ``items`` (paths or database records) on the Dask scheduler ``address`` (or a
-    ``distributed`` cluster object) into ``run`` (a :class:`.dataset.DatasetRun`), both phases;
-    the caller commits."""
+def replay_on_cluster(address: Any, items: list | None, opts, run, progress=None, batch_files: int | None = None, source=None) -> None:
+    """Replay ``items`` (paths), or the games of ``source`` (a :class:`pipelines.postgres.GameSource`:
+    the client lists the ids, each task reads its own batch), on the Dask scheduler ``address``
+    (or a ``distributed`` cluster object) into ``run`` (a :class:`.dataset.DatasetRun`), both
+    phases; the caller commits."""
+    batch_files = batch_files or BATCH_FILES
     client, owned = _client(address)
+    futures: dict = {}
     try:
         from distributed import as_completed
 
@@ -119,10 +112,15 @@ def replay_on_cluster(address: Any, items: list, opts, run, progress=None, batch
 
         _lexicon(opts)  # a bad lexicon fails here, before any task
         _bundle(opts)
-        batches = [items[i : i + batch_files] for i in range(0, len(items), batch_files)]
-        futures = {}
+        if source is not None:
+            batches = list(source.id_batches(batch_files))
+        else:
+            batches = [items[i : i + batch_files] for i in range(0, len(items), batch_files)]
         for index, batch in enumerate(batches):
-            fut = client.submit(replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
+            if source is not None:
+                fut = client.submit(replay_db_task, source, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
+            else:
+                fut = client.submit(replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
             futures[fut] = index
         results: dict[int, tuple] = {}
         for fut in as_completed(list(futures)):
@@ -132,7 +130,8 @@ def replay_on_cluster(address: Any, items: list, opts, run, progress=None, batch
             except UsageError:
                 raise
             except Exception:  # noqa: BLE001 - the batch failed after its retries: file by file
-                results[index] = _file_by_file(client, batches[index], opts, run, index)
+                batch = source.records(batches[index]) if source is not None else batches[index]
+                results[index] = _file_by_file(client, batch, opts, run, index)
             if progress is not None:
                 progress.update(len(batches[index]))
         for index in range(len(batches)):
@@ -142,5 +141,10 @@ def replay_on_cluster(address: Any, items: list, opts, run, progress=None, batch
                  for part, pieces in plan.items()]
         client.gather(parts)
     finally:
+        if futures:
+            try:  # a stop (SIGINT) or a failure: nothing of this run keeps running
+                client.cancel(list(futures))
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass
         if owned:
             client.close()

@@ -553,8 +553,10 @@ def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOp
         if cluster is not None:
             from .cluster import replay_on_cluster
 
-            items_all = files if not database else list(src.items())
-            replay_on_cluster(cluster, items_all, opts, run, progress=tq)
+            if database:
+                replay_on_cluster(cluster, None, opts, run, progress=tq, source=src)
+            else:
+                replay_on_cluster(cluster, files, opts, run, progress=tq)
         else:
             if database:
                 batches = pooled_runs(runs_iter, opts, workers, pools) if pools is not None else (replay_run(r, opts) for r in runs_iter)
