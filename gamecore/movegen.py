@@ -14,7 +14,17 @@ Scoring (rules.md, WESPA/Netskrafl scoring): the main word plus every cross word
 tile; letter and word premiums count only under newly placed tiles, word multipliers multiply; a
 blank scores 0 (on the rack and on the board; or its letter's value when ``blank_letter_value``,
 a rule-set option); the bingo bonus is added once, after multipliers,
-when ``bingo_tiles`` (the rack size, 7) tiles are placed.
+when ``bingo_tiles`` (the rack size, 7) or more tiles are placed.
+
+Speed (issue 11): cross-checks are 64-bit letter sets; the walk allocates nothing; plays are
+recorded as plain structs into a buffer in C, sorted there and made into Python objects only for
+the plays returned (:func:`generate_top` can build :class:`gamecore.play.ScoredPlay` tuples
+directly). :func:`generate_top` with a ``limit`` prunes: an upper bound per anchor (its spans, the
+rack's best values on the best multipliers, the bingo bonus where a span takes enough tiles),
+anchors searched best bound first, spans inside an anchor skipped when their bound is below the
+K-th best score so far, and a stop when the best bound left is below it — exactly the first
+``limit`` plays of the full sorted list. :class:`Position` keeps a board and its cross-checks
+between calls, updated per play.
 
 Listing conventions (as the reference lists in ``shared/corpora/positions``): a one-tile play that
 forms words both ways is listed once, across; on the empty board both directions are listed.
