@@ -92,8 +92,19 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
             batches.append(fut.result())
         except UsageError:
             raise
-        except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: this file's row
-            batches.append(_crashed_batch(item, f"the cluster worker failed on this file: {type(exc).__name__}", opts))
+        except Exception:  # noqa: BLE001 - KilledWorker and the like: again, alone (below)
+            batches.append(None)
+    # a task queued on a worker that another file killed is blamed too: each file that failed
+    # is tried again with no other task in flight, so only the file at fault gets the row
+    for i, item in enumerate(items):
+        if batches[i] is not None:
+            continue
+        try:
+            batches[i] = client.submit(replay_one_task, item, opts, pure=False, retries=0).result()
+        except UsageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - this file kills the worker that reads it: its row
+            batches[i] = _crashed_batch(item, f"the cluster worker died or failed on this file ({type(exc).__name__})", opts)
     return write_segment(batches, *run.segment_paths(index), opts.analyze, run.window)
 
 
@@ -123,15 +134,21 @@ def replay_on_cluster(address: Any, items: list | None, opts, run, progress=None
                 fut = client.submit(replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
             futures[fut] = index
         results: dict[int, tuple] = {}
+        failed: list[int] = []
         for fut in as_completed(list(futures)):
             index = futures[fut]
             try:
                 results[index] = fut.result()
             except UsageError:
                 raise
-            except Exception:  # noqa: BLE001 - the batch failed after its retries: file by file
-                batch = source.records(batches[index]) if source is not None else batches[index]
-                results[index] = _file_by_file(client, batch, opts, run, index)
+            except Exception:  # noqa: BLE001 - the batch failed after its retries: file by file, below
+                failed.append(index)
+                continue
+            if progress is not None:
+                progress.update(len(batches[index]))
+        for index in sorted(failed):  # once every other batch is done: nothing else is in flight
+            batch = source.records(batches[index]) if source is not None else batches[index]
+            results[index] = _file_by_file(client, batch, opts, run, index)
             if progress is not None:
                 progress.update(len(batches[index]))
         for index in range(len(batches)):
