@@ -200,14 +200,17 @@ def test_round_half_to_even(tmp_path):
 
 def test_robots_are_established_and_rated_per_name(tmp_path):
     games = write_games(tmp_path / "g.csv", [
-        # A new human beats the robot: the robot is established, so it does not move (beginner rule).
+        # A new human beats the robot: in the per-game model the robot is established, so it does not
+        # move (beginner rule); in the nightly batch it is a beginner too: both move by 16.
         ("r1", "2024-03-01T10:00:00Z", "Fullsterkur", "newbie", True, False, 300, 400, False),
-        # Two robots: both established, K = 20: ±10 at equal ratings.
+        # Two robots: established (per-game model), K = 20: ±10 at equal ratings; nightly: K 32, ±16.
         ("r2", "2024-03-01T11:00:00Z", "Miðlungur", "Amlóði", True, True, 420, 300, False),
     ])
     out = tmp_path / "out"
-    elo.run_elo(games, out)
+    elo.run_elo(games, out, params=elo.params_for("netskrafl-live"))
     assert ratings_of(out) == {"Fullsterkur": 1200, "newbie": 1216, "Miðlungur": 1210, "Amlóði": 1190}
+    elo.run_elo(games, tmp_path / "nightly")
+    assert ratings_of(tmp_path / "nightly") == {"Fullsterkur": 1184, "newbie": 1216, "Miðlungur": 1216, "Amlóði": 1184}
     robots = pl.read_parquet(out / "ratings.parquet").filter(pl.col("robot"))["player"].sort().to_list()
     assert robots == ["Amlóði", "Fullsterkur", "Miðlungur"]
     assert ratings_of(out, "human") == {}
@@ -254,7 +257,11 @@ def test_order_is_finished_at_then_game_id(tmp_path):
 # A small real-looking table, in every input format
 # --------------------------------------------------------------------------------------------
 
-FIXTURE_ALL = {"anna": 1199, "bjorn": 1170, "carl": 1199, "dora": 1231, "Fullsterkur": 1200, "Amlóði": 1200}
+# The nightly batch (preset netskrafl, issue 12): a robot is a beginner for its first 10 games like a
+# person, so in n2 anna (1216) and Fullsterkur (1200) are both beginners: Fullsterkur wins,
+# E = 1/(1 + 10^(16/400)) = 0.477, +round(0.523 × 32) = +17 → 1217, anna −17 → 1199; in n4 Amlóði
+# and dora are both new: dora wins, Amlóði −16 → 1184.
+FIXTURE_ALL = {"anna": 1199, "bjorn": 1170, "carl": 1199, "dora": 1231, "Fullsterkur": 1217, "Amlóði": 1184}
 FIXTURE_HUMAN = {"anna": 1216, "bjorn": 1170, "carl": 1199, "dora": 1215}
 FIXTURE_COMPETITION = {"anna": 1216, "bjorn": 1169, "dora": 1215}
 
@@ -277,7 +284,10 @@ def test_fixture_by_hand(tmp_path, fixtures, name):
     assert anna["as_of"] == dt.datetime(2024, 5, 2, 21, 45, 10, 250000, tzinfo=dt.timezone.utc)
     top = pl.read_csv(out / "top100_all.csv")
     assert top.columns == list(elo.TOP_COLUMNS)
-    assert top["player"].to_list()[:2] == ["dora", "Amlóði"]  # 1231, then 1200s: more games first, then name
+    assert top["player"].to_list()[:2] == ["dora", "Fullsterkur"]  # 1231, 1217
+    elo.run_elo(src, tmp_path / "live", params=elo.params_for("netskrafl-live"))  # robots established: they stay at 1200
+    live = pl.read_csv(tmp_path / "live" / "top100_all.csv")
+    assert live["player"].to_list()[:2] == ["dora", "Amlóði"]  # 1231, then 1200s: more games first, then name
     dora = top.filter(pl.col("player") == "dora").row(0, named=True)
     # Report day 2024-05-02; the day before ended with dora at 1200 (no game yet) → not rated then.
     assert dora["change_1d"] is None and dora["win_pct"] == 100.0 and dora["avg_score"] == 396.0

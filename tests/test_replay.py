@@ -279,7 +279,7 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
                                   "winner", "moves", "bingos1", "bingos2", "unknown_words"]
     assert games.columns[13:19] == ["game_id", "finished_at", "competition", "robot1", "robot2", "warnings"]
     # issue 12's columns, appended
-    assert games.columns[19:] == ["finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4"]
+    assert games.columns[19:] == ["finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4", "ended_by"]
     by = {r["file"].rsplit("/", 1)[-1]: r for r in games.to_dicts()}
     ns = by[rec_path.name]
     assert ns["game_id"] == rec["game_id"]

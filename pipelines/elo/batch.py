@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gamecore.errors import DataError, UsageError
 
 from .games import GamesTable
-from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, expected_score
+from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, counts_in, expected_score
 from .state import RATINGS_COLUMNS, DaysRated, EloState, _ratings_schema, empty_state, plan_days
 
 LISTS: tuple[str, ...] = ("all", "human", "competition")
@@ -100,7 +101,7 @@ def compute(
             "the rating parameters differ from those of the --state folder "
             f"({_params_text(state.params)} there, {_params_text(params)} asked)"
         )
-    games = table.frame
+    games = _with_extras(table)
     if date is not None and table.ordered_by_row:
         raise UsageError("--date needs finished_at times, and this games table has none", path=table.path)
     since, days_rated = plan_days(state, date, catch_up)
@@ -129,8 +130,19 @@ def compute(
     games = games.sort("row") if table.ordered_by_row else games.sort(["finished_at", "game_id"])
     processed_new = games.select("game_id", "finished_at")
     zero = (pl.col("score0") == 0) & (pl.col("score1") == 0)
+    if params.min_moves:  # the per-game model: no change for a game resigned on move 1 or 2
+        zero = zero | (pl.col("moves").is_not_null() & (pl.col("moves") < params.min_moves))
     ignored = games.filter(zero).height
     games = games.filter(~zero)
+    # Elo rates two players: a game of 3 or 4 (replay tables) is not rated, nor is one not finished
+    many = pl.col("players").fill_null(2) > 2
+    unfinished = pl.col("finished").is_not_null() & ~pl.col("finished")
+    for what, mask in (("of 3 or 4 players (Elo rates a game between two: splitting it into pairs would invent results)", many),
+                       ("not finished (no winner yet)", unfinished & ~many)):
+        left_out = games.filter(mask)
+        if left_out.height:
+            notes.append(f"warning: {left_out.height} game(s) {what} not rated (first: {left_out['game_id'][0]!r})")
+    games = games.filter(~many & ~unfinished)
 
     as_of = state.as_of
     if games.height and not table.ordered_by_row:
@@ -157,8 +169,9 @@ def compute(
         (pl.col("finished_at").dt.date().cast(pl.Int32) if not table.ordered_by_row else pl.lit(0, dtype=pl.Int32)).alias("day"),
     )
     old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
+    old = old.with_columns(pl.col("locale").fill_null("")) if "locale" in old.columns else old.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
     robot = _robot_flags(games, old, n_players, names, table)
-    compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1")
+    compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1", "locale").with_row_index("gi")
 
     # Snapshot days: without --date every day of the window with games, and the window's start;
     # with --date every day it rates in the window (each a night, with or without games), and
@@ -190,17 +203,42 @@ def compute(
 
         progress = tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
 
+    # Ratings per locale (issue 12): every (locale, list) is rated on its own.
+    locales = sorted(set(compact["locale"].to_list()) | set(old["locale"].to_list())) or [""]
+    all_a, all_b = compact["a"].to_numpy(), compact["b"].to_numpy()
+    all_human = (~compact["robot0"] & ~compact["robot1"]).to_numpy()
+    all_locale = compact["locale"].to_numpy()
+
+    def prior_human(loc: str | None) -> Any:
+        """Each player's human games in the state (one locale, or all when ``loc`` is None)."""
+        got = np.zeros(n_players, dtype=np.int64)
+        rows = old.filter((pl.col("list") == "human") & (pl.lit(True) if loc is None else (pl.col("locale") == loc)))
+        np.add.at(got, rows["pid"].to_numpy(), rows["games"].to_numpy())
+        return got
+
     jobs = []
-    for name in LISTS:
-        sub = compact.with_row_index("gi").filter(_list_filter(name)) if explain_pid is not None else compact.filter(_list_filter(name))
-        prev = old.filter(pl.col("list") == name)
+    for loc, name in ((loc, name) for loc in locales for name in LISTS):
+        sub = compact.filter(_list_filter(name) & (pl.col("locale") == loc))
+        prev = old.filter((pl.col("list") == name) & (pl.col("locale") == loc))
         prev_pids = prev["pid"].to_numpy()
         counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
         counts["rating"][:] = params.start
         for c in counts:
             counts[c][prev_pids] = prev[c].to_numpy()
+        if params.zero_is_start and name != "all":  # Netskrafl's "human_elo or DEFAULT_ELO"
+            counts["rating"][prev_pids[prev["rating"].to_numpy() == 0]] = params.start
         a = sub["a"].to_numpy()
         b = sub["b"].to_numpy()
+        established = None
+        gi = sub["gi"].to_numpy()
+        if params.established_by == "netskrafl" and name == "competition":
+            # the nightly batch: the competition list counts the player's human games
+            src, prior = all_human & (all_locale == loc), prior_human(loc)
+            established = (counts_in(src, all_a, all_b, prior, gi, a), counts_in(src, all_a, all_b, prior, gi, b))
+        elif params.established_by == "human_total":
+            # the per-game model: the player's human games in every locale, for every list
+            src, prior = all_human, prior_human(None)
+            established = (counts_in(src, all_a, all_b, prior, gi, a), counts_in(src, all_a, all_b, prior, gi, b))
 
         # Where the loop stops: progress chunks, snapshot days, the explained player's games.
         n = sub.height
@@ -225,8 +263,9 @@ def compute(
             ratings=counts["rating"].tolist(),
             stops=sorted(stops.items()),
             params=params,
+            established=established,
         )
-        jobs.append((name, sub, counts, job))
+        jobs.append((name, loc, sub, counts, job))
 
     # "all" holds every game: with two or more CPUs its loop runs in a worker process.
     results = _run_jobs([job for *_, job in jobs], progress, parallel=explain is None)
@@ -235,12 +274,12 @@ def compute(
 
     frames = []
     snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
-    for (name, sub, counts, job), result in zip(jobs, results):
+    for (name, loc, sub, counts, job), result in zip(jobs, results):
         a, b, r0 = job.a, job.b, job.result
         R = result.ratings
         for d, (hi, Rd) in result.snaps.items():
             played = np.flatnonzero((counts["games"] > 0) | (result.first < hi))
-            snap_parts[d].append((LISTS.index(name), played, np.asarray(Rd, dtype=np.int64)[played]))
+            snap_parts[d].append((LISTS.index(name), loc, played, np.asarray(Rd, dtype=np.int64)[played]))
         for i, (before, after, ks) in sorted(result.moments.items()):
             gi = int(sub["gi"][i])
             trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
@@ -264,6 +303,7 @@ def compute(
         played = np.flatnonzero(counts["games"] > 0)
         frames.append(
             _player_frame(name, names, played, counts["rating"][played]).with_columns(
+                pl.lit(loc, dtype=pl.String).alias("locale"),
                 pl.Series("robot", robot[played]),
                 *(pl.Series(c, counts[c][played]) for c in ("games", "wins", "losses", "draws", "score_for", "score_against")),
             )
@@ -274,13 +314,13 @@ def compute(
         pl.concat(frames)
         .with_columns(pl.lit(as_of, dtype=pl.Datetime("us", "UTC")).alias("as_of"))
         .join(order, on="list")
-        .sort(["_order", "rating", "player"], descending=[False, True, False])
+        .sort(["_order", "locale", "rating", "player"], descending=[False, False, True, False])
         .select(RATINGS_COLUMNS)
         .cast(_ratings_schema())
     )
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
-        snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "player"]).select("list", "player", "rating")
+        snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "locale", "player"]).select("list", "locale", "player", "rating")
     processed = pl.concat([state.processed, processed_new], rechunk=True)  # one layout, so the same bytes however the days were split
     return EloRun(
         ratings=ratings,
@@ -350,14 +390,34 @@ def _player_indices(columns: list[Any]) -> tuple[Any, Any]:
     return names.gather(order).alias("player"), renumber[codes] if len(codes) else codes
 
 
-def _snapshot_frame(names: Any, parts: list[tuple[int, Any, Any]]) -> Any:
-    """(list, player, rating) rows from (list number, player indices, ratings) parts."""
+def _snapshot_frame(names: Any, parts: list[tuple[int, str, Any, Any]]) -> Any:
+    """(list, locale, player, rating) rows from (list number, locale, player indices, ratings) parts."""
     import polars as pl
 
     frame = pl.concat(
-        [pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(pl.lit(LISTS[i]).alias("list")) for i, pids, ratings in parts]
+        [pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(pl.lit(LISTS[i]).alias("list"), pl.lit(loc, dtype=pl.String).alias("locale"))
+         for i, loc, pids, ratings in parts]
     )
-    return pl.DataFrame({"list": frame["list"], "player": names.gather(frame["pid"]), "rating": frame["rating"].cast(pl.Int64)})
+    return pl.DataFrame({"list": frame["list"], "locale": frame["locale"], "player": names.gather(frame["pid"]),
+                         "rating": frame["rating"].cast(pl.Int64)})
+
+
+def _with_extras(table: GamesTable) -> Any:
+    """The games of ``table`` with the optional columns ``locale`` ("" when absent), ``moves``,
+    ``players`` and ``finished`` (null when absent) joined by row (:mod:`.optional`)."""
+    import polars as pl
+
+    from .optional import extra_columns
+
+    games = table.frame
+    try:
+        extra = extra_columns(table.path) if table.path and Path(table.path).is_file() else None
+    except (OSError, pl.exceptions.PolarsError):
+        extra = None
+    if extra is None:
+        return games.with_columns(pl.lit("", dtype=pl.String).alias("locale"), pl.lit(None, dtype=pl.Int64).alias("moves"),
+                                  pl.lit(None, dtype=pl.Int64).alias("players"), pl.lit(None, dtype=pl.Boolean).alias("finished"))
+    return games.join(extra, on="row", how="left", maintain_order="left").with_columns(pl.col("locale").fill_null(""))
 
 
 def _player_frame(name: str, names: Any, pids: Any, ratings: Any) -> Any:

@@ -27,6 +27,22 @@ class EloParams:
             counting the current game (Netskrafl 10).
         start: rating of a new player (Netskrafl 1200, Ordspill 1000).
         scale: rating difference that multiplies the odds by 10 (400).
+        established_by: which games make a player established (issue 12, netskrafl.md "Elo"):
+            ``netskrafl`` — the nightly batch (``src/skraflstats.py`` ``_run_stats``): the games of
+            the list itself for ``all`` and ``human``, but the *human*-game count for
+            ``competition``; ``human_total`` — the per-game path (``src/skraflelo.py``
+            ``compute_locale_elo_for_game``): the player's human games in every locale, for all
+            three lists; ``list`` — each list's own games (older skrafl).
+        robots_established: robots are always established (the per-game path); otherwise a
+            robot, like a person, is a beginner for its first games (the nightly batch).
+        min_moves: a game with a known ``moves`` below this (a resignation on move 1 or 2 when 3)
+            changes no rating and is not counted (the per-game path; 0 = every game counts).
+        zero_is_start: a ``human``/``competition`` rating of exactly 0 in the ``--state`` is read
+            back as ``start`` (the nightly batch's ``human_elo or DEFAULT_ELO``: a quirk copied so
+            that the results are Netskrafl's; it acts where ratings are read back, at the start
+            of a run).
+
+    Ratings are kept per locale (``locale`` column of the games table) in every model.
     """
 
     k: int = 20
@@ -34,6 +50,10 @@ class EloParams:
     established_after: int = 10
     start: int = 1200
     scale: float = 400.0
+    established_by: str = "netskrafl"
+    robots_established: bool = False
+    min_moves: int = 0
+    zero_is_start: bool = True
 
     def check(self) -> "EloParams":
         """Validate the values against :data:`PARAM_RANGES`; raises :class:`UsageError` (naming
@@ -51,6 +71,12 @@ class EloParams:
                 raise UsageError(f"{option} must be a number (got {value!r})")
             if not lo <= value <= hi:
                 raise UsageError(f"{option} must be from {lo:g} to {hi:g} (got {value})")
+        if not (isinstance(self.min_moves, int) and not isinstance(self.min_moves, bool) and 0 <= self.min_moves <= 1000):
+            raise UsageError(f"min_moves must be a number from 0 to 1000 (got {self.min_moves!r})")
+        if self.established_by not in ESTABLISHED_BY:
+            raise UsageError(f"established_by must be one of {', '.join(ESTABLISHED_BY)} (got {self.established_by!r})")
+        if not isinstance(self.robots_established, bool) or not isinstance(self.zero_is_start, bool):
+            raise UsageError("robots_established and zero_is_start must be true or false")
         return self
 
 
@@ -61,6 +87,9 @@ PARAM_RANGES: dict[str, tuple[float, float]] = {
     "start": (0, 10_000),
     "scale": (100, 10_000),
 }
+
+ESTABLISHED_BY: tuple[str, ...] = ("netskrafl", "human_total", "list")
+"""The models of "established" (see :class:`EloParams`)."""
 """The accepted range of each parameter (both ends included; :meth:`EloParams.check`, and the
 ``skrafl elo`` options). A start above 10,000 or a scale below 100 would make Q = 10^(R/scale)
 overflow a float for ordinary ratings; K above 1000 moves a rating by more than a whole scale in
@@ -69,9 +98,17 @@ one game."""
 
 PRESETS: dict[str, EloParams] = {
     "netskrafl": EloParams(),
+    "netskrafl-live": EloParams(established_by="human_total", robots_established=True, min_moves=3, zero_is_start=False),
     "ordspill": EloParams(start=1000),
 }
-"""Named parameter sets: ``netskrafl`` (the default) and ``ordspill`` (start 1000, issue 5)."""
+"""Named parameter sets (issue 12): ``netskrafl`` (the default) is Netskrafl's nightly batch
+(``src/skraflstats.py`` ``_run_stats``): 0–0 games skipped, established per list but the
+competition list by the human-game count, robots beginners for their first 10 games like people,
+a stored human/competition rating of 0 read back as 1200. ``netskrafl-live`` is the per-game model
+Netskrafl is moving to (``src/skraflelo.py`` ``compute_locale_elo_for_game``): established by the
+human games in all locales for all three lists, robots always established, no change for a 0–0
+game or one resigned on move 1 or 2 (``moves`` ≤ 2). Both keep ratings per locale. ``ordspill``:
+the nightly model with start 1000 (issue 5)."""
 
 
 def params_for(preset: str = "netskrafl", **overrides: Any) -> EloParams:
@@ -217,6 +254,14 @@ def _running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:
 
 
 def _k_factors(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params: EloParams) -> tuple[Any, Any]:
+    """(see below; robots count as established only with ``params.robots_established``)"""
+    if not params.robots_established:
+        robot_a = robot_a & False
+        robot_b = robot_b & False
+    return _k_factors_of(games_a, games_b, robot_a, robot_b, params)
+
+
+def _k_factors_of(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params: EloParams) -> tuple[Any, Any]:
     """Each side's K per game: K for an established player, K_beginner for a beginner, and 0 for
     an established player meeting a beginner (the beginner rule, FAQ: "fyrstu 10 viðureignir
     byrjenda breyta aðeins Elo-stigum þeirra sjálfra"). Established = robot, or more than
@@ -256,6 +301,7 @@ class _ListJob:
     ratings: list[int]
     stops: list[tuple[int, list[tuple[str, int]]]]
     params: EloParams
+    established: tuple[Any, Any] | None = None  # each side's games for "established", when not the list's own
 
 
 @dataclass
@@ -276,6 +322,8 @@ def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
     (:func:`_rate_games`), stopping where ``job.stops`` asks. Uses numpy and plain Python only
     (no polars), so it can run in a worker process."""
     games_a, games_b, first = _running_counts(job.a, job.b, job.prior_games)
+    if job.established is not None:
+        games_a, games_b = job.established
     k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
     A, B, S = _as_array(job.a, "q"), _as_array(job.b, "q"), _as_array(job.result, "d")
     KA, KB = _as_array(k_a, "q"), _as_array(k_b, "q")
@@ -342,4 +390,23 @@ def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True)
 
 
 def _params_text(p: EloParams) -> str:
-    return f"K {p.k}/{p.k_beginner}, established after {p.established_after}, start {p.start}, scale {p.scale:g}"
+    text = f"K {p.k}/{p.k_beginner}, established after {p.established_after}, start {p.start}, scale {p.scale:g}"
+    return text + f", established by {p.established_by}" + (", robots established" if p.robots_established else "") + (
+        f", games of fewer than {p.min_moves} moves ignored" if p.min_moves else "")
+
+
+def counts_in(source: Any, a: Any, b: Any, prior: Any, query: Any, players: Any) -> Any:
+    """Games of ``source`` played by ``players[i]`` up to and including game ``query[i]`` (global
+    game indices), plus ``prior[player]``. ``source``: bool per game; ``a``/``b``: each game's
+    player indices. Vectorised (one sort, two binary searches): the "established" counts of a list
+    taken from other games (the human games of the nightly competition list, the human games in
+    every locale of the per-game model)."""
+    import numpy as np
+
+    n = len(a)
+    idx = np.flatnonzero(source)
+    keys = np.sort(np.concatenate([a[idx] * (n + 1) + idx, b[idx] * (n + 1) + idx]))
+    q = players.astype(np.int64)
+    hi = np.searchsorted(keys, q * (n + 1) + query, side="right")
+    lo = np.searchsorted(keys, q * (n + 1), side="left")
+    return (hi - lo) + prior[q]

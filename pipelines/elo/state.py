@@ -19,6 +19,7 @@ checked for skipped days."""
 
 RATINGS_COLUMNS: tuple[str, ...] = (
     "list",
+    "locale",
     "player",
     "robot",
     "rating",
@@ -134,6 +135,7 @@ def _ratings_schema() -> dict[str, Any]:
 
     return {
         "list": pl.String,
+        "locale": pl.String,
         "player": pl.String,
         "robot": pl.Boolean,
         "rating": pl.Int64,
@@ -204,6 +206,8 @@ def load_state(folder: str | Path) -> EloState:
         as_of = dt.datetime.fromisoformat(meta["as_of"]) if meta.get("as_of") else None
         days_rated = DaysRated.from_json(meta.get("days_rated")) if meta.get("version", 1) >= 2 else None
         ratings = pl.read_parquet(folder / "ratings.parquet").drop("as_of")
+        if "locale" not in ratings.columns:  # a state of skrafl before issue 12: one locale, ""
+            ratings = ratings.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
         processed = pl.read_parquet(folder / "processed.parquet")
     except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as exc:
         raise DataError(f"damaged state folder: {str(exc).splitlines()[0]}", path=folder) from None

@@ -72,9 +72,14 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
         day = report_day - dt.timedelta(days=n)
         cands = [d for d in history if d <= day]
         old[n] = history[max(cands)] if cands else None
-    for name in LISTS:
+    # Ratings are kept per locale (issue 12): one table per list, and per locale when the ratings
+    # hold more than one (top100_{list}_{locale}.csv).
+    locales = sorted(set(ratings["locale"].to_list())) if "locale" in ratings.columns else [""]
+    for name, loc in ((name, loc) for name in LISTS for loc in (locales or [""])):
+        key = name if len(locales) <= 1 else f"{name}_{loc or 'none'}"
+        mine = (pl.col("list") == name) & (pl.col("locale") == loc) if "locale" in ratings.columns else pl.col("list") == name
         top = (
-            ratings.filter(pl.col("list") == name)
+            ratings.filter(mine)
             .sort(["rating", "games", "player"], descending=[True, True, False])
             .head(100)
             .with_columns(
@@ -89,11 +94,13 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
             if snap is None:
                 top = top.with_columns(pl.lit(None, dtype=pl.Int64).alias(col))
             else:
-                prev = snap.filter(pl.col("list") == name).select("player", pl.col("rating").alias("_old"))
+                if "locale" not in snap.columns:  # a snapshot of skrafl before issue 12: one locale, ""
+                    snap = snap.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
+                prev = snap.filter((pl.col("list") == name) & (pl.col("locale") == loc)).select("player", pl.col("rating").alias("_old"))
                 top = top.join(prev, on="player", how="left", maintain_order="left").with_columns(
                     (pl.col("rating") - pl.col("_old")).alias(col)
                 ).drop("_old")
-        out[name] = top.select(TOP_COLUMNS)
+        out[key] = top.select(TOP_COLUMNS)
     return out
 
 

@@ -888,6 +888,7 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         "score1": scores[0], "score2": scores[1], "score3": scores[2], "score4": scores[3],
         "winner": _winner(game, rep.computed, rep.pre_end if rules.tie_break == "score_before_adjustments" else None) if finished else None,
         "finished": finished,
+        "ended_by": rep.over if finished else None,
         "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
         "bingos1": bingos[0], "bingos2": bingos[1], "bingos3": bingos[2], "bingos4": bingos[3],
         "unknown_words": sorted(rep.unknown) if lexicon is not None else None,

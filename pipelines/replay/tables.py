@@ -23,7 +23,9 @@ Tables (Parquet, zstd):
   reached its end: someone went out, the scoreless turns ran out or a player resigned; an
   unfinished game has a null ``winner``), ``locale`` (Netskrafl's ``locale``, else GCG
   ``#locale``), ``players`` (2 to 4) and ``player3``/``player4``, ``score3``/``score4``,
-  ``bingos3``/``bingos4`` (null in a two-player game; turns go round in ``#player`` order).
+  ``bingos3``/``bingos4`` (null in a two-player game; turns go round in ``#player`` order),
+  ``ended_by`` (``out``, ``zeros`` — the scoreless turns —, ``resign`` or ``target`` — Endline —;
+  null when not finished).
 - ``moves.parquet``, one row per event: ``file``, ``turn`` (1-based event number), ``player``
   (1-based, file order), ``kind`` (see :mod:`gamecore.gamelog`), ``coord`` (GCG notation),
   ``word`` (main word with ``.`` for played-through tiles; exchanged or rack tiles for exchanges
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words",
                 "game_id", "finished_at", "competition", "robot1", "robot2", "warnings",
-                "finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4")
+                "finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4", "ended_by")
 MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
 ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
 
@@ -77,7 +79,7 @@ def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
         # players (2-4) and the third and fourth players' columns (null in a two-player game)
         ("finished", pa.bool_()), ("locale", pa.string()), ("players", pa.int32()),
         ("player3", pa.string()), ("player4", pa.string()), ("score3", pa.int32()), ("score4", pa.int32()),
-        ("bingos3", pa.int32()), ("bingos4", pa.int32()),
+        ("bingos3", pa.int32()), ("bingos4", pa.int32()), ("ended_by", pa.string()),
     ])
     fields = [
         ("file", pa.string()), ("turn", pa.int32()), ("player", pa.int32()), ("kind", pa.string()),
