@@ -115,14 +115,19 @@ def rule_expr(recipe: Recipe, short_words: list[str], source: str | None = None)
 
 def frequency_table(entries: Any, recipe: Recipe) -> Any:
     """A LazyFrame ``word``, ``frequency``: the corpus frequency (:mod:`lexicon_sources.frequency`)
-    of every distinct word of ``entries`` (with a ``word`` column) within the recipe's length
-    limits; longer words are left out (their frequency reads 0)."""
+    of every distinct word of ``entries`` (with a ``word`` column) that the built-in rules keep
+    (written in lowercase, game letters only, within the length limits); the others are left out
+    (their frequency reads 0: they are dropped anyway)."""
     import polars as pl
 
     from lexicon_sources.frequency import frequencies
 
-    words = (entries.lazy().select("word").unique()
-             .filter(pl.col("word").str.len_chars() <= recipe.max_length).sort("word").collect()["word"].to_list())
+    letters = "".join(re.escape(ch) for ch in recipe.alphabet)
+    length = pl.col("word").str.len_chars()
+    words = (entries.lazy()
+             .filter(~pl.col("form").str.contains(r"\p{Changes_When_Lowercased}") & pl.col("word").str.contains(f"^[{letters}]+$")
+                     & (length >= recipe.min_length) & (length <= recipe.max_length))
+             .select("word").unique().sort("word").collect()["word"].to_list())
     return pl.LazyFrame({"word": words, "frequency": frequencies(recipe.frequency, words, recipe.language)},
                         schema={"word": pl.String, "frequency": pl.Int64})
 
