@@ -30,7 +30,7 @@ from gamecore.rules import load_rules
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_POSITIONS = PROJECT.parent / "shared" / "corpora" / "positions"
-RULE_SETS = ["wespa", "netskrafl", "ordspill", "russian_scrabble", "slovene", "erudit"]
+RULE_SETS = ["wespa", "netskrafl", "ordspill", "russian_scrabble", "slovene", "erudit", "scrabble9"]
 
 
 def full_key(m):
@@ -53,6 +53,7 @@ class Lang:
         self.rows, self.cols = len(lay.letter_mult), len(lay.letter_mult[0])
         self.bingo = rules.bingo_bonus
         self.bingo_tiles = rules.bingo_min_tiles
+        self.rack_size = rules.rack_size
 
 
 @lru_cache(maxsize=None)
@@ -101,7 +102,7 @@ def positions(lg: Lang, kwg: Kwg, seed: int, turns: int, pick: int = 6):
     grid = [[0] * lg.cols for _ in range(lg.rows)]
     rack: list[int] = []
     for _ in range(turns):
-        while len(rack) < 7 and bag:
+        while len(rack) < lg.rack_size and bag:
             rack.append(bag.pop())
         if not rack:
             return
@@ -489,3 +490,28 @@ def test_absurd_premiums_search_without_pruning():
     walled.layout = layout
     for grid, counts, blanks, first in positions(walled, kwg, 7, 6):
         check_position(walled, kwg, grid, counts, blanks, first, ks=(1, 3))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 12))
+def test_nine_tile_racks_score_as_the_validator(seed, turns):
+    """scrabble9 (9-tile racks, the bingo for 7 or more): the best plays as the validator scores
+    them (gamecore.play, written apart from the generator)."""
+    from gamecore.best import LexiconBundle, best_plays
+    from gamecore.board import Board
+    from gamecore.play import validate_placements
+
+    rules = load_rules("scrabble9")
+    lg = lang("scrabble9")
+    kwg = synthetic_kwg("scrabble9")
+    bundle = LexiconBundle(PROJECT, {}, None, kwg, list(lg.letters))
+    for grid, counts, blanks, _ in positions(lg, kwg, seed, turns):
+        board = Board(rules.layout(), rules.tiles())
+        for r, row in enumerate(grid):
+            for c, b in enumerate(row):
+                if b:
+                    board.place(r, c, lg.letters[(b & 63) - 1], bool(b & 64))
+        rack = [x for t, n in enumerate(counts) for x in [lg.letters[t - 1]] * n if t] + ["?"] * blanks
+        for p in best_plays(board, rack, bundle, rules, 20):
+            v = validate_placements(board, p.placements(), None, None, rules, across=p.across)
+            assert v.score == p.score, (p.coord, p.word_text(), p.tiles_placed)
