@@ -79,3 +79,22 @@ def test_table_output_and_errors(setup):
     # the output folder is owned by compare: a build's folder is refused
     r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["lex"]))
     assert r.returncode == 2 and "skrafl: error:" in r.stderr
+
+
+def test_committee_causes(tmp_path):
+    # an Icelandic build from a small KRsnid: ýf comes only from the committee's two-letter list,
+    # stur (in the source) is removed by the committee
+    fix = Path(__file__).resolve().parent / "fixtures" / "bin" / "KRsnid_small.csv"
+    r = run_skrafl("build", "is", "--source", str(fix), "--recipe", "is", "--out", str(tmp_path / "lex"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    ref = tmp_path / "ref.txt"
+    ref.write_text("hestur\nstur\n", encoding="utf-8")
+    r = run_skrafl("compare", str(tmp_path / "lex"), str(ref), "--out", str(tmp_path / "cmp"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    table = pl.read_parquet(tmp_path / "cmp" / "compare.parquet")
+    got = {(r["word"], r["difference"]): r["cause"] for r in table.iter_rows(named=True)}
+    assert got[("stur", "only_reference")] == "committee removal"
+    assert got[("ýf", "only_ours")] == "committee addition"
+    assert got[("hests", "only_ours")] == "kept by the source"
+    detail = table.filter(pl.col("word") == "hests")["detail"][0]
+    assert "word_class=kk" in detail and "visibility=K" in detail and "tag=EFET" in detail
