@@ -277,12 +277,16 @@ def read_games_table(url: str, since: dt.date | None = None, until: dt.date | No
     check_url(url)
     where, params = _window(since, until)
     cols: dict[str, list] = {k: [] for k in ("game_id", "finished_at", "player0", "player1", "robot0", "robot1", "score0", "score1", "competition")}
+    locales: list[str] = []
+    moves: list[int] = []
     with connect(url) as conn, _Guard(url, "reading games"):
         with conn.transaction(), conn.cursor(name="skrafl_elo_games") as cur:
             cur.itersize = 5000
-            cur.execute(f"SELECT id, ts_last_move, player0_id, player1_id, robot_level, score0, score1, prefs FROM games WHERE {where} "
-                        "ORDER BY ts_last_move, id", params)
-            for gid, ts, p0, p1, level, s0, s1, prefs in cur:
+            cur.execute(f"SELECT id, ts_last_move, player0_id, player1_id, robot_level, score0, score1, prefs, locale, jsonb_array_length(moves) "
+                        f"FROM games WHERE {where} ORDER BY ts_last_move, id", params)
+            for gid, ts, p0, p1, level, s0, s1, prefs, locale, n_moves in cur:
+                locales.append(locale or "")
+                moves.append(n_moves)
                 if isinstance(prefs, str):
                     prefs = json.loads(prefs)
                 cols["game_id"].append(str(gid))
@@ -296,7 +300,13 @@ def read_games_table(url: str, since: dt.date | None = None, until: dt.date | No
                 cols["competition"].append(bool((prefs or {}).get("manual", False)))
     frame = pl.DataFrame(cols, schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC"), "player0": pl.String, "player1": pl.String,
                                        "robot0": pl.Boolean, "robot1": pl.Boolean, "score0": pl.Int64, "score1": pl.Int64, "competition": pl.Boolean})
-    return _read_games(redact(url), loaded=(frame, 0))
+    table = _read_games(redact(url), loaded=(frame, 0))
+    # the optional columns (pipelines.elo.optional): locale; moves counts every move, a resignation
+    # (RSGN) included, as Netskrafl's num_moves
+    table.extras = pl.DataFrame({"row": pl.int_range(1, frame.height + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
+                                 "moves": pl.Series(moves, dtype=pl.Int64), "players": pl.Series([2] * frame.height, dtype=pl.Int64),
+                                 "finished": pl.Series([True] * frame.height, dtype=pl.Boolean)})
+    return table
 
 
 def load_records(url: str, records: list[dict], players: dict[str, tuple[str | None, str | None]] | None = None) -> int:
@@ -326,13 +336,13 @@ def load_records(url: str, records: list[dict], players: dict[str, tuple[str | N
 # ratings
 
 
-_RATING_COLUMNS = ("list", "player", "robot", "rating", "games", "wins", "losses", "draws", "score_for", "score_against", "as_of")
+_RATING_COLUMNS = ("list", "locale", "player", "robot", "rating", "games", "wins", "losses", "draws", "score_for", "score_against", "as_of")
 
 
 def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
     """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
     :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
-    ``day, list, player``), in one transaction that first deletes that day's rows. The day is the
+    ``day, list, locale, player``), in one transaction that first deletes that day's rows. The day is the
     output's report day (``--date``), else its ``as_of`` day. Returns a note for the CLI."""
     import polars as pl
     from psycopg import sql
@@ -342,6 +352,9 @@ def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str
     folder = open_output(elo_out, "elo output")
     meta = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     ratings = pl.read_parquet(folder / "ratings.parquet")
+    if "locale" not in ratings.columns:  # one locale, as an elo output of an older skrafl
+        ratings = ratings.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
+    ratings = ratings.with_columns(pl.col("locale").fill_null(""))
     day_text = meta.get("report_day") or (str(meta.get("as_of"))[:10] if meta.get("as_of") else None)
     day = dt.date.fromisoformat(day_text) if day_text else dt.date(1970, 1, 1)
     name = table_name or RATINGS_TABLE
@@ -352,12 +365,13 @@ def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str
     with connect(url) as conn, _Guard(url, f"writing ratings into {name}"):
         with conn.transaction():
             conn.execute(sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, player TEXT NOT NULL, robot BOOLEAN NOT NULL, "
-                "rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, draws INTEGER NOT NULL, "
-                "score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, PRIMARY KEY (day, list, player))").format(ident))
+                "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, locale TEXT NOT NULL DEFAULT '', player TEXT NOT NULL, "
+                "robot BOOLEAN NOT NULL, rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, "
+                "draws INTEGER NOT NULL, score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, "
+                "PRIMARY KEY (day, list, locale, player))").format(ident))
             conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (day,))
             with conn.cursor() as cur:
-                with cur.copy(sql.SQL("COPY {} (day, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN").format(ident)) as copy:
+                with cur.copy(sql.SQL("COPY {} (day, list, locale, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN").format(ident)) as copy:
                     for row in rows:
                         copy.write_row(row)
     return f"{len(rows)} ratings of {day.isoformat()} stored into {name} at {redact(url)}"

@@ -75,18 +75,18 @@ def _dataset_moves(ds: Path) -> pl.DataFrame:
 
 
 def test_replay_from_database_equals_files(netskrafl_db, tmp_path):
-    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "db")
+    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "db", "--no-lexicon")
     assert r.returncode == 0, r.stderr
     assert "partitions replaced 2025-08-11, 2025-08-12, 2025-08-16" in r.stderr
-    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "files", "-q")
+    r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "files", "-q", "--no-lexicon")
     assert r.returncode == 0, r.stderr
     a, b = _dataset_games(tmp_path / "db"), _dataset_games(tmp_path / "files")
-    assert a.height == 10 and a.equals(b)
+    assert a.height == 10 and a.equals(b), [(c, a[c].to_list()[:2], b[c].to_list()[:2]) for c in a.columns if not a[c].equals(b[c])]
     assert _dataset_moves(tmp_path / "db").equals(_dataset_moves(tmp_path / "files"))
     files = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "db", "games"))["file"]
     assert all(f.startswith("postgresql:games/") for f in files)
     # a window: one day only, from the index's order
-    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "day", "--since", "2025-08-12", "--until", "2025-08-12", "-q", "--workers", "2")
+    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "day", "--since", "2025-08-12", "--until", "2025-08-12", "-q", "--workers", "2", "--no-lexicon")
     assert r.returncode == 0, r.stderr
     assert _dataset_games(tmp_path / "day")["game_id"].to_list() == sorted(
         r["game_id"] for r in _records() if r["ts_last_move"].startswith("2025-08-12"))
@@ -97,6 +97,9 @@ def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
 
     table = read_games_table(netskrafl_db)
     assert table.frame.height == 10 and "open-1" not in table.frame["game_id"].to_list()
+    assert table.extras["locale"].to_list() == ["is_IS"] * 10
+    by_id = {r["game_id"]: len(r["moves"]) for r in _records()}
+    assert table.extras["moves"].to_list() == [by_id[g] for g in table.frame["game_id"]]
     # the same games as a CSV games table: the same ratings
     recs = _records()
     players = _players(recs)
@@ -109,18 +112,19 @@ def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
     r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "from_db", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up")
     assert r.returncode == 0, r.stderr
     assert "ratings of 2025-08-16 stored into skrafl_ratings" in r.stderr
-    want = pl.read_parquet(tmp_path / "from_csv" / "ratings.parquet").drop("as_of").sort("list", "player")
+    want = pl.read_parquet(tmp_path / "from_csv" / "ratings.parquet").drop("as_of", "locale", strict=False).sort("list", "player")
     parquet = pl.read_parquet(tmp_path / "from_db" / "ratings.parquet").sort("list", "player")
-    assert parquet.drop("as_of").equals(want)
+    assert parquet.drop("as_of", "locale", strict=False).equals(want)
 
     def stored():
         with psycopg.connect(netskrafl_db) as conn:
-            rows = conn.execute("SELECT day::text, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of "
+            rows = conn.execute("SELECT day::text, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of, locale "
                                 "FROM skrafl_ratings ORDER BY day, list, player").fetchall()
         return rows
 
     first = stored()
-    assert [(r[1], r[2], r[4], r[5]) for r in first] == [(r["list"], r["player"], r["rating"], r["games"]) for r in parquet.iter_rows(named=True)]
+    assert [(r[1], r[2], r[4], r[5], r[12]) for r in first] == [(r["list"], r["player"], r["rating"], r["games"], r.get("locale") or "")
+                                                                 for r in parquet.iter_rows(named=True)]
     assert {r[0] for r in first} == {"2025-08-16"}
     # the same day again (another output folder): the same rows, not twice as many
     r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "again", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up", "-q")

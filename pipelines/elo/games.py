@@ -60,6 +60,10 @@ class GamesTable:
     line_offset: int = 0
     notes: tuple[str, ...] = ()
     ordered_by_row: bool = False
+    extras: Any = None
+    """For inputs that are not one file (a replay dataset or folder, a database): the optional
+    columns ``row, locale, moves, players, finished`` (:func:`.optional.extra_columns`), by data
+    row; None for a file (read from it)."""
 
     def where(self, row: int) -> tuple[str, int | None]:
         """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
@@ -101,7 +105,8 @@ def _load_frame(path: Path) -> tuple[Any, int]:
     raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
 
 
-_DATASET_COLUMNS = ("file", "format", "status", "player1", "player2", "score1", "score2", "game_id", "finished_at", "competition", "robot1", "robot2")
+_DATASET_UNUSED = ("error", "unknown_words", "warnings")
+"""Columns of a replay dataset's games that rating never reads (left on disk)."""
 
 
 def _load_folder(path: Path) -> Any:
@@ -112,14 +117,37 @@ def _load_folder(path: Path) -> Any:
     from pipelines.replay.dataset import is_dataset, read_table
 
     if is_dataset(path):
-        table = read_table(path, "games", [c for c in _DATASET_COLUMNS])
+        table = read_table(path, "games", exclude=_DATASET_UNUSED)
         return pl.from_arrow(table.drop_columns(["part"]))
+    return pl.read_parquet(_replay_folder_file(path))
+
+
+def _replay_folder_file(path: Path) -> Path:
     from gamecore.folders import open_output
 
     folder = open_output(path, "replay output")
     if not (folder / "games.parquet").is_file():
         raise UsageError(f"{path}: a folder that is neither a replay dataset (dataset.json) nor a replay output (games.parquet)")
-    return pl.read_parquet(folder / "games.parquet")
+    return folder / "games.parquet"
+
+
+def folder_extras(path: Path) -> Any:
+    """The optional columns (:func:`.optional.extra_columns`) of a replay dataset or folder, by
+    data row: each partition's file read in the order :func:`_load_folder` concatenates them."""
+    import polars as pl
+
+    from pipelines.replay.dataset import dataset_partitions, is_dataset
+
+    from .optional import extra_columns
+
+    if not is_dataset(path):
+        return extra_columns(_replay_folder_file(path))
+    parts, offset = [], 0
+    for folder in dataset_partitions(path).values():
+        extra = extra_columns(folder / "games" / "data.parquet")
+        parts.append(extra.with_columns(pl.col("row") + offset))
+        offset += extra.height
+    return pl.concat(parts) if parts else None
 
 
 def _bad_json_line(path: Path) -> tuple[int, str] | None:
@@ -223,7 +251,10 @@ def read_games(path: str | Path) -> GamesTable:
         return read_games_table(path)
     path = Path(path)
     try:
-        return _read_games(path)
+        table = _read_games(path)
+        if path.is_dir():
+            table.extras = folder_extras(path)
+        return table
     except pl.exceptions.PolarsError as exc:  # a shape the checks did not foresee: still one line
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
 

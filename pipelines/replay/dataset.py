@@ -108,6 +108,8 @@ def write_segment(batches: list[TableBatch], games_path: str, moves_path: str, a
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
+    import numpy as np
+
     game_schema, move_schema = schemas(analyze)
     spool_schema = game_schema.append(pa.field(_EVENTS, pa.int32()))
     by_part: dict[str, tuple[list, list, list]] = {}
@@ -119,30 +121,37 @@ def write_segment(batches: list[TableBatch], games_path: str, moves_path: str, a
             continue
         counts["unread"] += b.unread
         parts = _partitions(b.games)
-        offsets = [0]
-        for n in b.events:
-            offsets.append(offsets[-1] + n)
+        events = np.asarray(b.events, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(events)])
         statuses = b.games.column("status").to_pylist()
         files = b.games.column("file").to_pylist()
         errors = b.games.column("error").to_pylist()
         warned = b.games.column("warnings").to_pylist()
+        rows: dict[str, list[int]] = {}
         for i, p in enumerate(parts):
             if (since or until) and not p.startswith("src-"):
                 day = dt.date.fromisoformat(p)
                 if (since and day < since) or (until and day > until):
                     counts["outside"] += 1
                     continue
-            g, m, e = by_part.setdefault(p, ([], [], []))
-            g.append(b.games.slice(i, 1))
-            m.append(b.moves.slice(offsets[i], offsets[i + 1] - offsets[i]))
-            e.append(b.events[i])
+            rows.setdefault(p, []).append(i)
             counts["games"] += 1
-            counts["moves"] += b.events[i]
+            counts["moves"] += int(events[i])
             counts[statuses[i]] = counts.get(statuses[i], 0) + 1
             if statuses[i] == "ok":
                 counts["warnings"] = counts.get("warnings", 0) + bool(warned[i])
             elif len(not_ok) < LISTED:
                 not_ok.append((statuses[i], files[i], errors[i]))
+        for p, idx in rows.items():
+            g, m, e = by_part.setdefault(p, ([], [], []))
+            take = np.asarray(idx, dtype=np.int64)
+            g.append(b.games.take(pa.array(take)))
+            if idx == list(range(idx[0], idx[-1] + 1)):
+                m.append(b.moves.slice(int(offsets[idx[0]]), int(offsets[idx[-1] + 1] - offsets[idx[0]])))
+            else:
+                move_idx = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in idx]) if idx else np.empty(0, np.int64)
+                m.append(b.moves.take(pa.array(move_idx, pa.int64())))
+            e.extend(int(events[i]) for i in idx)
     seg = Segment(games_path, moves_path)
     with ipc.new_file(games_path, spool_schema) as gw, ipc.new_file(moves_path, move_schema) as mw:
         for k, p in enumerate(sorted(by_part)):
@@ -528,20 +537,24 @@ def dataset_partitions(ds: str | Path) -> dict[str, Path]:
     return out
 
 
-def read_table(ds: str | Path, table: str = "games", columns: list[str] | None = None):
+def read_table(ds: str | Path, table: str = "games", columns: list[str] | None = None, exclude: tuple[str, ...] = ()):
     """One table of a dataset as a pyarrow Table (``part`` column added), partition by partition
-    in partition order, reading only ``columns``."""
+    in partition order, reading only ``columns`` (default all) less ``exclude``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     parts = []
     for part, folder in dataset_partitions(ds).items():
-        t = pq.read_table(folder / table / "data.parquet", columns=columns)
+        path = folder / table / "data.parquet"
+        wanted = columns
+        if exclude:
+            wanted = [c for c in (columns or pq.read_schema(path).names) if c not in exclude]
+        t = pq.read_table(path, columns=wanted)
         parts.append(t.append_column(KEY, pa.array([part] * t.num_rows, pa.string())))
     if not parts:
         game_schema, move_schema = schemas(bool((read_manifest(Path(ds)) or {}).get("analyze")))
         schema = game_schema if table == "games" else move_schema
-        if columns:
-            schema = pa.schema([schema.field(c) for c in columns])
+        if columns or exclude:
+            schema = pa.schema([schema.field(c) for c in (columns or schema.names) if c not in exclude])
         return schema.empty_table().append_column(KEY, pa.array([], pa.string()))
     return pa.concat_tables(parts)
