@@ -14,7 +14,7 @@ from cli.common import FORMAT_OPTION, OutputFormat, emit, read_items
 
 
 def find(
-    pattern: Optional[str] = typer.Argument(None, metavar="[PATTERN]", help="? one letter, * any run of letters, [abc] one of a set, [^abc] none of it; other letters as themselves."),
+    pattern: Optional[str] = typer.Argument(None, metavar="[PATTERN]", help="? one letter, * any run of letters, \\[abc] one of a set, \\[^abc] none of it; other letters as themselves."),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to search (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     anagram: Optional[str] = typer.Option(None, "--anagram", "-a", help="Words using every tile of RACK once ('?' = a blank)."),
@@ -25,8 +25,7 @@ def find(
 ) -> None:
     """Search a lexicon: words matching a pattern, anagrams of a rack, hooks of a word.
 
-    Letters are the lexicon's alphabet (Icelandic ð þ æ ö; Norwegian æ ø å), in its order; input
-    is keyed like a look-up (any case, folds: Norwegian é → e, Russian ё → е).
+    Letters are the lexicon's alphabet (Icelandic ð þ æ ö; Norwegian æ ø å), in its order; input is keyed like a look-up (any case, folds: Norwegian é → e, Russian ё → е).
 
     Exit status: 0 words found, 1 none, 2 usage or data error.
 
