@@ -55,8 +55,11 @@ class CompareResult:
         if n.get("reject_words"):
             lines.append(f"- must-reject list: {n['reject_accepted']:.2%} accepted ({n['reject_in_lexicon']:,} of {n['reject_words']:,})")
         lines += ["", "| difference | cause | rule | words | examples |", "|---|---|---|---:|---|"]
+        def md(text: str) -> str:
+            return text.replace("|", "\\|")
+
         for c in self.causes:
-            lines.append(f"| {c['difference']} | {c['cause']} | {c['rule'] or ''} | {c['words']:,} | {', '.join(c['examples'])} |")
+            lines.append(f"| {c['difference']} | {c['cause']} | {md(c['rule'] or '')} | {c['words']:,} | {md(', '.join(c['examples']))} |")
         return "\n".join(lines) + "\n"
 
 
@@ -139,7 +142,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
                 return pl.concat_str([one(c) for c in names], separator=" ", ignore_nulls=True)
 
             detail = frame.filter(pl.col("rule").is_null()).with_columns(d=fields(show), g=fields(coarse)).group_by("word").agg(
-                detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" | "))
+                detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" + "))
     table = table.join(detail, on="word", how="left")
     additions = set()
     from pipelines.recipe import load_recipe
