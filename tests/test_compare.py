@@ -98,3 +98,11 @@ def test_committee_causes(tmp_path):
     assert got[("hests", "only_ours")] == "kept by the source"
     detail = table.filter(pl.col("word") == "hests")["detail"][0]
     assert "word_class=kk" in detail and "visibility=K" in detail and "tag=EFET" in detail
+
+
+def test_tsv_is_one_table(setup):
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--reject", str(setup["reject"]),
+                   "--out", str(setup["tmp"] / "cmp4"), "--format", "tsv", "--quiet")
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == ["measure\tvalue\tof", "recall\t0.4000\t2 of 5 reference words",
+                                     "precision\t0.4000\t2 of 5 lexicon words", "reject_accepted\t0.5000\t1 of 2 must-reject words"]
