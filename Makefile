@@ -13,7 +13,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_scorer.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable: the C extensions are built in place
 	@$(MAKE) --no-print-directory setup-en || echo "note: English source (Debian scowl) not installed; 'make setup-en' as root"
 	touch $@
 
@@ -24,9 +24,9 @@ setup-en:
 	@test -d /usr/share/dict/scowl || { test "$$(id -u)" = 0 && command -v apt-get >/dev/null && \
 	  { apt-get install -y -q scowl >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q scowl >/dev/null; }; }; }
 
-run: setup
-	$(BIN)/skrafl ingest is
-	$(BIN)/skrafl build is
+# Incremental like `make test`: the lexicon is ingested and built only when missing or when its
+# recipe changed (the file targets below); then a few words are checked.
+run: setup lexicons
 	@echo '--- skrafl check: valid words, a phony, a proper noun, two-letter words on and off the list'
 	$(BIN)/skrafl check --lang is hestur hestanna xyzzy Reykjavík ýf ab || true
 	@echo '--- skrafl why: why the proper noun is out'

@@ -8,13 +8,14 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, OutputFormat, emit, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, output_root
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
 
 HELP = (
     "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).\n\n"
-    "Columns: coord (GCG: 8D = row 8 from column D across, D8 = column D from row 8 down), word (a blank "
+    "Columns: coord (GCG: 8D = row 8 from column D across, D8 = column D from row 8 down; with --coords "
+    "netskrafl the Netskrafl order: H4 = row H from column 4 across, 4H = column 4 from row H down), word (a blank "
     "as a lowercase letter), score, tiles_placed, leave.\n\n"
     "Order: score, highest first; then fewer tiles placed; then coordinate (row, column, across before "
     "down); then word.\n\n"
@@ -31,6 +32,11 @@ class BoardFormat(str, Enum):
     gcg = "gcg"
     netskrafl = "netskrafl"
     cgp = "cgp"
+
+
+class Coords(str, Enum):
+    gcg = "gcg"
+    netskrafl = "netskrafl"
 
 
 class Robot(str, Enum):
@@ -68,7 +74,9 @@ def best(
     svg: Optional[Path] = typer.Option(
         None, "--svg", help="Also draw the board with the top play (or the robot's pick) highlighted and the rack below (.svg or .png)."
     ),
+    coords: Coords = typer.Option(Coords.gcg, "--coords", help="Coordinates printed: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."),
     fmt: OutputFormat = FORMAT_OPTION,
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     """List the legal plays for a board and a rack, best first.
 
@@ -100,6 +108,9 @@ def best(
     else:
         ruleset = rules_for(bundle.language or lang)
     tile_set, layout = ruleset.tiles(), ruleset.layout()
+    note = ruleset.placeholder_note()
+    if note and not quiet:
+        typer.echo(f"skrafl best: note: {note}", err=True)
 
     cgp_rack = None
     if board_format == BoardFormat.cgp:
@@ -129,11 +140,13 @@ def best(
             vocab = Lexicon.load(vocab_dir)
         pick = robot_pick(plays, robot.value, vocab, seed)
         if pick is None:
-            typer.echo("no legal play: the robot exchanges all its tiles if the bag allows, else passes", err=True)
+            if not quiet:
+                typer.echo("no legal play: the robot exchanges all its tiles if the bag allows, else passes", err=True)
         plays = [pick] if pick is not None else []
     elif not show_all:
         plays = plays[:n]
-    rows = [[p.coord, p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, tile_set)] for p in plays]
+    shown = _coord_writer(coords, layout.size)
+    rows = [[shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, tile_set)] for p in plays]
     emit(rows, COLUMNS, fmt)
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
@@ -141,6 +154,26 @@ def best(
         top = plays[0] if plays else None
         caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
         write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
+
+
+def _language_of(folder: Path) -> Optional[str]:
+    """The language a lexicon folder was built for (its manifest's ``language``, else the folder's name)."""
+    import json
+
+    try:
+        lang = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("language")
+    except (OSError, ValueError):
+        lang = None
+    return lang if isinstance(lang, str) and lang else folder.name or None
+
+
+def _coord_writer(coords: "Coords", size: int):
+    """GCG coordinates as printed: unchanged, or in Netskrafl's order (row letter first across)."""
+    if coords == Coords.gcg:
+        return lambda c: c
+    from gamecore.coords import gcg_to_netskrafl
+
+    return lambda c: gcg_to_netskrafl(c, size)
 
 
 def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: Path) -> Optional[Path]:
@@ -156,6 +189,16 @@ def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: 
     tier = folder / robot.value
     if (tier / "manifest.json").is_file():
         return tier
+    from cli.common import project_root
+
+    lang = _language_of(folder)
+    recipe = project_root() / "lexicon_sources" / (lang or "?") / f"{robot.value}.toml"
+    if lang and recipe.is_file():
+        raise UsageError(
+            f"--robot {robot.value} plays only words of its vocabulary, and {tier} is not built: run "
+            f"'skrafl build {lang}' (lexicon_sources/{lang}/{robot.value}.toml builds it beside the lexicon), "
+            f"or give --vocabulary DIR"
+        )
     raise UsageError(
         f"--robot {robot.value} plays only words of its vocabulary, and {tier} is not built: give "
         f"--vocabulary DIR (a lexicon folder written by 'skrafl build'), or add a {robot.value}.toml "

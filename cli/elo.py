@@ -22,7 +22,16 @@ HELP = (
     "up to its last game's day. A new game finished on a day the state has already rated is not rated: it "
     "is listed in late_games.csv with the reason and counted in a warning on stderr.\n\n"
     "Exit status: 0 ratings written (or --explain printed; skipped and late games are warned about on stderr); "
-    "2 usage error, a skipped day, or a bad games table (one line on stderr: file, row, column), nothing written."
+    "2 usage error, a skipped day, or a bad games table (one line on stderr: file, row, column), nothing written.\n\n"
+    "Presets: netskrafl (default) is Netskrafl's nightly batch (src/skraflstats.py: 'established' per list, "
+    "the competition list by the human-game count, robots beginners for their first 10 games, a stored "
+    "human/competition rating of 0 read back as 1200); netskrafl-live is its per-game model "
+    "(src/skraflelo.py: established by the human games in every locale, robots established, no change for a "
+    "game of 2 moves or fewer); ordspill: the nightly model from 1000. Ratings are kept per locale (optional "
+    "games-table column locale; replay's games.parquet carries it); optional column moves (counting a "
+    "resignation). Games of 3 or 4 players and unfinished games are not rated (a warning): Elo rates a game "
+    "between two players.\n\n"
+    "--games - reads the games table from stdin (CSV, JSON lines or Parquet, by its first bytes)."
 )
 EPILOG = (
     "Example: skrafl elo --games games.csv --out output/elo/2024-05-01 --state output/elo/2024-04-30 "
@@ -35,7 +44,7 @@ def elo(
     games: str = typer.Option(
         ..., "--games", "-g",
         help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet, a replay --out folder, a replay --dataset folder, "
-        "or postgresql://… : the finished games of Netskrafl's 'games' table).",
+        "or postgresql://… : the finished games of Netskrafl's 'games' table); - = a table on stdin.",
     ),
     ratings_to: Optional[str] = typer.Option(
         None, "--ratings-to", help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day."
@@ -43,7 +52,7 @@ def elo(
     table: Optional[str] = typer.Option(None, "--table", help="With --ratings-to: the table's name (default skrafl_ratings; created if missing)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent)."),
     state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default) or ordspill (start 1000)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default: Netskrafl's nightly batch), netskrafl-live (its per-game model) or ordspill (start 1000)."),
     k: Optional[int] = typer.Option(None, "--k", min=0, max=1000, help="K for established players, 0-1000 (netskrafl 20)."),
     k_beginner: Optional[int] = typer.Option(None, "--k-beginner", min=0, max=1000, help="K for beginners, 0-1000 (netskrafl 32)."),
     established_after: Optional[int] = typer.Option(
@@ -66,6 +75,14 @@ def elo(
 ) -> None:
     from pipelines import elo as lib
 
+    if games == "-":  # a games table on stdin: kept in a temporary file for the run
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="skrafl-elo-stdin-")
+        import click
+
+        click.get_current_context().call_on_close(tmp.cleanup)
+        games = str(_stdin_table(Path(tmp.name)))
     day = None
     if date is not None:
         try:
@@ -114,6 +131,20 @@ def elo(
             f"{run.games_ignored} 0-0 ignored, {run.late.height if run.late is not None else 0} late; as of {as_of} → {out}",
             err=True,
         )
+
+
+def _stdin_table(folder: Path) -> Path:
+    """Standard input saved as a games table in ``folder``: ``stdin.parquet`` (it starts with
+    ``PAR1``), ``stdin.jsonl`` (with ``{``) or ``stdin.csv``. Raises UsageError when stdin is empty."""
+    import sys
+
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise UsageError("--games -: stdin is empty (pipe a games table: CSV, JSON lines or Parquet)")
+    suffix = ".parquet" if data[:4] == b"PAR1" else ".jsonl" if data.lstrip()[:1] == b"{" else ".csv"
+    path = folder / f"stdin{suffix}"
+    path.write_bytes(data)
+    return path
 
 
 def register(app: typer.Typer) -> None:

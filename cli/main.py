@@ -90,7 +90,11 @@ def main() -> None:
         status = app(standalone_mode=False, prog_name="skrafl")
     except SkraflError as exc:
         fail(str(exc))
+    except click.exceptions.NoArgsIsHelpError:  # "skrafl" (or a group) with no arguments: the help was printed
+        sys.exit(2)
     except click.UsageError as exc:
+        if not exc.format_message().strip():  # an empty usage error (click's no-arguments help): the help only
+            sys.exit(2)
         where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
         fail(f"{exc.format_message()} (see '{where} --help')")
     except click.ClickException as exc:

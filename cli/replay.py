@@ -18,7 +18,11 @@ HELP = (
     "games are replayed; OUT is replaced whole when the run ends (a stopped or failed run leaves the "
     "previous OUT as it was).\n\n"
     "Arguments: FILES... are GCG files, Netskrafl .json game records, or folders searched (recursively) "
-    "for *.gcg and *.json.\n\n"
+    "for *.gcg and *.json; '-' reads a list of such paths from stdin, one per line.\n\n"
+    "Words: with --lang or --lexicon they are checked; without either (and without --no-lexicon) the "
+    "lexicon the files name is used when it is built (GCG #lexicon: CSW/NWL/TWL… → en, NSF → nb, "
+    "Netskrafl records and #lexicon netskrafl → is; all files must name the same), else a note says "
+    "once that words are not checked.\n\n"
     "Exit status: 0 every game ok; 1 some game is not ok (status mismatch or error in games.parquet; "
     "listed on stderr); 2 usage error, no game file found, or no file readable as a game log (then "
     "nothing is written); 130 / 143 stopped by SIGINT / SIGTERM (nothing written, workers stopped)."
@@ -27,7 +31,7 @@ HELP = (
 
 def replay(
     files: List[str] = typer.Argument(
-        ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively)."
+        ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively); - = paths from stdin."
     ),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole)."),
     dataset: Optional[Path] = typer.Option(
@@ -37,7 +41,7 @@ def replay(
     until: Optional[str] = typer.Option(None, "--until", help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed."),
     cluster: Optional[str] = typer.Option(
         None, "--cluster", help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Language: rules preset and the built lexicon output/LANG for word checks."),
+    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language: rules preset and the built lexicon output/LANG for word checks."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
     rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, …); default from each file."),
@@ -61,6 +65,7 @@ def replay(
 
     if lexicon is not None and no_lexicon:
         raise UsageError("give --lexicon DIR or --no-lexicon, not both")
+    files = stdin_paths(files)
     lexicon_dir = None
     if lexicon is not None:
         lexicon_dir = str(lexicon)
@@ -69,6 +74,10 @@ def replay(
         if not (candidate / "manifest.json").is_file():
             raise UsageError(f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)")
         lexicon_dir = str(candidate)
+    elif lexicon is None and not no_lexicon and not rules:
+        lexicon_dir, note = lexicon_named_by(files)
+        if note and not quiet:
+            typer.echo(f"skrafl replay: note: {note}", err=True)
     if lexicon_dir is not None:
         from gamecore.lexicon import Lexicon
 
@@ -172,6 +181,73 @@ def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, expo
         for status, file, error in summary["not_ok"]:
             typer.echo(f"  {status}: {file}: {error}", err=True)
     return summary
+
+
+def stdin_paths(items: List[str]) -> List[str]:
+    """The arguments with ``-`` replaced by the paths read from stdin (one per line, blank lines
+    skipped). Raises UsageError when stdin gives no path."""
+    if "-" not in items:
+        return list(items)
+    from cli.common import read_items
+
+    out: List[str] = []
+    for item in items:
+        if item == "-":
+            got = read_items(["-"])
+            if not got:
+                raise UsageError("'-' given but stdin holds no path (one file or folder per line)")
+            out.extend(got)
+        else:
+            out.append(item)
+    return out
+
+
+_LEXICON_LANGS = (("netskrafl", "is"), ("nsf", "nb"), ("csw", "en"), ("nwl", "en"), ("nswl", "en"), ("twl", "en"),
+                  ("owl", "en"), ("america", "en"), ("ecwl", "en"), ("cel", "en"), ("slv", "sl"))
+"""GCG ``#lexicon`` name prefixes → the language whose built lexicon checks its words (issue 12)."""
+
+_SCAN_MAX = 20_000
+
+
+def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
+    """The built lexicon the game files name, when they all name one language and output/LANG is
+    built: ``(folder, note)``; else ``(None, note)`` saying once that words are not checked.
+    A Netskrafl record (``.json``) names ``is``; a GCG file its ``#lexicon`` (read from its first
+    4 KB); a file naming none, or more than :data:`_SCAN_MAX` files, decides nothing."""
+    import re
+
+    from pipelines.replay import collect_files
+
+    try:
+        paths = collect_files(list(items))
+    except UsageError:
+        return None, None  # reported by the replay itself
+    langs: set[Optional[str]] = set()
+    if len(paths) > _SCAN_MAX:
+        langs.add(None)
+    else:
+        for path in paths:
+            if path.lower().endswith(".json"):
+                langs.add("is")
+                continue
+            try:
+                with open(path, "rb") as f:
+                    head = f.read(4096).decode("latin-1")
+            except OSError:
+                continue
+            m = re.search(r"^#lexicon[ \t]+(\S+)", head, re.MULTILINE | re.IGNORECASE)
+            name = m.group(1).lower() if m else ""
+            langs.add(next((lang for prefix, lang in _LEXICON_LANGS if name.startswith(prefix)), None))
+            if len(langs) > 1:
+                break
+    unchecked = "words are not checked (no --lang/--lexicon"
+    if len(langs) != 1 or None in langs:
+        return None, f"{unchecked}, and the files do not all name one language whose lexicon is built; add --no-lexicon to silence this)"
+    lang = next(iter(langs))
+    candidate = output_root() / lang
+    if not (candidate / "manifest.json").is_file():
+        return None, f"{unchecked}; the files name {lang!r}, whose lexicon {candidate} is not built: skrafl ingest {lang} && skrafl build {lang})"
+    return str(candidate), f"words checked with {candidate} (the lexicon the files name; --no-lexicon to skip)"
 
 
 def register(app: typer.Typer) -> None:

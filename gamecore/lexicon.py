@@ -72,13 +72,13 @@ class Lexicon:
 
         shown = Path(folder)
         if not shown.exists() or (not (shown / "manifest.json").exists() and shown.is_dir() and not shown.is_symlink()):
-            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {shown.name}' first", shown)
+            raise DataError(f"no lexicon here (manifest.json missing): {_build_hint(shown)}", shown)
         folder = open_output(shown, "lexicon")
         manifest_path = folder / "manifest.json"
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise DataError(f"no lexicon here (manifest.json missing): run 'skrafl build {shown.name}' first", shown) from None
+            raise DataError(f"no lexicon here (manifest.json missing): {_build_hint(shown)}", shown) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DataError(f"damaged manifest: {exc}", manifest_path) from None
         trie = marisa_trie.Trie()
@@ -218,3 +218,13 @@ class Lexicon:
         front = "".join(c for c in self.alphabet if c + key in self._trie)
         back = "".join(c for c in self.alphabet if key + c in self._trie)
         return front, back
+
+
+def _build_hint(folder: Path) -> str:
+    """How to get a lexicon at ``folder`` (issue 12): ``skrafl build LANG`` only when the folder's
+    name is a language with a recipe (``lexicon_sources/LANG``), else what to give instead (a
+    folder named ``tmp`` is not a language)."""
+    sources = Path(__file__).resolve().parents[1] / "lexicon_sources" / folder.name
+    if (sources / "recipe.toml").is_file():
+        return f"run 'skrafl ingest {folder.name} && skrafl build {folder.name}' first (or give --lexicon a built lexicon folder)"
+    return "give a folder written by 'skrafl build LANG' (or 'skrafl build LANG --out DIR'), which holds manifest.json"

@@ -108,6 +108,18 @@ class RuleSet:
 
         return load_layout(self.board)
 
+    def placeholder_note(self) -> str | None:
+        """A one-line note when the tile set is a labelled placeholder (its ``# source:`` line
+        says PLACEHOLDER, e.g. ``norwegian_wordfeud_104``), else ``None``."""
+        try:
+            ts = self.tiles()
+        except Exception:  # noqa: BLE001  (a bad tile set is reported where it is used)
+            return None
+        if "PLACEHOLDER" not in ts.source.upper():
+            return None
+        return (f"the tile set {ts.name} of rules {self.name!r} is a placeholder, not a confirmed distribution "
+                f"({ts.source.split(';', 1)[-1].strip()})")
+
     def replace(self, **changes) -> "RuleSet":
         import dataclasses
 

@@ -410,8 +410,13 @@ def _with_extras(table: GamesTable) -> Any:
     from .optional import extra_columns
 
     games = table.frame
+    if all(c in games.columns for c in ("locale", "moves", "players", "finished")):  # a reader that kept them
+        return games.with_columns(pl.col("locale").fill_null(""))
+    source = Path(table.path) if table.path and "://" not in table.path else None
+    if source is not None and source.is_dir() and (source / "games.parquet").is_file():
+        source = source / "games.parquet"  # a replay --out folder (a --dataset folder: not yet, see the report)
     try:
-        extra = extra_columns(table.path) if table.path and Path(table.path).is_file() else None
+        extra = extra_columns(source) if source is not None and source.is_file() else None
     except (OSError, pl.exceptions.PolarsError):
         extra = None
     if extra is None:

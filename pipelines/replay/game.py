@@ -331,6 +331,31 @@ class _Replayer:
         # few dozen distinct tokens: the check runs once per token)
         self.rack_labels: dict[str, str] = _RACK_LABELS.setdefault(self.ts, {})
 
+    def to_netskrafl_coords(self) -> None:
+        """The move rows' ``coord`` (and ``best_coord``) in Netskrafl's order (``--coords netskrafl``)."""
+        from gamecore.coords import gcg_to_netskrafl
+
+        size = self.layout.size
+        conv = {}
+
+        def c(text):
+            if text is None:
+                return None
+            got = conv.get(text)
+            if got is None:
+                got = conv[text] = gcg_to_netskrafl(text, size)
+            return got
+
+        best = self.row_keys.index("best_coord") if "best_coord" in self.row_keys else None
+        rows = []
+        for r in self.rows:
+            r = list(r)
+            r[4] = c(r[4])
+            if best is not None:
+                r[best] = c(r[best])
+            rows.append(tuple(r))
+        self.rows = rows
+
     # -- faults -----------------------------------------------------------------------------------
     def fault(self, code: str, msg: str, ev: Event | None, *, kind: str = "mismatch") -> None:
         """strict: raise; lenient: ``mismatch`` marks the game, ``warning`` only records,
@@ -828,7 +853,7 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     return out
 
 
-def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False, bundle=None) -> GameResult:
+def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False, bundle=None, coords: str = "gcg") -> GameResult:
     """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
 
     Args:
@@ -839,6 +864,8 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         analyze: add the best play per turn (columns best_coord, best_word, best_score, points_lost).
         bundle: a :class:`gamecore.best.LexiconBundle` for ``analyze`` (without it those are null).
         export: also return the game as GCG text.
+        coords: ``gcg`` (default) or ``netskrafl``: the order of ``coord`` and ``best_coord`` in the
+            move rows (Netskrafl's: row letter first across, ``H4``; column number first down).
     """
     players = [p.nick for p in game.players] + [None] * 4
     base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1],
@@ -865,6 +892,8 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
         rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed)
         rep.export = export
         rep.run()
+        if coords == "netskrafl":
+            rep.to_netskrafl_coords()
     except GameLogError as exc:
         row = _error_row(base, exc)
         row["warnings"] = [str(f) for f in game.warnings]
