@@ -149,3 +149,53 @@ def test_elo_reads_dataset_like_the_table(tmp_path):
     assert r.returncode == 0, r.stderr
     a = pl.read_parquet(tmp_path / "d2" / "ratings.parquet").sort("list", "player").drop("as_of", "locale", strict=False)
     assert a.equals(ratings[0].drop("as_of"))
+
+
+def test_leftovers_of_a_killed_run_are_tidied(tmp_path):
+    """What a kill can leave — a spool, a partition stage, a partition swapped in before the
+    manifest was written, a missing table link — is put right by the next run."""
+    import json
+
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    (ds / ".spool-dead").mkdir()
+    (ds / ".spool-dead" / "seg-0000000.games.arrow").write_bytes(b"x")
+    stage = ds / "parts" / ".part=2030-01-01.gen-dead"
+    stage.mkdir()
+    (stage / ".skrafl-stage").touch()
+    manifest = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
+    del manifest["partitions"]["2025-08-16"]  # swapped in, then killed before the manifest
+    (ds / "dataset.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (ds / "moves" / "part=2025-08-12").unlink()  # killed before its table link
+    s = run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-11"), until=_d("2025-08-11"))
+    assert s["unchanged"] == ["2025-08-11"]
+    assert not (ds / ".spool-dead").exists() and not stage.exists()
+    assert list(read_manifest(ds)["partitions"]) == ["2025-08-11", "2025-08-12", "2025-08-16"]
+    assert (ds / "moves" / "part=2025-08-12" / "data.parquet").is_file()
+    assert sorted(p.name for p in ds.iterdir()) == ["dataset.json", "games", "moves", "parts"]
+
+
+def test_stop_leaves_the_dataset_as_it_was(tmp_path):
+    """SIGTERM during a dataset run: exit 143, no partition of the run swapped in, no spool left."""
+    import signal
+    import time
+
+    many = tmp_path / "many"
+    many.mkdir()
+    for i in range(60):
+        for f in NETSKRAFL.glob("*.json"):
+            os.link(f, many / f"{i:03d}_{f.name}")
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    before = _tree(ds), (ds / "dataset.json").read_bytes()
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "replay", str(many), "--dataset", str(ds), "--workers", "2", "-q", "--no-lexicon"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any(p.name.startswith(".spool-") for p in ds.iterdir()):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "no partition of this run was swapped in" in err
+    assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
+    assert not any(p.name.startswith(".") for p in ds.iterdir())

@@ -379,6 +379,48 @@ def partition_info(ds: Path, part: str) -> dict:
     }
 
 
+def _tidy(ds: Path) -> None:
+    """Remove what killed runs left (under the lock): spool folders, partition stages never
+    committed, old generations, temporary links, table links to no partition."""
+    from pipelines.atomic import _STAGE_FLAG, _clean_stale
+
+    for entry in ds.iterdir():
+        if entry.name.startswith(".spool-") and entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+    parts = ds / "parts"
+    if parts.is_dir():
+        linked = set()
+        for entry in parts.iterdir():
+            if entry.is_symlink() and entry.name.startswith(f"{KEY}="):
+                linked.add(os.readlink(entry))
+                with contextlib.suppress(OSError):
+                    _clean_stale(entry, keep=os.readlink(entry))
+        for entry in parts.iterdir():
+            if entry.name.startswith(f".{KEY}=") and entry.name not in linked:
+                if entry.is_symlink() or entry.is_file():
+                    entry.unlink(missing_ok=True)
+                elif entry.is_dir() and ((entry / _STAGE_FLAG).exists() or not any(entry.iterdir()) or ".gen-" in entry.name):
+                    shutil.rmtree(entry, ignore_errors=True)
+    for table in ("games", "moves"):
+        folder = ds / table
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if entry.is_symlink() and not entry.exists():
+                    entry.unlink(missing_ok=True)
+                elif entry.name.startswith(".") and entry.is_symlink():
+                    entry.unlink(missing_ok=True)
+    for part in _on_disk(ds):  # a run killed between a partition's swap and its table links
+        _link_tables(ds, part)
+
+
+def _on_disk(ds: Path) -> list[str]:
+    """The partitions whose link is in place (the truth the manifest is rebuilt from)."""
+    parts = ds / "parts"
+    if not parts.is_dir():
+        return []
+    return sorted(e.name.split("=", 1)[1] for e in parts.iterdir() if e.is_symlink() and e.name.startswith(f"{KEY}=") and e.exists())
+
+
 @contextlib.contextmanager
 def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = False) -> Iterator["DatasetRun"]:
     """Hold the dataset's lock and yield a :class:`DatasetRun`: spool, write partitions, commit.
@@ -398,6 +440,7 @@ def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = Fa
         if manifest and bool(manifest.get("analyze")) != analyze:
             raise UsageError(f"{target}: this dataset was written {'with' if manifest.get('analyze') else 'without'} --analyze; "
                              "every partition has the same columns: give the same option or another folder")
+        _tidy(ds)
         run = DatasetRun(ds, analyze, manifest)
         yield run
         run.finish()
@@ -485,7 +528,10 @@ class DatasetRun:
         removed, the manifest rewritten."""
         if not self.stages and self.segments:
             self.write_all()
-        parts = dict(self.manifest.get("partitions", {}))
+        # the manifest lists what is on disk: a run killed after some partitions and before its
+        # manifest left partitions the old manifest does not name
+        old = self.manifest.get("partitions", {})
+        parts = {p: old[p] if p in old else partition_info(self.ds, p) for p in _on_disk(self.ds)}
         for part, stage in sorted(self.stages.items()):
             if stage.commit():
                 self.changed.append(part)
