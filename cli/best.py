@@ -131,7 +131,9 @@ def best(
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
 
     limit = None if (show_all or robot is not None) else n
-    plays = best_plays(position, rack_tiles, bundle, ruleset, limit)
+    from gamecore.folded import best_plays_folded
+
+    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, limit)  # a Ё tile plays as Е (seed 002)
     if robot is not None:
         vocab = None
         if vocab_dir is not None:

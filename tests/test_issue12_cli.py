@@ -160,3 +160,26 @@ def test_setup_metadata():
     run = make.split("\nrun:", 1)[1].split("\n\n", 1)[0]
     assert run.splitlines()[0].strip() == "setup lexicons"  # incremental: the file targets decide
     assert "skrafl ingest is\n" not in run and "skrafl build is\n" not in run
+
+
+def test_options_alike_across_commands():
+    """-l/--lang wherever --lang exists; --format/-f with the default table where there is a
+    table to print; --quiet/-q on this issue's commands (best, replay, elo)."""
+    import typer
+
+    from cli.main import app
+
+    cmd = typer.main.get_command(app)
+    for name, c in cmd.commands.items():
+        opts = {o for p in c.params for o in getattr(p, "opts", [])}
+        if "--lang" in opts:
+            assert "-l" in opts, name
+        for p in c.params:
+            if "--format" in getattr(p, "opts", []):
+                # one default per kind of output: tables for people; word lists (check's WORD<TAB>VALID
+                # lines, find's words) one per line, tsv
+                want = "tsv" if name in ("check", "find") else "table"
+                assert "-f" in p.opts and str(getattr(p.default, "value", p.default)) == want, name
+    for name in ("best", "replay", "elo"):
+        opts = {o for p in cmd.commands[name].params for o in getattr(p, "opts", [])}
+        assert {"--quiet", "-q"} <= opts, name

@@ -278,6 +278,7 @@ class _Replayer:
     def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None, fixed_challenge: tuple[str, int] | None = None):
         self.bundle = bundle
         self.export = False
+        self.folded: dict[str, str] | None = None  # --analyze: tiles the lexicon folds (Ё → Е), found once
 
         self.game = game
         self.rules = rules
@@ -537,7 +538,18 @@ class _Replayer:
         from gamecore.best import best_play
 
         try:
-            bp = best_play(position, rack, self.bundle, self.rules)
+            if self.folded is None:
+                from gamecore.folded import _manifest_fold, folded_tiles
+
+                self.folded = folded_tiles(self.ts, self.bundle.alphabet, _manifest_fold(self.bundle))
+            if self.folded and (any(t in self.folded for t in rack) or any(
+                    t is not None and t.label in self.folded for row in position.squares for t in row)):
+                from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
+
+                got = best_plays_folded(position, rack, self.bundle, self.rules, 1)
+                bp = got[0] if got else None
+            else:
+                bp = best_play(position, rack, self.bundle, self.rules)
         except SkraflError:
             return empty
         if bp is None:

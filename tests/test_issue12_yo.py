@@ -1,0 +1,65 @@
+"""Issue 12: the Russian set's Ё tile plays as Е wherever the folded word exists (seed 002: "the
+letter е counts as е or ё"; the lexicon folds ё → е), scored with the Ё tile's value, in ``best``
+and in ``replay`` (words checked, --analyze). Lexicon: the hand-made OpenCorpora fixture (ёж, ёлка
+→ еж, елка). Russian values (tile_sets.tsv russian): Ё 3, Е 1, Ж 5, Л 2, К 2, А 1; on an empty
+board every first play covers H8 (DW) and no other premium square for these lengths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clirun import run_skrafl
+from lang_helpers import LANG_FIX, build
+
+
+@pytest.fixture(scope="module")
+def ru(tmp_path_factory) -> Path:
+    pytest.importorskip("gamecore.movegen")
+    return build(tmp_path_factory.mktemp("ru"), "ru", "--source", str(LANG_FIX / "ru" / "dict.opcorpora_small.xml"))
+
+
+def _empty(tmp_path: Path) -> Path:
+    p = tmp_path / "empty.board"
+    p.write_text("\n".join(["." * 15] * 15) + "\n", encoding="utf-8")
+    return p
+
+
+def _plays(ru: Path, tmp_path: Path, rack: str) -> list[list[str]]:
+    res = run_skrafl("best", "--lang", "ru", "--board", str(_empty(tmp_path)), "--rack", rack, "-f", "tsv", "--all", output_root=ru.parent)
+    assert res.returncode == 0, res.stderr
+    return [line.split("\t") for line in res.stdout.splitlines()[1:]]
+
+
+def test_best_plays_the_yo_tile_as_ye(ru, tmp_path):
+    rows = _plays(ru, tmp_path, "ЁЖИК")
+    assert rows, "no play found for a rack with Ё"
+    assert {r[1] for r in rows} == {"ЁЖ"}
+    assert all(int(r[2]) == (3 + 5) * 2 for r in rows)  # the Ё tile's 3, not Е's 1; DW on H8
+    assert all(r[4] == "ИК" for r in rows)
+
+
+def test_best_with_both_tiles_offers_each_choice(ru, tmp_path):
+    rows = _plays(ru, tmp_path, "ЕЁЖЛКА")
+    by_word = {}
+    for coord, word, score, placed, leave in rows:
+        by_word.setdefault(word, set()).add((int(score), leave))
+    assert by_word["ЁЖ"] == {(16, "АЕКЛ")} and by_word["ЕЖ"] == {(12, "АЁКЛ")}
+    assert by_word["ЁЛКА"] == {((3 + 2 + 2 + 1) * 2, "ЕЖ")} and by_word["ЕЛКА"] == {((1 + 2 + 2 + 1) * 2, "ЁЖ")}
+    assert [int(r[2]) for r in rows] == sorted((int(r[2]) for r in rows), reverse=True)
+
+
+def test_replay_checks_and_scores_a_yo_play(ru, tmp_path):
+    from gamecore.best import load_bundle
+    from gamecore.lexicon import Lexicon
+    from pipelines.replay.game import replay_game
+    from gamecore.gcg import parse_gcg_text
+
+    g = parse_gcg_text("#player1 a A\n#player2 b B\n#lexicon ru\n>a: ЁЖИКЛАН 8G ЁЖ +16 16\n>b: ЕЛКАМНО - +0 0\n", strict=True)
+    res = replay_game(g, preset="russian_scrabble", lexicon=Lexicon.load(ru), analyze=True, bundle=load_bundle(ru))
+    assert res.game_row["status"] == "ok", res.game_row["error"]
+    rows = res.move_rows
+    assert (rows[0]["score_computed"], rows[0]["words_formed"], rows[0]["unknown"]) == (16, ["ёж"], [])
+    assert (rows[0]["best_word"], rows[0]["best_score"]) == ("ЁЖ", 16)
+    assert rows[1]["best_word"] == "ЕЛКА" and rows[1]["best_score"] > 0  # the pass: the best play instead
