@@ -96,3 +96,35 @@ def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
     assert got.select("file", "turn").sort("file", "turn").to_dicts() == expected.to_dicts()
     assert set(got["words"].explode().to_list()) == {word}
     assert result["plays"].filter(pl.col("change") == "now_valid").height == 0
+
+
+@needs_corpus
+def test_cli_and_refusals(tmp_path):
+    import subprocess
+    import sys
+
+    words = _corpus_words(tmp_path)
+    make_lexicon(tmp_path / "old", words)
+    make_lexicon(tmp_path / "new", [w for w in words if w != "léttar"])
+
+    def skrafl(*args):
+        return subprocess.run([sys.executable, "-m", "cli.main", "impact", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+
+    r = skrafl(GAME, "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert "1 plays now phonies" in r.stderr and "1 words" in r.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output") == sorted(
+        [f"{n}.{e}" for n in ("plays", "words", "winners") for e in ("parquet", "csv")] + ["summary.md"])
+    first = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output"}
+    r = skrafl(tmp_path / "ds", "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", tmp_path / "out", "-q")
+    assert r.returncode == 0, r.stderr
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output"} == first  # from the dataset: the same bytes
+    (tmp_path / "file").write_text("mine")
+    make_lexicon(tmp_path / "other", ["x"])
+    for out, expect in ((tmp_path / "file", "not a folder"), (tmp_path / "old", "input"), (tmp_path / "other", "'skrafl build'")):
+        r = skrafl(GAME, "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", out, "-q")
+        assert r.returncode == 2 and expect in r.stderr, (out, r.stderr)
+    r = skrafl(GAME, "--old", tmp_path / "old", "--new", tmp_path / "old", "--out", tmp_path / "o2", "-q")
+    assert r.returncode == 2 and "same lexicon" in r.stderr
+    r = skrafl(GAME, "--old", tmp_path / "nope", "--new", tmp_path / "new", "--out", tmp_path / "o3", "-q")
+    assert r.returncode == 2 and not (tmp_path / "o3").exists()

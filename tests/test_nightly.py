@@ -132,3 +132,36 @@ def test_failed_step_keeps_outputs(setup):
     assert _snapshot(work) == before
     r = _skrafl("nightly", work / "nope.toml")
     assert r.returncode == 2 and "no such config" in r.stderr
+
+
+def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
+    """lang mode: the lexicon is built by 'skrafl build' when no lexicon of its recipe and input
+    exists yet; the same input the next night is not built again; a changed input is, and the
+    impact step runs."""
+    work = tmp_path / "work"
+    (work / "incoming").mkdir(parents=True)
+    for f in NETSKRAFL.glob("*.json"):
+        shutil.copy(f, work / "incoming")
+    (work / "words.txt").write_text("cat\ndog\nhorse\n", encoding="utf-8")
+    config = work / "nightly.toml"
+    config.write_text(
+        '[lexicon]\nlang = "en"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
+        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n', encoding="utf-8")
+
+    def night(day):
+        r = _skrafl("nightly", config, "--date", day, "-q")
+        assert r.returncode == 0, r.stderr
+        log = json.loads((work / "logs" / f"{day}.json").read_text(encoding="utf-8"))
+        return {s["step"]: s for s in log["steps"]}, log
+
+    s1, log1 = night("2025-08-11")
+    assert s1["lexicon"]["counts"]["built"] is True and s1["lexicon"]["counts"]["changed"] is False
+    assert (work / "lexicons" / log1["lexicon"] / "lexicon.marisa").exists()
+    s2, log2 = night("2025-08-12")
+    assert s2["lexicon"]["counts"]["built"] is False and log2["lexicon"] == log1["lexicon"]
+    assert s2["impact"]["status"] == "skipped"
+    (work / "words.txt").write_text("cat\ndog\n", encoding="utf-8")
+    s3, log3 = night("2025-08-13")
+    assert s3["lexicon"]["counts"]["built"] is True and s3["lexicon"]["counts"]["changed"] is True
+    assert log3["lexicon"] != log2["lexicon"] and s3["impact"]["status"] == "ok"
+    assert (work / "data" / "impact" / "2025-08-13" / "summary.md").exists()
