@@ -70,32 +70,40 @@ def test_winner_changes_under_challenge(tmp_path):
 
 
 ICELANDIC = ROOT / "output" / "is"
+ENTRIES = ROOT / "output" / "entries" / "is"
 
 
 @needs_corpus
-@pytest.mark.skipif(not (ICELANDIC / "manifest.json").exists(), reason="Icelandic lexicon not built (make lexicons)")
+@pytest.mark.skipif(not (ICELANDIC / "manifest.json").exists() or not ENTRIES.exists(), reason="Icelandic lexicon not built (make lexicons)")
 def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
-    """The built Icelandic lexicon against itself less one word played in the corpus: exactly
-    the plays that formed that word are listed."""
-    from gamecore.folders import open_output
+    """Icelandic rebuilt from BÍN with one more committee removal — a word played in the corpus
+    games — against the built lexicon: exactly the plays that formed that word are listed."""
+    import dataclasses
+
+    from pipelines.build import build
+    from pipelines.recipe import load_recipe
     from pipelines.replay.dataset import read_table
     from pipelines.replay.run import ReplayOptions, run_replay_dataset
 
+    from gamecore.lexicon import Lexicon
+
     run_replay_dataset([str(GAMES)], tmp_path / "ds", ReplayOptions(), quiet=True)
-    moves = pl.from_arrow(read_table(tmp_path / "ds", "moves"))
-    plays = moves.filter(pl.col("kind") == "play")
-    lex = open_output(ICELANDIC, "lexicon")
-    all_words = (lex / "words.txt").read_text(encoding="utf-8").split()
-    known = set(all_words)
-    word = "létta" if "létta" in known else next(w for w in plays["words_formed"].explode().to_list() if w in known)
+    plays = pl.from_arrow(read_table(tmp_path / "ds", "moves")).filter(pl.col("kind") == "play")
+    current = Lexicon.load(ICELANDIC)
+    word = "létta"
+    assert word in current
     expected = plays.filter(pl.col("words_formed").list.contains(word)).select("file", "turn").sort("file", "turn")
     assert expected.height >= 1
-    new = make_lexicon(tmp_path / "new", [w for w in all_words if w != word], like=lex)
-    result = run_impact(ICELANDIC, new, [str(tmp_path / "ds")], tmp_path / "out")
-    got = result["plays"].filter(pl.col("change") == "now_phony")
+    recipe = load_recipe(ROOT / "lexicon_sources" / "is" / "recipe.toml")
+    removals = tmp_path / "removals.txt"
+    removals.write_text(recipe.removals.read_text(encoding="utf-8") + f"\n{word}\n", encoding="utf-8")
+    build([dataclasses.replace(recipe, removals=removals)], ENTRIES, tmp_path / "is-new", progress=False)
+    assert word not in Lexicon.load(tmp_path / "is-new")
+    result = run_impact(ICELANDIC, tmp_path / "is-new", [str(tmp_path / "ds")], tmp_path / "out")
+    got = result["plays"]
     assert got.select("file", "turn").sort("file", "turn").to_dicts() == expected.to_dicts()
-    assert set(got["words"].explode().to_list()) == {word}
-    assert result["plays"].filter(pl.col("change") == "now_valid").height == 0
+    assert set(got["change"]) == {"now_phony"} and set(got["words"].explode().to_list()) == {word}
+    assert result["words"].select("word", "plays").rows() == [(word, expected.height)]
 
 
 @needs_corpus
