@@ -207,7 +207,7 @@ def test_unknown_language(tmp_path):
 def test_check_without_a_built_lexicon(tmp_path):
     r = run_skrafl("check", "--lang", "is", "hestur", output_root=tmp_path)
     assert r.returncode == 2
-    assert "run 'skrafl build is' first" in r.stderr
+    assert "skrafl build is' first" in r.stderr  # the hint (issue 12: with the ingest step before it)
     r = run_skrafl("check", "--lexicon", "README.md", "hestur")
     assert r.returncode == 2 and "README.md: not a lexicon folder" in r.stderr
 
