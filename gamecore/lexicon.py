@@ -226,5 +226,5 @@ def _build_hint(folder: Path) -> str:
     folder named ``tmp`` is not a language)."""
     sources = Path(__file__).resolve().parents[1] / "lexicon_sources" / folder.name
     if (sources / "recipe.toml").is_file():
-        return f"run 'skrafl ingest {folder.name} && skrafl build {folder.name}' first (or give --lexicon a built lexicon folder)"
+        return f"run 'skrafl build {folder.name}' first (after 'skrafl ingest {folder.name}'; or give --lexicon a built lexicon folder)"
     return "give a folder written by 'skrafl build LANG' (or 'skrafl build LANG --out DIR'), which holds manifest.json"
