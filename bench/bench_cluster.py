@@ -51,10 +51,18 @@ import json, resource, sys, time
 from pipelines.replay.run import ReplayOptions, run_replay_dataset
 mode, folder, out = sys.argv[1], sys.argv[2], sys.argv[3]
 worker_peak = None
+client_cpu0 = 0.0
 if mode == "cluster":
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40)
     address = cluster.scheduler_address
+    def cpu0():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    with Client(address) as c:
+        start_cpu = c.run(cpu0)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    client_cpu0 = r0.ru_utime + r0.ru_stime
     t0 = time.perf_counter()
     s = run_replay_dataset([folder], out, ReplayOptions(), quiet=True, cluster=address)
     wall = time.perf_counter() - t0
@@ -62,15 +70,25 @@ if mode == "cluster":
         for line in open("/proc/self/status"):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
     with Client(address) as c:
         worker_peak = max(c.run(hwm).values())
+        worker_cpu = sum(c.run(cpu).values()) - sum(start_cpu.values())
     cluster.close()
 else:
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    client_cpu0 = r0.ru_utime + r0.ru_stime
     t0 = time.perf_counter()
     s = run_replay_dataset([folder], out, ReplayOptions(), quiet=True, workers=2)
     wall = time.perf_counter() - t0
     worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"games": s["games"], "partitions": len(s["partitions"]), "wall": wall,
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    worker_cpu = c.ru_utime + c.ru_stime
+me = resource.getrusage(resource.RUSAGE_SELF)
+client_cpu = me.ru_utime + me.ru_stime - client_cpu0
+print(json.dumps({"games": s["games"], "partitions": len(s["partitions"]), "wall": wall, "cpu": worker_cpu + client_cpu, "worker_cpu": worker_cpu,
                   "client": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "worker": worker_peak}))
 """
 
@@ -114,10 +132,14 @@ def main() -> None:
             cluster = _measure("cluster", folder, tmp / "cluster")
             same = _same(tmp / "local", tmp / "cluster")
             over = cluster["wall"] / local["wall"] - 1
+            over_cpu = cluster["cpu"] / local["cpu"] - 1
             for name, r in (("local --workers 2", local), ("LocalCluster 2", cluster)):
                 print(f"{games:>9,} games {name:<18} {r['games'] / r['wall']:>8,.0f} games/s  {r['wall']:>7.1f} s  "
-                      f"{r['partitions']} partitions  peak RSS client {r['client'] / 1024:>6.0f} MiB, worker {r['worker'] / 1024:>6.0f} MiB")
-            print(f"{games:>9,} games cluster overhead {over * 100:+.1f} % (target ≤ 15 % at 100k); identical datasets: {same}", flush=True)
+                      f"{r['games'] / r['cpu']:>6,.0f} games/CPU-s  {r['partitions']} partitions  "
+                      f"peak RSS client {r['client'] / 1024:>6.0f} MiB, worker {r['worker'] / 1024:>6.0f} MiB")
+            print(f"{games:>9,} games CPU s: local workers {local['worker_cpu']:.1f} + parent {local['cpu'] - local['worker_cpu']:.1f}; cluster workers {cluster['worker_cpu']:.1f} + client and scheduler {cluster['cpu'] - cluster['worker_cpu']:.1f}")
+            print(f"{games:>9,} games cluster overhead {over * 100:+.1f} % wall, {over_cpu * 100:+.1f} % CPU (target ≤ 15 % at 100k); "
+                  f"identical datasets: {same}; load average now {os.getloadavg()[0]:.2f}", flush=True)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -44,11 +44,31 @@ def _client(address):
         raise UsageError(f"--cluster {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
+_FROZEN = False
+
+
+def _freeze_once() -> None:
+    """The first task in a worker process: what the process holds now (Dask's own objects, the
+    loaded modules and rule sets) is moved out of the cycle collector's sight, as local workers do
+    after the fork (``gc.freeze``): collections then walk only the replay's new objects."""
+    global _FROZEN
+    if not _FROZEN:
+        import gc
+
+        gc.collect()
+        gc.freeze()
+        _FROZEN = True
+
+
 def replay_batch_task(items: list, opts, games_path: str, moves_path: str, window: tuple) -> tuple:
     """A cluster task: replay ``items`` and write their segment (temporary names, then renamed).
     Returns ``(segment, counts)``."""
     from .dataset import write_segment
-    from .run import replay_run
+    from .run import _bundle, _lexicon, replay_run
+
+    _lexicon(opts)  # loaded once per worker process, then frozen with the rest
+    _bundle(opts)
+    _freeze_once()
 
     batches = []
     for i in range(0, len(items), 64):
