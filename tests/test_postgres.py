@@ -171,3 +171,28 @@ def test_replay_from_database_on_cluster(netskrafl_db, tmp_path, monkeypatch):
         for p in sorted((tmp_path / "local" / table).iterdir()):
             assert (tmp_path / "dask" / table / p.name / "data.parquet").read_bytes() == (p / "data.parquet").read_bytes()
     assert (tmp_path / "dask" / "dataset.json").read_bytes() == (tmp_path / "local" / "dataset.json").read_bytes()
+
+
+def test_nightly_from_database_keeps_credentials_out_of_the_log(server, netskrafl_db, tmp_path):
+    """A nightly run reading the day's games from the database and writing the ratings back:
+    the run log names the database without its password or user."""
+    from lexicon_helpers import make_lexicon
+
+    secret = "n1ghtly-Secr3t"
+    url = netskrafl_db.replace("postgresql://postgres@", f"postgresql://postgres:{secret}@")  # trust auth: any password
+    work = tmp_path / "work"
+    make_lexicon(work / "lex", ["létta", "árum"])
+    config = work / "nightly.toml"
+    config.write_text(f'[lexicon]\npath = "lex"\n[games]\nsource = "{url}"\n[replay]\ndataset = "data/replay"\n'
+                      f'[elo]\nout = "data/elo"\nratings_to = "{url}"\ntable = "nightly_ratings"\n', encoding="utf-8")
+    r = _skrafl("nightly", config, "--date", "2025-08-11")
+    assert r.returncode == 0, r.stderr
+    text = (work / "logs" / "2025-08-11.json").read_text(encoding="utf-8")
+    log = json.loads(text)
+    assert log["status"] == "ok"
+    steps = {s["step"]: s for s in log["steps"]}
+    assert steps["replay"]["counts"]["games"] == 6
+    assert secret not in text and secret not in r.stderr and "postgres@" not in text
+    assert any(i.startswith("postgresql:///netskrafl") for i in steps["replay"]["inputs"])
+    with psycopg.connect(netskrafl_db) as conn:
+        assert conn.execute("SELECT count(DISTINCT day) FROM nightly_ratings").fetchone()[0] == 1
