@@ -133,7 +133,11 @@ def best(
     limit = None if (show_all or robot is not None) else n
     from gamecore.folded import best_plays_folded
 
-    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, limit)  # a Ё tile plays as Е (seed 002)
+    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit)  # a Ё tile plays as Е (seed 002)
+    swaps: dict[int, str] = {}
+    if ruleset.blank_swap:  # seed 002: take a blank from the board with its letter, play it at once
+        plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays)
+        plays = plays if limit is None else plays[:limit]
     if robot is not None:
         vocab = None
         if vocab_dir is not None:
@@ -148,14 +152,60 @@ def best(
     elif not show_all:
         plays = plays[:n]
     shown = _coord_writer(coords, layout.size)
-    rows = [[shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, tile_set)] for p in plays]
-    emit(rows, COLUMNS, fmt)
+    rows = [[shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(_rack_after_swap(rack_tiles, swaps.get(id(p))), p, tile_set)]
+            + ([_swap_text(swaps.get(id(p)))] if ruleset.blank_swap else []) for p in plays]
+    emit(rows, COLUMNS + (["swap"] if ruleset.blank_swap else []), fmt)
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
 
         top = plays[0] if plays else None
         caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
         write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
+
+
+def _with_blank_swaps(position, rack, bundle, rules, plays):
+    """Seed 002's blank swap: for every blank on the board whose letter the rack holds, the plays
+    after the swap (the real tile put in the blank's place, the blank taken) that use the blank.
+    Returns (every play best first, {id(play): (row, col, letter)} for the swap plays)."""
+    from gamecore.folded import best_plays_folded
+
+    swaps: dict[int, tuple[int, int, str]] = {}
+    out = list(plays)
+    for r in range(position.size):
+        for c in range(position.size):
+            t = position[r, c]
+            if t is None or not t.blank or t.label not in rack:
+                continue
+            board = position.copy()
+            board.place(r, c, t.label, False)
+            rest = list(rack)
+            rest.remove(t.label)
+            rest.append("?")
+            for p in best_plays_folded(board, rest, bundle, rules, None):
+                if "?" in p.used():
+                    swaps[id(p)] = (r, c, t.label)
+                    out.append(p)
+    out.sort(key=lambda p: p.sort_key())
+    return out, swaps
+
+
+def _rack_after_swap(rack, swap):
+    if swap is None:
+        return rack
+    rest = list(rack)
+    rest.remove(swap[2])
+    return rest + ["?"]
+
+
+def _swap_text(swap) -> str:
+    """``H8=Л``: the square whose blank was taken and the tile put there (empty: no swap)."""
+    if swap is None:
+        return ""
+    from gamecore.coords import format_gcg
+
+    r, c, letter = swap
+    square = format_gcg(r, c, True)  # the square (row number, column letter), e.g. 8H
+    return f"{square}={letter}"
 
 
 def _language_of(folder: Path) -> Optional[str]:

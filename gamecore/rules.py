@@ -55,6 +55,10 @@ class RuleSet:
         end_targets: Endline (seed 003 "Endarlína"): the game ends when a player reaches the target
             score, given for 2, 3 and 4 players (``[70, 60, 50]``); empty = play to the end.
         players_max: the most players the game allows (2 to 4).
+        blank_swap: seed 002's variant: a player holding the letter a blank on the board stands
+            for may take the blank (putting the real tile in its place) and must play it in the
+            same move. GCG has no notation for it: ``best`` offers such plays (a ``swap`` column),
+            ``replay`` does not read them.
         description, source: where the rules come from.
     """
 
@@ -79,6 +83,7 @@ class RuleSet:
     tie_break: str = "none"
     end_targets: tuple[int, ...] = ()
     players_max: int = 4
+    blank_swap: bool = False
     description: str = ""
     source: str = ""
 

@@ -63,3 +63,24 @@ def test_replay_checks_and_scores_a_yo_play(ru, tmp_path):
     assert (rows[0]["score_computed"], rows[0]["words_formed"], rows[0]["unknown"]) == (16, ["ёж"], [])
     assert (rows[0]["best_word"], rows[0]["best_score"]) == ("ЁЖ", 16)
     assert rows[1]["best_word"] == "ЕЛКА" and rows[1]["best_score"] > 0  # the pass: the best play instead
+
+
+def test_blank_swap_variant_in_best(ru, tmp_path):
+    """Seed 002's blank swap (preset russian_scrabble_swap: also the blank worth its letter): a
+    blank ж on the board (ЕЖ across at 8G, the Ж a blank) and Ж on the rack: the player may take
+    the blank and must play it. Without Л, ЕЛКА is possible only through the swap: Е (1, played
+    through) + л on the DL G9 (2 × 2: worth its letter) + К 2 + А 1 = 8."""
+    board = tmp_path / "swap.board"
+    rows = ["." * 15 for _ in range(15)]
+    rows[7] = "......Еж......."
+    board.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = ["best", "--lang", "ru", "--board", str(board), "--rack", "ЖКАБВГД", "-f", "tsv", "--all"]
+    res = run_skrafl(*args, "--rules", "russian_scrabble_swap", output_root=ru.parent)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].split("\t") == ["coord", "word", "score", "tiles_placed", "leave", "swap"]
+    rows_ = [line.split("\t") for line in lines[1:]]
+    assert ["G8", "ЕлКА", "8", "3", "БВГД", "8H=Ж"] in rows_
+    assert all(r[5] == "" or "?" not in r[4] for r in rows_)  # the blank taken is played at once
+    plain = run_skrafl(*args, output_root=ru.parent)
+    assert plain.returncode == 0 and "ЕлКА" not in plain.stdout and plain.stdout.splitlines()[0].count("\t") == 4
