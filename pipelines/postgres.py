@@ -303,10 +303,12 @@ def read_games_table(url: str, since: dt.date | None = None, until: dt.date | No
     table = _read_games(redact(url), loaded=(frame, 0))
     # the optional columns (pipelines.elo.optional): locale; moves counts every move, a resignation
     # (RSGN) included, as Netskrafl's num_moves
-    table.extras = pl.DataFrame({"row": pl.int_range(1, frame.height + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
+    from pipelines.elo.games import with_extras
+
+    extras = pl.DataFrame({"row": pl.int_range(1, frame.height + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
                                  "moves": pl.Series(moves, dtype=pl.Int64), "players": pl.Series([2] * frame.height, dtype=pl.Int64),
                                  "finished": pl.Series([True] * frame.height, dtype=pl.Boolean)})
-    return table
+    return with_extras(table, extras)
 
 
 def load_records(url: str, records: list[dict], players: dict[str, tuple[str | None, str | None]] | None = None) -> int:

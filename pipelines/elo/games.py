@@ -131,6 +131,20 @@ def _replay_folder_file(path: Path) -> Path:
     return folder / "games.parquet"
 
 
+def with_extras(table: GamesTable, extras: Any) -> GamesTable:
+    """Keep the optional columns (``locale, moves, players, finished``) of an input that is not
+    one file in ``table.extras`` and in the frame itself, by data row (the rating reads them from
+    the frame: :func:`.batch._with_extras`)."""
+    import polars as pl
+
+    table.extras = extras
+    if extras is not None:
+        cols = [c for c in ("locale", "moves", "players", "finished") if c in extras.columns]
+        table.frame = table.frame.join(extras.select("row", *cols), on="row", how="left", maintain_order="left").with_columns(
+            pl.col("locale").fill_null("") if "locale" in cols else pl.lit("").alias("locale"))
+    return table
+
+
 def folder_extras(path: Path) -> Any:
     """The optional columns (:func:`.optional.extra_columns`) of a replay dataset or folder, by
     data row: each partition's file read in the order :func:`_load_folder` concatenates them."""
@@ -253,7 +267,7 @@ def read_games(path: str | Path) -> GamesTable:
     try:
         table = _read_games(path)
         if path.is_dir():
-            table.extras = folder_extras(path)
+            with_extras(table, folder_extras(path))
         return table
     except pl.exceptions.PolarsError as exc:  # a shape the checks did not foresee: still one line
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
