@@ -139,17 +139,23 @@ def test_hints_name_a_language_only_when_it_is_one(tmp_path):
 
 
 def test_robot_hint_says_how_to_build_the_vocabulary(tmp_path):
-    from cli.common import output_root
+    """A lexicon folder of a language whose recipes include the robot's (lexicon_sources/is/
+    amlodi.toml) but without the tier built: the hint names 'skrafl build is'; for a language
+    without such a recipe, how to add one."""
+    from cli.best import Robot, _vocabulary_dir
+    from gamecore.errors import UsageError
 
-    src = output_root() / "is"
-    if not (src / "manifest.json").is_file():
-        pytest.skip("needs the Icelandic lexicon")
-    if (src / "amlodi" / "manifest.json").is_file():
-        pytest.skip("the amlodi vocabulary is built here")
-    board = tmp_path / "b.board"
-    board.write_text("\n".join(["." * 15] * 15) + "\n", encoding="utf-8")
-    res = run_skrafl("best", "--lang", "is", "--board", str(board), "--rack", "AEIRSTN", "--robot", "amlodi")
-    assert res.returncode == 2 and "skrafl build is" in res.stderr and "amlodi.toml" in res.stderr
+    lex = tmp_path / "is"
+    lex.mkdir()
+    (lex / "manifest.json").write_text(json.dumps({"language": "is"}), encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        _vocabulary_dir(Robot.amlodi, None, lex)
+    assert "skrafl build is" in err.value.message and "amlodi.toml" in err.value.message
+    other = tmp_path / "xx"
+    other.mkdir()
+    with pytest.raises(UsageError) as err:
+        _vocabulary_dir(Robot.midlungur, None, other)
+    assert "--vocabulary DIR" in err.value.message and "midlungur.toml recipe" in err.value.message
 
 
 def test_setup_metadata():
