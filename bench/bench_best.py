@@ -11,11 +11,21 @@ Reference (issue 3): scrabble-solver 3 / 30 / 150 ms (0 / 1 / 2 blanks); Quackle
 target for a whole process with one blank: ≤ 0.3 s.
 
 Issue 11: the top play alone (``best_plays(..., 1)``, the pruned search), a whole ``skrafl best -n 1``
-and a whole ``skrafl check WORD`` against a bare ``python -c pass`` (target ≤ 5×). With ``MAGPIE_DIR``
-(a MAGPIE build, ``bin/magpie``) and ``MAGPIE_BEST_CMD`` (the shell command that makes MAGPIE print
-the best play of a position, with ``{magpie}``, ``{kwg}`` and ``{cgp}`` to fill in; MAGPIE reads our
-``lexicon.kwg`` when it is named ``CSW….kwg``), the whole-process ratio to MAGPIE's CLI is printed
-too (target ≤ 3×).
+and a whole ``skrafl check WORD`` against a bare ``python -c pass`` (target ≤ 5×).
+
+MAGPIE (jvc56/MAGPIE, not in this repository): with ``MAGPIE_DIR`` naming a checkout built with
+``make magpie BUILD=release``, a whole MAGPIE process finding the top play of the same position with
+the same KWG is timed in the same way as ``skrafl best -n 1`` (median wall time after a warm-up, and
+CPU time), and the ratio printed (target ≤ 3×). Its data folder is written by the bench (see
+bench_movegen: our ``lexicon.kwg`` as ``data/lexica/CSWSKRAFL.kwg``, an empty leave file, the English
+letter distribution and the standard board; MAGPIE-DATA is not needed). By default ``bin/magpie``
+is run in that folder as ``magpie set -mode sync -savesettings false`` with two commands on stdin:
+``cgp CGP -lex CSWSKRAFL -wmp false -s1 score -s2 score -r1 best -r2 best -numplays 1 -threads 1``
+and ``generate`` (MAGPIE's pruned search for the best play by score, as ``-n 1`` is ours: start-up,
+loading the KWG and the 3.6 MB leave file, cross sets, generation, printing), and the top play it
+prints is checked to score as ours. ``MAGPIE_BEST_CMD`` replaces that with a shell command of your
+own, run in the same folder, with ``{magpie}``, ``{kwg}``, ``{lex}`` (the lexicon name) and ``{cgp}``
+(the whole CGP: board, ``RACK/``, ``0/0 0``) filled in.
 """
 
 from __future__ import annotations
@@ -93,31 +103,59 @@ def _time_process(args: list[str], repeat: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def _magpie_ms(lex: Path, board) -> float | None:
-    """Median wall seconds of MAGPIE's CLI printing the best play of ``board`` (MAGPIE_DIR and
-    MAGPIE_BEST_CMD, see the module docstring), or None without them."""
+# bin/magpie's arguments are its first command; the others are read from stdin. Sync mode must be
+# set there: in its default async mode a line read while a command runs is taken as "stop"/"status".
+MAGPIE_ARGS = ("set", "-mode", "sync", "-savesettings", "false")
+MAGPIE_COMMANDS = ("cgp {cgp} -lex {lex} -wmp false -s1 score -s2 score -r1 best -r2 best -numplays 1 "
+                   "-threads 1\ngenerate\n")
+
+
+def _magpie(lex: Path, board_file: str, rack: str) -> tuple[float, float, int | None, str] | None:
+    """A whole MAGPIE process printing the best play of the position (``MAGPIE_DIR``, and
+    ``MAGPIE_BEST_CMD`` when set; see the module docstring): median wall and CPU seconds after a
+    warm-up, the top play's score and the play as MAGPIE prints it; None without MAGPIE."""
+    import re
     import shlex
-    import shutil
     import tempfile
+
+    try:
+        from bench.bench_movegen import cgp, magpie_data
+    except ImportError:  # run as a script: bench/ is on the path
+        from bench_movegen import cgp, magpie_data
 
     root, cmd = os.environ.get("MAGPIE_DIR"), os.environ.get("MAGPIE_BEST_CMD")
     magpie = Path(root or ".", "bin", "magpie")
-    if not root or not cmd or not magpie.is_file():
+    if not root or not magpie.is_file():
         return None
+    position = cgp(board_file, rack)
     with tempfile.TemporaryDirectory() as tmp:
-        kwg = Path(tmp, "CSWSKRAFL.kwg")
-        shutil.copyfile(lex / "lexicon.kwg", kwg)
-        line = cmd.format(magpie=shlex.quote(str(magpie)), kwg=shlex.quote(str(kwg)),
-                          cgp=shlex.quote(board.cgp_rows()))
-        walls = []
+        work = magpie_data(Path(tmp), lex / "lexicon.kwg")
+        if work is None:
+            return None
+        kwg = work / "data" / "lexica" / "CSWSKRAFL.kwg"
+        if cmd:
+            line = cmd.format(magpie=shlex.quote(str(magpie)), kwg=shlex.quote(str(kwg)), lex="CSWSKRAFL",
+                              cgp=shlex.quote(position))
+            run = lambda: subprocess.run(line, shell=True, capture_output=True, text=True, cwd=work, check=False)
+        else:
+            commands = MAGPIE_COMMANDS.format(cgp=position, lex="CSWSKRAFL")
+            run = lambda: subprocess.run([str(magpie), *MAGPIE_ARGS], input=commands, capture_output=True,
+                                         text=True, cwd=work, check=False)
+        walls, cpus = [], []
         for _ in range(6):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
-            r = subprocess.run(line, shell=True, capture_output=True, text=True, cwd=root)
+            r = run()
             walls.append(time.perf_counter() - t)
-            if r.returncode:
-                print(f"MAGPIE_BEST_CMD failed ({r.returncode}): {r.stderr.strip()[:200]}")
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if r.returncode or "(error" in r.stdout + r.stderr:
+                print(f"MAGPIE failed ({r.returncode}): {(r.stdout + r.stderr).strip()[:300]}")
                 return None
-    return statistics.median(walls[1:])
+    top = re.search(r"\b1:\s+(\S+)\s+(\S+)\s+(?:\S+\s+)?(-?\d+)\s+-?\d+\.\d+", r.stdout)
+    score = int(top.group(3)) if top else None
+    play = f"{top.group(1)} {top.group(2)}" if top else "?"
+    return statistics.median(walls[1:]), statistics.median(cpus[1:]), score, play
 
 
 def _check_process() -> None:
@@ -159,11 +197,14 @@ def main() -> None:
         wall, cpu = _time_process(
             ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f", "tsv"], 5
         )
-        wall1, _ = _time_process(
-            ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f", "tsv",
-             "-n", "1"], 5
-        )
-        rows.append((name, rack_text, n, t_top, t_one, t_all, wall, cpu, wall1, _magpie_ms(lex, board)))
+        one_args = ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f",
+                    "tsv", "-n", "1"]
+        wall1, cpu1 = _time_process(one_args, 5)
+        mag = _magpie(lex, board_file, rack_text)
+        if mag:
+            ours = _skrafl(*one_args).stdout.splitlines()[1].split("\t")
+            mag = (*mag, f"{ours[0]} {ours[1]}", int(ours[2]), cpu1)
+        rows.append((name, rack_text, n, t_top, t_one, t_all, wall, cpu, wall1, mag))
     from cli.common import output_root
 
     is_lex = output_root() / "is"
@@ -190,13 +231,21 @@ def main() -> None:
     print("generation, output), median wall time and CPU time (user + system; the honest figure on a busy")
     print("machine), and the wall time of 'skrafl best -n 1' (with MAGPIE: its CLI and the ratio)")
     magpie = any(r[-1] for r in rows)
+    if magpie:
+        print("MAGPIE: a whole bin/magpie process finding the best play by score (cgp + generate, record best),")
+        print("median wall ms after a warm-up; ratio = our '-n 1' wall / MAGPIE's (cpu ratio: CPU time / CPU time);")
+        print("top = both engines' top play (a tie may differ in play; the scores must agree)")
     print(f"{'position':<12} {'rack':<8} {'moves':>6} {'top10 ms':>9} {'top1 ms':>8} {'all ms':>8} {'process ms':>11} "
-          f"{'cpu ms':>7} {'-n 1 ms':>8}" + (f" {'MAGPIE ms':>10} {'ratio':>6}" if magpie else ""))
+          f"{'cpu ms':>7} {'-n 1 ms':>8}" + (f" {'MAGPIE ms':>10} {'ratio':>6} {'cpu ratio':>9}  top (ours / MAGPIE)"
+                                            if magpie else ""))
     for name, rack, n, top, one, every, wall, cpu, wall1, mag in rows:
         line = (f"{name:<12} {rack:<8} {n:>6} {top * 1000:>9.2f} {one * 1000:>8.2f} {every * 1000:>8.1f} "
                 f"{wall * 1000:>11.1f} {cpu * 1000:>7.1f} {wall1 * 1000:>8.1f}")
         if mag:
-            line += f" {mag * 1000:>10.1f} {wall1 / mag:>5.1f}×"
+            m_wall, m_cpu, m_score, m_play, our_play, our_score, cpu1 = mag
+            same = "same score" if m_score == our_score else "DIFFERENT"
+            line += (f" {m_wall * 1000:>10.1f} {wall1 / m_wall:>5.1f}× {cpu1 / m_cpu:>8.1f}×  "
+                     f"{our_play} {our_score} / {m_play} {m_score} {same}")
         print(line)
     _check_process()
     print(f"load average: {os.getloadavg()[0]:.2f}")

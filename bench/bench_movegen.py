@@ -10,14 +10,41 @@
   (RawMoves); every play as the caller of ``best --all`` receives it (ScoredPlay tuples, sorted,
   made in C); the search for all plays without Python objects (``generate_top(limit=1,
   prune=False)``); the pruned top play, without and with the bingo index; and how many times
-  faster the pruned top play is than our own full generation (target ≥ 3×). With ``MAGPIE_DIR``
-  and ``MAGPIE_TIMES`` (a TSV ``position<TAB>ms`` of MAGPIE's in-process generation of every
-  play, from a harness linked with MAGPIE, same machine and word list) the ratios to MAGPIE are
-  printed too (targets: all plays ≤ 1.0×, the ``best --all`` path ≤ 1.5×).
+  faster the pruned top play is than our own full generation (target ≥ 3×). With MAGPIE (below)
+  the ratios to MAGPIE's in-process generation of every play are printed too, measured in the same
+  run on the same KWG file (targets: all plays ≤ 1.0×, the ``best --all`` path ≤ 1.5×), and both
+  engines' play counts are checked against each other.
 * 250 positions of random self-play (0–2 blanks): the same, per position on average.
 * The Icelandic riddle (``netskrafl_riddle1``) with ``output/is/lexicon.kwg`` when built.
 * A whole process: Python start-up, import, memory-mapped KWG load, generation of every play and
   printing the best — the floor under ``skrafl best`` (bench_best times the real command).
+
+MAGPIE (jvc56/MAGPIE, a C engine; nothing of it is in this repository). ``MAGPIE_DIR`` names a
+checkout built with ``make magpie BUILD=release`` (its ``bin/magpie``). MAGPIE-DATA is not needed:
+the bench writes the data folder MAGPIE reads from its working directory (``data/lexica/CSWSKRAFL.kwg``,
+a copy of the KWG built in this run — our KWG has the wolges/macondo layout MAGPIE reads, and a
+``CSW`` name makes MAGPIE take the English letter distribution; ``data/letterdistributions/english.csv``
+and ``data/layouts/standard15.txt`` from ../shared/reference; an empty leave file made by
+``magpie createdata klv CSWSKRAFL english``) in a temporary folder, and runs MAGPIE there.
+MAGPIE's CLI has no timer, so its in-process time comes from a harness of your own, outside this
+repository: ``MAGPIE_GEN_CMD`` is the shell command that starts it (run in that folder). It reads
+lines ``position<TAB>lexicon<TAB>cgp<TAB>repeats`` on stdin (cgp: board, ``RACK/``, ``0/0 0``) and
+prints ``position<TAB>ms<TAB>plays<TAB>top<TAB>best ms<TAB>best`` for each: the best CPU time of
+``repeats`` calls of MAGPIE's own ``generate_moves()`` (record type all, by score, no word map, one
+thread), the number of tile placements it found and the top score among them; then the best CPU
+time of ``generate_moves()`` with record type best (MAGPIE's pruned search for the top play, set
+against our top 1 +ix) and the score of the play it returns (the last three may be left out).
+Such a harness is a page of C compiled against MAGPIE's objects (``make libmagpie_core.a
+BUILD=release``, then ``-O3 -flto -march=native`` with ``-DBOARD_DIM=15
+-DRACK_SIZE=7``): create a ``Config`` on ``./data``; per line run the command ``cgp CGP -lex LEXICON
+-wmp false -s1 score -s2 score -r1 all -r2 all -threads 1 -savesettings false``; time
+``generate_moves()`` on ``config_get_game()`` into a move list of capacity 400,000 with
+``clock_gettime(CLOCK_PROCESS_CPUTIME_ID)``; count the moves of type ``GAME_EVENT_TILE_PLACEMENT_MOVE``;
+then the same with ``MOVE_RECORD_BEST`` into a move list of capacity 1.
+On the empty board of a layout symmetric about its diagonal MAGPIE anchors only the across plays
+(the down ones are their mirror images; ``board_update_all_anchors``), so its count there is compared
+with our across plays and its time is for half our work. Without ``MAGPIE_GEN_CMD``, ``MAGPIE_TIMES``
+may name a TSV of the same lines measured earlier (then not the same run).
 """
 
 from __future__ import annotations
@@ -146,21 +173,93 @@ def _tile_table(letters: str) -> list:
     return table
 
 
-def magpie_times() -> dict[str, float] | None:
-    """MAGPIE's in-process times (ms) per position name, when ``MAGPIE_DIR`` names a MAGPIE build
-    and ``MAGPIE_TIMES`` a TSV of them measured with it; None otherwise (our own times only)."""
-    root, table = os.environ.get("MAGPIE_DIR"), os.environ.get("MAGPIE_TIMES")
-    if not root or not Path(root, "bin", "magpie").is_file() or not table or not Path(table).is_file():
+def magpie_data(folder: Path, kwg_path: Path, name: str = "CSWSKRAFL") -> Path | None:
+    """A working folder for MAGPIE (``MAGPIE_DIR``) under ``folder`` whose ``data/`` holds our KWG as
+    ``lexica/NAME.kwg``, an empty leave file, the English letter distribution and the standard board;
+    None without a MAGPIE build or when MAGPIE cannot make the leave file."""
+    root = os.environ.get("MAGPIE_DIR")
+    magpie = Path(root or ".", "bin", "magpie")
+    if not root or not magpie.is_file():
         return None
+    import shutil
+
+    data = folder / "data"
+    for sub in ("lexica", "layouts", "letterdistributions"):
+        (data / sub).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(kwg_path, data / "lexica" / f"{name}.kwg")
+    rows = []
+    for line in (SHARED / "reference" / "tile_sets.tsv").read_text().splitlines()[1:]:
+        f = line.split("\t")
+        if f[0] == "english":  # letter, lower case, count, value, vowel; the blank first (letter 0)
+            rows.append(f"{f[1]},{f[1].lower()},{f[2]},{f[3]},{f[4]}")
+    (data / "letterdistributions" / "english.csv").write_text("\n".join(rows) + "\n")
+    layout = []
+    for line in (SHARED / "reference" / "boards" / "standard15_CrosswordGame.txt").read_text().splitlines():
+        if line.startswith("# start square:"):
+            sq = line.split(":")[1].split()[0]
+            start = f"{int(sq[1:]) - 1},{ENGLISH.index(sq[0])}"
+        elif line.startswith("|"):
+            layout.append(line[1:-1])
+    (data / "layouts" / "standard15.txt").write_text("\n".join([start, *layout]) + "\n")
+    r = subprocess.run([str(magpie), "createdata", "klv", name, "english", "-savesettings", "false"],
+                       capture_output=True, text=True, cwd=folder, check=False)
+    if not any((data / "lexica").glob(f"{name}.klv*")):
+        print(f"MAGPIE could not make its leave file: {(r.stdout + r.stderr).strip()[:300]}")
+        return None
+    return folder
+
+
+def cgp(board_name: str, rack_text: str) -> str:
+    """The position in MAGPIE's CGP: rows with runs of empty squares as numbers, the rack on turn,
+    the scores, the zero-scoring turns."""
+    rows = []
+    for line in (POSITIONS / board_name).read_text().split():
+        row, empty = "", 0
+        for ch in line:
+            if ch == ".":
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + ch
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    return f"{'/'.join(rows)} {rack_text}/ 0/0 0"
+
+
+def magpie_times(folder: Path, kwg_path: Path) -> tuple[dict[str, tuple], str] | None:
+    """MAGPIE's in-process figures per position name — (ms for all plays, plays, top score, ms for
+    the top play, its score), None where not given — measured now by the
+    harness of ``MAGPIE_GEN_CMD`` on ``kwg_path`` (or read from ``MAGPIE_TIMES``), with a note on
+    their source; None without MAGPIE (our own times only)."""
+    cmd, table = os.environ.get("MAGPIE_GEN_CMD"), os.environ.get("MAGPIE_TIMES")
+    if not cmd and not (table and Path(table).is_file()):
+        return None
+    work = magpie_data(folder / "magpie", kwg_path)
+    if work is None:
+        return None
+    if cmd:
+        lines = []
+        for name, board_name, rack_text in CASES:
+            repeat = 7 if rack_text.count("?") >= 2 else 21
+            lines.append(f"{name.split()[0]}\tCSWSKRAFL\t{cgp(board_name, rack_text)}\t{repeat}")
+        r = subprocess.run(cmd, shell=True, input="\n".join(lines) + "\n", capture_output=True, text=True,
+                           cwd=work, check=False)
+        if r.returncode:
+            print(f"MAGPIE_GEN_CMD failed ({r.returncode}): {(r.stdout + r.stderr).strip()[:300]}")
+            return None
+        text, source = r.stdout, "MAGPIE_GEN_CMD, this run"
+    else:
+        text, source = Path(table).read_text(), f"MAGPIE_TIMES {table} (an earlier run)"
     out = {}
-    for line in Path(table).read_text().splitlines():
-        name, _, ms = line.partition("\t")
-        if ms.strip():
-            out[name.strip()] = float(ms)
-    return out
+    for line in text.splitlines():
+        f = line.split("\t")
+        if len(f) >= 2 and f[1].strip():
+            f += [""] * (6 - len(f))
+            num = [(float if i in (1, 4) else int)(x) if x.strip() else None for i, x in enumerate(f[:6]) if i]
+            out[f[0].strip()] = tuple(num)
+    return out, source
 
 
-def time_generation(kwg_path: Path) -> None:
+def time_generation(kwg_path: Path, tmp: Path) -> None:
     from gamecore.kwg import Kwg
     from gamecore.movegen import generate, generate_top
     from gamecore.play import ScoredPlay
@@ -174,12 +273,18 @@ def time_generation(kwg_path: Path) -> None:
           f"{len(index) / 2**20:.1f} MiB")
     layout, values = layout_and_values()
     table = _tile_table(ENGLISH)
-    magpie = magpie_times()
+    magpie, source = magpie_times(tmp, kwg_path) or (None, "")
     print("in-process, best CPU ms of repeated runs: all = every play in generator order (RawMoves); "
           "best --all = every play sorted as ScoredPlay; search = all plays found, no objects; top 1 = "
           "the pruned search (+ix: with the bingo index); speed-up = search / top 1 +ix")
     head = f"{'position':24} {'plays':>7} {'all':>7} {'best--all':>9} {'search':>7} {'top 1':>7} {'+ix':>7} {'speed-up':>8}"
-    print(head + ("  MAGPIE ms  all/M  best--all/M" if magpie else ""))
+    if magpie:
+        print(f"MAGPIE ({source}): its generate_moves() of every play (record all, by score, no word map, "
+              "one thread), best CPU ms of repeated runs; all/M and best--all/M = our time / MAGPIE's; "
+              "top1/M = our top 1 +ix / MAGPIE's generate_moves() with record best (its pruned search); "
+              "plays = ours / MAGPIE's (on the empty board MAGPIE makes only the across plays: ours across), "
+              "and the top scores")
+    print(head + ("  MAGPIE ms  all/M  best--all/M  M best ms  top1/M  plays (ours/M), top" if magpie else ""))
     for name, board_name, rack_text in CASES:
         grid = board(board_name)
         counts, blanks = rack(rack_text)
@@ -194,9 +299,17 @@ def time_generation(kwg_path: Path) -> None:
         t_ix = _best_ms(lambda: generate_top(*args, limit=1, bingo_index=index), repeat)
         line = (f"{name:24} {len(moves):7d} {t_all:7.2f} {t_best:9.2f} {t_search:7.2f} {t_top:7.3f} {t_ix:7.3f} "
                 f"{t_search / t_ix:7.1f}×")
-        m = (magpie or {}).get(name.split()[0])
+        m, m_plays, m_top, m_best, m_best_score = (magpie or {}).get(name.split()[0], (None,) * 5)
         if m:
             line += f"  {m:9.3f}  {t_all / m:5.2f}  {t_best / m:11.2f}"
+            line += f"  {m_best:9.3f}  {t_ix / m_best:6.2f}" if m_best else f"  {'':9}  {'':6}"
+            if m_plays is not None:
+                ours = sum(1 for x in moves if x.across) if first else len(moves)
+                line += f"  {ours}/{m_plays} " + ("same" if ours == m_plays else "DIFFERENT")
+            top = max((x.score for x in moves), default=0)
+            tops = {t for t in (m_top, m_best_score) if t is not None}
+            if tops:
+                line += f", top {top}/{'/'.join(map(str, sorted(tops)))} " + ("same" if tops == {top} else "DIFFERENT")
         print(line)
 
 
@@ -345,7 +458,7 @@ def main() -> None:
         print(f"English lexicon: {source}")
         kwg_path = tmp / "en.kwg"
         time_build(words, ENGLISH, "English", kwg_path)
-        time_generation(kwg_path)
+        time_generation(kwg_path, tmp)
         time_random_positions(kwg_path)
         time_process(kwg_path)
         time_riddle()
