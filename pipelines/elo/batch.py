@@ -419,10 +419,12 @@ def _with_extras(table: GamesTable) -> Any:
         extra = extra_columns(source) if source is not None and source.is_file() else None
     except (OSError, pl.exceptions.PolarsError):
         extra = None
-    if extra is None:
-        return games.with_columns(pl.lit("", dtype=pl.String).alias("locale"), pl.lit(None, dtype=pl.Int64).alias("moves"),
-                                  pl.lit(None, dtype=pl.Int64).alias("players"), pl.lit(None, dtype=pl.Boolean).alias("finished"))
-    return games.join(extra, on="row", how="left", maintain_order="left").with_columns(pl.col("locale").fill_null(""))
+    defaults = {"locale": pl.lit("", dtype=pl.String), "moves": pl.lit(None, dtype=pl.Int64),
+                "players": pl.lit(None, dtype=pl.Int64), "finished": pl.lit(None, dtype=pl.Boolean)}
+    if extra is not None:  # the columns the reader did not keep, from the file, by data row
+        wanted = [c for c in defaults if c not in games.columns]
+        games = games.join(extra.select("row", *wanted), on="row", how="left", maintain_order="left")
+    return games.with_columns([v.alias(c) for c, v in defaults.items() if c not in games.columns]).with_columns(pl.col("locale").fill_null(""))
 
 
 def _player_frame(name: str, names: Any, pids: Any, ratings: Any) -> Any:
