@@ -188,12 +188,14 @@ def stdin_paths(items: List[str]) -> List[str]:
     skipped). Raises UsageError when stdin gives no path."""
     if "-" not in items:
         return list(items)
-    from cli.common import read_items
+    import os
+    import sys
 
     out: List[str] = []
     for item in items:
         if item == "-":
-            got = read_items(["-"])
+            # paths as the file system spells them: not put in NFC (an NFD file name stays NFD)
+            got = [os.fsdecode(line.rstrip(b"\r\n")) for line in sys.stdin.buffer if line.strip()]
             if not got:
                 raise UsageError("'-' given but stdin holds no path (one file or folder per line)")
             out.extend(got)

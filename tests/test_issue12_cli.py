@@ -189,3 +189,15 @@ def test_options_alike_across_commands():
     for name in ("best", "replay", "elo"):
         opts = {o for p in cmd.commands[name].params for o in getattr(p, "opts", [])}
         assert {"--quiet", "-q"} <= opts, name
+
+
+def test_replay_stdin_paths_are_taken_as_spelled(tmp_path):
+    """A file whose name is in NFD (y + combining acute) is found from its path on stdin: paths are
+    not put in NFC (the words of a game are; a file name is the file system's)."""
+    import unicodedata
+
+    name = unicodedata.normalize("NFD", "ýfir.gcg")
+    p = tmp_path / name
+    p.write_bytes((FIXTURES / "gcg" / "base.gcg").read_bytes())
+    res = run_skrafl("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=str(p) + "\n")
+    assert res.returncode == 0, res.stderr
