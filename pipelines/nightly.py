@@ -30,7 +30,8 @@ Config (TOML; relative paths are under ``workdir``, default the config's folder)
 
     workdir = "/srv/skrafl"
     [lexicon]
-    lang = "is"                 # built here when its recipe/input changed (source, input optional)
+    lang = "is"                 # built here when its recipe, input or ingest changed (source, input,
+                                # entries optional; default entries: output/entries/LANG)
     # path = "output/is"        # or: a lexicon built elsewhere, only compared and copied
     [games]
     source = "postgresql:///netskrafl"    # or a folder of game files ("incoming/{date}")
@@ -140,7 +141,25 @@ def lexicon_fingerprint(cfg: dict) -> str:
     files = sorted(p for p in recipes.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     if lex.get("input"):
         files.append(_under(cfg, lex["input"]))
-    return hashlib.sha256((lex["lang"] + (lex.get("source") or "") + _sha_files(files)).encode()).hexdigest()
+    entries = ""
+    if not lex.get("source"):  # built from an ingest: its files (the dump's version) count too
+        from gamecore.folders import read_marker
+
+        folder = _entries(cfg)
+        marker = read_marker(Path(os.path.realpath(folder))) if folder.exists() else None
+        entries = json.dumps((marker or {}).get("files", {}), sort_keys=True)
+    return hashlib.sha256((lex["lang"] + (lex.get("source") or "") + _sha_files(files) + entries).encode()).hexdigest()
+
+
+def _entries(cfg: dict) -> Path:
+    """The ingest folder a ``lang`` lexicon is built from (``[lexicon] entries``, default the
+    project's ``output/entries/LANG``)."""
+    lex = cfg["lexicon"]
+    if lex.get("entries"):
+        return _under(cfg, lex["entries"])
+    from cli.common import output_root
+
+    return Path(output_root()) / "entries" / lex["lang"]
 
 
 def _previous_log(cfg: dict, day: dt.date) -> dict | None:
@@ -192,6 +211,8 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
                 cmd += ["--source", lex["source"]]
             if lex.get("input"):
                 cmd += ["--input", str(_under(cfg, lex["input"]))]
+            if not lex.get("source"):
+                cmd += ["--entries", str(_entries(cfg))]
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parents[1]))
             if r.returncode != 0:
                 raise StepFailed("lexicon", (r.stderr.strip().splitlines() or [f"skrafl build exited {r.returncode}"])[-1])
