@@ -10,10 +10,13 @@ run with exit status 2 and leaves every earlier output as it was):
    of the lexicon at ``path`` (``path`` mode: its marker's sizes and checksums, without
    ``build_stats.json``). The lexicon *changed* when the previous night's run log names another
    fingerprint.
-2. ``replay``: the games finished on the day (a PostgreSQL database: its finished games of the
-   day; or folders of game files, ``{date}`` in the path replaced by the day) into the dataset
-   ``replay.dataset``, ``--since D --until D`` (:func:`pipelines.replay.run.run_replay_dataset`):
-   the day's partition replaced, the others kept; an identical partition is not swapped.
+2. ``replay``: the games finished since the last night that rated (the day after the newest
+   ``elo.out/DAY`` before D; from nothing: every day) up to D — a PostgreSQL database (its
+   finished games in that window) or folders of game files (``{date}`` in the path replaced by
+   D) — into the dataset ``replay.dataset``, ``--since … --until D``
+   (:func:`pipelines.replay.run.run_replay_dataset`): those days' partitions replaced (a night
+   that failed or did not run is replayed with the next), the others kept; an identical
+   partition is not swapped.
 3. ``impact`` (only when the lexicon changed): the previous lexicon against the new one over the
    whole dataset, into ``impact.out/D`` (:mod:`pipelines.impact`).
 4. ``elo``: ``elo --games DATASET --date D --state <the newest elo.out/DAY before D>`` into
@@ -274,9 +277,14 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             rec["inputs"] = _shown(items) + [str(lexicon)]
             rec["outputs"] = [str(dataset)]
             opts = ReplayOptions(lexicon_dir=str(lexicon), preset=cfg["replay"].get("rules"))
-            s = run_replay_dataset(items, dataset, opts, workers=int(cfg["replay"].get("workers", 1)), quiet=quiet, since=day, until=day,
+            # every day since the last night that rated (a night that failed or did not run is
+            # replayed now; from nothing: every day up to D)
+            state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day)
+            since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
+            rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
+            s = run_replay_dataset(items, dataset, opts, workers=int(cfg["replay"].get("workers", 1)), quiet=quiet, since=since, until=day,
                                    cluster=cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None)
-            rec["counts"] = {k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")}
+            rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
             rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])
 
         _run(rec, replay)

@@ -107,6 +107,8 @@ def test_three_nights(setup):
     # a later night with days without a run between: caught up; ratings = one run from scratch
     r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
     assert r.returncode == 0, r.stderr
+    log4 = json.loads((work / "logs" / "2025-08-16.json").read_text(encoding="utf-8"))
+    assert log4["steps"][1]["counts"]["since"] == "2025-08-13" and log4["steps"][1]["counts"]["partitions"] == ["2025-08-16"]
     assert list(read_manifest(work / "data" / "replay")["partitions"]) == ["2025-08-11", "2025-08-12", "2025-08-16"]
     r = _skrafl("elo", "--games", work / "data" / "replay", "--out", work / "scratch", "-q")
     assert r.returncode == 0, r.stderr
@@ -165,3 +167,23 @@ def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
     assert s3["lexicon"]["counts"]["built"] is True and s3["lexicon"]["counts"]["changed"] is True
     assert log3["lexicon"] != log2["lexicon"] and s3["impact"]["status"] == "ok"
     assert (work / "data" / "impact" / "2025-08-13" / "summary.md").exists()
+
+
+def test_a_failed_night_is_made_up_by_the_next(setup):
+    """Night 2 fails (its games folder is missing); night 3 replays day 2's games too, and the
+    ratings equal one run from scratch."""
+    work, config, _words_ = setup
+    r = _skrafl("nightly", config, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    bad = work / "bad.toml"
+    bad.write_text(config.read_text(encoding="utf-8").replace('source = "incoming"', 'source = "missing"'), encoding="utf-8")
+    assert _skrafl("nightly", bad, "--date", "2025-08-12", "-q").returncode == 2
+    r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
+    assert r.returncode == 0, r.stderr
+    log = json.loads((work / "logs" / "2025-08-16.json").read_text(encoding="utf-8"))
+    assert log["steps"][1]["counts"]["since"] == "2025-08-12"
+    assert log["steps"][1]["counts"]["partitions"] == ["2025-08-12", "2025-08-16"]
+    r = _skrafl("elo", "--games", work / "data" / "replay", "--out", work / "scratch", "-q")
+    assert r.returncode == 0, r.stderr
+    a = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
+    assert a.equals(pl.read_parquet(work / "scratch" / "ratings.parquet").sort("list", "player"))
