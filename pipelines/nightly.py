@@ -183,11 +183,7 @@ def _previous_log(cfg: dict, day: dt.date) -> dict | None:
         log = json.loads(best[1].read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return log if log.get("status") == "ok" else _previous_ok(cfg, best[0])
-
-
-def _previous_ok(cfg: dict, before: dt.date) -> dict | None:
-    return _previous_log(cfg, before)
+    return log if log.get("status") == "ok" else _previous_log(cfg, best[0])  # the newest night that succeeded
 
 
 def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path | None]:
@@ -323,7 +319,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                               ratings_to=ecfg.get("ratings_to"), ratings_table=ecfg.get("table"))
             rec["counts"] = {"rated": run.games_rated, "skipped": run.games_skipped, "late": run.late.height if run.late is not None else 0,
                              "top100": sorted(p.name for p in out.glob("top100_*.csv"))}
-            rec["notes"] = [_scrub_note(n) for n in run.notes]
+            rec["notes"] = list(run.notes)
 
         _run(rec, elo)
         log["status"], log["exit"] = "ok", 0
@@ -337,10 +333,6 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
     if failure is not None:
         raise failure
     return log
-
-
-def _scrub_note(note: str) -> str:
-    return note
 
 
 def _begin(log: dict, step: str) -> dict:

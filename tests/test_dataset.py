@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.replay.dataset import read_manifest, read_table
+from pipelines.replay.dataset import read_manifest
 from pipelines.replay.run import ReplayOptions, run_replay, run_replay_dataset
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -517,8 +517,8 @@ class DatasetRun:
             self.stages[part] = PartitionStage(self.ds, part)
         return dict(sorted(pieces.items()))
 
-    def write_all(self, workers: int = 1) -> None:
-        """Phase 2 here (or in local worker processes)."""
+    def write_all(self) -> None:
+        """Phase 2 in this process (a cluster runs it as tasks: :mod:`.cluster`)."""
         plan = self.plan()
         for part, pieces in plan.items():
             write_partition(pieces, self.stages[part].path, self.analyze)
