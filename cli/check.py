@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import OutputFormat, emit, output_root, read_items
+from cli.common import QUIET_OPTION, OutputFormat, emit, output_root, read_items
 
 
 def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
@@ -40,6 +40,7 @@ def check(
     fmt: OutputFormat = typer.Option(
         OutputFormat.tsv, "--format", "-f", help="tsv (WORD<TAB>VALID, the default), table or json."
     ),
+    quiet: bool = QUIET_OPTION,  # nothing but the verdicts is printed: accepted as every command accepts it
 ) -> None:
     """Check words: one line per word, WORD<TAB>VALID or WORD<TAB>INVALID.
 

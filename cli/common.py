@@ -86,8 +86,21 @@ def read_items(items: Sequence[str]) -> list[str]:
     return out
 
 
-def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFormat, header: bool = True) -> None:
-    """Print rows as an aligned table, TSV (with a header line) or a JSON array of objects."""
+def terminal_width() -> int | None:
+    """The terminal's width in columns when standard output is one (or ``$COLUMNS`` is set), else
+    None: a table for a person is cut to fit, output for a script never."""
+    import shutil
+
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFormat, header: bool = True,
+         max_width: int | None = None) -> None:
+    """Print rows as an aligned table, TSV (with a header line) or a JSON array of objects.
+
+    ``max_width``: in ``table`` format, cut each line to this many characters (ending in ``…``)."""
     rows = [list(r) for r in rows]
     out = sys.stdout
     if fmt == OutputFormat.json:
@@ -104,10 +117,14 @@ def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFo
     widths = [len(c) for c in columns]
     for r in text_rows:
         widths = [max(w, len(v)) for w, v in zip(widths, r)]
+    def line(cells: Sequence[str]) -> str:
+        text = "  ".join(v.ljust(w) for v, w in zip(cells, widths)).rstrip()
+        return text if max_width is None or len(text) <= max_width else text[: max(1, max_width - 1)] + "…"
+
     if header:
-        out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
+        out.write(line(columns) + "\n")
     for r in text_rows:
-        out.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
+        out.write(line(r) + "\n")
 
 
 __all__ = [
@@ -120,4 +137,5 @@ __all__ = [
     "fail",
     "output_root",
     "read_items",
+    "terminal_width",
 ]

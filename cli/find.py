@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from cli.check import lexicon_dir
-from cli.common import FORMAT_OPTION, OutputFormat, emit, read_items
+from cli.common import QUIET_OPTION, OutputFormat, emit, read_items
 
 
 def find(
@@ -22,6 +22,7 @@ def find(
     length: Optional[int] = typer.Option(None, "--length", "-n", min=1, help="Only words of this many letters."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many words."),
     fmt: OutputFormat = typer.Option(OutputFormat.tsv, "--format", "-f", help="tsv (one word per line, the default), table or json."),
+    quiet: bool = QUIET_OPTION,  # nothing but the words is printed: accepted as every command accepts it
 ) -> None:
     """Search a lexicon: words matching a pattern, anagrams of a rack, hooks of a word.
 

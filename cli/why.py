@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from cli.check import lexicon_dir
-from cli.common import FORMAT_OPTION, OutputFormat, emit, read_items
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, read_items, terminal_width
 
 
 def why(
@@ -22,6 +22,7 @@ def why(
         "beside the lexicon)."
     ),
     fmt: OutputFormat = FORMAT_OPTION,
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     """Explain words: VALID or INVALID, every source entry with the rule that kept or dropped it.
 
@@ -53,7 +54,7 @@ def why(
         recipe = next((r for r in recipes_for(language(lex.language).folder) if r.name == lex.name), None)
     if recipe is None:
         raise DataError(f"no recipe named {lex.name!r} for language {lex.language!r}", folder)
-    if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256"):
+    if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256") and not quiet:
         typer.echo("skrafl: warning: the recipe changed since this lexicon was built; "
                    "explanations follow the current recipe", err=True)
     recorded = lex.manifest.get("source", {}).get("entries")
@@ -91,6 +92,14 @@ def why(
         notes = [f"listed in {path.name} ({name.replace('_', ' ')})" for name, (path, ws) in lists.items() if key in ws]
         if not rows and not notes:
             notes.append("not in the source at all" if entries_path else "entries.parquet not found (give --entries FOLDER): no source detail")
+        outside = sorted(set(key) - set(recipe.alphabet), key=key.index)
+        if outside:
+            notes.append(f"letter{'s' if len(outside) > 1 else ''} {', '.join(repr(c) for c in outside)} not in the "
+                         f"{recipe.name} alphabet ({recipe.alphabet})")
+        if not recipe.min_length <= len(key) <= recipe.max_length:
+            notes.append(f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters")
+        if rows and recipe.language == "sl" and "lemma" in show:
+            notes.append("the lemma is the Hunspell stem the form was expanded from (sl_SI), not a dictionary headword")
         report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
     if fmt == OutputFormat.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
@@ -107,13 +116,14 @@ def why(
                 rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [notes])
         emit(rows, ["word", "verdict", "lexicon", *cols, "notes"], fmt)
     else:
+        width = terminal_width()
         for item in report:
             typer.echo(f"{item['word']}\t{'VALID' if item['valid'] else 'INVALID'}\t(lexicon {item['lexicon']})")
             for note in item["notes"]:
-                typer.echo(f"  {note}")
+                typer.echo(f"  {note}" if width is None or len(note) + 2 <= width else f"  {note[: max(1, width - 3)]}…")
             if item["entries"]:
                 cols = list(item["entries"][0])
-                emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt)
+                emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt, max_width=width)
     raise typer.Exit(0 if all(i["valid"] for i in report) else 1)
 
 

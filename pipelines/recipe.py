@@ -256,7 +256,33 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     for f in (recipe.short_list, recipe.additions, recipe.removals):
         if f is not None and f not in recipe.files:
             recipe.files.append(f)
+    _check_single_letter_tiles(recipe, path)
     return recipe
+
+
+def _check_single_letter_tiles(recipe: Recipe, path: Path) -> None:
+    """Refuse, in one line, a recipe whose letters are not all single characters: the lexicon graph
+    (KWG) and words.txt store one character per tile, so a tile set with multi-letter tiles (Catalan
+    L·L, NY, QU; Spanish CH, LL, RR) or an alphabet with a non-letter in it cannot be built yet.
+
+    Raises:
+        DataError: naming the tiles or characters.
+    """
+    odd = sorted({c for c in recipe.alphabet if not c.isalpha()})
+    if odd:
+        raise DataError(f"[lexicon] alphabet has characters that are not letters ({' '.join(odd)}); multi-letter tiles "
+                        "(L·L, NY, QU) are not supported by skrafl build: the lexicon graph holds one character per tile", path)
+    from gamecore.errors import UsageError
+    from gamecore.tilesets import load_tile_set
+
+    try:
+        tiles = load_tile_set(recipe.tile_set)
+    except UsageError:
+        return  # an unknown tile set is reported where the lexicon is played (best, replay)
+    multi = [t for t in tiles.letters if len(t) > 1]
+    if multi:
+        raise DataError(f"tile set {recipe.tile_set!r} has multi-letter tiles ({', '.join(multi)}): not supported by skrafl "
+                        "build (the lexicon graph holds one character per tile)", path)
 
 
 def recipes_for(folder: Path) -> list[Recipe]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from clirun import run_skrafl
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
 
 pytest.importorskip("spylls")  # the hunspell reader parses with spylls (extra "sl")
@@ -126,3 +127,10 @@ def test_sloleks_table(tmp_path):
 ])
 def test_bad_input_clear_error_previous_output_kept(hunspell_build, tmp_path, fixture, message):
     assert_bad_input(hunspell_build.parent, tmp_path, "sl", ["--source", str(FIX / fixture)], message)
+
+
+def test_why_says_the_lemma_is_a_hunspell_stem(hunspell_build):
+    """Issue 12: for Slovenian, 'why' says the lemma column is the Hunspell stem the form came from."""
+    r = run_skrafl("why", "--lexicon", str(hunspell_build), "nelepo")
+    assert r.returncode == 0, r.stderr
+    assert "the lemma is the Hunspell stem the form was expanded from (sl_SI)" in r.stdout, r.stdout

@@ -294,7 +294,8 @@ def test_why_tsv_is_real_tsv(kr_build):
     fari = [r for r in rows if r["word"] == "fariði"]
     assert fari and all(r["verdict"] == "INVALID" and r["lemma"] == "fara" for r in fari)
     assert any(r["entry_verdict"] == "dropped: plural_question_form" for r in fari)
-    assert [r["notes"] for r in rows if r["word"] == "xyzzy"] == ["not in the source at all"]
+    assert [r["notes"] for r in rows if r["word"] == "xyzzy"] == [
+        "not in the source at all; letter 'z' not in the is alphabet (aábdðeéfghiíjklmnoóprstuúvxyýþæö)"]
 
 
 def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") -> Path:
@@ -331,3 +332,21 @@ def test_a_word_in_both_committee_lists_is_an_error(kr_build, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1
     assert "both added and removed by the committee lists (hestur)" in lines[0] and "removals.txt" in lines[0]
+
+
+def test_why_names_the_letters_outside_the_alphabet_and_cuts_table_lines(kr_build):
+    """Issue 12: 'why' names a letter outside the alphabet and the length limits; in table format
+    (for a person: COLUMNS set) no line is wider than the terminal."""
+    import os
+
+    r = run_skrafl("why", "--lang", "is", "cwzq", output_root=kr_build.parent)
+    assert r.returncode == 1
+    assert "letters 'c', 'w', 'z', 'q' not in the is alphabet" in r.stdout, r.stdout
+    r = run_skrafl("why", "--lang", "is", "hestar" * 3, output_root=kr_build.parent)
+    assert "18 letters: the is lexicon has words of 2 to 15 letters" in r.stdout, r.stdout
+    env = {**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent), "COLUMNS": "40"}
+    p = subprocess.run([sys.executable, "-m", "cli.main", "why", "--lang", "is", "fariði"], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[1], env=env)
+    lines = p.stdout.splitlines()
+    assert len(lines) > 2 and max(len(line) for line in lines[1:]) <= 40, lines
+    assert any(line.endswith("…") for line in lines)

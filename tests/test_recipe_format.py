@@ -107,3 +107,26 @@ def test_fast_lowercase_equals_polars_lowercase():
     assert _lowercase_series(s).to_list() == s.str.to_lowercase().to_list()
     already = pl.Series("form", ["abc", "еж"])
     assert _lowercase_series(already).to_list() == ["abc", "еж"]
+
+
+def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
+    """Catalan's L·L, NY and QU tiles (issue 12): the KWG holds one character per tile, so such a
+    recipe is refused with one DataError naming the tiles, not a crash inside the build."""
+    from clirun import run_skrafl
+
+    tiles = tmp_path / "catalan.tsv"
+    tiles.write_text("letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t12\t1\t1\nL\t4\t1\t0\nL·L\t1\t10\t0\nNY\t1\t10\t0\nQU\t1\t8\t0\n",
+                     encoding="utf-8")
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(BASE.replace('tile_set = "english"', f'tile_set = "{tiles}"'), encoding="utf-8")
+    with pytest.raises(DataError, match=r"multi-letter tiles \(L·L, NY, QU\)"):
+        load_recipe(recipe)
+    dotted = tmp_path / "dotted.toml"
+    dotted.write_text(BASE.replace('alphabet = "abcdefghijklmnopqrstuvwxyz"', 'alphabet = "abcl·"'), encoding="utf-8")
+    with pytest.raises(DataError, match=r"not letters \(·\)"):
+        load_recipe(dotted)
+    words = tmp_path / "w.txt"
+    words.write_text("col·lecció\nany\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--recipe", str(recipe), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "multi-letter tiles" in r.stderr and not (tmp_path / "out").exists()
