@@ -57,9 +57,7 @@ def _env() -> dict:
 
 
 def _skrafl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, env=_env()
-    )
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, env=_env())
 
 
 def _lexicon(name: str, words: Path) -> Path:
@@ -106,8 +104,7 @@ def _time_process(args: list[str], repeat: int) -> tuple[float, float]:
 # bin/magpie's arguments are its first command; the others are read from stdin. Sync mode must be
 # set there: in its default async mode a line read while a command runs is taken as "stop"/"status".
 MAGPIE_ARGS = ("set", "-mode", "sync", "-savesettings", "false")
-MAGPIE_COMMANDS = ("cgp {cgp} -lex {lex} -wmp false -s1 score -s2 score -r1 best -r2 best -numplays 1 "
-                   "-threads 1\ngenerate\n")
+MAGPIE_COMMANDS = "cgp {cgp} -lex {lex} -wmp false -s1 score -s2 score -r1 best -r2 best -numplays 1 -threads 1\ngenerate\n"
 
 
 def _magpie(lex: Path, board_file: str, rack: str) -> tuple[float, float, int | None, str] | None:
@@ -134,13 +131,15 @@ def _magpie(lex: Path, board_file: str, rack: str) -> tuple[float, float, int | 
             return None
         kwg = work / "data" / "lexica" / "CSWSKRAFL.kwg"
         if cmd:
-            line = cmd.format(magpie=shlex.quote(str(magpie)), kwg=shlex.quote(str(kwg)), lex="CSWSKRAFL",
-                              cgp=shlex.quote(position))
+            line = cmd.format(
+                magpie=shlex.quote(str(magpie)), kwg=shlex.quote(str(kwg)), lex="CSWSKRAFL", cgp=shlex.quote(position)
+            )
             run = lambda: subprocess.run(line, shell=True, capture_output=True, text=True, cwd=work, check=False)
         else:
             commands = MAGPIE_COMMANDS.format(cgp=position, lex="CSWSKRAFL")
-            run = lambda: subprocess.run([str(magpie), *MAGPIE_ARGS], input=commands, capture_output=True,
-                                         text=True, cwd=work, check=False)
+            run = lambda: subprocess.run(
+                [str(magpie), *MAGPIE_ARGS], input=commands, capture_output=True, text=True, cwd=work, check=False
+            )
         walls, cpus = [], []
         for _ in range(6):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -165,15 +164,18 @@ def _check_process() -> None:
     check, bare = [], []
     for _ in range(7):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "cli.main", "check", "--lexicon", str(lex), "HEFT"],
-                       capture_output=True, cwd=PROJECT, env=env)
+        subprocess.run(
+            [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lex), "HEFT"], capture_output=True, cwd=PROJECT, env=env
+        )
         check.append(time.perf_counter() - t)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], capture_output=True, cwd=PROJECT, env=env)
         bare.append(time.perf_counter() - t)
     c, b = statistics.median(check[1:]), statistics.median(bare[1:])
-    print(f"whole 'skrafl check WORD': median {c * 1000:.0f} ms, bare 'python -c pass' {b * 1000:.0f} ms: "
-          f"{c / b:.1f}× (target ≤ 5×)")
+    print(
+        f"whole 'skrafl check WORD': median {c * 1000:.0f} ms, bare 'python -c pass' {b * 1000:.0f} ms: "
+        f"{c / b:.1f}× (target ≤ 5×)"
+    )
 
 
 def main() -> None:
@@ -197,8 +199,19 @@ def main() -> None:
         wall, cpu = _time_process(
             ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f", "tsv"], 5
         )
-        one_args = ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f",
-                    "tsv", "-n", "1"]
+        one_args = [
+            "best",
+            "--lexicon",
+            str(lex),
+            "--board",
+            str(SHARED / board_file),
+            "--rack",
+            rack_text,
+            "-f",
+            "tsv",
+            "-n",
+            "1",
+        ]
         wall1, cpu1 = _time_process(one_args, 5)
         mag = _magpie(lex, board_file, rack_text)
         if mag:
@@ -218,8 +231,17 @@ def main() -> None:
         t_top, _ = _time_in_process(board, rack, bundle, ns, 20, 10)
         t_one, _ = _time_in_process(board, rack, bundle, ns, 20, 1)
         t_all, n = _time_in_process(board, rack, bundle, ns, 10, None)
-        args = ["best", "--lexicon", str(is_lex), "--board", str(SHARED / "netskrafl_riddle1.board"), "--rack",
-                "UAENRRK", "-f", "tsv"]
+        args = [
+            "best",
+            "--lexicon",
+            str(is_lex),
+            "--board",
+            str(SHARED / "netskrafl_riddle1.board"),
+            "--rack",
+            "UAENRRK",
+            "-f",
+            "tsv",
+        ]
         wall, cpu = _time_process(args, 5)
         wall1, _ = _time_process(args + ["-n", "1"], 5)
         rows.append(("is_riddle1", "UAENRRK", n, t_top, t_one, t_all, wall, cpu, wall1, None))
@@ -235,17 +257,23 @@ def main() -> None:
         print("MAGPIE: a whole bin/magpie process finding the best play by score (cgp + generate, record best),")
         print("median wall ms after a warm-up; ratio = our '-n 1' wall / MAGPIE's (cpu ratio: CPU time / CPU time);")
         print("top = both engines' top play (a tie may differ in play; the scores must agree)")
-    print(f"{'position':<12} {'rack':<8} {'moves':>6} {'top10 ms':>9} {'top1 ms':>8} {'all ms':>8} {'process ms':>11} "
-          f"{'cpu ms':>7} {'-n 1 ms':>8}" + (f" {'MAGPIE ms':>10} {'ratio':>6} {'cpu ratio':>9}  top (ours / MAGPIE)"
-                                            if magpie else ""))
+    print(
+        f"{'position':<12} {'rack':<8} {'moves':>6} {'top10 ms':>9} {'top1 ms':>8} {'all ms':>8} {'process ms':>11} "
+        f"{'cpu ms':>7} {'-n 1 ms':>8}"
+        + (f" {'MAGPIE ms':>10} {'ratio':>6} {'cpu ratio':>9}  top (ours / MAGPIE)" if magpie else "")
+    )
     for name, rack, n, top, one, every, wall, cpu, wall1, mag in rows:
-        line = (f"{name:<12} {rack:<8} {n:>6} {top * 1000:>9.2f} {one * 1000:>8.2f} {every * 1000:>8.1f} "
-                f"{wall * 1000:>11.1f} {cpu * 1000:>7.1f} {wall1 * 1000:>8.1f}")
+        line = (
+            f"{name:<12} {rack:<8} {n:>6} {top * 1000:>9.2f} {one * 1000:>8.2f} {every * 1000:>8.1f} "
+            f"{wall * 1000:>11.1f} {cpu * 1000:>7.1f} {wall1 * 1000:>8.1f}"
+        )
         if mag:
             m_wall, m_cpu, m_score, m_play, our_play, our_score, cpu1 = mag
             same = "same score" if m_score == our_score else "DIFFERENT"
-            line += (f" {m_wall * 1000:>10.1f} {wall1 / m_wall:>5.1f}× {cpu1 / m_cpu:>8.1f}×  "
-                     f"{our_play} {our_score} / {m_play} {m_score} {same}")
+            line += (
+                f" {m_wall * 1000:>10.1f} {wall1 / m_wall:>5.1f}× {cpu1 / m_cpu:>8.1f}×  "
+                f"{our_play} {our_score} / {m_play} {m_score} {same}"
+            )
         print(line)
     _check_process()
     print(f"load average: {os.getloadavg()[0]:.2f}")

@@ -85,13 +85,13 @@ def main() -> None:
         games = Path(tmp) / "games.parquet"
         t0 = time.perf_counter()
         make_games(games)
-        print(f"synthetic games: {N_GAMES:,} games, {N_PLAYERS:,} players + {len(ROBOTS)} robots "
-              f"({time.perf_counter() - t0:.1f} s to generate, {games.stat().st_size / 1e6:.1f} MB)")
+        print(
+            f"synthetic games: {N_GAMES:,} games, {N_PLAYERS:,} players + {len(ROBOTS)} robots "
+            f"({time.perf_counter() - t0:.1f} s to generate, {games.stat().st_size / 1e6:.1f} MB)"
+        )
         out = Path(tmp) / "out"
         t0 = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(games), str(out)], cwd=root, stdout=subprocess.PIPE, text=True
-        )
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(games), str(out)], cwd=root, stdout=subprocess.PIPE, text=True)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         inner, rated = proc.stdout.read().split()
@@ -102,12 +102,16 @@ def main() -> None:
         cpu = usage.ru_utime + usage.ru_stime
         ok_t = "OK" if wall <= TARGET_SECONDS else "OVER"
         ok_m = "OK" if peak <= TARGET_BYTES else "OVER"
-        print(f"elo: {int(rated):,} games rated in {wall:.2f} s wall incl. start-up ({float(inner):.2f} s in the job) "
-              f"[target {TARGET_SECONDS:.0f} s: {ok_t}]")
+        print(
+            f"elo: {int(rated):,} games rated in {wall:.2f} s wall incl. start-up ({float(inner):.2f} s in the job) "
+            f"[target {TARGET_SECONDS:.0f} s: {ok_t}]"
+        )
         print(f"elo: peak memory {peak / 2**20:.0f} MiB [target {TARGET_BYTES / 2**30:.0f} GiB: {ok_m}]")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"elo: CPU time {cpu:.2f} s (job + its list worker process); load average {load:.2f} on "
-              f"{os.cpu_count()} CPUs (other work on the machine slows the wall time)")
+        print(
+            f"elo: CPU time {cpu:.2f} s (job + its list worker process); load average {load:.2f} on "
+            f"{os.cpu_count()} CPUs (other work on the machine slows the wall time)"
+        )
 
 
 if __name__ == "__main__":

@@ -109,8 +109,24 @@ def main() -> None:
         else:
             print("output/is not built (make run): the Icelandic lexicon is skipped")
         for name, lex, play, rack, words in cases:
-            wall, cpu = _time_process(["score", "--lexicon", str(lex), "--board", str(empty), "--play", play, "--rack", rack,
-                                       "--challenge", "five_point", "-f", "json"], 7)
+            wall, cpu = _time_process(
+                [
+                    "score",
+                    "--lexicon",
+                    str(lex),
+                    "--board",
+                    str(empty),
+                    "--play",
+                    play,
+                    "--rack",
+                    rack,
+                    "--challenge",
+                    "five_point",
+                    "-f",
+                    "json",
+                ],
+                7,
+            )
             t = time.perf_counter()
             judge = WordJudge.load(lex)
             load_ms = (time.perf_counter() - t) * 1000
@@ -124,9 +140,13 @@ def main() -> None:
     print("board, ruling, output), median wall and CPU time; in-process (lexicon loaded once): a ruling of N words,")
     print("a ruling with its audit-log line written and fsynced, and Enter → verdict on the judge screen (pilot;")
     print("'key ms' is the pilot's own cost of a key press that does nothing, part of 'screen ms')")
-    print(f"{'lexicon':<14} {'words':>5} {'score ms':>9} {'cpu ms':>7} {'load ms':>8} {'rule ms':>8} {'+log ms':>8} {'screen ms':>10} {'key ms':>7}")
+    print(
+        f"{'lexicon':<14} {'words':>5} {'score ms':>9} {'cpu ms':>7} {'load ms':>8} {'rule ms':>8} {'+log ms':>8} {'screen ms':>10} {'key ms':>7}"
+    )
     for name, n, wall, cpu, load, rule, logged, screen, key in rows:
-        print(f"{name:<14} {n:>5} {wall * 1000:>9.1f} {cpu * 1000:>7.1f} {load:>8.1f} {rule:>8.3f} {logged:>8.2f} {screen:>10.1f} {key:>7.1f}")
+        print(
+            f"{name:<14} {n:>5} {wall * 1000:>9.1f} {cpu * 1000:>7.1f} {load:>8.1f} {rule:>8.3f} {logged:>8.2f} {screen:>10.1f} {key:>7.1f}"
+        )
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

@@ -42,8 +42,13 @@ def timed(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]:
     err_bytes = proc.stderr.read() if proc.stderr else b""
     _, status, usage = os.wait4(proc.pid, 0)
     err = err_bytes.decode("utf-8", "replace").strip().splitlines()[-1:]
-    return (time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-            os.waitstatus_to_exitcode(status), " ".join(err))
+    return (
+        time.perf_counter() - started,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss / 1024,
+        os.waitstatus_to_exitcode(status),
+        " ".join(err),
+    )
 
 
 def measure(lang: str, root: Path) -> dict:
@@ -61,11 +66,30 @@ def measure(lang: str, root: Path) -> dict:
     result["entries"] = json.loads((root / "entries" / lang / "entries.json").read_text(encoding="utf-8"))["rows"]
     if lang in SAMPLES and (REFS / SAMPLES[lang][0]).is_file():
         ref, reject = (REFS / name for name in SAMPLES[lang])
-        proc = subprocess.run(SKRAFL + ["compare", str(out), str(ref), "--reject", str(reject), "--out", str(root / "compare"),
-                                        "--format", "json", "--quiet"], cwd=ROOT, env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            SKRAFL
+            + [
+                "compare",
+                str(out),
+                str(ref),
+                "--reject",
+                str(reject),
+                "--out",
+                str(root / "compare"),
+                "--format",
+                "json",
+                "--quiet",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode == 0:
             numbers = json.loads(proc.stdout)
-            result["agreement"] = f"recall {numbers['recall']:.1%} of {ref.name}, {numbers['reject_accepted']:.1%} of {reject.name} accepted"
+            result["agreement"] = (
+                f"recall {numbers['recall']:.1%} of {ref.name}, {numbers['reject_accepted']:.1%} of {reject.name} accepted"
+            )
     return result
 
 
@@ -86,10 +110,12 @@ def main() -> None:
         ok = total <= TARGET_SECONDS and peak <= TARGET_MIB
         words = ", ".join(f"{name} {n:,}" for name, n in r["words"].items())
         cpu = r["ingest"]["cpu_seconds"] + r["build"]["cpu_seconds"]
-        print(f"| {lang} | {r['entries']:,} | {words} | {r['ingest']['seconds']} | {r['build']['seconds']} | "
-              f"{total:.1f} | {cpu:.1f} | {peak:,} | {'met' if ok else 'MISSED'} (≤ {TARGET_SECONDS} s, ≤ {TARGET_MIB} MiB) | "
-              f"{r.get('agreement', '–')} |",
-              flush=True)
+        print(
+            f"| {lang} | {r['entries']:,} | {words} | {r['ingest']['seconds']} | {r['build']['seconds']} | "
+            f"{total:.1f} | {cpu:.1f} | {peak:,} | {'met' if ok else 'MISSED'} (≤ {TARGET_SECONDS} s, ≤ {TARGET_MIB} MiB) | "
+            f"{r.get('agreement', '–')} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -125,8 +125,7 @@ def time_build(words: list[str], alphabet: str, label: str, path: Path) -> None:
     t = time.perf_counter()
     n = write_kwg(words, alphabet, path)
     dt = time.perf_counter() - t
-    print(f"KWG build {label}: {len(words):,} words → {n:,} nodes ({path.stat().st_size / 2**20:.1f} MiB) "
-          f"in {dt:.2f} s")
+    print(f"KWG build {label}: {len(words):,} words → {n:,} nodes ({path.stat().st_size / 2**20:.1f} MiB) in {dt:.2f} s")
 
 
 def time_icelandic_build(tmp: Path) -> None:
@@ -201,8 +200,13 @@ def magpie_data(folder: Path, kwg_path: Path, name: str = "CSWSKRAFL") -> Path |
         elif line.startswith("|"):
             layout.append(line[1:-1])
     (data / "layouts" / "standard15.txt").write_text("\n".join([start, *layout]) + "\n")
-    r = subprocess.run([str(magpie), "createdata", "klv", name, "english", "-savesettings", "false"],
-                       capture_output=True, text=True, cwd=folder, check=False)
+    r = subprocess.run(
+        [str(magpie), "createdata", "klv", name, "english", "-savesettings", "false"],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        check=False,
+    )
     if not any((data / "lexica").glob(f"{name}.klv*")):
         print(f"MAGPIE could not make its leave file: {(r.stdout + r.stderr).strip()[:300]}")
         return None
@@ -241,8 +245,7 @@ def magpie_times(folder: Path, kwg_path: Path) -> tuple[dict[str, tuple], str] |
         for name, board_name, rack_text in CASES:
             repeat = 7 if rack_text.count("?") >= 2 else 21
             lines.append(f"{name.split()[0]}\tCSWSKRAFL\t{cgp(board_name, rack_text)}\t{repeat}")
-        r = subprocess.run(cmd, shell=True, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                           cwd=work, check=False)
+        r = subprocess.run(cmd, shell=True, input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=work, check=False)
         if r.returncode:
             print(f"MAGPIE_GEN_CMD failed ({r.returncode}): {(r.stdout + r.stderr).strip()[:300]}")
             return None
@@ -269,21 +272,27 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
     print(f"KWG load (memory map): {(time.perf_counter() - t) * 1000:.2f} ms")
     t = time.perf_counter()
     index = kwg.bingo_index()
-    print(f"bingo index (once per lexicon, for many positions): {(time.perf_counter() - t) * 1000:.1f} ms, "
-          f"{len(index) / 2**20:.1f} MiB")
+    print(
+        f"bingo index (once per lexicon, for many positions): {(time.perf_counter() - t) * 1000:.1f} ms, "
+        f"{len(index) / 2**20:.1f} MiB"
+    )
     layout, values = layout_and_values()
     table = _tile_table(ENGLISH)
     magpie, source = magpie_times(tmp, kwg_path) or (None, "")
-    print("in-process, best CPU ms of repeated runs: all = every play in generator order (RawMoves); "
-          "best --all = every play sorted as ScoredPlay; search = all plays found, no objects; top 1 = "
-          "the pruned search (+ix: with the bingo index); speed-up = search / top 1 +ix")
+    print(
+        "in-process, best CPU ms of repeated runs: all = every play in generator order (RawMoves); "
+        "best --all = every play sorted as ScoredPlay; search = all plays found, no objects; top 1 = "
+        "the pruned search (+ix: with the bingo index); speed-up = search / top 1 +ix"
+    )
     head = f"{'position':24} {'plays':>7} {'all':>7} {'best--all':>9} {'search':>7} {'top 1':>7} {'+ix':>7} {'speed-up':>8}"
     if magpie:
-        print(f"MAGPIE ({source}): its generate_moves() of every play (record all, by score, no word map, "
-              "one thread), best CPU ms of repeated runs; all/M and best--all/M = our time / MAGPIE's; "
-              "top1/M = our top 1 +ix / MAGPIE's generate_moves() with record best (its pruned search); "
-              "plays = ours / MAGPIE's (on the empty board MAGPIE makes only the across plays: ours across), "
-              "and the top scores")
+        print(
+            f"MAGPIE ({source}): its generate_moves() of every play (record all, by score, no word map, "
+            "one thread), best CPU ms of repeated runs; all/M and best--all/M = our time / MAGPIE's; "
+            "top1/M = our top 1 +ix / MAGPIE's generate_moves() with record best (its pruned search); "
+            "plays = ours / MAGPIE's (on the empty board MAGPIE makes only the across plays: ours across), "
+            "and the top scores"
+        )
     print(head + ("  MAGPIE ms  all/M  best--all/M  M best ms  top1/M  plays (ours/M), top" if magpie else ""))
     for name, board_name, rack_text in CASES:
         grid = board(board_name)
@@ -297,8 +306,10 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
         t_search = _best_ms(lambda: generate_top(*args, limit=1, prune=False), repeat)
         t_top = _best_ms(lambda: generate_top(*args, limit=1), repeat)
         t_ix = _best_ms(lambda: generate_top(*args, limit=1, bingo_index=index), repeat)
-        line = (f"{name:24} {len(moves):7d} {t_all:7.2f} {t_best:9.2f} {t_search:7.2f} {t_top:7.3f} {t_ix:7.3f} "
-                f"{t_search / t_ix:7.1f}×")
+        line = (
+            f"{name:24} {len(moves):7d} {t_all:7.2f} {t_best:9.2f} {t_search:7.2f} {t_top:7.3f} {t_ix:7.3f} "
+            f"{t_search / t_ix:7.1f}×"
+        )
         m, m_plays, m_top, m_best, m_best_score = (magpie or {}).get(name.split()[0], (None,) * 5)
         if m:
             line += f"  {m:9.3f}  {t_all / m:5.2f}  {t_best / m:11.2f}"
@@ -363,17 +374,21 @@ def time_random_positions(kwg_path: Path) -> None:
     print(f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position:")
     times = {}
     for label, f in cases:
+
         def run():
             calls = 0
             for g, c, b, first in pos:
                 f((kwg, g, c, b, layout, values, 50, first))
                 calls += last_stats()[3]
             return calls
+
         calls = run()
         times[label] = _best_ms(run, 3) / len(pos)
         print(f"  {label:34} {times[label]:7.3f}   (search calls {calls:,})")
-    print(f"  top 1 (+ index) is {times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× faster than "
-          f"the full search, {times['all (RawMoves)'] / times['top 1 pruned + bingo index']:.1f}× than all plays as RawMoves")
+    print(
+        f"  top 1 (+ index) is {times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× faster than "
+        f"the full search, {times['all (RawMoves)'] / times['top 1 pruned + bingo index']:.1f}× than all plays as RawMoves"
+    )
 
 
 def time_riddle() -> None:
@@ -409,9 +424,11 @@ def time_riddle() -> None:
         times.append(time.perf_counter() - t)
     top = max(moves, key=lambda m: m.score)
     word = "".join(letters[(b & 63) - 1] for b in top.letters)
-    print(f"Icelandic riddle (KWG {len(kwg):,} nodes, load {load_ms:.2f} ms): {len(moves)} moves, "
-          f"top {word} {top.score}, median {statistics.median(times) * 1000:.2f} ms, "
-          f"first run {times[0] * 1000:.2f} ms")
+    print(
+        f"Icelandic riddle (KWG {len(kwg):,} nodes, load {load_ms:.2f} ms): {len(moves)} moves, "
+        f"top {word} {top.score}, median {statistics.median(times) * 1000:.2f} ms, "
+        f"first run {times[0] * 1000:.2f} ms"
+    )
 
 
 def time_process(kwg_path: Path) -> None:
@@ -443,9 +460,11 @@ def time_process(kwg_path: Path) -> None:
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], cwd=PROJECT, env=env)
         bare.append(time.perf_counter() - t)
-    print(f"whole process, mid1 with one blank (start-up + import + KWG load + generate + sort): "
-          f"median {statistics.median(times) * 1000:.0f} ms (bare Python start-up "
-          f"{statistics.median(bare) * 1000:.0f} ms; target for skrafl best ≤ 300 ms)")
+    print(
+        f"whole process, mid1 with one blank (start-up + import + KWG load + generate + sort): "
+        f"median {statistics.median(times) * 1000:.0f} ms (bare Python start-up "
+        f"{statistics.median(bare) * 1000:.0f} ms; target for skrafl best ≤ 300 ms)"
+    )
 
 
 def main() -> None:

@@ -102,8 +102,13 @@ print(json.dumps({"games": s["games"], "wall": wall, "parent": resource.getrusag
 
 def _memory(folder: Path, out: Path, workers: int) -> dict:
     """Replay ``folder`` in a fresh process; its peak RSS (KiB) and that of its largest worker."""
-    res = subprocess.run([sys.executable, "-c", _MEASURE, str(folder), str(out), str(workers)], cwd=PROJECT,
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(folder), str(out), str(workers)],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -127,8 +132,12 @@ def _alive(pid: int) -> bool:
 def _stop(folder: Path, out: Path, how: str) -> tuple[float, float, int | None]:
     """Seconds from the signal until the parent exited and until its workers were gone, and the
     parent's exit status (``how``: ``term`` or ``kill``)."""
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "replay", str(folder), "--out", str(out), "--workers", "2", "--quiet"],
-                            cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "replay", str(folder), "--out", str(out), "--workers", "2", "--quiet"],
+        cwd=PROJECT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers: set[int] = set()
     deadline = time.monotonic() + 60
     while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -151,12 +160,19 @@ def _trust(sources: list[Path], tmp: Path) -> None:
         for workers in (1, 2):
             m = _memory(folder, tmp / "out-memory", workers)
             extra = f", largest worker {m['workers'] / 1024:,.0f} MB" if workers > 1 else ""
-            print(f"replay memory {games:>7,} games workers={workers}: parent peak RSS {m['parent'] / 1024:,.0f} MB{extra}; "
-                  f"{m['games'] / m['wall']:,.0f} games/s", flush=True)
+            print(
+                f"replay memory {games:>7,} games workers={workers}: parent peak RSS {m['parent'] / 1024:,.0f} MB{extra}; "
+                f"{m['games'] / m['wall']:,.0f} games/s",
+                flush=True,
+            )
         if games == sizes[0] and Path("/proc/self/task").is_dir():
             for how in ("term", "kill"):
                 parent, gone, code = _stop(folder, tmp / "out-stop", how)
-                what = f"SIGTERM: parent exited ({code}) after {parent * 1000:,.0f} ms" if how == "term" else f"kill -9 of the parent ({code})"
+                what = (
+                    f"SIGTERM: parent exited ({code}) after {parent * 1000:,.0f} ms"
+                    if how == "term"
+                    else f"kill -9 of the parent ({code})"
+                )
                 print(f"replay stop {what}, every worker gone after {gone * 1000:,.0f} ms", flush=True)
         shutil.rmtree(folder)
     if len(sizes) == 1:
@@ -182,7 +198,9 @@ def main() -> None:
                 cases.append((f"lexicon {lang}", files, str(lexdir)))
             else:
                 print(f"replay: lexicon {lang} skipped (output/{lang} not built)")
-        print(f"replay: {copies} copies of each file, best of {repeats} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(
+            f"replay: {copies} copies of each file, best of {repeats} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
         for label, sources, lex in cases:
             files = _copies(sources, tmp, copies)
             opts = ReplayOptions(lexicon_dir=lex)

@@ -47,7 +47,9 @@ class Robot(str, Enum):
 
 def best(
     board: str = typer.Option(
-        ..., "--board", "-b",
+        ...,
+        "--board",
+        "-b",
         help="Board file: 15 lines of 15 ('.' empty; GCG: uppercase tile, lowercase blank). "
         "With --board-format cgp: a file holding a CGP string, or the CGP string itself.",
     ),
@@ -57,24 +59,30 @@ def best(
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     rules: Optional[str] = typer.Option(
-        None, "--rules", help="Rules preset (netskrafl, ordspill, erudit, russian_scrabble, slovene, wespa) "
-        "or a .toml file; default: the lexicon's, else the language's default."
+        None,
+        "--rules",
+        help="Rules preset (netskrafl, ordspill, erudit, russian_scrabble, slovene, wespa) "
+        "or a .toml file; default: the lexicon's, else the language's default.",
     ),
     n: int = typer.Option(10, "--top", "-n", help="How many plays to show (the best N)."),
     show_all: bool = typer.Option(False, "--all", help="Show every legal play."),
     board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl or cgp."),
-    robot: Optional[Robot] = typer.Option(
-        None, "--robot", help="Show only the play this Netskrafl robot would make."
-    ),
+    robot: Optional[Robot] = typer.Option(None, "--robot", help="Show only the play this Netskrafl robot would make."),
     vocabulary: Optional[Path] = typer.Option(
-        None, "--vocabulary", help="The robot's vocabulary: a lexicon folder written by 'skrafl build'. "
-        "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur)."
+        None,
+        "--vocabulary",
+        help="The robot's vocabulary: a lexicon folder written by 'skrafl build'. "
+        "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur).",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed for the robot's pick (reproducible)."),
     svg: Optional[Path] = typer.Option(
-        None, "--svg", help="Also draw the board with the top play (or the robot's pick) highlighted and the rack below (.svg or .png)."
+        None,
+        "--svg",
+        help="Also draw the board with the top play (or the robot's pick) highlighted and the rack below (.svg or .png).",
     ),
-    coords: Coords = typer.Option(Coords.gcg, "--coords", help="Coordinates printed: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."),
+    coords: Coords = typer.Option(
+        Coords.gcg, "--coords", help="Coordinates printed: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -83,7 +91,7 @@ def best(
     Order: score (highest first), then fewer tiles, then coordinate. A blank shows as a lowercase
     letter; 'leave' is what stays on the rack.
     """
-    from gamecore.best import best_plays, leave_text, load_bundle, robot_pick
+    from gamecore.best import leave_text, load_bundle, robot_pick
     from gamecore.board import parse_cgp, read_board
     from gamecore.errors import UsageError
     from gamecore.rules import load_rules, rules_for
@@ -133,7 +141,9 @@ def best(
     limit = None if (show_all or robot is not None) else n
     from gamecore.folded import best_plays_folded
 
-    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit)  # a Ё tile plays as Е (seed 002)
+    plays = best_plays_folded(
+        position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit
+    )  # a Ё tile plays as Е (seed 002)
     swaps: dict[int, str] = {}
     if ruleset.blank_swap:  # seed 002: take a blank from the board with its letter, play it at once
         plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays)
@@ -152,8 +162,17 @@ def best(
     elif not show_all:
         plays = plays[:n]
     shown = _coord_writer(coords, layout.size)
-    rows = [[shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(_rack_after_swap(rack_tiles, swaps.get(id(p))), p, tile_set)]
-            + ([_swap_text(swaps.get(id(p)))] if ruleset.blank_swap else []) for p in plays]
+    rows = [
+        [
+            shown(p.coord),
+            p.word_text(),
+            p.score,
+            p.tiles_placed,
+            leave_text(_rack_after_swap(rack_tiles, swaps.get(id(p))), p, tile_set),
+        ]
+        + ([_swap_text(swaps.get(id(p)))] if ruleset.blank_swap else [])
+        for p in plays
+    ]
     emit(rows, COLUMNS + (["swap"] if ruleset.blank_swap else []), fmt)
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture

@@ -13,7 +13,9 @@ from cli.common import QUIET_OPTION, output_root
 def build(
     lang: str = typer.Argument(..., help="Language code: is, en, …"),
     recipe: Optional[List[str]] = typer.Option(
-        None, "--recipe", "-r",
+        None,
+        "--recipe",
+        "-r",
         help="Build only these recipes (by name, e.g. 'is', 'midlungur') or recipe files. Default: all "
         "recipes of lexicon_sources/LANG/.",
     ),
@@ -22,7 +24,9 @@ def build(
         None, "--entries", help="Folder holding entries.parquet (from 'skrafl ingest'). Default: output/entries/LANG."
     ),
     source: Optional[str] = typer.Option(
-        None, "--source", "-s",
+        None,
+        "--source",
+        "-s",
         help="Read this source (as 'skrafl ingest --source') into the lexicon's own folder instead of "
         "using ingested entries: e.g. --source wordlist --input WORDS.txt compiles any plain word list.",
     ),

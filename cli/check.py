@@ -34,9 +34,7 @@ def check(
     words: List[str] = typer.Argument(..., help="Words to check (any case); '-' reads one word per line from stdin."),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
-    play: bool = typer.Option(
-        False, "--play", help="Judge all words as one play: print only ACCEPTABLE or UNACCEPTABLE."
-    ),
+    play: bool = typer.Option(False, "--play", help="Judge all words as one play: print only ACCEPTABLE or UNACCEPTABLE."),
     fmt: OutputFormat = typer.Option(
         OutputFormat.tsv, "--format", "-f", help="tsv (WORD<TAB>VALID, the default), table or json."
     ),

@@ -96,8 +96,9 @@ def terminal_width() -> int | None:
     return None
 
 
-def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFormat, header: bool = True,
-         max_width: int | None = None) -> None:
+def emit(
+    rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFormat, header: bool = True, max_width: int | None = None
+) -> None:
     """Print rows as an aligned table, TSV (with a header line) or a JSON array of objects.
 
     ``max_width``: in ``table`` format, cut each line to this many characters (ending in ``…``)."""
@@ -117,6 +118,7 @@ def emit(rows: Iterable[Sequence[object]], columns: Sequence[str], fmt: OutputFo
     widths = [len(c) for c in columns]
     for r in text_rows:
         widths = [max(w, len(v)) for w, v in zip(widths, r)]
+
     def line(cells: Sequence[str]) -> str:
         text = "  ".join(v.ljust(w) for v, w in zip(cells, widths)).rstrip()
         return text if max_width is None or len(text) <= max_width else text[: max(1, max_width - 1)] + "…"

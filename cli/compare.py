@@ -14,10 +14,21 @@ from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, output_r
 
 
 def compare(
-    lexicon: Path = typer.Argument(..., metavar="LEXICON", help="A lexicon folder written by 'skrafl build' (output/nb), or a language code (nb)."),
-    reference: Path = typer.Argument(..., metavar="REFERENCE", help="The official list: one word per line ('#' comments), or another lexicon folder."),
-    reject: Optional[Path] = typer.Option(None, "--reject", help="Words the lexicon must not hold (one per line): reports how many it accepts, and why."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for compare.parquet, compare.csv, summary.md, numbers.json. Default: output/compare/NAME."),
+    lexicon: Path = typer.Argument(
+        ..., metavar="LEXICON", help="A lexicon folder written by 'skrafl build' (output/nb), or a language code (nb)."
+    ),
+    reference: Path = typer.Argument(
+        ..., metavar="REFERENCE", help="The official list: one word per line ('#' comments), or another lexicon folder."
+    ),
+    reject: Optional[Path] = typer.Option(
+        None, "--reject", help="Words the lexicon must not hold (one per line): reports how many it accepts, and why."
+    ),
+    out: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Folder for compare.parquet, compare.csv, summary.md, numbers.json. Default: output/compare/NAME.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -38,7 +49,8 @@ def compare(
       skrafl compare output/is/midlungur output/is --format json
     """
     from pipelines.atomic import check_output_dir
-    from pipelines.compare import compare as run, write
+    from pipelines.compare import compare as run
+    from pipelines.compare import write
 
     folder = lexicon
     if not folder.exists() and "/" not in str(lexicon):
@@ -53,19 +65,34 @@ def compare(
     write(result, target, tuple(inputs))
     n = result.numbers
     if fmt == OutputFormat.json:
-        json.dump({"lexicon": result.lexicon, "reference": result.reference, **n, "causes": result.causes,
-                   "out": str(target)}, sys.stdout, ensure_ascii=False, indent=1)
+        json.dump(
+            {"lexicon": result.lexicon, "reference": result.reference, **n, "causes": result.causes, "out": str(target)},
+            sys.stdout,
+            ensure_ascii=False,
+            indent=1,
+        )
         sys.stdout.write("\n")
     else:
-        rows = [["recall", f"{n['recall']:.4f}", f"{n['both']} of {n['reference_words']} reference words"],
-                ["precision", f"{n['precision']:.4f}", f"{n['both']} of {n['lexicon_words']} lexicon words"]]
+        rows = [
+            ["recall", f"{n['recall']:.4f}", f"{n['both']} of {n['reference_words']} reference words"],
+            ["precision", f"{n['precision']:.4f}", f"{n['both']} of {n['lexicon_words']} lexicon words"],
+        ]
         if n.get("reject_words"):
-            rows.append(["reject_accepted", f"{n['reject_accepted']:.4f}", f"{n['reject_in_lexicon']} of {n['reject_words']} must-reject words"])
+            rows.append(
+                [
+                    "reject_accepted",
+                    f"{n['reject_accepted']:.4f}",
+                    f"{n['reject_in_lexicon']} of {n['reject_words']} must-reject words",
+                ]
+            )
         emit(rows, ["measure", "value", "of"], fmt)
         if fmt == OutputFormat.table:  # TSV stays one table: the causes are in compare.csv and summary.md
             typer.echo("")
-            emit([[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],
-                 ["difference", "cause", "rule_or_fields", "words", "examples"], fmt)
+            emit(
+                [[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],
+                ["difference", "cause", "rule_or_fields", "words", "examples"],
+                fmt,
+            )
     if not quiet:
         typer.echo(f"→ {target / 'summary.md'}", err=True)
 

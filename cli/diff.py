@@ -9,7 +9,6 @@ import typer
 
 from cli.common import QUIET_OPTION, output_root
 
-
 HELP = (
     "Words added and removed between two lexicon builds, with the rule or source change behind each. "
     "Writes OUT/diff.parquet and OUT/diff.csv (word, change, cause, old_rule, new_rule, detail), OUT/summary.txt "
@@ -43,7 +42,8 @@ def diff(
       skrafl diff old/ru new/ru --out review/ru-2025
     """
     from pipelines.atomic import check_output_dir
-    from pipelines.diff import diff as run, write
+    from pipelines.diff import diff as run
+    from pipelines.diff import write
 
     target = out or output_root() / "diff"
     check_output_dir(target, "diff", (old, new))  # refused before any work: see pipelines.atomic

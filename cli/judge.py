@@ -96,7 +96,9 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             size = len(judge.lexicon)
             yield Static(f"Word Judge · lexicon {judge.name} · {size:,} words · manifest {judge.checksum[:12]}", id="header")
             with Vertical(id="entry"):
-                yield Static(f"Type the words of the play (up to {judge.max_words}, separated by spaces) and press Enter.", id="prompt")
+                yield Static(
+                    f"Type the words of the play (up to {judge.max_words}, separated by spaces) and press Enter.", id="prompt"
+                )
                 yield Input(placeholder="words…", id="words")
                 yield Static("", id="message")
             yield Static("", id="verdict")
@@ -130,7 +132,9 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
                 try:
                     log.write(judge.record(ruling))  # on disk before the verdict is shown
                 except OSError as exc:  # a full disk, a removed drive: no ruling that is not logged
-                    message.update(f"the audit log cannot be written ({exc.strerror or exc}): no ruling given; call the tournament director")
+                    message.update(
+                        f"the audit log cannot be written ({exc.strerror or exc}): no ruling given; call the tournament director"
+                    )
                     return
             self.rulings.append(ruling)
             event.input.value = ""
@@ -215,9 +219,13 @@ def judge(
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     max_words: int = typer.Option(8, "--max-words", min=1, max=64, help="The most words one ruling takes."),
-    clear_after: float = typer.Option(5.0, "--clear-after", min=0, max=3600, help="Seconds a verdict stays on screen (0: until a key is pressed)."),
+    clear_after: float = typer.Option(
+        5.0, "--clear-after", min=0, max=3600, help="Seconds a verdict stays on screen (0: until a key is pressed)."
+    ),
     lock: bool = typer.Option(False, "--lock", help="Leaving needs a password (asked at start, or $SKRAFL_JUDGE_PASSWORD)."),
-    log_file: Optional[Path] = typer.Option(None, "--log", help="Append every ruling to this file (JSON lines), flushed per ruling."),
+    log_file: Optional[Path] = typer.Option(
+        None, "--log", help="Append every ruling to this file (JSON lines), flushed per ruling."
+    ),
 ) -> None:
     from cli.score import lexicon_folder
     from gamecore.errors import UsageError

@@ -26,7 +26,23 @@ def _register() -> None:
     """Attach each subcommand module that exists (modules are added issue by issue)."""
     import importlib
 
-    for name in ("ingest", "build", "check", "why", "diff", "best", "replay", "elo", "score", "judge", "show", "compare", "find", "impact", "nightly"):
+    for name in (
+        "ingest",
+        "build",
+        "check",
+        "why",
+        "diff",
+        "best",
+        "replay",
+        "elo",
+        "score",
+        "judge",
+        "show",
+        "compare",
+        "find",
+        "impact",
+        "nightly",
+    ):
         try:
             module = importlib.import_module(f"cli.{name}")
         except ModuleNotFoundError as exc:
@@ -116,7 +132,9 @@ def main() -> None:
         if os.environ.get("SKRAFL_DEBUG"):
             raise
         detail = " ".join(str(exc).split())[:300]
-        fail(f"internal error ({type(exc).__name__}: {detail}); nothing was changed. Set SKRAFL_DEBUG=1 to see where, and please report it")
+        fail(
+            f"internal error ({type(exc).__name__}: {detail}); nothing was changed. Set SKRAFL_DEBUG=1 to see where, and please report it"
+        )
     sys.exit(status if isinstance(status, int) else 0)
 
 

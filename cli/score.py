@@ -145,7 +145,10 @@ def load_position(
 
     given = [name for name, v in (("--board", board), ("--cgp", cgp), ("--game", game)) if v is not None]
     if len(given) != 1:
-        raise UsageError("give the position with one of --board FILE, --cgp 'CGP' or --game FILE --move N" + (f" (got {', '.join(given)})" if given else ""))
+        raise UsageError(
+            "give the position with one of --board FILE, --cgp 'CGP' or --game FILE --move N"
+            + (f" (got {', '.join(given)})" if given else "")
+        )
     if move is not None and game is None:
         raise UsageError("--move N needs --game FILE")
     if game is not None:
@@ -203,7 +206,9 @@ def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str] = None, *, game=None, upto: Optional[int] = None):
+def game_positions(
+    path: Path, preset: Optional[str] = None, lang: Optional[str] = None, *, game=None, upto: Optional[int] = None
+):
     """Every position of a game log, replayed event by event by the replay code
     (:mod:`pipelines.replay`): yields ``(n, Position)`` for the position before event ``n``
     (1-based), and last ``(len(events) + 1, Position)`` for the end, stopping after ``upto``.
@@ -223,9 +228,16 @@ def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str]
     rep = _Replayer(head, ruleset, None, False)
     rep.export_word, rep.synthetic = {}, []
     handlers = {  # as _Replayer.run, one event at a time
-        "play": rep.play, "pass": rep.pass_, "exchange": rep.exchange, "withdraw": rep.withdraw,
-        "challenge_bonus": rep.challenge_bonus, "challenge": rep.challenge, "end_rack": rep.end_rack,
-        "rack_penalty": rep.rack_penalty, "time": rep.time, "resign": rep.resign,
+        "play": rep.play,
+        "pass": rep.pass_,
+        "exchange": rep.exchange,
+        "withdraw": rep.withdraw,
+        "challenge_bonus": rep.challenge_bonus,
+        "challenge": rep.challenge,
+        "end_rack": rep.end_rack,
+        "rack_penalty": rep.rack_penalty,
+        "time": rep.time,
+        "resign": rep.resign,
     }
     names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(2))
     name = Path(path).name
@@ -245,8 +257,21 @@ def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str]
             if ev.kind == "play" and ev.coord and ev.word:
                 played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
             what = f"{name}, before event {n} ({names[mover] if mover < 2 else mover + 1} to move)"
-            yield n, Position(rep.pboard.position(), ruleset, rack, names, scores, mover, played,
-                              ev.score if ev.kind == "play" else None, what, {"kind": ev.kind})
+            yield (
+                n,
+                Position(
+                    rep.pboard.position(),
+                    ruleset,
+                    rack,
+                    names,
+                    scores,
+                    mover,
+                    played,
+                    ev.score if ev.kind == "play" else None,
+                    what,
+                    {"kind": ev.kind},
+                ),
+            )
         else:
             mover = rep.expected if rep.expected is not None else 0
             yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
@@ -259,19 +284,47 @@ def game_positions(path: Path, preset: Optional[str] = None, lang: Optional[str]
 
 
 def score(
-    play: Optional[str] = typer.Option(None, "--play", "-p", help="The play: '8D JOINT' across, 'H8 .A' down (GCG; lowercase = blank). Default with --game: the recorded play of move N."),
-    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."),
-    board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."),
+    play: Optional[str] = typer.Option(
+        None,
+        "--play",
+        "-p",
+        help="The play: '8D JOINT' across, 'H8 .A' down (GCG; lowercase = blank). Default with --game: the recorded play of move N.",
+    ),
+    board: Optional[str] = typer.Option(
+        None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
+    ),
+    board_format: BoardFormat = typer.Option(
+        BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."
+    ),
     cgp: Optional[str] = typer.Option(None, "--cgp", help="The position as a CGP string (its first rack is the mover's)."),
-    game: Optional[Path] = typer.Option(None, "--game", help="A GCG file or Netskrafl JSON record: the position before --move N."),
-    move: Optional[int] = typer.Option(None, "--move", min=1, help="With --game: the event number (1 = the first); the position before it."),
-    rack: Optional[str] = typer.Option(None, "--rack", "-r", help="The player's rack, e.g. AEINRS? ('?' = blank): tiles must come from it. Default: the CGP's or the game's rack, else no rack check."),
+    game: Optional[Path] = typer.Option(
+        None, "--game", help="A GCG file or Netskrafl JSON record: the position before --move N."
+    ),
+    move: Optional[int] = typer.Option(
+        None, "--move", min=1, help="With --game: the event number (1 = the first); the position before it."
+    ),
+    rack: Optional[str] = typer.Option(
+        None,
+        "--rack",
+        "-r",
+        help="The player's rack, e.g. AEINRS? ('?' = blank): tiles must come from it. Default: the CGP's or the game's rack, else no rack check.",
+    ),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon checks the words (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
-    rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, ordspill, erudit, russian_scrabble, slovene) or a .toml file; default: the lexicon's or the language's."),
-    challenge: Optional[Challenge] = typer.Option(None, "--challenge", help="Rule on a challenge of the play under this rule (needs a lexicon)."),
-    challenged: Optional[str] = typer.Option(None, "--challenged", help="With --challenge: the words challenged, comma-separated (default: every word formed)."),
-    coords: Coords = typer.Option(Coords.gcg, "--coords", help="Coordinate order of --play: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."),
+    rules: Optional[str] = typer.Option(
+        None,
+        "--rules",
+        help="Rules preset (netskrafl, wespa, ordspill, erudit, russian_scrabble, slovene) or a .toml file; default: the lexicon's or the language's.",
+    ),
+    challenge: Optional[Challenge] = typer.Option(
+        None, "--challenge", help="Rule on a challenge of the play under this rule (needs a lexicon)."
+    ),
+    challenged: Optional[str] = typer.Option(
+        None, "--challenged", help="With --challenge: the words challenged, comma-separated (default: every word formed)."
+    ),
+    coords: Coords = typer.Option(
+        Coords.gcg, "--coords", help="Coordinate order of --play: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."
+    ),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the position with the play highlighted (.svg, or .png)."),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
@@ -297,7 +350,10 @@ def score(
     board_obj = pos.board
     if play is None:
         if pos.recorded_play is None:
-            raise UsageError("give --play 'COORD WORD', e.g. --play '8D JOINT'" + (" (this event of the game is not a tile play)" if game is not None else ""))
+            raise UsageError(
+                "give --play 'COORD WORD', e.g. --play '8D JOINT'"
+                + (" (this event of the game is not a tile play)" if game is not None else "")
+            )
         play, coords = pos.recorded_play, Coords.gcg
     rack_tiles = None
     if rack is not None:
@@ -320,8 +376,12 @@ def score(
         names = [w.strip() for w in challenged.split(",") if w.strip()] if challenged is not None else None
         from gamecore.text import nfc
 
-        outcome = challenge_outcome(challenge.value, ruling.score, [(w.word, bool(w.valid)) for w in ruling.words],
-                                    [nfc(w) for w in names] if names is not None else None)
+        outcome = challenge_outcome(
+            challenge.value,
+            ruling.score,
+            [(w.word, bool(w.valid)) for w in ruling.words],
+            [nfc(w) for w in names] if names is not None else None,
+        )
     data = ruling.as_dict()
     data["rack"] = "".join(rack_tiles) if rack_tiles is not None else None
     data["lexicon"] = lex.name if lex is not None else None
@@ -341,8 +401,16 @@ def score(
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
 
-        pic = PositionPicture(board_obj, play=ruling.played, rack=rack_tiles, players=pos.players, scores=pos.scores,
-                              mover=pos.mover, coords=coords.value, caption=_caption(ruling))
+        pic = PositionPicture(
+            board_obj,
+            play=ruling.played,
+            rack=rack_tiles,
+            players=pos.players,
+            scores=pos.scores,
+            mover=pos.mover,
+            coords=coords.value,
+            caption=_caption(ruling),
+        )
         write_picture(pic, svg)
         if not quiet:
             typer.echo(f"score: picture → {svg}", err=True)
@@ -383,7 +451,9 @@ def _print(data: dict, fmt: OutputFormat) -> None:
         lines += [f"{k}\t{'' if v is None else v}" for k, v in rest]
         ch = data.get("challenge")
         if ch:
-            lines.append(f"challenge\t{ch['rule']}\t{ch['points']['player']}\t{ch['points']['opponent']}\t{ch['next']}\t{ch['summary']}")
+            lines.append(
+                f"challenge\t{ch['rule']}\t{ch['points']['player']}\t{ch['points']['opponent']}\t{ch['next']}\t{ch['summary']}"
+            )
         out.write("\n".join(lines) + "\n")
         return
     if data["words"]:
@@ -405,7 +475,9 @@ def _print(data: dict, fmt: OutputFormat) -> None:
         who = ch.get("players") or {"player": "player", "opponent": "opponent"}
         rows.append(("points", f"{who['player']} +{ch['points']['player']}, {who['opponent']} +{ch['points']['opponent']}"))
         if "scores_after" in ch:
-            rows.append(("scores", f"{who['player']} {ch['scores_after']['player']}, {who['opponent']} {ch['scores_after']['opponent']}"))
+            rows.append(
+                ("scores", f"{who['player']} {ch['scores_after']['player']}, {who['opponent']} {ch['scores_after']['opponent']}")
+            )
         rows.append(("next", ch.get("next_name") or ch["next"]))
     elif "challenge" in data:
         rows.append(("challenge", "none: the play is not legal, so it cannot be made"))

@@ -26,20 +26,39 @@ HELP = (
 
 def show(
     out: Path = typer.Option(..., "--out", "-o", help="The picture file: .svg or .png."),
-    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."),
-    board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."),
+    board: Optional[str] = typer.Option(
+        None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
+    ),
+    board_format: BoardFormat = typer.Option(
+        BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."
+    ),
     cgp: Optional[str] = typer.Option(None, "--cgp", help="The position as a CGP string (its first rack is drawn)."),
     game: Optional[Path] = typer.Option(None, "--game", help="A GCG file or Netskrafl JSON record."),
-    move: Optional[int] = typer.Option(None, "--move", min=1, help="With --game: the position before this event (1 = the first)."),
-    play: Optional[str] = typer.Option(None, "--play", "-p", help="A play to place and highlight: '8D WORD' (GCG; lowercase = blank). 'recorded' = the game's play at --move."),
-    rack: Optional[str] = typer.Option(None, "--rack", "-r", help="The rack drawn below the board ('?' = blank). Default: the CGP's or the game's rack."),
+    move: Optional[int] = typer.Option(
+        None, "--move", min=1, help="With --game: the position before this event (1 = the first)."
+    ),
+    play: Optional[str] = typer.Option(
+        None,
+        "--play",
+        "-p",
+        help="A play to place and highlight: '8D WORD' (GCG; lowercase = blank). 'recorded' = the game's play at --move.",
+    ),
+    rack: Optional[str] = typer.Option(
+        None, "--rack", "-r", help="The rack drawn below the board ('?' = blank). Default: the CGP's or the game's rack."
+    ),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language (its built lexicon's rules and tile set)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build' (its rules)."),
-    rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, ordspill, erudit, …) or a .toml file."),
-    coords: Coords = typer.Option(Coords.gcg, "--coords", help="Edge labels and --play order: gcg (columns A–O, rows 1–15) or netskrafl (rows A–O, columns 1–15)."),
+    rules: Optional[str] = typer.Option(
+        None, "--rules", help="Rules preset (netskrafl, wespa, ordspill, erudit, …) or a .toml file."
+    ),
+    coords: Coords = typer.Option(
+        Coords.gcg,
+        "--coords",
+        help="Edge labels and --play order: gcg (columns A–O, rows 1–15) or netskrafl (rows A–O, columns 1–15).",
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    from cli.score import load_position, lexicon_folder
+    from cli.score import lexicon_folder, load_position
     from gamecore.adjudicate import adjudicate
     from gamecore.errors import UsageError
     from gamecore.picture import PositionPicture, write_picture
@@ -70,15 +89,30 @@ def show(
             raise UsageError(f"--play {play!r} is not legal here: {ruling.reason[0]}: {ruling.reason[1]}")
         played = ruling.played
         caption = f"{ruling.coord} {ruling.main_word()} {ruling.score}"
-    pic = PositionPicture(pos.board, play=played, rack=rack_tiles, players=pos.players, scores=pos.scores,
-                          mover=pos.mover if pos.players else None, coords=coords.value, caption=caption)
+    pic = PositionPicture(
+        pos.board,
+        play=played,
+        rack=rack_tiles,
+        players=pos.players,
+        scores=pos.scores,
+        mover=pos.mover if pos.players else None,
+        coords=coords.value,
+        caption=caption,
+    )
     write_picture(pic, out)
     if not quiet:
         typer.echo(f"show: {pos.what or 'position'} → {out}", err=True)
 
 
-def export_game_pictures(files: list[str], folder: Path, *, preset: Optional[str] = None, lang: Optional[str] = None,
-                         every_move: bool = False, inputs: list[str] | None = None) -> tuple[int, list[tuple[str, str]]]:
+def export_game_pictures(
+    files: list[str],
+    folder: Path,
+    *,
+    preset: Optional[str] = None,
+    lang: Optional[str] = None,
+    every_move: bool = False,
+    inputs: list[str] | None = None,
+) -> tuple[int, list[tuple[str, str]]]:
     """Draw each game's end position as ``FOLDER/NAME.svg`` (the scores above) and, with
     ``every_move``, each event as ``FOLDER/NAME/NNN.svg``: the position before event NNN with its
     tile play placed and highlighted. ``FOLDER`` is one output written whole
@@ -119,13 +153,29 @@ def export_game_pictures(files: list[str], folder: Path, *, preset: Optional[str
                         if ruling.legal:
                             played = ruling.played
                             caption = f"{n}. {who}: {ruling.coord} {ruling.main_word()} {ruling.score}"
-                    pictures.append((f"{name}/{n:03d}.svg", PositionPicture(
-                        pos.board, play=played, rack=pos.rack, players=pos.players, scores=pos.scores, mover=pos.mover, caption=caption)))
+                    pictures.append(
+                        (
+                            f"{name}/{n:03d}.svg",
+                            PositionPicture(
+                                pos.board,
+                                play=played,
+                                rack=pos.rack,
+                                players=pos.players,
+                                scores=pos.scores,
+                                mover=pos.mover,
+                                caption=caption,
+                            ),
+                        )
+                    )
             except SkraflError as exc:
                 failed.append((f, str(exc)))
                 continue
-            pictures.append((f"{name}.svg", PositionPicture(end.board, players=end.players, scores=end.scores,
-                                                            caption=f"{Path(f).name}: final position")))
+            pictures.append(
+                (
+                    f"{name}.svg",
+                    PositionPicture(end.board, players=end.players, scores=end.scores, caption=f"{Path(f).name}: final position"),
+                )
+            )
             for rel, pic in pictures:
                 target = stage / rel
                 target.parent.mkdir(parents=True, exist_ok=True)

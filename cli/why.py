@@ -18,8 +18,7 @@ def why(
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     entries: Optional[Path] = typer.Option(
-        None, "--entries", help="Folder with the entries.parquet the lexicon was built from (default: found "
-        "beside the lexicon)."
+        None, "--entries", help="Folder with the entries.parquet the lexicon was built from (default: found beside the lexicon)."
     ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
@@ -40,10 +39,10 @@ def why(
 
     from gamecore.errors import DataError
     from gamecore.lexicon import Lexicon
+    from lexicon_sources import language
     from pipelines.build import classify
     from pipelines.ingest import ENTRIES
     from pipelines.recipe import BUILTIN_RULES, load_recipe, read_word_list, recipes_for
-    from lexicon_sources import language
 
     folder = lexicon_dir(lang, lexicon)
     lex = Lexicon.load(folder)
@@ -55,8 +54,9 @@ def why(
     if recipe is None:
         raise DataError(f"no recipe named {lex.name!r} for language {lex.language!r}", folder)
     if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256") and not quiet:
-        typer.echo("skrafl: warning: the recipe changed since this lexicon was built; "
-                   "explanations follow the current recipe", err=True)
+        typer.echo(
+            "skrafl: warning: the recipe changed since this lexicon was built; explanations follow the current recipe", err=True
+        )
     recorded = lex.manifest.get("source", {}).get("entries")
     candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
     entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
@@ -87,17 +87,31 @@ def why(
                 if rule is None and key in lists["removals"][1]:
                     rule = "committee_removal"
                 verdict = "kept" if rule is None else f"dropped: {rule}"
-                rows.append({"form": r["form"], **{c: r[c] for c in show}, "verdict": verdict,
-                             "why": "" if rule is None else rule_text.get(rule, "")})
+                rows.append(
+                    {
+                        "form": r["form"],
+                        **{c: r[c] for c in show},
+                        "verdict": verdict,
+                        "why": "" if rule is None else rule_text.get(rule, ""),
+                    }
+                )
         notes = [f"listed in {path.name} ({name.replace('_', ' ')})" for name, (path, ws) in lists.items() if key in ws]
         if not rows and not notes:
-            notes.append("not in the source at all" if entries_path else "entries.parquet not found (give --entries FOLDER): no source detail")
+            notes.append(
+                "not in the source at all"
+                if entries_path
+                else "entries.parquet not found (give --entries FOLDER): no source detail"
+            )
         outside = sorted(set(key) - set(recipe.alphabet), key=key.index)
         if outside:
-            notes.append(f"letter{'s' if len(outside) > 1 else ''} {', '.join(repr(c) for c in outside)} not in the "
-                         f"{recipe.name} alphabet ({recipe.alphabet})")
+            notes.append(
+                f"letter{'s' if len(outside) > 1 else ''} {', '.join(repr(c) for c in outside)} not in the "
+                f"{recipe.name} alphabet ({recipe.alphabet})"
+            )
         if not recipe.min_length <= len(key) <= recipe.max_length:
-            notes.append(f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters")
+            notes.append(
+                f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters"
+            )
         if rows and recipe.language == "sl" and "lemma" in show:
             notes.append("the lemma is the Hunspell stem the form was expanded from (sl_SI), not a dictionary headword")
         report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})

@@ -86,8 +86,7 @@ class Ruling:
             "legal": self.legal,
             "reason": None if self.reason is None else {"code": self.reason[0], "message": self.reason[1]},
             "words": [
-                {"word": w.word, **({"valid": w.valid} if w.valid is not None else {}), "score": w.score}
-                for w in self.words
+                {"word": w.word, **({"valid": w.valid} if w.valid is not None else {}), "score": w.score} for w in self.words
             ],
             "score": self.score,
             "tiles_placed": self.played.tiles_placed if self.played is not None else None,
@@ -116,7 +115,9 @@ def split_play(text: str, size: int = 15, coords: str = "gcg") -> tuple[str, str
     coord, word = parts
     m, n = _GCG_NUM_FIRST.match(coord), _GCG_LET_FIRST.match(coord)
     if not (m or n) or not coord.isascii():
-        example = "H4 across or 4H down (Netskrafl: row letter first = across)" if coords == "netskrafl" else "8D across or D8 down"
+        example = (
+            "H4 across or 4H down (Netskrafl: row letter first = across)" if coords == "netskrafl" else "8D across or D8 down"
+        )
         raise UsageError(f"not a coordinate: {coord!r} (expected e.g. {example})")
     if coords == "netskrafl":
         # Netskrafl: letter first = row letter, across; number first = column number, down

@@ -89,9 +89,7 @@ def _check_rack(ts, rack: Sequence[str], rules, used: dict[str, int]) -> None:
         n = rack.count(t) + used.get(t, 0)
         if n > have:
             name = "blanks" if t == "?" else repr(t)
-            raise UsageError(
-                f"rack and board together hold {n} × {name}, but tile set {ts.name} has only {have}"
-            )
+            raise UsageError(f"rack and board together hold {n} × {name}, but tile set {ts.name} has only {have}")
 
 
 def _index_map(alphabet: Sequence[str]) -> dict[str, int]:
@@ -144,7 +142,12 @@ class _Converter:
 
 
 def generate_plays(
-    board: Board, rack: Sequence[str], kwg, alphabet: Sequence[str], rules, limit: int | None = None,
+    board: Board,
+    rack: Sequence[str],
+    kwg,
+    alphabet: Sequence[str],
+    rules,
+    limit: int | None = None,
     bingo_index: bytes | None = None,
 ) -> list[ScoredPlay]:
     """Every legal play from the compiled move generator, best first (the order of :func:`sort_plays`
@@ -176,8 +179,9 @@ def generate_plays(
     args = (kwg, grid, counts, blanks, board.layout, values, rules.bingo_bonus, board.is_empty(), rules.bingo_min_tiles)
     if rules.blank_value == "zero" and rules.word_premiums == "multiply":
         # sorted and cut in C, pruned by score bounds when a limit is given; ScoredPlays made in C
-        return movegen.generate_top(*args, limit=limit, tiles=_tile_table(alphabet), play_type=ScoredPlay,
-                                    bingo_index=bingo_index)
+        return movegen.generate_top(
+            *args, limit=limit, tiles=_tile_table(alphabet), play_type=ScoredPlay, bingo_index=bingo_index
+        )
     # rule options the generator does not model: every play re-scored by the validator
     convert = _Converter(board, alphabet)
     rescored = [
@@ -211,15 +215,19 @@ def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -
     idx = _index_map(alphabet)
 
     def key(p: ScoredPlay):
-        return (-p.score, p.tiles_placed, p.row, p.col, not p.across,
-                bytes(idx[t.label] + (64 if t.blank else 0) for t in p.word))
+        return (
+            -p.score,
+            p.tiles_placed,
+            p.row,
+            p.col,
+            not p.across,
+            bytes(idx[t.label] + (64 if t.blank else 0) for t in p.word),
+        )
 
     return sorted(plays, key=key)
 
 
-def best_plays(
-    board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None
-) -> list[ScoredPlay]:
+def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None) -> list[ScoredPlay]:
     """All legal plays (or the best ``limit``), best first (see :func:`sort_plays`).
 
     Raises:
@@ -314,8 +322,10 @@ class GameAnalyzer:
         if b"\xff" in grid:
             sq = grid.index(b"\xff")
             size = self.layout.size
-            raise DataError(f"tile {label.get(codes[sq], '?')} at row {sq // size + 1}, column {sq % size + 1} "
-                            f"is not in the lexicon's alphabet")
+            raise DataError(
+                f"tile {label.get(codes[sq], '?')} at row {sq // size + 1}, column {sq % size + 1} "
+                f"is not in the lexicon's alphabet"
+            )
         idx = self._idx
         counts = [0] * (len(self.bundle.alphabet) + 1)
         blanks = 0
@@ -325,14 +335,11 @@ class GameAnalyzer:
             elif t in idx:
                 counts[idx[t]] += 1
         self._pos.sync(grid)
-        plays = self._pos.top(counts, blanks, limit=1, tiles=self._table, play_type=ScoredPlay,
-                              bingo_index=self._index)
+        plays = self._pos.top(counts, blanks, limit=1, tiles=self._table, play_type=ScoredPlay, bingo_index=self._index)
         return plays[0] if plays else None
 
 
-def robot_pick(
-    plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None
-) -> ScoredPlay | None:
+def robot_pick(plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None) -> ScoredPlay | None:
     """The play a Netskrafl robot makes from ``plays`` (sorted best first), or None (no legal play:
     the robot exchanges all tiles when the bag allows, else passes).
 

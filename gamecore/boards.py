@@ -81,8 +81,7 @@ class BoardLayout:
             lines.append(f"# source: {self.source}")
         for r in range(self.size):
             row = "".join(
-                "X" if (r, c) in self.blocked else inv[(self.letter_mult[r][c], self.word_mult[r][c])]
-                for c in range(self.size)
+                "X" if (r, c) in self.blocked else inv[(self.letter_mult[r][c], self.word_mult[r][c])] for c in range(self.size)
             )
             lines.append(f"|{row}|")
         return "\n".join(lines) + "\n"

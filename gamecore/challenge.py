@@ -88,7 +88,9 @@ class ChallengeOutcome:
         return out
 
 
-def challenge_outcome(rule: str, score: int, words: Sequence[tuple[str, bool]], challenged: Sequence[str] | None = None) -> ChallengeOutcome:
+def challenge_outcome(
+    rule: str, score: int, words: Sequence[tuple[str, bool]], challenged: Sequence[str] | None = None
+) -> ChallengeOutcome:
     """Apply challenge ``rule`` to a legal play worth ``score`` that forms ``words`` (word, valid).
 
     Args:
@@ -107,7 +109,9 @@ def challenge_outcome(rule: str, score: int, words: Sequence[tuple[str, bool]], 
         chosen = tuple(w.lower() for w in challenged)
         missing = [w for w in chosen if w not in valid]
         if missing:
-            raise UsageError(f"the play does not form {', '.join(w.upper() for w in missing)}; it forms {', '.join(w.upper() for w in formed)}")
+            raise UsageError(
+                f"the play does not form {', '.join(w.upper() for w in missing)}; it forms {', '.join(w.upper() for w in formed)}"
+            )
         if not chosen:
             raise UsageError("name at least one challenged word")
     if rule == "void":
@@ -131,10 +135,28 @@ def challenge_outcome(rule: str, score: int, words: Sequence[tuple[str, bool]], 
         return ChallengeOutcome(rule, chosen, True, True, score + bonus, 0, bonus, nxt, summary)
     phonies = ", ".join(w.upper() for w in chosen if not valid[w])
     if rule == "void":
-        return ChallengeOutcome(rule, chosen, False, False, 0, 0, 0, "player",
-                                f"void: {phonies} not in the lexicon; the play is refused, scores 0, and the player plays again")
-    return ChallengeOutcome(rule, chosen, False, False, 0, 0, 0, "opponent",
-                            f"{rule}: the challenge succeeds ({phonies} not in the lexicon); the play is taken back and scores 0; the opponent moves")
+        return ChallengeOutcome(
+            rule,
+            chosen,
+            False,
+            False,
+            0,
+            0,
+            0,
+            "player",
+            f"void: {phonies} not in the lexicon; the play is refused, scores 0, and the player plays again",
+        )
+    return ChallengeOutcome(
+        rule,
+        chosen,
+        False,
+        False,
+        0,
+        0,
+        0,
+        "opponent",
+        f"{rule}: the challenge succeeds ({phonies} not in the lexicon); the play is taken back and scores 0; the opponent moves",
+    )
 
 
 __all__ = ["RULES", "ChallengeOutcome", "challenge_outcome"]

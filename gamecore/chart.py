@@ -82,7 +82,9 @@ def rating_chart_svg(rows: Iterable[dict], player: str, beginner_k: int | None =
     while v <= hi:
         yy = y(v)
         out.append(f'<line class="grid" x1="{LEFT}" y1="{yy:.1f}" x2="{LEFT + plot_w}" y2="{yy:.1f}" stroke="#e2e2e2"/>')
-        out.append(f'<text class="tick rating" x="{LEFT - 6}" y="{yy:.1f}" font-size="11" fill="#444444" text-anchor="end" dominant-baseline="central">{v}</text>')
+        out.append(
+            f'<text class="tick rating" x="{LEFT - 6}" y="{yy:.1f}" font-size="11" fill="#444444" text-anchor="end" dominant-baseline="central">{v}</text>'
+        )
         v += step
     # date axis: the first and last day and up to four between
     days = sorted({t.date() for t in times})
@@ -91,29 +93,41 @@ def rating_chart_svg(rows: Iterable[dict], player: str, beginner_k: int | None =
         t = dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc)
         t = min(max(t, t0), t1)
         xx = x(t)
-        out.append(f'<line class="tick-mark" x1="{xx:.1f}" y1="{TOP + plot_h}" x2="{xx:.1f}" y2="{TOP + plot_h + 5}" stroke="#999999"/>')
-        out.append(f'<text class="tick date" x="{xx:.1f}" y="{TOP + plot_h + 18}" font-size="11" fill="#444444" text-anchor="middle">{d.isoformat()}</text>')
+        out.append(
+            f'<line class="tick-mark" x1="{xx:.1f}" y1="{TOP + plot_h}" x2="{xx:.1f}" y2="{TOP + plot_h + 5}" stroke="#999999"/>'
+        )
+        out.append(
+            f'<text class="tick date" x="{xx:.1f}" y="{TOP + plot_h + 18}" font-size="11" fill="#444444" text-anchor="middle">{d.isoformat()}</text>'
+        )
     # one line per list; the first point is the rating before the first game
     for i, (name, pts) in enumerate(series.items()):
         colour = LIST_COLOURS.get(name, _OTHER[i % len(_OTHER)])
         pts.sort(key=lambda p: p[0])
         coords = [(x(pts[0][0]), y(pts[0][1]))] + [(x(t), y(after)) for t, _, after, _ in pts]
         line = " ".join(f"{a:.1f},{b:.1f}" for a, b in coords)
-        out.append(f'<polyline class="rating-line" data-list={quoteattr(name)} points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        out.append(
+            f'<polyline class="rating-line" data-list={quoteattr(name)} points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>'
+        )
         for t, _, after, beginner in pts:
             fill = "#ffffff" if beginner else colour
             cls = "game beginner" if beginner else "game"
-            out.append(f'<circle class="{cls}" data-list={quoteattr(name)} data-rating="{after}" data-date="{t.date().isoformat()}" '
-                       f'cx="{x(t):.1f}" cy="{y(after):.1f}" r="3.5" fill="{fill}" stroke="{colour}" stroke-width="1.5"/>')
+            out.append(
+                f'<circle class="{cls}" data-list={quoteattr(name)} data-rating="{after}" data-date="{t.date().isoformat()}" '
+                f'cx="{x(t):.1f}" cy="{y(after):.1f}" r="3.5" fill="{fill}" stroke="{colour}" stroke-width="1.5"/>'
+            )
         ly = TOP + 14 + 20 * i
         lx = LEFT + plot_w + 14
-        out.append(f'<g class="legend" data-list={quoteattr(name)}><line x1="{lx}" y1="{ly}" x2="{lx + 22}" y2="{ly}" stroke="{colour}" stroke-width="2"/>'
-                   f'<text x="{lx + 28}" y="{ly}" font-size="12" fill="#222222" dominant-baseline="central">{escape(name)} {pts[-1][2]}</text></g>')
+        out.append(
+            f'<g class="legend" data-list={quoteattr(name)}><line x1="{lx}" y1="{ly}" x2="{lx + 22}" y2="{ly}" stroke="{colour}" stroke-width="2"/>'
+            f'<text x="{lx + 28}" y="{ly}" font-size="12" fill="#222222" dominant-baseline="central">{escape(name)} {pts[-1][2]}</text></g>'
+        )
     if beginner_k is not None:
         ly = TOP + 14 + 20 * len(series) + 6
         lx = LEFT + plot_w + 14
-        out.append(f'<g class="legend beginner"><circle cx="{lx + 11}" cy="{ly}" r="3.5" fill="#ffffff" stroke="#555555" stroke-width="1.5"/>'
-                   f'<text x="{lx + 28}" y="{ly}" font-size="12" fill="#222222" dominant-baseline="central">beginner game</text></g>')
+        out.append(
+            f'<g class="legend beginner"><circle cx="{lx + 11}" cy="{ly}" r="3.5" fill="#ffffff" stroke="#555555" stroke-width="1.5"/>'
+            f'<text x="{lx + 28}" y="{ly}" font-size="12" fill="#222222" dominant-baseline="central">beginner game</text></g>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

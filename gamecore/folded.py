@@ -40,8 +40,12 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
     if fold is None:
         fold = _manifest_fold(bundle)
     ft = folded_tiles(position.tile_set, bundle.alphabet, fold)
-    on_board = [(r, c, t) for r in range(position.size) for c in range(position.size)
-                if (t := position[r, c]) is not None and t.label in ft]
+    on_board = [
+        (r, c, t)
+        for r in range(position.size)
+        for c in range(position.size)
+        if (t := position[r, c]) is not None and t.label in ft
+    ]
     if not ft or (not any(t in ft for t in rack) and not on_board):
         return best_plays(position, rack, bundle, rules, limit)
     plain = position.copy()

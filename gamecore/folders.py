@@ -78,11 +78,18 @@ def verify(root: Path, marker: dict, under: str = "", checksums: bool = False) -
         try:
             size = os.stat(path).st_size
         except OSError:
-            raise DataError(f"incomplete output: {rel} is missing (written by 'skrafl {marker.get('command')}'): run it again", root) from None
+            raise DataError(
+                f"incomplete output: {rel} is missing (written by 'skrafl {marker.get('command')}'): run it again", root
+            ) from None
         if size != info.get("size"):
-            raise DataError(f"damaged output: {rel} has {size} bytes, its marker says {info.get('size')}: run 'skrafl {marker.get('command')}' again", root)
+            raise DataError(
+                f"damaged output: {rel} has {size} bytes, its marker says {info.get('size')}: run 'skrafl {marker.get('command')}' again",
+                root,
+            )
         if checksums and sha256_of(path) != info.get("sha256"):
-            raise DataError(f"damaged output: {rel} does not match its checksum: run 'skrafl {marker.get('command')}' again", root)
+            raise DataError(
+                f"damaged output: {rel} does not match its checksum: run 'skrafl {marker.get('command')}' again", root
+            )
 
 
 def open_output(path: Path | str, what: str = "output", checksums: bool = False) -> Path:

@@ -191,7 +191,9 @@ def split_tiles(text: str, multi: tuple[str, ...] = ()) -> list[str]:
             if j < 0:
                 raise ValueError(f"unclosed '[' in {text!r}")
             if j - i - 1 < 2:
-                raise ValueError(f"{text[i : j + 1]!r} in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)")
+                raise ValueError(
+                    f"{text[i : j + 1]!r} in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)"
+                )
             out.append(text[i : j + 1])
             i = j + 1
             continue

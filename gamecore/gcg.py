@@ -93,7 +93,9 @@ _PAREN = re.compile(r"^\((.*)\)$")
 _PLAIN_PLAY = re.compile(
     r">([^:]*):\s+(?:(\S+)\s+)?(?:([0-9]+)([A-Za-z]+)|([A-Za-z]+)([0-9]+))\s+(\S+)\s+([+-]?)([0-9]+)\s+(-?[0-9]+)(?:\s+(.*))?"
 )
-_COLUMNS = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")} | {ch: i for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")}
+_COLUMNS = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")} | {
+    ch: i for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")
+}
 """One-letter GCG columns → 0-based index (see :func:`column_index`)."""
 
 
@@ -160,26 +162,42 @@ def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]
                 return data.decode("utf-8"), "utf-8"
             except UnicodeDecodeError as exc:
                 if strict:
-                    raise GameLogError("ENCODING_ERROR", f"declared UTF-8 but bytes are not UTF-8 ({exc.reason} at byte {exc.start})", path, None) from None
+                    raise GameLogError(
+                        "ENCODING_ERROR", f"declared UTF-8 but bytes are not UTF-8 ({exc.reason} at byte {exc.start})", path, None
+                    ) from None
                 warnings.append(Finding("ENCODING_ERROR", "declared UTF-8 but bytes are not UTF-8; undecodable bytes replaced"))
                 return data.decode("utf-8", errors="replace"), "utf-8"
         if strict:
-            raise GameLogError("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r}: only UTF-8 may be declared", path, 1)
+            raise GameLogError(
+                "UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r}: only UTF-8 may be declared", path, 1
+            )
         import codecs
 
         try:
             text = data.decode("utf-8")
-            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not supported; the bytes are valid UTF-8 and were read as UTF-8", 1))
+            warnings.append(
+                Finding(
+                    "UNSUPPORTED_CHARACTER_ENCODING",
+                    f"#character-encoding {declared!r} is not supported; the bytes are valid UTF-8 and were read as UTF-8",
+                    1,
+                )
+            )
             return text, "utf-8"
         except UnicodeDecodeError:
             pass
         try:
             codecs.lookup(declared)
             text = data.decode(declared, errors="replace")
-            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not UTF-8; decoded with it anyway", 1))
+            warnings.append(
+                Finding(
+                    "UNSUPPORTED_CHARACTER_ENCODING", f"#character-encoding {declared!r} is not UTF-8; decoded with it anyway", 1
+                )
+            )
             return text, declared.lower()
         except (LookupError, ValueError):  # unknown name, NUL in the name, a codec that cannot replace
-            warnings.append(Finding("UNSUPPORTED_CHARACTER_ENCODING", f"unknown #character-encoding {declared!r}; decoded as ISO-8859-1", 1))
+            warnings.append(
+                Finding("UNSUPPORTED_CHARACTER_ENCODING", f"unknown #character-encoding {declared!r}; decoded as ISO-8859-1", 1)
+            )
     return data.decode("latin-1"), "iso-8859-1"
 
 
@@ -256,7 +274,9 @@ class _Parser:
         :data:`~gamecore.text.INT32_MAX` (scores are stored as int32)."""
         value = int(digits) if len(digits) <= 12 else INT32_MAX + 1
         if value > INT32_MAX:
-            raise self.error("SCORE_OUT_OF_RANGE", f"{what} {token[:40]!r}: expected a number between -{INT32_MAX} and {INT32_MAX}", line)
+            raise self.error(
+                "SCORE_OUT_OF_RANGE", f"{what} {token[:40]!r}: expected a number between -{INT32_MAX} and {INT32_MAX}", line
+            )
         return value
 
     # -- lines ----------------------------------------------------------------------------------
@@ -276,14 +296,22 @@ class _Parser:
             self.in_note = False
         if name.startswith("player") and name[6:].isascii() and name[6:].isdigit() and len(name) < 12:
             if g.events:
-                self.fault("PRAGMA_SUCCEEDED_EVENT", f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)", lineno)
+                self.fault(
+                    "PRAGMA_SUCCEEDED_EVENT",
+                    f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)",
+                    lineno,
+                )
             self.player(int(name[6:]), value, lineno)
             return
         if name not in KNOWN_PRAGMAS:
             self.fault("UNKNOWN_PRAGMA", f"unknown pragma #{name}", lineno)
             return
         if g.events and not KNOWN_PRAGMAS[name]:
-            self.fault("PRAGMA_SUCCEEDED_EVENT", f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)", lineno)
+            self.fault(
+                "PRAGMA_SUCCEEDED_EVENT",
+                f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)",
+                lineno,
+            )
         if name == "character-encoding":
             if lineno != 1:
                 self.fault("MISPLACED_ENCODING", "#character-encoding must be the first line", lineno)
@@ -307,7 +335,18 @@ class _Parser:
             if value:
                 g.pragmas["incomplete"] = value
             return
-        if name in ("title", "id", "lexicon", "game-type", "board-layout", "tile-distribution", "challenge-rule", "finished-at", "competition", "locale"):
+        if name in (
+            "title",
+            "id",
+            "lexicon",
+            "game-type",
+            "board-layout",
+            "tile-distribution",
+            "challenge-rule",
+            "finished-at",
+            "competition",
+            "locale",
+        ):
             if name in self.seen_pragmas:
                 self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
             self.seen_pragmas.add(name)
@@ -340,7 +379,11 @@ class _Parser:
         nick, name = parts[0], (parts[1].strip() if len(parts) > 1 else "")
         for p in g.players:
             if p.nick == nick:
-                self.fault("DUPLICATE_NICKNAMES", f"nickname {nick!r} used by two players (events are then assigned by turn order)", lineno)
+                self.fault(
+                    "DUPLICATE_NICKNAMES",
+                    f"nickname {nick!r} used by two players (events are then assigned by turn order)",
+                    lineno,
+                )
             elif name and p.name == name:
                 self.fault("DUPLICATE_NAMES", f"full name {name!r} used by two players", lineno)
         self.player_numbers[number] = len(g.players)
@@ -381,9 +424,15 @@ class _Parser:
             return len(g.players) - 1
         folded = [i for i, p in enumerate(g.players) if p.nick.casefold() == nick.casefold()]
         if len(folded) == 1 and not self.strict:
-            g.warnings.append(Finding("PLAYER_DOES_NOT_EXIST", f"nickname {nick!r} matched to {g.players[folded[0]].nick!r} ignoring case", lineno))
+            g.warnings.append(
+                Finding(
+                    "PLAYER_DOES_NOT_EXIST", f"nickname {nick!r} matched to {g.players[folded[0]].nick!r} ignoring case", lineno
+                )
+            )
             return folded[0]
-        raise self.error("PLAYER_DOES_NOT_EXIST", f"no player with nickname {nick!r} (players: {', '.join(p.nick for p in g.players)})", lineno)
+        raise self.error(
+            "PLAYER_DOES_NOT_EXIST", f"no player with nickname {nick!r} (players: {', '.join(p.nick for p in g.players)})", lineno
+        )
 
     def _turn_order_guess(self, matches: list[int]) -> int:
         evs = self.game.events
@@ -446,11 +495,22 @@ class _Parser:
         row = _row(row_a if across else row_d)
         value = self.bounded(score, score, "score", lineno)
         total = self.bounded(cum.lstrip("-"), cum, "cumulative score", lineno)
-        self.game.events.append(Event(
-            "play", player, rack=list(rack) if rack is not None else None, coord=format_coordinate(row, col, across),
-            row=row, col=col, across=across, word=list(word), score=-value if sign == "-" else value,
-            cumulative=-total if cum.startswith("-") else total, line=lineno, extra=" ".join(extra.split()) if extra else "",
-        ))
+        self.game.events.append(
+            Event(
+                "play",
+                player,
+                rack=list(rack) if rack is not None else None,
+                coord=format_coordinate(row, col, across),
+                row=row,
+                col=col,
+                across=across,
+                word=list(word),
+                score=-value if sign == "-" else value,
+                cumulative=-total if cum.startswith("-") else total,
+                line=lineno,
+                extra=" ".join(extra.split()) if extra else "",
+            )
+        )
         return True
 
     def parse_event(self, toks: list[str], player: int, lineno: int) -> Event:
@@ -468,7 +528,15 @@ class _Parser:
                     rest = toks[k + 1 :]
                     if len(rest) < 2:
                         raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
-                    return Event(kind, player, rack=rack, score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno, extra=" ".join(rest[2:]))
+                    return Event(
+                        kind,
+                        player,
+                        rack=rack,
+                        score=self.score(rest[0], lineno),
+                        cumulative=self.cumulative(rest[1], lineno),
+                        line=lineno,
+                        extra=" ".join(rest[2:]),
+                    )
         if len(toks) == 3 and toks[0].startswith("-") and _SCORE.match(toks[1]) and _CUMUL.match(toks[2]):
             # a pass, exchange or withdrawal with no rack written: ">emely:  - +0 236" (the rack is unknown)
             ev = self.parse_event(["", *toks], player, lineno)
@@ -478,7 +546,14 @@ class _Parser:
             rest = toks[2:]
             if len(rest) < 2:
                 raise self.error("NO_MATCHING_TOKEN", "'--' line needs a score and a cumulative score", lineno)
-            return Event("withdraw", player, rack=self.tiles(toks[0], lineno, "rack"), score=self.score(rest[0], lineno), cumulative=self.cumulative(rest[1], lineno), line=lineno)
+            return Event(
+                "withdraw",
+                player,
+                rack=self.tiles(toks[0], lineno, "rack"),
+                score=self.score(rest[0], lineno),
+                cumulative=self.cumulative(rest[1], lineno),
+                line=lineno,
+            )
         for k in (0, 1) if paren else ():
             if len(toks) >= k + 3 and toks[k].startswith("(") and _PAREN.match(toks[k]):
                 inner = _PAREN.match(toks[k]).group(1)
@@ -501,9 +576,21 @@ class _Parser:
                 return Event("pass", player, rack=rack, score=score, cumulative=cum, line=lineno)
             if what.isascii() and what.isdigit():
                 if len(what) > 3:
-                    raise self.error("PLAY_MALFORMED", f"exchange of {what[:20]} tiles: expected the tiles or their number (at most 999)", lineno)
+                    raise self.error(
+                        "PLAY_MALFORMED",
+                        f"exchange of {what[:20]} tiles: expected the tiles or their number (at most 999)",
+                        lineno,
+                    )
                 return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
-            return Event("exchange", player, rack=rack, tiles=self.tiles(what, lineno, "exchanged tiles"), score=score, cumulative=cum, line=lineno)
+            return Event(
+                "exchange",
+                player,
+                rack=rack,
+                tiles=self.tiles(what, lineno, "exchanged tiles"),
+                score=score,
+                cumulative=cum,
+                line=lineno,
+            )
         # tile placement: [RACK] COORD WORD SCORE CUM [extra]
         coord = parse_coordinate(toks[0])
         if coord is not None and len(toks) >= 4 and _SCORE.match(toks[2]):
@@ -512,9 +599,15 @@ class _Parser:
             rack_tok, rest = toks[0], toks[1:]
             coord = parse_coordinate(rest[0])
         else:
-            raise self.error("NO_MATCHING_TOKEN", f"cannot read event {' '.join(toks)[:60]!r}: expected RACK COORD WORD +SCORE TOTAL, a pass, an exchange, '--', (challenge), (time) or (RACK)", lineno)
+            raise self.error(
+                "NO_MATCHING_TOKEN",
+                f"cannot read event {' '.join(toks)[:60]!r}: expected RACK COORD WORD +SCORE TOTAL, a pass, an exchange, '--', (challenge), (time) or (RACK)",
+                lineno,
+            )
         if coord is None:
-            raise self.error("NO_MATCHING_TOKEN", f"{rest[0]!r} is not a coordinate (8D across, D8 down) in {' '.join(toks)[:60]!r}", lineno)
+            raise self.error(
+                "NO_MATCHING_TOKEN", f"{rest[0]!r} is not a coordinate (8D across, D8 down) in {' '.join(toks)[:60]!r}", lineno
+            )
         rack = self.tiles(rack_tok, lineno, "rack") if rack_tok is not None else None
         row, col, across = coord
         word, through = self.word(rest[1], lineno)
@@ -527,7 +620,21 @@ class _Parser:
             end = (col if across else row) + len(word)
             if end > size:
                 raise self.error("PLAY_OUT_OF_BOUNDS", f"{rest[0]} {rest[1]} runs off the {size}x{size} board", lineno)
-        return Event("play", player, rack=rack, coord=format_coordinate(row, col, across), row=row, col=col, across=across, word=word, through=through, score=score, cumulative=cum, line=lineno, extra=" ".join(rest[4:]))
+        return Event(
+            "play",
+            player,
+            rack=rack,
+            coord=format_coordinate(row, col, across),
+            row=row,
+            col=col,
+            across=across,
+            word=word,
+            through=through,
+            score=score,
+            cumulative=cum,
+            line=lineno,
+            extra=" ".join(rest[4:]),
+        )
 
     def word(self, token: str, lineno: int) -> tuple[list[str], tuple[int, ...]]:
         if self.mojibake:
@@ -541,8 +648,14 @@ class _Parser:
         flat = ""
         if "(" in token or ")" in token:
             if self.strict:
-                raise self.error("PLAY_MALFORMED", f"word {token!r}: parentheses are display notation, GCG writes '.' for played-through tiles", lineno)
-            self.game.warnings.append(Finding("PLAY_MALFORMED", f"word {token!r}: parentheses around played-through tiles accepted", lineno))
+                raise self.error(
+                    "PLAY_MALFORMED",
+                    f"word {token!r}: parentheses are display notation, GCG writes '.' for played-through tiles",
+                    lineno,
+                )
+            self.game.warnings.append(
+                Finding("PLAY_MALFORMED", f"word {token!r}: parentheses around played-through tiles accepted", lineno)
+            )
         marks: list[bool] = []
         for ch in token:
             if ch == "(":
@@ -578,11 +691,21 @@ class _Parser:
         prev = evs[-1] if evs else None
         if ev.kind == "withdraw":
             if prev is None or prev.kind != "play":
-                raise self.error("PHONY_TILES_RETURNED_WITHOUT_PLAY", "'--' (phony withdrawn) must follow a tile placement", lineno)
+                raise self.error(
+                    "PHONY_TILES_RETURNED_WITHOUT_PLAY", "'--' (phony withdrawn) must follow a tile placement", lineno
+                )
             if prev.player != ev.player:
-                raise self.error("INVALID_PHONY_TILES_PLAYER_INDEX", f"'--' by {self.game.players[ev.player].nick!r} but the play before was by {self.game.players[prev.player].nick!r}", lineno)
+                raise self.error(
+                    "INVALID_PHONY_TILES_PLAYER_INDEX",
+                    f"'--' by {self.game.players[ev.player].nick!r} but the play before was by {self.game.players[prev.player].nick!r}",
+                    lineno,
+                )
             if prev.rack is not None and ev.rack is not None and sorted(prev.rack) != sorted(ev.rack):
-                raise self.error("PHONY_TILES_RETURNED_MISMATCH", f"rack {''.join(ev.rack)} differs from the withdrawn play's rack {''.join(prev.rack)}", lineno)
+                raise self.error(
+                    "PHONY_TILES_RETURNED_MISMATCH",
+                    f"rack {''.join(ev.rack)} differs from the withdrawn play's rack {''.join(prev.rack)}",
+                    lineno,
+                )
             if ev.score == 0 and prev.score:
                 ev.score = -prev.score  # old Quackle form "-- +0 CUM" (gcg.md §3)
         elif ev.kind == "challenge_bonus":
@@ -595,7 +718,11 @@ class _Parser:
             if target is None or target.kind != "play":
                 raise self.error("CHALLENGE_BONUS_WITHOUT_PLAY", "(challenge) bonus must follow a tile placement", lineno)
             if target.player != ev.player:
-                raise self.error("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"(challenge) bonus credited to {self.game.players[ev.player].nick!r} but the challenged play was by {self.game.players[target.player].nick!r}", lineno)
+                raise self.error(
+                    "INVALID_CHALLENGE_BONUS_PLAYER_INDEX",
+                    f"(challenge) bonus credited to {self.game.players[ev.player].nick!r} but the challenged play was by {self.game.players[target.player].nick!r}",
+                    lineno,
+                )
 
     # -- driver ---------------------------------------------------------------------------------
     def run(self, text: str) -> Game:
@@ -629,7 +756,11 @@ class _Parser:
             if ev.score is not None:
                 points += abs(ev.score)
         if points > INT32_MAX:
-            raise self.error("SCORE_OUT_OF_RANGE", f"the scores of the game add up (as absolute values) to {points}, beyond {INT32_MAX}: the totals would not fit the tables", _first_over(g.events))
+            raise self.error(
+                "SCORE_OUT_OF_RANGE",
+                f"the scores of the game add up (as absolute values) to {points}, beyond {INT32_MAX}: the totals would not fit the tables",
+                _first_over(g.events),
+            )
         return g
 
 
@@ -658,7 +789,17 @@ def _resign_from_time(ev: Event) -> None:
         ev.note = rest
 
 
-def parse_gcg_text(text: str, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = (), encoding: str = "utf-8", mojibake: bool = False, warnings: list[Finding] | None = None) -> Game:
+def parse_gcg_text(
+    text: str,
+    *,
+    path: str | None = None,
+    strict: bool = False,
+    board_size: int | None = None,
+    multi: tuple[str, ...] = (),
+    encoding: str = "utf-8",
+    mojibake: bool = False,
+    warnings: list[Finding] | None = None,
+) -> Game:
     """Parse GCG text already decoded (put in Unicode NFC here). See :func:`read_gcg` for the
     arguments."""
     text = nfc(text)
@@ -682,13 +823,19 @@ def _check_bounds(game: Game, size: int, p: _Parser) -> None:
         if ev.kind != "play":
             continue
         if not (0 <= ev.row < size and 0 <= ev.col < size):
-            raise GameLogError("COORDINATE_OUT_OF_BOUNDS", f"coordinate {ev.coord!r} is off the {size}x{size} board", p.path, ev.line)
+            raise GameLogError(
+                "COORDINATE_OUT_OF_BOUNDS", f"coordinate {ev.coord!r} is off the {size}x{size} board", p.path, ev.line
+            )
         end = (ev.col if ev.across else ev.row) + len(ev.word)
         if end > size:
-            raise GameLogError("PLAY_OUT_OF_BOUNDS", f"{ev.coord} {''.join(ev.word)} runs off the {size}x{size} board", p.path, ev.line)
+            raise GameLogError(
+                "PLAY_OUT_OF_BOUNDS", f"{ev.coord} {''.join(ev.word)} runs off the {size}x{size} board", p.path, ev.line
+            )
 
 
-def parse_gcg_bytes(data: bytes, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()) -> Game:
+def parse_gcg_bytes(
+    data: bytes, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()
+) -> Game:
     """Parse the bytes of a GCG file (gcg.md: ISO-8859-1 unless line 1 declares UTF-8).
 
     Lenient mode re-decodes racks and words of a header-less file whose bytes are UTF-8 (names
@@ -702,10 +849,17 @@ def parse_gcg_bytes(data: bytes, *, path: str | None = None, strict: bool = Fals
         try:
             data.decode("utf-8")
             mojibake = True
-            warnings.append(Finding("ENCODING_GUESSED", "no #character-encoding header but the bytes are UTF-8: racks and words read as UTF-8, names as ISO-8859-1 (GCG spec)"))
+            warnings.append(
+                Finding(
+                    "ENCODING_GUESSED",
+                    "no #character-encoding header but the bytes are UTF-8: racks and words read as UTF-8, names as ISO-8859-1 (GCG spec)",
+                )
+            )
         except UnicodeDecodeError:
             pass
-    game = parse_gcg_text(text, path=path, strict=strict, board_size=board_size, multi=multi, encoding=enc, mojibake=mojibake, warnings=warnings)
+    game = parse_gcg_text(
+        text, path=path, strict=strict, board_size=board_size, multi=multi, encoding=enc, mojibake=mojibake, warnings=warnings
+    )
     game.ascii = data.isascii()
     return game
 
@@ -779,8 +933,19 @@ def write_gcg(game: Game) -> str:
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(game.players, 1):
         out.append(f"#player{i} {p.nick} {p.name}".rstrip())
-    for name in ("title", "description", "id", "lexicon", "game-type", "board-layout", "tile-distribution",
-                 "challenge-rule", "finished-at", "competition", "locale"):
+    for name in (
+        "title",
+        "description",
+        "id",
+        "lexicon",
+        "game-type",
+        "board-layout",
+        "tile-distribution",
+        "challenge-rule",
+        "finished-at",
+        "competition",
+        "locale",
+    ):
         value = game.pragmas.get(name)
         if value is None:
             continue

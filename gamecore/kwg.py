@@ -27,6 +27,7 @@ from __future__ import annotations
 import mmap
 import os
 import sys
+
 from gamecore.errors import DataError, UsageError
 
 TYPE_CHECKING = False  # (typing is not imported at start-up)
@@ -43,7 +44,6 @@ MAX_TILES = 63
 NODE22_MAX = 1 << 22
 
 
-
 #: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
 NATIVE_ABI = 5
 
@@ -54,13 +54,10 @@ def _native():
         from gamecore import _native
     except ImportError as exc:  # pragma: no cover - only without a compiled build
         raise UsageError(
-            "the compiled core gamecore._native is missing; install the package with "
-            "`pip install -e .` (it needs a C compiler)"
+            "the compiled core gamecore._native is missing; install the package with `pip install -e .` (it needs a C compiler)"
         ) from exc
     if getattr(_native, "ABI", None) != NATIVE_ABI:  # pragma: no cover - a stale build
-        raise UsageError(
-            "the compiled core gamecore._native is out of date; rebuild it with `pip install -e .`"
-        )
+        raise UsageError("the compiled core gamecore._native is out of date; rebuild it with `pip install -e .`")
     return _native
 
 
@@ -153,9 +150,7 @@ class Alphabet:
         return b"\0".join(bytes(self.encode(w)) for w in words)
 
 
-def build_kwg(
-    words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False
-) -> bytes:
+def build_kwg(words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False) -> bytes:
     """The KWG (DAWG + GADDAG) of ``words`` as bytes; see the module docstring for the layout.
 
     Args:
@@ -295,9 +290,7 @@ class Kwg:
         return cls(mm, alphabet, path, node24, verify)
 
     @classmethod
-    def from_words(
-        cls, words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False
-    ) -> "Kwg":
+    def from_words(cls, words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, node24: bool = False) -> "Kwg":
         """Build in memory (for tests and small lexicons)."""
         alpha = alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
         return cls(build_kwg(words, alpha, node24), alpha, node24=True if node24 else None)

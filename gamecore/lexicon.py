@@ -147,7 +147,7 @@ class Lexicon:
                 end = key.find("]", i + 1)
                 if end < 0:
                     raise UsageError(f"pattern {pattern!r}: '[' without a closing ']'")
-                body = key[i + 1:end]
+                body = key[i + 1 : end]
                 negate = body.startswith("^")
                 body = body[1:] if negate else body
                 if not body:
@@ -160,8 +160,10 @@ class Lexicon:
                 i = end
             else:
                 if letters and ch not in letters:
-                    raise UsageError(f"pattern {pattern!r}: {ch!r} is not a letter of this lexicon ({letters}); "
-                                     "use ? for one letter, * for any run, [abc] for a set")
+                    raise UsageError(
+                        f"pattern {pattern!r}: {ch!r} is not a letter of this lexicon ({letters}); "
+                        "use ? for one letter, * for any run, [abc] for a set"
+                    )
                 out.append(re.escape(ch))
             i += 1
         return "^" + "".join(out) + "$"
@@ -202,7 +204,7 @@ class Lexicon:
         blanks = key.count("?")
         n = len(key)
         out = []
-        for w in (self.all_words() if words is None else words):
+        for w in self.all_words() if words is None else words:
             if len(w) != n:
                 continue
             have = Counter(w)

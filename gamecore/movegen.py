@@ -124,12 +124,10 @@ def generate(
         ValueError: malformed grid (ragged rows, values out of range, more than 64 rows or
             columns) or start square outside the board.
     """
-    return _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
-                 blank_letter_value)
+    return _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles, blank_letter_value)
 
 
-def _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
-          blank_letter_value, *extra):
+def _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles, blank_letter_value, *extra):
     blocked = getattr(layout, "blocked", None)
     blocked_grid = None
     if blocked:
@@ -197,9 +195,24 @@ def generate_top(
             that would take the whole rack is searched only when some word is an anagram of the
             rack and the span's board tiles.
     """
-    return _call(kwg, grid, rack_counts, blanks, layout, tile_values, bingo_bonus, first_move, bingo_tiles,
-                 blank_letter_value, -1 if limit is None else max(0, int(limit)), True, bool(prune), tiles,
-                 play_type, bingo_index)
+    return _call(
+        kwg,
+        grid,
+        rack_counts,
+        blanks,
+        layout,
+        tile_values,
+        bingo_bonus,
+        first_move,
+        bingo_tiles,
+        blank_letter_value,
+        -1 if limit is None else max(0, int(limit)),
+        True,
+        bool(prune),
+        tiles,
+        play_type,
+        bingo_index,
+    )
 
 
 def last_stats(detail: bool = False):
@@ -223,8 +236,16 @@ class Position:
 
     __slots__ = ("_p", "kwg")
 
-    def __init__(self, kwg: Kwg, layout: Any, tile_values: Sequence[int], bingo_bonus: int, bingo_tiles: int = 7,
-                 blank_letter_value: bool = False, grid: Sequence[Sequence[int]] | None = None):
+    def __init__(
+        self,
+        kwg: Kwg,
+        layout: Any,
+        tile_values: Sequence[int],
+        bingo_bonus: int,
+        bingo_tiles: int = 7,
+        blank_letter_value: bool = False,
+        grid: Sequence[Sequence[int]] | None = None,
+    ):
         lm = layout.letter_mult
         blocked = getattr(layout, "blocked", None)
         blocked_grid = None
@@ -234,8 +255,20 @@ class Position:
                 blocked_grid[r][c] = 1
         srow, scol = layout.start
         self.kwg = kwg
-        self._p = _native().Position(kwg.buffer, lm, layout.word_mult, srow, scol, tile_values, bingo_bonus,
-                                     bingo_tiles, blocked_grid, int(kwg.wide), bool(blank_letter_value), grid)
+        self._p = _native().Position(
+            kwg.buffer,
+            lm,
+            layout.word_mult,
+            srow,
+            scol,
+            tile_values,
+            bingo_bonus,
+            bingo_tiles,
+            blocked_grid,
+            int(kwg.wide),
+            bool(blank_letter_value),
+            grid,
+        )
 
     def place(self, row: int, col: int, across: bool, letters: bytes) -> int:
         """Put a play on the board: ``letters`` = its whole main word from (row, col) (tile numbers,
@@ -255,12 +288,21 @@ class Position:
         """Every legal play, as :func:`generate` gives them (RawMoves, generator order)."""
         return self._p.generate(rack_counts, blanks)
 
-    def top(self, rack_counts: Sequence[int], blanks: int, *, limit: int | None = None, prune: bool = True,
-            tiles: Sequence[Any] | None = None, play_type: type | None = None,
-            bingo_index: bytes | None = None) -> list:
+    def top(
+        self,
+        rack_counts: Sequence[int],
+        blanks: int,
+        *,
+        limit: int | None = None,
+        prune: bool = True,
+        tiles: Sequence[Any] | None = None,
+        play_type: type | None = None,
+        bingo_index: bytes | None = None,
+    ) -> list:
         """The best plays, best first, as :func:`generate_top` gives them."""
-        return self._p.generate(rack_counts, blanks, -1 if limit is None else max(0, int(limit)), True, bool(prune),
-                                tiles, play_type, bingo_index)
+        return self._p.generate(
+            rack_counts, blanks, -1 if limit is None else max(0, int(limit)), True, bool(prune), tiles, play_type, bingo_index
+        )
 
     def grid(self) -> list[list[int]]:
         """The board: rows of ints (0 empty, tile number, +64 for a blank)."""

@@ -69,7 +69,9 @@ def _score(value: object, what: str, path: str | None, line: int | None) -> int:
     except ValueError as exc:
         raise GameLogError("RECORD_MALFORMED", f"{what}: {exc}", path, line) from None
     if not -INT32_MAX <= n <= INT32_MAX:
-        raise GameLogError("SCORE_OUT_OF_RANGE", f"{what} {str(n)[:40]}: expected a number between -{INT32_MAX} and {INT32_MAX}", path, line)
+        raise GameLogError(
+            "SCORE_OUT_OF_RANGE", f"{what} {str(n)[:40]}: expected a number between -{INT32_MAX} and {INT32_MAX}", path, line
+        )
     return n
 
 
@@ -88,7 +90,9 @@ def _tiles(text: str, *, path: str | None, line: int, what: str) -> list[str]:
                 out.append(text[i + 1].lower())
                 i += 2
                 continue
-            raise GameLogError("PLAY_MALFORMED", f"{what} {text!r}: '?' must be followed by the letter the blank stands for", path, line)
+            raise GameLogError(
+                "PLAY_MALFORMED", f"{what} {text!r}: '?' must be followed by the letter the blank stands for", path, line
+            )
         if not ch.isalpha():
             raise GameLogError("PLAY_MALFORMED", f"{what} {text!r}: {ch!r} is not a letter", path, line)
         out.append(ch.upper())
@@ -193,7 +197,9 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
         if coord:
             rc = parse_netskrafl_coordinate(coord)
             if rc is None:
-                raise GameLogError("NO_MATCHING_TOKEN", f"move {n}: {coord!r} is not a Netskrafl coordinate (H4 across, 4H down)", path, n)
+                raise GameLogError(
+                    "NO_MATCHING_TOKEN", f"move {n}: {coord!r} is not a Netskrafl coordinate (H4 across, 4H down)", path, n
+                )
             row, col, across = rc
             word = _tiles(tiles, path=path, line=n, what="tiles")
             if not (0 <= row < board_size and 0 <= col < board_size):
@@ -202,7 +208,25 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
                 raise GameLogError("PLAY_OUT_OF_BOUNDS", f"move {n}: {coord} {tiles} runs off the board", path, n)
             # positional: kind, player, rack, coord, row, col, across, word, through, tiles, count,
             # score, cumulative, note, line, extra, rack_after (the fields of Event, in order)
-            ev = Event("play", player, before, format_coordinate(row, col, across), row, col, across, word, (), None, None, score, None, "", n, "", rack_after)
+            ev = Event(
+                "play",
+                player,
+                before,
+                format_coordinate(row, col, across),
+                row,
+                col,
+                across,
+                word,
+                (),
+                None,
+                None,
+                score,
+                None,
+                "",
+                n,
+                "",
+                rack_after,
+            )
             last_play = ev
         else:
             head, _, rest = tiles.partition(" ")
@@ -210,7 +234,15 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
             if head == "PASS":
                 ev = Event("pass", player, rack=before, score=score, line=n, rack_after=rack_after)
             elif head == "EXCH":
-                ev = Event("exchange", player, rack=before, tiles=_rack(rest.strip(), path=path, line=n, what="exchanged tiles"), score=score, line=n, rack_after=rack_after)
+                ev = Event(
+                    "exchange",
+                    player,
+                    rack=before,
+                    tiles=_rack(rest.strip(), path=path, line=n, what="exchanged tiles"),
+                    score=score,
+                    line=n,
+                    rack_after=rack_after,
+                )
             elif head == "RSGN":
                 ev = Event("resign", player, rack=before, score=score, line=n, rack_after=rack_after)
             elif head == "CHALL":
@@ -218,11 +250,20 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
             elif head == "RESP":
                 if score < 0:
                     # the challenged move is taken back: the rack goes back to before that move
-                    ev = Event("withdraw", player, rack=list(last_play.rack) if last_play and last_play.rack is not None else None, score=score, line=n, rack_after=rack_after)
+                    ev = Event(
+                        "withdraw",
+                        player,
+                        rack=list(last_play.rack) if last_play and last_play.rack is not None else None,
+                        score=score,
+                        line=n,
+                        rack_after=rack_after,
+                    )
                 else:
                     ev = Event("challenge_bonus", player, rack=before, score=score, line=n, rack_after=rack_after)
             else:
-                raise GameLogError("NO_MATCHING_TOKEN", f"move {n}: special move {tiles!r} (expected PASS, EXCH, RSGN, CHALL or RESP)", path, n)
+                raise GameLogError(
+                    "NO_MATCHING_TOKEN", f"move {n}: special move {tiles!r} (expected PASS, EXCH, RSGN, CHALL or RESP)", path, n
+                )
         racks[player] = rack_after
         game.events.append(ev)
     return game

@@ -76,27 +76,46 @@ def square_name(row: int, col: int) -> str:
     return f"{LETTERS[col]}{row + 1}"
 
 
-def _text(x: float, y: float, s: str, size: float, fill: str, *, weight: str = "normal", anchor: str = "middle", cls: str = "", extra: str = "") -> str:
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    size: float,
+    fill: str,
+    *,
+    weight: str = "normal",
+    anchor: str = "middle",
+    cls: str = "",
+    extra: str = "",
+) -> str:
     c = f' class="{cls}"' if cls else ""
-    return (f'<text{c} x="{x:g}" y="{y:g}" font-size="{size:g}" font-weight="{weight}" fill="{fill}" '
-            f'text-anchor="{anchor}" dominant-baseline="central"{extra}>{escape(s)}</text>')
+    return (
+        f'<text{c} x="{x:g}" y="{y:g}" font-size="{size:g}" font-weight="{weight}" fill="{fill}" '
+        f'text-anchor="{anchor}" dominant-baseline="central"{extra}>{escape(s)}</text>'
+    )
 
 
-def _tile(x: float, y: float, size: float, label: str, value: int | None, blank: bool, new: bool, cls: str, attrs: str) -> list[str]:
+def _tile(
+    x: float, y: float, size: float, label: str, value: int | None, blank: bool, new: bool, cls: str, attrs: str
+) -> list[str]:
     """A tile at (x, y), top left, ``size`` wide: letter in the middle, value bottom right."""
     fill, edge, width = (NEW_FILL, NEW_EDGE, 3) if new else (TILE_FILL, TILE_EDGE, 1.2)
     flags = f' data-blank="{int(blank)}" data-new="{int(new)}"'
     out = [f'<g class="{cls}{" new" if new else ""}{" blank" if blank else ""}"{attrs}{flags}>']
     pad = size * 0.06
-    out.append(f'<rect x="{x + pad:g}" y="{y + pad:g}" width="{size - 2 * pad:g}" height="{size - 2 * pad:g}" rx="{size * 0.12:g}" '
-               f'fill="{fill}" stroke="{edge}" stroke-width="{width}"/>')
+    out.append(
+        f'<rect x="{x + pad:g}" y="{y + pad:g}" width="{size - 2 * pad:g}" height="{size - 2 * pad:g}" rx="{size * 0.12:g}" '
+        f'fill="{fill}" stroke="{edge}" stroke-width="{width}"/>'
+    )
     shown = label if len(label) == 1 else label.title()
     font = size * (0.55 if len(shown) == 1 else 0.36)
     ink = BLANK_INK if blank else "#222222"
     out.append(_text(x + size * 0.46, y + size * 0.5, shown, font, ink, weight="bold", cls="letter"))
     if blank:
-        out.append(f'<circle class="blank-mark" cx="{x + size * 0.46:g}" cy="{y + size * 0.5:g}" r="{size * 0.33:g}" '
-                   f'fill="none" stroke="{BLANK_INK}" stroke-width="1" stroke-dasharray="2,2"/>')
+        out.append(
+            f'<circle class="blank-mark" cx="{x + size * 0.46:g}" cy="{y + size * 0.5:g}" r="{size * 0.33:g}" '
+            f'fill="none" stroke="{BLANK_INK}" stroke-width="1" stroke-dasharray="2,2"/>'
+        )
     elif value is not None:
         out.append(_text(x + size * 0.8, y + size * 0.78, str(value), size * 0.24, "#222222", cls="value"))
     out.append("</g>")
@@ -127,9 +146,31 @@ def board_svg(pic: PositionPicture) -> str:
         for i in (0, 1):
             mark = "▶ " if pic.mover == i else ""
             parts.append(f"{mark}{names[i]} {scores[i]}")
-        out.append(f'<g class="scores">')
-        out.append(_text(width / 4, top / 2, parts[0], 17, "#222222", weight="bold" if pic.mover == 0 else "normal", cls="score", extra=' data-player="0"'))
-        out.append(_text(3 * width / 4, top / 2, parts[1], 17, "#222222", weight="bold" if pic.mover == 1 else "normal", cls="score", extra=' data-player="1"'))
+        out.append('<g class="scores">')
+        out.append(
+            _text(
+                width / 4,
+                top / 2,
+                parts[0],
+                17,
+                "#222222",
+                weight="bold" if pic.mover == 0 else "normal",
+                cls="score",
+                extra=' data-player="0"',
+            )
+        )
+        out.append(
+            _text(
+                3 * width / 4,
+                top / 2,
+                parts[1],
+                17,
+                "#222222",
+                weight="bold" if pic.mover == 1 else "normal",
+                cls="score",
+                extra=' data-player="1"',
+            )
+        )
         out.append("</g>")
     # the board: squares with their premiums and labels
     out.append(f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>')
@@ -141,8 +182,10 @@ def board_svg(pic: PositionPicture) -> str:
             x, y = x0 + c * cell, y0 + r * cell
             start = (r, c) == layout.start
             cls = "square" + (f" {kind}" if kind else "") + (" start" if start else "")
-            out.append(f'<rect class="{cls}" data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" '
-                       f'x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#ffffff" stroke-width="1.5"/>')
+            out.append(
+                f'<rect class="{cls}" data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" '
+                f'x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#ffffff" stroke-width="1.5"/>'
+            )
             if start:
                 out.append(_text(x + cell / 2, y + cell / 2, "★", cell * 0.6, ink if kind else "#7a2520", cls="star"))
             elif kind and kind != "X":
@@ -185,11 +228,13 @@ def board_svg(pic: PositionPicture) -> str:
         for i, t in enumerate(pic.rack):
             blank = t == "?"
             label = "" if blank else t
-            attrs = f' data-letter={quoteattr("?" if blank else t)}'
+            attrs = f" data-letter={quoteattr('?' if blank else t)}"
             if blank:
                 out.append(f'<g class="rack-tile blank"{attrs} data-blank="1">')
-                out.append(f'<rect x="{rx + i * size + 2:g}" y="{y:g}" width="{size - 4}" height="{size - 4}" rx="{size * 0.12:g}" '
-                           f'fill="{TILE_FILL}" stroke="{TILE_EDGE}" stroke-width="1.2"/>')
+                out.append(
+                    f'<rect x="{rx + i * size + 2:g}" y="{y:g}" width="{size - 4}" height="{size - 4}" rx="{size * 0.12:g}" '
+                    f'fill="{TILE_FILL}" stroke="{TILE_EDGE}" stroke-width="1.2"/>'
+                )
                 out.append("</g>")
             else:
                 out += _tile(rx + i * size, y, size, label, ts.value(label), False, False, "rack-tile", attrs)

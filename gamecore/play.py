@@ -100,9 +100,7 @@ class ScoredPlay(NamedTuple):
 
     def placements(self) -> frozenset[Placement]:
         """The new tiles, for comparing plays regardless of direction (a one-tile play has one set)."""
-        return frozenset(
-            Placement(r, c, t.label, t.blank) for (r, c), t, n in zip(self.squares(), self.word, self.new) if n
-        )
+        return frozenset(Placement(r, c, t.label, t.blank) for (r, c), t, n in zip(self.squares(), self.word, self.new) if n)
 
     def word_text(self, through: str | None = None) -> str:
         """The main word, blank as lowercase; ``through="."`` writes played-through tiles as ``.``
@@ -320,9 +318,7 @@ def validate_placements(
                 left.remove(need)
             else:
                 what = "a blank" if p.blank else f"{p.label}"
-                raise IllegalPlay(
-                    "not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})"
-                )
+                raise IllegalPlay("not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})")
     scoring = (
         layout.letter_mult,
         layout.word_mult,
@@ -340,7 +336,9 @@ def validate_placements(
         # the main word is the line through the first new tile; every new tile must be on it
         main = _read_line(squares, size, new, p0.row, p0.col, dr, dc, scoring)
         if main[3].count(True) != len(pl):
-            raise IllegalPlay("gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line")
+            raise IllegalPlay(
+                "gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line"
+            )
     # a board tile next to a new one means the board is not empty: only a play touching nothing
     # needs the emptiness test (then it is the first play and must cover the start square)
     for r, c in new:
@@ -349,9 +347,7 @@ def validate_placements(
     else:  # no board tile next to any new tile
         if board.is_empty():
             if layout.start not in new:
-                raise IllegalPlay(
-                    "first_play_off_start", f"the first play must cover the start square {layout.start_coord()}"
-                )
+                raise IllegalPlay("first_play_off_start", f"the first play must cover the start square {layout.start_coord()}")
         else:
             raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     if len(pl) == 1:

@@ -43,7 +43,9 @@ def token_tile(tok: str) -> tuple[str, bool]:
     return (up[1:-1] if up.startswith("[") else up), tok != up
 
 
-def tile_placements(board: Board, row: int, col: int, across: bool, tokens: Sequence[str], through: Sequence[int] = ()) -> list[Placement]:
+def tile_placements(
+    board: Board, row: int, col: int, across: bool, tokens: Sequence[str], through: Sequence[int] = ()
+) -> list[Placement]:
     """The new tiles of a play written as tokens from ``(row, col)`` (0-based) in one direction.
 
     A square already occupied must hold the token's letter (``.`` stands for any; gcg.md §5), a token

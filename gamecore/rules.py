@@ -122,8 +122,10 @@ class RuleSet:
             return None
         if "PLACEHOLDER" not in ts.source.upper():
             return None
-        return (f"the tile set {ts.name} of rules {self.name!r} is a placeholder, not a confirmed distribution "
-                f"({ts.source.split(';', 1)[-1].strip()})")
+        return (
+            f"the tile set {ts.name} of rules {self.name!r} is a placeholder, not a confirmed distribution "
+            f"({ts.source.split(';', 1)[-1].strip()})"
+        )
 
     def replace(self, **changes) -> "RuleSet":
         import dataclasses
@@ -161,8 +163,14 @@ def read_rules(path: str | Path) -> RuleSet:
             raise DataError(f"unknown rule-set key {key!r}; known: {', '.join(known)}", path)
         want = known[key].type
         if key == "end_targets":
-            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value) or len(value) > 3:
-                raise DataError(f"end_targets must be a list of up to 3 positive integers (for 2, 3 and 4 players); got {value!r}", path)
+            if (
+                not isinstance(value, list)
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+                or len(value) > 3
+            ):
+                raise DataError(
+                    f"end_targets must be a list of up to 3 positive integers (for 2, 3 and 4 players); got {value!r}", path
+                )
             kwargs[key] = tuple(value)
             continue
         ok = {"int": int, "str": str, "bool": bool}.get(str(want).replace("'", ""), object)
@@ -176,7 +184,12 @@ def read_rules(path: str | Path) -> RuleSet:
     for key, suffix in (("tile_set", ".tsv"), ("board", ".txt")):
         # a tile set or board given as a relative path is read beside the rule-set file
         value = kwargs.get(key)
-        if isinstance(value, str) and value.endswith(suffix) and not Path(value).is_absolute() and (path.parent / value).is_file():
+        if (
+            isinstance(value, str)
+            and value.endswith(suffix)
+            and not Path(value).is_absolute()
+            and (path.parent / value).is_file()
+        ):
             kwargs[key] = str(path.parent / value)
     if kwargs.get("rack_size", 7) < 1:
         raise DataError("rack_size must be at least 1", path)
@@ -218,8 +231,7 @@ def default_preset(language: str) -> str:
         return defaults[language]
     except KeyError:
         raise UsageError(
-            f"no default rules preset for language {language!r}; known: {', '.join(sorted(defaults))} "
-            f"(or give --rules PRESET)"
+            f"no default rules preset for language {language!r}; known: {', '.join(sorted(defaults))} (or give --rules PRESET)"
         ) from None
 
 

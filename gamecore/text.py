@@ -13,7 +13,8 @@ tables store them as int32. :data:`INT32_MIN` and :data:`INT32_MAX` are those bo
 
 from __future__ import annotations
 
-from unicodedata import is_normalized as _is_normalized, normalize as _normalize
+from unicodedata import is_normalized as _is_normalized
+from unicodedata import normalize as _normalize
 
 __all__ = ["INT32_MAX", "INT32_MIN", "nfc"]
 

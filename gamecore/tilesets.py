@@ -102,7 +102,9 @@ class TileSet:
                     raise UsageError(f"unclosed '[' in {text!r}")
                 tok = text[i + 1 : j]
                 if len(tok) < 2:  # brackets mark multi-letter tiles only: "[A]" is not the A tile
-                    raise UsageError(f"[{tok}] in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)")
+                    raise UsageError(
+                        f"[{tok}] in {text!r}: brackets are for multi-letter tiles only (write a single letter without them)"
+                    )
                 if not self.has(tok.upper()):
                     raise UsageError(f"unknown tile [{tok}] for tile set {self.name} in {text!r}")
                 out.append(tok)
@@ -122,8 +124,7 @@ class TileSet:
                     break
             else:
                 raise UsageError(
-                    f"letter {ch!r} in {text!r} is not in tile set {self.name} "
-                    f"(letters: {''.join(self.letters)}, ? = blank)"
+                    f"letter {ch!r} in {text!r} is not in tile set {self.name} (letters: {''.join(self.letters)}, ? = blank)"
                 )
         return out
 
@@ -204,9 +205,7 @@ def read_tile_set(path: str | Path, name: str | None = None) -> TileSet:
         except ValueError:
             raise DataError(f"count and value must be integers; got {line!r}", path, lineno) from None
         if not (0 <= count <= MAX_COUNT and 0 <= value <= MAX_VALUE):
-            raise DataError(
-                f"count must be 0..{MAX_COUNT} and value 0..{MAX_VALUE}; got {line!r}", path, lineno
-            )
+            raise DataError(f"count must be 0..{MAX_COUNT} and value 0..{MAX_VALUE}; got {line!r}", path, lineno)
         if label == BLANK:
             blanks += count
             continue

@@ -121,7 +121,9 @@ def manifest_checksum(folder: str | Path) -> str:
         rel = path.relative_to(root).as_posix()
         recorded = (marker.get("files", {}).get(rel) or {}).get("sha256")
         if recorded is not None and recorded != digest:
-            raise DataError("damaged lexicon: manifest.json does not match its checksum in .skrafl-output: run 'skrafl build' again", folder)
+            raise DataError(
+                "damaged lexicon: manifest.json does not match its checksum in .skrafl-output: run 'skrafl build' again", folder
+            )
     return digest
 
 

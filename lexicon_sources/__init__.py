@@ -133,9 +133,7 @@ def source_for(lang: Language, source: str | None, path: Path | None) -> tuple[s
     """
     if source is not None and source not in READERS:
         if not Path(source).exists():
-            raise UsageError(
-                f"{source}: neither a source name ({', '.join(sorted(READERS))}) nor an existing dump file"
-            )
+            raise UsageError(f"{source}: neither a source name ({', '.join(sorted(READERS))}) nor an existing dump file")
         path, source = Path(source), None
     if path is not None and not Path(path).exists():
         raise UsageError(f"{path}: no such file or folder")

@@ -39,7 +39,9 @@ def frequencies(name: str, words: Iterable[str], language: str) -> list[int]:
         try:
             from icegrams import Ngrams
         except ImportError:
-            raise UsageError("the frequency source icegrams is not installed: pip install 'skrafl[is]' (icegrams 1.1.x)") from None
+            raise UsageError(
+                "the frequency source icegrams is not installed: pip install 'skrafl[is]' (icegrams 1.1.x)"
+            ) from None
         model = Ngrams()
         try:
             freq = model.freq

@@ -78,7 +78,9 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
         if _inside(src, real) or _inside(src, visible):
             raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
         if src.is_dir() and (_inside(real, src) or _inside(visible, src)):
-            raise UsageError(f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)")
+            raise UsageError(
+                f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)"
+            )
     parent_real = Path(os.path.realpath(visible.parent))
     enclosing = output_root(parent_real) if parent_real.exists() else None
     if enclosing is not None:
@@ -89,7 +91,9 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
             raise UsageError(f"{target}: is a symbolic link that skrafl did not make; give a new folder")
         marker = read_marker(real) if real.is_dir() else None
         if marker and marker.get("command") != command:
-            raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
+            raise UsageError(
+                f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder"
+            )
         return visible
     if not visible.exists():
         return visible
@@ -99,9 +103,13 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
         return visible
     marker = read_marker(visible)
     if marker is None:
-        raise UsageError(f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)")
+        raise UsageError(
+            f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)"
+        )
     if not marker:
-        raise UsageError(f"{target}: was written by an older skrafl (no file list in its {MARKER}); remove it or give a new folder")
+        raise UsageError(
+            f"{target}: was written by an older skrafl (no file list in its {MARKER}); remove it or give a new folder"
+        )
     if marker.get("command") != command:
         raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
     return visible
@@ -125,7 +133,9 @@ class _Lock:
                 os.close(fd)
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     raise
-                raise UsageError(f"{visible}: another skrafl run is writing this output; try again when it has finished") from None
+                raise UsageError(
+                    f"{visible}: another skrafl run is writing this output; try again when it has finished"
+                ) from None
             try:
                 same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:

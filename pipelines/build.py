@@ -35,7 +35,6 @@ from pipelines.ingest import ENTRIES, ENTRIES_MANIFEST, sha256_file
 from pipelines.recipe import BUILTIN_RULES, Recipe, read_word_list
 
 
-
 @dataclass
 class BuildResult:
     """One compiled lexicon: its recipe, folder, word count and the manifest written."""
@@ -124,12 +123,24 @@ def frequency_table(entries: Any, recipe: Recipe) -> Any:
 
     letters = "".join(re.escape(ch) for ch in recipe.alphabet)
     length = pl.col("word").str.len_chars()
-    words = (entries.lazy()
-             .filter(~pl.col("form").str.contains(r"\p{Changes_When_Lowercased}") & pl.col("word").str.contains(f"^[{letters}]+$")
-                     & (length >= recipe.min_length) & (length <= recipe.max_length))
-             .select("word").unique().sort("word").collect()["word"].to_list())
-    return pl.LazyFrame({"word": words, "frequency": frequencies(recipe.frequency, words, recipe.language)},
-                        schema={"word": pl.String, "frequency": pl.Int64})
+    words = (
+        entries.lazy()
+        .filter(
+            ~pl.col("form").str.contains(r"\p{Changes_When_Lowercased}")
+            & pl.col("word").str.contains(f"^[{letters}]+$")
+            & (length >= recipe.min_length)
+            & (length <= recipe.max_length)
+        )
+        .select("word")
+        .unique()
+        .sort("word")
+        .collect()["word"]
+        .to_list()
+    )
+    return pl.LazyFrame(
+        {"word": words, "frequency": frequencies(recipe.frequency, words, recipe.language)},
+        schema={"word": pl.String, "frequency": pl.Int64},
+    )
 
 
 def classify(entries: Any, recipe: Recipe, source: str | None = None) -> Any:
@@ -142,13 +153,15 @@ def classify(entries: Any, recipe: Recipe, source: str | None = None) -> Any:
     try:
         with_word = entries.with_columns(word=word_expr(recipe))
         if recipe.frequency:
-            with_word = with_word.join(frequency_table(with_word, recipe), on="word", how="left", maintain_order="left") \
-                .with_columns(frequency=pl.col("frequency").fill_null(0))
+            with_word = with_word.join(
+                frequency_table(with_word, recipe), on="word", how="left", maintain_order="left"
+            ).with_columns(frequency=pl.col("frequency").fill_null(0))
         if recipe.hunspell_lemmas:
             from lexicon_sources.readers.hunspell import stems
 
             with_word = with_word.with_columns(
-                lemma_in_hunspell=lowercase_expr("lemma").is_in(sorted(stems(recipe.hunspell_lemmas))).fill_null(False))
+                lemma_in_hunspell=lowercase_expr("lemma").is_in(sorted(stems(recipe.hunspell_lemmas))).fill_null(False)
+            )
         return with_word.with_columns(rule=rule_expr(recipe, short, source))
     except Exception as exc:
         if isinstance(exc, DataError):
@@ -177,8 +190,9 @@ def alphabet_order(words: Any, alphabet: str) -> Any:
     return words.gather(order)
 
 
-def committee_not_applied(recipe: Recipe, short_list: list[str], additions: list[str], removals: list[str],
-                          kept: Any) -> list[dict]:
+def committee_not_applied(
+    recipe: Recipe, short_list: list[str], additions: list[str], removals: list[str], kept: Any
+) -> list[dict]:
     """Committee list entries that cannot take effect in this lexicon, one ``{"list", "word",
     "reason"}`` each (sorted): an addition with a letter outside the alphabet, or shorter or longer
     than the recipe allows (a tier's shorter ``max_length`` included); a removal of a word the
@@ -201,8 +215,11 @@ def committee_not_applied(recipe: Recipe, short_list: list[str], additions: list
             out.append({"list": path.name, "word": w, "reason": reason})
     if removals:
         present = set(kept.filter(pl.col("word").is_in(removals)).collect()["word"].to_list())
-        out += [{"list": recipe.removals.name, "word": w, "reason": "removes nothing: the lexicon does not hold it"}
-                for w in removals if w not in present]
+        out += [
+            {"list": recipe.removals.name, "word": w, "reason": "removes nothing: the lexicon does not hold it"}
+            for w in removals
+            if w not in present
+        ]
     return sorted(out, key=lambda d: (d["list"], d["reason"], d["word"]))
 
 
@@ -253,23 +270,26 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     if both:
         raise DataError(
             f"{len(both)} word(s) both added and removed by the committee lists ({', '.join(both[:10])}"
-            + (", …" if len(both) > 10 else "") + f"): {recipe.removals.name} and "
-            + " / ".join(p.name for p in (recipe.short_list, recipe.additions) if p is not None) + "; keep each word in one list",
+            + (", …" if len(both) > 10 else "")
+            + f"): {recipe.removals.name} and "
+            + " / ".join(p.name for p in (recipe.short_list, recipe.additions) if p is not None)
+            + "; keep each word in one list",
             recipe.removals,
         )
     not_applied = committee_not_applied(recipe, short_list, additions, removals, kept)
-    added = pl.LazyFrame({"word": sorted({w for w in short_list + additions if playable(w)} - set(removals))},
-                         schema={"word": pl.String})
-    counts = pl.concat([
-        kept.select(pl.len().alias("n"), pl.lit("from_source").alias("what")),
-        added.join(kept, on="word", how="anti").select(pl.len().alias("n"), pl.lit("newly_added").alias("what")),
-        kept.filter(pl.col("word").is_in(removals)).select(pl.len().alias("n"), pl.lit("removed").alias("what")),
-    ]).collect()
+    added = pl.LazyFrame(
+        {"word": sorted({w for w in short_list + additions if playable(w)} - set(removals))}, schema={"word": pl.String}
+    )
+    counts = pl.concat(
+        [
+            kept.select(pl.len().alias("n"), pl.lit("from_source").alias("what")),
+            added.join(kept, on="word", how="anti").select(pl.len().alias("n"), pl.lit("newly_added").alias("what")),
+            kept.filter(pl.col("word").is_in(removals)).select(pl.len().alias("n"), pl.lit("removed").alias("what")),
+        ]
+    ).collect()
     count = dict(zip(counts["what"], counts["n"]))
     words = alphabet_order(
-        pl.concat([kept, added.join(kept, on="word", how="anti")])
-        .filter(~pl.col("word").is_in(removals))
-        .collect()["word"],
+        pl.concat([kept, added.join(kept, on="word", how="anti")]).filter(~pl.col("word").is_in(removals)).collect()["word"],
         recipe.alphabet,
     )
     from_source, newly_added, removed = count["from_source"], count["newly_added"], count["removed"]
@@ -355,7 +375,9 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
             for r in by_rule.iter_rows(named=True)
         },
         "hunspell_lemmas": None if not recipe.hunspell_lemmas else _hunspell_version(recipe.hunspell_lemmas),
-        "frequency": None if not recipe.frequency else {"source": recipe.frequency, "version": _frequency_version(recipe.frequency)},
+        "frequency": None
+        if not recipe.frequency
+        else {"source": recipe.frequency, "version": _frequency_version(recipe.frequency)},
         "rules_not_applied": sorted(d.rule for d in recipe.drops if not d.applies_to(source.get("reader"))),
         "files": files,
     }
@@ -373,8 +395,12 @@ def committee_summary(result: BuildResult) -> list[str]:
     for item in result.manifest["committee"]["not_applied"]:
         reason = item["reason"].split(":")[0]
         groups[(item["list"], reason)].append(item["word"])
-    return [f"build {result.recipe.name}: committee {lst}: {len(ws)} cannot take effect ({reason}): "
-            + ", ".join(ws[:8]) + (", …" if len(ws) > 8 else "") for (lst, reason), ws in sorted(groups.items())]
+    return [
+        f"build {result.recipe.name}: committee {lst}: {len(ws)} cannot take effect ({reason}): "
+        + ", ".join(ws[:8])
+        + (", …" if len(ws) > 8 else "")
+        for (lst, reason), ws in sorted(groups.items())
+    ]
 
 
 def _report_committee(result: BuildResult) -> None:
@@ -415,7 +441,9 @@ def _write_rejected(dropped: Any, entries: Any, details: list[str], path: Path, 
             hi = part["_entry"][-1] + 1 if part.height else 0
             source = entries.slice(lo, hi - lo).with_row_index("_entry", offset=lo).select("_entry", *details, "row")
             # one chunk per column: Parquet pages follow Arrow chunks, which depend on threading
-            table = part.lazy().join(source, on="_entry", how="left").sort("_entry").select(columns).collect().rechunk().to_arrow()
+            table = (
+                part.lazy().join(source, on="_entry", how="left").sort("_entry").select(columns).collect().rechunk().to_arrow()
+            )
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema, compression="zstd", write_statistics=False)
             writer.write_table(table, row_group_size=1 << 18)
@@ -471,8 +499,13 @@ def load_entries(folder: Path, shown: Path | None = None) -> tuple[Any, dict]:
     return entries, source
 
 
-def build(recipes: list[Recipe], entries_dir: Path | None, out_dir: Path, progress: bool = True,
-          ingest_source: tuple[str, str, Path | None] | None = None) -> list[BuildResult]:
+def build(
+    recipes: list[Recipe],
+    entries_dir: Path | None,
+    out_dir: Path,
+    progress: bool = True,
+    ingest_source: tuple[str, str, Path | None] | None = None,
+) -> list[BuildResult]:
     """Compile every recipe from the entries in ``entries_dir`` into ``out_dir`` (first recipe) and
     ``out_dir/<name>/`` (the others): one output owned by ``skrafl build``, replaced whole and
     atomically (:mod:`pipelines.atomic`).

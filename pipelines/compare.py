@@ -48,18 +48,31 @@ class CompareResult:
     def summary(self) -> str:
         n = self.numbers
         lines = [f"# skrafl compare: {self.lexicon} against {self.reference}", ""]
-        lines.append(f"- lexicon words: {n['lexicon_words']:,}; reference words: {n['reference_words']:,}; in both: {n['both']:,}")
+        lines.append(
+            f"- lexicon words: {n['lexicon_words']:,}; reference words: {n['reference_words']:,}; in both: {n['both']:,}"
+        )
         lines.append(f"- recall: {n['recall']:.2%} of the reference is in the lexicon ({n['only_reference']:,} missing)")
-        lines.append(f"- precision: {n['precision']:.2%} of the lexicon is in the reference ({n['only_ours']:,} only ours"
-                     + ("; the reference is a sample, so this understates precision)" if n["reference_words"] < n["lexicon_words"] / 10 else ")"))
+        lines.append(
+            f"- precision: {n['precision']:.2%} of the lexicon is in the reference ({n['only_ours']:,} only ours"
+            + (
+                "; the reference is a sample, so this understates precision)"
+                if n["reference_words"] < n["lexicon_words"] / 10
+                else ")"
+            )
+        )
         if n.get("reject_words"):
-            lines.append(f"- must-reject list: {n['reject_accepted']:.2%} accepted ({n['reject_in_lexicon']:,} of {n['reject_words']:,})")
+            lines.append(
+                f"- must-reject list: {n['reject_accepted']:.2%} accepted ({n['reject_in_lexicon']:,} of {n['reject_words']:,})"
+            )
         lines += ["", "| difference | cause | rule | words | examples |", "|---|---|---|---:|---|"]
+
         def md(text: str) -> str:
             return text.replace("|", "\\|")
 
         for c in self.causes:
-            lines.append(f"| {c['difference']} | {c['cause']} | {md(c['rule'] or '')} | {c['words']:,} | {md(', '.join(c['examples']))} |")
+            lines.append(
+                f"| {c['difference']} | {c['cause']} | {md(c['rule'] or '')} | {c['words']:,} | {md(', '.join(c['examples']))} |"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -92,9 +105,9 @@ def _entries_of(lex: Any, keys: list[str]) -> Any:
         return None
     recipe = load_recipe(recipe_path)
     cols = [c for c in recipe.why_columns if c not in ("form",)]
-    return classify(pl.scan_parquet(entries), recipe, lex.manifest.get("source", {}).get("reader")) \
-        .filter(pl.col("word").is_in(keys)).select("word", "form", "rule", *[c for c in cols if c in pl.scan_parquet(entries).collect_schema().names()]) \
-        .collect(), cols
+    return classify(pl.scan_parquet(entries), recipe, lex.manifest.get("source", {}).get("reader")).filter(
+        pl.col("word").is_in(keys)
+    ).select("word", "form", "rule", *[c for c in cols if c in pl.scan_parquet(entries).collect_schema().names()]).collect(), cols
 
 
 def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> CompareResult:
@@ -118,13 +131,22 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
     only_ours = sorted(ours - ref)
     only_ref = sorted(ref - ours)
     rej_in = sorted(rej & ours)
-    rows = [(w, "only_ours") for w in only_ours] + [(w, "only_reference") for w in only_ref] + [(w, "reject_accepted") for w in rej_in]
+    rows = (
+        [(w, "only_ours") for w in only_ours]
+        + [(w, "only_reference") for w in only_ref]
+        + [(w, "reject_accepted") for w in rej_in]
+    )
     table = pl.DataFrame(rows, schema={"word": pl.String, "difference": pl.String}, orient="row")
 
     # why each word is where it is: the rejected entries (rule) and the entries that kept it
-    rejected = pl.read_parquet(lex.folder / "rejected.parquet", columns=["word", "rule"]) if (lex.folder / "rejected.parquet").is_file() \
+    rejected = (
+        pl.read_parquet(lex.folder / "rejected.parquet", columns=["word", "rule"])
+        if (lex.folder / "rejected.parquet").is_file()
         else pl.DataFrame(schema={"word": pl.String, "rule": pl.String})
-    rules = rejected.filter(pl.col("word").is_in(only_ref)).group_by("word").agg(rule=pl.col("rule").unique().sort().str.join(","))
+    )
+    rules = (
+        rejected.filter(pl.col("word").is_in(only_ref)).group_by("word").agg(rule=pl.col("rule").unique().sort().str.join(","))
+    )
     table = table.join(rules, on="word", how="left")
     kept_keys = sorted(set(only_ours) | set(rej_in))
     found = _entries_of(lex, kept_keys) if kept_keys else None
@@ -134,6 +156,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
         show = [c for c in cols if c in frame.columns and c not in ("lemma", "article_id", "lemma_id", "bin_id", "row")]
         coarse = [c for c in show if c in COARSE] or show[:1]
         if frame.height and show:
+
             def fields(names: list[str]) -> Any:
                 def one(c: str) -> Any:
                     value = pl.col(c).cast(pl.String).str.strip_chars()
@@ -141,8 +164,12 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
 
                 return pl.concat_str([one(c) for c in names], separator=" ", ignore_nulls=True)
 
-            detail = frame.filter(pl.col("rule").is_null()).with_columns(d=fields(show), g=fields(coarse)).group_by("word").agg(
-                detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" + "))
+            detail = (
+                frame.filter(pl.col("rule").is_null())
+                .with_columns(d=fields(show), g=fields(coarse))
+                .group_by("word")
+                .agg(detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" + "))
+            )
     table = table.join(detail, on="word", how="left")
     additions = set()
     from pipelines.recipe import load_recipe
@@ -156,32 +183,51 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
                 into.update(lex.key(w) for w in read_word_list(path))
     table = table.with_columns(
         cause=pl.when(pl.col("difference") == "only_reference")
-        .then(pl.when(pl.col("word").is_in(sorted(removals))).then(pl.lit("committee removal"))
-              .when(pl.col("rule").is_not_null()).then(pl.lit("dropped by rule"))
-              .otherwise(pl.lit("not in the source")))
-        .otherwise(pl.when(pl.col("detail").is_null() & pl.col("word").is_in(sorted(additions))).then(pl.lit("committee addition"))
-                   .otherwise(pl.lit("kept by the source")))
+        .then(
+            pl.when(pl.col("word").is_in(sorted(removals)))
+            .then(pl.lit("committee removal"))
+            .when(pl.col("rule").is_not_null())
+            .then(pl.lit("dropped by rule"))
+            .otherwise(pl.lit("not in the source"))
+        )
+        .otherwise(
+            pl.when(pl.col("detail").is_null() & pl.col("word").is_in(sorted(additions)))
+            .then(pl.lit("committee addition"))
+            .otherwise(pl.lit("kept by the source"))
+        )
     ).sort("difference", "word")
     # causes: one line per (difference, cause, rule or the main source fields that kept the word)
     key = pl.when(pl.col("difference") == "only_reference").then(pl.col("rule")).otherwise(pl.col("group"))
     table_k = table.with_columns(k=key)
     table = table.select("word", "difference", "cause", "rule", "detail")
-    causes = (table_k.group_by("difference", "cause", "k")
-              .agg(words=pl.len(), examples=pl.col("word").head(6))
-              .sort(["difference", "words", "k"], descending=[False, True, False], nulls_last=True))
+    causes = (
+        table_k.group_by("difference", "cause", "k")
+        .agg(words=pl.len(), examples=pl.col("word").head(6))
+        .sort(["difference", "words", "k"], descending=[False, True, False], nulls_last=True)
+    )
     if causes.height > 60:
         causes = causes.group_by("difference").head(20)
     numbers = {
-        "lexicon_words": len(ours), "reference_words": len(ref), "both": len(ours & ref),
-        "recall": len(ours & ref) / len(ref), "precision": len(ours & ref) / len(ours) if ours else 0.0,
-        "only_ours": len(only_ours), "only_reference": len(only_ref),
-        "reject_words": len(rej), "reject_in_lexicon": len(rej_in),
+        "lexicon_words": len(ours),
+        "reference_words": len(ref),
+        "both": len(ours & ref),
+        "recall": len(ours & ref) / len(ref),
+        "precision": len(ours & ref) / len(ours) if ours else 0.0,
+        "only_ours": len(only_ours),
+        "only_reference": len(only_ref),
+        "reject_words": len(rej),
+        "reject_in_lexicon": len(rej_in),
         "reject_accepted": len(rej_in) / len(rej) if rej else None,
     }
     return CompareResult(
-        lexicon=f"{lexicon} (lexicon {lex.name}, {len(ours):,} words)", reference=ref_label, numbers=numbers, table=table,
-        causes=[{"difference": r["difference"], "cause": r["cause"], "rule": r["k"], "words": r["words"], "examples": r["examples"]}
-                for r in causes.iter_rows(named=True)],
+        lexicon=f"{lexicon} (lexicon {lex.name}, {len(ours):,} words)",
+        reference=ref_label,
+        numbers=numbers,
+        table=table,
+        causes=[
+            {"difference": r["difference"], "cause": r["cause"], "rule": r["k"], "words": r["words"], "examples": r["examples"]}
+            for r in causes.iter_rows(named=True)
+        ],
     )
 
 

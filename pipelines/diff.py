@@ -66,9 +66,7 @@ def _load(folder: Path) -> tuple[set[str], Any, dict]:
     rej_path = folder / "rejected.parquet"
     if rej_path.is_file():
         rejected = (
-            pl.read_parquet(rej_path, columns=["word", "rule"])
-            .group_by("word")
-            .agg(pl.col("rule").unique().sort().str.join(","))
+            pl.read_parquet(rej_path, columns=["word", "rule"]).group_by("word").agg(pl.col("rule").unique().sort().str.join(","))
         )
     else:
         rejected = pl.DataFrame({"word": [], "rule": []}, schema={"word": pl.String, "rule": pl.String})
@@ -99,36 +97,44 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
         },
         schema={"word": pl.String, "change": pl.String},
     )
-    table = (
-        changed.join(old_rej.rename({"rule": "old_rule"}), on="word", how="left")
-        .join(new_rej.rename({"rule": "new_rule"}), on="word", how="left")
+    table = changed.join(old_rej.rename({"rule": "old_rule"}), on="word", how="left").join(
+        new_rej.rename({"rule": "new_rule"}), on="word", how="left"
     )
     dropped_rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
     by_both = "rule or source" if recipe_changed and source_changed else ("rule" if recipe_changed else "source")
-    table = table.with_columns(
-        cause=pl.when(dropped_rule.str.contains("committee_removal"))
-        .then(pl.lit("committee"))
-        .when(dropped_rule.is_not_null())
-        .then(pl.lit(by_both))
-        .when((pl.col("change") == "added") & pl.col("new_rule").is_null() & pl.col("old_rule").is_null()
-              & pl.lit(not source_changed))
-        .then(pl.lit("committee"))
-        .otherwise(pl.lit("source")),
-    ).with_columns(
-        detail=pl.when(pl.col("change") == "added")
-        .then(
-            pl.when(pl.col("old_rule").is_not_null())
-            .then(pl.lit("was dropped by ") + pl.col("old_rule") + pl.lit(", now kept"))
-            .when(pl.col("cause") == "committee")
-            .then(pl.lit("added by the committee lists"))
-            .otherwise(pl.lit("new in the source"))
+    table = (
+        table.with_columns(
+            cause=pl.when(dropped_rule.str.contains("committee_removal"))
+            .then(pl.lit("committee"))
+            .when(dropped_rule.is_not_null())
+            .then(pl.lit(by_both))
+            .when(
+                (pl.col("change") == "added")
+                & pl.col("new_rule").is_null()
+                & pl.col("old_rule").is_null()
+                & pl.lit(not source_changed)
+            )
+            .then(pl.lit("committee"))
+            .otherwise(pl.lit("source")),
         )
-        .otherwise(
-            pl.when(pl.col("new_rule").is_not_null())
-            .then(pl.lit("now dropped by ") + pl.col("new_rule"))
-            .otherwise(pl.lit("no longer in the source"))
+        .with_columns(
+            detail=pl.when(pl.col("change") == "added")
+            .then(
+                pl.when(pl.col("old_rule").is_not_null())
+                .then(pl.lit("was dropped by ") + pl.col("old_rule") + pl.lit(", now kept"))
+                .when(pl.col("cause") == "committee")
+                .then(pl.lit("added by the committee lists"))
+                .otherwise(pl.lit("new in the source"))
+            )
+            .otherwise(
+                pl.when(pl.col("new_rule").is_not_null())
+                .then(pl.lit("now dropped by ") + pl.col("new_rule"))
+                .otherwise(pl.lit("no longer in the source"))
+            )
         )
-    ).select("word", "change", "cause", "old_rule", "new_rule", "detail").sort("change", "word")
+        .select("word", "change", "cause", "old_rule", "new_rule", "detail")
+        .sort("change", "word")
+    )
     summary = _summary(old_dir, new_dir, old_m, new_m, table, recipe_changed, source_changed)
     added = int((table["change"] == "added").sum())
     report = _report(old_dir, new_dir, old_m, new_m, table, recipe_changed, source_changed)
@@ -139,28 +145,46 @@ def _md(value: Any) -> str:
     return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def _report(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool,
-            source_changed: bool) -> str:
+def _report(
+    old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool, source_changed: bool
+) -> str:
     """``summary.md``: the builds, counts per change and cause, every change with its cause."""
     import polars as pl
 
     def build_line(label: str, folder: Path, m: dict) -> str:
         s = m.get("source") or {}
         words = m.get("words")
-        return (f"| {label} | `{folder}` | {m.get('name', '')} | {words:,} | {_md(s.get('reader'))} {_md(s.get('version'))} | "
-                f"`{((m.get('recipe') or {}).get('sha256') or '')[:12]}` |") if isinstance(words, int) else \
-            f"| {label} | `{folder}` | {m.get('name', '')} | | {_md(s.get('reader'))} {_md(s.get('version'))} | |"
+        return (
+            (
+                f"| {label} | `{folder}` | {m.get('name', '')} | {words:,} | {_md(s.get('reader'))} {_md(s.get('version'))} | "
+                f"`{((m.get('recipe') or {}).get('sha256') or '')[:12]}` |"
+            )
+            if isinstance(words, int)
+            else f"| {label} | `{folder}` | {m.get('name', '')} | | {_md(s.get('reader'))} {_md(s.get('version'))} | |"
+        )
 
     lines = [
-        f"# Lexicon changes: {old_m.get('name', '')} {old_dir} → {new_dir}", "",
-        "| build | folder | lexicon | words | source | recipe |", "|---|---|---|---:|---|---|",
-        build_line("old", old_dir, old_m), build_line("new", new_dir, new_m), "",
-        f"Source {'changed' if source_changed else 'unchanged'}; recipe {'changed' if recipe_changed else 'unchanged'}.", "",
-        "## Counts per cause", "", "| change | cause | rule | words |", "|---|---|---|---:|",
+        f"# Lexicon changes: {old_m.get('name', '')} {old_dir} → {new_dir}",
+        "",
+        "| build | folder | lexicon | words | source | recipe |",
+        "|---|---|---|---:|---|---|",
+        build_line("old", old_dir, old_m),
+        build_line("new", new_dir, new_m),
+        "",
+        f"Source {'changed' if source_changed else 'unchanged'}; recipe {'changed' if recipe_changed else 'unchanged'}.",
+        "",
+        "## Counts per cause",
+        "",
+        "| change | cause | rule | words |",
+        "|---|---|---|---:|",
     ]
     rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
-    counts = table.with_columns(rule=rule).group_by("change", "cause", "rule").len() \
+    counts = (
+        table.with_columns(rule=rule)
+        .group_by("change", "cause", "rule")
+        .len()
         .sort(["change", "len", "cause", "rule"], descending=[False, True, False, False], nulls_last=True)
+    )
     for r in counts.iter_rows(named=True):
         lines.append(f"| {r['change']} | {r['cause']} | {_md(r['rule'])} | {r['len']:,} |")
     lines.append(f"| **total** | | | **{table.height:,}** |")
@@ -169,12 +193,15 @@ def _report(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, 
         lines += [f"The first {MD_ROWS:,} of {table.height:,} changes; all of them are in `diff.csv`.", ""]
     lines += ["| word | change | cause | old rule | new rule | detail |", "|---|---|---|---|---|---|"]
     for r in table.head(MD_ROWS).iter_rows(named=True):
-        lines.append(f"| {_md(r['word'])} | {r['change']} | {r['cause']} | {_md(r['old_rule'])} | {_md(r['new_rule'])} | {_md(r['detail'])} |")
+        lines.append(
+            f"| {_md(r['word'])} | {r['change']} | {r['cause']} | {_md(r['old_rule'])} | {_md(r['new_rule'])} | {_md(r['detail'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def _summary(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool,
-             source_changed: bool) -> str:
+def _summary(
+    old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any, recipe_changed: bool, source_changed: bool
+) -> str:
     import polars as pl
 
     def src(m: dict) -> str:
@@ -194,7 +221,8 @@ def _summary(old_dir: Path, new_dir: Path, old_m: dict, new_m: dict, table: Any,
         if part.height:
             rule_col = "old_rule" if change == "added" else "new_rule"
             groups = (
-                part.group_by("cause", rule_col).agg(n=pl.len(), examples=pl.col("word").head(5))
+                part.group_by("cause", rule_col)
+                .agg(n=pl.len(), examples=pl.col("word").head(5))
                 .sort(["n", "cause"], descending=[True, False])
             )
             for row in groups.iter_rows(named=True):

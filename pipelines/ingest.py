@@ -32,9 +32,9 @@ class IngestResult:
     manifest: dict
 
 
-
-def ingest(lang_code: str, out_dir: Path, source: str | None = None, path: Path | None = None,
-           progress: bool = True, **reader_options) -> IngestResult:
+def ingest(
+    lang_code: str, out_dir: Path, source: str | None = None, path: Path | None = None, progress: bool = True, **reader_options
+) -> IngestResult:
     """Read a dump into the output folder ``out_dir``: ``entries.parquet`` + ``entries.json``.
 
     Args:
@@ -59,8 +59,9 @@ def ingest(lang_code: str, out_dir: Path, source: str | None = None, path: Path 
     return result
 
 
-def ingest_into(stage: Path, lang_code: str, name: str, path: Path | None, progress: bool = True,
-                **reader_options) -> IngestResult:
+def ingest_into(
+    stage: Path, lang_code: str, name: str, path: Path | None, progress: bool = True, **reader_options
+) -> IngestResult:
     """Read the dump ``path`` of source ``name`` into ``stage`` (a folder being written by the
     caller's output: ``ingest``'s own, or a ``build --source``'s)."""
     import pyarrow.parquet as pq

@@ -165,7 +165,18 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):
         raise DataError('[fold] maps letters to letters ("é" = "e")', path)
     lex = data.get("lexicon", {})
-    for key in ("name", "language", "description", "tile_set", "rules", "alphabet", "credit", "extends", "frequency", "hunspell_lemmas"):
+    for key in (
+        "name",
+        "language",
+        "description",
+        "tile_set",
+        "rules",
+        "alphabet",
+        "credit",
+        "extends",
+        "frequency",
+        "hunspell_lemmas",
+    ):
         if key in lex and not isinstance(lex[key], str):
             raise DataError(f"[lexicon] {key} must be text", path)
     for key in ("min_length", "max_length"):
@@ -252,7 +263,9 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
         sources = rule.get("sources", [])
         if isinstance(sources, str) or not all(isinstance(x, str) for x in sources):
             raise DataError(f"[[drop]] rule {rule['rule']!r}: sources must be a list of source names", path)
-        recipe.drops.append(DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False))))
+        recipe.drops.append(
+            DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False)))
+        )
     for f in (recipe.short_list, recipe.additions, recipe.removals):
         if f is not None and f not in recipe.files:
             recipe.files.append(f)
@@ -270,8 +283,11 @@ def _check_single_letter_tiles(recipe: Recipe, path: Path) -> None:
     """
     odd = sorted({c for c in recipe.alphabet if not c.isalpha()})
     if odd:
-        raise DataError(f"[lexicon] alphabet has characters that are not letters ({' '.join(odd)}); multi-letter tiles "
-                        "(L·L, NY, QU) are not supported by skrafl build: the lexicon graph holds one character per tile", path)
+        raise DataError(
+            f"[lexicon] alphabet has characters that are not letters ({' '.join(odd)}); multi-letter tiles "
+            "(L·L, NY, QU) are not supported by skrafl build: the lexicon graph holds one character per tile",
+            path,
+        )
     from gamecore.errors import UsageError
     from gamecore.tilesets import load_tile_set
 
@@ -281,8 +297,11 @@ def _check_single_letter_tiles(recipe: Recipe, path: Path) -> None:
         return  # an unknown tile set is reported where the lexicon is played (best, replay)
     multi = [t for t in tiles.letters if len(t) > 1]
     if multi:
-        raise DataError(f"tile set {recipe.tile_set!r} has multi-letter tiles ({', '.join(multi)}): not supported by skrafl "
-                        "build (the lexicon graph holds one character per tile)", path)
+        raise DataError(
+            f"tile set {recipe.tile_set!r} has multi-letter tiles ({', '.join(multi)}): not supported by skrafl "
+            "build (the lexicon graph holds one character per tile)",
+            path,
+        )
 
 
 def recipes_for(folder: Path) -> list[Recipe]:

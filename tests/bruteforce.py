@@ -70,10 +70,7 @@ def brute_force_moves(
                             tiles = list(order)
                             for i, letter in zip(blank_pos, fill):
                                 tiles[i] = letter
-                            pl = [
-                                Placement(rr, cc, t, i in blank_pos)
-                                for i, ((rr, cc), t) in enumerate(zip(squares, tiles))
-                            ]
+                            pl = [Placement(rr, cc, t, i in blank_pos) for i, ((rr, cc), t) in enumerate(zip(squares, tiles))]
                             key = frozenset(pl)
                             if key in found:
                                 continue

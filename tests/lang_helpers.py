@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import polars as pl
-
 from clirun import run_skrafl
 
 LANG_FIX = Path(__file__).resolve().parent / "fixtures" / "lang"
@@ -46,8 +45,9 @@ def check_expected(folder: Path, expected: dict[str, str | None]) -> None:
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def assert_bad_input(good_root: Path, tmp_path: Path, lang: str, args: list[str], message: str) -> None:

@@ -57,9 +57,21 @@ class PgServer:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True)
 
     def start(self) -> "PgServer":
-        self._run(f"{self.bindir}/initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8" if self._has_c_utf8() else "--no-locale")
+        self._run(
+            f"{self.bindir}/initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8" if self._has_c_utf8() else "--no-locale",
+        )
         opts = f"-c listen_addresses='' -c unix_socket_directories='{self.sock}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run(f"{self.bindir}/pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"), "-w", "-t", "60", "start")
+        self._run(
+            f"{self.bindir}/pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"), "-w", "-t", "60", "start"
+        )
         return self
 
     @staticmethod

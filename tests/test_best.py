@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from bruteforce import brute_force_moves, word_fit_moves
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bruteforce import brute_force_moves, word_fit_moves
 from gamecore.board import Board, read_board
 from gamecore.boards import BoardLayout, load_layout
 from gamecore.play import Placement, ScoredPlay, apply_play, validate_placements, validate_play
@@ -63,8 +63,26 @@ def put(board, play):
 
 # ---- the fixed scores ---------------------------------------------------------------------
 
-TINY = ["retsina", "stainer", "nastier", "retains", "word", "rootworm", "quirky", "odalique", "hey", "haze",
-        "ax", "ex", "xi", "za", "ta", "at", "re", "er"]
+TINY = [
+    "retsina",
+    "stainer",
+    "nastier",
+    "retains",
+    "word",
+    "rootworm",
+    "quirky",
+    "odalique",
+    "hey",
+    "haze",
+    "ax",
+    "ex",
+    "xi",
+    "za",
+    "ta",
+    "at",
+    "re",
+    "er",
+]
 
 
 def _top(board, rack):
@@ -145,10 +163,24 @@ def test_generator_reproduces_reference_lists(shared, name):
 SMALL = BoardLayout(
     name="small7",
     size=7,
-    letter_mult=((1, 1, 3, 1, 3, 1, 1), (1, 2, 1, 1, 1, 2, 1), (3, 1, 1, 1, 1, 1, 3), (1, 1, 1, 1, 1, 1, 1),
-                 (3, 1, 1, 1, 1, 1, 3), (1, 2, 1, 1, 1, 2, 1), (1, 1, 3, 1, 3, 1, 1)),
-    word_mult=((3, 1, 1, 1, 1, 1, 3), (1, 1, 1, 2, 1, 1, 1), (1, 1, 2, 1, 2, 1, 1), (1, 2, 1, 2, 1, 2, 1),
-               (1, 1, 2, 1, 2, 1, 1), (1, 1, 1, 2, 1, 1, 1), (3, 1, 1, 1, 1, 1, 3)),
+    letter_mult=(
+        (1, 1, 3, 1, 3, 1, 1),
+        (1, 2, 1, 1, 1, 2, 1),
+        (3, 1, 1, 1, 1, 1, 3),
+        (1, 1, 1, 1, 1, 1, 1),
+        (3, 1, 1, 1, 1, 1, 3),
+        (1, 2, 1, 1, 1, 2, 1),
+        (1, 1, 3, 1, 3, 1, 1),
+    ),
+    word_mult=(
+        (3, 1, 1, 1, 1, 1, 3),
+        (1, 1, 1, 2, 1, 1, 1),
+        (1, 1, 2, 1, 2, 1, 1),
+        (1, 2, 1, 2, 1, 2, 1),
+        (1, 1, 2, 1, 2, 1, 1),
+        (1, 1, 1, 2, 1, 1, 1),
+        (3, 1, 1, 1, 1, 1, 3),
+    ),
     start=(3, 3),
 )
 LETTERS = "AEIRSTZ"
@@ -214,8 +246,7 @@ def test_generator_equals_brute_force_on_tiny_racks(pos):
 def _fake(score, word, tiles=2, row=0):
     from gamecore.board import Tile
 
-    return ScoredPlay(row, 0, True, tuple(Tile(ch) for ch in word), (True,) * len(word), score, tiles,
-                      (word.lower(),))
+    return ScoredPlay(row, 0, True, tuple(Tile(ch) for ch in word), (True,) * len(word), score, tiles, (word.lower(),))
 
 
 def test_robots_pick_as_netskrafl_says():
@@ -237,8 +268,7 @@ def test_robots_pick_as_netskrafl_says():
 
 
 def _skrafl(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT,
-                          **kw)
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -278,8 +308,23 @@ def test_cli_best_blank_is_lowercase_and_json(tiny_lexicon, tmp_path):
 
 def test_cli_robot_is_reproducible(tiny_lexicon, tmp_path):
     b = _board_file(tmp_path, empty())
-    args = ["best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "AEINRST", "-f", "tsv",
-            "--robot", "midlungur", "--vocabulary", str(tiny_lexicon), "--seed", "3"]
+    args = [
+        "best",
+        "--lexicon",
+        str(tiny_lexicon),
+        "--board",
+        str(b),
+        "--rack",
+        "AEINRST",
+        "-f",
+        "tsv",
+        "--robot",
+        "midlungur",
+        "--vocabulary",
+        str(tiny_lexicon),
+        "--seed",
+        "3",
+    ]
     first, second = _skrafl(*args), _skrafl(*args)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout and len(first.stdout.splitlines()) == 2
@@ -352,8 +397,10 @@ def test_letter_valued_blank_rule_rescores_generated_plays():
     assert plays == sorted(plays, key=lambda p: (-p.score, p.tiles_placed))
 
 
-@pytest.mark.parametrize("board_name,tile_set,start", [("super", "english_super", (10, 10)), ("explo", "english", (3, 3)),
-                                                        ("erudit", "english", (7, 7))])
+@pytest.mark.parametrize(
+    "board_name,tile_set,start",
+    [("super", "english_super", (10, 10)), ("explo", "english", (3, 3)), ("erudit", "english", (7, 7))],
+)
 def test_generator_on_other_layouts_equals_word_fit(board_name, tile_set, start):
     # super 21×21 (4× squares, start K11), explo (start D4), erudit (plain centre): first move and a
     # follow-up, generator against the independent word-fit oracle
@@ -387,8 +434,21 @@ def test_cli_netskrafl_board_text(tiny_lexicon, tmp_path):
     p = tmp_path / "ns.board"
     p.write_text(b.to_text("netskrafl"), encoding="utf-8")  # lowercase tiles
     assert "hey" in p.read_text(encoding="utf-8")
-    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(p), "--board-format", "netskrafl",
-                "--rack", "GNX", "-n", "1", "-f", "tsv")
+    r = _skrafl(
+        "best",
+        "--lexicon",
+        str(tiny_lexicon),
+        "--board",
+        str(p),
+        "--board-format",
+        "netskrafl",
+        "--rack",
+        "GNX",
+        "-n",
+        "1",
+        "-f",
+        "tsv",
+    )
     assert r.returncode == 0, r.stderr
     coord, word, score, placed, leave = r.stdout.splitlines()[1].split("\t")
     assert (score, placed, leave) == ("34", "1", "GN")
@@ -418,8 +478,21 @@ def test_cli_midlungur_uses_the_built_tier(lexicon_with_tier, tmp_path):
     b = _board_file(tmp_path, empty())
     words = set()
     for seed in range(4):
-        r = _skrafl("best", "--lexicon", str(lexicon_with_tier), "--board", str(b), "--rack", "AEINRST", "-f", "json",
-                    "--robot", "midlungur", "--seed", str(seed))
+        r = _skrafl(
+            "best",
+            "--lexicon",
+            str(lexicon_with_tier),
+            "--board",
+            str(b),
+            "--rack",
+            "AEINRST",
+            "-f",
+            "json",
+            "--robot",
+            "midlungur",
+            "--seed",
+            str(seed),
+        )
         assert r.returncode == 0, r.stderr
         words |= {row["word"].lower() for row in json.loads(r.stdout)}
     # Without the tier, the 20 best plays are all seven-letter bingos (4 anagrams × 2 directions × 7 squares).

@@ -91,8 +91,10 @@ def test_unknown_letter_for_the_tile_set(tmp_path, shared):
     assert str(e.value).startswith(f"{p}:1: ")
 
 
-@pytest.mark.parametrize("text,expected", [("8D", (7, 3, True)), ("D8", (7, 3, False)), ("h8", (7, 7, False)),
-                                           ("15O", (14, 14, True)), ("A1", (0, 0, False))])
+@pytest.mark.parametrize(
+    "text,expected",
+    [("8D", (7, 3, True)), ("D8", (7, 3, False)), ("h8", (7, 7, False)), ("15O", (14, 14, True)), ("A1", (0, 0, False))],
+)
 def test_gcg_coordinates(text, expected):
     assert parse_gcg(text) == expected
     assert format_gcg(*expected) == text.upper()
@@ -120,8 +122,7 @@ def test_multi_letter_tiles_in_board_text(tmp_path):
     from gamecore.tilesets import read_tile_set
 
     p = tmp_path / "es.tsv"
-    p.write_text("letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t9\t1\t1\nC\t4\t3\t0\nCH\t1\t5\t0\nO\t8\t1\t1\n",
-                 encoding="utf-8")
+    p.write_text("letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t9\t1\t1\nC\t4\t3\t0\nCH\t1\t5\t0\nO\t8\t1\t1\n", encoding="utf-8")
     ts = read_tile_set(p)
     rows = ["." * 15] * 15
     rows[7] = "......[CH]A[ch]O....."

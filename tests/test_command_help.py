@@ -6,7 +6,6 @@ import inspect
 
 import pytest
 import typer
-
 from clirun import run_skrafl
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import run_skrafl
 
 SOURCE = ["hest", "hesten", "hester", "øl", "ølet", "arbeidsmiljøloven"]  # the last: 17 letters, too long
@@ -23,7 +22,9 @@ def setup(tmp_path_factory) -> dict[str, Path]:
     (tmp / "source.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
     (tmp / "reference.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
     (tmp / "reject.txt").write_text("\n".join(REJECT) + "\n", encoding="utf-8")
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "lex"), "--quiet")
+    r = run_skrafl(
+        "build", "nb", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "lex"), "--quiet"
+    )
     assert r.returncode == 0, r.stderr
     return {"tmp": tmp, "lex": tmp / "lex", "ref": tmp / "reference.txt", "reject": tmp / "reject.txt"}
 
@@ -101,8 +102,22 @@ def test_committee_causes(tmp_path):
 
 
 def test_tsv_is_one_table(setup):
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--reject", str(setup["reject"]),
-                   "--out", str(setup["tmp"] / "cmp4"), "--format", "tsv", "--quiet")
+    r = run_skrafl(
+        "compare",
+        str(setup["lex"]),
+        str(setup["ref"]),
+        "--reject",
+        str(setup["reject"]),
+        "--out",
+        str(setup["tmp"] / "cmp4"),
+        "--format",
+        "tsv",
+        "--quiet",
+    )
     assert r.returncode == 0
-    assert r.stdout.splitlines() == ["measure\tvalue\tof", "recall\t0.4000\t2 of 5 reference words",
-                                     "precision\t0.4000\t2 of 5 lexicon words", "reject_accepted\t0.5000\t1 of 2 must-reject words"]
+    assert r.stdout.splitlines() == [
+        "measure\tvalue\tof",
+        "recall\t0.4000\t2 of 5 reference words",
+        "precision\t0.4000\t2 of 5 lexicon words",
+        "reject_accepted\t0.5000\t1 of 2 must-reject words",
+    ]

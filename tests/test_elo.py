@@ -34,8 +34,12 @@ def write_games(path: Path, rows: list[tuple]) -> Path:
     return path
 
 
-def write_state(folder: Path, players: dict[tuple[str, str], tuple[int, int]], params: elo.EloParams | None = None,
-                robots: set[str] = frozenset()) -> Path:
+def write_state(
+    folder: Path,
+    players: dict[tuple[str, str], tuple[int, int]],
+    params: elo.EloParams | None = None,
+    robots: set[str] = frozenset(),
+) -> Path:
     """A hand-made previous output folder: {(list, player): (rating, games)}, written as every
     output is (pipelines.atomic: a generation with its marker), so readers accept it."""
     from pipelines.atomic import output_dir
@@ -48,14 +52,36 @@ def write_state(folder: Path, players: dict[tuple[str, str], tuple[int, int]], p
 
 def _write_state_files(folder: Path, players, params, robots) -> None:
     rows = [
-        {"list": lst, "player": p, "robot": p in robots, "rating": r, "games": g, "wins": 0, "losses": 0, "draws": g,
-         "score_for": 0, "score_against": 0, "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}
+        {
+            "list": lst,
+            "player": p,
+            "robot": p in robots,
+            "rating": r,
+            "games": g,
+            "wins": 0,
+            "losses": 0,
+            "draws": g,
+            "score_for": 0,
+            "score_against": 0,
+            "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc),
+        }
         for (lst, p), (r, g) in players.items()
     ]
     pl.DataFrame(rows, schema=elo.state._ratings_schema()).write_parquet(folder / "ratings.parquet")
-    pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(folder / "processed.parquet")
-    meta = {"version": 1, "params": {"k": params.k, "k_beginner": params.k_beginner, "established_after": params.established_after,
-                                     "start": params.start, "scale": params.scale}, "as_of": "2024-01-01T00:00:00+00:00"}
+    pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(
+        folder / "processed.parquet"
+    )
+    meta = {
+        "version": 1,
+        "params": {
+            "k": params.k,
+            "k_beginner": params.k_beginner,
+            "established_after": params.established_after,
+            "start": params.start,
+            "scale": params.scale,
+        },
+        "as_of": "2024-01-01T00:00:00+00:00",
+    }
     (folder / "params.json").write_text(json.dumps(meta))
 
 
@@ -109,10 +135,13 @@ def test_faq_favourite_gains_2_or_loses_18():
 def test_faq_examples_through_the_batch(tmp_path):
     # Two established players (more than 10 games), so K = 20 for both.
     state = established(("a1200", 1200), ("b1600", 1600), ("u1100", 1100), ("f1500", 1500))
-    games = write_games(tmp_path / "g.csv", [
-        ("fav", "2024-03-01T10:00:00Z", "a1200", "b1600", False, False, 300, 420, False),
-        ("upset", "2024-03-01T11:00:00Z", "u1100", "f1500", False, False, 401, 400, False),
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            ("fav", "2024-03-01T10:00:00Z", "a1200", "b1600", False, False, 300, 420, False),
+            ("upset", "2024-03-01T11:00:00Z", "u1100", "f1500", False, False, 401, 400, False),
+        ],
+    )
     out = tmp_path / "out"
     elo.run_elo(games, out, write_state(tmp_path / "prev", state))
     r = ratings_of(out)
@@ -171,10 +200,13 @@ def test_rating_never_below_zero(tmp_path):
 
 
 def test_zero_zero_game_is_ignored(tmp_path):
-    games = write_games(tmp_path / "g.csv", [
-        ("g1", "2024-03-01T10:00:00Z", "p", "q", False, False, 0, 0, True),
-        ("g2", "2024-03-01T11:00:00Z", "p", "q", False, False, 10, 0, True),
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            ("g1", "2024-03-01T10:00:00Z", "p", "q", False, False, 0, 0, True),
+            ("g2", "2024-03-01T11:00:00Z", "p", "q", False, False, 10, 0, True),
+        ],
+    )
     run = elo.run_elo(games, tmp_path / "out")
     assert run.games_ignored == 1
     row = row_of(tmp_path / "out", "all", "p")
@@ -199,13 +231,16 @@ def test_round_half_to_even(tmp_path):
 
 
 def test_robots_are_established_and_rated_per_name(tmp_path):
-    games = write_games(tmp_path / "g.csv", [
-        # A new human beats the robot: in the per-game model the robot is established, so it does not
-        # move (beginner rule); in the nightly batch it is a beginner too: both move by 16.
-        ("r1", "2024-03-01T10:00:00Z", "Fullsterkur", "newbie", True, False, 300, 400, False),
-        # Two robots: established (per-game model), K = 20: ±10 at equal ratings; nightly: K 32, ±16.
-        ("r2", "2024-03-01T11:00:00Z", "Miðlungur", "Amlóði", True, True, 420, 300, False),
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            # A new human beats the robot: in the per-game model the robot is established, so it does not
+            # move (beginner rule); in the nightly batch it is a beginner too: both move by 16.
+            ("r1", "2024-03-01T10:00:00Z", "Fullsterkur", "newbie", True, False, 300, 400, False),
+            # Two robots: established (per-game model), K = 20: ±10 at equal ratings; nightly: K 32, ±16.
+            ("r2", "2024-03-01T11:00:00Z", "Miðlungur", "Amlóði", True, True, 420, 300, False),
+        ],
+    )
     out = tmp_path / "out"
     elo.run_elo(games, out, params=elo.params_for("netskrafl-live"))
     assert ratings_of(out) == {"Fullsterkur": 1200, "newbie": 1216, "Miðlungur": 1210, "Amlóði": 1190}
@@ -217,11 +252,14 @@ def test_robots_are_established_and_rated_per_name(tmp_path):
 
 
 def test_each_lists_filter(tmp_path):
-    games = write_games(tmp_path / "g.csv", [
-        ("c", "2024-03-01T10:00:00Z", "h1", "h2", False, False, 300, 200, True),  # all, human, competition
-        ("h", "2024-03-01T11:00:00Z", "h3", "h4", False, False, 300, 200, False),  # all, human
-        ("r", "2024-03-01T12:00:00Z", "h5", "Amlóði", False, True, 300, 200, True),  # all only
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            ("c", "2024-03-01T10:00:00Z", "h1", "h2", False, False, 300, 200, True),  # all, human, competition
+            ("h", "2024-03-01T11:00:00Z", "h3", "h4", False, False, 300, 200, False),  # all, human
+            ("r", "2024-03-01T12:00:00Z", "h5", "Amlóði", False, True, 300, 200, True),  # all only
+        ],
+    )
     out = tmp_path / "out"
     elo.run_elo(games, out)
     assert set(ratings_of(out, "all")) == {"h1", "h2", "h3", "h4", "h5", "Amlóði"}
@@ -245,10 +283,13 @@ def test_order_is_finished_at_then_game_id(tmp_path):
     # Same players, a win and a loss at the same time: game_id "a" first. From 1200/1200 (K 32):
     # a: x wins → x 1216, y 1184; b: y wins → y gets round((1 − E(1184 vs 1216)) × 32) =
     # round(17.47) = 17 → 1201, x → 1199. The other order would give x 1201, y 1199.
-    games = write_games(tmp_path / "g.csv", [
-        ("b", "2024-03-01T10:00:00Z", "x", "y", False, False, 100, 200, False),
-        ("a", "2024-03-01T10:00:00Z", "x", "y", False, False, 200, 100, False),
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            ("b", "2024-03-01T10:00:00Z", "x", "y", False, False, 100, 200, False),
+            ("a", "2024-03-01T10:00:00Z", "x", "y", False, False, 200, 100, False),
+        ],
+    )
     elo.run_elo(games, tmp_path / "out")
     assert ratings_of(tmp_path / "out") == {"x": 1199, "y": 1201}
 
@@ -280,7 +321,14 @@ def test_fixture_by_hand(tmp_path, fixtures, name):
     assert ratings_of(out, "competition") == FIXTURE_COMPETITION
     assert run.games_ignored == 1 and run.games_rated == 5
     anna = row_of(out, "all", "anna")
-    assert (anna["games"], anna["wins"], anna["losses"], anna["draws"], anna["score_for"], anna["score_against"]) == (2, 1, 1, 0, 713, 843)
+    assert (anna["games"], anna["wins"], anna["losses"], anna["draws"], anna["score_for"], anna["score_against"]) == (
+        2,
+        1,
+        1,
+        0,
+        713,
+        843,
+    )
     assert anna["as_of"] == dt.datetime(2024, 5, 2, 21, 45, 10, 250000, tzinfo=dt.timezone.utc)
     top = pl.read_csv(out / "top100_all.csv")
     assert top.columns == list(elo.TOP_COLUMNS)
@@ -352,7 +400,9 @@ def random_games(seed: int, n: int = 400, days: int | list[int] = 5, players: in
         if rnd.random() < 0.02:
             s0 = s1 = 0
         # Some games share a second: the game_id decides.
-        stamp = t.replace(second=0).isoformat().replace("+00:00", "Z") if rnd.random() < 0.2 else t.isoformat().replace("+00:00", "Z")
+        stamp = (
+            t.replace(second=0).isoformat().replace("+00:00", "Z") if rnd.random() < 0.2 else t.isoformat().replace("+00:00", "Z")
+        )
         rows.append((f"g{rnd.randrange(10**6):06d}-{i}", stamp, a, b, r0, r1, s0, s1, not (r0 or r1) and rnd.random() < 0.3))
     return rows
 
@@ -411,7 +461,9 @@ def test_shuffled_rows_change_nothing(tmp_path):
     elo.run_elo(b, tmp_path / "ob")
     for f in ["ratings.parquet", "processed.parquet", *(f"top100_{n}.csv" for n in elo.LISTS)]:
         if f == "processed.parquet":
-            assert pl.read_parquet(tmp_path / "oa" / f).sort("game_id").equals(pl.read_parquet(tmp_path / "ob" / f).sort("game_id"))
+            assert (
+                pl.read_parquet(tmp_path / "oa" / f).sort("game_id").equals(pl.read_parquet(tmp_path / "ob" / f).sort("game_id"))
+            )
         else:
             assert (tmp_path / "oa" / f).read_bytes() == (tmp_path / "ob" / f).read_bytes(), f
 
@@ -420,8 +472,9 @@ def leftovers(folder: Path) -> list[str]:
     """Hidden entries of ``folder`` that are neither a writer's lock file (``.NAME.lock``) nor the
     generation a visible output link points to (pipelines/atomic.py): temporary leftovers."""
     live = {p.resolve() for p in folder.iterdir() if not p.name.startswith(".") and p.is_symlink()}
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name.startswith(".") and not p.name.endswith(".lock") and p.resolve() not in live)
+    return sorted(
+        p.name for p in folder.iterdir() if p.name.startswith(".") and not p.name.endswith(".lock") and p.resolve() not in live
+    )
 
 
 def folder_digest(folder: Path) -> str:
@@ -456,9 +509,11 @@ def test_out_must_differ_from_state_and_crash_leaves_prev(tmp_path, monkeypatch)
     digest = folder_digest(prev)
     with pytest.raises(SkraflError):
         elo.run_elo(games, prev, prev, date=dt.date(2024, 6, 2))
+
     # A crash while writing: no output folder, no temporary folder left, prev intact.
     def boom(*args, **kwargs):
         raise OSError("disk full")
+
     monkeypatch.setattr(elo.tables, "top_tables", boom)
     with pytest.raises(OSError):
         elo.run_elo(games, tmp_path / "new", prev, date=dt.date(2024, 6, 2))
@@ -478,10 +533,13 @@ def test_state_with_other_parameters_is_refused(tmp_path):
 def test_history_and_changes(tmp_path):
     # Day 1: x beats y (x 1216). Day 2: x beats z (beginners, 1216 vs 1200: E = 0.523 →
     # (1 − 0.523) × 32 = 15.26 → +15 → 1231). Change over 1 day: 1231 − 1216 = 15.
-    games = write_games(tmp_path / "g.csv", [
-        ("a", "2024-03-01T10:00:00Z", "x", "y", False, False, 300, 200, False),
-        ("b", "2024-03-02T10:00:00Z", "x", "z", False, False, 300, 200, False),
-    ])
+    games = write_games(
+        tmp_path / "g.csv",
+        [
+            ("a", "2024-03-01T10:00:00Z", "x", "y", False, False, 300, 200, False),
+            ("b", "2024-03-02T10:00:00Z", "x", "z", False, False, 300, 200, False),
+        ],
+    )
     out = tmp_path / "out"
     elo.run_elo(games, out)
     assert sorted(p.name for p in (out / "history").iterdir()) == ["ratings_2024-03-01.parquet", "ratings_2024-03-02.parquet"]
@@ -499,13 +557,23 @@ def test_parallel_and_serial_loops_agree(monkeypatch):
     for _ in range(3):
         a = rnd.integers(0, players, n)
         b = (a + rnd.integers(1, players, n)) % players
-        jobs.append(elo.rating._ListJob(
-            a=a, b=b, result=rnd.choice([0.0, 0.5, 1.0], n),
-            robot_a=rnd.random(n) < 0.1, robot_b=rnd.random(n) < 0.1,
-            prior_games=rnd.integers(0, 12, players), ratings=rnd.integers(0, 2000, players).tolist(),
-            stops=[(n // 2, [("snap", 1)]), (n, [])], params=elo.EloParams()))
+        jobs.append(
+            elo.rating._ListJob(
+                a=a,
+                b=b,
+                result=rnd.choice([0.0, 0.5, 1.0], n),
+                robot_a=rnd.random(n) < 0.1,
+                robot_b=rnd.random(n) < 0.1,
+                prior_games=rnd.integers(0, 12, players),
+                ratings=rnd.integers(0, 2000, players).tolist(),
+                stops=[(n // 2, [("snap", 1)]), (n, [])],
+                params=elo.EloParams(),
+            )
+        )
     monkeypatch.setattr(elo.rating, "_PARALLEL_MIN_GAMES", 0)
-    serial = elo.rating._run_jobs([elo.rating._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False)
+    serial = elo.rating._run_jobs(
+        [elo.rating._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False
+    )
     parallel = elo.rating._run_jobs(jobs, parallel=True)
     for x, y in zip(serial, parallel):
         assert (x.ratings, x.snaps, x.moments) == (y.ratings, y.snaps, y.moments)
@@ -525,12 +593,15 @@ def test_missing_column_names_it(tmp_path):
     assert err.value.path == str(p)
 
 
-@pytest.mark.parametrize("column, value, what", [
-    ("score0", "12x", "integer"),
-    ("robot1", "maybe", "boolean"),
-    ("finished_at", "yesterday", "ISO 8601"),
-    ("player1", "", "empty"),
-])
+@pytest.mark.parametrize(
+    "column, value, what",
+    [
+        ("score0", "12x", "integer"),
+        ("robot1", "maybe", "boolean"),
+        ("finished_at", "yesterday", "ISO 8601"),
+        ("player1", "", "empty"),
+    ],
+)
 def test_malformed_value_names_column_and_row(tmp_path, column, value, what):
     rows = [list(r) for r in random_games(8, n=5)]
     rows[3][COLUMNS.index(column)] = value
@@ -553,18 +624,20 @@ def test_duplicate_game_id_and_mixed_robot_flags(tmp_path):
 
 def test_replay_games_parquet(tmp_path):
     p = tmp_path / "games.parquet"
-    pl.DataFrame({
-        "file": ["z.gcg", "a.gcg", "m.gcg"],
-        "format": ["gcg"] * 3,
-        "status": ["ok", "error", "ok"],
-        "error": [None, "bad move", None],
-        "player1": ["x", "x", "y"],
-        "player2": ["y", "y", "x"],
-        "score1": [400, 1, 350],
-        "score2": [300, 2, 350],
-        "winner": ["x", "y", None],
-        "moves": [20, 3, 22],
-    }).write_parquet(p)
+    pl.DataFrame(
+        {
+            "file": ["z.gcg", "a.gcg", "m.gcg"],
+            "format": ["gcg"] * 3,
+            "status": ["ok", "error", "ok"],
+            "error": [None, "bad move", None],
+            "player1": ["x", "x", "y"],
+            "player2": ["y", "y", "x"],
+            "score1": [400, 1, 350],
+            "score2": [300, 2, 350],
+            "winner": ["x", "y", None],
+            "moves": [20, 3, 22],
+        }
+    ).write_parquet(p)
     table = elo.read_games(p)
     assert table.ordered_by_row and any("finished_at" in n for n in table.notes)
     out = tmp_path / "out"
@@ -600,7 +673,9 @@ def test_cli_writes_outputs_and_explains(tmp_path, fixtures):
     res = runner.invoke(cli_app(), ["elo", "--games", str(fixtures / "elo" / "games.csv"), "--out", str(out), "-q"])
     assert res.exit_code == 0, res.output
     assert ratings_of(out) == FIXTURE_ALL
-    res = runner.invoke(cli_app(), ["elo", "--games", str(fixtures / "elo" / "games.csv"), "--explain", "dora", "--list", "all", "-f", "json"])
+    res = runner.invoke(
+        cli_app(), ["elo", "--games", str(fixtures / "elo" / "games.csv"), "--explain", "dora", "--list", "all", "-f", "json"]
+    )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
     assert [(r["game_id"], r["change"], r["rating"]) for r in rows] == [("n4", 16, 1216), ("n6", 15, 1231)]
@@ -618,7 +693,12 @@ def test_cli_state_keeps_its_preset(tmp_path, fixtures):
     runner = CliRunner()
     games = str(fixtures / "elo" / "games.csv")
     d1, d2 = tmp_path / "d1", tmp_path / "d2"
-    assert runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(d1), "--date", "2024-05-01", "--preset", "ordspill", "-q"]).exit_code == 0
+    assert (
+        runner.invoke(
+            cli_app(), ["elo", "--games", games, "--out", str(d1), "--date", "2024-05-01", "--preset", "ordspill", "-q"]
+        ).exit_code
+        == 0
+    )
     res = runner.invoke(cli_app(), ["elo", "--games", games, "--out", str(d2), "--state", str(d1), "--date", "2024-05-02", "-q"])
     assert res.exit_code == 0, res.output
     # The fixture's games shifted by −200: every rating change is the same at equal gaps.
@@ -756,8 +836,14 @@ def test_out_dot_from_a_subfolder_is_one_error(tmp_path, fixtures):
     sub = box / "sub"
     sub.mkdir()
     env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
-    res = subprocess.run([sys.executable, "-m", "cli.main", "elo", "--games", "../g.csv", "--out", ".", "-q"],
-                         cwd=sub, env=env, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "cli.main", "elo", "--games", "../g.csv", "--out", ".", "-q"],
+        cwd=sub,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert res.stderr.count("skrafl: error:") == 1
     assert sorted(p.name for p in box.iterdir()) == ["g.csv", "notes.txt", "sub"] and not any(sub.iterdir())
@@ -786,23 +872,46 @@ def _replay_table(path: Path, rows: list[dict]) -> Path:
     full = [{c: r.get(c) for c in REPLAY_COLUMNS} for r in rows]
     schema = {c: pl.String for c in REPLAY_COLUMNS}
     schema.update({c: pl.Int32 for c in ("score1", "score2", "moves", "bingos1", "bingos2")})
-    schema.update({"finished_at": pl.Datetime("us", "UTC"), "competition": pl.Boolean, "robot1": pl.Boolean,
-                   "robot2": pl.Boolean, "unknown_words": pl.List(pl.String), "warnings": pl.List(pl.String)})
+    schema.update(
+        {
+            "finished_at": pl.Datetime("us", "UTC"),
+            "competition": pl.Boolean,
+            "robot1": pl.Boolean,
+            "robot2": pl.Boolean,
+            "unknown_words": pl.List(pl.String),
+            "warnings": pl.List(pl.String),
+        }
+    )
     pl.DataFrame(full, schema=schema).write_parquet(path)
     return path
 
 
 def _rrow(file, gid, when, p1, p2, s1, s2, comp=False, robot1=False, robot2=False):
-    return {"file": file, "format": "netskrafl", "status": "ok", "player1": p1, "player2": p2, "score1": s1, "score2": s2,
-            "game_id": gid, "finished_at": when, "competition": comp, "robot1": robot1, "robot2": robot2, "warnings": []}
+    return {
+        "file": file,
+        "format": "netskrafl",
+        "status": "ok",
+        "player1": p1,
+        "player2": p2,
+        "score1": s1,
+        "score2": s2,
+        "game_id": gid,
+        "finished_at": when,
+        "competition": comp,
+        "robot1": robot1,
+        "robot2": robot2,
+        "warnings": [],
+    }
 
 
 def test_replay_table_game_facts_are_used(tmp_path):
     t1 = dt.datetime(2024, 5, 1, 20, tzinfo=dt.timezone.utc)
     t0 = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
     # File order is the reverse of time order: the later game (file a) must be rated second.
-    rows = [_rrow("a.json", "g-late", t1, "x", "y", 300, 200, comp=True),
-            _rrow("b.json", "g-early", t0, "x", "robo", 100, 200, robot2=True)]
+    rows = [
+        _rrow("a.json", "g-late", t1, "x", "y", 300, 200, comp=True),
+        _rrow("b.json", "g-early", t0, "x", "robo", 100, 200, robot2=True),
+    ]
     table = elo.read_games(_replay_table(tmp_path / "games.parquet", rows))
     assert not table.ordered_by_row
     f = table.frame.sort("row")

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import reseal
+from test_elo import random_games, write_games
+
 from gamecore.errors import SkraflError
 from pipelines import elo
-from test_elo import random_games, write_games
 
 DAY0 = dt.date(2024, 6, 1)  # random_games' day 0
 
@@ -40,8 +40,11 @@ def files(folder: Path) -> dict[str, bytes]:
     """Every file of an output folder but the marker of pipelines/atomic.py (which may name times
     and paths), by relative name."""
     folder = folder.resolve()
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not p.name.startswith(".skrafl")}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.startswith(".skrafl")
+    }
 
 
 def days_rated(folder: Path) -> dict | None:
@@ -62,7 +65,8 @@ def test_skipped_day_is_one_line_naming_it(tmp_path):
     res = run_skrafl("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines() == [
-        f"skrafl: error: --state {s} has not rated 2024-06-04: run those days first or add --catch-up"]
+        f"skrafl: error: --state {s} has not rated 2024-06-04: run those days first or add --catch-up"
+    ]
     assert not out.exists()
     with pytest.raises(SkraflError, match=r"has not rated 2024-06-04 to 2024-06-09 \(6 days\)"):
         elo.run_elo(games, out, s, date=day(9))
@@ -149,7 +153,9 @@ def test_catch_up_through_the_command(tmp_path):
     games = write_games(tmp_path / "games.csv", random_games(32, n=200, days=5))
     s = nightly(games, tmp_path, range(0, 2))
     out = tmp_path / "out"
-    res = run_skrafl("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "--catch-up", "-q")
+    res = run_skrafl(
+        "elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "--catch-up", "-q"
+    )
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""
     night = nightly(games, tmp_path / "b", range(0, 5))

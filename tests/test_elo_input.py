@@ -15,8 +15,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import reseal
+
 from gamecore.errors import SkraflError
 from pipelines import elo
 
@@ -36,8 +36,17 @@ def jsonl_file(path: Path, records: list[dict]) -> Path:
 
 
 def record(gid: str = "g1", p0: str = "a", p1: str = "b", s0=300, s1=200, **extra) -> dict:
-    rec = {"game_id": gid, "finished_at": T, "player0": p0, "player1": p1, "robot0": False, "robot1": False,
-           "score0": s0, "score1": s1, "competition": False}
+    rec = {
+        "game_id": gid,
+        "finished_at": T,
+        "player0": p0,
+        "player1": p1,
+        "robot0": False,
+        "robot1": False,
+        "score0": s0,
+        "score1": s1,
+        "competition": False,
+    }
     rec.update(extra)
     return rec
 
@@ -50,18 +59,21 @@ GOOD = "g0,2024-03-01T10:00:00Z,a,b,false,false,300,200,false"
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--start", "99999999999999999999"),
-    ("--k", "99999999999999999999"),
-    ("--k-beginner", "99999999999999999999"),
-    ("--established-after", "99999999999999999999"),
-    ("--scale", "1e-300"),
-    ("--scale", "inf"),
-    ("--scale", "nan"),
-    ("--scale", "-400"),
-    ("--start", "-1"),
-    ("--k", "1001"),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--start", "99999999999999999999"),
+        ("--k", "99999999999999999999"),
+        ("--k-beginner", "99999999999999999999"),
+        ("--established-after", "99999999999999999999"),
+        ("--scale", "1e-300"),
+        ("--scale", "inf"),
+        ("--scale", "nan"),
+        ("--scale", "-400"),
+        ("--start", "-1"),
+        ("--k", "1001"),
+    ],
+)
 def test_option_out_of_range_is_one_line(tmp_path, fixtures, option, value):
     from clirun import run_skrafl
 
@@ -97,8 +109,16 @@ def test_cli_ranges_are_the_library_ranges():
 def test_params_check_ends_and_types():
     lo, hi = elo.rating.PARAM_RANGES["k"]
     assert elo.params_for("netskrafl", k=hi, k_beginner=lo).k == hi  # both ends are allowed
-    for bad in [dict(k=hi + 1), dict(scale=float("nan")), dict(scale=float("inf")), dict(scale=99.9), dict(start=10_001),
-                dict(k=True), dict(start="1200"), dict(established_after=2.5)]:
+    for bad in [
+        dict(k=hi + 1),
+        dict(scale=float("nan")),
+        dict(scale=float("inf")),
+        dict(scale=99.9),
+        dict(start=10_001),
+        dict(k=True),
+        dict(start="1200"),
+        dict(established_after=2.5),
+    ]:
         with pytest.raises(SkraflError):
             elo.params_for("netskrafl", **bad)
 
@@ -108,14 +128,17 @@ def test_params_check_ends_and_types():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("line, column, what", [
-    ("g1,2024-03-01T11:00:00Z,a,b,false,false,2147483648,200,false", "score0", "out of range"),
-    ("g1,2024-03-01T11:00:00Z,a,b,false,false,300,-2147483649,false", "score1", "out of range"),
-    ("g1,2024-03-01T11:00:00Z,a,b,false,false,300,99999999999999999999999999,false", "score1", "integer"),
-    ("g1,2024-03-01T11:00:00Z,a\x00x,b,false,false,300,200,false", "player0", "NUL"),
-    ("g\x001,2024-03-01T11:00:00Z,a,b,false,false,300,200,false", "game_id", "NUL"),
-    ("g1,2024-03-01T11:00:00Z,a," + "b" * 257 + ",false,false,300,200,false", "player1", "longer than 256"),
-])
+@pytest.mark.parametrize(
+    "line, column, what",
+    [
+        ("g1,2024-03-01T11:00:00Z,a,b,false,false,2147483648,200,false", "score0", "out of range"),
+        ("g1,2024-03-01T11:00:00Z,a,b,false,false,300,-2147483649,false", "score1", "out of range"),
+        ("g1,2024-03-01T11:00:00Z,a,b,false,false,300,99999999999999999999999999,false", "score1", "integer"),
+        ("g1,2024-03-01T11:00:00Z,a\x00x,b,false,false,300,200,false", "player0", "NUL"),
+        ("g\x001,2024-03-01T11:00:00Z,a,b,false,false,300,200,false", "game_id", "NUL"),
+        ("g1,2024-03-01T11:00:00Z,a," + "b" * 257 + ",false,false,300,200,false", "player1", "longer than 256"),
+    ],
+)
 def test_absurd_csv_values_name_file_row_column(tmp_path, line, column, what):
     p = csv_file(tmp_path / "g.csv", [GOOD, line])
     with pytest.raises(SkraflError, match=what) as err:
@@ -130,15 +153,18 @@ def test_scores_at_the_int32_ends_are_accepted(tmp_path):
     assert frame["score0"].to_list() == [2**31 - 1] and frame["score1"].to_list() == [-(2**31)]
 
 
-@pytest.mark.parametrize("records, column, row, what", [
-    ([record("g0"), record("g1", s0=10**25)], "score0", 2, "integer"),
-    ([record("g0"), record("g1", s0=[1, 2])], "score0", 2, "list"),
-    ([record("g0"), record("g1", p0={"name": "x"})], "player0", 2, "object"),
-    ([record("g0"), record("g1", p1=["x"])], "player1", 2, "list"),
-    ([record("g0", s0=True)], "score0", 1, "Boolean"),
-    ([record("g0"), record("g1", p0="a\u0000b")], "player0", 2, "NUL"),
-    ([record("g0"), record("g1", s1=2**40)], "score1", 2, "out of range"),
-])
+@pytest.mark.parametrize(
+    "records, column, row, what",
+    [
+        ([record("g0"), record("g1", s0=10**25)], "score0", 2, "integer"),
+        ([record("g0"), record("g1", s0=[1, 2])], "score0", 2, "list"),
+        ([record("g0"), record("g1", p0={"name": "x"})], "player0", 2, "object"),
+        ([record("g0"), record("g1", p1=["x"])], "player1", 2, "list"),
+        ([record("g0", s0=True)], "score0", 1, "Boolean"),
+        ([record("g0"), record("g1", p0="a\u0000b")], "player0", 2, "NUL"),
+        ([record("g0"), record("g1", s1=2**40)], "score1", 2, "out of range"),
+    ],
+)
 def test_absurd_json_values_name_file_row_column(tmp_path, records, column, row, what):
     p = jsonl_file(tmp_path / "g.jsonl", records)
     with pytest.raises(SkraflError, match=what) as err:
@@ -153,7 +179,9 @@ def test_broken_csv_names_the_line(tmp_path):
         elo.read_games(p)
     assert err.value.line == 3
     p = tmp_path / "latin1.csv"
-    p.write_bytes((HEADER + "\n" + GOOD + "\n").encode() + "g1,2024-03-01T11:00:00Z,J\xf3n,b,false,false,1,2,false\n".encode("latin-1"))
+    p.write_bytes(
+        (HEADER + "\n" + GOOD + "\n").encode() + "g1,2024-03-01T11:00:00Z,J\xf3n,b,false,false,1,2,false\n".encode("latin-1")
+    )
     with pytest.raises(SkraflError, match="UTF-8") as err:
         elo.read_games(p)
     assert err.value.line == 3
@@ -165,8 +193,10 @@ def test_absurd_table_through_the_command_is_one_line(tmp_path):
     p = csv_file(tmp_path / "g.csv", [GOOD, "g1,2024-03-01T11:00:00Z,a,b,false,false,300,4294967296,false"])
     res = run_skrafl("elo", "--games", str(p), "--out", str(tmp_path / "out"), "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert res.stderr.strip().splitlines() == [f"skrafl: error: {p}:3: column 'score1', row 2: score 4294967296 is out of range "
-                                                "(-2147483648 to 2147483647, a signed 32-bit integer)"]
+    assert res.stderr.strip().splitlines() == [
+        f"skrafl: error: {p}:3: column 'score1', row 2: score 4294967296 is out of range "
+        "(-2147483648 to 2147483647, a signed 32-bit integer)"
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,8 +218,9 @@ def test_state_with_absurd_numbers_is_refused(tmp_path, fixtures):
     for i, (column, value) in enumerate([("rating", -5), ("rating", 10**9), ("games", 10**15)]):
         copy = tmp_path / f"bad{i}"
         shutil.copytree(prev, copy)
-        ratings.with_columns(pl.when(pl.int_range(pl.len()) == 2).then(value).otherwise(pl.col(column)).alias(column)) \
-            .write_parquet(copy / "ratings.parquet")
+        ratings.with_columns(
+            pl.when(pl.int_range(pl.len()) == 2).then(value).otherwise(pl.col(column)).alias(column)
+        ).write_parquet(copy / "ratings.parquet")
         reseal(copy, "elo")
         with pytest.raises(SkraflError, match=f"column '{column}', row 3") as err:
             elo.load_state(copy)
@@ -251,10 +282,13 @@ def test_nfd_and_nfc_names_are_one_player(tmp_path):
     nfc = "Jón"
     nfd = unicodedata.normalize("NFD", nfc)
     assert nfd != nfc and len(nfd) == 4
-    p = csv_file(tmp_path / "g.csv", [
-        f"g1,2024-03-01T10:00:00Z,{nfc},anna,false,false,300,200,false",
-        f"g2,2024-03-02T10:00:00Z,{nfd},bjorn,false,false,300,200,false",
-    ])
+    p = csv_file(
+        tmp_path / "g.csv",
+        [
+            f"g1,2024-03-01T10:00:00Z,{nfc},anna,false,false,300,200,false",
+            f"g2,2024-03-02T10:00:00Z,{nfd},bjorn,false,false,300,200,false",
+        ],
+    )
     out = tmp_path / "out"
     elo.run_elo(p, out)
     ratings = pl.read_parquet(out / "ratings.parquet").filter(pl.col("list") == "all")

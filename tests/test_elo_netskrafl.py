@@ -23,7 +23,6 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from pipelines import elo
 
@@ -35,8 +34,16 @@ def table(path: Path, rows: list[dict]) -> Path:
     robot1, competition, locale, moves; game ids and times are filled in order."""
     out = []
     for i, r in enumerate(rows):
-        out.append({"game_id": f"g{i:03d}", "finished_at": (T0 + dt.timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
-                    "robot0": False, "robot1": False, "competition": False, **r})
+        out.append(
+            {
+                "game_id": f"g{i:03d}",
+                "finished_at": (T0 + dt.timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
+                "robot0": False,
+                "robot1": False,
+                "competition": False,
+                **r,
+            }
+        )
     pl.DataFrame(out).write_csv(path)
     return path
 
@@ -69,9 +76,18 @@ def _run(tmp_path: Path, name: str, rows: list[dict], preset: str = "netskrafl")
 
 def test_presets_are_the_two_code_paths():
     nightly, live = elo.params_for("netskrafl"), elo.params_for("netskrafl-live")
-    assert (nightly.established_by, nightly.robots_established, nightly.min_moves, nightly.zero_is_start) == ("netskrafl", False, 0, True)
+    assert (nightly.established_by, nightly.robots_established, nightly.min_moves, nightly.zero_is_start) == (
+        "netskrafl",
+        False,
+        0,
+        True,
+    )
     assert (live.established_by, live.robots_established, live.min_moves, live.zero_is_start) == ("human_total", True, 3, False)
-    assert (nightly.k, nightly.k_beginner, nightly.established_after, nightly.start) == (live.k, live.k_beginner, live.established_after, live.start) == (20, 32, 10, 1200)
+    assert (
+        (nightly.k, nightly.k_beginner, nightly.established_after, nightly.start)
+        == (live.k, live.k_beginner, live.established_after, live.start)
+        == (20, 32, 10, 1200)
+    )
     assert elo.params_for("ordspill").start == 1000
 
 
@@ -93,7 +109,9 @@ def test_live_established_by_human_games_in_every_locale(tmp_path):
     alice has 11 human games in total → established in is_IS too: she stays, carol +16. Nightly
     (established per list of the locale): alice has 1 game in is_IS: both beginners, ±16. Either
     way the ratings are per locale: alice has an en_US and an is_IS row."""
-    rows = ten_casual(locale="en_US") + [{"player0": "alice", "player1": "carol", "score0": 300, "score1": 400, "locale": "is_IS"}]
+    rows = ten_casual(locale="en_US") + [
+        {"player0": "alice", "player1": "carol", "score0": 300, "score1": 400, "locale": "is_IS"}
+    ]
     live = _run(tmp_path, "live", rows, "netskrafl-live")
     assert ratings(live, "all", "is_IS") == {"alice": 1200, "carol": 1216}
     assert ratings(live, "human", "is_IS") == {"alice": 1200, "carol": 1216}
@@ -108,8 +126,10 @@ def test_live_established_by_human_games_in_every_locale(tmp_path):
 def test_live_ignores_a_resignation_on_move_two(tmp_path):
     """A 32–0 resignation on move 2 (moves = 2): the live model changes nothing (today's ±16 is
     what the nightly batch gives); a game of 3 moves counts in both."""
-    rows = [{"player0": "ann", "player1": "ben", "score0": 32, "score1": 0, "moves": 2},
-            {"player0": "cy", "player1": "di", "score0": 32, "score1": 0, "moves": 3}]
+    rows = [
+        {"player0": "ann", "player1": "ben", "score0": 32, "score1": 0, "moves": 2},
+        {"player0": "cy", "player1": "di", "score0": 32, "score1": 0, "moves": 3},
+    ]
     live = _run(tmp_path, "live", rows, "netskrafl-live")
     assert ratings(live) == {"cy": 1216, "di": 1184}
     nightly = _run(tmp_path, "nightly", rows)
@@ -142,15 +162,34 @@ def test_nightly_reads_a_stored_zero_as_1200(tmp_path):
     from pipelines.atomic import output_dir
 
     def state(folder: Path, params: elo.EloParams) -> Path:
-        rows = [{"list": lst, "locale": "", "player": p, "robot": False, "rating": r, "games": 50, "wins": 0, "losses": 50, "draws": 0,
-                 "score_for": 0, "score_against": 0, "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)}
-                for lst in ("all", "human") for p, r in (("zoe", 0), ("yan", 1200))]
+        rows = [
+            {
+                "list": lst,
+                "locale": "",
+                "player": p,
+                "robot": False,
+                "rating": r,
+                "games": 50,
+                "wins": 0,
+                "losses": 50,
+                "draws": 0,
+                "score_for": 0,
+                "score_against": 0,
+                "as_of": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc),
+            }
+            for lst in ("all", "human")
+            for p, r in (("zoe", 0), ("yan", 1200))
+        ]
         with output_dir(folder, "elo") as stage:
             pl.DataFrame(rows, schema=elo.state._ratings_schema()).write_parquet(stage / "ratings.parquet")
-            pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(stage / "processed.parquet")
+            pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(
+                stage / "processed.parquet"
+            )
             from dataclasses import asdict
 
-            (stage / "params.json").write_text(json.dumps({"version": 1, "params": asdict(params), "as_of": "2024-01-01T00:00:00+00:00"}))
+            (stage / "params.json").write_text(
+                json.dumps({"version": 1, "params": asdict(params), "as_of": "2024-01-01T00:00:00+00:00"})
+            )
         return folder
 
     games = table(tmp_path / "g.csv", [{"player0": "zoe", "player1": "yan", "score0": 300, "score1": 400}])
@@ -189,8 +228,19 @@ def test_replay_table_carries_locale_moves_and_players(tmp_path, shared, fixture
     assert pl.read_parquet(tmp_path / "elo" / "ratings.parquet")["locale"].unique().to_list() == ["is_IS"]
 
     three = fixtures / "multi" / "three_players.gcg"
-    res = CliRunner().invoke(app, ["replay", str(three), "--rules", str(fixtures / "multi" / "tiny_wespa.toml"),
-                                   "--out", str(tmp_path / "rep3"), "--quiet", "--no-lexicon"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "replay",
+            str(three),
+            "--rules",
+            str(fixtures / "multi" / "tiny_wespa.toml"),
+            "--out",
+            str(tmp_path / "rep3"),
+            "--quiet",
+            "--no-lexicon",
+        ],
+    )
     assert res.exit_code == 0, res.output
     run = elo.run_elo(tmp_path / "rep3" / "games.parquet", tmp_path / "elo3")
     assert run.games_rated == 0 and any("3 or 4 players" in n for n in run.notes)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from clirun import PROJECT_ROOT
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -44,7 +43,18 @@ def skrafl(args: list[str], inject: tuple[str, int] | None = None, trace: Path |
     cmd = [sys.executable, "-m", "cli.main", *args]
     if inject is not None:
         syscall, n = inject
-        cmd = [STRACE, "-f", "-qq", "-o", "/dev/null", "-e", f"trace={syscall}", "-e", f"inject={syscall}:signal=KILL:when={n}", *cmd]
+        cmd = [
+            STRACE,
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            f"trace={syscall}",
+            "-e",
+            f"inject={syscall}:signal=KILL:when={n}",
+            *cmd,
+        ]
     elif trace is not None:
         cmd = [STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=" + ",".join(SYSCALLS), *cmd]
     return subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
@@ -111,7 +121,9 @@ def make_inputs(tmp: Path) -> dict[str, dict[str, Path]]:
     words_a = tmp / "words_a.txt"
     words_a.write_text("hello\nworld\nquiz\n", encoding="utf-8")
     words_b = tmp / "words_b.txt"
-    words_b.write_text("\n".join(a + b + c + d for a in "bcdfg" for b in "aeiou" for c in "klmnrst" for d in "aeiou") + "\n", encoding="utf-8")
+    words_b.write_text(
+        "\n".join(a + b + c + d for a in "bcdfg" for b in "aeiou" for c in "klmnrst" for d in "aeiou") + "\n", encoding="utf-8"
+    )
     games_a, games_b = tmp / "games_a", tmp / "games_b"
     games_a.mkdir()
     games_b.mkdir()
@@ -126,14 +138,19 @@ def make_inputs(tmp: Path) -> dict[str, dict[str, Path]]:
 
 
 COMMANDS = {
-    "build": (("words.txt", "lexicon.kwg", "lexicon.marisa"),
-              lambda i, out: ["build", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"]),
-    "ingest": (("entries.parquet",),
-               lambda i, out: ["ingest", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"]),
-    "replay": (("games.parquet", "moves.parquet"),
-               lambda i, out: ["replay", str(i["games"]), "--out", str(out), "--no-lexicon", "-q"]),
-    "elo": (("ratings.parquet",),
-            lambda i, out: ["elo", "--games", str(i["table"]), "--out", str(out), "-q"]),
+    "build": (
+        ("words.txt", "lexicon.kwg", "lexicon.marisa"),
+        lambda i, out: ["build", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"],
+    ),
+    "ingest": (
+        ("entries.parquet",),
+        lambda i, out: ["ingest", "en", "--source", "wordlist", "--input", str(i["words"]), "--out", str(out), "-q"],
+    ),
+    "replay": (
+        ("games.parquet", "moves.parquet"),
+        lambda i, out: ["replay", str(i["games"]), "--out", str(out), "--no-lexicon", "-q"],
+    ),
+    "elo": (("ratings.parquet",), lambda i, out: ["elo", "--games", str(i["table"]), "--out", str(out), "-q"]),
 }
 KIND_INPUT = {"build": "words", "ingest": "words", "replay": "games", "elo": "table"}
 

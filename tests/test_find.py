@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 
 WORDS = ["hest", "hesten", "hester", "hesta", "øl", "søl", "døl", "ølet", "ær", "æra", "ide", "ål"]
@@ -75,8 +74,12 @@ def test_nothing_found_exits_1(nb):
 
 
 def test_bad_patterns_one_error_line(nb):
-    for args, message in ((["h[es"], "'[' without a closing ']'"), (["h-st"], "'-' is not a letter of this lexicon"),
-                          (["--anagram", "ab1"], "'1' is not a letter of this lexicon"), ([], "give a PATTERN")):
+    for args, message in (
+        (["h[es"], "'[' without a closing ']'"),
+        (["h-st"], "'-' is not a letter of this lexicon"),
+        (["--anagram", "ab1"], "'1' is not a letter of this lexicon"),
+        ([], "give a PATTERN"),
+    ):
         r = run_skrafl("find", "--lexicon", str(nb), *args)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1 and message in lines[0], (args, r.stderr)

@@ -13,16 +13,15 @@ the int32 columns of the Parquet tables. The crash files found this way are kept
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
 import pytest
+from clirun import run_skrafl
+from conftest import FIXTURES, SHARED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clirun import run_skrafl
-from conftest import FIXTURES, SHARED
 from gamecore.errors import SkraflError
 from gamecore.text import nfc
 
@@ -40,18 +39,70 @@ def _files(*patterns: tuple[Path, str]) -> list[Path]:
 
 
 GCG_SEEDS = [p.read_bytes() for p in _files((SHARED / "corpora" / "gcg", "*.gcg"), (FIXTURES / "gcg", "*.gcg"), (FUZZ, "*.gcg"))]
-RECORD_SEEDS = [p.read_bytes() for p in _files((SHARED / "corpora" / "netskrafl" / "games", "*.json"), (FUZZ, "record_seed.json"))]
+RECORD_SEEDS = [
+    p.read_bytes() for p in _files((SHARED / "corpora" / "netskrafl" / "games", "*.json"), (FUZZ, "record_seed.json"))
+]
 BIN_SEEDS = [p.read_bytes() for p in _files((FIXTURES / "bin", "*small.csv"), (FUZZ, "*snid*.csv"))]
 BOARD_SEEDS = [p.read_text(encoding="utf-8") for p in _files((SHARED / "corpora" / "positions", "*.board"), (FUZZ, "*.board"))]
 
 TOKENS = [
-    b"2147483647", b"2147483648", b"-2147483648", b"4294967296", b"99999999999999999999999", b"9" * 5000,
-    b"0", b"-0", b"+5", b"+-7", b"\x00", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"\xc2\xb2", b"\xd9\xa3",
-    b"y\xcc\x81", b"\xcc\x81", b"(", b")", b"[", b"]", b"[CH]", b"?", b".", b"#", b">", b":", b"-", b"--", b";",
-    b"(time)", b"(challenge)", b"(ABC)", b"-ABC", b"-7", b"8D", b"D8", b"ZZ9999", b"99999D", b"A" * 200,
-    b"\r", b"\n", b"\r\n", b" ", b"\t", b"#note x", b"#rack1 ABC", b"#player3 c C", b"#player1 a A",
-    b"#character-encoding utf\x00", b"#character-encoding idna", b"#character-encoding UTF-8",
-    b"#board-layout SuperCrosswordGame", b"#tile-distribution polish", b"#lexicon NWL20", b"#game-type x",
+    b"2147483647",
+    b"2147483648",
+    b"-2147483648",
+    b"4294967296",
+    b"99999999999999999999999",
+    b"9" * 5000,
+    b"0",
+    b"-0",
+    b"+5",
+    b"+-7",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"\xc2\xb2",
+    b"\xd9\xa3",
+    b"y\xcc\x81",
+    b"\xcc\x81",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"[CH]",
+    b"?",
+    b".",
+    b"#",
+    b">",
+    b":",
+    b"-",
+    b"--",
+    b";",
+    b"(time)",
+    b"(challenge)",
+    b"(ABC)",
+    b"-ABC",
+    b"-7",
+    b"8D",
+    b"D8",
+    b"ZZ9999",
+    b"99999D",
+    b"A" * 200,
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b" ",
+    b"\t",
+    b"#note x",
+    b"#rack1 ABC",
+    b"#player3 c C",
+    b"#player1 a A",
+    b"#character-encoding utf\x00",
+    b"#character-encoding idna",
+    b"#character-encoding UTF-8",
+    b"#board-layout SuperCrosswordGame",
+    b"#tile-distribution polish",
+    b"#lexicon NWL20",
+    b"#game-type x",
 ]
 NUMBER = re.compile(rb"[+-]?[0-9]+")
 
@@ -66,14 +117,14 @@ def mutated(draw, seeds: list[bytes]):
         if op == "insert":
             data[pos:pos] = draw(st.sampled_from(TOKENS))
         elif op == "delete":
-            del data[pos:pos + draw(st.integers(1, 12))]
+            del data[pos : pos + draw(st.integers(1, 12))]
         elif op == "byte" and data:
             data[min(pos, len(data) - 1)] = draw(st.integers(0, 255))
         elif op == "number":
             nums = list(NUMBER.finditer(bytes(data)))
             if nums:
                 m = nums[draw(st.integers(0, len(nums) - 1))]
-                data[m.start():m.end()] = draw(st.sampled_from(TOKENS[:10]))
+                data[m.start() : m.end()] = draw(st.sampled_from(TOKENS[:10]))
         elif op == "duplicate":
             lines = bytes(data).split(b"\n")
             i = draw(st.integers(0, len(lines) - 1))
@@ -140,20 +191,71 @@ def test_fuzz_gcg_random_lines(lines, strict):
 # -- Netskrafl records --------------------------------------------------------------------------
 
 ODD = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.sampled_from([2**31, -(2**31), 2**63, 10**30]),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
-    st.sampled_from(["", "H8", "9H", "H²", "٣H", "H99999", "PASS", "EXCH ab", "EXCH", "RESP", "CHALL", "RSGN",
-                     "?", "??", "a?", "?ý", "y\u0301f", "\x00", "ab?"]),
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([2**31, -(2**31), 2**63, 10**30]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.sampled_from(
+        [
+            "",
+            "H8",
+            "9H",
+            "H²",
+            "٣H",
+            "H99999",
+            "PASS",
+            "EXCH ab",
+            "EXCH",
+            "RESP",
+            "CHALL",
+            "RSGN",
+            "?",
+            "??",
+            "a?",
+            "?ý",
+            "y\u0301f",
+            "\x00",
+            "ab?",
+        ]
+    ),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )
-RECORD_KEYS = ["prefs", "score0", "score1", "game_id", "irack0", "irack1", "moves", "rack0_final", "rack1_final",
-               "ts_last_move", "locale", "manual", "robot0", "robot1"]
+RECORD_KEYS = [
+    "prefs",
+    "score0",
+    "score1",
+    "game_id",
+    "irack0",
+    "irack1",
+    "moves",
+    "rack0_final",
+    "rack1_final",
+    "ts_last_move",
+    "locale",
+    "manual",
+    "robot0",
+    "robot1",
+]
 
 
 @FAST
-@given(st.sampled_from(RECORD_SEEDS), st.lists(st.tuples(st.sampled_from(["top", "move", "drop", "prefs"]), st.sampled_from(RECORD_KEYS),
-                                                      st.sampled_from(["player", "coord", "tiles", "score", "rack"]), ODD, st.integers(0, 200)),
-                                            min_size=1, max_size=4))
+@given(
+    st.sampled_from(RECORD_SEEDS),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["top", "move", "drop", "prefs"]),
+            st.sampled_from(RECORD_KEYS),
+            st.sampled_from(["player", "coord", "tiles", "score", "rack"]),
+            ODD,
+            st.integers(0, 200),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
 def test_fuzz_netskrafl_record(seed, edits):
     from gamecore.netskrafl_record import parse_netskrafl_record
 
@@ -180,9 +282,9 @@ def test_fuzz_netskrafl_record(seed, edits):
 @FAST
 @given(mutated(RECORD_SEEDS))
 def test_fuzz_netskrafl_record_text(data):
-    from gamecore.netskrafl_record import read_netskrafl_record
-
     import tempfile
+
+    from gamecore.netskrafl_record import read_netskrafl_record
 
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "r.json"
@@ -196,7 +298,9 @@ def test_fuzz_netskrafl_record_text(data):
 
 # -- boards, CGP, racks -------------------------------------------------------------------------
 
-CHARS = st.sampled_from(list(".?[]/0123456789²٣ ABCÞÆÐÖabcþæðöß\u0301\u0328\x00\n\r\t;-+·") + ["[CH]", "[L·L]", "99999", "9" * 50, "y\u0301"])
+CHARS = st.sampled_from(
+    list(".?[]/0123456789²٣ ABCÞÆÐÖabcþæðöß\u0301\u0328\x00\n\r\t;-+·") + ["[CH]", "[L·L]", "99999", "9" * 50, "y\u0301"]
+)
 SNIPPET = st.lists(CHARS, max_size=8).map("".join)
 
 
@@ -210,15 +314,19 @@ RULES = _rule_sets()
 
 
 @FAST
-@given(st.sampled_from(BOARD_SEEDS or ["." * 15 + "\n"] * 15), st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20), SNIPPET, st.integers(0, 3)), min_size=1, max_size=4),
-       st.sampled_from(RULES), st.sampled_from(["gcg", "netskrafl", "cgp"]))
+@given(
+    st.sampled_from(BOARD_SEEDS or ["." * 15 + "\n"] * 15),
+    st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20), SNIPPET, st.integers(0, 3)), min_size=1, max_size=4),
+    st.sampled_from(RULES),
+    st.sampled_from(["gcg", "netskrafl", "cgp"]),
+)
 def test_fuzz_board_text(seed, edits, rules, fmt):
     from gamecore.board import parse_board_text
 
     lines = seed.split("\n")
     for r, c, snippet, cut in edits:
         j = r % len(lines)
-        lines[j] = lines[j][:c] + snippet + lines[j][c + cut:]
+        lines[j] = lines[j][:c] + snippet + lines[j][c + cut :]
     try:
         parse_board_text("\n".join(lines), rules.tiles(), rules.layout(), fmt)
     except SkraflError:
@@ -229,8 +337,14 @@ ROW = st.one_of(st.sampled_from(["15", "7A7", "3ÞRÖ9", "0", "16", "99999", "²
 
 
 @FAST
-@given(st.lists(ROW, min_size=1, max_size=22), SNIPPET, st.sampled_from(["0/0", "1/2", "-5/9", "2147483648/0", "99999999999999/1", "²/1", "1"]),
-       st.sampled_from(["0", "3", "-1", "99999", "²", "x"]), SNIPPET, st.sampled_from(RULES))
+@given(
+    st.lists(ROW, min_size=1, max_size=22),
+    SNIPPET,
+    st.sampled_from(["0/0", "1/2", "-5/9", "2147483648/0", "99999999999999/1", "²/1", "1"]),
+    st.sampled_from(["0", "3", "-1", "99999", "²", "x"]),
+    SNIPPET,
+    st.sampled_from(RULES),
+)
 def test_fuzz_cgp(rows, racks, scores, zeros, ops, rules):
     from gamecore.board import parse_cgp
 
@@ -266,21 +380,54 @@ def test_fuzz_word_lists(data):
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "w.txt"
         p.write_bytes(data)
-        for read in (lambda: list(wordlist.read(p, progress=False)), lambda: read_word_list(p),
-                     lambda: list(sloleks.read(p, progress=False)), lambda: list(ordbank_fullform.read(p, progress=False))):
+        for read in (
+            lambda: list(wordlist.read(p, progress=False)),
+            lambda: read_word_list(p),
+            lambda: list(sloleks.read(p, progress=False)),
+            lambda: list(ordbank_fullform.read(p, progress=False)),
+        ):
             try:
                 read()
             except SkraflError:
                 pass
 
 
-FIELD = st.one_of(st.sampled_from(["6179", "0", "-1", "2147483647", "2147483648", "-2147483649", "127", "128", "-129",
-                                   "99999999999999999999999", "²", "٣", "1_0", " 5", "", "hestur", "y\u0301f", "K"]), st.text(max_size=5))
+FIELD = st.one_of(
+    st.sampled_from(
+        [
+            "6179",
+            "0",
+            "-1",
+            "2147483647",
+            "2147483648",
+            "-2147483649",
+            "127",
+            "128",
+            "-129",
+            "99999999999999999999999",
+            "²",
+            "٣",
+            "1_0",
+            " 5",
+            "",
+            "hestur",
+            "y\u0301f",
+            "K",
+        ]
+    ),
+    st.text(max_size=5),
+)
 
 
 @FAST
-@given(st.one_of(mutated(BIN_SEEDS), st.lists(st.lists(FIELD, min_size=5, max_size=16).map(";".join), min_size=1, max_size=4)
-                 .map(lambda ls: ("\n".join(ls) + "\n").encode("utf-8", "surrogatepass"))))
+@given(
+    st.one_of(
+        mutated(BIN_SEEDS),
+        st.lists(st.lists(FIELD, min_size=5, max_size=16).map(";".join), min_size=1, max_size=4).map(
+            lambda ls: ("\n".join(ls) + "\n").encode("utf-8", "surrogatepass")
+        ),
+    )
+)
 def test_fuzz_bin_csv(data):
     import tempfile
 
@@ -312,8 +459,8 @@ GCG_CRASHES = {
 
 @pytest.mark.parametrize("name,code", sorted(GCG_CRASHES.items()))
 def test_gcg_crash_files(name, code):
-    from gamecore.gcg import read_gcg
     from gamecore.gamelog import GameLogError
+    from gamecore.gcg import read_gcg
 
     with pytest.raises(GameLogError) as err:
         read_gcg(FUZZ / name)
@@ -375,12 +522,15 @@ def test_record_seed_reads():
     assert game.events[4].word == ["Á", "R", "u", "M"]
 
 
-@pytest.mark.parametrize("name,line,field", [
-    ("SHsnid_id_2p31.csv", 2, "bin_id"),
-    ("KRsnid_id_2p31.csv", 2, "bin_id"),
-    ("KRsnid_grade_128.csv", 1, "grade"),
-    ("SHsnid_id_superscript.csv", 1, "bin_id"),
-])
+@pytest.mark.parametrize(
+    "name,line,field",
+    [
+        ("SHsnid_id_2p31.csv", 2, "bin_id"),
+        ("KRsnid_id_2p31.csv", 2, "bin_id"),
+        ("KRsnid_grade_128.csv", 1, "grade"),
+        ("SHsnid_id_superscript.csv", 1, "bin_id"),
+    ],
+)
 def test_bin_csv_out_of_range(name, line, field):
     from gamecore.errors import DataError
     from lexicon_sources.readers import bin_csv
@@ -407,7 +557,12 @@ def test_board_and_cgp_crashes():
     from gamecore.errors import DataError
 
     rules = RULES[0]
-    for cgp in ("²" + "/15" * 14 + " A/ 0/0 0", "15/" * 14 + "15 A/ 2147483648/0 0", "99999" + "/15" * 14, "15/" * 14 + "15 A/ 0/0 99999999999999999999"):
+    for cgp in (
+        "²" + "/15" * 14 + " A/ 0/0 0",
+        "15/" * 14 + "15 A/ 2147483648/0 0",
+        "99999" + "/15" * 14,
+        "15/" * 14 + "15 A/ 0/0 99999999999999999999",
+    ):
         with pytest.raises(DataError):
             parse_cgp(cgp, rules.tiles(), rules.layout())
 
@@ -476,17 +631,20 @@ def test_cli_replay_fuzzed_files(tmp_path_factory, gcgs, records):
     _one_error_line(r)
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "--lang", "is", "\u0301"],
-    ["check", "--lang", "is", "x" * 100_000],
-    ["check", "--lang", "is", "ab\tc", "[CH]", "?"],
-    ["best", "--lang", "is", "--board", str(FUZZ / "board_seed.board"), "--rack", "²٣"],
-    ["best", "--lang", "is", "--board", str(FUZZ / "board_seed.board"), "--rack", "ÁÁÁÁÁÁÁÁÁÁÁÁ"],
-    ["best", "--lang", "is", "--board", str(FUZZ / "score_2p31.gcg"), "--rack", "ABC"],
-    ["best", "--lang", "is", "--board-format", "cgp", "--board", "²" + "/15" * 14 + " A/ 0/0 0"],
-    ["best", "--lang", "is", "--board-format", "cgp", "--board", "15/" * 14 + "15 A/ 2147483648/0 0"],
-    ["ingest", "is", "--source", "bin-sh", "--input", str(FUZZ / "SHsnid_id_2p31.csv")],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--lang", "is", "\u0301"],
+        ["check", "--lang", "is", "x" * 100_000],
+        ["check", "--lang", "is", "ab\tc", "[CH]", "?"],
+        ["best", "--lang", "is", "--board", str(FUZZ / "board_seed.board"), "--rack", "²٣"],
+        ["best", "--lang", "is", "--board", str(FUZZ / "board_seed.board"), "--rack", "ÁÁÁÁÁÁÁÁÁÁÁÁ"],
+        ["best", "--lang", "is", "--board", str(FUZZ / "score_2p31.gcg"), "--rack", "ABC"],
+        ["best", "--lang", "is", "--board-format", "cgp", "--board", "²" + "/15" * 14 + " A/ 0/0 0"],
+        ["best", "--lang", "is", "--board-format", "cgp", "--board", "15/" * 14 + "15 A/ 2147483648/0 0"],
+        ["ingest", "is", "--source", "bin-sh", "--input", str(FUZZ / "SHsnid_id_2p31.csv")],
+    ],
+)
 def test_cli_bad_input_one_line(args, tmp_path):
     if args[0] == "ingest":
         args = [*args, "--out", str(tmp_path / "entries"), "-q"]
@@ -504,9 +662,16 @@ def test_cli_stdin_not_utf8():
 
     from clirun import PROJECT_ROOT
 
-    r = subprocess.run([sys.executable, "-m", "cli.main", "check", "--lang", "is", "-"], cwd=PROJECT_ROOT,
-                       input="hestur\n".encode() + b"\xff\xfe\x00\n", capture_output=True, timeout=120)
-    r = subprocess.CompletedProcess(r.args, r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"))
+    r = subprocess.run(
+        [sys.executable, "-m", "cli.main", "check", "--lang", "is", "-"],
+        cwd=PROJECT_ROOT,
+        input="hestur\n".encode() + b"\xff\xfe\x00\n",
+        capture_output=True,
+        timeout=120,
+    )
+    r = subprocess.CompletedProcess(
+        r.args, r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+    )
     _one_error_line(r)
     assert r.returncode == 2
     if "no lexicon" not in r.stderr:
@@ -516,9 +681,38 @@ def test_cli_stdin_not_utf8():
 # -- dictionary dumps: Hunspell, OpenCorpora XML, Ordbank, Sloleks -------------------------------
 
 LANG = FIXTURES / "lang"
-DUMP_TOKENS = [b"\x00", b"\xff", b"\xc3", b"\n", b"\t", b"SFX", b"PFX", b"A Y 1", b"0", b"2147483648", b"99999999999999999999",
-               b"[", b"]", b"\\", b".", b"*", b"/", b"FLAG long", b"FLAG num", b"SET ISO8859-2", b"SET nonsense",
-               b"<", b">", b"&", b"&a;", b'encoding="utfX-8"', b"<lemma>", b"</f>", b"y\xcc\x81", b"\xc2\xb2"]
+DUMP_TOKENS = [
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\n",
+    b"\t",
+    b"SFX",
+    b"PFX",
+    b"A Y 1",
+    b"0",
+    b"2147483648",
+    b"99999999999999999999",
+    b"[",
+    b"]",
+    b"\\",
+    b".",
+    b"*",
+    b"/",
+    b"FLAG long",
+    b"FLAG num",
+    b"SET ISO8859-2",
+    b"SET nonsense",
+    b"<",
+    b">",
+    b"&",
+    b"&a;",
+    b'encoding="utfX-8"',
+    b"<lemma>",
+    b"</f>",
+    b"y\xcc\x81",
+    b"\xc2\xb2",
+]
 
 
 @st.composite
@@ -529,7 +723,7 @@ def dump_mutated(draw, data: bytes):
         if draw(st.booleans()):
             data[pos:pos] = draw(st.sampled_from(DUMP_TOKENS))
         else:
-            del data[pos:pos + draw(st.integers(1, 10))]
+            del data[pos : pos + draw(st.integers(1, 10))]
     return bytes(data)
 
 
@@ -538,7 +732,12 @@ def _seed(path: Path) -> bytes:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(dump_mutated(_seed(LANG / "sl" / "sl_small.dic")), dump_mutated(_seed(LANG / "sl" / "sl_small.aff")), st.booleans(), st.booleans())
+@given(
+    dump_mutated(_seed(LANG / "sl" / "sl_small.dic")),
+    dump_mutated(_seed(LANG / "sl" / "sl_small.aff")),
+    st.booleans(),
+    st.booleans(),
+)
 def test_fuzz_hunspell(dic, aff, keep_dic, keep_aff):
     import tempfile
 
@@ -557,15 +756,22 @@ def test_fuzz_hunspell(dic, aff, keep_dic, keep_aff):
 
 
 @FAST
-@given(dump_mutated(_seed(LANG / "ru" / "dict.opcorpora_small.xml")), dump_mutated(_seed(LANG / "nb" / "fullformsliste_small.txt")),
-       dump_mutated(_seed(LANG / "sl" / "sloleks_small.tsv")))
+@given(
+    dump_mutated(_seed(LANG / "ru" / "dict.opcorpora_small.xml")),
+    dump_mutated(_seed(LANG / "nb" / "fullformsliste_small.txt")),
+    dump_mutated(_seed(LANG / "sl" / "sloleks_small.tsv")),
+)
 def test_fuzz_text_dumps(xml, fullform, sloleks_tsv):
     import tempfile
 
     from lexicon_sources.readers import opencorpora_xml, ordbank_fullform, sloleks
 
     with tempfile.TemporaryDirectory() as tmp:
-        for name, data, reader in (("d.xml", xml, opencorpora_xml), ("f.txt", fullform, ordbank_fullform), ("s.tsv", sloleks_tsv, sloleks)):
+        for name, data, reader in (
+            ("d.xml", xml, opencorpora_xml),
+            ("f.txt", fullform, ordbank_fullform),
+            ("s.tsv", sloleks_tsv, sloleks),
+        ):
             p = Path(tmp) / name
             p.write_bytes(data)
             try:

@@ -45,7 +45,19 @@ def test_base_fixture_values(fixtures):
     g = read_gcg(fixtures / "gcg" / "base.gcg", strict=True)  # CRLF line ends
     assert [p.nick for p in g.players] == ["alice", "bob"]
     assert g.players[0].name == "Alice Able"
-    assert [e.kind for e in g.events] == ["play", "play", "exchange", "pass", "pass", "pass", "pass", "pass", "rack_penalty", "rack_penalty", "time"]
+    assert [e.kind for e in g.events] == [
+        "play",
+        "play",
+        "exchange",
+        "pass",
+        "pass",
+        "pass",
+        "pass",
+        "pass",
+        "rack_penalty",
+        "rack_penalty",
+        "time",
+    ]
     assert g.events[2].note == "exchange\nkeeping ELOT"
     assert g.events[1].coord == "G7" and g.events[1].across is False and g.events[1].word == ["B", ".", "D"]
     res = replay_file(str(fixtures / "gcg" / "base.gcg"), ReplayOptions(strict=True))
@@ -56,19 +68,22 @@ def test_base_fixture_values(fixtures):
 
 
 def test_event_forms():
-    text = "\n".join([
-        "#player1 a A", "#player2 b B",
-        ">a: ?ABCDEF 8d CaB +10 10",
-        ">a: ?ABCDEF --  -10 0",
-        ">b: XYZ -3 +0 0",
-        ">a: ?ABCDEF 8D CAB +7 7  CAB",
-        ">a: ABC (challenge) +5 12",
-        ">a:  (challenge) +5 17",
-        ">b: Q (time) +-10 -5",
-        ">a:  (QZ) +40 52",
-        ">a: Q (Q) -10 42",
-        ">b: U - +0 -5",
-    ])
+    text = "\n".join(
+        [
+            "#player1 a A",
+            "#player2 b B",
+            ">a: ?ABCDEF 8d CaB +10 10",
+            ">a: ?ABCDEF --  -10 0",
+            ">b: XYZ -3 +0 0",
+            ">a: ?ABCDEF 8D CAB +7 7  CAB",
+            ">a: ABC (challenge) +5 12",
+            ">a:  (challenge) +5 17",
+            ">b: Q (time) +-10 -5",
+            ">a:  (QZ) +40 52",
+            ">a: Q (Q) -10 42",
+            ">b: U - +0 -5",
+        ]
+    )
     g = parse_gcg_text(text)
     ev = g.events
     assert ev[0].coord == "8D" and ev[0].word == ["C", "a", "B"]
@@ -204,7 +219,10 @@ def test_end_of_game_faults_on_a_real_ending(shared, tmp_path):
         lenient = replay_file(str(path), ReplayOptions())
         assert lenient.game_row["status"] == "mismatch", name
         assert code in [f.code for f in lenient.findings], name
-    ok = replay_file(str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"), ReplayOptions(strict=True, preset="wespa"))
+    ok = replay_file(
+        str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"),
+        ReplayOptions(strict=True, preset="wespa"),
+    )
     assert ok.game_row["status"] == "ok"
 
 
@@ -226,8 +244,9 @@ def test_cyrillic_game_with_blank(fixtures):
 def test_resign_written_as_time_line_with_note_and_read_back():
     from gamecore.gcg import parse_gcg_text, write_gcg
 
-    text = ("#player1 ann Ann\n#player2 bob Bob\n>ann: AEINRST 8D RETAINS +66 66\n"
-            ">bob: (time) -0 0\n#note #resign\n#note gave up\n")
+    text = (
+        "#player1 ann Ann\n#player2 bob Bob\n>ann: AEINRST 8D RETAINS +66 66\n>bob: (time) -0 0\n#note #resign\n#note gave up\n"
+    )
     g = parse_gcg_text(text, strict=True)
     assert [e.kind for e in g.events] == ["play", "resign"] and g.events[1].note == "gave up"
     out = write_gcg(g)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from clirun import run_skrafl
 
 from cli.common import output_root
-from clirun import run_skrafl
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +42,14 @@ def test_judge_examples(is_lexicon):
     r = run_skrafl("check", "--lang", "is", *words)
     verdicts = dict(line.split("\t") for line in r.stdout.splitlines())
     assert verdicts == {
-        "hestur": "VALID", "hestanna": "VALID", "fórum": "VALID", "Reykjavík": "INVALID", "Guðrún": "INVALID",
-        "ýf": "VALID", "ab": "INVALID", "xyzzy": "INVALID",
+        "hestur": "VALID",
+        "hestanna": "VALID",
+        "fórum": "VALID",
+        "Reykjavík": "INVALID",
+        "Guðrún": "INVALID",
+        "ýf": "VALID",
+        "ab": "INVALID",
+        "xyzzy": "INVALID",
     }
     assert r.returncode == 1
 
@@ -87,8 +93,8 @@ def test_regular_games_every_word_valid(is_lexicon, shared):
 
 def _tier(is_lexicon, name: str) -> dict:
     """A robot tier's manifest, skipping when the build predates the tier's current recipe."""
-    from pipelines.recipe import load_recipe
     from lexicon_sources import language
+    from pipelines.recipe import load_recipe
 
     path = is_lexicon / name / "manifest.json"
     recipe = load_recipe(language("is").folder / f"{name}.toml")

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import run_skrafl
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -106,7 +105,22 @@ def test_best_coords_netskrafl_and_quiet(tiny_en, tmp_path):
 
     b = _board(tmp_path)
     gcg = run_skrafl("best", "--lexicon", str(tiny_en), "--board", str(b), "--rack", "SWORTMO", "-f", "tsv", "-n", "5")
-    nsk = run_skrafl("best", "--lexicon", str(tiny_en), "--board", str(b), "--rack", "SWORTMO", "-f", "tsv", "-n", "5", "--coords", "netskrafl", "-q")
+    nsk = run_skrafl(
+        "best",
+        "--lexicon",
+        str(tiny_en),
+        "--board",
+        str(b),
+        "--rack",
+        "SWORTMO",
+        "-f",
+        "tsv",
+        "-n",
+        "5",
+        "--coords",
+        "netskrafl",
+        "-q",
+    )
     assert gcg.returncode == nsk.returncode == 0, gcg.stderr + nsk.stderr
     g_rows = [line.split("\t") for line in gcg.stdout.splitlines()[1:]]
     n_rows = [line.split("\t") for line in nsk.stdout.splitlines()[1:]]
@@ -122,10 +136,35 @@ def test_norwegian_preset_uses_nsf_and_the_placeholder_is_noted(tiny_en, tmp_pat
     ph = load_rules("ordspill_104")
     assert ph.tile_set == "norwegian_wordfeud_104" and "placeholder" in ph.placeholder_note()
     assert "UNCONFIRMED" in ph.description
-    res = run_skrafl("best", "--lexicon", str(tiny_en), "--board", str(_board(tmp_path)), "--rack", "SORTMO", "--rules", "ordspill_104", "-n", "1")
+    res = run_skrafl(
+        "best",
+        "--lexicon",
+        str(tiny_en),
+        "--board",
+        str(_board(tmp_path)),
+        "--rack",
+        "SORTMO",
+        "--rules",
+        "ordspill_104",
+        "-n",
+        "1",
+    )
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("note:") == 1 and "placeholder" in res.stderr
-    quiet = run_skrafl("best", "--lexicon", str(tiny_en), "--board", str(_board(tmp_path)), "--rack", "SORTMO", "--rules", "ordspill_104", "-n", "1", "-q")
+    quiet = run_skrafl(
+        "best",
+        "--lexicon",
+        str(tiny_en),
+        "--board",
+        str(_board(tmp_path)),
+        "--rack",
+        "SORTMO",
+        "--rules",
+        "ordspill_104",
+        "-n",
+        "1",
+        "-q",
+    )
     assert "note:" not in quiet.stderr
 
 

@@ -50,8 +50,12 @@ def test_no_lexicon_strict_error_only_when_the_letters_are_not_english():
 def test_real_files_without_lexicon_load_strict(shared):
     """80-odd public files lack #lexicon: those of the shared corpus replay in strict mode."""
     folder = shared / "corpora" / "gcg"
-    names = ["domino14_macondo__gcgio_testdata_doug_v_emely.gcg", "domino14_macondo__gcgio_testdata_josh2.gcg",
-             "domino14_macondo__gcgio_testdata_vs_frentz.gcg", "quackle_quackle__test_positions_logan.gcg"]
+    names = [
+        "domino14_macondo__gcgio_testdata_doug_v_emely.gcg",
+        "domino14_macondo__gcgio_testdata_josh2.gcg",
+        "domino14_macondo__gcgio_testdata_vs_frentz.gcg",
+        "quackle_quackle__test_positions_logan.gcg",
+    ]
     for name in names:
         assert "#lexicon" not in (folder / name).read_text(encoding="latin-1")
         res = replay_file(str(folder / name), ReplayOptions(strict=True))
@@ -281,17 +285,26 @@ def test_export_round_trip_keeps_the_game_facts(tmp_path, shared):
 
 
 def test_unfinished_games_have_no_winner(shared):
-    for name in ("domino14_macondo__gcgio_testdata_incomplete.gcg", "domino14_macondo__gcgio_testdata_guy_vs_bot_almost_complete.gcg"):
+    for name in (
+        "domino14_macondo__gcgio_testdata_incomplete.gcg",
+        "domino14_macondo__gcgio_testdata_guy_vs_bot_almost_complete.gcg",
+    ):
         row = replay_file(str(shared / "corpora" / "gcg" / name), ReplayOptions()).game_row
         assert row["finished"] is False and row["winner"] is None, name
-    row = replay_file(str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_guy_vs_bot.gcg"), ReplayOptions()).game_row
+    row = replay_file(
+        str(shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_guy_vs_bot.gcg"), ReplayOptions()
+    ).game_row
     assert row["finished"] is True and row["winner"] == "guy"
 
 
 def test_six_zero_ending_with_one_deduction_warns():
     res = replay_file(str(GCG / "one_rack_deduction.gcg"), ReplayOptions())
     assert res.game_row["status"] == "ok" and "END_RACK_PENALTY_MISSING" in _codes(res)
-    assert replay_file(str(GCG / "one_rack_deduction.gcg"), ReplayOptions(strict=True)).game_row["error"].startswith("END_RACK_PENALTY_MISSING")
+    assert (
+        replay_file(str(GCG / "one_rack_deduction.gcg"), ReplayOptions(strict=True))
+        .game_row["error"]
+        .startswith("END_RACK_PENALTY_MISSING")
+    )
     assert "END_RACK_PENALTY_MISSING" not in _codes(replay_file(str(GCG / "base.gcg"), ReplayOptions()))
 
 

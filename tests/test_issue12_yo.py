@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 from lang_helpers import LANG_FIX, build
 
@@ -27,7 +26,9 @@ def _empty(tmp_path: Path) -> Path:
 
 
 def _plays(ru: Path, tmp_path: Path, rack: str) -> list[list[str]]:
-    res = run_skrafl("best", "--lang", "ru", "--board", str(_empty(tmp_path)), "--rack", rack, "-f", "tsv", "--all", output_root=ru.parent)
+    res = run_skrafl(
+        "best", "--lang", "ru", "--board", str(_empty(tmp_path)), "--rack", rack, "-f", "tsv", "--all", output_root=ru.parent
+    )
     assert res.returncode == 0, res.stderr
     return [line.split("\t") for line in res.stdout.splitlines()[1:]]
 
@@ -52,9 +53,9 @@ def test_best_with_both_tiles_offers_each_choice(ru, tmp_path):
 
 def test_replay_checks_and_scores_a_yo_play(ru, tmp_path):
     from gamecore.best import load_bundle
+    from gamecore.gcg import parse_gcg_text
     from gamecore.lexicon import Lexicon
     from pipelines.replay.game import replay_game
-    from gamecore.gcg import parse_gcg_text
 
     g = parse_gcg_text("#player1 a A\n#player2 b B\n#lexicon ru\n>a: ЁЖИКЛАН 8G ЁЖ +16 16\n>b: ЕЛКАМНО - +0 0\n", strict=True)
     res = replay_game(g, preset="russian_scrabble", lexicon=Lexicon.load(ru), analyze=True, bundle=load_bundle(ru))

@@ -15,8 +15,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
+
 from gamecore.errors import DataError, UsageError
 from gamecore.wordjudge import AuditLog, WordJudge, manifest_checksum
 
@@ -250,9 +250,14 @@ def test_cli_judge_errors_one_line():
 
 
 def test_cli_lock_without_terminal_or_password(lexicon):
-    r = subprocess.run([sys.executable, "-m", "cli.main", "judge", "--lexicon", str(lexicon), "--lock"], cwd=PROJECT,
-                       capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                       env={k: v for k, v in __import__("os").environ.items() if k != "SKRAFL_JUDGE_PASSWORD"})
+    r = subprocess.run(
+        [sys.executable, "-m", "cli.main", "judge", "--lexicon", str(lexicon), "--lock"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={k: v for k, v in __import__("os").environ.items() if k != "SKRAFL_JUDGE_PASSWORD"},
+    )
     assert r.returncode == 2 and "SKRAFL_JUDGE_PASSWORD" in r.stderr
 
 

@@ -81,9 +81,7 @@ def test_random_word_lists_decode_back(node24):
     rng = random.Random(3)
     for trial in range(20):
         alphabet = ENGLISH[: rng.randint(2, 26)]
-        words = {
-            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 300))
-        }
+        words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 300))}
         blob = build_kwg(sorted(words, key=lambda w: rng.random()), alphabet, node24=node24)  # any order
         dawg, gaddag = decode(blob, node24)
         assert dawg == words
@@ -102,7 +100,11 @@ def test_long_words_sharing_long_prefixes():
     stems = ["".join(rng.choice("ABC") for _ in range(rng.randint(8, 25))) for _ in range(8)]
     words = set()
     for _ in range(400):
-        w = rng.choice(stems) + "".join(rng.choice("ABCD") for _ in range(rng.randint(0, 6))) + rng.choice(stems)[:rng.randint(0, 9)]
+        w = (
+            rng.choice(stems)
+            + "".join(rng.choice("ABCD") for _ in range(rng.randint(0, 6)))
+            + rng.choice(stems)[: rng.randint(0, 9)]
+        )
         words.add(w[:40])
     dawg, gaddag = decode(build_kwg(words, "ABCD"))
     assert dawg == words

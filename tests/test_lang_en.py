@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
 
 FIX = LANG_FIX / "en"
@@ -51,9 +50,13 @@ def test_plain_word_list(tmp_path):
 
 
 def test_bad_input_clear_error_previous_output_kept(scowl_build, tmp_path):
-    assert_bad_input(scowl_build.parent, tmp_path, "en", ["--source", "scowl", "--input", str(FIX / "scowl_bad")],
-                     "english-words.10:1: not UTF-8")
+    assert_bad_input(
+        scowl_build.parent,
+        tmp_path,
+        "en",
+        ["--source", "scowl", "--input", str(FIX / "scowl_bad")],
+        "english-words.10:1: not UTF-8",
+    )
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert_bad_input(scowl_build.parent, tmp_path / "again", "en", ["--source", "scowl", "--input", str(empty)],
-                     "no SCOWL lists")
+    assert_bad_input(scowl_build.parent, tmp_path / "again", "en", ["--source", "scowl", "--input", str(empty)], "no SCOWL lists")

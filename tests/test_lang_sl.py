@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 from lang_helpers import LANG_FIX, assert_bad_input, build, check_expected, words
 
@@ -20,14 +19,43 @@ FIX = LANG_FIX / "sl"
 
 # Every form of sl_small.dic, derived by hand from the affix rules of sl_small.aff.
 SMALL_FORMS = {
-    "hiša", "hiše", "hiši", "hišo", "hišama",
-    "Ljubljana", "Ljubljane", "Ljubljani", "Ljubljano", "Ljubljanama",
-    "ZDA", "npr.", "pred-", "-ost", "quiz", "rock'n'roll",
-    "lep", "lepa", "lepo", "nelep", "nelepa", "nelepo",  # SFX P × PFX N (cross product)
-    "brat", "bratov", "bratova",  # SFX C, then its continuation class D
-    "kupa", "kupo",  # kup has NEEDAFFIX: not a word alone
-    "hišica", "pesek", "peska", "čaj",  # grd is FORBIDDENWORD: nothing
-    "cm", "kg", "tv", "rt", "vrt", "ud",  # unit symbols and abbreviations without a full stop; real words
+    "hiša",
+    "hiše",
+    "hiši",
+    "hišo",
+    "hišama",
+    "Ljubljana",
+    "Ljubljane",
+    "Ljubljani",
+    "Ljubljano",
+    "Ljubljanama",
+    "ZDA",
+    "npr.",
+    "pred-",
+    "-ost",
+    "quiz",
+    "rock'n'roll",
+    "lep",
+    "lepa",
+    "lepo",
+    "nelep",
+    "nelepa",
+    "nelepo",  # SFX P × PFX N (cross product)
+    "brat",
+    "bratov",
+    "bratova",  # SFX C, then its continuation class D
+    "kupa",
+    "kupo",  # kup has NEEDAFFIX: not a word alone
+    "hišica",
+    "pesek",
+    "peska",
+    "čaj",  # grd is FORBIDDENWORD: nothing
+    "cm",
+    "kg",
+    "tv",
+    "rt",
+    "vrt",
+    "ud",  # unit symbols and abbreviations without a full stop; real words
 }
 
 
@@ -57,8 +85,13 @@ def test_expansion_accepted_by_spylls_lookup():
 @pytest.mark.skipif(shutil.which("hunspell") is None, reason="the hunspell program is not installed")
 def test_expansion_accepted_by_hunspell_program():
     letters_only = sorted(f for f in SMALL_FORMS if f.isalpha())
-    r = subprocess.run(["hunspell", "-d", str(FIX / "sl_small"), "-l"], input="\n".join(letters_only) + "\n",
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["hunspell", "-d", str(FIX / "sl_small"), "-l"],
+        input="\n".join(letters_only) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.stdout.split() == []  # -l lists the misspelled words: none
 
 
@@ -97,8 +130,17 @@ def test_abbreviations_dropped(hunspell_build):
 
 def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build):
     # seed 004 (no abbreviations), issue 14: cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
-    check_expected(hunspell_build, {"cm": "unit_symbol_or_abbreviation", "kg": "unit_symbol_or_abbreviation",
-                                    "tv": "unit_symbol_or_abbreviation", "rt": None, "vrt": None, "ud": None})
+    check_expected(
+        hunspell_build,
+        {
+            "cm": "unit_symbol_or_abbreviation",
+            "kg": "unit_symbol_or_abbreviation",
+            "tv": "unit_symbol_or_abbreviation",
+            "rt": None,
+            "vrt": None,
+            "ud": None,
+        },
+    )
 
 
 def test_prefixes_and_suffixes_dropped(hunspell_build):
@@ -112,19 +154,32 @@ def test_letters_outside_the_slovenian_set(hunspell_build):
 
 def test_sloleks_table(tmp_path):
     folder = build(tmp_path, "sl", "--source", str(FIX / "sloleks_small.tsv"))
-    check_expected(folder, {
-        "hiša": None, "hiše": None, "lep": None, "ljubljanski": None,
-        "ljubljana": "proper_noun", "npr.": "abbreviation", "itd": "abbreviation_class",
-        "zda": "initialism", "quiz": "letters_outside_alphabet", "rock-glasba": "non_letter",
-    })
+    check_expected(
+        folder,
+        {
+            "hiša": None,
+            "hiše": None,
+            "lep": None,
+            "ljubljanski": None,
+            "ljubljana": "proper_noun",
+            "npr.": "abbreviation",
+            "itd": "abbreviation_class",
+            "zda": "initialism",
+            "quiz": "letters_outside_alphabet",
+            "rock-glasba": "non_letter",
+        },
+    )
 
 
-@pytest.mark.parametrize("fixture, message", [
-    ("sl_noaff.dic", "sl_noaff.dic: no affix file sl_noaff.aff beside the .dic"),
-    ("sl_latin2.dic", "sl_latin2.dic:2: not UTF-8"),
-    ("sloleks_latin2.tsv", "sloleks_latin2.tsv:1: not UTF-8"),
-    ("sloleks_wrong_columns.tsv", "sloleks_wrong_columns.tsv:2: expected form<TAB>lemma<TAB>MSD"),
-])
+@pytest.mark.parametrize(
+    "fixture, message",
+    [
+        ("sl_noaff.dic", "sl_noaff.dic: no affix file sl_noaff.aff beside the .dic"),
+        ("sl_latin2.dic", "sl_latin2.dic:2: not UTF-8"),
+        ("sloleks_latin2.tsv", "sloleks_latin2.tsv:1: not UTF-8"),
+        ("sloleks_wrong_columns.tsv", "sloleks_wrong_columns.tsv:2: expected form<TAB>lemma<TAB>MSD"),
+    ],
+)
 def test_bad_input_clear_error_previous_output_kept(hunspell_build, tmp_path, fixture, message):
     assert_bad_input(hunspell_build.parent, tmp_path, "sl", ["--source", str(FIX / fixture)], message)
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import run_skrafl
 from lang_helpers import LANG_FIX, build
 
@@ -34,8 +33,7 @@ def builds(tmp_path_factory) -> dict[str, Path]:
     variant = tmp / "variant" / "recipe.toml"
     variant.parent.mkdir()
     variant.write_text(text[:start] + text[end:], encoding="utf-8")
-    r = run_skrafl("build", "nb", "--recipe", str(variant), "--entries", str(old), "--out", str(tmp / "lenient"),
-                   "--quiet")
+    r = run_skrafl("build", "nb", "--recipe", str(variant), "--entries", str(old), "--out", str(tmp / "lenient"), "--quiet")
     assert r.returncode == 0, r.stderr
     return {"old": old, "new": new, "lenient": tmp / "lenient", "tmp": tmp}
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from clirun import run_skrafl
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "bin"
@@ -57,9 +56,7 @@ MIDLUNGUR_EXPECTED = {
 
 def tree_digest(folder: Path) -> dict[str, str]:
     return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()
     }
 
 
@@ -139,7 +136,9 @@ def test_shsnid_has_no_visibility_so_every_row_is_bin(tmp_path):
 
 
 def test_build_is_deterministic(kr_build, tmp_path):
-    r = run_skrafl("build", "is", "--out", str(tmp_path / "again"), "--entries", str(kr_build.parent / "entries" / "is"), "--quiet")
+    r = run_skrafl(
+        "build", "is", "--out", str(tmp_path / "again"), "--entries", str(kr_build.parent / "entries" / "is"), "--quiet"
+    )
     assert r.returncode == 0, r.stderr
     # build_stats.json (times) and the marker that lists its checksum are the only files that differ
     varying = ("build_stats", ".skrafl-output")
@@ -222,10 +221,14 @@ def test_usage_errors_are_one_line_exit_2():
 def test_bad_text_input_is_an_error_not_a_traceback(kr_build):
     p = subprocess.run(
         [sys.executable, "-m", "cli.main", "check", "--lang", "is", "-"],
-        input=b"hestur\n\xff\xfe garbage\n", capture_output=True, cwd=Path(__file__).resolve().parents[1],
+        input=b"hestur\n\xff\xfe garbage\n",
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[1],
         env={**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent)},
     )
-    assert p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: <stdin>:2: not UTF-8: convert the input to UTF-8 first"
+    assert (
+        p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: <stdin>:2: not UTF-8: convert the input to UTF-8 first"
+    )
     r = run_skrafl("check", "--lang", "is", "", output_root=kr_build.parent)
     assert r.returncode == 2 and "argument 1 is empty" in r.stderr
 
@@ -271,7 +274,17 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
     with open(recipe_dir / "removals.txt", "a", encoding="utf-8") as fh:
         fh.write("hestur\n")
     out = tmp_path / "custom"
-    r = run_skrafl("build", "is", "--recipe", str(recipe_dir / "recipe.toml"), "--entries", str(kr_build.parent / "entries" / "is"), "--out", str(out), "--quiet")
+    r = run_skrafl(
+        "build",
+        "is",
+        "--recipe",
+        str(recipe_dir / "recipe.toml"),
+        "--entries",
+        str(kr_build.parent / "entries" / "is"),
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     r = run_skrafl("why", "--lexicon", str(out), "hestur", "blablab", "--format", "json")
     report = {item["word"]: item for item in json.loads(r.stdout)}
@@ -295,7 +308,8 @@ def test_why_tsv_is_real_tsv(kr_build):
     assert fari and all(r["verdict"] == "INVALID" and r["lemma"] == "fara" for r in fari)
     assert any(r["entry_verdict"] == "dropped: plural_question_form" for r in fari)
     assert [r["notes"] for r in rows if r["word"] == "xyzzy"] == [
-        "not in the source at all; letter 'z' not in the is alphabet (aábdðeéfghiíjklmnoóprstuúvxyýþæö)"]
+        "not in the source at all; letter 'z' not in the is alphabet (aábdðeéfghiíjklmnoóprstuúvxyýþæö)"
+    ]
 
 
 def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") -> Path:
@@ -313,8 +327,17 @@ def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") ->
 def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_path):
     # issue 14: an addition outside the alphabet or the length limits, a removal that removes nothing
     recipe = committee_recipe(tmp_path, "cirkus\nlangtorðalengingarmaður\n", "xyzzyð\n")
-    r = run_skrafl("build", "is", "--recipe", str(recipe), "--entries", str(kr_build.parent / "entries" / "is"),
-                   "--out", str(tmp_path / "lex"), output_root=tmp_path)
+    r = run_skrafl(
+        "build",
+        "is",
+        "--recipe",
+        str(recipe),
+        "--entries",
+        str(kr_build.parent / "entries" / "is"),
+        "--out",
+        str(tmp_path / "lex"),
+        output_root=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     manifest = json.loads((tmp_path / "lex" / "manifest.json").read_text("utf-8"))
     not_applied = {(d["list"], d["word"]): d["reason"] for d in manifest["committee"]["not_applied"]}
@@ -327,8 +350,17 @@ def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_pa
 
 def test_a_word_in_both_committee_lists_is_an_error(kr_build, tmp_path):
     recipe = committee_recipe(tmp_path, "hestur\n", "hestur\n")
-    r = run_skrafl("build", "is", "--recipe", str(recipe), "--entries", str(kr_build.parent / "entries" / "is"),
-                   "--out", str(tmp_path / "lex"), "--quiet")
+    r = run_skrafl(
+        "build",
+        "is",
+        "--recipe",
+        str(recipe),
+        "--entries",
+        str(kr_build.parent / "entries" / "is"),
+        "--out",
+        str(tmp_path / "lex"),
+        "--quiet",
+    )
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1
     assert "both added and removed by the committee lists (hestur)" in lines[0] and "removals.txt" in lines[0]
@@ -345,8 +377,13 @@ def test_why_names_the_letters_outside_the_alphabet_and_cuts_table_lines(kr_buil
     r = run_skrafl("why", "--lang", "is", "hestar" * 3, output_root=kr_build.parent)
     assert "18 letters: the is lexicon has words of 2 to 15 letters" in r.stdout, r.stdout
     env = {**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent), "COLUMNS": "40"}
-    p = subprocess.run([sys.executable, "-m", "cli.main", "why", "--lang", "is", "fariði"], capture_output=True, text=True,
-                       cwd=Path(__file__).resolve().parents[1], env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "cli.main", "why", "--lang", "is", "fariði"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+    )
     lines = p.stdout.splitlines()
     assert len(lines) > 2 and max(len(line) for line in lines[1:]) <= 40, lines
     assert any(line.endswith("…") for line in lines)

@@ -203,8 +203,12 @@ def test_one_tile_both_ways_listed_once(shared):
     _put(grid, "HAZE", "F8")
     counts, blanks = rack_of("GNX")
     moves = generate(kwg, grid, counts, blanks, layout, values, 50, False)
-    x_at_g9 = [m for m in moves if placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters])
-               == frozenset({(8, 6, ENGLISH.index("X") + 1, False)})]
+    x_at_g9 = [
+        m
+        for m in moves
+        if placement(grid, m.row, m.col, m.across, [(b & 63, bool(b & 64)) for b in m.letters])
+        == frozenset({(8, 6, ENGLISH.index("X") + 1, False)})
+    ]
     assert [m.score for m in x_at_g9] == [34]
 
 
@@ -225,8 +229,10 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_
 
     def run(r, c, dr, dc, placed):
         """The word through (r, c) along (dr, dc), with the new tiles `placed`: list of (r, c, tile)."""
+
         def get(rr, cc):
             return placed.get((rr, cc)) or at(rr, cc)
+
         while get(r - dr, c - dc):
             r, c = r - dr, c - dc
         sq = []

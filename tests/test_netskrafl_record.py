@@ -22,7 +22,10 @@ def test_coordinates():
 
 def test_conversion():
     rec = {
-        "irack0": "ab?cdef", "irack1": "ghijklm", "score0": 0, "score1": 0,
+        "irack0": "ab?cdef",
+        "irack1": "ghijklm",
+        "score0": 0,
+        "score1": 0,
         "moves": [
             {"player": 0, "coord": "H8", "tiles": "b?ógar", "score": 9, "rack": "xyzcdef"},
             {"player": 1, "coord": "", "tiles": "EXCH gh", "score": 0, "rack": "ijklmno"},
@@ -47,7 +50,10 @@ def test_bad_records(tmp_path):
         parse_netskrafl_record(bad)
 
 
-@pytest.mark.parametrize(("field", "text", "code"), [("tiles", "a\u0345", "PLAY_MALFORMED"), ("rack", "a\u0345", "RACK_MALFORMED"), ("tiles", "a1", "PLAY_MALFORMED")])
+@pytest.mark.parametrize(
+    ("field", "text", "code"),
+    [("tiles", "a\u0345", "PLAY_MALFORMED"), ("rack", "a\u0345", "RACK_MALFORMED"), ("tiles", "a1", "PLAY_MALFORMED")],
+)
 def test_a_character_that_is_no_letter_is_refused(field, text, code):
     """U+0345 is no letter although its upper case is one (Greek capital iota)."""
     move = {"player": 0, "coord": "H8", "tiles": "ab", "score": 4, "rack": "cdefgh"}
@@ -118,4 +124,8 @@ def test_faults_in_a_record(shared, tmp_path):
     # the first rack after a move must keep the tiles not played (irack0 ttaalié minus létta = i)
     variant("rack", lambda d: d["moves"][0].update(rack="xmuáar?"), "RACK_AFTER_MOVE_INCORRECT")
     # a +10 wrong-challenge bonus the final scores do not contain
-    variant("resp", lambda d: d["moves"].insert(2, {"player": 1, "coord": "", "tiles": "RESP", "score": 10, "rack": d["moves"][1]["rack"]}), "FINAL_SCORE_MISMATCH")
+    variant(
+        "resp",
+        lambda d: d["moves"].insert(2, {"player": 1, "coord": "", "tiles": "RESP", "score": 10, "rack": d["moves"][1]["rack"]}),
+        "FINAL_SCORE_MISMATCH",
+    )

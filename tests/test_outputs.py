@@ -17,7 +17,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -86,8 +85,14 @@ def inputs(tmp_path: Path, words) -> dict:
     table = tmp_path / "table"
     table.mkdir()
     shutil.copy(GAMES_CSV, table / "games.csv")
-    return {"words": a, "lex_a": lexicons / "a", "lex_b": lexicons / "b", "games": games,
-            "table": table / "games.csv", "scratch": tmp_path / "scratch"}
+    return {
+        "words": a,
+        "lex_a": lexicons / "a",
+        "lex_b": lexicons / "b",
+        "games": games,
+        "table": table / "games.csv",
+        "scratch": tmp_path / "scratch",
+    }
 
 
 def marker_command(path: Path) -> str:
@@ -150,8 +155,14 @@ def test_refusals_touch_nothing(kind: str, tmp_path: Path, inputs: dict) -> None
     for target, words in cases:
         assert_refused(run_skrafl(*command(kind, target, inputs)), words=words)
     # the input itself, or a folder holding it
-    input_dir = {"ingest": inputs["words"].parent, "build": inputs["words"].parent, "diff": inputs["lex_a"],
-                 "replay": inputs["games"], "export": inputs["games"], "elo": inputs["table"].parent}[kind]
+    input_dir = {
+        "ingest": inputs["words"].parent,
+        "build": inputs["words"].parent,
+        "diff": inputs["lex_a"],
+        "replay": inputs["games"],
+        "export": inputs["games"],
+        "elo": inputs["table"].parent,
+    }[kind]
     assert_refused(run_skrafl(*command(kind, input_dir, inputs)), words="input")
     if kind in ("replay", "export"):
         # inside the folder of game files: the next replay of that folder would read the output
@@ -171,7 +182,9 @@ def test_reproducer_chain_keeps_user_files(tmp_path: Path, inputs: dict) -> None
 
 def test_export_never_rewrites_inputs(tmp_path: Path, inputs: dict) -> None:
     before = snapshot(inputs["games"])
-    r = run_skrafl("replay", str(inputs["games"]), "--out", str(tmp_path / "o"), "--export-gcg", str(inputs["games"]), "--no-lexicon", "-q")
+    r = run_skrafl(
+        "replay", str(inputs["games"]), "--out", str(tmp_path / "o"), "--export-gcg", str(inputs["games"]), "--no-lexicon", "-q"
+    )
     assert_refused(r, words="input")
     assert snapshot(inputs["games"]) == before
     assert not (tmp_path / "o").exists()
@@ -216,7 +229,9 @@ def test_concurrent_builds_into_one_folder(tmp_path: Path, words) -> None:
     gen = open_output(out, checksums=True)
     listed = (gen / "words.txt").read_text().split()
     assert listed in (sorted(big.read_text().split()), sorted(words[1].read_text().split())) or set(listed) in (
-        set(big.read_text().split()), set(words[1].read_text().split()))
+        set(big.read_text().split()),
+        set(words[1].read_text().split()),
+    )
 
 
 def test_readers_refuse_a_damaged_output(tmp_path: Path, inputs: dict) -> None:
@@ -225,7 +240,10 @@ def test_readers_refuse_a_damaged_output(tmp_path: Path, inputs: dict) -> None:
     assert run_skrafl("check", "--lexicon", str(lex), "hello").returncode == 0
     with open(gen / "lexicon.kwg", "ab") as fh:
         fh.write(b"\0\0\0\0")
-    for args in (["check", "--lexicon", str(lex), "hello"], ["diff", str(lex), str(inputs["lex_b"]), "--out", str(tmp_path / "d")]):
+    for args in (
+        ["check", "--lexicon", str(lex), "hello"],
+        ["diff", str(lex), str(inputs["lex_b"]), "--out", str(tmp_path / "d")],
+    ):
         r = run_skrafl(*args)
         assert_refused(r, words="damaged output: lexicon.kwg")
     (gen / "lexicon.kwg").unlink()
@@ -259,21 +277,29 @@ def test_stale_stages_are_cleaned_by_the_next_run(tmp_path: Path, inputs: dict) 
 def test_sigterm_and_sigint_discard_the_stage(tmp_path: Path, words, signum: int, code: int) -> None:
     """A build stopped by SIGTERM or SIGINT while it writes exits 143 / 130 with one line; the
     previous output is intact and no stage is left."""
-    import signal
     import sys
     import time
 
     from clirun import PROJECT_ROOT
+
     from gamecore.folders import open_output
 
     out = tmp_path / "lex"
     assert run_skrafl(*command("build", out, {"words": words[0]})).returncode == 0
     old = (open_output(out) / "words.txt").read_text()
     big = tmp_path / "big.txt"
-    big.write_text("\n".join(f"{a}{b}{c}{d}{e}" for a in "bcdfghjklm" for b in "aeiou" for c in "klmnprst"
-                             for d in "aeiouy" for e in "nrstl") + "\n")
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", *command("build", out, {"words": big})],
-                            cwd=PROJECT_ROOT, stderr=subprocess.PIPE, text=True)
+    big.write_text(
+        "\n".join(
+            f"{a}{b}{c}{d}{e}" for a in "bcdfghjklm" for b in "aeiou" for c in "klmnprst" for d in "aeiouy" for e in "nrstl"
+        )
+        + "\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *command("build", out, {"words": big})],
+        cwd=PROJECT_ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(".lex.gen-") and p.name != os.readlink(out) for p in tmp_path.iterdir()):
         assert proc.poll() is None and time.monotonic() < deadline, "the build never started writing"

@@ -41,12 +41,14 @@ rule = "not_head_of_group"
 when = "NOT is_head AND MAX(CASE WHEN is_head THEN 1 ELSE 0 END) OVER (PARTITION BY grp) = 1"
 """
 
-ENTRIES = pl.DataFrame({
-    "form": ["NB", "cat", "dog", "cats", "scissors", "scissor", "x-ray"],
-    "cls": ["ABBR", "NOUN", "X", "NOUN", "NOUN", "NOUN", "NOUN"],
-    "is_head": [True, True, True, False, False, False, True],
-    "grp": [1, 2, 3, 2, 4, 4, 5],
-})
+ENTRIES = pl.DataFrame(
+    {
+        "form": ["NB", "cat", "dog", "cats", "scissors", "scissor", "x-ray"],
+        "cls": ["ABBR", "NOUN", "X", "NOUN", "NOUN", "NOUN", "NOUN"],
+        "is_head": [True, True, True, False, False, False, True],
+        "grp": [1, 2, 3, 2, 4, 4, 5],
+    }
+)
 
 
 def verdicts(recipe, source=None) -> dict[str, str | None]:
@@ -81,8 +83,9 @@ def test_window_condition_sees_the_whole_group(recipe):
 
 def test_without_leaves_inherited_rules_out(recipe, tmp_path):
     child = tmp_path / "child.toml"
-    child.write_text('[lexicon]\nextends = "recipe.toml"\nname = "c"\nwithout = ["abbreviation", "not_head_of_group"]\n',
-                     encoding="utf-8")
+    child.write_text(
+        '[lexicon]\nextends = "recipe.toml"\nname = "c"\nwithout = ["abbreviation", "not_head_of_group"]\n', encoding="utf-8"
+    )
     r = load_recipe(child)
     assert [d.rule for d in r.drops] == ["late_abbreviation", "only_in_a"]
     v = verdicts(r)
@@ -115,8 +118,10 @@ def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
     from clirun import run_skrafl
 
     tiles = tmp_path / "catalan.tsv"
-    tiles.write_text("letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t12\t1\t1\nL\t4\t1\t0\nL·L\t1\t10\t0\nNY\t1\t10\t0\nQU\t1\t8\t0\n",
-                     encoding="utf-8")
+    tiles.write_text(
+        "letter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t12\t1\t1\nL\t4\t1\t0\nL·L\t1\t10\t0\nNY\t1\t10\t0\nQU\t1\t8\t0\n",
+        encoding="utf-8",
+    )
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(BASE.replace('tile_set = "english"', f'tile_set = "{tiles}"'), encoding="utf-8")
     with pytest.raises(DataError, match=r"multi-letter tiles \(L·L, NY, QU\)"):
@@ -127,6 +132,8 @@ def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
         load_recipe(dotted)
     words = tmp_path / "w.txt"
     words.write_text("col·lecció\nany\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--recipe", str(recipe), "--out", str(tmp_path / "out"))
+    r = run_skrafl(
+        "build", "en", "--source", "wordlist", "--input", str(words), "--recipe", str(recipe), "--out", str(tmp_path / "out")
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "multi-letter tiles" in r.stderr and not (tmp_path / "out").exists()

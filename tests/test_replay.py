@@ -50,7 +50,19 @@ def test_mixed_folder(tmp_path, fixtures):
     assert by["long.gcg"]["error"].startswith("LINE_TOO_LONG") and "(line 3)" in by["long.gcg"]["error"]
     assert by["garbage.gcg"]["error"].startswith("NO_MATCHING_TOKEN: binary data")
     good_moves = moves.filter(pl.col("file").str.ends_with("good.gcg"))
-    assert good_moves["kind"].to_list() == ["play", "play", "exchange", "pass", "pass", "pass", "pass", "pass", "rack_penalty", "rack_penalty", "time"]
+    assert good_moves["kind"].to_list() == [
+        "play",
+        "play",
+        "exchange",
+        "pass",
+        "pass",
+        "pass",
+        "pass",
+        "pass",
+        "rack_penalty",
+        "rack_penalty",
+        "time",
+    ]
     assert good_moves["cumulative"].to_list()[-1] == -17
 
 
@@ -75,7 +87,9 @@ def test_workers_and_determinism(tmp_path, fixtures, shared):
     for name in ("games.parquet", "moves.parquet"):
         data = [(o / name).read_bytes() for o in outs]
         assert data[0] == data[1] == data[2]
-    assert not [p for o in outs for p in o.iterdir() if p.name.startswith(".") and p.name != ".skrafl-output"]  # no temporary files left
+    assert not [
+        p for o in outs for p in o.iterdir() if p.name.startswith(".") and p.name != ".skrafl-output"
+    ]  # no temporary files left
 
 
 def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
@@ -125,9 +139,9 @@ def test_analyze_needs_a_lexicon(tmp_path, fixtures):
 
 
 def test_lenient_warnings_reported(tmp_path, fixtures):
-    from pipelines.replay import ReplayOptions, run_replay
-
     import polars as pl
+
+    from pipelines.replay import ReplayOptions, run_replay
 
     summary = run_replay([str(fixtures / "gcg" / "unknown_pragma.gcg")], tmp_path / "o", ReplayOptions(), quiet=True)
     assert summary["ok"] == 1 and summary["warnings"] == 1 and summary["not_ok"] == []
@@ -147,13 +161,20 @@ def test_analyze_with_a_small_lexicon(tmp_path, fixtures):
     res = runner.invoke(app, ["build", "en", "--source", "wordlist", "--input", str(words), "--out", str(lex), "--quiet"])
     assert res.exit_code == 0, res.output
     out = tmp_path / "o"
-    res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--lexicon", str(lex), "--analyze", "--quiet"])
+    res = runner.invoke(
+        app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--lexicon", str(lex), "--analyze", "--quiet"]
+    )
     assert res.exit_code == 0, res.output
     moves = pl.read_parquet(out / "moves.parquet")
     assert tuple(moves.columns[-4:]) == ("best_coord", "best_word", "best_score", "points_lost")
     plays = moves.filter(pl.col("kind") == "play").to_dicts()
     assert (plays[0]["best_score"], plays[0]["points_lost"]) == (66, 0)
-    assert (plays[1]["best_coord"], plays[1]["best_word"], plays[1]["best_score"], plays[1]["points_lost"]) == ("E5", "LOB.D", 16, 5)
+    assert (plays[1]["best_coord"], plays[1]["best_word"], plays[1]["best_score"], plays[1]["points_lost"]) == (
+        "E5",
+        "LOB.D",
+        16,
+        5,
+    )
     assert [p["unknown"] for p in plays] == [[], []]
     games = pl.read_parquet(out / "games.parquet")
     assert games["unknown_words"].to_list() == [[]]
@@ -166,7 +187,9 @@ def test_mutated_files_never_crash(tmp_path, shared):
 
     from pipelines.replay import ReplayOptions, replay_file
 
-    files = sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))
+    files = sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted(
+        (shared / "corpora" / "netskrafl" / "games").glob("*.json")
+    )
     rng = random.Random(4)
     for i in range(150):
         src = rng.choice(files)
@@ -217,12 +240,16 @@ def test_export_is_a_whole_output_of_its_own(tmp_path, fixtures):
     exp = tmp_path / "exp"
     exp.mkdir()
     (exp / "mine.txt").write_text("x")
-    res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--export-gcg", str(exp), "--quiet"])
+    res = runner.invoke(
+        app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--export-gcg", str(exp), "--quiet"]
+    )
     assert res.exit_code != 0 and "did not write" in str(res.exception), res.output
     assert [p.name for p in exp.iterdir()] == ["mine.txt"] and not (tmp_path / "o").exists()
     exp2 = tmp_path / "exp2"
     for src in ("base.gcg", "parenthesized_through.gcg"):
-        res = runner.invoke(app, ["replay", str(fixtures / "gcg" / src), "--out", str(tmp_path / "o"), "--export-gcg", str(exp2), "--quiet"])
+        res = runner.invoke(
+            app, ["replay", str(fixtures / "gcg" / src), "--out", str(tmp_path / "o"), "--export-gcg", str(exp2), "--quiet"]
+        )
         assert res.exit_code == 0, res.output
         assert sorted(p.name for p in exp2.glob("*.gcg")) == [src]
 
@@ -267,7 +294,9 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
     d.mkdir()
     shutil.copy(fixtures / "gcg" / "base.gcg", d / "base.gcg")
     shutil.copy(fixtures / "gcg" / "parenthesized_through.gcg", d / "paren.gcg")
-    (d / "withid.gcg").write_text("#id io.woogles p6QRjJHG\n" + (fixtures / "gcg" / "base.gcg").read_text(encoding="utf-8"), encoding="utf-8")
+    (d / "withid.gcg").write_text(
+        "#id io.woogles p6QRjJHG\n" + (fixtures / "gcg" / "base.gcg").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     rec_path = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
     rec = json.loads(rec_path.read_text(encoding="utf-8"))
     shutil.copy(rec_path, d / rec_path.name)
@@ -275,11 +304,35 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
     res = runner.invoke(app, ["replay", str(d), "--out", str(out), "--quiet"])
     games = pl.read_parquet(out / "games.parquet")
     # issue 4's columns first, in its order; then the game facts
-    assert games.columns[:13] == ["file", "format", "status", "error", "player1", "player2", "score1", "score2",
-                                  "winner", "moves", "bingos1", "bingos2", "unknown_words"]
+    assert games.columns[:13] == [
+        "file",
+        "format",
+        "status",
+        "error",
+        "player1",
+        "player2",
+        "score1",
+        "score2",
+        "winner",
+        "moves",
+        "bingos1",
+        "bingos2",
+        "unknown_words",
+    ]
     assert games.columns[13:19] == ["game_id", "finished_at", "competition", "robot1", "robot2", "warnings"]
     # issue 12's columns, appended
-    assert games.columns[19:] == ["finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4", "ended_by"]
+    assert games.columns[19:] == [
+        "finished",
+        "locale",
+        "players",
+        "player3",
+        "player4",
+        "score3",
+        "score4",
+        "bingos3",
+        "bingos4",
+        "ended_by",
+    ]
     by = {r["file"].rsplit("/", 1)[-1]: r for r in games.to_dicts()}
     ns = by[rec_path.name]
     assert ns["game_id"] == rec["game_id"]
@@ -323,5 +376,13 @@ def test_collect_files_finds_game_files_as_before(tmp_path):
     other.write_text("x")
     got = collect_files([str(d), str(other)])
     base = str(d)
-    assert got == [f"{base}/B.GCG", f"{base}/a.gcg", f"{base}/b/deep/y.gcg", f"{base}/b/z.Json", f"{base}/c.json",
-                   f"{base}/dir.gcg/inner.gcg", f"{base}/link.gcg", str(other)]
+    assert got == [
+        f"{base}/B.GCG",
+        f"{base}/a.gcg",
+        f"{base}/b/deep/y.gcg",
+        f"{base}/b/z.Json",
+        f"{base}/c.json",
+        f"{base}/dir.gcg/inner.gcg",
+        f"{base}/link.gcg",
+        str(other),
+    ]

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from clirun import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
@@ -51,7 +50,9 @@ def big_input(tmp_path_factory, shared) -> Path:
     """6,200 files: 100 copies of the 52 GCG files and 10 Netskrafl records under new names (a run
     of several seconds with two workers)."""
     d = tmp_path_factory.mktemp("many")
-    files = sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))
+    files = sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted(
+        (shared / "corpora" / "netskrafl" / "games").glob("*.json")
+    )
     for i in range(100):
         for f in files:
             dst = d / f"{i:03d}_{f.name}"
@@ -64,8 +65,13 @@ def big_input(tmp_path_factory, shared) -> Path:
 
 def _previous_output(tmp_path: Path, fixtures: Path) -> tuple[Path, dict[str, bytes]]:
     out = tmp_path / "out"
-    res = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--quiet"],
-                         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "cli.main", "replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(out), "--quiet"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     before = _tree(out)
     assert "games.parquet" in before and "moves.parquet" in before
@@ -74,8 +80,13 @@ def _previous_output(tmp_path: Path, fixtures: Path) -> tuple[Path, dict[str, by
 
 def _start(big_input: Path, out: Path) -> tuple[subprocess.Popen, set[int]]:
     """Start the replay and return once its two workers are running (and replaying)."""
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "replay", str(big_input), "--out", str(out), "--workers", "2", "--quiet"],
-                            cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "replay", str(big_input), "--out", str(out), "--workers", "2", "--quiet"],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     workers: set[int] = set()
     while time.monotonic() < deadline and proc.poll() is None:

@@ -20,7 +20,9 @@ runner = CliRunner()
 
 
 def _corpus(shared: Path) -> list[Path]:
-    return sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))
+    return sorted((shared / "corpora" / "gcg").glob("*.gcg")) + sorted(
+        (shared / "corpora" / "netskrafl" / "games").glob("*.json")
+    )
 
 
 def _good(tmp_path: Path, shared: Path) -> Path:
@@ -263,7 +265,13 @@ def test_a_value_the_schema_cannot_hold_is_an_error_row(fixtures):
     keys = tuple(good.move_rows[0])
     rows = [tuple(r.values()) for r in good.move_rows]
     i = keys.index("score_recorded")
-    bad_move = GameResult.packed(dict(good.game_row, file="big_move.gcg"), keys, [r[:i] + (2**31,) + r[i + 1:] if t == 0 else r for t, r in enumerate(rows)], [], None)
+    bad_move = GameResult.packed(
+        dict(good.game_row, file="big_move.gcg"),
+        keys,
+        [r[:i] + (2**31,) + r[i + 1 :] if t == 0 else r for t, r in enumerate(rows)],
+        [],
+        None,
+    )
     batch = to_batch([good, big, bad_move, good])
     games = pa.Table.from_batches([batch.games]).to_pylist()
     assert [g["status"] for g in games] == ["ok", "error", "error", "ok"]

@@ -36,8 +36,15 @@ def test_every_reference_tile_set_matches_the_shared_table(shared):
 
 @pytest.mark.parametrize(
     "name,total,blanks",
-    [("english", 100, 2), ("icelandic_new", 100, 2), ("icelandic_old", 104, 2), ("erudit", 131, 3),
-     ("russian", 104, 2), ("norwegian_wordfeud_104", 104, 2), ("english_super", 200, 4)],
+    [
+        ("english", 100, 2),
+        ("icelandic_new", 100, 2),
+        ("icelandic_old", 104, 2),
+        ("erudit", 131, 3),
+        ("russian", 104, 2),
+        ("norwegian_wordfeud_104", 104, 2),
+        ("english_super", 200, 4),
+    ],
 )
 def test_tile_set_totals(name, total, blanks):
     # rules.md: Netskrafl 100 new bag / 104 old bag; Erudit 131 = 128 letters + 3 stars; Russian 104
@@ -56,8 +63,10 @@ def test_icelandic_alphabet_order_and_values():
 
 def test_user_tile_set_file_with_multi_letter_tiles(tmp_path):
     p = tmp_path / "mini.tsv"
-    p.write_text("# source: test\nletter\tcount\tvalue\tvowel\n?\t1\t0\t0\nA\t3\t1\t1\nCH\t1\t5\t0\nC\t1\t3\t0\nH\t1\t4\t0\n",
-                 encoding="utf-8")
+    p.write_text(
+        "# source: test\nletter\tcount\tvalue\tvowel\n?\t1\t0\t0\nA\t3\t1\t1\nCH\t1\t5\t0\nC\t1\t3\t0\nH\t1\t4\t0\n",
+        encoding="utf-8",
+    )
     ts = load_tile_set(str(p))
     assert ts.letters == ("A", "CH", "C", "H")
     # issue 12: CH is made of the set's C and H, so bare "CH" is C + H and the tile is "[CH]"
@@ -75,8 +84,10 @@ def test_user_tile_set_file_with_multi_letter_tiles(tmp_path):
 def test_multi_letter_tiles_not_made_of_single_tiles_read_bare(tmp_path):
     """Catalan-style labels (macondo's greedy match): L·L and QU when the set has no · and no Q."""
     p = tmp_path / "cat.tsv"
-    p.write_text("# source: test\nletter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t3\t1\t1\nL\t2\t1\t0\nL·L\t1\t10\t0\nQU\t1\t8\t0\nE\t3\t1\t1\n",
-                 encoding="utf-8")
+    p.write_text(
+        "# source: test\nletter\tcount\tvalue\tvowel\n?\t2\t0\t0\nA\t3\t1\t1\nL\t2\t1\t0\nL·L\t1\t10\t0\nQU\t1\t8\t0\nE\t3\t1\t1\n",
+        encoding="utf-8",
+    )
     ts = load_tile_set(str(p))
     assert ts.parse_rack("AL·LQUE") == ["A", "L·L", "QU", "E"]
     assert ts.parse_rack("A[L·L][QU]L") == ["A", "L·L", "QU", "L"]
@@ -172,8 +183,9 @@ def test_presets_and_their_differences():
         rs.tiles(), rs.layout()  # every preset names a loadable tile set and board
 
 
-@pytest.mark.parametrize("lang,preset", [("is", "netskrafl"), ("nb", "ordspill"), ("ru", "russian_scrabble"),
-                                         ("sl", "slovene"), ("en", "wespa")])
+@pytest.mark.parametrize(
+    "lang,preset", [("is", "netskrafl"), ("nb", "ordspill"), ("ru", "russian_scrabble"), ("sl", "slovene"), ("en", "wespa")]
+)
 def test_default_preset_per_language(lang, preset):
     assert default_preset(lang) == preset
 

@@ -16,10 +16,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from clirun import run_skrafl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clirun import run_skrafl
 from gamecore.adjudicate import adjudicate, split_play
 from gamecore.board import Board, read_board
 from gamecore.boards import load_layout, parse_layout
@@ -180,7 +180,13 @@ def test_nfd_play_and_rack_rule_as_nfc():
     assert nfc_play != nfd_play
     lex = Words({"ýf"})
     a = adjudicate(b, nfc_play, list("ÝF"), lex, NETSKRAFL)
-    d = adjudicate(b, nfd_play, NETSKRAFL.tiles().parse_rack(unicodedata.normalize("NFC", unicodedata.normalize("NFD", "ÝF"))), lex, NETSKRAFL)
+    d = adjudicate(
+        b,
+        nfd_play,
+        NETSKRAFL.tiles().parse_rack(unicodedata.normalize("NFC", unicodedata.normalize("NFD", "ÝF"))),
+        lex,
+        NETSKRAFL,
+    )
     assert a.legal and d.legal and a.score == d.score and d.verdict == "ACCEPTABLE" and d.play == nfc_play
 
 
@@ -250,17 +256,137 @@ def test_reference_move_lists_score_the_same(shared, name):
     assert n > 0
 
 
-WORDS = sorted({
-    "at", "ta", "ax", "ex", "xi", "za", "re", "er", "to", "ox", "on", "no", "in", "it", "is", "so", "an", "na",
-    "ad", "be", "de", "do", "go", "he", "hi", "me", "my", "of", "oe", "oi", "or", "os", "pe", "qi", "us", "we",
-    "ate", "eat", "tea", "tae", "eta", "ret", "ran", "tan", "ant", "nat", "tin", "nit", "sit", "its", "tis",
-    "rat", "art", "tar", "ore", "roe", "toe", "one", "eon", "neo", "nor", "ton", "not", "son", "nos", "ons",
-    "rate", "tear", "tare", "tine", "note", "tone", "rose", "sore", "ores", "roes", "nose", "ones", "eons",
-    "stone", "notes", "tones", "onset", "rates", "tears", "stare", "aster", "tares", "irate", "retain",
-    "retains", "stainer", "nastier", "retinas", "antsier", "anestri", "ratines", "zax", "zoa", "oxen",
-    "joint", "jot", "jo", "quiz", "quit", "quite", "quiet", "exit", "taxi", "axe", "axes", "sex", "six",
-    "fore", "for", "fro", "of", "if", "fa", "fe", "ef", "fir", "fie", "fit", "fat", "feat", "fate",
-})
+WORDS = sorted(
+    {
+        "at",
+        "ta",
+        "ax",
+        "ex",
+        "xi",
+        "za",
+        "re",
+        "er",
+        "to",
+        "ox",
+        "on",
+        "no",
+        "in",
+        "it",
+        "is",
+        "so",
+        "an",
+        "na",
+        "ad",
+        "be",
+        "de",
+        "do",
+        "go",
+        "he",
+        "hi",
+        "me",
+        "my",
+        "of",
+        "oe",
+        "oi",
+        "or",
+        "os",
+        "pe",
+        "qi",
+        "us",
+        "we",
+        "ate",
+        "eat",
+        "tea",
+        "tae",
+        "eta",
+        "ret",
+        "ran",
+        "tan",
+        "ant",
+        "nat",
+        "tin",
+        "nit",
+        "sit",
+        "its",
+        "tis",
+        "rat",
+        "art",
+        "tar",
+        "ore",
+        "roe",
+        "toe",
+        "one",
+        "eon",
+        "neo",
+        "nor",
+        "ton",
+        "not",
+        "son",
+        "nos",
+        "ons",
+        "rate",
+        "tear",
+        "tare",
+        "tine",
+        "note",
+        "tone",
+        "rose",
+        "sore",
+        "ores",
+        "roes",
+        "nose",
+        "ones",
+        "eons",
+        "stone",
+        "notes",
+        "tones",
+        "onset",
+        "rates",
+        "tears",
+        "stare",
+        "aster",
+        "tares",
+        "irate",
+        "retain",
+        "retains",
+        "stainer",
+        "nastier",
+        "retinas",
+        "antsier",
+        "anestri",
+        "ratines",
+        "zax",
+        "zoa",
+        "oxen",
+        "joint",
+        "jot",
+        "jo",
+        "quiz",
+        "quit",
+        "quite",
+        "quiet",
+        "exit",
+        "taxi",
+        "axe",
+        "axes",
+        "sex",
+        "six",
+        "fore",
+        "for",
+        "fro",
+        "of",
+        "if",
+        "fa",
+        "fe",
+        "ef",
+        "fir",
+        "fie",
+        "fit",
+        "fat",
+        "feat",
+        "fate",
+    }
+)
 
 
 def _random_position(seed: int) -> tuple[Board, list[str]]:
@@ -315,8 +441,19 @@ def test_cli_agrees_with_best_all(tmp_path):
     listed = json.loads(r.stdout)
     assert listed
     for p in rng_sample(listed, 6):
-        s = run_skrafl("score", "--lexicon", str(d / "en"), "--board", str(bf), "--rack", rack_text,
-                       "--play", f"{p['coord']} {p['word']}", "-f", "json")
+        s = run_skrafl(
+            "score",
+            "--lexicon",
+            str(d / "en"),
+            "--board",
+            str(bf),
+            "--rack",
+            rack_text,
+            "--play",
+            f"{p['coord']} {p['word']}",
+            "-f",
+            "json",
+        )
         assert s.returncode == 0, s.stderr
         out = json.loads(s.stdout)
         assert out["score"] == p["score"] and out["legal"] and out["verdict"] == "ACCEPTABLE"
@@ -390,7 +527,9 @@ def test_cli_json_and_exit_0(tmp_path, en_lexicon):
 
 def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
     b = _board_file(tmp_path, put(empty(), "8G FOR"))
-    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "9G E", "--challenge", "double", "-f", "json")
+    r = run_skrafl(
+        "score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "9G E", "--challenge", "double", "-f", "json"
+    )
     assert r.returncode == 1
     out = json.loads(r.stdout)
     assert out["verdict"] == "UNACCEPTABLE" and out["words"][0] == {"word": "fe", "valid": False, "score": 6}
@@ -400,7 +539,9 @@ def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
 
 def test_cli_challenge_netskrafl_valid(tmp_path, en_lexicon):
     b = _board_file(tmp_path, put(empty(), "8G FOR"))
-    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--rules", "wespa", "--board", str(b), "--play", "J8 E", "--challenge", "netskrafl")
+    r = run_skrafl(
+        "score", "--lexicon", str(en_lexicon), "--rules", "wespa", "--board", str(b), "--play", "J8 E", "--challenge", "netskrafl"
+    )
     assert r.returncode == 0, r.stderr
     assert "challenge" in r.stdout and "+10" in r.stdout and "FORE" in r.stdout
 
@@ -433,8 +574,21 @@ def test_cli_cgp_with_its_rack(tmp_path):
 def test_cli_netskrafl_board_text_and_coords(tmp_path):
     b = tmp_path / "n.board"
     b.write_text(put(empty(), "8G FOR").to_text("netskrafl"), encoding="utf-8")
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--board-format", "netskrafl", "--coords", "netskrafl",
-                   "--play", "10H E", "-f", "json")  # Netskrafl 10H = column 10 from row H, down = GCG J8
+    r = run_skrafl(
+        "score",
+        "--rules",
+        "wespa",
+        "--board",
+        str(b),
+        "--board-format",
+        "netskrafl",
+        "--coords",
+        "netskrafl",
+        "--play",
+        "10H E",
+        "-f",
+        "json",
+    )  # Netskrafl 10H = column 10 from row H, down = GCG J8
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["score"] == 7
 
@@ -451,14 +605,35 @@ def test_cli_game_move(tmp_path):
     [
         (["--play", "8D JOINT"], "one of --board"),
         (["--rules", "wespa", "--board", "NOFILE", "--play", "8D JOINT"], "no board file"),
-        (["--rules", "nosuch", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT"], "unknown rules preset"),
+        (
+            ["--rules", "nosuch", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT"],
+            "unknown rules preset",
+        ),
         (["--rules", "wespa", "--cgp", "15/15", "--play", "8D JOINT"], "CGP"),
         (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "ZZ JOINT"], "not a coordinate"),
-        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT", "--challenge", "single"], "needs a lexicon"),
-        (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT", "--rack", "ZZZ"], "tile set"),
+        (
+            [
+                "--rules",
+                "wespa",
+                "--cgp",
+                "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15",
+                "--play",
+                "8D JOINT",
+                "--challenge",
+                "single",
+            ],
+            "needs a lexicon",
+        ),
+        (
+            ["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JOINT", "--rack", "ZZZ"],
+            "tile set",
+        ),
         (["--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"], "--play"),
         (["--game", str(FIX / "gcg" / "base.gcg"), "--move", "99"], "--move must be"),
-        (["--move", "2", "--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JO"], "--move N needs --game"),
+        (
+            ["--move", "2", "--rules", "wespa", "--cgp", "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15", "--play", "8D JO"],
+            "--move N needs --game",
+        ),
     ],
 )
 def test_cli_input_errors_one_line_exit_2(args, needle):
@@ -470,7 +645,19 @@ def test_cli_input_errors_one_line_exit_2(args, needle):
 def test_cli_nfd_play(tmp_path):
     b = _board_file(tmp_path, empty(NETSKRAFL))
     nfd = unicodedata.normalize("NFD", "8H ÝF")
-    r = run_skrafl("score", "--rules", "netskrafl", "--board", str(b), "--play", nfd, "--rack", unicodedata.normalize("NFD", "ÝFA"), "-f", "json")
+    r = run_skrafl(
+        "score",
+        "--rules",
+        "netskrafl",
+        "--board",
+        str(b),
+        "--play",
+        nfd,
+        "--rack",
+        unicodedata.normalize("NFD", "ÝFA"),
+        "-f",
+        "json",
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["play"] == "8H ÝF" and out["words"][0]["word"] == "ýf" and out["rack"] == "ÝFA"

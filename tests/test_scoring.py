@@ -16,8 +16,33 @@ from gamecore.play import IllegalPlay, Placement, apply_play, validate_placement
 from gamecore.rules import load_rules
 
 WESPA = load_rules("wespa")
-LEX = {"retsina", "word", "rootworm", "quirky", "odalique", "hey", "haze", "ax", "ex", "xi", "qi", "za",
-       "zax", "at", "ta", "cat", "cats", "scat", "ate", "eat", "tea", "teas", "oe", "re", "er"}
+LEX = {
+    "retsina",
+    "word",
+    "rootworm",
+    "quirky",
+    "odalique",
+    "hey",
+    "haze",
+    "ax",
+    "ex",
+    "xi",
+    "qi",
+    "za",
+    "zax",
+    "at",
+    "ta",
+    "cat",
+    "cats",
+    "scat",
+    "ate",
+    "eat",
+    "tea",
+    "teas",
+    "oe",
+    "re",
+    "er",
+}
 
 
 def empty(rules=WESPA) -> Board:
@@ -68,9 +93,9 @@ def test_blank_value_letter_rule_variant():
 
 
 def test_premiums_only_under_new_tiles():
-    b = put(empty(), "8G CAT")            # C on G8, A on H8 (DW), T on I8
+    b = put(empty(), "8G CAT")  # C on G8, A on H8 (DW), T on I8
     sp = validate_play(b, "8G CATS", "S", LEX, WESPA)
-    assert sp.score == 3 + 1 + 1 + 1        # no DW again: H8 is covered
+    assert sp.score == 3 + 1 + 1 + 1  # no DW again: H8 is covered
 
 
 def test_two_word_premiums_multiply_and_erudit_adds_option():

@@ -113,8 +113,7 @@ def positions(lg: Lang, kwg: Kwg, seed: int, turns: int, pick: int = 6):
         blanks = rack.count(0)
         first = not any(any(r) for r in grid)
         yield grid, counts, blanks, first
-        moves = generate_top(kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles,
-                             limit=pick)
+        moves = generate_top(kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles, limit=pick)
         if not moves:
             if not bag:
                 return
@@ -129,8 +128,9 @@ def positions(lg: Lang, kwg: Kwg, seed: int, turns: int, pick: int = 6):
         grid = [row[:] for row in grid]
 
 
-def check_position(lg: Lang, kwg: Kwg, grid, counts, blanks, first, ks=(1, 2, 3, 10), index=None,
-                   blank_letter_value=False) -> None:
+def check_position(
+    lg: Lang, kwg: Kwg, grid, counts, blanks, first, ks=(1, 2, 3, 10), index=None, blank_letter_value=False
+) -> None:
     args = (kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles, blank_letter_value)
     full = sorted(generate(*args), key=full_key)
     want = [tuple(m) for m in full]
@@ -171,8 +171,11 @@ def test_pruned_with_letter_valued_blanks(rules_name, seed, turns):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 10), racks=st.lists(
-    st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ??", min_size=1, max_size=7), min_size=1, max_size=3))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    turns=st.integers(1, 10),
+    racks=st.lists(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ??", min_size=1, max_size=7), min_size=1, max_size=3),
+)
 def test_pruned_on_sowpods_positions_with_any_rack(seed, turns, racks):
     """The SOWPODS-derived word lists, random positions, and arbitrary racks (blanks included)."""
     kwg = sowpods_kwg()
@@ -193,8 +196,11 @@ def test_pruned_on_the_reference_positions(shared):
     kwg = sowpods_kwg()
     lg = lang("wespa")
     index = kwg.bingo_index()
-    for board, racks in (("mid2.board", ["BDEGORW", "AEINRST", "QXZ?"]), ("mid1.board", ["AEEFHI?", "AEEFH??"]),
-                         ("empty.board", ["EJOQUXZ", "AEINR??", "RETSINA"])):
+    for board, racks in (
+        ("mid2.board", ["BDEGORW", "AEINRST", "QXZ?"]),
+        ("mid1.board", ["AEEFHI?", "AEEFH??"]),
+        ("empty.board", ["EJOQUXZ", "AEINR??", "RETSINA"]),
+    ):
         grid = []
         for line in (SHARED_POSITIONS / board).read_text().split():
             grid.append([0 if ch == "." else ord(ch.upper()) - 64 + (64 if ch.islower() else 0) for ch in line])
@@ -202,8 +208,7 @@ def test_pruned_on_the_reference_positions(shared):
             counts = [0] * 27
             for ch in text.replace("?", ""):
                 counts[ord(ch) - 64] += 1
-            check_position(lg, kwg, grid, counts, text.count("?"), not any(any(r) for r in grid),
-                           ks=(1, 2, 10, 50), index=index)
+            check_position(lg, kwg, grid, counts, text.count("?"), not any(any(r) for r in grid), ks=(1, 2, 10, 50), index=index)
 
 
 EXTRA_LEXICONS = [x for x in os.environ.get("SKRAFL_SHADOW_LEXICONS", "").split(",") if x]
@@ -295,8 +300,7 @@ def test_generate_top_builds_play_objects():
     raws = sorted(generate(*args), key=full_key)
     assert len(plays) == len(raws) and all(type(p) is ScoredPlay for p in plays)
     for p, r in zip(plays, raws):
-        assert (p.row, p.col, p.across, p.score, p.tiles_placed, p.words) == (r.row, r.col, r.across, r.score,
-                                                                          r.tiles_placed, ())
+        assert (p.row, p.col, p.across, p.score, p.tiles_placed, p.words) == (r.row, r.col, r.across, r.score, r.tiles_placed, ())
         assert p.word == tuple(table[b] for b in r.letters)
         sq = [(r.row, r.col + i) if r.across else (r.row + i, r.col) for i in range(len(r.letters))]
         assert p.new == tuple(grid[y][x] == 0 for y, x in sq)
@@ -349,8 +353,7 @@ def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turn
     index = kwg.bingo_index(lg.bingo_tiles)
     before = None
     for grid, counts, blanks, first in positions(walled, kwg, seed, turns):
-        changed = [] if before is None else [
-            (r, c) for r in range(lg.rows) for c in range(lg.cols) if grid[r][c] != before[r][c]]
+        changed = [] if before is None else [(r, c) for r in range(lg.rows) for c in range(lg.cols) if grid[r][c] != before[r][c]]
         if changed:  # mirror the play made since the last position (none after an exchange)
             rows, cols = {r for r, _ in changed}, {c for _, c in changed}
             across = len(rows) == 1 and (len(cols) > 1 or (cols and _has_across_word(grid, *changed[0])))
@@ -381,8 +384,9 @@ def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turn
             assert synced.sync(before) == -1
             first_before = not any(any(r) for r in before)
             assert [tuple(m) for m in synced.generate(counts, blanks)] == [
-                tuple(m) for m in generate(kwg, before, counts, blanks, walled.layout, lg.values, lg.bingo,
-                                           first_before, lg.bingo_tiles)]
+                tuple(m)
+                for m in generate(kwg, before, counts, blanks, walled.layout, lg.values, lg.bingo, first_before, lg.bingo_tiles)
+            ]
             synced.sync(grid)
         before = [row[:] for row in grid]
 
@@ -415,8 +419,9 @@ def test_position_refuses_what_cannot_be_on_the_board():
         pos.sync(b"\x01" * 10)
 
 
-@pytest.mark.parametrize("rules_name,permute", [("wespa", False), ("wespa", True), ("netskrafl", True),
-                                                 ("russian_scrabble", False)])
+@pytest.mark.parametrize(
+    "rules_name,permute", [("wespa", False), ("wespa", True), ("netskrafl", True), ("russian_scrabble", False)]
+)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 20))
 def test_game_analyzer_equals_best_play(rules_name, permute, seed, turns):

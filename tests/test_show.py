@@ -4,13 +4,12 @@ and the PNG rendered (its size and the colours of known squares)."""
 
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from clirun import run_skrafl
+
 from gamecore.board import Board
 from gamecore.boards import load_layout
 from gamecore.picture import COLOURS, PositionPicture, board_svg, square_name, write_picture
@@ -27,20 +26,26 @@ def _parse(svg: str) -> ET.Element:
 
 
 def _squares(root) -> dict[str, set[str]]:
-    return {r.get("data-square"): set(r.get("class").split()) for r in root.iter("{http://www.w3.org/2000/svg}rect")
-            if r.get("class", "").startswith("square")}
+    return {
+        r.get("data-square"): set(r.get("class").split())
+        for r in root.iter("{http://www.w3.org/2000/svg}rect")
+        if r.get("class", "").startswith("square")
+    }
 
 
 def _tiles(root, cls="tile") -> dict[str, dict]:
-    return {g.get("data-square"): g.attrib for g in root.iter("{http://www.w3.org/2000/svg}g")
-            if cls in g.get("class", "").split()}
+    return {
+        g.get("data-square"): g.attrib for g in root.iter("{http://www.w3.org/2000/svg}g") if cls in g.get("class", "").split()
+    }
 
 
 def _premium_names(layout) -> dict[str, str]:
     return {square_name(r, c): layout.premium(r, c) for r in range(layout.size) for c in range(layout.size)}
 
 
-@pytest.mark.parametrize("layout_name, size, start", [("standard", 15, "H8"), ("explo", 15, "D4"), ("super", 21, "K11"), ("erudit", 15, "H8")])
+@pytest.mark.parametrize(
+    "layout_name, size, start", [("standard", 15, "H8"), ("explo", 15, "D4"), ("super", 21, "K11"), ("erudit", 15, "H8")]
+)
 def test_every_square_has_its_layouts_premium(layout_name, size, start):
     layout = load_layout(layout_name)
     rules = WESPA.replace(board=layout_name, tile_set="english_super" if size == 21 else "english")
@@ -191,8 +196,11 @@ def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
     root = _parse(svg)
     lines = [p.get("data-list") for p in root.iter("{http://www.w3.org/2000/svg}polyline")]
     assert lines == ["all", "human", "competition"]
-    games = [(c.get("data-list"), c.get("data-rating"), "beginner" in c.get("class")) for c in root.iter("{http://www.w3.org/2000/svg}circle")
-             if "game" in c.get("class", "").split()]
+    games = [
+        (c.get("data-list"), c.get("data-rating"), "beginner" in c.get("class"))
+        for c in root.iter("{http://www.w3.org/2000/svg}circle")
+        if "game" in c.get("class", "").split()
+    ]
     assert games == [("all", "1216", True), ("all", "1199", False), ("human", "1216", True), ("competition", "1210", False)]
     dates = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "tick date"]
     assert dates == ["2024-05-01", "2024-05-02", "2024-05-03"]
@@ -214,11 +222,16 @@ def test_cli_elo_explain_svg(tmp_path):
     rows = json.loads(r.stdout)
     root = _parse(out.read_text(encoding="utf-8"))
     assert root.get("data-player") == "anna"
-    drawn = sorted((c.get("data-list"), c.get("data-rating")) for c in root.iter("{http://www.w3.org/2000/svg}circle")
-                   if "game" in c.get("class", "").split())
+    drawn = sorted(
+        (c.get("data-list"), c.get("data-rating"))
+        for c in root.iter("{http://www.w3.org/2000/svg}circle")
+        if "game" in c.get("class", "").split()
+    )
     assert drawn == sorted((row["list"], str(row["rating"])) for row in rows)
     png = tmp_path / "anna.png"
-    assert run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(png), "-q").returncode == 0
+    assert (
+        run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(png), "-q").returncode == 0
+    )
     assert png.read_bytes()[:4] == b"\x89PNG"
     r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--out", str(tmp_path / "o"), "--svg", str(out))
     assert r.returncode == 2 and "--explain" in r.stderr
@@ -231,7 +244,9 @@ def test_cli_replay_export_svg_every_move(tmp_path):
 
     game = FIX / "gcg" / "base.gcg"
     pics = tmp_path / "pics"
-    r = run_skrafl("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--export-svg", str(pics), "--every-move", "-q")
+    r = run_skrafl(
+        "replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--export-svg", str(pics), "--every-move", "-q"
+    )
     assert r.returncode == 0, r.stderr
     *_, (_, end) = game_positions(game)
     want = {square_name(rr, c) for rr in range(15) for c in range(15) if end.board.squares[rr][c] is not None}
@@ -256,7 +271,9 @@ def test_cli_best_svg_draws_the_top_play(tmp_path):
     e = tmp_path / "e.board"
     e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
     out = tmp_path / "best.svg"
-    r = run_skrafl("best", "--lexicon", str(d / "en"), "--board", str(e), "--rack", "JOINTVW", "-n", "1", "-f", "tsv", "--svg", str(out))
+    r = run_skrafl(
+        "best", "--lexicon", str(d / "en"), "--board", str(e), "--rack", "JOINTVW", "-n", "1", "-f", "tsv", "--svg", str(out)
+    )
     assert r.returncode == 0, r.stderr
     coord, word, score = r.stdout.splitlines()[1].split("\t")[:3]
     # a double letter under the J (8 × 2), then the start DW: 8D or H4, listed first by coordinate

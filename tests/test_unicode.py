@@ -15,12 +15,12 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from clirun import PROJECT_ROOT, run_skrafl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cli.main import app
-from clirun import PROJECT_ROOT, run_skrafl
 from gamecore.text import nfc
 
 runner = CliRunner()
@@ -32,8 +32,11 @@ def nfd(s: str) -> str:
 
 
 def _built_lexicons() -> list[Path]:
-    return sorted(p.parent for p in OUTPUT.glob("*/manifest.json")
-                  if not p.parent.name.startswith(".") and (p.parent / "words.txt").is_file())
+    return sorted(
+        p.parent
+        for p in OUTPUT.glob("*/manifest.json")
+        if not p.parent.name.startswith(".") and (p.parent / "words.txt").is_file()
+    )
 
 
 def _loadable(folder: Path) -> bool:
@@ -76,8 +79,11 @@ def test_nfc_helper():
 LEXICONS = _built_lexicons()
 
 
-@pytest.mark.parametrize("folder", LEXICONS or [pytest.param(None, marks=pytest.mark.skip(reason="no lexicon built in output/"))],
-                         ids=lambda f: f.name if f else "none")
+@pytest.mark.parametrize(
+    "folder",
+    LEXICONS or [pytest.param(None, marks=pytest.mark.skip(reason="no lexicon built in output/"))],
+    ids=lambda f: f.name if f else "none",
+)
 def test_nfd_words_get_the_nfc_verdict(folder):
     if not _loadable(folder):
         pytest.skip(f"{folder} cannot be loaded")
@@ -87,7 +93,9 @@ def test_nfd_words_get_the_nfc_verdict(folder):
     known = set((folder / "words.txt").read_text(encoding="utf-8").split())
 
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.lists(st.sampled_from(sample), min_size=1, max_size=6), st.booleans(), st.text("áéíóúýöæðþ", min_size=1, max_size=2))
+    @given(
+        st.lists(st.sampled_from(sample), min_size=1, max_size=6), st.booleans(), st.text("áéíóúýöæðþ", min_size=1, max_size=2)
+    )
     def prop(words, upper, tail):
         words = [w.upper() if upper else w for w in words]
         others = [w + tail for w in words]  # mostly not words: the verdict comes from words.txt
@@ -171,9 +179,11 @@ def test_wordlist_reader_nfd(tmp_path):
 def test_committee_list_nfd_lines(shared, tmp_path):
     from pipelines.recipe import read_word_list
 
-    for src in [shared / "reference" / "icelandic_two_letter_words.txt",
-                shared / "corpora" / "netskrafl" / "ordalisti.add.txt",
-                PROJECT_ROOT / "lexicon_sources" / "is" / "two_letter_words.txt"]:
+    for src in [
+        shared / "reference" / "icelandic_two_letter_words.txt",
+        shared / "corpora" / "netskrafl" / "ordalisti.add.txt",
+        PROJECT_ROOT / "lexicon_sources" / "is" / "two_letter_words.txt",
+    ]:
         if not src.is_file():
             continue
         text = src.read_text(encoding="utf-8")

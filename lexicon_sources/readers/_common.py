@@ -61,7 +61,8 @@ def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Itera
             except UnicodeDecodeError as exc:
                 raise DataError(
                     f"not {encoding.upper()} (byte {raw[exc.start]:#04x}); the {what} is read as {encoding.upper()}",
-                    path, lineno,
+                    path,
+                    lineno,
                 ) from None
             yield lineno, nfc(line.rstrip("\r\n"))
         if lineno == 0:
@@ -103,7 +104,8 @@ def file_version(path: Path) -> str:
 
 def dist_versions(*dists: str) -> str:
     """``dist X / dist Y`` from the installed distributions (``(not installed)`` when missing)."""
-    from importlib.metadata import PackageNotFoundError, version as dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
 
     parts = []
     for dist in dists:

@@ -39,9 +39,7 @@ def sniff(path: Path) -> str:
     for name, fields in FORMATS.items():
         if n == len(fields):
             return name
-    raise DataError(
-        f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, 1
-    )
+    raise DataError(f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, 1)
 
 
 def version(path: Path | None) -> str:
@@ -67,9 +65,10 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
     size = path.stat().st_size
     rows = 0
     done = 0
-    with open(path, "rb") as fh, tqdm(
-        total=size, unit="B", unit_scale=True, desc=path.name, disable=not progress, mininterval=0.5
-    ) as bar:
+    with (
+        open(path, "rb") as fh,
+        tqdm(total=size, unit="B", unit_scale=True, desc=path.name, disable=not progress, mininterval=0.5) as bar,
+    ):
         for lineno, raw in enumerate(fh, start=1):
             bar.update(len(raw))
             done += len(raw)
@@ -84,8 +83,9 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                 ) from None
             if not line.endswith("\n") and done >= size:
                 raise DataError(
-                    "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends "
-                    "with a line break", path, lineno,
+                    "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends with a line break",
+                    path,
+                    lineno,
                 )
             line = nfc(line.rstrip("\r\n"))
             if not line:

@@ -26,9 +26,7 @@ def _bin() -> Any:
     try:
         from islenska.bincompress import BinCompressed
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise UsageError(
-            "the Icelandic source needs the 'islenska' package: pip install 'skrafl[is]' (or make setup)"
-        ) from exc
+        raise UsageError("the Icelandic source needs the 'islenska' package: pip install 'skrafl[is]' (or make setup)") from exc
     return BinCompressed()
 
 

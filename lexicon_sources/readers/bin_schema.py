@@ -37,8 +37,21 @@ COLUMNS = (
 
 # KRsnid column order (15 fields), as in the official dump and islenska's Ksnid.
 KR_FIELDS = (
-    "lemma", "bin_id", "word_class", "domain", "grade", "register", "grammar", "cross_ref",
-    "visibility", "form", "tag", "form_grade", "form_register", "form_value", "extra_lemma",
+    "lemma",
+    "bin_id",
+    "word_class",
+    "domain",
+    "grade",
+    "register",
+    "grammar",
+    "cross_ref",
+    "visibility",
+    "form",
+    "tag",
+    "form_grade",
+    "form_register",
+    "form_value",
+    "extra_lemma",
 )
 # SHsnid column order (6 fields).
 SH_FIELDS = ("lemma", "bin_id", "word_class", "domain", "form", "tag")

@@ -44,11 +44,17 @@ DEFAULT_DICTIONARY = "sl_SI"
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("form", pa.string()), ("lemma", pa.string()), ("affixes", pa.string()),
-        ("stem_flags", pa.string()), ("last_suffix", pa.string()), ("s_variant", pa.bool_()),
-        ("row", pa.int64()),
-    ])
+    return pa.schema(
+        [
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("affixes", pa.string()),
+            ("stem_flags", pa.string()),
+            ("last_suffix", pa.string()),
+            ("s_variant", pa.bool_()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def s_variant_rules(aff: Any) -> set[int]:
@@ -146,7 +152,8 @@ def load(path: Path) -> tuple[Any, Any]:
                 except UnicodeDecodeError as exc:
                     raise DataError(
                         f"not {encoding} (byte {raw[exc.start]:#04x}), the encoding {aff_path.name} declares (SET)",
-                        path, lineno,
+                        path,
+                        lineno,
                     ) from None
                 except LookupError:
                     raise DataError(f"unknown encoding {encoding!r} (SET)", aff_path) from None
@@ -173,7 +180,7 @@ def _add_sfx(sfx: Any, word: str) -> str:
 
 
 def _add_pfx(pfx: Any, word: str) -> str:
-    return pfx.add + word[len(pfx.strip):]
+    return pfx.add + word[len(pfx.strip) :]
 
 
 def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str]]:
@@ -249,8 +256,9 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
     s_rules = s_variant_rules(aff)
     batcher = Batcher(SCHEMA())
     rows = 0
-    for ordinal, word in enumerate(tqdm(dic.words, desc="Hunspell stems", unit=" stems", disable=not progress,
-                                        mininterval=0.5), start=1):
+    for ordinal, word in enumerate(
+        tqdm(dic.words, desc="Hunspell stems", unit=" stems", disable=not progress, mininterval=0.5), start=1
+    ):
         seen: set[str] = set()
         stem_flags = "".join(sorted(word.flags))
         lemma = nfc(word.stem)
@@ -260,8 +268,15 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                 continue
             seen.add(form)
             rows += 1
-            batcher.add(form=form, lemma=lemma, affixes=applied, stem_flags=stem_flags,
-                        last_suffix=last.flag if last is not None else "", s_variant=id(last) in s_rules, row=ordinal)
+            batcher.add(
+                form=form,
+                lemma=lemma,
+                affixes=applied,
+                stem_flags=stem_flags,
+                last_suffix=last.flag if last is not None else "",
+                s_variant=id(last) in s_rules,
+                row=ordinal,
+            )
         if batcher.full():
             yield batcher.take()
     if rows == 0:

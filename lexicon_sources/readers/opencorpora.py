@@ -34,11 +34,19 @@ NUMBERS = ("sing", "plur")
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("form", pa.string()), ("lemma", pa.string()), ("pos", pa.string()), ("grammemes", pa.string()),
-        ("case_", pa.string()), ("number", pa.string()), ("tag", pa.string()), ("lexeme", pa.string()),
-        ("row", pa.int64()),
-    ])
+    return pa.schema(
+        [
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("pos", pa.string()),
+            ("grammemes", pa.string()),
+            ("case_", pa.string()),
+            ("number", pa.string()),
+            ("tag", pa.string()),
+            ("lexeme", pa.string()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def tag_columns(tag: str) -> tuple[str, str, str | None, str | None]:
@@ -76,11 +84,14 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
         UsageError: a path was given, or the packages are not installed.
     """
     if path is not None:
-        raise UsageError("the 'opencorpora' source reads the installed package; for dict.opcorpora.xml use --source opencorpora-xml")
+        raise UsageError(
+            "the 'opencorpora' source reads the installed package; for dict.opcorpora.xml use --source opencorpora-xml"
+        )
     import gc
     import itertools
 
     import numpy as np
+
     try:
         import dawg  # DAWG2: the C implementation
     except ImportError:  # pragma: no cover - pymorphy3 falls back to the pure-Python reader
@@ -92,16 +103,22 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
     schema = SCHEMA()
     texts = [str(t) for t in d.gramtab]
     columns = [tag_columns(t) for t in texts]
-    tag_table = pl.DataFrame({
-        "tag": texts, "pos": [c[0] for c in columns], "grammemes": [c[1] for c in columns],
-        "case_": [c[2] for c in columns], "number": [c[3] for c in columns],
-    }, schema={k: pl.String for k in ("tag", "pos", "grammemes", "case_", "number")})
+    tag_table = pl.DataFrame(
+        {
+            "tag": texts,
+            "pos": [c[0] for c in columns],
+            "grammemes": [c[1] for c in columns],
+            "case_": [c[2] for c in columns],
+            "number": [c[3] for c in columns],
+        },
+        schema={k: pl.String for k in ("tag", "pos", "grammemes", "case_", "number")},
+    )
     # Paradigm tables flattened: entry k = offset[pid] + idx holds the form's suffix, tag and prefix ids.
     para_len = np.array([len(p) // 3 for p in d.paradigms], dtype=np.int64)
     offset = np.concatenate([[0], np.cumsum(para_len)[:-1]])
     flat_suf = np.concatenate([np.asarray(p[: len(p) // 3], dtype=np.int32) for p in d.paradigms])
-    flat_tag = np.concatenate([np.asarray(p[len(p) // 3: 2 * (len(p) // 3)], dtype=np.int32) for p in d.paradigms])
-    flat_pre = np.concatenate([np.asarray(p[2 * (len(p) // 3):], dtype=np.int32) for p in d.paradigms])
+    flat_tag = np.concatenate([np.asarray(p[len(p) // 3 : 2 * (len(p) // 3)], dtype=np.int32) for p in d.paradigms])
+    flat_pre = np.concatenate([np.asarray(p[2 * (len(p) // 3) :], dtype=np.int32) for p in d.paradigms])
     suffixes = pl.Series(list(d.suffixes), dtype=pl.String)
     prefixes = pl.Series(list(d.paradigm_prefixes), dtype=pl.String)
     suf_len = suffixes.str.len_chars().to_numpy()
@@ -120,25 +137,38 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
         pid = packed[0::2].astype(np.int64)
         idx = packed[1::2].astype(np.int64)
         k, k0 = offset[pid] + idx, offset[pid]
-        df = pl.DataFrame({
-            "form": words,
-            "start": pre_len[flat_pre[k]],
-            "end_len": suf_len[flat_suf[k]],
-            "norm_pre": prefixes.gather(flat_pre[k0]),
-            "norm_suf": suffixes.gather(flat_suf[k0]),
-            "pid": pid,
-        }).with_columns(
-            lemma=pl.concat_str([
-                pl.col("norm_pre"),
-                pl.col("form").str.slice(pl.col("start"), pl.col("form").str.len_chars() - pl.col("start") - pl.col("end_len")),
-                pl.col("norm_suf"),
-            ]),
-        ).with_columns(
-            lexeme=pl.concat_str([pl.col("pid").cast(pl.String), pl.lit(":"), pl.col("lemma")]),
-            row=pl.int_range(first_row, first_row + len(keys), dtype=pl.Int64),
-        ).hstack(tag_table[flat_tag[k]]).with_columns(
-            # Unicode NFC (gamecore.text.nfc, vectorised), after the slicing by character counts
-            pl.col("form").str.normalize("NFC"), pl.col("lemma").str.normalize("NFC"),
+        df = (
+            pl.DataFrame(
+                {
+                    "form": words,
+                    "start": pre_len[flat_pre[k]],
+                    "end_len": suf_len[flat_suf[k]],
+                    "norm_pre": prefixes.gather(flat_pre[k0]),
+                    "norm_suf": suffixes.gather(flat_suf[k0]),
+                    "pid": pid,
+                }
+            )
+            .with_columns(
+                lemma=pl.concat_str(
+                    [
+                        pl.col("norm_pre"),
+                        pl.col("form").str.slice(
+                            pl.col("start"), pl.col("form").str.len_chars() - pl.col("start") - pl.col("end_len")
+                        ),
+                        pl.col("norm_suf"),
+                    ]
+                ),
+            )
+            .with_columns(
+                lexeme=pl.concat_str([pl.col("pid").cast(pl.String), pl.lit(":"), pl.col("lemma")]),
+                row=pl.int_range(first_row, first_row + len(keys), dtype=pl.Int64),
+            )
+            .hstack(tag_table[flat_tag[k]])
+            .with_columns(
+                # Unicode NFC (gamecore.text.nfc, vectorised), after the slicing by character counts
+                pl.col("form").str.normalize("NFC"),
+                pl.col("lemma").str.normalize("NFC"),
+            )
         )
         return df.select(schema.names).to_arrow().cast(schema).combine_chunks().to_batches()
 

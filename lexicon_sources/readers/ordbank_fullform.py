@@ -34,11 +34,19 @@ _UTF8_SEQ = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("form", pa.string()), ("lemma", pa.string()), ("word_class", pa.string()), ("tags", pa.string()),
-        ("lemma_id", pa.int64()), ("paradigm_id", pa.string()), ("inflection", pa.int32()),
-        ("normering", pa.string()), ("row", pa.int64()),
-    ])
+    return pa.schema(
+        [
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("word_class", pa.string()),
+            ("tags", pa.string()),
+            ("lemma_id", pa.int64()),
+            ("paradigm_id", pa.string()),
+            ("inflection", pa.int32()),
+            ("normering", pa.string()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def version(path: Path | None) -> str:
@@ -79,15 +87,19 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     del data
     rows: list[tuple] = []
     first_form: dict[int, tuple[int, str]] = {}
-    for lineno, line in enumerate(tqdm(text.splitlines(), desc="Ordbank forms", unit=" lines",
-                                       disable=not progress, mininterval=0.5), start=1):
+    for lineno, line in enumerate(
+        tqdm(text.splitlines(), desc="Ordbank forms", unit=" lines", disable=not progress, mininterval=0.5), start=1
+    ):
         if not line.strip() or line.startswith("LOEPENR") or line.startswith("*"):
             continue
         fields = line.split("\t")
         if len(fields) != FIELDS:
-            raise DataError(f"{len(fields)} tab-separated fields; expected {FIELDS} "
-                            "(LOEPENR LEMMA_ID OPPSLAG TAG PARADIGME_ID BOY_NUMMER FRADATO TILDATO NORMERING)",
-                            path, lineno)
+            raise DataError(
+                f"{len(fields)} tab-separated fields; expected {FIELDS} "
+                "(LOEPENR LEMMA_ID OPPSLAG TAG PARADIGME_ID BOY_NUMMER FRADATO TILDATO NORMERING)",
+                path,
+                lineno,
+            )
         _, lemma_id, form, tag, paradigm, boy, _, _, norm = (f.strip() for f in fields)
         lid = whole_number(lemma_id, "int64", "LEMMA_ID", path, lineno)
         inflection = whole_number(boy, "int32", "BOY_NUMMER", path, lineno)
@@ -102,9 +114,17 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     batcher = Batcher(SCHEMA())
     for form, tag, lid, paradigm, inflection, norm, lineno in rows:
         features = tag.split()
-        batcher.add(form=form, lemma=first_form[lid][1], word_class=features[0] if features else "",
-                    tags=" " + " ".join(features) + " ", lemma_id=lid, paradigm_id=paradigm,
-                    inflection=inflection, normering=norm, row=lineno)
+        batcher.add(
+            form=form,
+            lemma=first_form[lid][1],
+            word_class=features[0] if features else "",
+            tags=" " + " ".join(features) + " ",
+            lemma_id=lid,
+            paradigm_id=paradigm,
+            inflection=inflection,
+            normering=norm,
+            row=lineno,
+        )
         if batcher.full():
             yield batcher.take()
     if len(batcher):

@@ -29,9 +29,17 @@ _FILE = re.compile(r"^(?P<spelling>[a-z_0-9]+)-(?P<category>[a-z-]+)\.(?P<level>
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([("form", pa.string()), ("lemma", pa.string()), ("spelling", pa.string()),
-                      ("category", pa.string()), ("level", pa.int16()), ("file", pa.string()),
-                      ("row", pa.int64())])
+    return pa.schema(
+        [
+            ("form", pa.string()),
+            ("lemma", pa.string()),
+            ("spelling", pa.string()),
+            ("category", pa.string()),
+            ("level", pa.int16()),
+            ("file", pa.string()),
+            ("row", pa.int64()),
+        ]
+    )
 
 
 def _files(path: Path) -> list[Path]:
@@ -49,8 +57,10 @@ def _folder(path: Path | None) -> Path:
     if path is not None:
         return Path(path)
     if not DEFAULT_FOLDER.is_dir():
-        raise UsageError(f"the English source needs SCOWL in {DEFAULT_FOLDER}: apt-get install scowl "
-                         "(or give --input FOLDER with SCOWL's final/ lists)")
+        raise UsageError(
+            f"the English source needs SCOWL in {DEFAULT_FOLDER}: apt-get install scowl "
+            "(or give --input FOLDER with SCOWL's final/ lists)"
+        )
     return DEFAULT_FOLDER
 
 
@@ -82,8 +92,15 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
             if any(ch.isspace() for ch in word):
                 raise DataError(f"one word per line expected, got {word!r}", f, lineno)
             rows += 1
-            batcher.add(form=word, lemma=word, spelling=m["spelling"], category=m["category"],
-                        level=int(m["level"]), file=f.name, row=lineno)
+            batcher.add(
+                form=word,
+                lemma=word,
+                spelling=m["spelling"],
+                category=m["category"],
+                level=int(m["level"]),
+                file=f.name,
+                row=lineno,
+            )
         if len(batcher):
             yield batcher.take()
     if rows == 0:

@@ -24,8 +24,9 @@ NAME = "sloleks"
 def SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([("form", pa.string()), ("lemma", pa.string()), ("msd", pa.string()),
-                      ("category", pa.string()), ("row", pa.int64())])
+    return pa.schema(
+        [("form", pa.string()), ("lemma", pa.string()), ("msd", pa.string()), ("category", pa.string()), ("row", pa.int64())]
+    )
 
 
 def version(path: Path | None) -> str:

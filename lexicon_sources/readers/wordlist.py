@@ -48,9 +48,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
             try:
                 line = nfc(raw.decode("utf-8").strip().lstrip("\ufeff").strip())
             except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno
-                ) from None
+                raise DataError(f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno) from None
             if not line or line.startswith("#"):
                 continue
             if any(ch.isspace() for ch in line):
