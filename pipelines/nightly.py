@@ -160,9 +160,12 @@ def _entries(cfg: dict) -> Path:
     lex = cfg["lexicon"]
     if lex.get("entries"):
         return _under(cfg, lex["entries"])
-    from cli.common import output_root
-
-    return Path(output_root()) / "entries" / lex["lang"]
+    # as the CLI's output root (cli.common.output_root; pipelines do not import cli)
+    root = os.environ.get("SKRAFL_OUTPUT")
+    if root:
+        return Path(root) / "entries" / lex["lang"]
+    checkout = Path(__file__).resolve().parents[1] / "output"
+    return (checkout if checkout.is_dir() else Path("output")) / "entries" / lex["lang"]
 
 
 def _previous_log(cfg: dict, day: dt.date) -> dict | None:
