@@ -30,9 +30,9 @@ def impact(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Replay on this Dask scheduler (needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    from pipelines.impact import check_lexicons, run_impact
-
     import os
+
+    from pipelines.impact import check_lexicons, run_impact
 
     check_lexicons(old, new)
     cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None

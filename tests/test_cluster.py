@@ -63,9 +63,10 @@ def test_replay_on_cluster_identical(cluster, tmp_path, monkeypatch):
 def test_worker_killed_mid_run(fragile_cluster, tmp_path, monkeypatch):
     """The worker replaying one file dies (once): its batch is rescheduled, the job completes
     with the same bytes as the local run."""
-    import pipelines.replay.cluster as cl
     from cluster_helpers import Saboteur
     from distributed import Client
+
+    import pipelines.replay.cluster as cl
 
     monkeypatch.setattr(cl, "BATCH_FILES", 8)
     items = [str(NETSKRAFL), str(GCG)]
@@ -84,9 +85,10 @@ def test_worker_killed_mid_run(fragile_cluster, tmp_path, monkeypatch):
 def test_file_that_kills_every_worker(fragile_cluster, tmp_path, monkeypatch):
     """A file that kills whichever worker reads it: its batch is replayed file by file; that file
     gets a WORKER_CRASHED row, every other file its own rows (never a lost batch)."""
-    import pipelines.replay.cluster as cl
     from cluster_helpers import Saboteur
     from distributed import Client
+
+    import pipelines.replay.cluster as cl
 
     monkeypatch.setattr(cl, "BATCH_FILES", 4)
     with Client(fragile_cluster.scheduler_address) as client:
@@ -105,6 +107,7 @@ def test_file_that_kills_every_worker(fragile_cluster, tmp_path, monkeypatch):
 
 def test_impact_on_cluster(cluster, tmp_path):
     from lexicon_helpers import make_lexicon
+
     from pipelines.impact import run_impact
     from pipelines.replay.dataset import read_table
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from lexicon_helpers import make_lexicon
+
 from pipelines.impact import run_impact
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,12 +80,11 @@ def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
     games — against the built lexicon: exactly the plays that formed that word are listed."""
     import dataclasses
 
+    from gamecore.lexicon import Lexicon
     from pipelines.build import build
     from pipelines.recipe import load_recipe
     from pipelines.replay.dataset import read_table
     from pipelines.replay.run import ReplayOptions, run_replay_dataset
-
-    from gamecore.lexicon import Lexicon
 
     run_replay_dataset([str(GAMES)], tmp_path / "ds", ReplayOptions(), quiet=True)
     plays = pl.from_arrow(read_table(tmp_path / "ds", "moves")).filter(pl.col("kind") == "play")

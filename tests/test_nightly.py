@@ -13,7 +13,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from lexicon_helpers import make_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from pg_server import PgServer, find_bindir, unavailable
 
 ROOT = Path(__file__).resolve().parents[1]

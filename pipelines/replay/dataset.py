@@ -105,10 +105,9 @@ def write_segment(batches: list[TableBatch], games_path: str, moves_path: str, a
     """Group the rows of ``batches`` by partition and write them as one segment. Games finished
     outside ``window`` (days, both ends included) are left out. Returns the segment and counts
     ``{"games", "moves", "outside", statuses…}``."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.ipc as ipc
-
-    import numpy as np
 
     game_schema, move_schema = schemas(analyze)
     spool_schema = game_schema.append(pa.field(_EVENTS, pa.int32()))
