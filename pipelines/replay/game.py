@@ -28,7 +28,7 @@ from gamecore.gamelog import Event, Finding, Game, GameLogError
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import replay_board
 
-from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
+from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, UNREAD
 
 # macondo: lexicon name prefix → tile distribution (gcg.md §2 #lexicon)
 _LEXICON_PREFIXES = (
@@ -1013,9 +1013,6 @@ def _winner(game: Game, scores: list[int], before: list[int] | None = None) -> s
     return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
 
 
-UNREAD = "_unread"
-"""Key set (True) in the ``game_row`` of a file that could not be read as a game log at all (not a
-column of games.parquet)."""
 
 
 def _error_row(base: dict, exc: GameLogError) -> dict:

@@ -54,6 +54,10 @@ MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed
 ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
 
 
+UNREAD = "_unread"
+"""Key set (True) in the ``game_row`` of a file that could not be read as a game log at all (not a
+column of games.parquet)."""
+
 GROUP_GAMES = 4096
 """Games per Parquet row group (and the moves of those games per row group of moves.parquet)."""
 
@@ -171,8 +175,6 @@ def _reason(exc: BaseException, type_) -> str:
 
 def _unfit_row(result: GameResult, reason: str) -> GameResult:
     """The ``error`` row that replaces a result whose values do not fit the tables."""
-    from .game import GameResult as _GameResult
-
     row = {c: None for c in GAME_COLUMNS}
     file = result.game_row.get("file")
     fmt = result.game_row.get("format")
@@ -181,7 +183,7 @@ def _unfit_row(result: GameResult, reason: str) -> GameResult:
     row["status"] = "error"
     row["error"] = f"TABLE_VALUE_INVALID: {reason}"
     row["warnings"] = []
-    return _GameResult(row)
+    return type(result)(row)
 
 
 def to_batch(results: list[GameResult], analyze: bool = False) -> TableBatch:
@@ -198,8 +200,6 @@ def to_batch(results: list[GameResult], analyze: bool = False) -> TableBatch:
             fixed.append(_unfit_row(r, reason) if reason else r)
         results = fixed
         games, moves = _arrays(results, analyze)
-    from .game import UNREAD
-
     unread = sum(1 for r in results if r.game_row.get(UNREAD))
     return TableBatch(games, moves, [r.event_count for r in results], [r.gcg for r in results], unread)
 
