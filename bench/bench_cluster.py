@@ -48,7 +48,7 @@ def generate(folder: Path, games: int, per_day: int) -> Path:
 
 _MEASURE = r"""
 import json, resource, sys, time
-from pipelines.replay.run import ReplayOptions, run_replay_dataset
+from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 mode, folder, out = sys.argv[1], sys.argv[2], sys.argv[3]
 worker_peak = None
 client_cpu0 = 0.0

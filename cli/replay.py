@@ -149,7 +149,7 @@ def _day(value: Optional[str], flag: str):
 def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet) -> dict:
     """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`)."""
     from pipelines.replay import Stopped
-    from pipelines.replay.run import is_database_url, run_replay_dataset
+    from pipelines.replay.jobs import is_database_url, run_replay_dataset
 
     if dataset is None:
         raise UsageError("give --out DIR (one table per run) or --dataset DIR (partitioned)")

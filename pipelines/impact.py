@@ -51,7 +51,7 @@ def _tables(items: list[str], scratch: Path, *, workers: int, cluster: str | Non
         folder = open_output(items[0], "replay output")
         return pl.read_parquet(folder / "games.parquet"), pl.read_parquet(folder / "moves.parquet")
     else:
-        from pipelines.replay.run import ReplayOptions, run_replay_dataset
+        from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)

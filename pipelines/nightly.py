@@ -270,7 +270,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
 
         def replay():
             from pipelines.postgres import is_url
-            from pipelines.replay.run import ReplayOptions, run_replay_dataset
+            from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
             items = [source] if is_url(source) else [str(_under(cfg, source))]
             rec["inputs"] = _shown(items) + [str(lexicon)]

@@ -11,7 +11,7 @@ the players alternating from player 0) and ``prefs`` (JSONB: ``manual`` = compet
   UTC days, in the nightly order (``ts_last_move, id``), read through a server-side cursor (a
   named cursor: rows stream, the client never holds the table) as Netskrafl JSON records
   ``(name, record)`` for :mod:`pipelines.replay` (``name`` = ``postgresql:games/ID``).
-- :func:`read_games_table`: the games table for ``skrafl elo --games postgresql://…``
+- :func:`games_frame`: the games table for ``skrafl elo --games postgresql://…``
   (``player0``/``player1`` = the player ids; a seat without a player id is the robot
   ``robot-LEVEL``).
 - :func:`write_ratings`: ``elo --ratings-to``: the ratings of one elo output stored into a table
@@ -267,12 +267,13 @@ class GameSource:
             yield run
 
 
-def read_games_table(url: str, since: dt.date | None = None, until: dt.date | None = None):
-    """The games table of ``skrafl elo`` from a Netskrafl database: its finished games (scores as
-    stored), validated as every games table is (:func:`pipelines.elo.games.read_games`)."""
+def games_frame(url: str, since: dt.date | None = None, until: dt.date | None = None):
+    """The finished games of a Netskrafl database as ``(frame, extras)`` for ``skrafl elo``:
+    ``frame`` has the games-table columns (:data:`pipelines.elo.games.GAME_COLUMNS`; scores as
+    stored, player ids as names, a seat without one ``robot-LEVEL``), ``extras`` the optional
+    columns ``row, locale, moves, players, finished`` (``moves``: the length of the moves list,
+    Netskrafl's ``num_moves``). Validated by :func:`pipelines.elo.games.read_games`."""
     import polars as pl
-
-    from pipelines.elo.games import _read_games
 
     check_url(url)
     where, params = _window(since, until)
@@ -300,15 +301,11 @@ def read_games_table(url: str, since: dt.date | None = None, until: dt.date | No
                 cols["competition"].append(bool((prefs or {}).get("manual", False)))
     frame = pl.DataFrame(cols, schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC"), "player0": pl.String, "player1": pl.String,
                                        "robot0": pl.Boolean, "robot1": pl.Boolean, "score0": pl.Int64, "score1": pl.Int64, "competition": pl.Boolean})
-    table = _read_games(redact(url), loaded=(frame, 0))
-    # the optional columns (pipelines.elo.optional): locale; moves counts every move, a resignation
-    # (RSGN) included, as Netskrafl's num_moves
-    from pipelines.elo.games import with_extras
-
-    extras = pl.DataFrame({"row": pl.int_range(1, frame.height + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
-                                 "moves": pl.Series(moves, dtype=pl.Int64), "players": pl.Series([2] * frame.height, dtype=pl.Int64),
-                                 "finished": pl.Series([True] * frame.height, dtype=pl.Boolean)})
-    return with_extras(table, extras)
+    n = frame.height
+    extras = pl.DataFrame({"row": pl.int_range(1, n + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
+                           "moves": pl.Series(moves, dtype=pl.Int64), "players": pl.Series([2] * n, dtype=pl.Int64),
+                           "finished": pl.Series([True] * n, dtype=pl.Boolean)})
+    return frame, extras
 
 
 def load_records(url: str, records: list[dict], players: dict[str, tuple[str | None, str | None]] | None = None) -> int:

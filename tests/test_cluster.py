@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from pipelines.replay.run import ReplayOptions, run_replay_dataset  # noqa: E402
+from pipelines.replay.jobs import ReplayOptions, run_replay_dataset  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))

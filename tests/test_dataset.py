@@ -12,7 +12,8 @@ import polars as pl
 import pytest
 
 from pipelines.replay.dataset import read_manifest
-from pipelines.replay.run import ReplayOptions, run_replay, run_replay_dataset
+from pipelines.replay.jobs import run_replay_dataset
+from pipelines.replay.run import ReplayOptions, run_replay
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))

@@ -20,7 +20,7 @@ needs_corpus = pytest.mark.skipif(not GAME.exists(), reason="no Netskrafl corpus
 
 def _corpus_words(tmp_path: Path) -> list[str]:
     from pipelines.replay.dataset import read_table
-    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
     run_replay_dataset([str(GAME)], tmp_path / "ds", ReplayOptions(), quiet=True)
     moves = pl.from_arrow(read_table(tmp_path / "ds", "moves"))
@@ -84,7 +84,7 @@ def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
     from pipelines.build import build
     from pipelines.recipe import load_recipe
     from pipelines.replay.dataset import read_table
-    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
     run_replay_dataset([str(GAMES)], tmp_path / "ds", ReplayOptions(), quiet=True)
     plays = pl.from_arrow(read_table(tmp_path / "ds", "moves")).filter(pl.col("kind") == "play")

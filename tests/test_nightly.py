@@ -29,7 +29,7 @@ def _words() -> list[str]:
     import tempfile
 
     from pipelines.replay.dataset import read_table
-    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
     with tempfile.TemporaryDirectory() as d:
         run_replay_dataset([str(NETSKRAFL)], Path(d) / "ds", ReplayOptions(), quiet=True)

@@ -92,9 +92,9 @@ def test_replay_from_database_equals_files(netskrafl_db, tmp_path):
 
 
 def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
-    from pipelines.postgres import read_games_table
+    from pipelines.elo.games import read_games
 
-    table = read_games_table(netskrafl_db)
+    table = read_games(netskrafl_db)
     assert table.frame.height == 10 and "open-1" not in table.frame["game_id"].to_list()
     assert table.extras["locale"].to_list() == ["is_IS"] * 10
     by_id = {r["game_id"]: len(r["moves"]) for r in _records()}
@@ -161,7 +161,7 @@ def test_replay_from_database_on_cluster(netskrafl_db, tmp_path, monkeypatch):
     from distributed import LocalCluster
 
     import pipelines.replay.cluster as cl
-    from pipelines.replay.run import ReplayOptions, run_replay_dataset
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
     monkeypatch.setattr(cl, "BATCH_FILES", 3)
     local = run_replay_dataset([netskrafl_db], tmp_path / "local", ReplayOptions(), quiet=True)

@@ -131,6 +131,15 @@ def _replay_folder_file(path: Path) -> Path:
     return folder / "games.parquet"
 
 
+def read_database(url: str) -> GamesTable:
+    """The games table of a Netskrafl PostgreSQL database (:func:`pipelines.postgres.games_frame`),
+    validated as any games table; named by the URL without credentials."""
+    from pipelines.postgres import games_frame, redact
+
+    frame, extras = games_frame(url)
+    return with_extras(_read_games(redact(url), loaded=(frame, 0)), extras)
+
+
 def with_extras(table: GamesTable, extras: Any) -> GamesTable:
     """Keep the optional columns (``locale, moves, players, finished``) of an input that is not
     one file in ``table.extras`` and in the frame itself, by data row (the rating reads them from
@@ -260,9 +269,7 @@ def read_games(path: str | Path) -> GamesTable:
     import polars as pl
 
     if isinstance(path, str) and path.split("://", 1)[0].lower() in ("postgresql", "postgres"):
-        from pipelines.postgres import read_games_table
-
-        return read_games_table(path)
+        return read_database(path)
     path = Path(path)
     try:
         table = _read_games(path)

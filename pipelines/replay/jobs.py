@@ -1,0 +1,98 @@
+"""``replay --dataset``: the whole job (:func:`run_replay_dataset`) — a local process pool
+(:mod:`.run`) or a Dask cluster (:mod:`.cluster`) feeding a partitioned dataset (:mod:`.dataset`).
+Kept apart from :mod:`.run` so that the modules import one another in one direction only
+(jobs → cluster → run, dataset)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import ExitStack, closing
+from pathlib import Path
+
+from gamecore.errors import UsageError
+
+from .read import collect_files
+from .run import ReplayOptions, _bundle, _lexicon, _Pool, _stop_on_signals, is_database_url, pooled_runs, replay_run, replay_runs
+
+__all__ = ["ReplayOptions", "is_database_url", "run_replay_dataset"]
+
+
+def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False,
+                       since=None, until=None, cluster: str | None = None) -> dict:
+    """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
+    ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
+    run has games for is replaced whole and atomically, the others are kept. ``since``/``until``
+    (dates, both included): only games finished in that window are written, and the days of the
+    window left without games are removed. ``cluster``: a Dask scheduler address (:mod:`.cluster`).
+
+    Returns the summary of :func:`run_replay` plus ``outside`` (games outside the window),
+    ``partitions`` (replaced), ``unchanged`` (identical, not swapped) and ``removed``.
+
+    Raises:
+        UsageError: a refused dataset folder; no game found (files) or not one readable.
+        Stopped: SIGINT or SIGTERM (no partition of this run is swapped in: each stays whole).
+    """
+    from .dataset import check_dataset_dir, dataset_writer
+
+    inputs = [i for i in items if not is_database_url(i)]
+    database = [i for i in items if is_database_url(i)]
+    if database and (len(database) > 1 or inputs):
+        raise UsageError("give one PostgreSQL URL, or game files and folders, not both")
+    check_dataset_dir(dataset_dir, inputs)
+    tq = None
+    with _stop_on_signals(), ExitStack() as outputs:
+        _lexicon(opts)
+        _bundle(opts)
+        pools = None
+        if workers > 1 and cluster is None:
+            pools = _Pool(workers)
+            outputs.callback(pools.discard)
+            pools.start()
+        if database:
+            from pipelines.postgres import GameSource
+
+            src = GameSource(database[0], since=since, until=until)
+            total = src.count()
+            runs_iter = src.runs(64)
+            shown = src.shown
+        else:
+            files = collect_files(items)
+            if not files:
+                raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
+            total = len(files)
+            runs_iter = None
+            shown = None
+        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze))
+        run.window = (since, until)
+        if not quiet and total > 50:
+            from tqdm import tqdm
+
+            tq = outputs.enter_context(tqdm(total=total, unit="game", file=sys.stderr, desc="replay"))
+        if cluster is not None:
+            from .cluster import replay_on_cluster
+
+            if database:
+                replay_on_cluster(cluster, None, opts, run, progress=tq, source=src)
+            else:
+                replay_on_cluster(cluster, files, opts, run, progress=tq)
+        else:
+            if database:
+                batches = pooled_runs(runs_iter, opts, workers, pools) if pools is not None else (replay_run(r, opts) for r in runs_iter)
+            else:
+                batches = replay_runs(files, opts, workers=workers, pools=pools)
+            batches = outputs.enter_context(closing(batches)) if hasattr(batches, "close") else batches
+            for batch in batches:
+                run.add(batch)
+                if tq is not None:
+                    tq.update(len(batch))
+            run.write_all()
+        counts = run.counts
+        replayed = counts.get("games", 0) + counts.get("outside", 0)
+        if replayed and counts.get("unread", 0) == replayed:
+            first = (counts.get("not_ok") or [("", "?", "?")])[0]
+            raise UsageError(f"no file could be read as a game log; nothing written. {first[1]}: {first[2]}")
+    summary = {"games": counts.get("games", 0), "ok": counts.get("ok", 0), "mismatch": counts.get("mismatch", 0), "error": counts.get("error", 0),
+               "moves": counts.get("moves", 0), "warnings": counts.get("warnings", 0), "exported": 0, "not_ok": counts.get("not_ok", []),
+               "outside": counts.get("outside", 0), "partitions": run.changed, "unchanged": run.unchanged, "removed": run.removed,
+               "source": shown}
+    return summary
