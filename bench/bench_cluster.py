@@ -94,7 +94,9 @@ print(json.dumps({"games": s["games"], "partitions": len(s["partitions"]), "wall
 
 
 def _measure(mode: str, folder: Path, out: Path) -> dict:
-    res = subprocess.run([sys.executable, "-c", _MEASURE, mode, str(folder), str(out)], cwd=PROJECT, capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-c", _MEASURE, mode, str(folder), str(out)], cwd=PROJECT, capture_output=True, text=True
+    )
     if res.returncode != 0:
         raise RuntimeError(res.stderr.strip().splitlines()[-1] if res.stderr.strip() else f"exit {res.returncode}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -134,12 +136,19 @@ def main() -> None:
             over = cluster["wall"] / local["wall"] - 1
             over_cpu = cluster["cpu"] / local["cpu"] - 1
             for name, r in (("local --workers 2", local), ("LocalCluster 2", cluster)):
-                print(f"{games:>9,} games {name:<18} {r['games'] / r['wall']:>8,.0f} games/s  {r['wall']:>7.1f} s  "
-                      f"{r['games'] / r['cpu']:>6,.0f} games/CPU-s  {r['partitions']} partitions  "
-                      f"peak RSS client {r['client'] / 1024:>6.0f} MiB, worker {r['worker'] / 1024:>6.0f} MiB")
-            print(f"{games:>9,} games CPU s: local workers {local['worker_cpu']:.1f} + parent {local['cpu'] - local['worker_cpu']:.1f}; cluster workers {cluster['worker_cpu']:.1f} + client and scheduler {cluster['cpu'] - cluster['worker_cpu']:.1f}")
-            print(f"{games:>9,} games cluster overhead {over * 100:+.1f} % wall, {over_cpu * 100:+.1f} % CPU (target ≤ 15 % at 100k); "
-                  f"identical datasets: {same}; load average now {os.getloadavg()[0]:.2f}", flush=True)
+                print(
+                    f"{games:>9,} games {name:<18} {r['games'] / r['wall']:>8,.0f} games/s  {r['wall']:>7.1f} s  "
+                    f"{r['games'] / r['cpu']:>6,.0f} games/CPU-s  {r['partitions']} partitions  "
+                    f"peak RSS client {r['client'] / 1024:>6.0f} MiB, worker {r['worker'] / 1024:>6.0f} MiB"
+                )
+            print(
+                f"{games:>9,} games CPU s: local workers {local['worker_cpu']:.1f} + parent {local['cpu'] - local['worker_cpu']:.1f}; cluster workers {cluster['worker_cpu']:.1f} + client and scheduler {cluster['cpu'] - cluster['worker_cpu']:.1f}"
+            )
+            print(
+                f"{games:>9,} games cluster overhead {over * 100:+.1f} % wall, {over_cpu * 100:+.1f} % CPU (target ≤ 15 % at 100k); "
+                f"identical datasets: {same}; load average now {os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

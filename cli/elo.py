@@ -42,34 +42,70 @@ EPILOG = (
 
 def elo(
     games: str = typer.Option(
-        ..., "--games", "-g",
+        ...,
+        "--games",
+        "-g",
         help="Games table: CSV, Parquet or JSON lines (or replay's games.parquet, a replay --out folder, a replay --dataset folder, "
         "or postgresql://… : the finished games of Netskrafl's 'games' table); - = a table on stdin.",
     ),
     ratings_to: Optional[str] = typer.Option(
-        None, "--ratings-to", help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day."
+        None,
+        "--ratings-to",
+        help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day.",
     ),
-    table: Optional[str] = typer.Option(None, "--table", help="With --ratings-to: the table's name (default skrafl_ratings; created if missing)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent)."),
+    table: Optional[str] = typer.Option(
+        None, "--table", help="With --ratings-to: the table's name (default skrafl_ratings; created if missing)."
+    ),
+    out: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent).",
+    ),
     state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="netskrafl (default: Netskrafl's nightly batch), netskrafl-live (its per-game model) or ordspill (start 1000)."),
+    preset: Optional[str] = typer.Option(
+        None,
+        "--preset",
+        help="netskrafl (default: Netskrafl's nightly batch), netskrafl-live (its per-game model) or ordspill (start 1000).",
+    ),
     k: Optional[int] = typer.Option(None, "--k", min=0, max=1000, help="K for established players, 0-1000 (netskrafl 20)."),
-    k_beginner: Optional[int] = typer.Option(None, "--k-beginner", min=0, max=1000, help="K for beginners, 0-1000 (netskrafl 32)."),
+    k_beginner: Optional[int] = typer.Option(
+        None, "--k-beginner", min=0, max=1000, help="K for beginners, 0-1000 (netskrafl 32)."
+    ),
     established_after: Optional[int] = typer.Option(
-        None, "--established-after", min=0, max=1_000_000,
+        None,
+        "--established-after",
+        min=0,
+        max=1_000_000,
         help="Established with more than this many games in the list, 0-1000000 (netskrafl 10).",
     ),
-    start: Optional[int] = typer.Option(None, "--start", min=0, max=10_000, help="Rating of a new player, 0-10000 (netskrafl 1200, ordspill 1000)."),
-    scale: Optional[float] = typer.Option(None, "--scale", min=100.0, max=10_000.0, help="Rating gap that multiplies the odds by 10, 100-10000 (400)."),
+    start: Optional[int] = typer.Option(
+        None, "--start", min=0, max=10_000, help="Rating of a new player, 0-10000 (netskrafl 1200, ordspill 1000)."
+    ),
+    scale: Optional[float] = typer.Option(
+        None, "--scale", min=100.0, max=10_000.0, help="Rating gap that multiplies the odds by 10, 100-10000 (400)."
+    ),
     date: Optional[str] = typer.Option(
-        None, "--date", help="Rate only games finished on this UTC day, YYYY-MM-DD (the nightly job); --state must have rated the day before."
+        None,
+        "--date",
+        help="Rate only games finished on this UTC day, YYYY-MM-DD (the nightly job); --state must have rated the day before.",
     ),
     catch_up: bool = typer.Option(
-        False, "--catch-up", help="With --date: first rate, in order, the days --state has not rated (from nothing: every day up to --date)."
+        False,
+        "--catch-up",
+        help="With --date: first rate, in order, the days --state has not rated (from nothing: every day up to --date).",
     ),
-    explain: Optional[str] = typer.Option(None, "--explain", help="Print this player's rating history game by game (writes nothing)."),
-    lists: Optional[List[str]] = typer.Option(None, "--list", help="With --explain: only this list (all, human, competition); repeatable."),
-    svg: Optional[Path] = typer.Option(None, "--svg", help="With --explain: also draw the rating over time in each list (dates along the axis, beginner games hollow) as .svg or .png."),
+    explain: Optional[str] = typer.Option(
+        None, "--explain", help="Print this player's rating history game by game (writes nothing)."
+    ),
+    lists: Optional[List[str]] = typer.Option(
+        None, "--list", help="With --explain: only this list (all, human, competition); repeatable."
+    ),
+    svg: Optional[Path] = typer.Option(
+        None,
+        "--svg",
+        help="With --explain: also draw the rating over time in each list (dates along the axis, beginner games hollow) as .svg or .png.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:

@@ -21,13 +21,21 @@ HELP = (
 
 
 def impact(
-    games: List[str] = typer.Argument(..., metavar="GAMES...", help="Game files or folders, or one replay dataset/output folder."),
+    games: List[str] = typer.Argument(
+        ..., metavar="GAMES...", help="Game files or folders, or one replay dataset/output folder."
+    ),
     old: Path = typer.Option(..., "--old", help="The lexicon in force (a built lexicon folder, e.g. output/is)."),
     new: Path = typer.Option(..., "--new", help="The proposed lexicon (a built lexicon folder)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output folder (a new folder or an earlier impact output: replaced whole)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Output folder (a new folder or an earlier impact output: replaced whole)."
+    ),
     rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset for replaying files (default from each file)."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes for replaying files."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="Replay on this Dask scheduler (needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
+    cluster: Optional[str] = typer.Option(
+        None,
+        "--cluster",
+        help="Replay on this Dask scheduler (needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers).",
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     import os
@@ -48,4 +56,6 @@ def impact(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("impact", help=HELP, epilog="Example: skrafl impact --old output/is --new /tmp/is-new games/ --out output/impact")(impact)
+    app.command(
+        "impact", help=HELP, epilog="Example: skrafl impact --old output/is --new /tmp/is-new games/ --out output/impact"
+    )(impact)

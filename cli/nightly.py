@@ -43,7 +43,9 @@ def nightly(
         raise typer.Exit(2) from None
     if not quiet:
         for rec in log["steps"]:
-            typer.echo(f"nightly {log['date']}: {rec['step']}: {rec['status']} ({rec['seconds']:.1f} s) {rec['counts']}", err=True)
+            typer.echo(
+                f"nightly {log['date']}: {rec['step']}: {rec['status']} ({rec['seconds']:.1f} s) {rec['counts']}", err=True
+            )
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,6 @@ import typer
 from cli.common import QUIET_OPTION, output_root
 from gamecore.errors import UsageError
 
-
 HELP = (
     "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the "
     "bag, totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes "
@@ -31,17 +30,38 @@ HELP = (
 
 def replay(
     files: List[str] = typer.Argument(
-        ..., metavar="FILES...", help="GCG files, Netskrafl .json records, or folders holding them (searched recursively); - = paths from stdin."
+        ...,
+        metavar="FILES...",
+        help="GCG files, Netskrafl .json records, or folders holding them (searched recursively); - = paths from stdin.",
     ),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole)."),
+    out: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Folder for games.parquet and moves.parquet (a new folder or an earlier replay output: replaced whole).",
+    ),
     dataset: Optional[Path] = typer.Option(
-        None, "--dataset", help="Instead of --out: a partitioned dataset folder (games/ and moves/, Hive partitions part=DAY or part=src-FOLDER); "
-        "only the partitions this run has games for are replaced, each atomically."),
-    since: Optional[str] = typer.Option(None, "--since", help="With --dataset: only games finished on or after this UTC day (YYYY-MM-DD)."),
-    until: Optional[str] = typer.Option(None, "--until", help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed."),
+        None,
+        "--dataset",
+        help="Instead of --out: a partitioned dataset folder (games/ and moves/, Hive partitions part=DAY or part=src-FOLDER); "
+        "only the partitions this run has games for are replaced, each atomically.",
+    ),
+    since: Optional[str] = typer.Option(
+        None, "--since", help="With --dataset: only games finished on or after this UTC day (YYYY-MM-DD)."
+    ),
+    until: Optional[str] = typer.Option(
+        None,
+        "--until",
+        help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed.",
+    ),
     cluster: Optional[str] = typer.Option(
-        None, "--cluster", help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers)."),
-    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language: rules preset and the built lexicon output/LANG for word checks."),
+        None,
+        "--cluster",
+        help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers).",
+    ),
+    lang: Optional[str] = typer.Option(
+        None, "--lang", "-l", help="Language: rules preset and the built lexicon output/LANG for word checks."
+    ),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
     rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, …); default from each file."),
@@ -49,13 +69,24 @@ def replay(
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes."),
     quiet: bool = QUIET_OPTION,
     export_gcg: Optional[Path] = typer.Option(
-        None, "--export-gcg", help="Also write every replayed game as GCG into this folder, a separate output replaced whole (a resignation as a final (time) line + #note #resign)."
+        None,
+        "--export-gcg",
+        help="Also write every replayed game as GCG into this folder, a separate output replaced whole (a resignation as a final (time) line + #note #resign).",
     ),
     analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
-    export_svg: Optional[Path] = typer.Option(
-        None, "--export-svg", help="Also draw every game at its end as DIR/NAME.svg (skrafl show's pictures), a separate output replaced whole."
+    coords: str = typer.Option(
+        "gcg",
+        "--coords",
+        help="Order of coord and best_coord in moves.parquet: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down).",
     ),
-    every_move: bool = typer.Option(False, "--every-move", help="With --export-svg: also one picture per event, DIR/NAME/NNN.svg (the play highlighted)."),
+    export_svg: Optional[Path] = typer.Option(
+        None,
+        "--export-svg",
+        help="Also draw every game at its end as DIR/NAME.svg (skrafl show's pictures), a separate output replaced whole.",
+    ),
+    every_move: bool = typer.Option(
+        False, "--every-move", help="With --export-svg: also one picture per event, DIR/NAME/NNN.svg (the play highlighted)."
+    ),
 ) -> None:
     """Replay game logs on the rules engine: re-score every play, check racks against the bag,
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
@@ -72,7 +103,9 @@ def replay(
     elif lang and not no_lexicon:
         candidate = output_root() / lang
         if not (candidate / "manifest.json").is_file():
-            raise UsageError(f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)")
+            raise UsageError(
+                f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)"
+            )
         lexicon_dir = str(candidate)
     elif lexicon is None and not no_lexicon and not rules:
         lexicon_dir, note = lexicon_named_by(files)
@@ -93,7 +126,9 @@ def replay(
         for other, flag in ((out, "--out"), (export_gcg, "--export-gcg")):
             if other is not None and Path(other).resolve() == Path(export_svg).resolve():
                 raise UsageError(f"--export-svg {export_svg}: must be apart from {flag} {other} (each is a whole output)")
-    opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze)
+    if coords not in ("gcg", "netskrafl"):
+        raise UsageError(f"--coords {coords!r}: expected gcg or netskrafl")
+    opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords)
     if rules or lang:
         from gamecore.rules import rules_for
 
@@ -124,14 +159,22 @@ def replay(
             typer.echo(f"  {status}: {file}: {error}", err=True)
         listed = len(summary["not_ok"])
         if listed < summary["games"] - summary["ok"]:
-            typer.echo(f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True)
+            typer.echo(
+                f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True
+            )
     if export_svg is not None:
         from cli.show import export_game_pictures
         from pipelines.replay import collect_files
 
-        drawn, undrawn = export_game_pictures(collect_files(list(files)), export_svg, preset=rules, lang=lang, every_move=every_move)
+        drawn, undrawn = export_game_pictures(
+            collect_files(list(files)), export_svg, preset=rules, lang=lang, every_move=every_move
+        )
         if not quiet:
-            typer.echo(f"replay: {drawn} pictures → {export_svg}" + (f" ({len(undrawn)} games not drawn: not replayable to the end)" if undrawn else ""), err=True)
+            typer.echo(
+                f"replay: {drawn} pictures → {export_svg}"
+                + (f" ({len(undrawn)} games not drawn: not replayable to the end)" if undrawn else ""),
+                err=True,
+            )
     raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
 
 
@@ -164,7 +207,9 @@ def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, expo
         import os
 
         cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
-        summary = run_replay_dataset(list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster)
+        summary = run_replay_dataset(
+            list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster
+        )
     except Stopped as stop:
         typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in", err=True)
         raise typer.Exit(128 + stop.signum) from None
@@ -204,8 +249,19 @@ def stdin_paths(items: List[str]) -> List[str]:
     return out
 
 
-_LEXICON_LANGS = (("netskrafl", "is"), ("nsf", "nb"), ("csw", "en"), ("nwl", "en"), ("nswl", "en"), ("twl", "en"),
-                  ("owl", "en"), ("america", "en"), ("ecwl", "en"), ("cel", "en"), ("slv", "sl"))
+_LEXICON_LANGS = (
+    ("netskrafl", "is"),
+    ("nsf", "nb"),
+    ("csw", "en"),
+    ("nwl", "en"),
+    ("nswl", "en"),
+    ("twl", "en"),
+    ("owl", "en"),
+    ("america", "en"),
+    ("ecwl", "en"),
+    ("cel", "en"),
+    ("slv", "sl"),
+)
 """GCG ``#lexicon`` name prefixes → the language whose built lexicon checks its words (issue 12)."""
 
 _SCAN_MAX = 20_000
@@ -244,11 +300,17 @@ def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
                 break
     unchecked = "words are not checked (no --lang/--lexicon"
     if len(langs) != 1 or None in langs:
-        return None, f"{unchecked}, and the files do not all name one language whose lexicon is built; add --no-lexicon to silence this)"
+        return (
+            None,
+            f"{unchecked}, and the files do not all name one language whose lexicon is built; add --no-lexicon to silence this)",
+        )
     lang = next(iter(langs))
     candidate = output_root() / lang
     if not (candidate / "manifest.json").is_file():
-        return None, f"{unchecked}; the files name {lang!r}, whose lexicon {candidate} is not built: skrafl ingest {lang} && skrafl build {lang})"
+        return (
+            None,
+            f"{unchecked}; the files name {lang!r}, whose lexicon {candidate} is not built: skrafl ingest {lang} && skrafl build {lang})",
+        )
     return str(candidate), f"words checked with {candidate} (the lexicon the files name; --no-lexicon to skip)"
 
 

@@ -36,7 +36,9 @@ from gamecore.errors import UsageError
 CHANGES = ("now_phony", "now_valid")
 
 
-def _tables(items: list[str], scratch: Path, *, workers: int, cluster: str | None, quiet: bool, preset: str | None, lang: str | None):
+def _tables(
+    items: list[str], scratch: Path, *, workers: int, cluster: str | None, quiet: bool, preset: str | None, lang: str | None
+):
     """(games, moves) polars frames of the input: a dataset or replay folder read as it is, game
     files replayed into a scratch dataset first."""
     import polars as pl
@@ -45,7 +47,12 @@ def _tables(items: list[str], scratch: Path, *, workers: int, cluster: str | Non
 
     if len(items) == 1 and Path(items[0]).is_dir() and is_dataset(items[0]):
         ds = items[0]
-    elif len(items) == 1 and Path(items[0]).is_dir() and (Path(items[0]) / "games.parquet").exists() and (Path(items[0]) / "moves.parquet").exists():
+    elif (
+        len(items) == 1
+        and Path(items[0]).is_dir()
+        and (Path(items[0]) / "games.parquet").exists()
+        and (Path(items[0]) / "moves.parquet").exists()
+    ):
         from gamecore.folders import open_output
 
         folder = open_output(items[0], "replay output")
@@ -55,8 +62,12 @@ def _tables(items: list[str], scratch: Path, *, workers: int, cluster: str | Non
 
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
-    games = pl.from_arrow(read_table(ds, "games", ["file", "game_id", "finished_at", "status", "player1", "player2", "score1", "score2", "winner"]))
-    moves = pl.from_arrow(read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"]))
+    games = pl.from_arrow(
+        read_table(ds, "games", ["file", "game_id", "finished_at", "status", "player1", "player2", "score1", "score2", "winner"])
+    )
+    moves = pl.from_arrow(
+        read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
+    )
     return games.drop("part"), moves.drop("part")
 
 
@@ -67,7 +78,9 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
 
     moves = moves.sort(["file", "turn"], maintain_order=True)
     moves = moves.with_columns((pl.col("kind").shift(-1).over("file") == "withdraw").fill_null(False).alias("withdrawn"))
-    plays = moves.filter((pl.col("kind") == "play") & pl.col("words_formed").is_not_null() & (pl.col("words_formed").list.len() > 0))
+    plays = moves.filter(
+        (pl.col("kind") == "play") & pl.col("words_formed").is_not_null() & (pl.col("words_formed").list.len() > 0)
+    )
     words = plays.select(pl.col("words_formed").explode().alias("w")).unique()["w"].to_list()
     words = sorted(w for w in words if w)
     in_old = dict(zip(words, old.contains_many(words))) if words else {}
@@ -83,33 +96,102 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
         valid_new = all(in_new.get(w, False) for w in ws)
         if valid_old == valid_new:
             continue
-        rows.append({**{k: r[k] for k in ("file", "turn", "player", "coord", "word", "withdrawn")}, "score": r["score_computed"],
-                     "change": "now_phony" if valid_old else "now_valid", "words": sorted({w for w in ws if w in changed_words})})
-    schema = {"file": pl.String, "turn": pl.Int32, "player": pl.Int32, "coord": pl.String, "word": pl.String, "withdrawn": pl.Boolean,
-              "score": pl.Int32, "change": pl.String, "words": pl.List(pl.String)}
+        rows.append(
+            {
+                **{k: r[k] for k in ("file", "turn", "player", "coord", "word", "withdrawn")},
+                "score": r["score_computed"],
+                "change": "now_phony" if valid_old else "now_valid",
+                "words": sorted({w for w in ws if w in changed_words}),
+            }
+        )
+    schema = {
+        "file": pl.String,
+        "turn": pl.Int32,
+        "player": pl.Int32,
+        "coord": pl.String,
+        "word": pl.String,
+        "withdrawn": pl.Boolean,
+        "score": pl.Int32,
+        "change": pl.String,
+        "words": pl.List(pl.String),
+    }
     changes = pl.DataFrame(rows, schema=schema)
     info = games.select(["file", "game_id", "finished_at"]).unique("file", keep="first", maintain_order=True)
-    changes = changes.join(info, on="file", how="left").select(
-        ["file", "game_id", "finished_at", "turn", "player", "coord", "word", "score", "change", "words", "withdrawn"]).sort(["file", "turn"])
-    per_word = (changes.explode("words").rename({"words": "w"})
-                .with_columns(pl.col("finished_at").dt.date().alias("day"))
-                .group_by(["w", "change"]).agg(pl.len().alias("plays"), pl.col("file").n_unique().alias("games"),
-                                               pl.col("day").min().alias("first"), pl.col("day").max().alias("last"))
-                .rename({"w": "word"}).sort(["plays", "word"], descending=[True, False]))
+    changes = (
+        changes.join(info, on="file", how="left")
+        .select(["file", "game_id", "finished_at", "turn", "player", "coord", "word", "score", "change", "words", "withdrawn"])
+        .sort(["file", "turn"])
+    )
+    per_word = (
+        changes.explode("words")
+        .rename({"words": "w"})
+        .with_columns(pl.col("finished_at").dt.date().alias("day"))
+        .group_by(["w", "change"])
+        .agg(
+            pl.len().alias("plays"),
+            pl.col("file").n_unique().alias("games"),
+            pl.col("day").min().alias("first"),
+            pl.col("day").max().alias("last"),
+        )
+        .rename({"w": "word"})
+        .sort(["plays", "word"], descending=[True, False])
+    )
     per_word = per_word.with_columns(pl.col("plays").cast(pl.Int64), pl.col("games").cast(pl.Int64))
     # winners under a challenge
-    delta = changes.with_columns(
-        pl.when((pl.col("change") == "now_phony") & ~pl.col("withdrawn")).then(-pl.col("score"))
-        .when((pl.col("change") == "now_valid") & pl.col("withdrawn")).then(pl.col("score")).otherwise(0).cast(pl.Int64).alias("d")
-    ).group_by("file").agg((pl.col("d") * (pl.col("player") == 1)).sum().alias("d1"), (pl.col("d") * (pl.col("player") == 2)).sum().alias("d2"))
-    g = games.filter(pl.col("status") == "ok").join(delta, on="file", how="inner").with_columns(
-        (pl.col("score1") + pl.col("d1")).alias("score1_new"), (pl.col("score2") + pl.col("d2")).alias("score2_new"))
+    delta = (
+        changes.with_columns(
+            pl.when((pl.col("change") == "now_phony") & ~pl.col("withdrawn"))
+            .then(-pl.col("score"))
+            .when((pl.col("change") == "now_valid") & pl.col("withdrawn"))
+            .then(pl.col("score"))
+            .otherwise(0)
+            .cast(pl.Int64)
+            .alias("d")
+        )
+        .group_by("file")
+        .agg((pl.col("d") * (pl.col("player") == 1)).sum().alias("d1"), (pl.col("d") * (pl.col("player") == 2)).sum().alias("d2"))
+    )
+    g = (
+        games.filter(pl.col("status") == "ok")
+        .join(delta, on="file", how="inner")
+        .with_columns(
+            (pl.col("score1") + pl.col("d1")).alias("score1_new"), (pl.col("score2") + pl.col("d2")).alias("score2_new")
+        )
+    )
     g = g.with_columns(
-        pl.when(pl.col("score1_new") > pl.col("score2_new")).then(pl.col("player1"))
-        .when(pl.col("score2_new") > pl.col("score1_new")).then(pl.col("player2")).otherwise(None).alias("winner_new"))
-    winners = g.filter(pl.col("winner_new").eq_missing(pl.col("winner")).not_()).select(
-        ["file", "game_id", "finished_at", "player1", "player2", "score1", "score2", "winner", "score1_new", "score2_new", "winner_new"]).sort("file")
-    return {"plays": changes, "words": per_word, "winners": winners, "games": games.height, "plays_checked": moves.filter(pl.col("kind") == "play").height}
+        pl.when(pl.col("score1_new") > pl.col("score2_new"))
+        .then(pl.col("player1"))
+        .when(pl.col("score2_new") > pl.col("score1_new"))
+        .then(pl.col("player2"))
+        .otherwise(None)
+        .alias("winner_new")
+    )
+    winners = (
+        g.filter(pl.col("winner_new").eq_missing(pl.col("winner")).not_())
+        .select(
+            [
+                "file",
+                "game_id",
+                "finished_at",
+                "player1",
+                "player2",
+                "score1",
+                "score2",
+                "winner",
+                "score1_new",
+                "score2_new",
+                "winner_new",
+            ]
+        )
+        .sort("file")
+    )
+    return {
+        "plays": changes,
+        "words": per_word,
+        "winners": winners,
+        "games": games.height,
+        "plays_checked": moves.filter(pl.col("kind") == "play").height,
+    }
 
 
 def _csv(frame, path: Path) -> None:
@@ -122,8 +204,11 @@ def _csv(frame, path: Path) -> None:
 def summary_text(result: dict, old_name: str, new_name: str) -> str:
     words = result["words"]
     lines = [
-        "# Lexicon impact", "",
-        f"Old lexicon: {old_name}  ", f"New lexicon: {new_name}", "",
+        "# Lexicon impact",
+        "",
+        f"Old lexicon: {old_name}  ",
+        f"New lexicon: {new_name}",
+        "",
         f"- games checked: {result['games']}; tile plays checked: {result['plays_checked']}",
     ]
     for change, label in (("now_phony", "valid before, phonies now"), ("now_valid", "phonies before, valid now")):
@@ -134,14 +219,26 @@ def summary_text(result: dict, old_name: str, new_name: str) -> str:
     if words.height:
         lines += ["", "| word | change | plays | games | first | last |", "|---|---|---|---|---|---|"]
         for r in words.head(50).iter_rows(named=True):
-            lines.append(f"| {r['word']} | {r['change']} | {r['plays']} | {r['games']} | {r['first'] or ''} | {r['last'] or ''} |")
+            lines.append(
+                f"| {r['word']} | {r['change']} | {r['plays']} | {r['games']} | {r['first'] or ''} | {r['last'] or ''} |"
+            )
         if words.height > 50:
             lines.append(f"| … {words.height - 50} more in words.csv | | | | | |")
     return "\n".join(lines) + "\n"
 
 
-def run_impact(old_dir: str | Path, new_dir: str | Path, items: list[str], out_dir: str | Path, *, workers: int = 1, cluster: str | None = None,
-               quiet: bool = True, preset: str | None = None, lang: str | None = None) -> dict[str, Any]:
+def run_impact(
+    old_dir: str | Path,
+    new_dir: str | Path,
+    items: list[str],
+    out_dir: str | Path,
+    *,
+    workers: int = 1,
+    cluster: str | None = None,
+    quiet: bool = True,
+    preset: str | None = None,
+    lang: str | None = None,
+) -> dict[str, Any]:
     """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``)."""
     from gamecore.lexicon import Lexicon
     from pipelines.atomic import check_output_dir, output_dir
@@ -151,7 +248,9 @@ def run_impact(old_dir: str | Path, new_dir: str | Path, items: list[str], out_d
     old, new = Lexicon.load(old_dir), Lexicon.load(new_dir)
     parent = Path(os.path.dirname(os.path.abspath(out_dir)))
     parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent))  # beside the output: on the workers' shared file system
+    scratch = Path(
+        tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent)
+    )  # beside the output: on the workers' shared file system
     try:
         games, moves = _tables(items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang)
         result = compute_impact(games, moves, old, new)

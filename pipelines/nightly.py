@@ -102,12 +102,12 @@ def load_config(path: str | Path) -> dict:
             raise UsageError(f"{path}: missing section [{section}]")
     lex = cfg["lexicon"]
     if bool(lex.get("lang")) == bool(lex.get("path")):
-        raise UsageError(f"{path}: [lexicon] needs one of lang = \"is\" (built here) or path = \"…\" (built elsewhere)")
+        raise UsageError(f'{path}: [lexicon] needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
     if not cfg["games"].get("source"):
         raise UsageError(f"{path}: [games] needs source = a folder of game files or postgresql://…")
     for section, key in (("replay", "dataset"), ("elo", "out")):
         if not cfg[section].get(key):
-            raise UsageError(f"{path}: [{section}] needs {key} = \"…\"")
+            raise UsageError(f'{path}: [{section}] needs {key} = "…"')
     return cfg
 
 
@@ -254,7 +254,14 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
     :class:`StepFailed` is raised after the log is written."""
     cfg = load_config(config)
     day = day or (dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=1))
-    log: dict[str, Any] = {"date": day.isoformat(), "config": str(Path(config)), "status": "running", "exit": None, "lexicon": None, "steps": []}
+    log: dict[str, Any] = {
+        "date": day.isoformat(),
+        "config": str(Path(config)),
+        "status": "running",
+        "exit": None,
+        "lexicon": None,
+        "steps": [],
+    }
     failure: StepFailed | None = None
     work = cfg["workdir"]
     work.mkdir(parents=True, exist_ok=True)
@@ -281,8 +288,16 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day)
             since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
             rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
-            s = run_replay_dataset(items, dataset, opts, workers=int(cfg["replay"].get("workers", 1)), quiet=quiet, since=since, until=day,
-                                   cluster=cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None)
+            s = run_replay_dataset(
+                items,
+                dataset,
+                opts,
+                workers=int(cfg["replay"].get("workers", 1)),
+                quiet=quiet,
+                since=since,
+                until=day,
+                cluster=cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None,
+            )
             rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
             rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])
 
@@ -293,6 +308,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             rec["status"] = "skipped"
             rec["counts"] = {"reason": "lexicon unchanged" if previous is None else "no [impact] out"}
         else:
+
             def impact():
                 from pipelines.impact import run_impact
 
@@ -301,8 +317,12 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 rec["outputs"] = [str(out)]
                 r = run_impact(previous, lexicon, [str(dataset)], out, quiet=quiet)
                 p = r["plays"]
-                rec["counts"] = {"plays_now_phony": p.filter(p["change"] == "now_phony").height, "plays_now_valid": p.filter(p["change"] == "now_valid").height,
-                                 "words": r["words"].height, "winners_changed": r["winners"].height}
+                rec["counts"] = {
+                    "plays_now_phony": p.filter(p["change"] == "now_phony").height,
+                    "plays_now_valid": p.filter(p["change"] == "now_valid").height,
+                    "words": r["words"].height,
+                    "winners_changed": r["winners"].height,
+                }
 
             _run(rec, impact)
         # 4. elo
@@ -316,12 +336,29 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             out = base / day.isoformat()
             state = _newest_elo_before(base, day)
             params = lib.resolve_params(ecfg.get("preset"), state)
-            rec["inputs"] = [str(dataset), *([str(state)] if state else []), *_shown([ecfg["ratings_to"]] if ecfg.get("ratings_to") else [])]
+            rec["inputs"] = [
+                str(dataset),
+                *([str(state)] if state else []),
+                *_shown([ecfg["ratings_to"]] if ecfg.get("ratings_to") else []),
+            ]
             rec["outputs"] = [str(out)]
-            run = lib.run_elo(str(dataset), out, state, params, day, quiet=True, catch_up=bool(ecfg.get("catch_up", True)),
-                              ratings_to=ecfg.get("ratings_to"), ratings_table=ecfg.get("table"))
-            rec["counts"] = {"rated": run.games_rated, "skipped": run.games_skipped, "late": run.late.height if run.late is not None else 0,
-                             "top100": sorted(p.name for p in out.glob("top100_*.csv"))}
+            run = lib.run_elo(
+                str(dataset),
+                out,
+                state,
+                params,
+                day,
+                quiet=True,
+                catch_up=bool(ecfg.get("catch_up", True)),
+                ratings_to=ecfg.get("ratings_to"),
+                ratings_table=ecfg.get("table"),
+            )
+            rec["counts"] = {
+                "rated": run.games_rated,
+                "skipped": run.games_skipped,
+                "late": run.late.height if run.late is not None else 0,
+                "top100": sorted(p.name for p in out.glob("top100_*.csv")),
+            }
             rec["notes"] = list(run.notes)
 
         _run(rec, elo)

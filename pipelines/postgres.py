@@ -192,8 +192,16 @@ def record_of(row: tuple) -> tuple[str, dict]:
         "manual": bool(prefs.get("manual", False)),
         "irack0": irack0,
         "irack1": irack1,
-        "moves": [{"player": i % 2, "coord": m.get("coord", ""), "tiles": m.get("tiles", ""), "score": m.get("score", 0), "rack": m.get("rack", "")}
-                  for i, m in enumerate(moves or [])],
+        "moves": [
+            {
+                "player": i % 2,
+                "coord": m.get("coord", ""),
+                "tiles": m.get("tiles", ""),
+                "score": m.get("score", 0),
+                "rack": m.get("rack", ""),
+            }
+            for i, m in enumerate(moves or [])
+        ],
         "score0": score0,
         "score1": score1,
     }
@@ -277,14 +285,19 @@ def games_frame(url: str, since: dt.date | None = None, until: dt.date | None = 
 
     check_url(url)
     where, params = _window(since, until)
-    cols: dict[str, list] = {k: [] for k in ("game_id", "finished_at", "player0", "player1", "robot0", "robot1", "score0", "score1", "competition")}
+    cols: dict[str, list] = {
+        k: [] for k in ("game_id", "finished_at", "player0", "player1", "robot0", "robot1", "score0", "score1", "competition")
+    }
     locales: list[str] = []
     moves: list[int] = []
     with connect(url) as conn, _Guard(url, "reading games"):
         with conn.transaction(), conn.cursor(name="skrafl_elo_games") as cur:
             cur.itersize = 5000
-            cur.execute(f"SELECT id, ts_last_move, player0_id, player1_id, robot_level, score0, score1, prefs, locale, jsonb_array_length(moves) "
-                        f"FROM games WHERE {where} ORDER BY ts_last_move, id", params)
+            cur.execute(
+                f"SELECT id, ts_last_move, player0_id, player1_id, robot_level, score0, score1, prefs, locale, jsonb_array_length(moves) "
+                f"FROM games WHERE {where} ORDER BY ts_last_move, id",
+                params,
+            )
             for gid, ts, p0, p1, level, s0, s1, prefs, locale, n_moves in cur:
                 locales.append(locale or "")
                 moves.append(n_moves)
@@ -299,12 +312,30 @@ def games_frame(url: str, since: dt.date | None = None, until: dt.date | None = 
                 cols["score0"].append(s0)
                 cols["score1"].append(s1)
                 cols["competition"].append(bool((prefs or {}).get("manual", False)))
-    frame = pl.DataFrame(cols, schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC"), "player0": pl.String, "player1": pl.String,
-                                       "robot0": pl.Boolean, "robot1": pl.Boolean, "score0": pl.Int64, "score1": pl.Int64, "competition": pl.Boolean})
+    frame = pl.DataFrame(
+        cols,
+        schema={
+            "game_id": pl.String,
+            "finished_at": pl.Datetime("us", "UTC"),
+            "player0": pl.String,
+            "player1": pl.String,
+            "robot0": pl.Boolean,
+            "robot1": pl.Boolean,
+            "score0": pl.Int64,
+            "score1": pl.Int64,
+            "competition": pl.Boolean,
+        },
+    )
     n = frame.height
-    extras = pl.DataFrame({"row": pl.int_range(1, n + 1, eager=True, dtype=pl.Int64), "locale": pl.Series(locales, dtype=pl.String),
-                           "moves": pl.Series(moves, dtype=pl.Int64), "players": pl.Series([2] * n, dtype=pl.Int64),
-                           "finished": pl.Series([True] * n, dtype=pl.Boolean)})
+    extras = pl.DataFrame(
+        {
+            "row": pl.int_range(1, n + 1, eager=True, dtype=pl.Int64),
+            "locale": pl.Series(locales, dtype=pl.String),
+            "moves": pl.Series(moves, dtype=pl.Int64),
+            "players": pl.Series([2] * n, dtype=pl.Int64),
+            "finished": pl.Series([True] * n, dtype=pl.Boolean),
+        }
+    )
     return frame, extras
 
 
@@ -321,12 +352,28 @@ def load_records(url: str, records: list[dict], players: dict[str, tuple[str | N
             for r in records:
                 ts = dt.datetime.fromisoformat(r["ts_last_move"]).astimezone(dt.timezone.utc).replace(tzinfo=None)
                 p0, p1 = players.get(r["game_id"], ("user-a", "user-b"))
-                moves = [{"coord": m["coord"], "tiles": m["tiles"], "score": m["score"], "rack": m.get("rack", ""), "timestamp": None} for m in r["moves"]]
+                moves = [
+                    {"coord": m["coord"], "tiles": m["tiles"], "score": m["score"], "rack": m.get("rack", ""), "timestamp": None}
+                    for m in r["moves"]
+                ]
                 cur.execute(
                     "INSERT INTO games (id, player0_id, player1_id, locale, irack0, irack1, score0, score1, robot_level, over, timestamp, ts_last_move, moves, prefs) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, TRUE, %s, %s, %s, %s)",
-                    (r["game_id"], p0, p1, r.get("locale"), r.get("irack0"), r.get("irack1"), r["score0"], r["score1"], 0 if p0 and p1 else 1, ts, ts,
-                     Jsonb(moves), Jsonb(r.get("prefs") or {})),
+                    (
+                        r["game_id"],
+                        p0,
+                        p1,
+                        r.get("locale"),
+                        r.get("irack0"),
+                        r.get("irack1"),
+                        r["score0"],
+                        r["score1"],
+                        0 if p0 and p1 else 1,
+                        ts,
+                        ts,
+                        Jsonb(moves),
+                        Jsonb(r.get("prefs") or {}),
+                    ),
                 )
     return len(records)
 
@@ -335,7 +382,20 @@ def load_records(url: str, records: list[dict], players: dict[str, tuple[str | N
 # ratings
 
 
-_RATING_COLUMNS = ("list", "locale", "player", "robot", "rating", "games", "wins", "losses", "draws", "score_for", "score_against", "as_of")
+_RATING_COLUMNS = (
+    "list",
+    "locale",
+    "player",
+    "robot",
+    "rating",
+    "games",
+    "wins",
+    "losses",
+    "draws",
+    "score_for",
+    "score_against",
+    "as_of",
+)
 
 
 def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
@@ -363,14 +423,21 @@ def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str
     rows = [(day, *[r[c] for c in _RATING_COLUMNS]) for r in ratings.select(_RATING_COLUMNS).iter_rows(named=True)]
     with connect(url) as conn, _Guard(url, f"writing ratings into {name}"):
         with conn.transaction():
-            conn.execute(sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, locale TEXT NOT NULL DEFAULT '', player TEXT NOT NULL, "
-                "robot BOOLEAN NOT NULL, rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, "
-                "draws INTEGER NOT NULL, score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, "
-                "PRIMARY KEY (day, list, locale, player))").format(ident))
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, locale TEXT NOT NULL DEFAULT '', player TEXT NOT NULL, "
+                    "robot BOOLEAN NOT NULL, rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, "
+                    "draws INTEGER NOT NULL, score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, "
+                    "PRIMARY KEY (day, list, locale, player))"
+                ).format(ident)
+            )
             conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (day,))
             with conn.cursor() as cur:
-                with cur.copy(sql.SQL("COPY {} (day, list, locale, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN").format(ident)) as copy:
+                with cur.copy(
+                    sql.SQL(
+                        "COPY {} (day, list, locale, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN"
+                    ).format(ident)
+                ) as copy:
                     for row in rows:
                         copy.write_row(row)
     return f"{len(rows)} ratings of {day.isoformat()} stored into {name} at {redact(url)}"

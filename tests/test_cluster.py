@@ -93,7 +93,9 @@ def test_file_that_kills_every_worker(fragile_cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(cl, "BATCH_FILES", 4)
     with Client(fragile_cluster.scheduler_address) as client:
         client.register_plugin(Saboteur("game_4b88b1c4"))
-        s = run_replay_dataset([str(NETSKRAFL)], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=fragile_cluster.scheduler_address)
+        s = run_replay_dataset(
+            [str(NETSKRAFL)], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=fragile_cluster.scheduler_address
+        )
     from pipelines.replay.dataset import read_table
 
     games = pl.from_arrow(read_table(tmp_path / "dask", "games"))

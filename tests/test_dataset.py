@@ -47,9 +47,14 @@ def test_partitions_and_readers(tmp_path):
     assert got.drop("part").sort("file").equals(want)
     import pyarrow.dataset as pads
 
-    assert pads.dataset(ds / "moves", partitioning="hive", format="parquet").count_rows() == pl.read_parquet(mono / "moves.parquet").height
+    assert (
+        pads.dataset(ds / "moves", partitioning="hive", format="parquet").count_rows()
+        == pl.read_parquet(mono / "moves.parquet").height
+    )
     duckdb = pytest.importorskip("duckdb")
-    n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{ds}/games/*/*.parquet', hive_partitioning=true) WHERE part = '2025-08-11'").fetchall()[0][0]
+    n = duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{ds}/games/*/*.parquet', hive_partitioning=true) WHERE part = '2025-08-11'"
+    ).fetchall()[0][0]
     assert n == 6
     assert read_manifest(ds)["partitions"]["2025-08-11"]["games"] == 6
 
@@ -70,7 +75,9 @@ def test_one_partition_replaced_rest_untouched(tmp_path):
     s = run_replay_dataset([str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-12"))
     assert s["partitions"] == ["part=2025-08-12".split("=")[1]]
     after = {p.name: os.readlink(p) for p in (ds / "parts").iterdir() if p.is_symlink()}
-    assert {k: v for k, v in after.items() if k != "part=2025-08-12"} == {k: v for k, v in before.items() if k != "part=2025-08-12"}
+    assert {k: v for k, v in after.items() if k != "part=2025-08-12"} == {
+        k: v for k, v in before.items() if k != "part=2025-08-12"
+    }
     assert after["part=2025-08-12"] != before["part=2025-08-12"]
     assert read_manifest(ds)["partitions"]["2025-08-12"]["games"] == 1
     now = _tree(ds)
@@ -145,7 +152,9 @@ def test_elo_reads_dataset_like_the_table(tmp_path):
     # --date of one partition's day, then the next with --state: as one run from scratch
     r = _skrafl("elo", "--games", ds, "--out", tmp_path / "d1", "--date", "2025-08-11", "--catch-up", "-q")
     assert r.returncode == 0, r.stderr
-    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "d2", "--state", tmp_path / "d1", "--date", "2025-08-16", "--catch-up", "-q")
+    r = _skrafl(
+        "elo", "--games", ds, "--out", tmp_path / "d2", "--state", tmp_path / "d1", "--date", "2025-08-16", "--catch-up", "-q"
+    )
     assert r.returncode == 0, r.stderr
     a = pl.read_parquet(tmp_path / "d2" / "ratings.parquet").sort("list", "player").drop("as_of")
     assert a.equals(ratings[0].drop("as_of"))
@@ -188,8 +197,13 @@ def test_stop_leaves_the_dataset_as_it_was(tmp_path):
     ds = tmp_path / "ds"
     run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
     before = _tree(ds), (ds / "dataset.json").read_bytes()
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "replay", str(many), "--dataset", str(ds), "--workers", "2", "-q", "--no-lexicon"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "replay", str(many), "--dataset", str(ds), "--workers", "2", "-q", "--no-lexicon"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not any(p.name.startswith(".spool-") for p in ds.iterdir()):
         time.sleep(0.01)

@@ -40,9 +40,13 @@ def test_tiny_pair_hand_made(tmp_path):
         {"turn": 2, "coord": "I8", "word": "ROSKNUÐ", "change": "now_phony", "words": ["léttar"]},
     ]
     words_t = pl.read_parquet(tmp_path / "out" / "words.parquet")
-    assert words_t.select("word", "change", "plays", "games").to_dicts() == [{"word": "léttar", "change": "now_phony", "plays": 1, "games": 1}]
+    assert words_t.select("word", "change", "plays", "games").to_dicts() == [
+        {"word": "léttar", "change": "now_phony", "plays": 1, "games": 1}
+    ]
     assert str(words_t["first"][0]) == "2025-08-11" == str(words_t["last"][0])
-    assert (tmp_path / "out" / "words.csv").read_text(encoding="utf-8").splitlines()[1].startswith("léttar,now_phony,1,1,2025-08-11")
+    assert (
+        (tmp_path / "out" / "words.csv").read_text(encoding="utf-8").splitlines()[1].startswith("léttar,now_phony,1,1,2025-08-11")
+    )
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "valid before, phonies now: 1 words, 1 plays in 1 games" in summary
     # the reverse: léttar becomes valid; the 86-point play is no longer withdrawn... it was never withdrawn: no winner change
@@ -59,7 +63,9 @@ def test_winner_changes_under_challenge(tmp_path):
     margin = abs(g["score1"] - g["score2"])
     moves = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "ds", "moves"))
     winner_seat = 1 if g["score1"] > g["score2"] else 2
-    big = moves.filter((pl.col("kind") == "play") & (pl.col("player") == winner_seat) & (pl.col("score_computed") > margin)).row(0, named=True)
+    big = moves.filter((pl.col("kind") == "play") & (pl.col("player") == winner_seat) & (pl.col("score_computed") > margin)).row(
+        0, named=True
+    )
     gone = big["words_formed"][0]
     old = make_lexicon(tmp_path / "old", words)
     new = make_lexicon(tmp_path / "new", [w for w in words if w != gone])
@@ -74,7 +80,9 @@ ENTRIES = ROOT / "output" / "entries" / "is"
 
 
 @needs_corpus
-@pytest.mark.skipif(not (ICELANDIC / "manifest.json").exists() or not ENTRIES.exists(), reason="Icelandic lexicon not built (make lexicons)")
+@pytest.mark.skipif(
+    not (ICELANDIC / "manifest.json").exists() or not ENTRIES.exists(), reason="Icelandic lexicon not built (make lexicons)"
+)
 def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
     """Icelandic rebuilt from BÍN with one more committee removal — a word played in the corpus
     games — against the built lexicon: exactly the plays that formed that word are listed."""
@@ -115,17 +123,22 @@ def test_cli_and_refusals(tmp_path):
     make_lexicon(tmp_path / "new", [w for w in words if w != "léttar"])
 
     def skrafl(*args):
-        return subprocess.run([sys.executable, "-m", "cli.main", "impact", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "cli.main", "impact", *map(str, args)], capture_output=True, text=True, cwd=ROOT
+        )
 
     r = skrafl(GAME, "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
     assert "1 plays now phonies" in r.stderr and "1 words" in r.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output") == sorted(
-        [f"{n}.{e}" for n in ("plays", "words", "winners") for e in ("parquet", "csv")] + ["summary.md"])
+        [f"{n}.{e}" for n in ("plays", "words", "winners") for e in ("parquet", "csv")] + ["summary.md"]
+    )
     first = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output"}
     r = skrafl(tmp_path / "ds", "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", tmp_path / "out", "-q")
     assert r.returncode == 0, r.stderr
-    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output"} == first  # from the dataset: the same bytes
+    assert {
+        p.name: p.read_bytes() for p in (tmp_path / "out").iterdir() if p.name != ".skrafl-output"
+    } == first  # from the dataset: the same bytes
     (tmp_path / "file").write_text("mine")
     make_lexicon(tmp_path / "other", ["x"])
     for out, expect in ((tmp_path / "file", "not a folder"), (tmp_path / "old", "input"), (tmp_path / "other", "'skrafl build'")):

@@ -240,3 +240,28 @@ def test_replay_stdin_paths_are_taken_as_spelled(tmp_path):
     p.write_bytes((FIXTURES / "gcg" / "base.gcg").read_bytes())
     res = run_skrafl("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=str(p) + "\n")
     assert res.returncode == 0, res.stderr
+
+
+def test_replay_coords_netskrafl_gives_the_records_own_coordinates(tmp_path, shared):
+    """Issue 12: `replay --coords netskrafl` writes coord in Netskrafl's order; on a Netskrafl
+    record that is the record's own `coord` of every tile play (an independent source)."""
+    import json
+
+    import polars as pl
+
+    src = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
+    record = json.loads(src.read_text(encoding="utf-8"))
+    expected = [
+        m["coord"]
+        for m in record["moves"]
+        if m.get("coord") and m["coord"][0].isalnum() and m.get("tiles", "").strip("*") not in ("", "-")
+    ]
+    for order in ("gcg", "netskrafl"):
+        r = run_skrafl("replay", str(src), "--out", str(tmp_path / order), "--no-lexicon", "--coords", order, "-q")
+        assert r.returncode in (0, 1), r.stderr
+    plays = lambda o: pl.read_parquet(tmp_path / o / "moves.parquet").filter(pl.col("kind") == "play")["coord"].to_list()  # noqa: E731
+    ours = plays("netskrafl")
+    assert ours[: len(expected)] == expected[: len(ours)] and len(ours) >= 5
+    assert plays("gcg") != ours
+    r = run_skrafl("replay", str(src), "--out", str(tmp_path / "x"), "--coords", "latin", "--no-lexicon")
+    assert r.returncode == 2 and "expected gcg or netskrafl" in r.stderr

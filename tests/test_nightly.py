@@ -62,7 +62,9 @@ def setup(tmp_path):
     config = work / "nightly.toml"
     config.write_text(
         '[lexicon]\npath = "lex/is"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\nworkers = 1\n'
-        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n', encoding="utf-8")
+        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
+        encoding="utf-8",
+    )
     return work, config, words
 
 
@@ -122,7 +124,9 @@ def test_failed_step_keeps_outputs(setup):
     assert r.returncode == 0, r.stderr
     before = _snapshot(work)
     bad = work / "bad.toml"
-    bad.write_text(config.read_text(encoding="utf-8").replace('source = "incoming"', 'source = "missing/{date}"'), encoding="utf-8")
+    bad.write_text(
+        config.read_text(encoding="utf-8").replace('source = "incoming"', 'source = "missing/{date}"'), encoding="utf-8"
+    )
     r = _skrafl("nightly", bad, "--date", "2025-08-12", "-q")
     assert r.returncode == 2
     assert "replay" in r.stderr and "missing/2025-08-12" in r.stderr
@@ -147,7 +151,9 @@ def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
     config = work / "nightly.toml"
     config.write_text(
         '[lexicon]\nlang = "en"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
-        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n', encoding="utf-8")
+        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
+        encoding="utf-8",
+    )
 
     def night(day):
         r = _skrafl("nightly", config, "--date", day, "-q")

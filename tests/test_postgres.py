@@ -51,8 +51,10 @@ def netskrafl_db(server):
     records = _records()
     assert load_records(url, records, _players(records)) == 10
     with psycopg.connect(url) as conn:  # an unfinished game: never read
-        conn.execute("INSERT INTO games (id, player0_id, player1_id, score0, score1, over, timestamp, ts_last_move, moves) "
-                     "VALUES ('open-1', 'anna', 'bjarni', 5, 0, FALSE, now(), '2025-08-11 12:00', '[]')")
+        conn.execute(
+            "INSERT INTO games (id, player0_id, player1_id, score0, score1, over, timestamp, ts_last_move, moves) "
+            "VALUES ('open-1', 'anna', 'bjarni', 5, 0, FALSE, now(), '2025-08-11 12:00', '[]')"
+        )
     return url
 
 
@@ -80,15 +82,33 @@ def test_replay_from_database_equals_files(netskrafl_db, tmp_path):
     r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "files", "-q", "--no-lexicon")
     assert r.returncode == 0, r.stderr
     a, b = _dataset_games(tmp_path / "db"), _dataset_games(tmp_path / "files")
-    assert a.height == 10 and a.equals(b), [(c, a[c].to_list()[:2], b[c].to_list()[:2]) for c in a.columns if not a[c].equals(b[c])]
+    assert a.height == 10 and a.equals(b), [
+        (c, a[c].to_list()[:2], b[c].to_list()[:2]) for c in a.columns if not a[c].equals(b[c])
+    ]
     assert _dataset_moves(tmp_path / "db").equals(_dataset_moves(tmp_path / "files"))
-    files = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "db", "games"))["file"]
+    files = pl.from_arrow(__import__("pipelines.replay.dataset", fromlist=["read_table"]).read_table(tmp_path / "db", "games"))[
+        "file"
+    ]
     assert all(f.startswith("postgresql:games/") for f in files)
     # a window: one day only, from the index's order
-    r = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "day", "--since", "2025-08-12", "--until", "2025-08-12", "-q", "--workers", "2", "--no-lexicon")
+    r = _skrafl(
+        "replay",
+        netskrafl_db,
+        "--dataset",
+        tmp_path / "day",
+        "--since",
+        "2025-08-12",
+        "--until",
+        "2025-08-12",
+        "-q",
+        "--workers",
+        "2",
+        "--no-lexicon",
+    )
     assert r.returncode == 0, r.stderr
     assert _dataset_games(tmp_path / "day")["game_id"].to_list() == sorted(
-        r["game_id"] for r in _records() if r["ts_last_move"].startswith("2025-08-12"))
+        r["game_id"] for r in _records() if r["ts_last_move"].startswith("2025-08-12")
+    )
 
 
 def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
@@ -103,13 +123,38 @@ def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
     recs = _records()
     players = _players(recs)
     csv = tmp_path / "games.csv"
-    pl.DataFrame([{"game_id": r["game_id"], "finished_at": r["ts_last_move"], "player0": players[r["game_id"]][0], "player1": players[r["game_id"]][1],
-                   "robot0": False, "robot1": False, "score0": r["score0"], "score1": r["score1"], "competition": bool(r["prefs"].get("manual")),
-                   "locale": r["locale"], "moves": len(r["moves"])}
-                  for r in recs]).write_csv(csv)
+    pl.DataFrame(
+        [
+            {
+                "game_id": r["game_id"],
+                "finished_at": r["ts_last_move"],
+                "player0": players[r["game_id"]][0],
+                "player1": players[r["game_id"]][1],
+                "robot0": False,
+                "robot1": False,
+                "score0": r["score0"],
+                "score1": r["score1"],
+                "competition": bool(r["prefs"].get("manual")),
+                "locale": r["locale"],
+                "moves": len(r["moves"]),
+            }
+            for r in recs
+        ]
+    ).write_csv(csv)
     r = _skrafl("elo", "--games", csv, "--out", tmp_path / "from_csv", "-q")
     assert r.returncode == 0, r.stderr
-    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "from_db", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up")
+    r = _skrafl(
+        "elo",
+        "--games",
+        netskrafl_db,
+        "--out",
+        tmp_path / "from_db",
+        "--ratings-to",
+        netskrafl_db,
+        "--date",
+        "2025-08-16",
+        "--catch-up",
+    )
     assert r.returncode == 0, r.stderr
     assert "ratings of 2025-08-16 stored into skrafl_ratings" in r.stderr
     want = pl.read_parquet(tmp_path / "from_csv" / "ratings.parquet").drop("as_of").sort("list", "player")
@@ -119,24 +164,52 @@ def test_elo_from_database_and_ratings_back(netskrafl_db, tmp_path):
 
     def stored():
         with psycopg.connect(netskrafl_db) as conn:
-            rows = conn.execute("SELECT day::text, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of, locale "
-                                "FROM skrafl_ratings ORDER BY day, list, player").fetchall()
+            rows = conn.execute(
+                "SELECT day::text, list, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of, locale "
+                "FROM skrafl_ratings ORDER BY day, list, player"
+            ).fetchall()
         return rows
 
     first = stored()
-    assert [(r[1], r[2], r[4], r[5], r[12]) for r in first] == [(r["list"], r["player"], r["rating"], r["games"], r.get("locale") or "")
-                                                                 for r in parquet.iter_rows(named=True)]
+    assert [(r[1], r[2], r[4], r[5], r[12]) for r in first] == [
+        (r["list"], r["player"], r["rating"], r["games"], r.get("locale") or "") for r in parquet.iter_rows(named=True)
+    ]
     assert {r[0] for r in first} == {"2025-08-16"}
     # the same day again (another output folder): the same rows, not twice as many
-    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "again", "--ratings-to", netskrafl_db, "--date", "2025-08-16", "--catch-up", "-q")
+    r = _skrafl(
+        "elo",
+        "--games",
+        netskrafl_db,
+        "--out",
+        tmp_path / "again",
+        "--ratings-to",
+        netskrafl_db,
+        "--date",
+        "2025-08-16",
+        "--catch-up",
+        "-q",
+    )
     assert r.returncode == 0, r.stderr
     assert stored() == first
     # another table name
-    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "t2", "--ratings-to", netskrafl_db, "--table", "nightly_elo", "-q")
+    r = _skrafl(
+        "elo", "--games", netskrafl_db, "--out", tmp_path / "t2", "--ratings-to", netskrafl_db, "--table", "nightly_elo", "-q"
+    )
     assert r.returncode == 0, r.stderr
     with psycopg.connect(netskrafl_db) as conn:
         assert conn.execute("SELECT count(*) FROM nightly_elo").fetchone()[0] == len(first)
-    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "t3", "--ratings-to", netskrafl_db, "--table", "x; drop table games", "-q")
+    r = _skrafl(
+        "elo",
+        "--games",
+        netskrafl_db,
+        "--out",
+        tmp_path / "t3",
+        "--ratings-to",
+        netskrafl_db,
+        "--table",
+        "x; drop table games",
+        "-q",
+    )
     assert r.returncode == 2 and "--table" in r.stderr
 
 
@@ -166,7 +239,9 @@ def test_replay_from_database_on_cluster(netskrafl_db, tmp_path, monkeypatch):
     monkeypatch.setattr(cl, "BATCH_FILES", 3)
     local = run_replay_dataset([netskrafl_db], tmp_path / "local", ReplayOptions(), quiet=True)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40) as cluster:
-        dask = run_replay_dataset([netskrafl_db], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=cluster.scheduler_address)
+        dask = run_replay_dataset(
+            [netskrafl_db], tmp_path / "dask", ReplayOptions(), quiet=True, cluster=cluster.scheduler_address
+        )
     assert dask["games"] == local["games"] == 10
     for table in ("games", "moves"):
         for p in sorted((tmp_path / "local" / table).iterdir()):
@@ -184,8 +259,11 @@ def test_nightly_from_database_keeps_credentials_out_of_the_log(server, netskraf
     work = tmp_path / "work"
     make_lexicon(work / "lex", ["létta", "árum"])
     config = work / "nightly.toml"
-    config.write_text(f'[lexicon]\npath = "lex"\n[games]\nsource = "{url}"\n[replay]\ndataset = "data/replay"\n'
-                      f'[elo]\nout = "data/elo"\nratings_to = "{url}"\ntable = "nightly_ratings"\n', encoding="utf-8")
+    config.write_text(
+        f'[lexicon]\npath = "lex"\n[games]\nsource = "{url}"\n[replay]\ndataset = "data/replay"\n'
+        f'[elo]\nout = "data/elo"\nratings_to = "{url}"\ntable = "nightly_ratings"\n',
+        encoding="utf-8",
+    )
     r = _skrafl("nightly", config, "--date", "2025-08-11")
     assert r.returncode == 0, r.stderr
     text = (work / "logs" / "2025-08-11.json").read_text(encoding="utf-8")

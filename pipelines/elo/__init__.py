@@ -88,14 +88,53 @@ from . import batch, games, rating, state, tables
 from .batch import CHANGE_DAYS, LATE_COLUMNS, LISTS, EloRun, compute
 from .games import GAME_COLUMNS, GamesTable, read_games
 from .rating import PRESETS, EloParams, expected_score, game_result, params_for, rating_change
-from .state import RATINGS_COLUMNS, STATE_VERSION, DaysRated, EloState, empty_state, load_state, plan_days, resolve_params, state_params
+from .state import (
+    RATINGS_COLUMNS,
+    STATE_VERSION,
+    DaysRated,
+    EloState,
+    empty_state,
+    load_state,
+    plan_days,
+    resolve_params,
+    state_params,
+)
 from .tables import TOP_COLUMNS, _check_out, top_tables, write_output
 
 __all__ = [
-    "CHANGE_DAYS", "GAME_COLUMNS", "LATE_COLUMNS", "LISTS", "PRESETS", "RATINGS_COLUMNS", "STATE_VERSION", "TOP_COLUMNS",
-    "DaysRated", "EloParams", "EloRun", "EloState", "GamesTable",
-    "compute", "empty_state", "expected_score", "explain_player", "game_result", "load_state", "params_for", "plan_days",
-    "rating_change", "read_games", "resolve_params", "run_elo", "state_params", "top_tables", "write_output",
+    "batch",
+    "games",
+    "rating",
+    "state",
+    "tables",
+    "CHANGE_DAYS",
+    "GAME_COLUMNS",
+    "LATE_COLUMNS",
+    "LISTS",
+    "PRESETS",
+    "RATINGS_COLUMNS",
+    "STATE_VERSION",
+    "TOP_COLUMNS",
+    "DaysRated",
+    "EloParams",
+    "EloRun",
+    "EloState",
+    "GamesTable",
+    "compute",
+    "empty_state",
+    "expected_score",
+    "explain_player",
+    "game_result",
+    "load_state",
+    "params_for",
+    "plan_days",
+    "rating_change",
+    "read_games",
+    "resolve_params",
+    "run_elo",
+    "state_params",
+    "top_tables",
+    "write_output",
 ]
 
 
@@ -128,11 +167,11 @@ def run_elo(
 
         check_url(ratings_to)
     table = read_games(games_path)
-    state = load_state(state_dir) if state_dir is not None else None
+    prev = load_state(state_dir) if state_dir is not None else None
     if params is None:
-        params = state.params if state is not None else PRESETS["netskrafl"]
-    run = compute(table, state, params, date=date, quiet=quiet, catch_up=catch_up)
-    write_output(run, out_dir, state_dir, inputs=tuple(games_inputs), history=state.history if state is not None else None)
+        params = prev.params if prev is not None else PRESETS["netskrafl"]
+    run = compute(table, prev, params, date=date, quiet=quiet, catch_up=catch_up)
+    write_output(run, out_dir, state_dir, inputs=tuple(games_inputs), history=prev.history if prev is not None else None)
     if ratings_to is not None:
         from pipelines.postgres import write_ratings
 
@@ -162,11 +201,11 @@ def explain_player(
         UsageError: the player has no rated game in the input.
     """
     table = read_games(games_path)
-    state = load_state(state_dir) if state_dir is not None else None
+    prev = load_state(state_dir) if state_dir is not None else None
     if params is None:
-        params = state.params if state is not None else PRESETS["netskrafl"]
+        params = prev.params if prev is not None else PRESETS["netskrafl"]
     player = unicodedata.normalize("NFC", player)  # as the games table's names (read_games)
-    run = compute(table, state, params, date=date, explain=player, catch_up=catch_up)
+    run = compute(table, prev, params, date=date, explain=player, catch_up=catch_up)
     rows = [r for r in run.trace or [] if r["list"] in lists]
     if not rows:
         raise UsageError(f"player {player!r} has no rated game in {games_path}")

@@ -137,8 +137,10 @@ def compute(
     # Elo rates two players: a game of 3 or 4 (replay tables) is not rated, nor is one not finished
     many = pl.col("players").fill_null(2) > 2
     unfinished = pl.col("finished").is_not_null() & ~pl.col("finished")
-    for what, mask in (("of 3 or 4 players (Elo rates a game between two: splitting it into pairs would invent results)", many),
-                       ("not finished (no winner yet)", unfinished & ~many)):
+    for what, mask in (
+        ("of 3 or 4 players (Elo rates a game between two: splitting it into pairs would invent results)", many),
+        ("not finished (no winner yet)", unfinished & ~many),
+    ):
         left_out = games.filter(mask)
         if left_out.height:
             notes.append(f"warning: {left_out.height} game(s) {what} not rated (first: {left_out['game_id'][0]!r})")
@@ -165,13 +167,24 @@ def compute(
     games = games.with_columns(
         pl.Series("a", pids[:n_games]),
         pl.Series("b", pids[n_games : 2 * n_games]),
-        pl.when(pl.col("score0") > pl.col("score1")).then(1.0).when(pl.col("score0") < pl.col("score1")).then(0.0).otherwise(0.5).alias("result0"),
+        pl.when(pl.col("score0") > pl.col("score1"))
+        .then(1.0)
+        .when(pl.col("score0") < pl.col("score1"))
+        .then(0.0)
+        .otherwise(0.5)
+        .alias("result0"),
         (pl.col("finished_at").dt.date().cast(pl.Int32) if not table.ordered_by_row else pl.lit(0, dtype=pl.Int32)).alias("day"),
     )
     old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
-    old = old.with_columns(pl.col("locale").fill_null("")) if "locale" in old.columns else old.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
+    old = (
+        old.with_columns(pl.col("locale").fill_null(""))
+        if "locale" in old.columns
+        else old.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
+    )
     robot = _robot_flags(games, old, n_players, names, table)
-    compact = games.select("a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1", "locale").with_row_index("gi")
+    compact = games.select(
+        "a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1", "locale"
+    ).with_row_index("gi")
 
     # Snapshot days: without --date every day of the window with games, and the window's start;
     # with --date every day it rates in the window (each a night, with or without games), and
@@ -221,7 +234,10 @@ def compute(
         sub = compact.filter(_list_filter(name) & (pl.col("locale") == loc))
         prev = old.filter((pl.col("list") == name) & (pl.col("locale") == loc))
         prev_pids = prev["pid"].to_numpy()
-        counts = {c: np.zeros(n_players, dtype=np.int64) for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")}
+        counts = {
+            c: np.zeros(n_players, dtype=np.int64)
+            for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")
+        }
         counts["rating"][:] = params.start
         for c in counts:
             counts[c][prev_pids] = prev[c].to_numpy()
@@ -320,8 +336,12 @@ def compute(
     )
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
-        snapshots[report_day] = ratings.join(order, on="list").sort(["_order", "locale", "player"]).select("list", "locale", "player", "rating")
-    processed = pl.concat([state.processed, processed_new], rechunk=True)  # one layout, so the same bytes however the days were split
+        snapshots[report_day] = (
+            ratings.join(order, on="list").sort(["_order", "locale", "player"]).select("list", "locale", "player", "rating")
+        )
+    processed = pl.concat(
+        [state.processed, processed_new], rechunk=True
+    )  # one layout, so the same bytes however the days were split
     return EloRun(
         ratings=ratings,
         processed=processed,
@@ -345,8 +365,15 @@ def _late_games(table: GamesTable, state: EloState) -> Any:
     import polars as pl
 
     rated = state.days_rated
-    schema = {"game_id": pl.String, "finished_at": pl.String, "player0": pl.String, "player1": pl.String,
-              "score0": pl.Int64, "score1": pl.Int64, "reason": pl.String}
+    schema = {
+        "game_id": pl.String,
+        "finished_at": pl.String,
+        "player0": pl.String,
+        "player1": pl.String,
+        "score0": pl.Int64,
+        "score1": pl.Int64,
+        "reason": pl.String,
+    }
     if rated is None or table.ordered_by_row:
         return pl.DataFrame(schema=schema)
     day = pl.col("finished_at").dt.date()
@@ -359,8 +386,13 @@ def _late_games(table: GamesTable, state: EloState) -> Any:
         .with_columns(
             pl.when(before)
             .then(pl.lit(f"finished before {rated.first}, the first day the state rated: not rated"))
-            .otherwise(pl.format("finished on {}, a day the state had already rated (up to {}): not rated", day.cast(pl.String),
-                                 pl.lit(rated.last.isoformat())))
+            .otherwise(
+                pl.format(
+                    "finished on {}, a day the state had already rated (up to {}): not rated",
+                    day.cast(pl.String),
+                    pl.lit(rated.last.isoformat()),
+                )
+            )
             .alias("reason"),
             pl.col("finished_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.fZ").alias("finished_at"),
         )
@@ -395,11 +427,21 @@ def _snapshot_frame(names: Any, parts: list[tuple[int, str, Any, Any]]) -> Any:
     import polars as pl
 
     frame = pl.concat(
-        [pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(pl.lit(LISTS[i]).alias("list"), pl.lit(loc, dtype=pl.String).alias("locale"))
-         for i, loc, pids, ratings in parts]
+        [
+            pl.DataFrame({"pid": pids, "rating": ratings}).with_columns(
+                pl.lit(LISTS[i]).alias("list"), pl.lit(loc, dtype=pl.String).alias("locale")
+            )
+            for i, loc, pids, ratings in parts
+        ]
     )
-    return pl.DataFrame({"list": frame["list"], "locale": frame["locale"], "player": names.gather(frame["pid"]),
-                         "rating": frame["rating"].cast(pl.Int64)})
+    return pl.DataFrame(
+        {
+            "list": frame["list"],
+            "locale": frame["locale"],
+            "player": names.gather(frame["pid"]),
+            "rating": frame["rating"].cast(pl.Int64),
+        }
+    )
 
 
 def _with_extras(table: GamesTable) -> Any:
@@ -419,12 +461,18 @@ def _with_extras(table: GamesTable) -> Any:
         extra = extra_columns(source) if source is not None and source.is_file() else None
     except (OSError, pl.exceptions.PolarsError):
         extra = None
-    defaults = {"locale": pl.lit("", dtype=pl.String), "moves": pl.lit(None, dtype=pl.Int64),
-                "players": pl.lit(None, dtype=pl.Int64), "finished": pl.lit(None, dtype=pl.Boolean)}
+    defaults = {
+        "locale": pl.lit("", dtype=pl.String),
+        "moves": pl.lit(None, dtype=pl.Int64),
+        "players": pl.lit(None, dtype=pl.Int64),
+        "finished": pl.lit(None, dtype=pl.Boolean),
+    }
     if extra is not None:  # the columns the reader did not keep, from the file, by data row
         wanted = [c for c in defaults if c not in games.columns]
         games = games.join(extra.select("row", *wanted), on="row", how="left", maintain_order="left")
-    return games.with_columns([v.alias(c) for c, v in defaults.items() if c not in games.columns]).with_columns(pl.col("locale").fill_null(""))
+    return games.with_columns([v.alias(c) for c, v in defaults.items() if c not in games.columns]).with_columns(
+        pl.col("locale").fill_null("")
+    )
 
 
 def _player_frame(name: str, names: Any, pids: Any, ratings: Any) -> Any:
@@ -468,7 +516,14 @@ def _robot_flags(games: Any, old: Any, n_players: int, names: Any, table: GamesT
 
 
 def _explain_row(
-    name: str, row: dict[str, Any], pid: int, before: tuple[int, int], after: tuple[int, int], k_a: int, k_b: int, params: EloParams
+    name: str,
+    row: dict[str, Any],
+    pid: int,
+    before: tuple[int, int],
+    after: tuple[int, int],
+    k_a: int,
+    k_b: int,
+    params: EloParams,
 ) -> dict[str, Any]:
     me = 0 if row["a"] == pid else 1
     op = 1 - me
@@ -488,5 +543,3 @@ def _explain_row(
         "change": after[me] - before[me],
         "rating": after[me],
     }
-
-

@@ -67,7 +67,11 @@ class GamesTable:
 
     def where(self, row: int) -> tuple[str, int | None]:
         """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
-        if self.path.endswith(".parquet") or not self.line_offset and not self.path.lower().endswith((".jsonl", ".ndjson", ".json")):
+        if (
+            self.path.endswith(".parquet")
+            or not self.line_offset
+            and not self.path.lower().endswith((".jsonl", ".ndjson", ".json"))
+        ):
             return self.path, None  # Parquet, a replay dataset or folder, a database: no lines
         return self.path, row + self.line_offset
 
@@ -150,7 +154,8 @@ def with_extras(table: GamesTable, extras: Any) -> GamesTable:
     if extras is not None:
         cols = [c for c in ("locale", "moves", "players", "finished") if c in extras.columns]
         table.frame = table.frame.join(extras.select("row", *cols), on="row", how="left", maintain_order="left").with_columns(
-            pl.col("locale").fill_null("") if "locale" in cols else pl.lit("").alias("locale"))
+            pl.col("locale").fill_null("") if "locale" in cols else pl.lit("").alias("locale")
+        )
     return table
 
 
@@ -296,8 +301,11 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
             if bad:
                 notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
         if "format" in df.columns:
-            anonymous = df.filter((pl.col("format").cast(pl.String) == "netskrafl") & (pl.col("player1") == "player0")
-                                  & (pl.col("player2") == "player1")).height
+            anonymous = df.filter(
+                (pl.col("format").cast(pl.String) == "netskrafl")
+                & (pl.col("player1") == "player0")
+                & (pl.col("player2") == "player1")
+            ).height
             if anonymous:
                 notes.append(
                     f"warning: {anonymous} replayed Netskrafl record(s) name no players (the record format has "
@@ -309,8 +317,9 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
         if "game_id" in df.columns:
             game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
         kept = [c for c in ("finished_at", "robot0", "robot1", "competition") if c in df.columns]
-        df = df.select([game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"]
-                       + kept + ["row"])
+        df = df.select(
+            [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
+        )
         for c in ("robot0", "robot1", "competition"):
             if c in kept:
                 df = df.with_columns(pl.col(c).fill_null(False))
@@ -328,8 +337,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
             notes.append(
                 "replay games table lacks "
                 + ", ".join(missing)
-                + ": games rated in file order"
-                * ("finished_at" in missing)
+                + ": games rated in file order" * ("finished_at" in missing)
                 + ("; players counted as humans" if "robot0" in missing else "")
                 + ("; no game counted as competition" if "competition" in missing else "")
             )
@@ -404,7 +412,18 @@ def _text_column(df: Any, column: str, table: GamesTable) -> Any:
     import polars as pl
 
     s = df[column]
-    if s.dtype not in (pl.String, pl.Int64, pl.Int32, pl.UInt64, pl.UInt32, pl.Int16, pl.Int8, pl.UInt16, pl.UInt8, pl.Categorical):
+    if s.dtype not in (
+        pl.String,
+        pl.Int64,
+        pl.Int32,
+        pl.UInt64,
+        pl.UInt32,
+        pl.Int16,
+        pl.Int8,
+        pl.UInt16,
+        pl.UInt8,
+        pl.Categorical,
+    ):
         r = int(df["row"][0]) if df.height else 1
         raise _fail_at(table, column, r, f"expected text or an integer id, got a column of type {s.dtype}")
     s = s.cast(pl.String)
@@ -453,14 +472,18 @@ def _bool_column(df: Any, column: str, table: GamesTable) -> Any:
         bad = ~s.is_in([0, 1]) | s.is_null()
         if bad.any():
             r = _first_bad(df, bad)
-            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+            raise _fail_at(
+                table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}"
+            )
         res = s == 1
     elif s.dtype == pl.String:
         low = s.str.strip_chars().str.to_lowercase()
         bad = ~(low.is_in(_TRUE) | low.is_in(_FALSE)) | low.is_null()
         if bad.any():
             r = _first_bad(df, bad)
-            raise _fail_at(table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+            raise _fail_at(
+                table, column, r, f"expected a boolean (true/false, 1/0), got {_shown(df.filter(pl.col('row') == r)[column][0])}"
+            )
         res = low.is_in(_TRUE)
     else:
         raise _fail_at(table, column, int(df["row"][0]), f"expected booleans, got a column of type {s.dtype}")
@@ -486,11 +509,15 @@ def _int_column(df: Any, column: str, table: GamesTable) -> Any:
         raise _fail_at(table, column, int(df["row"][0]), f"expected integer scores, got a column of type {s.dtype}")
     if bad.any():
         r = _first_bad(df, bad)
-        raise _fail_at(table, column, r, f"expected an integer final score, got {_shown(df.filter(pl.col('row') == r)[column][0])}")
+        raise _fail_at(
+            table, column, r, f"expected an integer final score, got {_shown(df.filter(pl.col('row') == r)[column][0])}"
+        )
     bad = (res < SCORE_MIN) | (res > SCORE_MAX)
     if bad.any():
         r = _first_bad(df, bad)
-        raise _fail_at(table, column, r, f"score {res.filter(bad)[0]} is out of range ({SCORE_MIN} to {SCORE_MAX}, a signed 32-bit integer)")
+        raise _fail_at(
+            table, column, r, f"score {res.filter(bad)[0]} is out of range ({SCORE_MIN} to {SCORE_MAX}, a signed 32-bit integer)"
+        )
     return res.alias(column)
 
 
@@ -513,8 +540,9 @@ def _time_column(df: Any, table: GamesTable) -> Any:
     if bad.any():
         r = _first_bad(df, bad)
         raise _fail_at(
-            table, "finished_at", r, f"expected an ISO 8601 UTC time like 2024-05-01T21:03:00Z, got {_shown(df.filter(pl.col('row') == r)['finished_at'][0])}"
+            table,
+            "finished_at",
+            r,
+            f"expected an ISO 8601 UTC time like 2024-05-01T21:03:00Z, got {_shown(df.filter(pl.col('row') == r)['finished_at'][0])}",
         )
     return res.alias("finished_at")
-
-

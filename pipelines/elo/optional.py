@@ -29,7 +29,11 @@ def _read_some(path: Path, wanted: tuple[str, ...]) -> Any:
     if suffix in (".parquet", ".pq"):
         have = pl.read_parquet_schema(path)
         cols = [c for c in (*wanted, "ended_by", "file", "status") if c in have]
-        frame = pl.read_parquet(path, columns=cols) if cols else pl.DataFrame(height=pl.read_parquet(path, columns=[next(iter(have))]).height)
+        frame = (
+            pl.read_parquet(path, columns=cols)
+            if cols
+            else pl.DataFrame(height=pl.read_parquet(path, columns=[next(iter(have))]).height)
+        )
     elif suffix in (".csv", ".tsv", ".csv.gz"):
         sep = "\t" if suffix == ".tsv" else ","
         head = pl.read_csv(path, infer_schema=False, separator=sep, n_rows=0).columns
@@ -39,7 +43,11 @@ def _read_some(path: Path, wanted: tuple[str, ...]) -> Any:
             frame = frame.select(pl.lit(None).alias("_none"))
     else:
         frame = pl.read_ndjson(path, infer_schema_length=None)
-        frame = frame.select([c for c in wanted if c in frame.columns]) if any(c in frame.columns for c in wanted) else frame.select(pl.lit(None).alias("_none"))
+        frame = (
+            frame.select([c for c in wanted if c in frame.columns])
+            if any(c in frame.columns for c in wanted)
+            else frame.select(pl.lit(None).alias("_none"))
+        )
     return frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row"))
 
 
@@ -69,7 +77,11 @@ def extra_columns(path: str | Path) -> Any:
     for c in ("moves", "players"):
         if c in frame.columns:
             s = frame[c]
-            v = s.cast(pl.String).str.strip_chars().cast(pl.Int64, strict=False) if s.dtype == pl.String else s.cast(pl.Int64, strict=False)
+            v = (
+                s.cast(pl.String).str.strip_chars().cast(pl.Int64, strict=False)
+                if s.dtype == pl.String
+                else s.cast(pl.Int64, strict=False)
+            )
             bad = v.is_null() & s.is_not_null() & (s.cast(pl.String).str.strip_chars() != "")
             if bad.any():
                 r = int(frame.filter(bad)["row"][0])
@@ -80,7 +92,11 @@ def extra_columns(path: str | Path) -> Any:
     if replay and "ended_by" in frame.columns:
         out["moves"] = out["moves"] + (frame["ended_by"] == "resign").cast(pl.Int64).fill_null(0)
     if "finished" in frame.columns:
-        out["finished"] = frame["finished"].cast(pl.Boolean, strict=False) if frame["finished"].dtype != pl.String else frame["finished"].str.to_lowercase().is_in(["true", "1", "yes"])
+        out["finished"] = (
+            frame["finished"].cast(pl.Boolean, strict=False)
+            if frame["finished"].dtype != pl.String
+            else frame["finished"].str.to_lowercase().is_in(["true", "1", "yes"])
+        )
     else:
         out["finished"] = pl.Series("finished", [None] * frame.height, dtype=pl.Boolean)
     return pl.DataFrame(out).with_columns(pl.col("moves").cast(pl.Int64), pl.col("players").cast(pl.Int64))

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from gamecore.errors import UsageError
 
+
 @dataclass(frozen=True)
 class EloParams:
     """Rating parameters. Defaults are Netskrafl's (netskrafl.md "Elo").
@@ -391,8 +392,12 @@ def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True)
 
 def _params_text(p: EloParams) -> str:
     text = f"K {p.k}/{p.k_beginner}, established after {p.established_after}, start {p.start}, scale {p.scale:g}"
-    return text + f", established by {p.established_by}" + (", robots established" if p.robots_established else "") + (
-        f", games of fewer than {p.min_moves} moves ignored" if p.min_moves else "")
+    return (
+        text
+        + f", established by {p.established_by}"
+        + (", robots established" if p.robots_established else "")
+        + (f", games of fewer than {p.min_moves} moves ignored" if p.min_moves else "")
+    )
 
 
 def counts_in(source: Any, a: Any, b: Any, prior: Any, query: Any, players: Any) -> Any:

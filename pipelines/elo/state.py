@@ -116,13 +116,16 @@ def plan_days(state: EloState, date: dt.date | None, catch_up: bool) -> tuple[dt
         return None, None
     if rated is None:
         if catch_up and state.folder is not None:
-            raise UsageError(f"--catch-up: {where} does not record the days it rated (written by an older skrafl); "
-                             "rate from scratch instead")
+            raise UsageError(
+                f"--catch-up: {where} does not record the days it rated (written by an older skrafl); rate from scratch instead"
+            )
         # From nothing: only D, or with --catch-up every day up to D.
         return (None, DaysRated(None, date)) if catch_up else (date, DaysRated(date, date))
     if date < rated.last:
-        raise UsageError(f"{where} has already rated the days up to {rated.last.isoformat()}: --date {date.isoformat()} "
-                         "is one of them (give a later day)")
+        raise UsageError(
+            f"{where} has already rated the days up to {rated.last.isoformat()}: --date {date.isoformat()} "
+            "is one of them (give a later day)"
+        )
     missing = [rated.last + dt.timedelta(days=n) for n in range(1, (date - rated.last).days)]
     if missing and not catch_up:
         raise UsageError(f"{where} has not rated {_days_text(missing)}: run those days first or add --catch-up")
@@ -243,17 +246,20 @@ def _check_ratings(ratings: Any, path: Path) -> None:
         got = ratings.schema[column]
         if not (got == want or (want == pl.Int64 and got.is_integer())):
             raise DataError(f"damaged state: column {column!r} is {got}, expected {want}", path=path)
-    limits = {"rating": (0, STATE_RATING_MAX), "score_for": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX),
-              "score_against": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX)}
+    limits = {
+        "rating": (0, STATE_RATING_MAX),
+        "score_for": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX),
+        "score_against": (-1000 * STATE_COUNT_MAX, 1000 * STATE_COUNT_MAX),
+    }
     indexed = ratings.with_row_index("_row", offset=1)
     for column in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against"):
         lo, hi = limits.get(column, (0, STATE_COUNT_MAX))
         bad = indexed.filter(pl.col(column).is_null() | (pl.col(column) < lo) | (pl.col(column) > hi))
         if bad.height:
-            raise DataError(f"damaged state: column {column!r}, row {bad['_row'][0]}: {bad[column][0]} is not from {lo} to {hi}",
-                            path=path)
+            raise DataError(
+                f"damaged state: column {column!r}, row {bad['_row'][0]}: {bad[column][0]} is not from {lo} to {hi}", path=path
+            )
     for column in ("list", "player"):
         bad = indexed.filter(pl.col(column).is_null())
         if bad.height:
             raise DataError(f"damaged state: column {column!r}, row {bad['_row'][0]}: empty value", path=path)
-

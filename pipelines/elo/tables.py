@@ -40,7 +40,7 @@ def _history_files(folder: Path | None) -> dict[dt.date, Path]:
         return out
     for p in folder.glob("ratings_*.parquet"):
         try:
-            out[dt.date.fromisoformat(p.stem[len("ratings_"):])] = p
+            out[dt.date.fromisoformat(p.stem[len("ratings_") :])] = p
         except ValueError:
             continue
     return out
@@ -96,16 +96,21 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
             else:
                 if "locale" not in snap.columns:  # a snapshot of skrafl before issue 12: one locale, ""
                     snap = snap.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
-                prev = snap.filter((pl.col("list") == name) & (pl.col("locale") == loc)).select("player", pl.col("rating").alias("_old"))
-                top = top.join(prev, on="player", how="left", maintain_order="left").with_columns(
-                    (pl.col("rating") - pl.col("_old")).alias(col)
-                ).drop("_old")
+                prev = snap.filter((pl.col("list") == name) & (pl.col("locale") == loc)).select(
+                    "player", pl.col("rating").alias("_old")
+                )
+                top = (
+                    top.join(prev, on="player", how="left", maintain_order="left")
+                    .with_columns((pl.col("rating") - pl.col("_old")).alias(col))
+                    .drop("_old")
+                )
         out[key] = top.select(TOP_COLUMNS)
     return out
 
 
-def write_output(run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None, inputs: tuple = (),
-                 history: Path | None = None) -> Path:
+def write_output(
+    run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None, inputs: tuple = (), history: Path | None = None
+) -> Path:
     """Write the output folder: owned by ``skrafl elo``, replaced whole and atomically
     (:func:`pipelines.atomic.output_dir`).
 
@@ -191,6 +196,6 @@ def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Pa
         if games == resolved:
             raise UsageError(f"--out {out_dir}: is the games table itself; give a new folder (inputs are never modified)")
         if resolved in games.parents:
-            raise UsageError(f"--out {out_dir}: holds the games table {games_path}; give another folder (inputs are never modified)")
-
-
+            raise UsageError(
+                f"--out {out_dir}: holds the games table {games_path}; give another folder (inputs are never modified)"
+            )

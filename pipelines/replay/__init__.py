@@ -29,10 +29,23 @@ schemas, writing them and the GCG exports), :mod:`.run` (many files: the worker 
 
 from __future__ import annotations
 
-from .game import UNREAD, GameResult, distribution_of, game_facts, replay_game, rules_for_game
+from .game import GameResult, distribution_of, game_facts, replay_game, rules_for_game
 from .read import collect_files, read_game_file
 from .run import ReplayOptions, Stopped, replay_file, replay_run, replay_runs, run_replay
-from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, GROUP_GAMES, MOVE_COLUMNS, GcgExporter, TableBatch, TableWriter, schemas, to_batch, write_exports, write_tables
+from .tables import (
+    ANALYZE_COLUMNS,
+    GAME_COLUMNS,
+    GROUP_GAMES,
+    MOVE_COLUMNS,
+    UNREAD,
+    GcgExporter,
+    TableBatch,
+    TableWriter,
+    schemas,
+    to_batch,
+    write_exports,
+    write_tables,
+)
 
 __all__ = [
     "ANALYZE_COLUMNS",

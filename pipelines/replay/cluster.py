@@ -41,7 +41,9 @@ def _client(address):
     try:
         return Client(address, timeout="20s"), True
     except (OSError, TimeoutError) as exc:
-        raise UsageError(f"--cluster {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise UsageError(
+            f"--cluster {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
 
 
 _FROZEN = False
@@ -128,7 +130,9 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
     return write_segment(batches, *run.segment_paths(index), opts.analyze, run.window)
 
 
-def replay_on_cluster(address: Any, items: list | None, opts, run, progress=None, batch_files: int | None = None, source=None) -> None:
+def replay_on_cluster(
+    address: Any, items: list | None, opts, run, progress=None, batch_files: int | None = None, source=None
+) -> None:
     """Replay ``items`` (paths), or the games of ``source`` (a :class:`pipelines.postgres.GameSource`:
     the client lists the ids, each task reads its own batch), on the Dask scheduler ``address``
     (or a ``distributed`` cluster object) into ``run`` (a :class:`.dataset.DatasetRun`), both
@@ -149,9 +153,13 @@ def replay_on_cluster(address: Any, items: list | None, opts, run, progress=None
             batches = [items[i : i + batch_files] for i in range(0, len(items), batch_files)]
         for index, batch in enumerate(batches):
             if source is not None:
-                fut = client.submit(replay_db_task, source, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
+                fut = client.submit(
+                    replay_db_task, source, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES
+                )
             else:
-                fut = client.submit(replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES)
+                fut = client.submit(
+                    replay_batch_task, batch, opts, *run.segment_paths(index), run.window, pure=False, retries=RETRIES
+                )
             futures[fut] = index
         results: dict[int, tuple] = {}
         failed: list[int] = []
@@ -174,8 +182,10 @@ def replay_on_cluster(address: Any, items: list | None, opts, run, progress=None
         for index in range(len(batches)):
             run.add_segment(*results[index])
         plan = run.plan()
-        parts = [client.submit(write_partition_task, pieces, str(run.stages[part].path), opts.analyze, pure=False, retries=RETRIES)
-                 for part, pieces in plan.items()]
+        parts = [
+            client.submit(write_partition_task, pieces, str(run.stages[part].path), opts.analyze, pure=False, retries=RETRIES)
+            for part, pieces in plan.items()
+        ]
         client.gather(parts)
     finally:
         if futures:

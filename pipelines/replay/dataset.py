@@ -100,8 +100,13 @@ class Segment:
     parts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def write_segment(batches: list[TableBatch], games_path: str, moves_path: str, analyze: bool,
-                  window: tuple[dt.date | None, dt.date | None] = (None, None)) -> tuple[Segment, dict]:
+def write_segment(
+    batches: list[TableBatch],
+    games_path: str,
+    moves_path: str,
+    analyze: bool,
+    window: tuple[dt.date | None, dt.date | None] = (None, None),
+) -> tuple[Segment, dict]:
     """Group the rows of ``batches`` by partition and write them as one segment. Games finished
     outside ``window`` (days, both ends included) are left out. Returns the segment and counts
     ``{"games", "moves", "outside", statuses…}``."""
@@ -245,11 +250,15 @@ def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> 
         if src == visible or visible in src.parents:
             raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
         if src.is_dir() and src in visible.parents:
-            raise UsageError(f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)")
+            raise UsageError(
+                f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)"
+            )
     parent = Path(os.path.realpath(visible.parent))
     enclosing = output_root(parent) if parent.exists() else None
     if enclosing is not None:
-        raise UsageError(f"{target}: lies inside the output of 'skrafl {enclosing[1].get('command')}' ({enclosing[0]}); give a folder outside it")
+        raise UsageError(
+            f"{target}: lies inside the output of 'skrafl {enclosing[1].get('command')}' ({enclosing[0]}); give a folder outside it"
+        )
     if visible.is_symlink():
         from gamecore.folders import read_marker
 
@@ -270,7 +279,9 @@ def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> 
         marker = read_marker(visible)
         if marker is not None:
             raise UsageError(f"{target}: is the output of 'skrafl {marker.get('command')}', not a dataset; give another folder")
-        raise UsageError(f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)")
+        raise UsageError(
+            f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)"
+        )
     if not manifest:
         raise UsageError(f"{target}: has a damaged {MANIFEST}; give another folder")
     return visible
@@ -417,7 +428,9 @@ def _on_disk(ds: Path) -> list[str]:
     parts = ds / "parts"
     if not parts.is_dir():
         return []
-    return sorted(e.name.split("=", 1)[1] for e in parts.iterdir() if e.is_symlink() and e.name.startswith(f"{KEY}=") and e.exists())
+    return sorted(
+        e.name.split("=", 1)[1] for e in parts.iterdir() if e.is_symlink() and e.name.startswith(f"{KEY}=") and e.exists()
+    )
 
 
 @contextlib.contextmanager
@@ -437,8 +450,10 @@ def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = Fa
         ds.mkdir(exist_ok=True)
         manifest = read_manifest(ds) or {}
         if manifest and bool(manifest.get("analyze")) != analyze:
-            raise UsageError(f"{target}: this dataset was written {'with' if manifest.get('analyze') else 'without'} --analyze; "
-                             "every partition has the same columns: give the same option or another folder")
+            raise UsageError(
+                f"{target}: this dataset was written {'with' if manifest.get('analyze') else 'without'} --analyze; "
+                "every partition has the same columns: give the same option or another folder"
+            )
         _tidy(ds)
         run = DatasetRun(ds, analyze, manifest)
         yield run
@@ -549,8 +564,14 @@ class DatasetRun:
                     parts.pop(p, None)
                     self.removed.append(p)
                 day += dt.timedelta(days=1)
-        manifest = {"format": 1, "kind": KIND, "command": "replay", "key": KEY, "analyze": self.analyze,
-                    "partitions": dict(sorted(parts.items()))}
+        manifest = {
+            "format": 1,
+            "kind": KIND,
+            "command": "replay",
+            "key": KEY,
+            "analyze": self.analyze,
+            "partitions": dict(sorted(parts.items())),
+        }
         _write_json_atomic(self.ds / MANIFEST, manifest)
         self.manifest = manifest
 

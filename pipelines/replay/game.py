@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import os
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from gamecore.coords import parse_gcg
 from gamecore.errors import SkraflError
@@ -28,21 +29,45 @@ from gamecore.gamelog import Event, Finding, Game, GameLogError
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import replay_board
 
-from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, UNREAD
+if TYPE_CHECKING:
+    import datetime as dt
+
+from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
 
 # macondo: lexicon name prefix → tile distribution (gcg.md §2 #lexicon)
 _LEXICON_PREFIXES = (
-    ("nswl", "english"), ("nwl", "english"), ("twl", "english"), ("owl", "english"), ("csw", "english"),
-    ("america", "english"), ("cel", "english"), ("ecwl", "english"), ("iwi", "english"),
-    ("osps", "polish"), ("nsf", "norwegian"), ("fra", "french"), ("rd", "german"),
-    ("deutsch", "german"), ("cgl", "german"), ("german", "german"), ("disc", "catalan"),
-    ("fise", "spanish"), ("file", "spanish"), ("dsw", "dutch"), ("slv", "slovene"),
+    ("nswl", "english"),
+    ("nwl", "english"),
+    ("twl", "english"),
+    ("owl", "english"),
+    ("csw", "english"),
+    ("america", "english"),
+    ("cel", "english"),
+    ("ecwl", "english"),
+    ("iwi", "english"),
+    ("osps", "polish"),
+    ("nsf", "norwegian"),
+    ("fra", "french"),
+    ("rd", "german"),
+    ("deutsch", "german"),
+    ("cgl", "german"),
+    ("german", "german"),
+    ("disc", "catalan"),
+    ("fise", "spanish"),
+    ("file", "spanish"),
+    ("dsw", "dutch"),
+    ("slv", "slovene"),
     ("netskrafl", "icelandic"),
 )
 # macondo distribution names → our tile sets
 _TILE_SETS = {
-    "english": "english", "english_super": "english_super", "german": "german", "polish": "polish",
-    "norwegian": "norwegian_nsf", "slovene": "slovene", "icelandic": "icelandic_new",
+    "english": "english",
+    "english_super": "english_super",
+    "german": "german",
+    "polish": "polish",
+    "norwegian": "norwegian_nsf",
+    "slovene": "slovene",
+    "icelandic": "icelandic_new",
 }
 
 
@@ -59,7 +84,9 @@ def distribution_of(game: Game) -> str | None:
     lex = game.pragmas.get("lexicon", "").strip().lower()
     for prefix, name in _LEXICON_PREFIXES:
         if lex.startswith(prefix):
-            return name + ("_super" if game.pragmas.get("board-layout", "").lower() == "supercrosswordgame" and name == "english" else "")
+            return name + (
+                "_super" if game.pragmas.get("board-layout", "").lower() == "supercrosswordgame" and name == "english" else ""
+            )
     return None
 
 
@@ -80,7 +107,12 @@ def _guess_distribution(game: Game, strict: bool) -> str:
     for dist in ("polish", "german", "norwegian", "slovene", "icelandic"):
         ts = load_tile_set(_TILE_SETS[dist])
         if all(ts.has(x) for x in letters):
-            game.warnings.append(Finding("TILE_DISTRIBUTION_GUESSED", f"no #lexicon or #tile-distribution; letters {''.join(sorted(letters - set(load_tile_set('english').letters)))} fit the {dist} tile set"))
+            game.warnings.append(
+                Finding(
+                    "TILE_DISTRIBUTION_GUESSED",
+                    f"no #lexicon or #tile-distribution; letters {''.join(sorted(letters - set(load_tile_set('english').letters)))} fit the {dist} tile set",
+                )
+            )
             return dist
     return "english"
 
@@ -107,7 +139,12 @@ def rules_for_game(game: Game, preset: str | None = None, lang: str | None = Non
         return _cached_rules(("preset", "netskrafl"))  # e.g. a Netskrafl game exported to GCG (#lexicon netskrafl)
     ts = _TILE_SETS.get(dist)
     if ts is None:
-        raise GameLogError("UNKNOWN_TILE_DISTRIBUTION", f"tile distribution {dist!r} (from #tile-distribution/#lexicon) has no tile set here; give --rules", game.path, None)
+        raise GameLogError(
+            "UNKNOWN_TILE_DISTRIBUTION",
+            f"tile distribution {dist!r} (from #tile-distribution/#lexicon) has no tile set here; give --rules",
+            game.path,
+            None,
+        )
     return _cached_rules(("gcg", ts, game.pragmas.get("board-layout", "").lower() in ("supercrosswordgame", "standard21")))
 
 
@@ -157,8 +194,13 @@ challenge (WESPA), +10 per challenge (NASPA, e.g. liwords ``many_challenges.gcg`
 formed by the challenged play."""
 
 CHALLENGE_PRAGMA = {
-    "five_point": ("challenge", 5), "ten_point": ("challenge", 10), "five_point_per_word": ("word", 5),
-    "void": ("challenge", 0), "single": ("challenge", 0), "double": ("challenge", 0), "triple": ("challenge", 0),
+    "five_point": ("challenge", 5),
+    "ten_point": ("challenge", 10),
+    "five_point_per_word": ("word", 5),
+    "void": ("challenge", 0),
+    "single": ("challenge", 0),
+    "double": ("challenge", 0),
+    "triple": ("challenge", 0),
 }
 """``#challenge-rule`` values (macondo/liwords names, gcg.md §2; not a pragma of the GCG spec, read
 when present) → the bonus rule."""
@@ -194,7 +236,9 @@ class GameResult:
 
     __slots__ = ("game_row", "findings", "gcg", "_rows", "_packed")
 
-    def __init__(self, game_row: dict, move_rows: list[dict] | None = None, findings: list[Finding] | None = None, gcg: str | None = None):
+    def __init__(
+        self, game_row: dict, move_rows: list[dict] | None = None, findings: list[Finding] | None = None, gcg: str | None = None
+    ):
         self.game_row = game_row
         self._rows: list[dict] | None = move_rows if move_rows is not None else []
         self._packed: tuple[tuple[str, ...], list[tuple]] | None = None
@@ -233,7 +277,9 @@ class GameResult:
         return _unpickle_result, (self.game_row, keys, rows, self.findings, self.gcg)
 
     @classmethod
-    def packed(cls, game_row: dict, keys: tuple[str, ...], rows: list[tuple], findings: list[Finding], gcg: str | None) -> "GameResult":
+    def packed(
+        cls, game_row: dict, keys: tuple[str, ...], rows: list[tuple], findings: list[Finding], gcg: str | None
+    ) -> "GameResult":
         """A result whose move rows are value tuples under ``keys``."""
         res = cls(game_row, None, findings, gcg)
         res._rows, res._packed = None, (keys, rows)
@@ -275,7 +321,16 @@ def _take(big: list[str], small: list[str]) -> list[str] | None:
 
 
 class _Replayer:
-    def __init__(self, game: Game, rules, lexicon, strict: bool, analyze: bool = False, bundle=None, fixed_challenge: tuple[str, int] | None = None):
+    def __init__(
+        self,
+        game: Game,
+        rules,
+        lexicon,
+        strict: bool,
+        analyze: bool = False,
+        bundle=None,
+        fixed_challenge: tuple[str, int] | None = None,
+    ):
         self.bundle = bundle
         self.export = False
         self.folded: dict[str, str] | None = None  # --analyze: tiles the lexicon folds (Ё → Е), found once
@@ -372,10 +427,35 @@ class _Replayer:
         return self.game.players[p].nick if p < len(self.game.players) else f"player{p + 1}"
 
     # -- rows ---------------------------------------------------------------------------------------
-    def row(self, ev: Event, kind: str, coord=None, word=None, placed=0, computed=None, bingo=False, words=None, unknown=None, best=None):
+    def row(
+        self,
+        ev: Event,
+        kind: str,
+        coord=None,
+        word=None,
+        placed=0,
+        computed=None,
+        bingo=False,
+        words=None,
+        unknown=None,
+        best=None,
+    ):
         """Add the event's ``moves.parquet`` row (a tuple in :attr:`row_keys` order)."""
-        r = (self.game.path, len(self.rows) + 1, ev.player + 1, kind, coord, word, placed, ev.score, computed,
-             self.computed[ev.player], bingo, list(words) if words is not None else None, unknown)
+        r = (
+            self.game.path,
+            len(self.rows) + 1,
+            ev.player + 1,
+            kind,
+            coord,
+            word,
+            placed,
+            ev.score,
+            computed,
+            self.computed[ev.player],
+            bingo,
+            list(words) if words is not None else None,
+            unknown,
+        )
         if self.analyze:
             b = best or _NO_BEST
             r += (b["best_coord"], b["best_word"], b["best_score"], b["points_lost"])
@@ -384,7 +464,12 @@ class _Replayer:
     # -- checks shared by events ------------------------------------------------------------------
     def check_turn(self, ev: Event) -> None:
         if self.expected is not None and ev.player != self.expected:
-            self.fault("GAME_EVENT_OFF_TURN", f"{self.nick(ev.player)} moves but it is {self.nick(self.expected)}'s turn", ev, kind="warning")
+            self.fault(
+                "GAME_EVENT_OFF_TURN",
+                f"{self.nick(ev.player)} moves but it is {self.nick(self.expected)}'s turn",
+                ev,
+                kind="warning",
+            )
         self.expected = (ev.player + 1) % self.n
 
     def check_rack(self, ev: Event) -> list[str] | None:
@@ -396,9 +481,17 @@ class _Replayer:
         except KeyError:
             rack = [self.rack_label(t, ev) for t in ev.rack]
         if len(rack) > self.rack_size:
-            self.fault("RACK_TOO_LARGE", f"rack {''.join(ev.rack)} has {len(rack)} tiles; the racks of {self.rules.name} hold {self.rack_size}", ev)
+            self.fault(
+                "RACK_TOO_LARGE",
+                f"rack {''.join(ev.rack)} has {len(rack)} tiles; the racks of {self.rules.name} hold {self.rack_size}",
+                ev,
+            )
         if not self.fits_unseen(rack):
-            self.fault("RACK_NOT_IN_BAG", f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)", ev)
+            self.fault(
+                "RACK_NOT_IN_BAG",
+                f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)",
+                ev,
+            )
         return rack
 
     def rack_label(self, t: str, ev: Event) -> str:
@@ -408,7 +501,9 @@ class _Replayer:
         if lab is None:
             lab = t if t == "?" else t.upper().strip("[]")
             if lab != "?" and not self.ts.has(lab):
-                self.fault("TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error")
+                self.fault(
+                    "TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error"
+                )
             self.rack_labels[t] = lab  # only tiles of the set are remembered
         return lab
 
@@ -428,7 +523,11 @@ class _Replayer:
         p = ev.player
         self.last_rack_after[p] = ev.rack_after
         if _take(ev.rack_after, kept) is None or len(ev.rack_after) != self.holds[p]:
-            self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack after the move {''.join(ev.rack_after)} should keep {''.join(kept)} and hold {self.holds[p]} tiles", ev)
+            self.fault(
+                "RACK_AFTER_MOVE_INCORRECT",
+                f"rack after the move {''.join(ev.rack_after)} should keep {''.join(kept)} and hold {self.holds[p]} tiles",
+                ev,
+            )
 
     def check_cumulative(self, ev: Event) -> None:
         p = ev.player
@@ -437,7 +536,9 @@ class _Replayer:
             return
         want = self.recorded[p] + (ev.score or 0)
         if ev.cumulative != want:
-            self.fault("CUMULATIVE_SCORING_ERROR", f"cumulative {ev.cumulative} should be {self.recorded[p]} {ev.score:+d} = {want}", ev)
+            self.fault(
+                "CUMULATIVE_SCORING_ERROR", f"cumulative {ev.cumulative} should be {self.recorded[p]} {ev.score:+d} = {want}", ev
+            )
         self.recorded[p] = ev.cumulative
 
     def after_move_over_check(self, ev: Event) -> None:
@@ -473,14 +574,20 @@ class _Replayer:
         if rack is not None:
             kept = _take(rack, used)
             if kept is None:
-                self.fault("PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}", ev)
+                self.fault(
+                    "PLAYED_TILES_NOT_IN_RACK",
+                    f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}",
+                    ev,
+                )
                 kept = list(rack)
                 for u in used:
                     if u in kept:
                         kept.remove(u)
         holds = self.holds
         if placed > holds[p]:
-            self.fault("PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} places {placed} tiles but {self.nick(p)} holds only {holds[p]}", ev)
+            self.fault(
+                "PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} places {placed} tiles but {self.nick(p)} holds only {holds[p]}", ev
+            )
         best = self.best(ev, rack, score, position) if self.analyze else None
         if ev.score is not None and ev.score != score:
             self.fault("PLAY_SCORE_INCORRECT", f"{_play_text(ev)} scores {score}, recorded {ev.score:+d}", ev)
@@ -542,8 +649,10 @@ class _Replayer:
                 from gamecore.folded import _manifest_fold, folded_tiles
 
                 self.folded = folded_tiles(self.ts, self.bundle.alphabet, _manifest_fold(self.bundle))
-            if self.folded and (any(t in self.folded for t in rack) or any(
-                    t is not None and t.label in self.folded for row in position.squares for t in row)):
+            if self.folded and (
+                any(t in self.folded for t in rack)
+                or any(t is not None and t.label in self.folded for row in position.squares for t in row)
+            ):
                 from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
 
                 got = best_plays_folded(position, rack, self.bundle, self.rules, 1)
@@ -554,7 +663,12 @@ class _Replayer:
             return empty
         if bp is None:
             return empty
-        return {"best_coord": bp.coord, "best_word": bp.word_text("."), "best_score": bp.score, "points_lost": max(0, bp.score - score)}
+        return {
+            "best_coord": bp.coord,
+            "best_word": bp.word_text("."),
+            "best_score": bp.score,
+            "points_lost": max(0, bp.score - score),
+        }
 
     def withdraw(self, ev: Event) -> None:
         lp = self.last_play
@@ -564,7 +678,9 @@ class _Replayer:
             return
         player, used, score, recorded, drawn, zeros, bingo, over = lp
         if player != p:
-            self.fault("INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(player)}'s play", ev, kind="error")
+            self.fault(
+                "INVALID_PHONY_TILES_PLAYER_INDEX", f"{self.nick(p)} withdraws {self.nick(player)}'s play", ev, kind="error"
+            )
             return
         self.pboard.undo()
         for u in used:
@@ -575,7 +691,9 @@ class _Replayer:
         if bingo:
             self.bingos[p] -= 1
         if recorded is not None and ev.score is not None and ev.score != -recorded:
-            self.fault("PHONY_SCORE_INCORRECT", f"withdrawal scores {ev.score:+d}, should be -{recorded} (the withdrawn play)", ev)
+            self.fault(
+                "PHONY_SCORE_INCORRECT", f"withdrawal scores {ev.score:+d}, should be -{recorded} (the withdrawn play)", ev
+            )
         self.over = over
         if self.over is None:
             self.out_player, self.final_pass_ok = None, False
@@ -594,7 +712,12 @@ class _Replayer:
             self.fault("CHALLENGE_BONUS_WITHOUT_PLAY", "challenge bonus without a play to challenge", ev, kind="error")
             return
         if lp[0] != p:
-            self.fault("INVALID_CHALLENGE_BONUS_PLAYER_INDEX", f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp[0])}", ev, kind="error")
+            self.fault(
+                "INVALID_CHALLENGE_BONUS_PLAYER_INDEX",
+                f"challenge bonus to {self.nick(p)} but the challenged play was by {self.nick(lp[0])}",
+                ev,
+                kind="error",
+            )
             return
         bonus = self.challenge_value(ev)
         if ev.score is not None and ev.score != bonus:
@@ -616,7 +739,13 @@ class _Replayer:
                 return self.rules.challenge_bonus or recorded
             self.challenge_rules = fits
             if fits[0] != ("challenge", self.rules.challenge_bonus):
-                self.findings.append(Finding("CHALLENGE_RULE_INFERRED", f"the file names no challenge rule: {_rule_text(fits[0])} (from its first bonus, {recorded:+d})", ev.line))
+                self.findings.append(
+                    Finding(
+                        "CHALLENGE_RULE_INFERRED",
+                        f"the file names no challenge rule: {_rule_text(fits[0])} (from its first bonus, {recorded:+d})",
+                        ev.line,
+                    )
+                )
             return recorded
         fits = [c for c in self.challenge_rules if _bonus(c, words) == (ev.score or 0)]
         if fits and ev.score is not None:
@@ -654,7 +783,11 @@ class _Replayer:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
         if self.bag_n < max(self.rules.exchange_min_bag, n if self.rules.exchange_min_bag else 0):
-            self.fault("EXCHANGE_BAG_TOO_SMALL", f"exchange with {self.bag_n} tiles in the bag (the rules need {self.rules.exchange_min_bag})", ev)
+            self.fault(
+                "EXCHANGE_BAG_TOO_SMALL",
+                f"exchange with {self.bag_n} tiles in the bag (the rules need {self.rules.exchange_min_bag})",
+                ev,
+            )
         if ev.score not in (None, 0):
             self.fault("PLAY_SCORE_INCORRECT", f"an exchange scores 0, recorded {ev.score:+d}", ev)
         if self.over is None:
@@ -676,18 +809,30 @@ class _Replayer:
             self.pre_end = list(self.computed)
         v = _value(self.ts, ev.tiles, self.rules)
         if self.over != "out":
-            self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"end-of-game rack points for {self.nick(p)} but nobody has gone out", ev)
+            self.fault(
+                "END_GAME_EVENT_BEFORE_GAME_END", f"end-of-game rack points for {self.nick(p)} but nobody has gone out", ev
+            )
         elif p != self.out_player:
-            self.fault("GAME_EVENT_OFF_TURN", f"end-of-game rack points to {self.nick(p)}, but {self.nick(self.out_player)} went out", ev)
+            self.fault(
+                "GAME_EVENT_OFF_TURN", f"end-of-game rack points to {self.nick(p)}, but {self.nick(self.out_player)} went out", ev
+            )
         others = [q for q in range(self.n) if q != p]
         if self.over == "out" and sum(self.holds[q] for q in others) != len(ev.tiles or []):
-            self.fault("END_RACK_TILES_INCORRECT", f"({''.join(ev.tiles or [])}): the opponent holds {sum(self.holds[q] for q in others)} tiles", ev)
+            self.fault(
+                "END_RACK_TILES_INCORRECT",
+                f"({''.join(ev.tiles or [])}): the opponent holds {sum(self.holds[q] for q in others)} tiles",
+                ev,
+            )
         want = v if self.others_racks else 2 * v
         if ev.score == v and v != 2 * v and not self.others_racks:
             self.one_x = True  # older style: 1x to the out-player and a penalty line for the opponent
             want = v
         if ev.score is not None and ev.score != want:
-            self.fault("RACK_END_POINTS_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: the out-player gets {want}, recorded {ev.score:+d}", ev)
+            self.fault(
+                "RACK_END_POINTS_INCORRECT",
+                f"({''.join(ev.tiles or [])}) is worth {v}: the out-player gets {want}, recorded {ev.score:+d}",
+                ev,
+            )
         self.computed[p] += want
         self.done_adjust.add(p)
         self.check_cumulative(ev)
@@ -700,7 +845,11 @@ class _Replayer:
             self.pre_end = list(self.computed)
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
         if ev.rack is not None and sorted(tiles) != sorted(t if t == "?" else t.upper() for t in ev.rack):
-            self.fault("END_RACK_PENALTY_MISMATCH", f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack)}", ev)
+            self.fault(
+                "END_RACK_PENALTY_MISMATCH",
+                f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack)}",
+                ev,
+            )
         v = _value(self.ts, tiles, self.rules)
         allowed = self.over == "zeros" or (self.over == "out" and p != self.out_player)
         if not allowed:
@@ -708,7 +857,11 @@ class _Replayer:
         if p in self.done_adjust and self.over == "zeros":
             self.fault("GAME_EVENT_OFF_TURN", f"second own-rack penalty for {self.nick(p)}", ev)
         if ev.score is not None and ev.score != -v:
-            self.fault("END_RACK_PENALTY_INCORRECT", f"({''.join(ev.tiles or [])}) is worth {v}: penalty -{v}, recorded {ev.score:+d}", ev)
+            self.fault(
+                "END_RACK_PENALTY_INCORRECT",
+                f"({''.join(ev.tiles or [])}) is worth {v}: penalty -{v}, recorded {ev.score:+d}",
+                ev,
+            )
         if self.holds[p] != len(tiles) and self.over is not None:
             self.fault("END_RACK_TILES_INCORRECT", f"({''.join(ev.tiles or [])}): {self.nick(p)} holds {self.holds[p]} tiles", ev)
         self.computed[p] -= v
@@ -746,7 +899,9 @@ class _Replayer:
         p = ev.player
         want = -self.computed[p]
         if ev.score is not None and ev.score != want:
-            self.fault("RESIGN_SCORE_INCORRECT", f"resignation scores {ev.score:+d}, should be {want:+d} (the resigner's score)", ev)
+            self.fault(
+                "RESIGN_SCORE_INCORRECT", f"resignation scores {ev.score:+d}, should be {want:+d} (the resigner's score)", ev
+            )
         self.computed[p] = 0
         self.check_cumulative(ev)
         self.over = "resign"
@@ -764,12 +919,24 @@ class _Replayer:
         self.export_word: dict[int, list[str]] = {}
         self.synthetic: list[Event] = []
         handlers = {
-            "play": self.play, "pass": self.pass_, "exchange": self.exchange, "withdraw": self.withdraw,
-            "challenge_bonus": self.challenge_bonus, "challenge": self.challenge, "end_rack": self.end_rack,
-            "rack_penalty": self.rack_penalty, "time": self.time, "resign": self.resign,
+            "play": self.play,
+            "pass": self.pass_,
+            "exchange": self.exchange,
+            "withdraw": self.withdraw,
+            "challenge_bonus": self.challenge_bonus,
+            "challenge": self.challenge,
+            "end_rack": self.end_rack,
+            "rack_penalty": self.rack_penalty,
+            "time": self.time,
+            "resign": self.resign,
         }
         if len(g.players) > self.rules.players_max:
-            self.fault("UNSUPPORTED_PLAYER_NUMBER", f"{len(g.players)} players, but {self.rules.name} is a game for at most {self.rules.players_max}", None, kind="error")
+            self.fault(
+                "UNSUPPORTED_PLAYER_NUMBER",
+                f"{len(g.players)} players, but {self.rules.name} is a game for at most {self.rules.players_max}",
+                None,
+                kind="error",
+            )
         for ev in g.events:
             if ev.player >= self.n:
                 self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
@@ -784,13 +951,20 @@ class _Replayer:
                 missing = [q for q in range(self.n) if q not in self.done_adjust and self.holds[q]]
                 if missing:
                     have = len(set(range(self.n)) - set(missing))
-                    self.fault("END_RACK_PENALTY_MISSING", f"the game ended on {self.rules.scoreless_turns_end(self.n)} scoreless turns, "
-                               f"but {', '.join(self.nick(q) for q in missing)} {'has' if len(missing) == 1 else 'have'} no own-rack deduction line "
-                               f"({have} of {self.n} recorded; every player loses their own rack)", None, kind="warning")
+                    self.fault(
+                        "END_RACK_PENALTY_MISSING",
+                        f"the game ended on {self.rules.scoreless_turns_end(self.n)} scoreless turns, "
+                        f"but {', '.join(self.nick(q) for q in missing)} {'has' if len(missing) == 1 else 'have'} no own-rack deduction line "
+                        f"({have} of {self.n} recorded; every player loses their own rack)",
+                        None,
+                        kind="warning",
+                    )
             recorded = g.recorded_totals()
             for p in range(min(self.n, len(recorded))):
                 if recorded[p] is not None and recorded[p] != self.computed[p] and not self.mismatch:
-                    self.fault("FINAL_SCORE_MISMATCH", f"{self.nick(p)} ends on {recorded[p]}, the rules give {self.computed[p]}", None)
+                    self.fault(
+                        "FINAL_SCORE_MISMATCH", f"{self.nick(p)} ends on {recorded[p]}, the rules give {self.computed[p]}", None
+                    )
 
     def netskrafl_end(self) -> None:
         """netskrafl.md "End of game": out-player +2× opponent's rack; six zeros: each −own rack;
@@ -800,7 +974,11 @@ class _Replayer:
         self.pre_end = list(self.computed)
         for p, r in g.last_racks.items():
             if sorted(r) != sorted(racks.get(p, [])):
-                self.fault("RACK_AFTER_MOVE_INCORRECT", f"rack{p}_final {''.join(r)} differs from the replayed rack {''.join(racks.get(p, []))}", None)
+                self.fault(
+                    "RACK_AFTER_MOVE_INCORRECT",
+                    f"rack{p}_final {''.join(r)} differs from the replayed rack {''.join(racks.get(p, []))}",
+                    None,
+                )
         if self.over == "out":
             p = self.out_player
             opp = [q for q in range(self.n) if q != p]
@@ -816,13 +994,17 @@ class _Replayer:
                 ev = Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=None)
                 self.computed[p] -= v
                 self.row(ev, "rack_penalty", word="".join(racks[p]), computed=-v)
-                self.synthetic.append(Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=-v, cumulative=self.computed[p]))
+                self.synthetic.append(
+                    Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=-v, cumulative=self.computed[p])
+                )
         if self.rules.score_floor_zero:
             self.computed = [max(0, s) for s in self.computed]
         if g.final_scores is not None:
             for p, want in enumerate(g.final_scores[: self.n]):
                 if want != self.computed[p]:
-                    self.fault("FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None)
+                    self.fault(
+                        "FINAL_SCORE_MISMATCH", f"player {p} final score recorded {want}, the rules give {self.computed[p]}", None
+                    )
 
 
 def _play_text(ev: Event) -> str:
@@ -865,7 +1047,19 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     return out
 
 
-def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, analyze: bool = False, preset: str | None = None, lang: str | None = None, export: bool = False, bundle=None, coords: str = "gcg") -> GameResult:
+def replay_game(
+    game: Game,
+    rules=None,
+    lexicon=None,
+    *,
+    strict: bool = False,
+    analyze: bool = False,
+    preset: str | None = None,
+    lang: str | None = None,
+    export: bool = False,
+    bundle=None,
+    coords: str = "gcg",
+) -> GameResult:
     """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
 
     Args:
@@ -880,8 +1074,16 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
             move rows (Netskrafl's: row letter first across, ``H4``; column number first down).
     """
     players = [p.nick for p in game.players] + [None] * 4
-    base = {"file": game.path, "format": game.format, "player1": players[0], "player2": players[1],
-            "player3": players[2], "player4": players[3], "players": max(2, len(game.players)), **game_facts(game)}
+    base = {
+        "file": game.path,
+        "format": game.format,
+        "player1": players[0],
+        "player2": players[1],
+        "player3": players[2],
+        "player4": players[3],
+        "players": max(2, len(game.players)),
+        **game_facts(game),
+    }
     try:
         fixed = None
         if rules is None:
@@ -893,8 +1095,18 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
                 rules = rules_for_game(game, None, None, False)
                 if strict and rules.tile_set not in ("english", "english_super"):
                     # the lexicon really matters: the letters are not English and the file names no language
-                    raise GameLogError("LEXICON_NOT_SPECIFIED", f"no #lexicon in the file, its letters are not English (they fit {rules.tile_set}), and no --lang/--lexicon/--rules given", game.path, None)
-                game.warnings.append(Finding("LEXICON_NOT_SPECIFIED", f"no #lexicon: replayed under {rules.name} rules with the {rules.tile_set} tile set (as macondo loads such files; give --rules or --lang to choose)"))
+                    raise GameLogError(
+                        "LEXICON_NOT_SPECIFIED",
+                        f"no #lexicon in the file, its letters are not English (they fit {rules.tile_set}), and no --lang/--lexicon/--rules given",
+                        game.path,
+                        None,
+                    )
+                game.warnings.append(
+                    Finding(
+                        "LEXICON_NOT_SPECIFIED",
+                        f"no #lexicon: replayed under {rules.name} rules with the {rules.tile_set} tile set (as macondo loads such files; give --rules or --lang to choose)",
+                    )
+                )
             else:
                 rules = rules_for_game(game, preset, lang, strict)
         else:
@@ -923,18 +1135,28 @@ def replay_game(game: Game, rules=None, lexicon=None, *, strict: bool = False, a
     # marked #incomplete or ending on #rack lines is not, whatever its last line)
     finished = rep.over is not None and (game.format == "netskrafl" or not (game.incomplete or game.last_racks))
     row = dict(base)
-    row.update({
-        "status": status,
-        "error": (f"{first.code}: {first.message}" + (f" (line {first.line})" if first.line else "")) if first else None,
-        "score1": scores[0], "score2": scores[1], "score3": scores[2], "score4": scores[3],
-        "winner": _winner(game, rep.computed, rep.pre_end if rules.tie_break == "score_before_adjustments" else None) if finished else None,
-        "finished": finished,
-        "ended_by": rep.over if finished else None,
-        "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
-        "bingos1": bingos[0], "bingos2": bingos[1], "bingos3": bingos[2], "bingos4": bingos[3],
-        "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
-        "warnings": [str(f) for f in findings],
-    })
+    row.update(
+        {
+            "status": status,
+            "error": (f"{first.code}: {first.message}" + (f" (line {first.line})" if first.line else "")) if first else None,
+            "score1": scores[0],
+            "score2": scores[1],
+            "score3": scores[2],
+            "score4": scores[3],
+            "winner": _winner(game, rep.computed, rep.pre_end if rules.tie_break == "score_before_adjustments" else None)
+            if finished
+            else None,
+            "finished": finished,
+            "ended_by": rep.over if finished else None,
+            "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
+            "bingos1": bingos[0],
+            "bingos2": bingos[1],
+            "bingos3": bingos[2],
+            "bingos4": bingos[3],
+            "unknown_words": sorted(rep.unknown) if lexicon is not None else None,
+            "warnings": [str(f) for f in findings],
+        }
+    )
     gcg_text = None
     if export:
         from gamecore.gcg import write_gcg
@@ -991,9 +1213,14 @@ def game_facts(game: Game) -> dict:
     if gid and gid.startswith(NETSKRAFL_ID + " "):
         gid = gid[len(NETSKRAFL_ID) + 1 :].strip()  # a Netskrafl game exported to GCG: its own game_id
     competition = game.pragmas.get("competition", "").strip().lower()
-    return {"game_id": gid, "finished_at": _timestamp(game.pragmas.get("finished-at")),
-            "competition": {"true": True, "false": False}.get(competition),
-            "robot1": False, "robot2": False, "locale": game.pragmas.get("locale") or None}
+    return {
+        "game_id": gid,
+        "finished_at": _timestamp(game.pragmas.get("finished-at")),
+        "competition": {"true": True, "false": False}.get(competition),
+        "robot1": False,
+        "robot2": False,
+        "locale": game.pragmas.get("locale") or None,
+    }
 
 
 def _winner(game: Game, scores: list[int], before: list[int] | None = None) -> str | None:
@@ -1013,12 +1240,9 @@ def _winner(game: Game, scores: list[int], before: list[int] | None = None) -> s
     return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
 
 
-
-
 def _error_row(base: dict, exc: GameLogError) -> dict:
     row = {c: None for c in GAME_COLUMNS}
     row.update(base)
     where = f" (line {exc.line})" if exc.line is not None else ""
     row.update({"status": "error", "error": f"{exc.code}: {exc.detail}{where}"})
     return row
-

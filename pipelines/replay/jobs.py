@@ -17,8 +17,17 @@ from .run import ReplayOptions, _bundle, _lexicon, _Pool, _stop_on_signals, is_d
 __all__ = ["ReplayOptions", "is_database_url", "run_replay_dataset"]
 
 
-def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False,
-                       since=None, until=None, cluster: str | None = None) -> dict:
+def run_replay_dataset(
+    items: list[str],
+    dataset_dir: str | Path,
+    opts: ReplayOptions,
+    *,
+    workers: int = 1,
+    quiet: bool = False,
+    since=None,
+    until=None,
+    cluster: str | None = None,
+) -> dict:
     """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
     ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
     run has games for is replaced whole and atomically, the others are kept. ``since``/``until``
@@ -77,7 +86,11 @@ def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOp
                 replay_on_cluster(cluster, files, opts, run, progress=tq)
         else:
             if database:
-                batches = pooled_runs(runs_iter, opts, workers, pools) if pools is not None else (replay_run(r, opts) for r in runs_iter)
+                batches = (
+                    pooled_runs(runs_iter, opts, workers, pools)
+                    if pools is not None
+                    else (replay_run(r, opts) for r in runs_iter)
+                )
             else:
                 batches = replay_runs(files, opts, workers=workers, pools=pools)
             batches = outputs.enter_context(closing(batches)) if hasattr(batches, "close") else batches
@@ -91,8 +104,19 @@ def run_replay_dataset(items: list[str], dataset_dir: str | Path, opts: ReplayOp
         if replayed and counts.get("unread", 0) == replayed:
             first = (counts.get("not_ok") or [("", "?", "?")])[0]
             raise UsageError(f"no file could be read as a game log; nothing written. {first[1]}: {first[2]}")
-    summary = {"games": counts.get("games", 0), "ok": counts.get("ok", 0), "mismatch": counts.get("mismatch", 0), "error": counts.get("error", 0),
-               "moves": counts.get("moves", 0), "warnings": counts.get("warnings", 0), "exported": 0, "not_ok": counts.get("not_ok", []),
-               "outside": counts.get("outside", 0), "partitions": run.changed, "unchanged": run.unchanged, "removed": run.removed,
-               "source": shown}
+    summary = {
+        "games": counts.get("games", 0),
+        "ok": counts.get("ok", 0),
+        "mismatch": counts.get("mismatch", 0),
+        "error": counts.get("error", 0),
+        "moves": counts.get("moves", 0),
+        "warnings": counts.get("warnings", 0),
+        "exported": 0,
+        "not_ok": counts.get("not_ok", []),
+        "outside": counts.get("outside", 0),
+        "partitions": run.changed,
+        "unchanged": run.unchanged,
+        "removed": run.removed,
+        "source": shown,
+    }
     return summary

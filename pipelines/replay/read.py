@@ -31,7 +31,9 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
         try:
             obj = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            raise GameLogError("RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)) from None
+            raise GameLogError(
+                "RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)
+            ) from None
         return parse_netskrafl_record(obj, path=path)
     return parse_gcg_bytes(data, path=path, strict=strict)
 

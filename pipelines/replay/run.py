@@ -37,9 +37,9 @@ from typing import Iterator
 from gamecore.errors import UsageError
 from gamecore.gamelog import GameLogError
 
-from .game import UNREAD, GameResult, _error_row, replay_game
+from .game import GameResult, _error_row, replay_game
 from .read import collect_files, read_game_file
-from .tables import GcgExporter, TableBatch, TableWriter, to_batch
+from .tables import UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
 
 
 @dataclass
@@ -52,6 +52,7 @@ class ReplayOptions:
     strict: bool = False
     analyze: bool = False
     export: bool = False
+    coords: str = "gcg"  # the order of coord and best_coord in moves.parquet: gcg or netskrafl
 
 
 _LEXICONS: dict[str, object] = {}
@@ -115,17 +116,41 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
     except GameLogError as exc:
         return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, exc))
     except (MemoryError, RecursionError) as exc:
-        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, name, None)))
+        return GameResult(
+            _error_row(
+                {"file": name, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, name, None)
+            )
+        )
     except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001 - a reader's bug must not stop a nightly batch
-        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", name, None)))
+        return GameResult(
+            _error_row(
+                {"file": name, "format": fmt, UNREAD: True},
+                GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", name, None),
+            )
+        )
     try:
-        return replay_game(game, None, _lexicon(opts), strict=opts.strict, analyze=opts.analyze, preset=opts.preset, lang=opts.lang, export=opts.export, bundle=_bundle(opts))
+        return replay_game(
+            game,
+            None,
+            _lexicon(opts),
+            strict=opts.strict,
+            analyze=opts.analyze,
+            preset=opts.preset,
+            lang=opts.lang,
+            export=opts.export,
+            bundle=_bundle(opts),
+            coords=opts.coords,
+        )
     except UsageError:
         raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a nightly batch
-        return GameResult(_error_row({"file": name, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", name, None)))
+        return GameResult(
+            _error_row(
+                {"file": name, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", name, None)
+            )
+        )
 
 
 def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
@@ -136,7 +161,9 @@ def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
 def _crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
     fmt = _format_of(path)
     name = _name_of(path)
-    return to_batch([GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.analyze)
+    return to_batch(
+        [GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.analyze
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,7 +175,11 @@ def _pool_context():
     modules, rule sets and lexicon pages; elsewhere the platform default (spawn)."""
     import multiprocessing
 
-    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else multiprocessing.get_context()
+    return (
+        multiprocessing.get_context("fork")
+        if "fork" in multiprocessing.get_all_start_methods()
+        else multiprocessing.get_context()
+    )
 
 
 _PR_SET_PDEATHSIG = 1
@@ -169,6 +200,7 @@ def _die_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
     if not armed:
+
         def watch() -> None:
             import time
 
@@ -242,7 +274,9 @@ class _Pool:
         if self.pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),))
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+            )
         return self.pool
 
     def discard(self) -> None:
@@ -407,7 +441,15 @@ LISTED = 1000
 """Games not ok listed in a summary (``not_ok``); the rest are counted (all are in games.parquet)."""
 
 
-def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, workers: int = 1, quiet: bool = False, export_dir: str | Path | None = None) -> dict:
+def run_replay(
+    items: list[str],
+    out_dir: str | Path,
+    opts: ReplayOptions,
+    *,
+    workers: int = 1,
+    quiet: bool = False,
+    export_dir: str | Path | None = None,
+) -> dict:
     """Replay files and folders, streaming the tables (and GCG exports) into their outputs; return
     a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok"}``
     (``not_ok``: ``(status, file, error)`` of the first :data:`LISTED` games not ok).
@@ -456,7 +498,9 @@ def run_replay(items: list[str], out_dir: str | Path, opts: ReplayOptions, *, wo
             from tqdm import tqdm
 
             tq = outputs.enter_context(tqdm(total=len(files), unit="game", file=sys.stderr, desc="replay"))
-        runs = outputs.enter_context(closing(replay_runs(files, opts, workers=workers, pools=pools)))  # on the way out, workers stopped first
+        runs = outputs.enter_context(
+            closing(replay_runs(files, opts, workers=workers, pools=pools))
+        )  # on the way out, workers stopped first
         for batch in runs:
             writer.add(batch)
             g = batch.games

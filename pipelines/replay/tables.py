@@ -47,10 +47,52 @@ if TYPE_CHECKING:
 
     from .game import GameResult
 
-GAME_COLUMNS = ("file", "format", "status", "error", "player1", "player2", "score1", "score2", "winner", "moves", "bingos1", "bingos2", "unknown_words",
-                "game_id", "finished_at", "competition", "robot1", "robot2", "warnings",
-                "finished", "locale", "players", "player3", "player4", "score3", "score4", "bingos3", "bingos4", "ended_by")
-MOVE_COLUMNS = ("file", "turn", "player", "kind", "coord", "word", "tiles_placed", "score_recorded", "score_computed", "cumulative", "bingo", "words_formed", "unknown")
+GAME_COLUMNS = (
+    "file",
+    "format",
+    "status",
+    "error",
+    "player1",
+    "player2",
+    "score1",
+    "score2",
+    "winner",
+    "moves",
+    "bingos1",
+    "bingos2",
+    "unknown_words",
+    "game_id",
+    "finished_at",
+    "competition",
+    "robot1",
+    "robot2",
+    "warnings",
+    "finished",
+    "locale",
+    "players",
+    "player3",
+    "player4",
+    "score3",
+    "score4",
+    "bingos3",
+    "bingos4",
+    "ended_by",
+)
+MOVE_COLUMNS = (
+    "file",
+    "turn",
+    "player",
+    "kind",
+    "coord",
+    "word",
+    "tiles_placed",
+    "score_recorded",
+    "score_computed",
+    "cumulative",
+    "bingo",
+    "words_formed",
+    "unknown",
+)
 ANALYZE_COLUMNS = ("best_coord", "best_word", "best_score", "points_lost")
 
 
@@ -71,28 +113,64 @@ def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
         return got
     import pyarrow as pa
 
-    game_schema = pa.schema([
-        ("file", pa.string()), ("format", pa.string()), ("status", pa.string()), ("error", pa.string()),
-        ("player1", pa.string()), ("player2", pa.string()), ("score1", pa.int32()), ("score2", pa.int32()),
-        ("winner", pa.string()), ("moves", pa.int32()), ("bingos1", pa.int32()), ("bingos2", pa.int32()),
-        ("unknown_words", pa.list_(pa.string())),
-        ("game_id", pa.string()), ("finished_at", pa.timestamp("us", tz="UTC")), ("competition", pa.bool_()),
-        ("robot1", pa.bool_()), ("robot2", pa.bool_()), ("warnings", pa.list_(pa.string())),
-        # issue 12 (appended, so the two-player columns keep their places): whether the game reached
-        # its end (else winner is null), the locale (Netskrafl's, or GCG #locale), the number of
-        # players (2-4) and the third and fourth players' columns (null in a two-player game)
-        ("finished", pa.bool_()), ("locale", pa.string()), ("players", pa.int32()),
-        ("player3", pa.string()), ("player4", pa.string()), ("score3", pa.int32()), ("score4", pa.int32()),
-        ("bingos3", pa.int32()), ("bingos4", pa.int32()), ("ended_by", pa.string()),
-    ])
+    game_schema = pa.schema(
+        [
+            ("file", pa.string()),
+            ("format", pa.string()),
+            ("status", pa.string()),
+            ("error", pa.string()),
+            ("player1", pa.string()),
+            ("player2", pa.string()),
+            ("score1", pa.int32()),
+            ("score2", pa.int32()),
+            ("winner", pa.string()),
+            ("moves", pa.int32()),
+            ("bingos1", pa.int32()),
+            ("bingos2", pa.int32()),
+            ("unknown_words", pa.list_(pa.string())),
+            ("game_id", pa.string()),
+            ("finished_at", pa.timestamp("us", tz="UTC")),
+            ("competition", pa.bool_()),
+            ("robot1", pa.bool_()),
+            ("robot2", pa.bool_()),
+            ("warnings", pa.list_(pa.string())),
+            # issue 12 (appended, so the two-player columns keep their places): whether the game reached
+            # its end (else winner is null), the locale (Netskrafl's, or GCG #locale), the number of
+            # players (2-4) and the third and fourth players' columns (null in a two-player game)
+            ("finished", pa.bool_()),
+            ("locale", pa.string()),
+            ("players", pa.int32()),
+            ("player3", pa.string()),
+            ("player4", pa.string()),
+            ("score3", pa.int32()),
+            ("score4", pa.int32()),
+            ("bingos3", pa.int32()),
+            ("bingos4", pa.int32()),
+            ("ended_by", pa.string()),
+        ]
+    )
     fields = [
-        ("file", pa.string()), ("turn", pa.int32()), ("player", pa.int32()), ("kind", pa.string()),
-        ("coord", pa.string()), ("word", pa.string()), ("tiles_placed", pa.int32()),
-        ("score_recorded", pa.int32()), ("score_computed", pa.int32()), ("cumulative", pa.int32()),
-        ("bingo", pa.bool_()), ("words_formed", pa.list_(pa.string())), ("unknown", pa.list_(pa.string())),
+        ("file", pa.string()),
+        ("turn", pa.int32()),
+        ("player", pa.int32()),
+        ("kind", pa.string()),
+        ("coord", pa.string()),
+        ("word", pa.string()),
+        ("tiles_placed", pa.int32()),
+        ("score_recorded", pa.int32()),
+        ("score_computed", pa.int32()),
+        ("cumulative", pa.int32()),
+        ("bingo", pa.bool_()),
+        ("words_formed", pa.list_(pa.string())),
+        ("unknown", pa.list_(pa.string())),
     ]
     if analyze:
-        fields += [("best_coord", pa.string()), ("best_word", pa.string()), ("best_score", pa.int32()), ("points_lost", pa.int32())]
+        fields += [
+            ("best_coord", pa.string()),
+            ("best_word", pa.string()),
+            ("best_score", pa.int32()),
+            ("points_lost", pa.int32()),
+        ]
     got = _SCHEMAS[analyze] = (game_schema, pa.schema(fields))
     return got
 
