@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 EXTRAS := is,nb,ru,sl,test,bench,cluster,postgres,duckdb
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup setup-en run test bench clean lexicons
+.PHONY: setup setup-en run test lint bench clean lexicons
 
 setup: $(STAMP)
 
@@ -41,6 +41,14 @@ lexicons: output/is/manifest.json
 
 test: setup lexicons
 	$(BIN)/python -m pytest -q
+
+# Lint as MAGPIE's CI does on every push: ruff (check, and format --check), and import-linter (the
+# layers cli > pipelines > lexicon_sources > gamecore, and no modules importing in a circle).
+# One configuration, in pyproject.toml.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m bench

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, output_root
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
 
@@ -26,17 +26,6 @@ HELP = (
     "e.g. output/is/midlungur).\n\n"
     "Exit status: 0 plays listed (also when there is none); 2 usage or input error (one line on stderr)."
 )
-
-
-class BoardFormat(str, Enum):
-    gcg = "gcg"
-    netskrafl = "netskrafl"
-    cgp = "cgp"
-
-
-class Coords(str, Enum):
-    gcg = "gcg"
-    netskrafl = "netskrafl"
 
 
 class Robot(str, Enum):

@@ -27,6 +27,21 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+class BoardFormat(str, Enum):
+    """How a board file is written: GCG case (uppercase tile, lowercase blank), Netskrafl's, or CGP."""
+
+    gcg = "gcg"
+    netskrafl = "netskrafl"
+    cgp = "cgp"
+
+
+class Coords(str, Enum):
+    """Coordinate order: GCG (8D across, D8 down) or Netskrafl's (H4 across, 4H down)."""
+
+    gcg = "gcg"
+    netskrafl = "netskrafl"
+
+
 FORMAT_OPTION = typer.Option(
     OutputFormat.table, "--format", "-f", help="Output format: table (for people), tsv or json (for scripts)."
 )
@@ -130,6 +145,8 @@ def emit(
 
 
 __all__ = [
+    "BoardFormat",
+    "Coords",
     "FORMAT_OPTION",
     "QUIET_OPTION",
     "OutputFormat",

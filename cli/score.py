@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, output_root
 
 HELP = (
     "Rule on one play on a board: is it legal (and if not, why: the validator's code and a sentence), "
@@ -36,17 +36,6 @@ HELP = (
     "Exit status: 0 legal and acceptable (legal when no lexicon is given); 1 illegal or unacceptable; "
     "2 usage or input error (one line on stderr)."
 )
-
-
-class BoardFormat(str, Enum):
-    gcg = "gcg"
-    netskrafl = "netskrafl"
-    cgp = "cgp"
-
-
-class Coords(str, Enum):
-    gcg = "gcg"
-    netskrafl = "netskrafl"
 
 
 class Challenge(str, Enum):

@@ -7,8 +7,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import QUIET_OPTION
-from cli.score import BoardFormat, Coords
+from cli.common import QUIET_OPTION, BoardFormat, Coords
 
 HELP = (
     "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual "
