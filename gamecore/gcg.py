@@ -48,6 +48,21 @@ MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a
 GAME_TYPES = ("classic", "wordsmog", "classic_super", "wordsmog_super")
 BOARD_SIZES = {"crosswordgame": 15, "standard15": 15, "supercrosswordgame": 21, "standard21": 21}
 
+# The pragmas a game log may give once (a second is REDUNDANT_PRAGMA), in the order the writer
+# puts them; `#description` may come on several lines and is written after the title.
+ONCE_PRAGMAS = (
+    "title",
+    "id",
+    "lexicon",
+    "game-type",
+    "board-layout",
+    "tile-distribution",
+    "challenge-rule",
+    "finished-at",
+    "competition",
+    "locale",
+)
+
 # pragmas recognised and kept; the value is whether it may follow the first event
 KNOWN_PRAGMAS = {
     "character-encoding": False,
@@ -335,18 +350,7 @@ class _Parser:
             if value:
                 g.pragmas["incomplete"] = value
             return
-        if name in (
-            "title",
-            "id",
-            "lexicon",
-            "game-type",
-            "board-layout",
-            "tile-distribution",
-            "challenge-rule",
-            "finished-at",
-            "competition",
-            "locale",
-        ):
+        if name in ONCE_PRAGMAS:
             if name in self.seen_pragmas:
                 self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
             self.seen_pragmas.add(name)
@@ -933,19 +937,7 @@ def write_gcg(game: Game) -> str:
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(game.players, 1):
         out.append(f"#player{i} {p.nick} {p.name}".rstrip())
-    for name in (
-        "title",
-        "description",
-        "id",
-        "lexicon",
-        "game-type",
-        "board-layout",
-        "tile-distribution",
-        "challenge-rule",
-        "finished-at",
-        "competition",
-        "locale",
-    ):
+    for name in ("title", "description", *ONCE_PRAGMAS[1:]):
         value = game.pragmas.get(name)
         if value is None:
             continue
