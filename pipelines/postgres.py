@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
+from pipelines.ratings_schema import RATINGS_COLUMNS
 
 NETSKRAFL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -382,22 +383,6 @@ def load_records(url: str, records: list[dict], players: dict[str, tuple[str | N
 # ratings
 
 
-_RATING_COLUMNS = (
-    "list",
-    "locale",
-    "player",
-    "robot",
-    "rating",
-    "games",
-    "wins",
-    "losses",
-    "draws",
-    "score_for",
-    "score_against",
-    "as_of",
-)
-
-
 def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
     """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
     :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
@@ -420,7 +405,7 @@ def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?", name):
         raise UsageError(f"--table {name!r}: expected a table name (letters, digits, _; optionally schema.table)")
     ident = sql.Identifier(*name.split("."))
-    rows = [(day, *[r[c] for c in _RATING_COLUMNS]) for r in ratings.select(_RATING_COLUMNS).iter_rows(named=True)]
+    rows = [(day, *[r[c] for c in RATINGS_COLUMNS]) for r in ratings.select(RATINGS_COLUMNS).iter_rows(named=True)]
     with connect(url) as conn, _Guard(url, f"writing ratings into {name}"):
         with conn.transaction():
             conn.execute(

@@ -10,27 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from gamecore.errors import DataError, UsageError
+from pipelines.ratings_schema import RATINGS_COLUMNS
 
 from .rating import EloParams, params_for
 
 STATE_VERSION = 2
 """2: ``params.json`` records ``days_rated``; 1 (older): it does not, so such a state is not
 checked for skipped days."""
-
-RATINGS_COLUMNS: tuple[str, ...] = (
-    "list",
-    "locale",
-    "player",
-    "robot",
-    "rating",
-    "games",
-    "wins",
-    "losses",
-    "draws",
-    "score_for",
-    "score_against",
-    "as_of",
-)
 
 
 # ---------------------------------------------------------------------------------------------
