@@ -431,6 +431,7 @@ def _print(data: dict, fmt: OutputFormat) -> None:
     reason = data["reason"]
     rows: list[tuple[str, str]] = [("play", data["play"])]
     rows.append(("legal", "yes" if data["legal"] else f"no: {reason['code']}: {reason['message']}"))
+    rows += [("note", n) for n in data.get("notes") or ()]
     if fmt == OutputFormat.tsv:
         for k, v in (("coord", data["coord"]), ("main_word", data["word"])):
             rows.append((k, "" if v is None else str(v)))

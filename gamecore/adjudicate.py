@@ -21,7 +21,7 @@ from typing import Sequence
 
 from gamecore.board import Board
 from gamecore.coords import LETTERS, format_gcg, format_netskrafl
-from gamecore.errors import UsageError
+from gamecore.errors import SkraflError, UsageError
 from gamecore.play import IllegalPlay, Placement, ScoredPlay, _read_line, parse_play, validate_placements
 from gamecore.text import nfc
 
@@ -56,6 +56,8 @@ class Ruling:
         bingo: whether the bingo bonus is in the score.
         verdict: ``ACCEPTABLE`` / ``UNACCEPTABLE`` with a lexicon (every word in it or not), else None.
         played: the :class:`~gamecore.play.ScoredPlay` (for pictures), or None.
+        notes: how the play was read where it differs from what was written (a folded tile: the
+            Russian Ё tile taken for an Е the rack lacks, an Е written for a Ё tile on the board).
     """
 
     play: str
@@ -67,6 +69,7 @@ class Ruling:
     bingo: bool = False
     verdict: str | None = None
     played: ScoredPlay | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def acceptable(self) -> bool:
@@ -92,6 +95,7 @@ class Ruling:
             "tiles_placed": self.played.tiles_placed if self.played is not None else None,
             "bingo": self.bingo,
             "verdict": self.verdict,
+            "notes": list(self.notes),
         }
 
 
@@ -131,9 +135,10 @@ def split_play(text: str, size: int = 15, coords: str = "gcg") -> tuple[str, str
     return coord.upper(), word
 
 
-def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int]]:
-    """Every word of a legal play with its points, main word first, read and scored by the oracle's
-    own line reader (:func:`gamecore.play._read_line`) in the order the oracle lists them."""
+def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int]]:
+    """Every word of a legal play with its points and its number of tiles, main word first, read and
+    scored by the oracle's own line reader (:func:`gamecore.play._read_line`) in the order the
+    oracle lists them."""
     layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
     scoring = (
         layout.letter_mult,
@@ -151,7 +156,7 @@ def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int]]:
             line = _read_line(squares, size, new, r, c, dc, dr, scoring)
             if len(line[2]) >= 2:
                 lines.append(line)
-    return [(ln[4], ln[5]) for ln in lines]
+    return [(ln[4], ln[5], len(ln[2])) for ln in lines]
 
 
 def adjudicate(
@@ -161,14 +166,22 @@ def adjudicate(
     lexicon=None,
     rules=None,
     coords: str = "gcg",
+    fold: dict | None = None,
 ) -> Ruling:
     """Rule on ``play`` (``"8D JOINT"``) on ``board``.
 
     Args:
         rack: the player's rack as labels (``?`` = blank), or None to skip the rack rule.
         lexicon: anything answering ``word in lexicon`` (a :class:`gamecore.lexicon.Lexicon`), or None.
-        rules: the :class:`gamecore.rules.RuleSet` (bingo bonus, blank value, word premiums).
+        rules: the :class:`gamecore.rules.RuleSet` (bingo bonus, blank value, word premiums, the
+            shortest word allowed).
         coords: ``gcg`` or ``netskrafl`` (the coordinate order of ``play``).
+        fold: the lexicon's letter folds (lowercase, ``{"ё": "е"}``); default: the lexicon's
+            manifest. A tile whose letter folds to another (the Russian Ё tile, seed 002: "the
+            letter е counts as е or ё") plays as either: an Е written over a Ё tile on the board
+            (or a Ё over an Е) is that tile, and a letter the rack lacks is taken from the tile that
+            folds with it (a Ё tile for Е, an Е tile for Ё), scored with the tile's own value; each
+            such reading is a line of :attr:`Ruling.notes`.
     Returns:
         The :class:`Ruling`; an illegal play is a ruling too (``legal`` false, ``reason`` set).
     Raises:
@@ -181,8 +194,14 @@ def adjudicate(
         return Ruling(shown, None, False, (exc.code, exc.message))
     from gamecore.coords import CoordinateError
 
+    same = _fold_pairs(board, lexicon, fold)
+    notes: list[str] = []
     try:
+        if same:
+            word = _through_folded(board, coord, word, same, notes)
         placements, across, row, col = parse_play(board, coord, word)
+        if same and rack is not None:
+            placements = _from_rack(placements, rack, same, notes)
         sp = _validate(board, placements, rack, rules, across, (row, col))
         reason = None
     except CoordinateError as exc:
@@ -190,22 +209,98 @@ def adjudicate(
     except IllegalPlay as exc:
         reason = (exc.code, exc.message)
         if exc.code != "not_on_rack":
-            return Ruling(shown, None, False, reason)
+            return Ruling(shown, None, False, reason, notes=notes)
         # only the rack is wrong: show what the play would form and score
         sp = _validate(board, placements, None, rules, across, (row, col))
     words = _line_words(board, sp, rules)
     bingo = rules is not None and sp.tiles_placed >= rules.bingo_min_tiles
-    total = sum(s for _, s in words) + (rules.bingo_bonus if bingo else 0)
-    if [w for w, _ in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
+    total = sum(s for _, s, _ in words) + (rules.bingo_bonus if bingo else 0)
+    if [w for w, _, _ in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
         raise AssertionError(f"word breakdown {words} does not add up to the oracle's {sp.words} = {sp.score}")
+    shortest = getattr(rules, "min_word_length", 2) if rules is not None else 2
+    short = [w for w, _, n in words if n < shortest]
+    if short and reason is None:
+        reason = (
+            "too_short",
+            f"words must have at least {shortest} letters under rules {rules.name}: "
+            + ", ".join(f"{w.upper()} has {n}" for w, _, n in words if n < shortest),
+        )
     verdict = None
     scored = []
-    for w, s in words:
+    for w, s, _ in words:
         valid = None if lexicon is None else (w in lexicon)
         scored.append(WordScore(w, s, valid))
     if lexicon is not None:
         verdict = "ACCEPTABLE" if all(x.valid for x in scored) else "UNACCEPTABLE"
-    return Ruling(shown, sp.coord, reason is None, reason, scored, sp.score, bingo, verdict, sp)
+    return Ruling(shown, sp.coord, reason is None, reason, scored, sp.score, bingo, verdict, sp, notes)
+
+
+def _fold_pairs(board: Board, lexicon, fold: dict | None) -> dict[str, str]:
+    """Tile label → the label it is the same letter as (both ways: ``Ё`` ↔ ``Е``), from the
+    lexicon's folds (:func:`gamecore.folded.folded_tiles`); empty without folds."""
+    from gamecore.folded import folded_tiles
+
+    manifest = getattr(lexicon, "manifest", None) or {}
+    if fold is None:
+        fold = {
+            k.lower(): v.lower() for k, v in (manifest.get("fold") or {}).items() if isinstance(k, str) and isinstance(v, str)
+        }
+    if not fold:
+        return {}
+    alphabet = manifest.get("alphabet") or [a for a in board.tile_set.letters if a != "?" and a.lower() not in fold]
+    pairs = folded_tiles(board.tile_set, [a.lower() for a in alphabet], fold)
+    out = dict(pairs)
+    out.update({v: k for k, v in pairs.items()})
+    return out
+
+
+def _through_folded(board: Board, coord: str, word: str, same: dict[str, str], notes: list[str]) -> str:
+    """``word`` with each letter written over a board tile of the folded letter (an Е over the Ё
+    tile) replaced by that tile's own letter, so the oracle reads the tile that is there."""
+    from gamecore.coords import CoordinateError, parse_gcg
+
+    try:
+        row, col, across = parse_gcg(coord, board.size)
+        tokens = board.tile_set.split_word(word.replace("(", "").replace(")", ""), allow=".")
+    except (CoordinateError, SkraflError):
+        return word  # parse_play reports it
+    dr, dc = (0, 1) if across else (1, 0)
+    out = []
+    changed = False
+    for i, tok in enumerate(tokens):
+        r, c = row + i * dr, col + i * dc
+        t = board[r, c] if board.in_bounds(r, c) else None
+        if t is not None and tok != "." and tok.upper() != t.label and same.get(tok.upper()) == t.label:
+            notes.append(f"{tok.upper()} at {_square(r, c)} is the {t.label} tile on the board (the same letter in the lexicon)")
+            tok, changed = t.label if not t.blank else t.label.lower(), True
+        out.append(tok if len(tok) == 1 else f"[{tok}]")
+    return "".join(out) if changed else word
+
+
+def _from_rack(placements: list[Placement], rack: Sequence[str], same: dict[str, str], notes: list[str]) -> list[Placement]:
+    """The placements with a letter the rack has run out of taken from the rack's tile of the same
+    folded letter (a Ё tile for an Е, an Е tile for a Ё), in the order of the squares; a letter
+    the rack holds is played as written. What neither covers is left for the oracle to refuse."""
+    left = list(rack)
+    out = []
+    for p in placements:
+        if not p.blank:
+            other = same.get(p.label)
+            if p.label in left:
+                left.remove(p.label)
+            elif other is not None and other in left:
+                left.remove(other)
+                notes.append(
+                    f"{p.label} at {_square(p.row, p.col)} is played with the {other} tile of the rack "
+                    f"(the same letter in the lexicon; scored as {other})"
+                )
+                p = Placement(p.row, p.col, other, False)
+        out.append(p)
+    return out
+
+
+def _square(r: int, c: int) -> str:
+    return f"{LETTERS[c]}{r + 1}"
 
 
 def _validate(board: Board, placements: list[Placement], rack, rules, across: bool, start: tuple[int, int]) -> ScoredPlay:
