@@ -227,7 +227,7 @@ def judge(
         None, "--log", help="Append every ruling to this file (JSON lines), flushed per ruling."
     ),
 ) -> None:
-    from cli.score import lexicon_folder
+    from cli.position import lexicon_folder
     from gamecore.errors import UsageError
     from gamecore.wordjudge import AuditLog, WordJudge
 

@@ -1,20 +1,35 @@
 """``skrafl score``: rule on one play on a board, as a tournament judge does.
 
-Also the position options shared with ``skrafl show`` (:func:`load_position`): a board file, a CGP
-string, or the position before the Nth event of a game log (replayed by :mod:`pipelines.replay`).
+The position options it shares with ``skrafl show`` are defined once in :mod:`cli.position`
+(re-exported here: ``load_position``, ``game_positions``, ``lexicon_folder``, ``Position``).
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat
+from cli.position import (  # noqa: F401  (re-exported: the position loading lived here before)
+    BOARD_FORMAT_OPTION,
+    BOARD_OPTION,
+    CGP_OPTION,
+    GAME_OPTION,
+    LANG_OPTION,
+    LEXICON_OPTION,
+    MOVE_OPTION,
+    RULES_OPTION,
+    Position,
+    _game_position,
+    game_positions,
+    lexicon_folder,
+    load_position,
+    resolve_rules,
+)
 
 HELP = (
     "Rule on one play on a board: is it legal (and if not, why: the validator's code and a sentence), "
@@ -47,231 +62,6 @@ class Challenge(str, Enum):
     netskrafl = "netskrafl"
 
 
-@dataclass
-class Position:
-    """A position to rule on or draw.
-
-    Attributes:
-        board: the :class:`gamecore.board.Board`; rules: the :class:`gamecore.rules.RuleSet`.
-        rack: the mover's rack (labels, ``?`` = blank), or None when unknown.
-        players: the two names (game logs), or None. scores: the scores before the play, mover's
-            first is *not* implied: ``scores[i]`` is player i's. mover: the index of the player on turn.
-        recorded_play: the play the game log records at this point (``8D WORD``), if any.
-        recorded_score: its recorded score.
-        what: where the position comes from, for messages and pictures.
-        extra: more about it (game logs: ``kind``, the kind of the event that follows; absent at the end).
-    """
-
-    board: object
-    rules: object
-    rack: list[str] | None = None
-    players: tuple[str, str] | None = None
-    scores: tuple[int, int] | None = None
-    mover: int = 0
-    recorded_play: str | None = None
-    recorded_score: int | None = None
-    what: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def lexicon_folder(lang: Optional[str], lexicon: Optional[Path]) -> Optional[Path]:
-    """``--lexicon DIR``, or ``output/LANG`` for ``--lang``, or None (no word checks).
-
-    Raises:
-        UsageError: both given.
-    """
-    from gamecore.errors import UsageError
-
-    if lexicon is not None and lang is not None:
-        raise UsageError("give --lang or --lexicon, not both")
-    if lexicon is not None:
-        return lexicon
-    if lang is not None:
-        from lexicon_sources import language
-
-        return output_root() / language(lang).code
-    return None
-
-
-def resolve_rules(rules: Optional[str], lex, lang: Optional[str]):
-    """``--rules``, else the lexicon's rule set, else the language's default preset.
-
-    Raises:
-        UsageError: none of them given (the board alone does not say which game it is).
-    """
-    from gamecore.errors import UsageError
-    from gamecore.rules import load_rules, rules_for
-
-    if rules:
-        return load_rules(rules)
-    if lex is not None and lex.manifest.get("rules"):
-        return load_rules(lex.manifest["rules"])
-    if lex is not None and lex.language:
-        return rules_for(lex.language)
-    if lang:
-        return rules_for(lang)
-    raise UsageError("which game? give --rules PRESET (netskrafl, wespa, ordspill, erudit, …), --lang L or --lexicon DIR")
-
-
-def load_position(
-    *,
-    board: Optional[str],
-    board_format: BoardFormat,
-    cgp: Optional[str],
-    game: Optional[Path],
-    move: Optional[int],
-    rules: Optional[str],
-    lang: Optional[str],
-    lex,
-) -> Position:
-    """The position named by exactly one of ``--board``, ``--cgp``, ``--game`` (with ``--move``).
-
-    Raises:
-        UsageError: none or several given, ``--move`` without ``--game`` or out of range; DataError:
-        an unreadable board, CGP string or game log.
-    """
-    from gamecore.errors import UsageError
-
-    given = [name for name, v in (("--board", board), ("--cgp", cgp), ("--game", game)) if v is not None]
-    if len(given) != 1:
-        raise UsageError(
-            "give the position with one of --board FILE, --cgp 'CGP' or --game FILE --move N"
-            + (f" (got {', '.join(given)})" if given else "")
-        )
-    if move is not None and game is None:
-        raise UsageError("--move N needs --game FILE")
-    if game is not None:
-        return _game_position(game, move, rules, lang)
-    from gamecore.board import parse_cgp, read_board
-
-    ruleset = resolve_rules(rules, lex, lang)
-    tile_set, layout = ruleset.tiles(), ruleset.layout()
-    if cgp is not None or board_format == BoardFormat.cgp:
-        if cgp is not None:
-            text, path = cgp, None
-        else:
-            p = Path(board)
-            text, path = (_read_text(p), p) if p.is_file() else (board, None)
-        pos = parse_cgp(text.strip(), tile_set, layout, path=path)
-        rack = pos.racks[0] or None
-        return Position(pos.board, ruleset, rack, None, pos.scores, 0, what="CGP")
-    p = Path(board)
-    if not p.is_file():
-        raise UsageError(f"no board file {board}")
-    return Position(read_board(p, tile_set, layout, board_format.value), ruleset, what=str(p))
-
-
-def _read_text(p: Path) -> str:
-    from gamecore.errors import DataError
-
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text", p) from None
-
-
-def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang: Optional[str]) -> Position:
-    """The position before event ``move`` (1-based; default: after the last event) of a game log,
-    replayed by the replay code (:mod:`pipelines.replay`): tiles, scores, the mover and its rack.
-
-    Raises:
-        UsageError: no such file, ``move`` out of range; DataError: the game cannot be read or
-        replayed up to there.
-    """
-    from gamecore.errors import UsageError
-    from pipelines.replay import read_game_file
-
-    if not Path(path).is_file():
-        raise UsageError(f"no game file {path}")
-    g = read_game_file(str(path))
-    n_events = len(g.events)
-    if move is None:
-        move = n_events + 1
-    if not 1 <= move <= n_events + 1:
-        raise UsageError(f"--move must be 1..{n_events + 1} for {path} ({n_events} events; {n_events + 1} = the end)")
-    for n, pos in game_positions(path, preset, lang, game=g, upto=move):
-        if n == move:
-            return pos
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def game_positions(
-    path: Path, preset: Optional[str] = None, lang: Optional[str] = None, *, game=None, upto: Optional[int] = None
-):
-    """Every position of a game log, replayed event by event by the replay code
-    (:mod:`pipelines.replay`): yields ``(n, Position)`` for the position before event ``n``
-    (1-based), and last ``(len(events) + 1, Position)`` for the end, stopping after ``upto``.
-
-    Raises:
-        DataError: the game cannot be read, or an event cannot be replayed (an illegal play).
-    """
-    import copy
-
-    from pipelines.replay import read_game_file, rules_for_game
-    from pipelines.replay.game import _Replayer
-
-    g = game if game is not None else read_game_file(str(path))
-    ruleset = rules_for_game(g, preset, lang)
-    head = copy.copy(g)
-    head.last_racks, head.final_scores, head.warnings = {}, None, []  # cut anywhere: no end-of-game checks
-    rep = _Replayer(head, ruleset, None, False)
-    rep.export_word, rep.synthetic = {}, []
-    handlers = {  # as _Replayer.run, one event at a time
-        "play": rep.play,
-        "pass": rep.pass_,
-        "exchange": rep.exchange,
-        "withdraw": rep.withdraw,
-        "challenge_bonus": rep.challenge_bonus,
-        "challenge": rep.challenge,
-        "end_rack": rep.end_rack,
-        "rack_penalty": rep.rack_penalty,
-        "time": rep.time,
-        "resign": rep.resign,
-    }
-    names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(2))
-    name = Path(path).name
-    n_events = len(g.events)
-    for n in range(1, n_events + 2):
-        if n > n_events and g.format == "netskrafl":
-            rep.netskrafl_end()  # Netskrafl records hold no end-of-game events: the replay adds them
-        scores = (rep.computed[0], rep.computed[1])
-        if n <= n_events:
-            ev = g.events[n - 1]
-            mover = ev.player
-            rack = ev.rack
-            if rack is None:  # Netskrafl records: the rack after the mover's last move, or the initial rack
-                rack = rep.last_rack_after.get(mover, g.initial_racks.get(mover))
-            rack = [t if t == "?" else t.upper().strip("[]") for t in rack] if rack else None
-            played = None
-            if ev.kind == "play" and ev.coord and ev.word:
-                played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
-            what = f"{name}, before event {n} ({names[mover] if mover < 2 else mover + 1} to move)"
-            yield (
-                n,
-                Position(
-                    rep.pboard.position(),
-                    ruleset,
-                    rack,
-                    names,
-                    scores,
-                    mover,
-                    played,
-                    ev.score if ev.kind == "play" else None,
-                    what,
-                    {"kind": ev.kind},
-                ),
-            )
-        else:
-            mover = rep.expected if rep.expected is not None else 0
-            yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
-            return
-        if upto is not None and n >= upto:
-            return
-        if ev.player >= rep.n:
-            rep.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
-        handlers[ev.kind](ev)
-
-
 def score(
     play: Optional[str] = typer.Option(
         None,
@@ -279,32 +69,20 @@ def score(
         "-p",
         help="The play: '8D JOINT' across, 'H8 .A' down (GCG; lowercase = blank). Default with --game: the recorded play of move N.",
     ),
-    board: Optional[str] = typer.Option(
-        None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
-    ),
-    board_format: BoardFormat = typer.Option(
-        BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."
-    ),
-    cgp: Optional[str] = typer.Option(None, "--cgp", help="The position as a CGP string (its first rack is the mover's)."),
-    game: Optional[Path] = typer.Option(
-        None, "--game", help="A GCG file or Netskrafl JSON record: the position before --move N."
-    ),
-    move: Optional[int] = typer.Option(
-        None, "--move", min=1, help="With --game: the event number (1 = the first); the position before it."
-    ),
+    board: Optional[str] = BOARD_OPTION,
+    board_format: BoardFormat = BOARD_FORMAT_OPTION,
+    cgp: Optional[str] = CGP_OPTION,
+    game: Optional[Path] = GAME_OPTION,
+    move: Optional[int] = MOVE_OPTION,
     rack: Optional[str] = typer.Option(
         None,
         "--rack",
         "-r",
         help="The player's rack, e.g. AEINRS? ('?' = blank): tiles must come from it. Default: the CGP's or the game's rack, else no rack check.",
     ),
-    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon checks the words (output/LANG)."),
-    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
-    rules: Optional[str] = typer.Option(
-        None,
-        "--rules",
-        help="Rules preset (netskrafl, wespa, ordspill, erudit, russian_scrabble, slovene) or a .toml file; default: the lexicon's or the language's.",
-    ),
+    lang: Optional[str] = LANG_OPTION,
+    lexicon: Optional[Path] = LEXICON_OPTION,
+    rules: Optional[str] = RULES_OPTION,
     challenge: Optional[Challenge] = typer.Option(
         None, "--challenge", help="Rule on a challenge of the play under this rule (needs a lexicon)."
     ),

@@ -8,6 +8,16 @@ from typing import Optional
 import typer
 
 from cli.common import QUIET_OPTION, BoardFormat, Coords
+from cli.position import (
+    BOARD_FORMAT_OPTION,
+    BOARD_OPTION,
+    CGP_OPTION,
+    GAME_OPTION,
+    LANG_OPTION,
+    LEXICON_OPTION,
+    MOVE_OPTION,
+    RULES_OPTION,
+)
 
 HELP = (
     "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual "
@@ -25,17 +35,11 @@ HELP = (
 
 def show(
     out: Path = typer.Option(..., "--out", "-o", help="The picture file: .svg or .png."),
-    board: Optional[str] = typer.Option(
-        None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
-    ),
-    board_format: BoardFormat = typer.Option(
-        BoardFormat.gcg, "--board-format", help="gcg, netskrafl (lowercase tile, uppercase blank) or cgp."
-    ),
-    cgp: Optional[str] = typer.Option(None, "--cgp", help="The position as a CGP string (its first rack is drawn)."),
-    game: Optional[Path] = typer.Option(None, "--game", help="A GCG file or Netskrafl JSON record."),
-    move: Optional[int] = typer.Option(
-        None, "--move", min=1, help="With --game: the position before this event (1 = the first)."
-    ),
+    board: Optional[str] = BOARD_OPTION,
+    board_format: BoardFormat = BOARD_FORMAT_OPTION,
+    cgp: Optional[str] = CGP_OPTION,
+    game: Optional[Path] = GAME_OPTION,
+    move: Optional[int] = MOVE_OPTION,
     play: Optional[str] = typer.Option(
         None,
         "--play",
@@ -45,11 +49,9 @@ def show(
     rack: Optional[str] = typer.Option(
         None, "--rack", "-r", help="The rack drawn below the board ('?' = blank). Default: the CGP's or the game's rack."
     ),
-    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language (its built lexicon's rules and tile set)."),
-    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build' (its rules)."),
-    rules: Optional[str] = typer.Option(
-        None, "--rules", help="Rules preset (netskrafl, wespa, ordspill, erudit, …) or a .toml file."
-    ),
+    lang: Optional[str] = LANG_OPTION,
+    lexicon: Optional[Path] = LEXICON_OPTION,
+    rules: Optional[str] = RULES_OPTION,
     coords: Coords = typer.Option(
         Coords.gcg,
         "--coords",
@@ -57,7 +59,7 @@ def show(
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    from cli.score import lexicon_folder, load_position
+    from cli.position import lexicon_folder, load_position
     from gamecore.adjudicate import adjudicate
     from gamecore.errors import UsageError
     from gamecore.picture import PositionPicture, write_picture
@@ -123,7 +125,7 @@ def export_game_pictures(
     Raises:
         UsageError: the folder is refused (a user folder, another command's output, an input).
     """
-    from cli.score import game_positions
+    from cli.position import game_positions
     from gamecore.adjudicate import adjudicate
     from gamecore.errors import SkraflError
     from gamecore.picture import PositionPicture, board_svg

@@ -283,3 +283,27 @@ def test_cli_best_svg_draws_the_top_play(tmp_path):
     assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"] == ["H4 JOINT 40"]
     rack = [g.get("data-letter") for g in root.iter("{http://www.w3.org/2000/svg}g") if "rack-tile" in g.get("class", "")]
     assert rack == list("JOINTVW")
+
+
+def test_position_options_defined_once():
+    """score and show take their position options from cli.position: the same option objects."""
+    import inspect
+
+    import cli.position as position
+    from cli.score import score
+    from cli.show import show
+
+    shared = {
+        "board": position.BOARD_OPTION,
+        "board_format": position.BOARD_FORMAT_OPTION,
+        "cgp": position.CGP_OPTION,
+        "game": position.GAME_OPTION,
+        "move": position.MOVE_OPTION,
+        "lang": position.LANG_OPTION,
+        "lexicon": position.LEXICON_OPTION,
+        "rules": position.RULES_OPTION,
+    }
+    for fn in (score, show):
+        params = inspect.signature(fn).parameters
+        for name, option in shared.items():
+            assert params[name].default is option, (fn.__name__, name)
