@@ -1,58 +1,152 @@
 """The ``skrafl`` command: one Typer app, one module per subcommand.
 
-Every subcommand module imports only light modules at start-up, so ``skrafl check WORD`` answers at
-once. Errors from bad input (:class:`gamecore.errors.SkraflError`) become one line on stderr and
+Subcommands are registered lazily (:class:`LazyGroup`): ``skrafl check WORD`` imports typer, this
+module and ``cli/check.py`` only, never the other commands' modules, and each module imports its
+heavy libraries inside the command, so a command answers at once. Errors from bad input (:class:`gamecore.errors.SkraflError`) become one line on stderr and
 exit status 2, never a traceback.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import MutableMapping
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from gamecore.errors import SkraflError
 
+#: Every subcommand, in the order ``skrafl --help`` lists them, with its line there (the first
+#: paragraph of the command's own help; tests/test_startup.py keeps the two the same). The module
+#: ``cli.NAME`` is imported only when its command runs or its own ``--help`` is asked for: a command
+#: pays for its own imports, never for the other fourteen commands'.
+COMMANDS: dict[str, str] = {
+    "ingest": "Read a dictionary dump and write one row per entry to OUT/entries.parquet (+ entries.json).",
+    "build": "Compile a language's lexicons from its ingested entries and recipes (lexicon_sources/LANG/).",
+    "check": "Check words: one line per word, WORD<TAB>VALID or WORD<TAB>INVALID.",
+    "why": "Explain words: VALID or INVALID, every source entry with the rule that kept or dropped it.",
+    "diff": "Words added and removed between two lexicon builds, with the rule or source change behind each. Writes "
+    "OUT/diff.parquet and OUT/diff.csv (word, change, cause, old_rule, new_rule, detail), OUT/summary.txt and "
+    "OUT/summary.md (a report to circulate: counts per cause, every change with its cause), and prints the summary.",
+    "best": "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).",
+    "replay": "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the bag, "
+    "totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes OUT/games.parquet "
+    "(one row per file) and OUT/moves.parquet (one row per event), streamed as the games are replayed; OUT is "
+    "replaced whole when the run ends (a stopped or failed run leaves the previous OUT as it was).",
+    "elo": "Rate players with Netskrafl's Elo system: three lists (all games, human games, competition games), K 20 "
+    "established / 32 beginner, start 1200, beginner rule, floor 0. Writes DIR/ratings.parquet, "
+    "DIR/top100_{all,human,competition}.csv, DIR/history/ and DIR/late_games.csv; --state PREV_DIR continues a "
+    "previous run (games already rated there are skipped).",
+    "score": "Rule on one play on a board: is it legal (and if not, why: the validator's code and a sentence), every "
+    "word it forms (main word first) with its score and, with a lexicon, whether it is valid; the total (bingo bonus "
+    "included), the verdict ACCEPTABLE / UNACCEPTABLE, and with --challenge what the challenge rule gives each side "
+    "and who moves next.",
+    "judge": "The Word Judge station: a full-screen terminal screen where players type the words of a challenged play "
+    "(up to --max-words, separated by spaces) and press Enter; the screen shows only a big ACCEPTABLE (green) or "
+    "UNACCEPTABLE (red), never which word failed, and clears after --clear-after seconds. Every ruling is appended "
+    "to --log FILE as a JSON line (time, words, verdict, lexicon name and its manifest checksum), flushed to disk "
+    "before the verdict is shown.",
+    "show": "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual colours "
+    "with their labels (TW, DW, TL, DL; QW, QL on the 21×21 board), the start star, tiles with letter and value (a "
+    "blank: red letter in a dashed ring, no value), the play's new tiles highlighted, coordinates on the edges, the "
+    "rack below and, for a game, the scores above (▶ = on turn).",
+    "compare": "Compare a build with an official list: precision, recall, and every difference classified by cause.",
+    "find": "Search a lexicon: words matching a pattern, anagrams of a rack, hooks of a word.",
+    "impact": "List every play of past games whose verdict changes between two built lexicons: words valid under "
+    "--old that are phonies under --new, phonies that became valid, and games whose winner would change under a "
+    "challenge (the play's score taken back, or kept; the rest of the game as played). Writes "
+    "OUT/plays.{parquet,csv}, OUT/words.{parquet,csv} (per word: plays, games, first and last day), "
+    "OUT/winners.{parquet,csv} and OUT/summary.md, replaced whole.",
+    "nightly": "Run the nightly job of one UTC day (default: yesterday) as CONFIG.toml describes: rebuild the lexicon "
+    "if its recipe or input changed; replay the day's games (a folder or postgresql://…) into the dataset, replacing "
+    "that day's partition; an impact report if the lexicon changed; elo --date DAY with --state from the previous "
+    "night (ratings, history, top-100 tables). Writes the run log WORK/logs/DAY.json (step, inputs, outputs, "
+    "counts, seconds, status). Running a day twice changes no output.",
+}
+
+
+def load_command(name: str) -> click.Command:
+    """The click command of subcommand ``name``: its module imported and registered on a Typer app
+    of its own, turned into a command as typer does for the app's own commands."""
+    import importlib
+
+    import typer.main
+
+    sub = typer.Typer()
+    importlib.import_module(f"cli.{name}").register(sub)
+    (info,) = sub.registered_commands
+    return typer.main.get_command_from_info(
+        info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode
+    )
+
+
+class _Commands(MutableMapping):
+    """The group's commands: every name of :data:`COMMANDS` is known at once, a command is made
+    (its module imported) when first looked up."""
+
+    def __init__(self, made: dict | None = None):
+        self._made: dict[str, click.Command] = dict(made or {})
+
+    def __getitem__(self, name: str) -> click.Command:
+        cmd = self._made.get(name)
+        if cmd is None:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            cmd = self._made[name] = load_command(name)
+        return cmd
+
+    def __setitem__(self, name: str, cmd: click.Command) -> None:
+        self._made[name] = cmd
+
+    def __delitem__(self, name: str) -> None:
+        del self._made[name]
+
+    def __iter__(self):
+        yield from COMMANDS
+        yield from (n for n in self._made if n not in COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS) + sum(1 for n in self._made if n not in COMMANDS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS or name in self._made
+
+
+class LazyGroup(TyperGroup):
+    """The ``skrafl`` group: commands imported on first use (:class:`_Commands`); the group's own
+    help lists every command from :data:`COMMANDS` without importing any."""
+
+    _listing = False
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands(self.commands)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if self._listing and cmd_name in COMMANDS:
+            return click.Command(cmd_name, help=COMMANDS[cmd_name])
+        return self.commands.get(cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
     name="skrafl",
+    cls=LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-def _register() -> None:
-    """Attach each subcommand module that exists (modules are added issue by issue)."""
-    import importlib
-
-    for name in (
-        "ingest",
-        "build",
-        "check",
-        "why",
-        "diff",
-        "best",
-        "replay",
-        "elo",
-        "score",
-        "judge",
-        "show",
-        "compare",
-        "find",
-        "impact",
-        "nightly",
-    ):
-        try:
-            module = importlib.import_module(f"cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"cli.{name}":
-                continue
-            raise
-        module.register(app)
-
-
-_register()
 
 
 def _version(value: bool) -> None:
