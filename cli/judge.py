@@ -13,6 +13,8 @@ from typing import Optional
 
 import typer
 
+from cli.common import QUIET_OPTION, OutputFormat
+
 HELP = (
     "The Word Judge station: a full-screen terminal screen where players type the words of a challenged "
     "play (up to --max-words, separated by spaces) and press Enter; the screen shows only a big "
@@ -22,7 +24,14 @@ HELP = (
     "Keys: Enter rules on the words typed; Ctrl+Q asks to leave, then Y leaves (any other key goes "
     "back); with --lock, Ctrl+Q asks for the password set at start (also $SKRAFL_JUDGE_PASSWORD), "
     "Enter checks it, Escape goes back. Ctrl+C does the same as Ctrl+Q.\n\n"
-    "Exit status: 0 after leaving; 2 usage or input error (no lexicon, a log that cannot be opened)."
+    "Without the screen (scripts, a judge's laptop): --word W (repeatable) rules once on those words; "
+    "--batch FILE (or - for stdin) rules once per line (its words separated by spaces, commas or "
+    "semicolons; blank lines skipped; every line is checked before any ruling is made). Each ruling "
+    "is printed (--format table, tsv or json: line, words as given, verdict; never which word "
+    "failed) and logged with --log; a summary goes to stderr unless --quiet.\n\n"
+    "Exit status: 0 after leaving the screen, or every batch ruling ACCEPTABLE; 1 a batch ruling "
+    "UNACCEPTABLE; 2 usage or input error (no lexicon, a log that cannot be opened, a batch line "
+    "with too many words: FILE:LINE)."
 )
 
 #: pyfiglet fonts for the verdict, widest first (the first that fits the screen is used)
@@ -226,6 +235,16 @@ def judge(
     log_file: Optional[Path] = typer.Option(
         None, "--log", help="Append every ruling to this file (JSON lines), flushed per ruling."
     ),
+    words: Optional[list[str]] = typer.Option(
+        None, "--word", "-w", help="Rule once on these words, without the screen (repeat: --word joint --word fore)."
+    ),
+    batch: Optional[str] = typer.Option(
+        None, "--batch", help="Rule once per line of this file ('-' = stdin), without the screen; one ruling per line."
+    ),
+    fmt: Optional[OutputFormat] = typer.Option(
+        None, "--format", "-f", help="With --word/--batch: table (for people, the default), tsv or json (for scripts)."
+    ),
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     from cli.position import lexicon_folder
     from gamecore.errors import UsageError
@@ -234,7 +253,17 @@ def judge(
     folder = lexicon_folder(lang, lexicon)
     if folder is None:
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    if words and batch is not None:
+        raise UsageError("give --word W… or --batch FILE, not both")
+    rulings_asked = bool(words) or batch is not None
+    if fmt is not None and not rulings_asked:
+        raise UsageError("--format applies to the rulings of --word/--batch (the screen shows only the verdict)")
+    if lock and rulings_asked:
+        raise UsageError("--lock locks the screen; --word/--batch rule without it")
     wj = WordJudge.load(folder, max_words)
+    if rulings_asked:
+        _rule_batch(wj, words, batch, fmt or OutputFormat.table, log_file, quiet)
+        return
     password = None
     if lock:
         password = os.environ.get("SKRAFL_JUDGE_PASSWORD")
@@ -254,9 +283,66 @@ def judge(
             log.close()
 
 
+def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
+    """``--word``/``--batch``: every ruling asked for, checked first, then made, logged and printed;
+    exit 1 when one is UNACCEPTABLE."""
+    import sys
+
+    from cli.common import emit
+    from gamecore.errors import UsageError
+    from gamecore.text import nfc
+    from gamecore.wordjudge import AuditLog, read_batch
+
+    if words:
+        asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word")
+    elif batch == "-":
+        asked = read_batch(wj, sys.stdin.buffer, "<stdin>")
+    else:
+        path = Path(batch)
+        if not path.is_file():
+            raise UsageError(f"no batch file {batch}")
+        with open(path, "rb") as fh:
+            asked = read_batch(wj, fh, str(path))
+    if not asked:
+        raise UsageError("no words to rule on" + (f" in {batch}" if batch is not None else ""))
+    try:
+        log = AuditLog(log_file) if log_file is not None else None
+    except OSError as exc:
+        raise UsageError(f"cannot open the audit log {log_file}: {exc.strerror or exc}") from None
+    rows = []
+    try:
+        for lineno, ws in asked:
+            ruling = wj.rule(ws)
+            if log is not None:
+                log.write(wj.record(ruling))  # on disk before the ruling is printed
+            rows.append((lineno, ruling))
+    finally:
+        if log is not None:
+            log.close()
+    if fmt == OutputFormat.json:
+        emit(
+            [(n, list(r.words), r.verdict, r.time) for n, r in rows],
+            ["line", "words", "verdict", "time"],
+            fmt,
+        )
+    else:
+        emit([(n, " ".join(r.words), r.verdict) for n, r in rows], ["line", "words", "verdict"], fmt)
+    bad = sum(1 for _, r in rows if not r.acceptable)
+    if not quiet:
+        logged = f"; logged to {log_file}" if log_file is not None else ""
+        typer.echo(
+            f"judge: {len(rows)} ruling{'s' if len(rows) != 1 else ''} with lexicon {wj.name}: "
+            f"{len(rows) - bad} ACCEPTABLE, {bad} UNACCEPTABLE{logged}",
+            err=True,
+        )
+    sys.stdout.flush()
+    raise typer.Exit(1 if bad else 0)
+
+
 def register(app: typer.Typer) -> None:
     app.command(
         "judge",
         help=HELP,
-        epilog="Example: skrafl judge --lang is --log rulings.jsonl --clear-after 5 --lock",
+        epilog="Examples: skrafl judge --lang is --log rulings.jsonl --clear-after 5 --lock · "
+        "skrafl judge --lang en --word joint --word fore · skrafl judge --lang en --batch - -f tsv < challenges.txt",
     )(judge)

@@ -101,6 +101,32 @@ class WordJudge:
         }
 
 
+def read_batch(judge: WordJudge, lines, source: str = "<stdin>") -> list[tuple[int, list[str]]]:
+    """The rulings asked for by ``lines`` (bytes or text, one ruling per line: its words separated
+    by spaces, commas or semicolons; blank lines skipped), as ``(line number, words)``, every line
+    checked before any ruling is made (so a bad line costs no half-logged batch).
+
+    Raises:
+        UsageError: a line that is not UTF-8 or has more than :attr:`WordJudge.max_words` words
+            (naming ``source`` and the line).
+    """
+    out = []
+    for lineno, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError("not UTF-8: convert the input to UTF-8 first", source, lineno) from None
+        text = raw.lstrip("\ufeff") if lineno == 1 else raw
+        try:
+            words = judge.split(text)
+        except UsageError as exc:
+            raise UsageError(exc.message, source, lineno) from None
+        if words:
+            out.append((lineno, words))
+    return out
+
+
 def manifest_checksum(folder: str | Path) -> str:
     """SHA-256 of ``folder/manifest.json``, which must match the one the output marker records.
 
@@ -154,4 +180,4 @@ class AuditLog:
         self.close()
 
 
-__all__ = ["ACCEPTABLE", "UNACCEPTABLE", "AuditLog", "JudgeRuling", "WordJudge", "manifest_checksum"]
+__all__ = ["ACCEPTABLE", "UNACCEPTABLE", "AuditLog", "JudgeRuling", "WordJudge", "manifest_checksum", "read_batch"]

@@ -283,3 +283,102 @@ def test_no_verdict_without_its_log_line(judge):
     drive(app, [rule])
     assert app.rulings == [] and app.state == "entry"
     assert "No space left on device" in seen["text"] and "ACCEPTABLE" not in seen["text"]
+
+
+# ---- without the screen: --word and --batch ------------------------------------------------------
+
+
+def test_cli_word_rules_once(lexicon):
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--word", "FORE", "-f", "tsv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["line\twords\tverdict", "1\tjoint FORE\tACCEPTABLE"]
+    assert "1 ruling" in r.stderr and "1 ACCEPTABLE, 0 UNACCEPTABLE" in r.stderr
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint xyzzy", "-q")
+    assert r.returncode == 1 and r.stderr == ""
+    assert r.stdout.split()[-1] == "UNACCEPTABLE" and "xyzzy" in r.stdout  # the words as given, not which failed
+
+
+def test_cli_batch_from_stdin_logged_and_json(lexicon, tmp_path):
+    log = tmp_path / "rulings.jsonl"
+    text = "joint fore\n\nxyzzy, ta\nhey;ax\n"
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "--log", str(log), "-q", stdin=text)
+    assert r.returncode == 1 and r.stderr == "", r.stderr
+    out = json.loads(r.stdout)
+    assert [(x["line"], x["words"], x["verdict"]) for x in out] == [
+        (1, ["joint", "fore"], "ACCEPTABLE"),
+        (3, ["xyzzy", "ta"], "UNACCEPTABLE"),
+        (4, ["hey", "ax"], "ACCEPTABLE"),
+    ]
+    lines = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert [x["verdict"] for x in lines] == ["ACCEPTABLE", "UNACCEPTABLE", "ACCEPTABLE"]
+    assert [x["time"] for x in lines] == [x["time"] for x in out]
+    assert {x["lexicon"] for x in lines} == {"en"}
+
+
+def test_cli_batch_file_table_all_acceptable(lexicon, tmp_path):
+    f = tmp_path / "challenges.txt"
+    f.write_text("joint\nfor ta\n", encoding="utf-8")
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    assert r.returncode == 0, r.stderr
+    assert [line.split() for line in r.stdout.splitlines()] == [
+        ["line", "words", "verdict"],
+        ["1", "joint", "ACCEPTABLE"],
+        ["2", "for", "ta", "ACCEPTABLE"],
+    ]
+
+
+def test_cli_batch_nfd_ruled_as_nfc(tmp_path):
+    (tmp_path / "w.txt").write_text("blå\nsjø\n", encoding="utf-8")
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q")
+    assert r.returncode == 0, r.stderr
+    nfd = unicodedata.normalize("NFD", "blå sjø")
+    r = run_skrafl("judge", "--lexicon", str(tmp_path / "nb"), "--batch", "-", "-f", "tsv", "-q", stdin=nfd + "\n")
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines()[1] == "1\tblå sjø\tACCEPTABLE"
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["--batch", "-"], "joint\na b c d e f g h i\n", "<stdin>:2: at most 8 words at once; got 9"),
+        (["--batch", "-"], "\n\n", "no words to rule on"),
+        (["--batch", "/nonexistent/file.txt"], None, "no batch file"),
+        (["--word", "joint", "--batch", "-"], "", "not both"),
+        (["-f", "json"], None, "--format applies to the rulings of --word/--batch"),
+        (["--word", "joint", "--lock"], None, "--lock locks the screen"),
+    ],
+)
+def test_cli_batch_bad_input_one_line_nothing_logged(lexicon, tmp_path, args, stdin, message):
+    log = tmp_path / "log.jsonl"
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert not log.exists() or log.read_text(encoding="utf-8") == ""  # every line checked before any ruling
+
+
+def test_cli_batch_not_utf8(lexicon, tmp_path):
+    f = tmp_path / "bad.txt"
+    f.write_bytes(b"joint\n\xff\xfe\n")
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    assert r.returncode == 2 and f"{f}:2: not UTF-8" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_screen_and_batch_agree(judge, lexicon):
+    """The same words typed on the screen (Textual's pilot) and given to --batch get the same verdicts."""
+    asked = ["joint fore", "joint xyzzy", "ta ax hey"]
+    app = _app(judge, clear_after=0)
+
+    async def type_all(pilot):
+        for line in asked:
+            keys = ["space" if ch == " " else ch for ch in line]
+            await pilot.press(*keys, "enter")
+            await pilot.pause()
+            await pilot.press("x")  # clear_after 0: a key clears the verdict (and is not typed)
+            await pilot.pause()
+
+    drive(app, [type_all])
+    screen = [r.verdict for r in app.rulings]
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin="\n".join(asked) + "\n")
+    assert [x["verdict"] for x in json.loads(r.stdout)] == screen == ["ACCEPTABLE", "UNACCEPTABLE", "ACCEPTABLE"]
