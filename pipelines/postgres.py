@@ -276,6 +276,58 @@ class GameSource:
             yield run
 
 
+#: Netskrafl locale → the language whose built lexicon checks its words (``is_IS`` → ``is``); the
+#: games table is Icelandic unless a locale says otherwise (an empty or NULL locale is ``is``).
+LOCALE_LANGUAGES = {"is": "is", "en": "en", "nb": "nb", "no": "nb", "ru": "ru", "sl": "sl"}
+
+
+def _output_root() -> Path:
+    """As the CLI's output root (``cli.common.output_root``; pipelines do not import cli)."""
+    env = os.environ.get("SKRAFL_OUTPUT")
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[1] / "output"
+    return checkout if checkout.is_dir() else Path("output")
+
+
+def locales(url: str, since: dt.date | None = None, until: dt.date | None = None) -> list[str]:
+    """The distinct locales of the finished games in the window (``""`` for none), sorted."""
+    check_url(url)
+    where, params = _window(since, until)
+    with connect(url) as conn, _Guard(url, "reading locales"):
+        rows = conn.execute(f"SELECT DISTINCT COALESCE(locale, '') FROM games WHERE {where}", params).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def lexicon_named(
+    url: str, since: dt.date | None = None, until: dt.date | None = None, root: Path | None = None
+) -> tuple[str | None, str]:
+    """The built lexicon that checks the words of a Netskrafl database's games, as
+    ``replay`` guesses one for files (a Netskrafl record names ``is``): the language of the
+    window's locales (:data:`LOCALE_LANGUAGES`; no locale = Icelandic) when they name one and
+    ``ROOT/LANG`` is built: ``(folder, note)``; else ``(None, note)``, the note saying once that
+    words are not checked and why. ``root``: the output root (default ``$SKRAFL_OUTPUT`` or the
+    checkout's ``output``)."""
+    root = Path(root) if root is not None else _output_root()
+    found = locales(url, since, until)
+    langs = {LOCALE_LANGUAGES.get((loc or "is").replace("-", "_").split("_")[0].lower()) for loc in found or [""]}
+    unchecked = "words are not checked (no --lang/--lexicon"
+    if len(langs) != 1 or None in langs:
+        shown = ", ".join(loc or "(none)" for loc in found)
+        return (
+            None,
+            f"{unchecked}, and the games' locales {shown} do not name one language whose lexicon is built; add --no-lexicon to silence this)",
+        )
+    lang = next(iter(langs))
+    candidate = root / lang
+    if not (candidate / "manifest.json").is_file():
+        return (
+            None,
+            f"{unchecked}; the games' locale names {lang!r}, whose lexicon {candidate} is not built: skrafl ingest {lang} && skrafl build {lang})",
+        )
+    return str(candidate), f"words checked with {candidate} (the lexicon the games' locale names; --no-lexicon to skip)"
+
+
 def games_frame(url: str, since: dt.date | None = None, until: dt.date | None = None):
     """The finished games of a Netskrafl database as ``(frame, extras)`` for ``skrafl elo``:
     ``frame`` has the games-table columns (:data:`pipelines.elo.games.GAME_COLUMNS`; scores as

@@ -4,6 +4,7 @@ the postgres user when run as root, a Unix socket only); skipped only without Po
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -275,3 +276,51 @@ def test_nightly_from_database_keeps_credentials_out_of_the_log(server, netskraf
     assert any(i.startswith("postgresql:///netskrafl") for i in steps["replay"]["inputs"])
     with psycopg.connect(netskrafl_db) as conn:
         assert conn.execute("SELECT count(DISTINCT day) FROM nightly_ratings").fetchone()[0] == 1
+
+
+def test_lexicon_named_by_the_games_locale(server, netskrafl_db, tmp_path):
+    """replay from a database guesses the lexicon as it does for files: the locale's language
+    (is_IS → is), Icelandic when no locale is given; none (with a note) when the locales name
+    several languages or the lexicon is not built."""
+    from lexicon_helpers import make_lexicon
+
+    from pipelines.postgres import lexicon_named, load_records
+
+    folder, note = lexicon_named(netskrafl_db, root=tmp_path / "empty")
+    assert folder is None and "'is'" in note and "not built" in note and "skrafl build is" in note
+    make_lexicon(tmp_path / "root" / "is", ["létta", "árum"])
+    folder, note = lexicon_named(netskrafl_db, root=tmp_path / "root")
+    assert folder == str(tmp_path / "root" / "is") and "words checked with" in note
+    # no locale at all: Netskrafl's games table is Icelandic
+    rec = _records()[0]
+    url = server.createdb("nolocale")
+    load_records(url, [{**rec, "locale": None}])
+    assert lexicon_named(url, root=tmp_path / "root")[0] == str(tmp_path / "root" / "is")
+    # two languages: nothing guessed, and the note says why
+    url = server.createdb("mixed")
+    load_records(url, [rec, {**rec, "game_id": "pl-1", "locale": "pl_PL", "ts_last_move": "2030-01-01T12:00:00+00:00"}])
+    folder, note = lexicon_named(url, root=tmp_path / "root")
+    assert folder is None and "is_IS, pl_PL" in note and "--no-lexicon" in note
+    # a window with only the Icelandic game: its locale decides
+    day = dt.datetime.fromisoformat(rec["ts_last_move"]).astimezone(dt.timezone.utc).date()
+    assert lexicon_named(url, since=day, until=day, root=tmp_path / "root")[0] == str(tmp_path / "root" / "is")
+
+
+def test_replay_from_database_checks_words_with_the_guessed_lexicon(netskrafl_db, tmp_path, monkeypatch, capsys):
+    """With guess_lexicon (replay without --lang/--lexicon/--no-lexicon), the database's games are
+    checked with output/is, exactly as the same games from files with --lang is."""
+    from cli.common import output_root
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
+
+    root = output_root()
+    if not (root / "is" / "manifest.json").is_file():
+        pytest.skip("the Icelandic lexicon is not built (skrafl ingest is && skrafl build is)")
+    monkeypatch.setenv("SKRAFL_OUTPUT", str(root))
+    run_replay_dataset([netskrafl_db], tmp_path / "guessed", ReplayOptions(), guess_lexicon=True)
+    assert f"words checked with {root / 'is'}" in capsys.readouterr().err
+    run_replay_dataset([str(NETSKRAFL)], tmp_path / "files", ReplayOptions(lexicon_dir=str(root / "is")), quiet=True)
+    run_replay_dataset([netskrafl_db], tmp_path / "unchecked", ReplayOptions(), quiet=True)
+    assert capsys.readouterr().err == ""  # no guess asked: nothing said (the CLI's --no-lexicon)
+    guessed, files, unchecked = (_dataset_moves(tmp_path / d) for d in ("guessed", "files", "unchecked"))
+    assert guessed.equals(files)
+    assert not guessed.equals(unchecked)

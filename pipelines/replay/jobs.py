@@ -27,6 +27,7 @@ def run_replay_dataset(
     since=None,
     until=None,
     cluster: str | None = None,
+    guess_lexicon: bool = False,
 ) -> dict:
     """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
     ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
@@ -36,6 +37,9 @@ def run_replay_dataset(
 
     Returns the summary of :func:`run_replay` plus ``outside`` (games outside the window),
     ``partitions`` (replaced), ``unchanged`` (identical, not swapped) and ``removed``.
+    ``guess_lexicon``: with a database and no lexicon in ``opts``, check the words with the built
+    lexicon the games' locale names (:func:`pipelines.postgres.lexicon_named`; Icelandic unless a
+    locale says otherwise), else say once on stderr that they are not checked.
 
     Raises:
         UsageError: a refused dataset folder; no game found (files) or not one readable.
@@ -48,6 +52,15 @@ def run_replay_dataset(
     if database and (len(database) > 1 or inputs):
         raise UsageError("give one PostgreSQL URL, or game files and folders, not both")
     check_dataset_dir(dataset_dir, inputs)
+    if guess_lexicon and database and not opts.lexicon_dir and not opts.lang:
+        import dataclasses
+
+        from pipelines.postgres import lexicon_named
+
+        folder, note = lexicon_named(database[0], since, until)
+        opts = dataclasses.replace(opts, lexicon_dir=folder)
+        if not quiet:
+            print(f"skrafl replay: note: {note}", file=sys.stderr)
     tq = None
     with _stop_on_signals(), ExitStack() as outputs:
         _lexicon(opts)
