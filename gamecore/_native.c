@@ -22,7 +22,9 @@
  * Move generation: Gordon's GADDAG algorithm (Gordon 1994, "A faster Scrabble move generation
  * algorithm") per lane (row or column), anchors = empty squares next to a tile (or the start square
  * on the first move), cross-checks (64-bit letter sets) and cross-scores computed once per call from
- * the DAWG; every node read is bounds-checked. Plays are recorded as plain structs into a buffer
+ * the DAWG, narrowed by the lane's own tiles beside the square (lane_mask); the walk of an anchor
+ * with tiles just right of it starts at their right end (rev(tiles) first), so that a left part is
+ * checked against them at once; every node read is bounds-checked. Plays are recorded as plain structs into a buffer
  * kept between calls, sorted there (a 64-bit key, radix sort) and made into Python objects only
  * for the plays returned (RawMoves, or ScoredPlay tuples built directly). For the best K plays the
  * search is pruned (the idea of MAGPIE's "shadow", written here from the scoring rule): each
@@ -785,6 +787,7 @@ typedef struct {
     int bvalues[MAX_TILE + 1]; /* what a blank standing for the letter scores: 0, or the letter's value */
     int bingo, bingo_tiles;
     int anchor_pos;
+    int rstart; /* the first square after the tiles just right of the anchor (see _walk.h) */
     int dedupe_single; /* down pass: one-tile plays forming an across word were listed already */
     /* top-K: a min-heap of the best `limit` scores recorded so far (limit 0 = keep every play) */
     int limit, nheap;
@@ -925,6 +928,62 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
 static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
     if (g_wide) gen_24(g, pos, list, start, main_sum, wmul, xsum, nplaced);
     else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
+}
+
+/* The letters a play along a lane may put on an empty square between the lane's own tiles
+ * left[0..nl) (ending just left of it) and right[0..nr) (starting just right of it): letters c
+ * with left + c + right inside some word (a substring, not necessarily a whole word). In the
+ * GADDAG (every word w as rev(w[0..k]) + separator + w[k..]): c follows rev(right) from the root
+ * and rev(left) follows c. (MAGPIE keeps such "extension sets" on its board; these are our own.)
+ * Only a necessary condition on the square, so it may be folded into the square's cross-check:
+ * the walk then leaves dead letters out at once instead of finding out tiles later. */
+static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int nr) {
+    uint32_t list = N_ARC(KW(1));
+    for (int i = nr - 1; i >= 0; i--) {
+        if (!list) return 0;
+        uint32_t want = right[i] & 63, found = 0;
+        for (uint32_t j = list;; j++) {
+            uint32_t nv = KW(j);
+            if (N_TILE(nv) == want) { found = j; break; }
+            if (N_TILE(nv) > want || N_END(nv)) break;
+        }
+        if (!found) return 0;
+        list = N_ARC(KW(found));
+    }
+    if (!list) return 0;
+    uint64_t m = 0;
+    for (uint32_t j = list;; j++) {
+        uint32_t nv = KW(j);
+        uint32_t t = N_TILE(nv);
+        if (t) {
+            uint32_t l2 = N_ARC(nv);
+            int ok = 1;
+            for (int k = nl - 1; k >= 0; k--) {
+                if (!l2) { ok = 0; break; }
+                uint32_t want = left[k] & 63, found = 0;
+                for (uint32_t q = l2;; q++) {
+                    uint32_t qv = KW(q);
+                    if (N_TILE(qv) == want) { found = q; break; }
+                    if (N_TILE(qv) > want || N_END(qv)) break;
+                }
+                if (!found) { ok = 0; break; }
+                l2 = N_ARC(KW(found));
+            }
+            if (ok) m |= 1ull << t;
+        }
+        if (N_END(nv)) break;
+    }
+    return m;
+}
+
+/* The plays of anchor a (the lane set): the walk starts at the right end of the tiles just right
+ * of a (a itself when there are none) and ends its left part at a (see _walk.h). */
+static void walk_anchor(Gen *g, int a, uint32_t groot) {
+    int q = a;
+    while (q + 1 < g->n && g->tiles[q + 1]) q++;
+    g->anchor_pos = a;
+    g->rstart = q + 1;
+    gen(g, q, groot, q, 0, 1, 0, 0);
 }
 
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
@@ -1566,6 +1625,15 @@ static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bk
         } else {
             L->mask[p] = ~1ull;
         }
+        /* the lane's own tiles on either side (see lane_mask) */
+        int nl2 = 0, nr2 = 0;
+        uint8_t left[MAXD], right[MAXD];
+        q = p - 1;
+        while (q >= 0 && AT(grid, l, q)) q--;
+        for (int k = q + 1; k < p; k++) left[nl2++] = AT(grid, l, k);
+        q = p + 1;
+        while (q < n && AT(grid, l, q)) right[nr2++] = AT(grid, l, q++);
+        if (L->mask[p] && (nl2 || nr2)) L->mask[p] &= lane_mask(left, nl2, right, nr2);
 #undef AT
     }
 }
@@ -1699,7 +1767,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
             right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
             g->prune_in = 1;
-            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            walk_anchor(g, A->pos, groot);
             g->prune_in = 0;
             g_st_searched++;
             g_st_calls += g_calls;
@@ -1715,7 +1783,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
             g_calls = 0;
-            gen(g, A->pos, groot, A->pos, 0, 1, 0, 0);
+            walk_anchor(g, A->pos, groot);
             g_st_searched++;
             g_st_calls += g_calls;
             if (g->error) { PyErr_NoMemory(); goto done; }

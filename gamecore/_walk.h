@@ -11,27 +11,33 @@
 
 static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
 
-/* Continue after putting a tile (node value nv) on square pos. */
+/* Continue after putting a tile (node value nv) on square pos. The walk of anchor a starts at
+ * the right end of the tiles just right of a (at a itself when a + 1 is empty), goes left through
+ * them to a and on (the left part), then crosses the separator to g->rstart, the square after
+ * those tiles (the right part): a letter on a is then checked against the tiles at once, not
+ * after a whole left part. Plays are recorded in the order of a walk started at a itself. */
 static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main_sum, int wmul, int xsum,
                                int nplaced) {
     uint32_t next = WA(nv);
     int accepts = WACC(nv) != 0;
-    int a = g->anchor_pos, n = g->n;
+    int a = g->anchor_pos, n = g->n, rs = g->rstart;
     if (pos <= a) {
         int left_empty = pos == 0 || g->tiles[pos - 1] == 0;
-        int right_empty = a + 1 >= n || g->tiles[a + 1] == 0;
-        if (accepts && left_empty && right_empty) record(g, pos, a, main_sum, wmul, xsum, nplaced);
-        if (next) {
-            if (pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
-                (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
-                WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
-            if (left_empty && a + 1 < n &&
-                (!g->prune_in || (g_rmax[pos][a + 1] >= g->thr && right_ok(g, a + 1, main_sum, wmul, xsum, nplaced)))) {
-                uint32_t sv = WKW(next);
-                if (WT(sv) == 0 && WA(sv))
-                    WALK(gen)(g, a + 1, WA(sv), pos, main_sum, wmul, xsum, nplaced);
-            }
+        int block = rs > a + 1; /* tiles right of the anchor: the word so far ends at rs - 1 */
+        if (accepts && left_empty && !block) record(g, pos, a, main_sum, wmul, xsum, nplaced);
+        if (next && pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
+            (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
+            WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
+        if (accepts && left_empty && block) record(g, pos, rs - 1, main_sum, wmul, xsum, nplaced);
+        if (next && left_empty && rs < n &&
+            (!g->prune_in || (g_rmax[pos][rs] >= g->thr && right_ok(g, rs, main_sum, wmul, xsum, nplaced)))) {
+            uint32_t sv = WKW(next);
+            if (WT(sv) == 0 && WA(sv))
+                WALK(gen)(g, rs, WA(sv), pos, main_sum, wmul, xsum, nplaced);
         }
+    } else if (start == pos) {
+        /* still on the tiles right of the anchor, going left towards it */
+        if (next) WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
     } else {
         int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
         if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
