@@ -163,6 +163,12 @@ class CompiledBoard:
         """Take the last play's tiles off the board (a withdrawn phony)."""
         self._sb.undo()
 
+    def codes(self) -> bytes:
+        """The position as the compiled board's byte codes, row by row: 0 empty, else the letter's
+        1-based index in the tile set, +0x40 for a blank (what :class:`gamecore.best.GameAnalyzer`
+        reads; a copy, cheap: no Board is made)."""
+        return self._sb.grid()
+
     def position(self) -> Board:
         """The position as a :class:`gamecore.board.Board` (for the oracle and the move generator)."""
         b = Board(self.layout, self.tile_set)

@@ -334,6 +334,9 @@ class _Replayer:
         self.bundle = bundle
         self.export = False
         self.folded: dict[str, str] | None = None  # --analyze: tiles the lexicon folds (Ё → Е), found once
+        # --analyze: one analyzer per game (gamecore.best.GameAnalyzer), the position kept in C
+        # between turns and read from the compiled replay board's codes; made at the first turn
+        self.analyzer = None
 
         self.game = game
         self.rules = rules
@@ -556,7 +559,7 @@ class _Replayer:
         p = ev.player
         self.check_turn(ev)
         rack = self.check_rack(ev)
-        position = self.pboard.position() if self.analyze else None
+        position = self.before() if self.analyze else None
         try:
             if ev.row is not None and ev.word:
                 score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
@@ -636,29 +639,29 @@ class _Replayer:
             raise IllegalPlay("no_tiles", "empty word")
         return self.pboard.play(row, col, across, tokens)
 
+    def before(self):
+        """``--analyze``: the position before the event, as the compiled board's codes (bytes, no
+        Board made: :meth:`best` hands them to the game's analyzer) or, on the oracle board, a
+        :class:`gamecore.board.Board`. Only when there is a bundle to analyse with."""
+        if self.bundle is None:
+            return None
+        codes = getattr(self.pboard, "codes", None)
+        return codes() if codes is not None else self.pboard.position()
+
     def best(self, ev: Event, rack, score: int, position) -> dict | None:
         """``--analyze``: the best play of the position (gamecore.best, top score) and the points
-        lost; for a pass or an exchange (score 0) the best play the player had instead."""
+        lost; for a pass or an exchange (score 0) the best play the player had instead.
+
+        ``position``: from :meth:`before`. Board codes go to the game's one
+        :class:`gamecore.best.GameAnalyzer` (the pruned search for the top play on a position kept
+        in C, updated by the tiles added since the last turn), which gives exactly what
+        :func:`gamecore.best.best_play` gives on the same Board; a Board (the oracle replay board)
+        goes to ``best_play`` itself."""
         empty = _NO_BEST
         if rack is None or self.bundle is None or len(rack) < len(ev.rack or ()):
             return empty
-        from gamecore.best import best_play
-
         try:
-            if self.folded is None:
-                from gamecore.folded import _manifest_fold, folded_tiles
-
-                self.folded = folded_tiles(self.ts, self.bundle.alphabet, _manifest_fold(self.bundle))
-            if self.folded and (
-                any(t in self.folded for t in rack)
-                or any(t is not None and t.label in self.folded for row in position.squares for t in row)
-            ):
-                from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
-
-                got = best_plays_folded(position, rack, self.bundle, self.rules, 1)
-                bp = got[0] if got else None
-            else:
-                bp = best_play(position, rack, self.bundle, self.rules)
+            bp = self.top_play(position, rack)
         except SkraflError:
             return empty
         if bp is None:
@@ -669,6 +672,33 @@ class _Replayer:
             "best_score": bp.score,
             "points_lost": max(0, bp.score - score),
         }
+
+    def top_play(self, position, rack):
+        """The best play (a ScoredPlay) or None: see :meth:`best`. Raises SkraflError as
+        :func:`gamecore.best.best_play` does (an impossible rack, a letter outside the lexicon)."""
+        if self.folded is None:
+            from gamecore.folded import _manifest_fold, folded_tiles
+
+            self.folded = folded_tiles(self.ts, self.bundle.alphabet, _manifest_fold(self.bundle))
+        codes = position if isinstance(position, bytes) else None
+        if codes is not None and self.analyzer is None:
+            from gamecore.best import GameAnalyzer
+
+            self.analyzer = GameAnalyzer(self.bundle, self.rules)
+        if self.folded:
+            board = position if codes is None else self.analyzer.board(codes)
+            if any(t in self.folded for t in rack) or any(
+                t is not None and t.label in self.folded for row in board.squares for t in row
+            ):
+                from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
+
+                got = best_plays_folded(board, rack, self.bundle, self.rules, 1)
+                return got[0] if got else None
+        if codes is not None:
+            return self.analyzer.best(codes, rack)
+        from gamecore.best import best_play
+
+        return best_play(position, rack, self.bundle, self.rules)
 
     def withdraw(self, ev: Event) -> None:
         lp = self.last_play
@@ -761,7 +791,7 @@ class _Replayer:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
-        best = self.best(ev, rack, 0, self.pboard.position()) if self.analyze and rack else None
+        best = self.best(ev, rack, 0, self.before()) if self.analyze and rack else None
         if self.over is None:
             self.zeros += 1
         if ev.score not in (None, 0):
@@ -777,7 +807,7 @@ class _Replayer:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
-        best = self.best(ev, rack, 0, self.pboard.position()) if self.analyze and rack else None
+        best = self.best(ev, rack, 0, self.before()) if self.analyze and rack else None
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
         if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)

@@ -81,6 +81,9 @@ def _bundle(opts: ReplayOptions):
         from gamecore.best import load_bundle
 
         b = load_bundle(opts.lexicon_dir)
+        # the bingo index of the usual 7-tile bingo (gamecore.movegen.generate_top), made once here,
+        # before any worker forks: every worker's analyzers share it
+        b.kwg.bingo_index()
         _BUNDLES[opts.lexicon_dir] = b
     return b
 
