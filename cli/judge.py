@@ -225,6 +225,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
 
 
 def judge(
+    ctx: typer.Context,
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     max_words: int = typer.Option(8, "--max-words", min=1, max=64, help="The most words one ruling takes."),
@@ -241,8 +242,8 @@ def judge(
     batch: Optional[str] = typer.Option(
         None, "--batch", help="Rule once per line of this file ('-' = stdin), without the screen; one ruling per line."
     ),
-    fmt: Optional[OutputFormat] = typer.Option(
-        None, "--format", "-f", help="With --word/--batch: table (for people, the default), tsv or json (for scripts)."
+    fmt: OutputFormat = typer.Option(
+        OutputFormat.table, "--format", "-f", help="With --word/--batch: table (for people), tsv or json (for scripts)."
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -256,13 +257,16 @@ def judge(
     if words and batch is not None:
         raise UsageError("give --word W… or --batch FILE, not both")
     rulings_asked = bool(words) or batch is not None
-    if fmt is not None and not rulings_asked:
+    import click
+
+    given_format = ctx.get_parameter_source("fmt") not in (click.core.ParameterSource.DEFAULT, None)
+    if given_format and not rulings_asked:
         raise UsageError("--format applies to the rulings of --word/--batch (the screen shows only the verdict)")
     if lock and rulings_asked:
         raise UsageError("--lock locks the screen; --word/--batch rule without it")
     wj = WordJudge.load(folder, max_words)
     if rulings_asked:
-        _rule_batch(wj, words, batch, fmt or OutputFormat.table, log_file, quiet)
+        _rule_batch(wj, words, batch, fmt, log_file, quiet)
         return
     password = None
     if lock:
