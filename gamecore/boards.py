@@ -7,7 +7,10 @@ the macondo/MAGPIE picture format: ``#`` comment lines (one ``# start square: H8
 A user adds a layout by dropping a file in that folder, or names a file path.
 
 Shipped: ``standard`` (15×15, H8), ``explo`` (Netskrafl, D4), ``super`` (21×21, K11, 4× squares),
-``erudit`` (plain centre; medium-low confidence, see the file header).
+``erudit`` (plain centre; medium-low confidence, see the file header). Any square size up to
+26×26 may be given as a file (seed 004's Križemkražem: 17×17, its layout not published; its black
+squares as ``X``). Rectangular boards (seed 002's 12×16 "Etsi sana") are refused: positions, plays
+and coordinates use one size.
 
 ``tilfeldig:N:SEED`` (Ordspill.no "Tilfeldig", seed 001): a 15×15 board with N premium squares
 placed at random, reproducible from SEED; see :func:`random_layout`.
@@ -47,7 +50,7 @@ class BoardLayout:
 
     Attributes:
         name: layout name.
-        size: squares per side (15 or 21).
+        size: squares per side (15, 17, 21…; square boards only).
         letter_mult: ``letter_mult[row][col]`` ∈ {1, 2, 3, 4} (0-based row and column).
         word_mult: ``word_mult[row][col]`` ∈ {1, 2, 3, 4}.
         start: (row, col) of the start square, 0-based (H8 → (7, 7)).
@@ -126,7 +129,13 @@ def parse_layout(text: str, name: str, path: str | Path | None = None) -> BoardL
         raise DataError("no board rows", path)
     size = len(rows)
     if len(rows[0]) != size:
-        raise DataError(f"board must be square: {size} rows of {len(rows[0])}", path)
+        raise DataError(
+            f"board must be square: {size} rows of {len(rows[0])} squares (rectangular boards, such as seed 002's "
+            f'12×16 "Etsi sana", are not supported: positions, plays and coordinates use one size)',
+            path,
+        )
+    if size > 26:
+        raise DataError(f"board has {size} rows: at most 26 (columns are lettered A to Z)", path)
     if start is None:
         raise DataError("missing '# start square: H8' line", path)
     if not (0 <= start[0] < size and 0 <= start[1] < size):

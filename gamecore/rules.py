@@ -3,7 +3,9 @@
 A rule set is a TOML file ``gamecore/data/rules/<preset>.toml`` (presets ``netskrafl``, ``ordspill``,
 ``erudit``, ``russian_scrabble``, ``slovene``, ``wespa``); ``defaults.toml`` maps a language code to
 its default preset (is → netskrafl, nb → ordspill, ru → russian_scrabble, sl → slovene, en → wespa).
-A user adds a preset by dropping a file in that folder, or names a ``.toml`` path.
+A user adds a preset by dropping a file in that folder, or names a ``.toml`` path. A preset with
+an ``unpublished`` line (``krizemkrazem``, ``etsi_sana``) refuses to load: what it lacks, and how to
+give your own tile set and board, is in ``gamecore/data/rules/README.md``.
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ class RuleSet:
             for may take the blank (putting the real tile in its place) and must play it in the
             same move. GCG has no notation for it: ``best`` offers such plays (a ``swap`` column),
             ``replay`` does not read them.
+        min_word_length: the shortest word a play may form, main word and cross words (2; seed
+            004's Križemkražem: 4). ``score`` rules a shorter word ``too_short``; ``best`` offers
+            no play forming one.
+        unpublished: a preset whose tile distribution or board layout is not published (seed
+            004's Križemkražem, seed 002's 12×16 "Etsi sana"): what is missing, said in one line
+            when the preset is asked for; it is a template to copy with your own tile set and board
+            (``data/rules/README.md``).
         description, source: where the rules come from.
     """
 
@@ -84,6 +93,8 @@ class RuleSet:
     end_targets: tuple[int, ...] = ()
     players_max: int = 4
     blank_swap: bool = False
+    min_word_length: int = 2
+    unpublished: str = ""
     description: str = ""
     source: str = ""
 
@@ -179,6 +190,8 @@ def read_rules(path: str | Path) -> RuleSet:
         if key in _CHOICES and value not in _CHOICES[key]:
             raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
         kwargs[key] = value
+    if kwargs.get("unpublished"):
+        raise UsageError(f"rules {kwargs.get('name', path.stem)!r} ({path.name}): {kwargs['unpublished']}")
     if "tile_set" not in kwargs:
         raise DataError("missing tile_set", path)
     for key, suffix in (("tile_set", ".tsv"), ("board", ".txt")):
@@ -193,6 +206,8 @@ def read_rules(path: str | Path) -> RuleSet:
             kwargs[key] = str(path.parent / value)
     if kwargs.get("rack_size", 7) < 1:
         raise DataError("rack_size must be at least 1", path)
+    if kwargs.get("min_word_length", 2) < 2:
+        raise DataError("min_word_length must be at least 2 (a word is two letters or more)", path)
     if not 2 <= kwargs.get("players_max", 4) <= 4:
         raise DataError("players_max must be from 2 to 4", path)
     return RuleSet(**kwargs)
