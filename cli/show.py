@@ -85,7 +85,8 @@ def show(
             raise UsageError("--play recorded needs --game FILE --move N at a tile play")
         play, play_coords = pos.recorded_play, "gcg"
     if play is not None:
-        ruling = adjudicate(pos.board, play, None, None, pos.rules, play_coords)
+        fold = (lex.manifest.get("fold") or None) if lex is not None else None  # a Ё tile read as Е (seed 002)
+        ruling = adjudicate(pos.board, play, None, None, pos.rules, play_coords, fold=fold)
         if not ruling.legal:
             raise UsageError(f"--play {play!r} is not legal here: {ruling.reason[0]}: {ruling.reason[1]}")
         played = ruling.played

@@ -112,3 +112,11 @@ def test_without_a_lexicon_no_folds(tmp_path):
     r = run_skrafl("score", "--rules", "russian_scrabble", "--board", str(board), "--play", "G8 ЕЛКА", "-f", "json")
     assert r.returncode == 1, r.stderr
     assert json.loads(r.stdout)["reason"]["code"] == "mismatch"
+
+
+def test_show_reads_ye_over_the_yo_tile(ru, tmp_path):
+    board = _board(tmp_path, "......ЁЖИК.....")
+    out = tmp_path / "p.svg"
+    r = run_skrafl("show", "--lexicon", str(ru), "--board", str(board), "--play", "G8 ЕЛКА", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    assert "G8 ЁЛКА 10" in out.read_text(encoding="utf-8")  # the caption: the board's Ё tile, 10 points
