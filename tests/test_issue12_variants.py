@@ -199,3 +199,11 @@ def test_best_drops_a_short_cross_word(game):
     board.squares[10][7] = None  # now Z + KK: three letters down
     sp = validate_placements(board, [Placement(7, c, ch) for c, ch in zip(range(5, 9), "MIZA")], None, None, rs, across=True)
     assert not _long_enough(sp, 4, board) and _long_enough(sp, 3, board)
+
+
+def test_show_draws_the_17x17_board(game, tmp_path):
+    out = tmp_path / "kk.svg"
+    r = run_skrafl("show", "--rules", game["rules"], "--board", game["board"], "--play", "9I MIZA", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    svg = out.read_text(encoding="utf-8")
+    assert "9I MIZA 14" in svg and ">Q<" in svg  # the caption; the 17th column is Q
