@@ -143,12 +143,56 @@ def frequency_table(entries: Any, recipe: Recipe) -> Any:
     )
 
 
+def rule_columns(drop: Any) -> set[str]:
+    """The column names a ``[[drop]]`` rule's condition reads (none for a condition polars cannot
+    parse: :func:`rule_expr` reports that)."""
+    import polars as pl
+
+    try:
+        return set(pl.sql_expr(drop.when).meta.root_names())
+    except Exception:  # polars raises several error types for bad SQL
+        return set()
+
+
+def check_rule_columns(recipe: Recipe, columns: list[str], source: str | None) -> None:
+    """Refuse, in one line, a recipe with a ``[[drop]]`` rule that applies to ``source`` but reads a
+    column the source's entries do not have (a BÍN rule over ``visibility`` on a plain word list):
+    the recipe must say which sources the rule is written for (``sources = [...]``; it is then
+    skipped for the others and listed in the manifest's ``rules_not_applied``).
+
+    Raises:
+        DataError: naming the rule, the missing columns, the source and its columns.
+    """
+    have = set(columns) | {"word"}
+    if recipe.frequency:
+        have.add("frequency")
+    if recipe.hunspell_lemmas:
+        have.add("lemma_in_hunspell")
+    for drop in recipe.drops:
+        if not drop.applies_to(source):
+            continue
+        missing = sorted(rule_columns(drop) - have)
+        if missing:
+            raise DataError(
+                f"[[drop]] rule {drop.rule!r} reads column(s) {', '.join(missing)} that source "
+                f"{source or '(unknown)'!r} does not have (it has: {', '.join(c for c in columns if not c.startswith('_'))}); "
+                "limit the rule to the sources it is written for (sources = [...]) or build from such a source",
+                recipe.path,
+            )
+
+
 def classify(entries: Any, recipe: Recipe, source: str | None = None) -> Any:
     """Add ``word`` and ``rule`` columns to an entries DataFrame (or LazyFrame) read by ``source``
     (the reader's name; rules limited to other sources are skipped); with a recipe ``frequency``
-    source, also ``frequency``; with ``hunspell_lemmas``, also ``lemma_in_hunspell``."""
+    source, also ``frequency``; with ``hunspell_lemmas``, also ``lemma_in_hunspell``.
+
+    Raises:
+        DataError: a rule that applies to ``source`` reads a column the entries lack
+            (:func:`check_rule_columns`), or the recipe cannot be applied.
+    """
     import polars as pl
 
+    check_rule_columns(recipe, entries.collect_schema().names(), source)
     short = read_word_list(recipe.short_list) if recipe.short_list else []
     try:
         with_word = entries.with_columns(word=word_expr(recipe))
@@ -403,12 +447,25 @@ def committee_summary(result: BuildResult) -> list[str]:
     ]
 
 
+def rules_summary(result: BuildResult) -> list[str]:
+    """A line for the build summary when some of the recipe's rules were written for other sources
+    and not applied (a BÍN rule on a plain word list), naming them (also in ``manifest.json``)."""
+    skipped = result.manifest.get("rules_not_applied") or []
+    if not skipped:
+        return []
+    reader = (result.manifest.get("source") or {}).get("reader")
+    return [
+        f"build {result.recipe.name}: {len(skipped)} rule(s) written for other sources, not applied to {reader}: "
+        + ", ".join(skipped)
+    ]
+
+
 def _report_committee(result: BuildResult) -> None:
     import sys
 
     from tqdm import tqdm
 
-    for line in committee_summary(result):
+    for line in rules_summary(result) + committee_summary(result):
         tqdm.write(line, file=sys.stderr)
 
 

@@ -249,6 +249,46 @@ def test_a_recipe_that_keeps_nothing_fails(tmp_path):
     assert r.returncode == 2 and "kept no word of the 2 source entries" in r.stderr
 
 
+def test_icelandic_recipe_on_a_plain_word_list(tmp_path):
+    # issue 14: `build is --source wordlist` used to fail with an internal error (no visibility
+    # column). The BÍN rules say which sources they are written for, so a word list skips them,
+    # says so, and is filtered by what applies to any list: the alphabet (c, q, w, z are not
+    # Icelandic letters), capitals, lengths, two-letter words only from the committee list.
+    src = tmp_path / "ord.txt"
+    src.write_text("hestur\nköttur\nReykjavík\nzebra\nýf\nxy\n", encoding="utf-8")
+    r = run_skrafl(
+        "build", "is", "--source", "wordlist", "--input", str(src), "-r", "is", "-r", "midlungur", "--out", str(tmp_path / "lex")
+    )
+    assert r.returncode == 0, r.stderr
+    got = set(words(tmp_path / "lex"))
+    assert {"hestur", "köttur", "ýf"} <= got and not {"reykjavík", "zebra", "xy"} & got
+    bin_rules = ["biblical_name", "not_genuine_bin", "plural_question_form"]
+    manifest = json.loads((tmp_path / "lex" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["rules_not_applied"] == bin_rules
+    tier = json.loads((tmp_path / "lex" / "midlungur" / "manifest.json").read_text(encoding="utf-8"))
+    assert tier["rules_not_applied"] == sorted(bin_rules + ["grade_not_1", "marked_register"])
+    assert "not applied to wordlist: biblical_name, not_genuine_bin, plural_question_form" in r.stderr
+
+
+def test_a_rule_over_a_column_the_source_lacks_is_refused_in_one_line(tmp_path):
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        '[lexicon]\nname = "t"\nlanguage = "en"\ntile_set = "english"\nrules = "wespa"\n'
+        'alphabet = "abcdefghijklmnopqrstuvwxyz"\nmin_length = 2\nmax_length = 15\n\n'
+        '[[drop]]\nrule = "archaic"\nwhen = "register = \'arch\'"\n',
+        encoding="utf-8",
+    )
+    src = tmp_path / "list.txt"
+    src.write_text("cat\ndog\n", encoding="utf-8")
+    r = run_skrafl(
+        "build", "en", "--source", "wordlist", "--input", str(src), "-r", str(recipe), "--out", str(tmp_path / "lex"), "--quiet"
+    )
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "rule 'archaic' reads column(s) register that source 'wordlist' does not have" in r.stderr
+    assert "sources = [...]" in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / "lex").exists()
+
+
 def test_out_must_not_destroy_files(tmp_path):
     target = tmp_path / "precious.txt"
     target.write_text("keep me\n")
