@@ -6,11 +6,16 @@
   Budget (issue 3 / skrafl build): the Icelandic build ≤ 8 s and ≤ 1 GiB.
 * Move generation in-process (lexicon loaded), per position, the best of repeated runs: the shared
   SOWPODS positions (0 and 1 blank), a 2-blank variant of mid1 (rack AEEFH??) and the empty board,
-  with the full-size English list. Columns (issue 11): every play in the generator's order
-  (RawMoves); every play as the caller of ``best --all`` receives it (ScoredPlay tuples, sorted,
-  made in C); the search for all plays without Python objects (``generate_top(limit=1,
-  prune=False)``); the pruned top play, without and with the bingo index; and how many times
-  faster the pruned top play is than our own full generation (target ≥ 3×). With MAGPIE (below)
+  with the full-size English list, on a ``movegen.Position`` made once per position (its
+  cross-checks computed when it is made and kept between calls, as MAGPIE computes its cross-sets
+  when a position is loaded, outside ``generate_moves()``; that one-off cost is printed apart).
+  Columns (issue 11): every play found and recorded in C (``Position.moves``, a MoveList whose
+  RawMoves are made only when read: MAGPIE's move list); the same as a list of RawMoves; every
+  play as the caller of ``best --all`` receives it (ScoredPlay tuples, sorted, made in C), and the
+  same through ``generate_top()`` computing the cross-checks in the call; the search for all plays
+  without recording them (``top(limit=1, prune=False)``); the pruned top play, without and with
+  the bingo index; and how many times faster the pruned top play is than that full search (target
+  ≥ 3×). With MAGPIE (below)
   the ratios to MAGPIE's in-process generation of every play are printed too, measured in the same
   run on the same KWG file (targets: all plays ≤ 1.0×, the ``best --all`` path ≤ 1.5×), and both
   engines' play counts are checked against each other.
@@ -264,7 +269,7 @@ def magpie_times(folder: Path, kwg_path: Path) -> tuple[dict[str, tuple], str] |
 
 def time_generation(kwg_path: Path, tmp: Path) -> None:
     from gamecore.kwg import Kwg
-    from gamecore.movegen import generate, generate_top
+    from gamecore.movegen import Position, generate_top
     from gamecore.play import ScoredPlay
 
     t = time.perf_counter()
@@ -280,18 +285,28 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
     table = _tile_table(ENGLISH)
     magpie, source = magpie_times(tmp, kwg_path) or (None, "")
     print(
-        "in-process, best CPU ms of repeated runs: all = every play in generator order (RawMoves); "
-        "best --all = every play sorted as ScoredPlay; search = all plays found, no objects; top 1 = "
-        "the pruned search (+ix: with the bingo index); speed-up = search / top 1 +ix"
+        "in-process, best CPU ms of repeated runs, on a movegen.Position made once per position (its cross-checks "
+        "computed when the position is loaded and kept between calls, as MAGPIE keeps them on its board; the "
+        "load column is that one-off cost, in no other column): all = every play found and recorded in C "
+        "(Position.moves: a MoveList, RawMoves made only when read; generator order); raw = the same made "
+        "into a list of RawMoves; best --all = every play as the caller of best --all receives it (ScoredPlay "
+        "tuples made in C, sorted); fn = best --all through generate_top(), the cross-checks computed in the "
+        "call; search = the search for every play without recording them; top 1 = the pruned search (+ix: "
+        "with the bingo index); speed-up = search / top 1 +ix"
     )
-    head = f"{'position':24} {'plays':>7} {'all':>7} {'best--all':>9} {'search':>7} {'top 1':>7} {'+ix':>7} {'speed-up':>8}"
+    head = (
+        f"{'position':24} {'plays':>7} {'load':>6} {'all':>7} {'raw':>7} {'best--all':>9} {'fn':>7} {'search':>7} "
+        f"{'top 1':>7} {'+ix':>7} {'speed-up':>8}"
+    )
     if magpie:
         print(
-            f"MAGPIE ({source}): its generate_moves() of every play (record all, by score, no word map, "
-            "one thread), best CPU ms of repeated runs; all/M and best--all/M = our time / MAGPIE's; "
-            "top1/M = our top 1 +ix / MAGPIE's generate_moves() with record best (its pruned search); "
-            "plays = ours / MAGPIE's (on the empty board MAGPIE makes only the across plays: ours across), "
-            "and the top scores"
+            f"MAGPIE ({source}): its generate_moves() of every play (record all, by score, no word map, one "
+            "thread), best CPU ms of repeated runs; what it times: the rack and leave set-up, the exchanges "
+            "(recorded too), the shadow bounds of every anchor, the search, and each play recorded into its "
+            "preallocated move list (a heap by equity, not sorted); not timed: the CGP load and its cross-sets. "
+            "all/M and best--all/M = our time / MAGPIE's; top1/M = our top 1 +ix / MAGPIE's generate_moves() "
+            "with record best (its pruned search); plays = ours / MAGPIE's (on the empty board MAGPIE makes only "
+            "the across plays: ours across), and the top scores"
         )
     print(head + ("  MAGPIE ms  all/M  best--all/M  M best ms  top1/M  plays (ours/M), top" if magpie else ""))
     for name, board_name, rack_text in CASES:
@@ -300,15 +315,19 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
         first = not any(any(r) for r in grid)
         args = (kwg, grid, counts, blanks, layout, values, 50, first)
         repeat = 7 if blanks >= 2 else 21
-        moves = generate(*args)
-        t_all = _best_ms(lambda: generate(*args), repeat)
-        t_best = _best_ms(lambda: generate_top(*args, tiles=table, play_type=ScoredPlay), repeat)
-        t_search = _best_ms(lambda: generate_top(*args, limit=1, prune=False), repeat)
-        t_top = _best_ms(lambda: generate_top(*args, limit=1), repeat)
-        t_ix = _best_ms(lambda: generate_top(*args, limit=1, bingo_index=index), repeat)
+        t_load = _best_ms(lambda: Position(kwg, layout, values, 50, grid=None if first else grid), repeat)
+        pos = Position(kwg, layout, values, 50, grid=None if first else grid)
+        moves = pos.generate(counts, blanks)
+        t_all = _best_ms(lambda: pos.moves(counts, blanks), repeat)
+        t_raw = _best_ms(lambda: pos.generate(counts, blanks), repeat)
+        t_best = _best_ms(lambda: pos.top(counts, blanks, tiles=table, play_type=ScoredPlay), repeat)
+        t_fn = _best_ms(lambda: generate_top(*args, tiles=table, play_type=ScoredPlay), repeat)
+        t_search = _best_ms(lambda: pos.top(counts, blanks, limit=1, prune=False), repeat)
+        t_top = _best_ms(lambda: pos.top(counts, blanks, limit=1), repeat)
+        t_ix = _best_ms(lambda: pos.top(counts, blanks, limit=1, bingo_index=index), repeat)
         line = (
-            f"{name:24} {len(moves):7d} {t_all:7.2f} {t_best:9.2f} {t_search:7.2f} {t_top:7.3f} {t_ix:7.3f} "
-            f"{t_search / t_ix:7.1f}×"
+            f"{name:24} {len(moves):7d} {t_load:6.3f} {t_all:7.3f} {t_raw:7.2f} {t_best:9.2f} {t_fn:7.2f} {t_search:7.3f} "
+            f"{t_top:7.3f} {t_ix:7.3f} {t_search / t_ix:7.1f}×"
         )
         m, m_plays, m_top, m_best, m_best_score = (magpie or {}).get(name.split()[0], (None,) * 5)
         if m:
@@ -355,7 +374,7 @@ def random_positions(kwg, layout, values, games: int = 10, turns: int = 25) -> l
 
 def time_random_positions(kwg_path: Path) -> None:
     from gamecore.kwg import Kwg
-    from gamecore.movegen import generate, generate_top, last_stats
+    from gamecore.movegen import Position, generate_top, last_stats
     from gamecore.play import ScoredPlay
 
     kwg = Kwg.load(kwg_path, ENGLISH)
@@ -363,22 +382,29 @@ def time_random_positions(kwg_path: Path) -> None:
     layout, values = layout_and_values()
     table = _tile_table(ENGLISH)
     pos = random_positions(kwg, layout, values)
+    # one Position per position, made before the timing (its cross-checks computed once, as MAGPIE's)
+    boards = [Position(kwg, layout, values, 50, grid=None if first else g) for g, _, _, first in pos]
     cases = [
-        ("all (RawMoves)", lambda a: generate(*a)),
-        ("best --all (ScoredPlay, sorted)", lambda a: generate_top(*a, tiles=table, play_type=ScoredPlay)),
-        ("search, no objects", lambda a: generate_top(*a, limit=1, prune=False)),
-        ("top 1 pruned", lambda a: generate_top(*a, limit=1)),
-        ("top 1 pruned + bingo index", lambda a: generate_top(*a, limit=1, bingo_index=index)),
-        ("top 10 pruned + bingo index", lambda a: generate_top(*a, limit=10, bingo_index=index)),
+        ("all (recorded in C, MoveList)", lambda p, a: p.moves(a[2], a[3])),
+        ("all as RawMoves", lambda p, a: p.generate(a[2], a[3])),
+        ("best --all (ScoredPlay, sorted)", lambda p, a: p.top(a[2], a[3], tiles=table, play_type=ScoredPlay)),
+        ("  the same by generate_top()", lambda p, a: generate_top(*a, tiles=table, play_type=ScoredPlay)),
+        ("search, no objects", lambda p, a: p.top(a[2], a[3], limit=1, prune=False)),
+        ("top 1 pruned", lambda p, a: p.top(a[2], a[3], limit=1)),
+        ("top 1 pruned + bingo index", lambda p, a: p.top(a[2], a[3], limit=1, bingo_index=index)),
+        ("top 10 pruned + bingo index", lambda p, a: p.top(a[2], a[3], limit=10, bingo_index=index)),
     ]
-    print(f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position:")
+    print(
+        f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position "
+        "(a Position per position made beforehand; generate_top() computes the cross-checks in each call):"
+    )
     times = {}
     for label, f in cases:
 
         def run():
             calls = 0
-            for g, c, b, first in pos:
-                f((kwg, g, c, b, layout, values, 50, first))
+            for p, (g, c, b, first) in zip(boards, pos):
+                f(p, (kwg, g, c, b, layout, values, 50, first))
                 calls += last_stats()[3]
             return calls
 
@@ -387,7 +413,8 @@ def time_random_positions(kwg_path: Path) -> None:
         print(f"  {label:34} {times[label]:7.3f}   (search calls {calls:,})")
     print(
         f"  top 1 (+ index) is {times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× faster than "
-        f"the full search, {times['all (RawMoves)'] / times['top 1 pruned + bingo index']:.1f}× than all plays as RawMoves"
+        f"the full search, {times['all (recorded in C, MoveList)'] / times['top 1 pruned + bingo index']:.1f}× than "
+        "all plays recorded"
     )
 
 

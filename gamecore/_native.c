@@ -1483,10 +1483,10 @@ static int sort_moves(size_t n) {
 /* ------------------------------------------------------------------------------------------ */
 /* Python objects, made only for the plays returned                                             */
 
-static PyObject *raw_move(const Move *m) {
+static PyObject *raw_move_in(const Move *m, const uint8_t *pool) {
     PyObject *o = PyStructSequence_New(RawMoveType);
     if (!o) return NULL;
-    PyObject *w = PyBytes_FromStringAndSize((const char *)g_pool + m->off, m->len);
+    PyObject *w = PyBytes_FromStringAndSize((const char *)pool + m->off, m->len);
     PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
     PyObject *t = PyLong_FromLong(m->placed);
     PyObject *a = PyBool_FromLong(m->across);
@@ -1500,19 +1500,41 @@ static PyObject *raw_move(const Move *m) {
     return o;
 }
 
+static PyObject *raw_move(const Move *m) { return raw_move_in(m, g_pool); }
+
 /* A gamecore.play.ScoredPlay (a NamedTuple: row, col, across, word, new, score, tiles_placed,
  * words): word from the tile table (one shared Tile per letter byte), new = the square was empty. */
 /* The `new` tuples, one per span (row, col, direction, length) for the plays of one call: most
- * plays share their span with others. */
+ * plays share their span with others. The slots used are listed, so that clearing costs only
+ * what was used. */
 #define NEWCACHE 4096
 static uint32_t g_newkey[NEWCACHE];
 static PyObject *g_newtup[NEWCACHE];
+static uint16_t g_newused[NEWCACHE];
+static int g_nnewused;
+
+/* The `word` tuples, one per main word (letters, blanks marked) for the plays of one call: a word
+ * is often played at many places (on the empty board each word ~9 times). Open addressing on the
+ * letters (g_pool offsets), at most half full; used slots listed for clearing. */
+#define WORDCACHE (1 << 16)
+typedef struct { uint32_t off, hash; uint8_t len; PyObject *tup; } WordSlot;
+static WordSlot g_words[WORDCACHE];
+static uint32_t g_wordused[WORDCACHE / 2];
+static int g_nwordused;
 
 static void newcache_clear(void) {
-    for (int i = 0; i < NEWCACHE; i++) {
-        Py_CLEAR(g_newtup[i]);
-        g_newkey[i] = 0;
+    for (int i = 0; i < g_nnewused; i++) {
+        int h = g_newused[i];
+        Py_CLEAR(g_newtup[h]);
+        g_newkey[h] = 0;
     }
+    g_nnewused = 0;
+    for (int i = 0; i < g_nwordused; i++) {
+        WordSlot *w = &g_words[g_wordused[i]];
+        Py_CLEAR(w->tup);
+        w->len = 0;
+    }
+    g_nwordused = 0;
 }
 
 static PyObject *new_flags(const Move *m) {
@@ -1535,6 +1557,39 @@ static PyObject *new_flags(const Move *m) {
         g_newkey[h] = key;
         Py_INCREF(t);
         g_newtup[h] = t;
+        g_newused[g_nnewused++] = (uint16_t)h;
+    }
+    return t;
+}
+
+static PyObject *word_tuple(const Move *m, PyObject **table) {
+    const uint8_t *w = g_pool + m->off;
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < m->len; i++) h = (h ^ w[i]) * 16777619u;
+    uint32_t i = (h ^ (h >> 15)) & (WORDCACHE - 1);
+    for (;; i = (i + 1) & (WORDCACHE - 1)) {
+        WordSlot *e = &g_words[i];
+        if (!e->len) break;
+        if (e->hash == h && e->len == m->len && memcmp(g_pool + e->off, w, m->len) == 0) {
+            Py_INCREF(e->tup);
+            return e->tup;
+        }
+    }
+    PyObject *t = PyTuple_New(m->len);
+    if (!t) return NULL;
+    for (int k = 0; k < m->len; k++) {
+        PyObject *tile = table[w[k] & 127];
+        Py_INCREF(tile);
+        PyTuple_SET_ITEM(t, k, tile);
+    }
+    if (g_nwordused < WORDCACHE / 2) {
+        WordSlot *e = &g_words[i];
+        e->off = m->off;
+        e->hash = h;
+        e->len = m->len;
+        Py_INCREF(t);
+        e->tup = t;
+        g_wordused[g_nwordused++] = i;
     }
     return t;
 }
@@ -1542,7 +1597,7 @@ static PyObject *new_flags(const Move *m) {
 static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table) {
     PyObject *o = type->tp_alloc(type, 8);
     if (!o) return NULL;
-    PyObject *word = PyTuple_New(m->len), *isnew = new_flags(m);
+    PyObject *word = word_tuple(m, table), *isnew = new_flags(m);
     PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
     PyObject *t = PyLong_FromLong(m->placed), *words = PyTuple_New(0);
     PyObject *a = PyBool_FromLong(m->across);
@@ -1555,13 +1610,123 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
     PyTuple_SET_ITEM(o, 6, t);
     PyTuple_SET_ITEM(o, 7, words);
     if (!word || !isnew || !r || !c || !s || !t || !words) { Py_DECREF(o); return NULL; }
-    const uint8_t *w = g_pool + m->off;
-    for (int i = 0; i < m->len; i++) {
-        PyObject *tile = table[w[i] & 127];
-        Py_INCREF(tile);
-        PyTuple_SET_ITEM(word, i, tile);
-    }
     return o;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* MoveList: the plays of one generation kept as the generator recorded them (plain structs and  */
+/* their letters), a sequence whose items are RawMoves made when read -- MAGPIE's practice of a  */
+/* move list turned into objects only when asked for. It takes over the generator's buffers     */
+/* (no copy) and hands them back for reuse when it goes.                                         */
+
+typedef struct {
+    PyObject_HEAD
+    Move *moves;
+    uint8_t *pool;
+    size_t n, capm, capp;
+} MoveListObject;
+
+/* buffers handed back by a MoveList, for the next generation */
+static Move *g_spare_moves;
+static uint8_t *g_spare_pool;
+static size_t g_spare_capm, g_spare_capp;
+
+static void take_spare_buffers(void) {
+    if (!g_moves && g_spare_moves) {
+        g_moves = g_spare_moves;
+        g_capmoves = g_spare_capm;
+        g_spare_moves = NULL;
+        g_spare_capm = 0;
+    }
+    if (!g_pool && g_spare_pool) {
+        g_pool = g_spare_pool;
+        g_cappool = g_spare_capp;
+        g_spare_pool = NULL;
+        g_spare_capp = 0;
+    }
+}
+
+static void ml_dealloc(MoveListObject *L) {
+    if (L->moves) {
+        if (!g_spare_moves || g_spare_capm < L->capm) {
+            free(g_spare_moves);
+            g_spare_moves = L->moves;
+            g_spare_capm = L->capm;
+        } else {
+            free(L->moves);
+        }
+    }
+    if (L->pool) {
+        if (!g_spare_pool || g_spare_capp < L->capp) {
+            free(g_spare_pool);
+            g_spare_pool = L->pool;
+            g_spare_capp = L->capp;
+        } else {
+            free(L->pool);
+        }
+    }
+    Py_TYPE(L)->tp_free((PyObject *)L);
+}
+
+static Py_ssize_t ml_len(MoveListObject *L) { return (Py_ssize_t)L->n; }
+
+static PyObject *ml_item(MoveListObject *L, Py_ssize_t i) {
+    if (i < 0 || (size_t)i >= L->n) {
+        PyErr_SetString(PyExc_IndexError, "MoveList index out of range");
+        return NULL;
+    }
+    return raw_move_in(&L->moves[i], L->pool);
+}
+
+static PyObject *ml_subscript(MoveListObject *L, PyObject *key) {
+    if (PyIndex_Check(key)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred()) return NULL;
+        if (i < 0) i += (Py_ssize_t)L->n;
+        return ml_item(L, i);
+    }
+    if (PySlice_Check(key)) {
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0) return NULL;
+        Py_ssize_t k = PySlice_AdjustIndices((Py_ssize_t)L->n, &start, &stop, step);
+        PyObject *out = PyList_New(k);
+        for (Py_ssize_t j = 0; out && j < k; j++) {
+            PyObject *o = raw_move_in(&L->moves[start + j * step], L->pool);
+            if (!o) { Py_CLEAR(out); break; }
+            PyList_SET_ITEM(out, j, o);
+        }
+        return out;
+    }
+    PyErr_SetString(PyExc_TypeError, "MoveList indices must be integers or slices");
+    return NULL;
+}
+
+static PySequenceMethods ml_as_sequence = {.sq_length = (lenfunc)ml_len, .sq_item = (ssizeargfunc)ml_item};
+static PyMappingMethods ml_as_mapping = {.mp_length = (lenfunc)ml_len, .mp_subscript = (binaryfunc)ml_subscript};
+
+static PyTypeObject MoveListType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gamecore._native.MoveList",
+    .tp_basicsize = sizeof(MoveListObject),
+    .tp_dealloc = (destructor)ml_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The plays of one generation as the generator recorded them; items are RawMoves, made when read.",
+    .tp_as_sequence = &ml_as_sequence,
+    .tp_as_mapping = &ml_as_mapping,
+};
+
+/* A MoveList of the first n plays recorded (it takes the buffers). */
+static PyObject *move_list_take(size_t n) {
+    MoveListObject *L = PyObject_New(MoveListObject, &MoveListType);
+    if (!L) return NULL;
+    L->moves = g_moves;
+    L->pool = g_pool;
+    L->capm = g_capmoves;
+    L->capp = g_cappool;
+    L->n = n;
+    g_moves = NULL;
+    g_pool = NULL;
+    g_capmoves = g_cappool = 0;
+    return (PyObject *)L;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1704,7 +1869,7 @@ static int bounds_fit(const Gen *g, int R, int C) {
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
 static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
-                        PyObject **table, PyTypeObject *play_type) {
+                        PyObject **table, PyTypeObject *play_type, int lazy) {
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
@@ -1725,6 +1890,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         g->heap = malloc(sizeof(int) * g->limit);
         if (!g->heap) { PyErr_NoMemory(); return NULL; }
     }
+    take_spare_buffers();
     g_nmoves = g_npool = 0;
     g_st_anchors = nanchors;
     g_st_searched = g_st_recorded = g_st_calls = 0;
@@ -1806,6 +1972,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     if (sorted_out) {
         if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto done; }
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
+    }
+    if (lazy && !play_type) {
+        out = move_list_take(nout);
+        goto done;
     }
     out = PyList_New((Py_ssize_t)nout);
     if (!out) goto done;
@@ -1946,7 +2116,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     }
     compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
     int nanchors = list_anchors(g_lanes, R, C);
-    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type);
+    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0);
 fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
@@ -2179,11 +2349,11 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
 
 static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"rack_counts", "blanks", "limit", "sorted", "prune", "tiles", "play_type",
-                             "bingo_index", NULL};
+                             "bingo_index", "lazy", NULL};
     PyObject *rack_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
-    int blanks, limit = -1, sorted_out = 0, prune = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|ippOOO", kwlist, &rack_o, &blanks, &limit, &sorted_out, &prune,
-                                     &table_o, &type_o, &bidx_o))
+    int blanks, limit = -1, sorted_out = 0, prune = 0, lazy = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|ippOOOp", kwlist, &rack_o, &blanks, &limit, &sorted_out, &prune,
+                                     &table_o, &type_o, &bidx_o, &lazy))
         return NULL;
     if (g_busy) {
         PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
@@ -2208,7 +2378,7 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     g_L = P->lanes;
     g_G = P->grid;
     int nanchors = list_anchors(P->lanes, P->R, P->C);
-    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type);
+    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy);
 done:
     g_L = g_lanes;
     g_G = g_grid;
@@ -2238,7 +2408,8 @@ static PyMethodDef pos_methods[] = {
      "+64 for a blank, board tiles included); returns the number of new tiles"},
     {"generate", (PyCFunction)(void (*)(void))pos_generate, METH_VARARGS | METH_KEYWORDS,
      "generate(rack_counts, blanks, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "
-     "bingo_index=None): as gamecore._native.generate, on this board"},
+     "bingo_index=None, lazy=False): as gamecore._native.generate, on this board; lazy (without tiles): a MoveList "
+     "(the plays kept in C, RawMoves made when read) instead of a list"},
     {"sync", (PyCFunction)pos_sync, METH_O,
      "sync(grid) -> int: make the board this grid (bytes of rows*cols codes row by row, or rows of ints); "
      "new tiles are placed as by place(), a tile taken off or changed recomputes the board (-1)"},
@@ -2382,6 +2553,9 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!RawMoveType) return NULL;
     Py_INCREF(RawMoveType);
     PyModule_AddObject(m, "RawMove", (PyObject *)RawMoveType);
+    if (PyType_Ready(&MoveListType) < 0) return NULL;
+    Py_INCREF(&MoveListType);
+    PyModule_AddObject(m, "MoveList", (PyObject *)&MoveListType);
     if (PyType_Ready(&PositionType) < 0) return NULL;
     Py_INCREF(&PositionType);
     PyModule_AddObject(m, "Position", (PyObject *)&PositionType);

@@ -24,7 +24,9 @@ rack's best values on the best multipliers, the bingo bonus where a span takes e
 anchors searched best bound first, spans inside an anchor skipped when their bound is below the
 K-th best score so far, and a stop when the best bound left is below it — exactly the first
 ``limit`` plays of the full sorted list. :class:`Position` keeps a board and its cross-checks
-between calls, updated per play.
+between calls, updated per play; :meth:`Position.moves` leaves the plays in C (a MoveList whose
+RawMoves are made only when read, as MAGPIE's move list). ScoredPlays of one call share their
+``word`` and ``new`` tuples (a word is often played at many places).
 
 Listing conventions (as the reference lists in ``shared/corpora/positions``): a one-tile play that
 forms words both ways is listed once, across; on the empty board both directions are listed.
@@ -287,6 +289,13 @@ class Position:
     def generate(self, rack_counts: Sequence[int], blanks: int) -> list:
         """Every legal play, as :func:`generate` gives them (RawMoves, generator order)."""
         return self._p.generate(rack_counts, blanks)
+
+    def moves(self, rack_counts: Sequence[int], blanks: int, *, sorted: bool = False) -> Sequence:
+        """Every legal play, kept in C as the generator recorded them (MAGPIE's move list): a
+        sequence (``gamecore._native.MoveList``: ``len``, indexing, slices, iteration) whose items
+        are the RawMoves of :meth:`generate`, in the same order, each made when read. With
+        ``sorted``: best first, in :func:`generate_top`'s order."""
+        return self._p.generate(rack_counts, blanks, -1, bool(sorted), False, None, None, None, True)
 
     def top(
         self,

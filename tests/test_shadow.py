@@ -376,7 +376,12 @@ def test_position_kept_between_calls_equals_a_fresh_board(rules_name, seed, turn
         synced.sync(bytes(b for row in grid for b in row) if rng.random() < 0.5 else grid)
         assert synced.grid() == grid
         args = (kwg, grid, counts, blanks, walled.layout, lg.values, lg.bingo, first, lg.bingo_tiles)
-        assert [tuple(m) for m in pos.generate(counts, blanks)] == [tuple(m) for m in generate(*args)]
+        full = [tuple(m) for m in generate(*args)]
+        assert [tuple(m) for m in pos.generate(counts, blanks)] == full
+        kept = pos.moves(counts, blanks)  # the plays kept in C, RawMoves made when read
+        assert len(kept) == len(full) and [tuple(m) for m in kept] == full
+        assert [tuple(m) for m in kept[1:4]] == full[1:4] and (not full or tuple(kept[-1]) == full[-1])
+        assert list(pos.moves(counts, blanks, sorted=True)) == generate_top(*args)
         for k in (1, 5):
             assert pos.top(counts, blanks, limit=k, bingo_index=index) == generate_top(*args, limit=k)
         assert synced.top(counts, blanks, limit=3) == generate_top(*args, limit=3)
@@ -415,6 +420,13 @@ def test_position_refuses_what_cannot_be_on_the_board():
     counts[1] = counts[20] = 1
     args = (kwg, grid, counts, 1, lg.layout, lg.values, 50, False, 7)
     assert [tuple(m) for m in pos.generate(counts, 1)] == [tuple(m) for m in generate(*args)]
+    kept = pos.moves(counts, 1)
+    with pytest.raises(IndexError):
+        kept[len(kept)]
+    with pytest.raises(TypeError):
+        kept["a"]
+    del kept  # its buffers go back to the generator: the next call reuses them
+    assert [tuple(m) for m in pos.moves(counts, 1)] == [tuple(m) for m in generate(*args)]
     with pytest.raises(ValueError):
         pos.sync(b"\x01" * 10)
 
