@@ -204,6 +204,8 @@ def read_rules(path: str | Path) -> RuleSet:
             and (path.parent / value).is_file()
         ):
             kwargs[key] = str(path.parent / value)
+        elif isinstance(value, str) and value.endswith(suffix) and not Path(value).is_file():
+            raise DataError(f"{key} {value!r}: no such file (a relative path is read beside the rule-set file)", path)
     if kwargs.get("rack_size", 7) < 1:
         raise DataError("rack_size must be at least 1", path)
     if kwargs.get("min_word_length", 2) < 2:

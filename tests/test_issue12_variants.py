@@ -207,3 +207,13 @@ def test_show_draws_the_17x17_board(game, tmp_path):
     assert r.returncode == 0, r.stderr
     svg = out.read_text(encoding="utf-8")
     assert "9I MIZA 14" in svg and ">Q<" in svg  # the caption; the 17th column is Q
+
+
+def test_template_copied_without_own_files_says_what_is_missing(tmp_path):
+    text = (RULES_DIR / "krizemkrazem.toml").read_text(encoding="utf-8")
+    copy = tmp_path / "kk.toml"
+    copy.write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith("unpublished")) + "\n", encoding="utf-8")
+    board = tmp_path / "b.board"
+    board.write_text("\n".join(["." * 17] * 17) + "\n", encoding="utf-8")
+    r = run_skrafl("score", "--rules", str(copy), "--board", str(board), "--play", "9I MIZA")
+    _one_line_error(r, str(copy), "tile_set 'YOUR_TILES.tsv': no such file")
