@@ -21,10 +21,16 @@ HELP = (
     "down); then word.\n\n"
     "Leave: the tiles that stay on the rack after the play, before drawing (alphabet order, blanks '?' "
     "last); empty when the play uses every tile.\n\n"
+    "Many positions (--board -): one CGP string per line of stdin, each line's rack field giving the rack "
+    "(blank lines skipped); the lexicon is loaded once and each position's plays are written as it is read "
+    "(flushed): tsv rows with the input line number first (one header), json one object per line "
+    '({"line": N, "plays": [...]}), table one block per position (headed "line N"). A bad line is one error '
+    "line on stderr (-:LINE: why) and gives no output; the other lines go on, and the exit status is then 2.\n\n"
     "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
     "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
     "e.g. output/is/midlungur).\n\n"
-    "Exit status: 0 plays listed (also when there is none); 2 usage or input error (one line on stderr)."
+    "Exit status: 0 plays listed (also when there is none); 2 usage or input error (one line on stderr; "
+    "with --board -: some line was bad, one line each)."
 )
 
 
@@ -40,7 +46,8 @@ def best(
         "--board",
         "-b",
         help="Board file: 15 lines of 15 ('.' empty; GCG: uppercase tile, lowercase blank). "
-        "With --board-format cgp: a file holding a CGP string, or the CGP string itself.",
+        "With --board-format cgp: a file holding a CGP string, or the CGP string itself. "
+        "'-': many positions, one CGP string per line of stdin.",
     ),
     rack: Optional[str] = typer.Option(
         None, "--rack", "-r", help="The rack, e.g. AEINRS? ('?' = blank). From the CGP string if omitted."
@@ -80,7 +87,7 @@ def best(
     Order: score (highest first), then fewer tiles, then coordinate. A blank shows as a lowercase
     letter; 'leave' is what stays on the rack.
     """
-    from gamecore.best import leave_text, load_bundle, robot_pick
+    from gamecore.best import load_bundle
     from gamecore.board import parse_cgp, read_board
     from gamecore.errors import UsageError
     from gamecore.rules import load_rules, rules_for
@@ -95,6 +102,14 @@ def best(
         raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
     if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
         raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+    many = board == "-"
+    if many:
+        if rack is not None:
+            raise UsageError("--board - reads one CGP string per line; each line's rack field gives the rack (no --rack)")
+        if svg is not None:
+            raise UsageError("--svg draws one position; --board - reads many")
+        if board_format == BoardFormat.netskrafl:
+            raise UsageError("--board - reads one CGP string per line (--board-format cgp), not Netskrafl boards")
     folder = lexicon if lexicon is not None else output_root() / lang
     vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
@@ -108,6 +123,24 @@ def best(
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
+
+    vocabs: list = []  # the robot's vocabulary, loaded when first needed (after the first position's plays)
+
+    def vocab():
+        if not vocabs:
+            from gamecore.lexicon import Lexicon
+
+            vocabs.append(Lexicon.load(vocab_dir) if vocab_dir is not None else None)
+        return vocabs[0]
+
+    columns = COLUMNS + (["swap"] if ruleset.blank_swap else [])
+    shown = _coord_writer(coords, layout.size)
+
+    def plays_of(position, rack_tiles):
+        return _plays(position, rack_tiles, bundle, ruleset, n, show_all, robot, vocab, seed, quiet, shown, tile_set)
+
+    if many:
+        raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
 
     cgp_rack = None
     if board_format == BoardFormat.cgp:
@@ -126,10 +159,23 @@ def best(
         rack_tiles = cgp_rack
     else:
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
+    plays, rows = plays_of(position, rack_tiles)
+    emit(rows, columns, fmt)
+    if svg is not None:
+        from gamecore.picture import PositionPicture, write_picture
 
-    limit = None if (show_all or robot is not None) else n
+        top = plays[0] if plays else None
+        caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
+        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
+
+
+def _plays(position, rack_tiles, bundle, ruleset, n, show_all, robot, vocab, seed, quiet, shown, tile_set):
+    """The plays ``best`` shows for one position and rack (best first, the top N, every play, or
+    the robot's pick) and their output rows. ``vocab()``: the robot's vocabulary (None: every word)."""
+    from gamecore.best import leave_text, robot_pick
     from gamecore.folded import best_plays_folded
 
+    limit = None if (show_all or robot is not None) else n
     plays = best_plays_folded(
         position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit
     )  # a Ё tile plays as Е (seed 002)
@@ -138,19 +184,13 @@ def best(
         plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays)
         plays = plays if limit is None else plays[:limit]
     if robot is not None:
-        vocab = None
-        if vocab_dir is not None:
-            from gamecore.lexicon import Lexicon
-
-            vocab = Lexicon.load(vocab_dir)
-        pick = robot_pick(plays, robot.value, vocab, seed)
+        pick = robot_pick(plays, robot.value, vocab(), seed)
         if pick is None:
             if not quiet:
                 typer.echo("no legal play: the robot exchanges all its tiles if the bag allows, else passes", err=True)
         plays = [pick] if pick is not None else []
     elif not show_all:
         plays = plays[:n]
-    shown = _coord_writer(coords, layout.size)
     rows = [
         [
             shown(p.coord),
@@ -162,13 +202,56 @@ def best(
         + ([_swap_text(swaps.get(id(p)))] if ruleset.blank_swap else [])
         for p in plays
     ]
-    emit(rows, COLUMNS + (["swap"] if ruleset.blank_swap else []), fmt)
-    if svg is not None:
-        from gamecore.picture import PositionPicture, write_picture
+    return plays, rows
 
-        top = plays[0] if plays else None
-        caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
-        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
+
+def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
+    """``--board -``: one CGP position per line of stdin, its plays written (and flushed) before
+    the next line is read. A bad line: one error line ``-:LINE: why`` on stderr, no output, the
+    next lines go on. Returns the exit status: 0, or 2 when some line was bad."""
+    import json
+    import sys
+
+    from gamecore.board import parse_cgp
+    from gamecore.errors import SkraflError
+    from gamecore.text import nfc
+
+    out = sys.stdout
+    bad = 0
+    if fmt == OutputFormat.tsv:
+        out.write("\t".join(["line", *columns]) + "\n")
+    blocks = 0
+    for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+        try:
+            try:
+                text = raw.decode("utf-8").lstrip("\ufeff").strip()
+            except UnicodeDecodeError:
+                raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
+            if not text:
+                continue
+            pos = parse_cgp(nfc(text), tile_set, layout)
+            rack_tiles = pos.racks[0]
+            if not rack_tiles:
+                raise SkraflError("the CGP rack field is empty: write the rack after the board (e.g. '15/…/15 AEINRS?/ 0/0 0')")
+            _, rows = plays_of(pos.board, rack_tiles)  # the rack's tiles are checked there
+        except SkraflError as exc:
+            bad += 1
+            out.flush()
+            typer.echo(f"skrafl: error: -:{lineno}: {exc.message}", err=True)
+            continue
+        if fmt == OutputFormat.json:
+            out.write(json.dumps({"line": lineno, "plays": [dict(zip(columns, r)) for r in rows]}, ensure_ascii=False) + "\n")
+        elif fmt == OutputFormat.tsv:
+            for r in rows:
+                out.write("\t".join([str(lineno), *("" if v is None else str(v) for v in r)]) + "\n")
+        else:
+            if blocks:
+                out.write("\n")
+            blocks += 1
+            out.write(f"line {lineno}\n")
+            emit(rows, columns, fmt)
+        out.flush()
+    return 2 if bad else 0
 
 
 def _with_blank_swaps(position, rack, bundle, rules, plays):
