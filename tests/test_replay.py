@@ -132,7 +132,9 @@ def test_export_keeps_a_resignation(tmp_path, shared):
     assert kinds[-1] == "resign" and "time" not in kinds
 
 
-def test_analyze_needs_a_lexicon(tmp_path, fixtures):
+def test_analyze_needs_a_lexicon(tmp_path, fixtures, monkeypatch):
+    # an output root where no lexicon is built (output/en would be found for a file without #lexicon)
+    monkeypatch.setenv("SKRAFL_OUTPUT", str(tmp_path / "no-output"))
     res = runner.invoke(app, ["replay", str(fixtures / "gcg" / "base.gcg"), "--out", str(tmp_path / "o"), "--analyze"])
     assert res.exit_code != 0
     assert not (tmp_path / "o" / "games.parquet").exists()
