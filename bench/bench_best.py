@@ -11,7 +11,12 @@ Reference (issue 3): scrabble-solver 3 / 30 / 150 ms (0 / 1 / 2 blanks); Quackle
 target for a whole process with one blank: ≤ 0.3 s.
 
 Issue 11: the top play alone (``best_plays(..., 1)``, the pruned search), a whole ``skrafl best -n 1``
-and a whole ``skrafl check WORD`` against a bare ``python -c pass`` (target ≤ 5×).
+and a whole ``skrafl check WORD`` against a bare ``python -c pass`` (target ≤ 5×), with the floor a
+typer CLI cannot go under: ``python -c "import typer"`` in the same environment (typer and click are
+imported by every ``skrafl`` command). And ``skrafl best --board -`` (many positions, one CGP line
+each, the lexicon loaded once): positions per second over the shared positions repeated
+``BENCH_STDIN_COPIES`` times (default 50), the whole process and per position after start-up (the
+run on an empty stdin subtracted), against one whole ``skrafl best -n 1`` process per position.
 
 MAGPIE (jvc56/MAGPIE, not in this repository): with ``MAGPIE_DIR`` naming a checkout built with
 ``make magpie BUILD=release``, a whole MAGPIE process finding the top play of the same position with
@@ -158,23 +163,56 @@ def _magpie(lex: Path, board_file: str, rack: str) -> tuple[float, float, int | 
 
 
 def _check_process() -> None:
-    """A whole 'skrafl check WORD' against a bare Python start-up (target ≤ 5×)."""
+    """A whole 'skrafl check WORD' against a bare Python start-up (target ≤ 5×), and the floor of
+    any typer CLI (``import typer``), interleaved, median of 10 after a warm-up."""
     lex = _lexicon("mid1_b1", SHARED / "mid1_b1.words")
     env = _env()
-    check, bare = [], []
-    for _ in range(7):
-        t = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lex), "HEFT"], capture_output=True, cwd=PROJECT, env=env
-        )
-        check.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], capture_output=True, cwd=PROJECT, env=env)
-        bare.append(time.perf_counter() - t)
-    c, b = statistics.median(check[1:]), statistics.median(bare[1:])
+    cmds = {
+        "check": [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lex), "HEFT"],
+        "bare": [sys.executable, "-c", "pass"],
+        "typer": [sys.executable, "-c", "import typer"],
+    }
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    for i in range(11):
+        for k, cmd in cmds.items():
+            t = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, cwd=PROJECT, env=env)
+            if i:
+                times[k].append(time.perf_counter() - t)
+    c, b, f = (statistics.median(times[k]) for k in ("check", "bare", "typer"))
     print(
         f"whole 'skrafl check WORD': median {c * 1000:.0f} ms, bare 'python -c pass' {b * 1000:.0f} ms: "
-        f"{c / b:.1f}× (target ≤ 5×)"
+        f"{c / b:.1f}× (target ≤ 5×); floor 'python -c \"import typer\"' {f * 1000:.0f} ms = {f / b:.1f}× bare"
+    )
+
+
+def _stdin_throughput(lex: Path, lines: list[str], one_process: float) -> None:
+    """``skrafl best --board - -n 1``: positions per second, whole process and after start-up."""
+    copies = int(os.environ.get("BENCH_STDIN_COPIES", "50"))
+    text = "\n".join(lines * copies) + "\n"
+    args = [sys.executable, "-m", "cli.main", "best", "--lexicon", str(lex), "--board", "-", "-n", "1", "-f", "tsv"]
+    env = _env()
+
+    def run(stdin: str) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        r = subprocess.run(args, input=stdin, capture_output=True, text=True, cwd=PROJECT, env=env)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r.returncode:
+            raise SystemExit(r.stderr)
+        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+    run(text)
+    full = min(run(text) for _ in range(3))
+    empty = min(run("") for _ in range(3))
+    n = len(lines) * copies
+    per = (full[0] - empty[0]) / n
+    print(
+        f"'best --board - -n 1' ({len(lines)} positions x {copies}): {n} positions in {full[0] * 1000:.0f} ms wall "
+        f"({full[1] * 1000:.0f} ms CPU), {n / full[0]:,.0f} positions/s whole process; after start-up "
+        f"({empty[0] * 1000:.0f} ms, empty stdin) {per * 1000:.2f} ms a position = {1 / per:,.0f} positions/s; "
+        f"one 'best -n 1' process per position: {one_process * 1000:.0f} ms a position"
     )
 
 
@@ -276,7 +314,29 @@ def main() -> None:
             )
         print(line)
     _check_process()
+    _stdin_positions()
     print(f"load average: {os.getloadavg()[0]:.2f}")
+
+
+def _stdin_positions() -> None:
+    """The shared positions as CGP lines, with one lexicon for all: ``output/en`` when built, else
+    mid1's word list (fewer plays on the other boards, the same work per line)."""
+    from cli.common import output_root
+    from gamecore.board import read_board
+    from gamecore.rules import load_rules
+
+    en = output_root() / "en"
+    lex = en if (en / "lexicon.kwg").is_file() else _lexicon("mid1_b1", SHARED / "mid1_b1.words")
+    wespa = load_rules("wespa")
+    lines = []
+    for _, board_file, rack, _ in CASES:
+        board = read_board(SHARED / board_file, wespa.tiles(), wespa.layout())
+        lines.append(f"{board.cgp_rows()} {rack}/ 0/0 0")
+    one, _ = _time_process(
+        ["best", "--lexicon", str(lex), "--board", lines[2], "--board-format", "cgp", "-n", "1", "-f", "tsv"], 5
+    )
+    print(f"lexicon for --board -: {lex}")
+    _stdin_throughput(lex, lines, one)
 
 
 if __name__ == "__main__":

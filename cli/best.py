@@ -136,8 +136,12 @@ def best(
     columns = COLUMNS + (["swap"] if ruleset.blank_swap else [])
     shown = _coord_writer(coords, layout.size)
 
+    from gamecore.folded import _manifest_fold
+
+    fold = _manifest_fold(bundle)  # the lexicon's letter folds, read once (not once per position)
+
     def plays_of(position, rack_tiles):
-        return _plays(position, rack_tiles, bundle, ruleset, n, show_all, robot, vocab, seed, quiet, shown, tile_set)
+        return _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set)
 
     if many:
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
@@ -169,7 +173,7 @@ def best(
         write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
 
 
-def _plays(position, rack_tiles, bundle, ruleset, n, show_all, robot, vocab, seed, quiet, shown, tile_set):
+def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set):
     """The plays ``best`` shows for one position and rack (best first, the top N, every play, or
     the robot's pick) and their output rows. ``vocab()``: the robot's vocabulary (None: every word)."""
     from gamecore.best import leave_text, robot_pick
@@ -177,11 +181,11 @@ def _plays(position, rack_tiles, bundle, ruleset, n, show_all, robot, vocab, see
 
     limit = None if (show_all or robot is not None) else n
     plays = best_plays_folded(
-        position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit
+        position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit, fold
     )  # a Ё tile plays as Е (seed 002)
     swaps: dict[int, str] = {}
     if ruleset.blank_swap:  # seed 002: take a blank from the board with its letter, play it at once
-        plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays)
+        plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays, fold)
         plays = plays if limit is None else plays[:limit]
     if robot is not None:
         pick = robot_pick(plays, robot.value, vocab(), seed)
@@ -254,7 +258,7 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
     return 2 if bad else 0
 
 
-def _with_blank_swaps(position, rack, bundle, rules, plays):
+def _with_blank_swaps(position, rack, bundle, rules, plays, fold=None):
     """Seed 002's blank swap: for every blank on the board whose letter the rack holds, the plays
     after the swap (the real tile put in the blank's place, the blank taken) that use the blank.
     Returns (every play best first, {id(play): (row, col, letter)} for the swap plays)."""
@@ -272,7 +276,7 @@ def _with_blank_swaps(position, rack, bundle, rules, plays):
             rest = list(rack)
             rest.remove(t.label)
             rest.append("?")
-            for p in best_plays_folded(board, rest, bundle, rules, None):
+            for p in best_plays_folded(board, rest, bundle, rules, None, fold):
                 if "?" in p.used():
                     swaps[id(p)] = (r, c, t.label)
                     out.append(p)
