@@ -15,6 +15,17 @@ shared 2-core machines the speed of a core changes by up to 1.6x from minute to 
 a few runs is the machine's own speed. A run is the whole of ``run_replay``: replaying, converting
 to Arrow and writing ``games.parquet``/``moves.parquet`` into a temporary output.
 
+``replay --analyze`` (issue 11: the best play of every turn, one analyzer per game in the worker
+processes; target ≥ 10× the 20 games/s of before, per core): the 52 GCG files with ``output/en``
+and the 10 Netskrafl records with ``output/is``, each copied ``BENCH_ANALYZE_COPIES`` times
+(default 10), 1 and 2 workers, games/s and games per CPU-second.
+
+A whole ``skrafl replay FILE`` process (issue 11: ≤ 4× MAGPIE loading the same file): one GCG file
+of the corpus with the lexicon it names (``output/en``), median wall time after a warm-up, beside
+the floor of any such process (``python -c "import typer, pyarrow.parquet"``: the CLI framework and
+the Parquet writer) and, with ``MAGPIE_DIR`` (see bench_best), a whole MAGPIE process loading the
+same file (``load FILE -lex CSWSKRAFL -wmp false``, our KWG as CSWSKRAFL).
+
 Then memory and stops (issue 10, "Trust"):
 
 - ``memory``: peak RSS of the parent and of the largest worker (``getrusage``: ``RUSAGE_SELF`` and
@@ -219,7 +230,96 @@ def main() -> None:
                     f"load {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
+        _analyze(gcg, records, tmp)
+        _one_file(gcg, tmp)
         _trust(gcg + records, tmp)
+
+
+def _analyze(gcg: list[Path], records: list[Path], tmp: Path) -> None:
+    from pipelines.replay import ReplayOptions, run_replay
+
+    copies = int(os.environ.get("BENCH_ANALYZE_COPIES", "10"))
+    repeats = int(os.environ.get("BENCH_REPLAY_REPEATS", "3"))
+    for lang, sources in (("en", gcg), ("is", records)):
+        lexdir = PROJECT / "output" / lang
+        if not (lexdir / "lexicon.kwg").is_file():
+            print(f"replay --analyze: lexicon {lang} skipped (output/{lang} not built)")
+            continue
+        files = _copies(sources, tmp, copies)
+        opts = ReplayOptions(lexicon_dir=str(lexdir), analyze=True)
+        run_replay(files[: len(sources)], tmp / "out", opts, workers=1, quiet=True)  # warm up
+        for workers in (1, 2):
+            wall, cpu, events = _run(files, opts, workers, repeats, tmp / "out")
+            print(
+                f"replay --analyze {lang} workers={workers}: {len(files):,} games, {len(files) / wall:,.0f} games/s "
+                f"({events / wall:,.0f} events/s), {len(files) / cpu:,.0f} games per CPU-second; "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+
+
+def _median_process(run, n: int = 9) -> tuple[float, float]:
+    """Median and minimum wall seconds of ``run()`` over ``n`` runs after a warm-up."""
+    import statistics
+
+    run()
+    walls = []
+    for _ in range(n):
+        t = time.perf_counter()
+        run()
+        walls.append(time.perf_counter() - t)
+    return statistics.median(walls), min(walls)
+
+
+def _one_file(gcg: list[Path], tmp: Path) -> None:
+    """A whole 'skrafl replay FILE' process, its floor, and MAGPIE loading the same file."""
+    name = "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
+    game = next((f for f in gcg if f.name == name), gcg[0] if gcg else None)
+    if game is None:
+        return
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    ours = _median_process(
+        lambda: subprocess.run(
+            [sys.executable, "-m", "cli.main", "replay", str(game), "--out", str(tmp / "one"), "-q"],
+            capture_output=True,
+            cwd=PROJECT,
+            env=env,
+        )
+    )
+    floor = _median_process(
+        lambda: subprocess.run([sys.executable, "-c", "import typer, pyarrow.parquet"], capture_output=True, env=env)
+    )
+    line = (
+        f"whole 'skrafl replay FILE' ({game.name}, lexicon it names): median {ours[0] * 1000:.0f} ms "
+        f"(min {ours[1] * 1000:.0f}); floor 'import typer, pyarrow.parquet' {floor[0] * 1000:.0f} ms"
+    )
+    mag = _magpie_load(game, tmp)
+    if mag is not None:
+        line += f"; MAGPIE loading it {mag[0] * 1000:.0f} ms: {ours[0] / mag[0]:.1f}× (target ≤ 4×)"
+    print(line, flush=True)
+
+
+def _magpie_load(game: Path, tmp: Path) -> tuple[float, float] | None:
+    """A whole MAGPIE process loading ``game`` with our English KWG (``MAGPIE_DIR``), or None."""
+    root = os.environ.get("MAGPIE_DIR")
+    kwg = PROJECT / "output" / "en" / "lexicon.kwg"
+    if not root or not Path(root, "bin", "magpie").is_file() or not kwg.is_file():
+        return None
+    try:
+        from bench.bench_movegen import magpie_data
+    except ImportError:  # run as a script: bench/ is on the path
+        from bench_movegen import magpie_data
+    work = magpie_data(tmp / "magpie", kwg)
+    if work is None:
+        return None
+    cmd = [str(Path(root, "bin", "magpie")), "set", "-mode", "sync", "-savesettings", "false"]
+    commands = f"load {game} -lex CSWSKRAFL -wmp false\n"
+    r = subprocess.run(cmd, input=commands, capture_output=True, text=True, cwd=work)
+    if r.returncode or "(error" in r.stdout + r.stderr:
+        print(f"MAGPIE could not load {game.name}: {(r.stdout + r.stderr).strip()[:200]}")
+        return None
+    return _median_process(lambda: subprocess.run(cmd, input=commands, capture_output=True, text=True, cwd=work))
 
 
 if __name__ == "__main__":
