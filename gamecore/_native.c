@@ -1460,13 +1460,19 @@ static int sort_moves(size_t n) {
     }
     if (grow((void **)&g_tmp, &g_captmp, n, sizeof(Move)) < 0) return -1;
     Move *src = g_moves, *dst = g_tmp;
-    size_t count[256];
-    for (int shift = 0; shift < 64; shift += 8) {
-        memset(count, 0, sizeof count);
-        for (size_t i = 0; i < n; i++) count[(src[i].key >> shift) & 255]++;
+    /* the counts of all eight digits in one pass over the plays */
+    static size_t counts[8][256];
+    memset(counts, 0, sizeof counts);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = src[i].key;
+        for (int d = 0; d < 8; d++) counts[d][(k >> (8 * d)) & 255]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        int shift = 8 * d;
+        size_t *count = counts[d];
         if (count[(src[0].key >> shift) & 255] == n) continue; /* one digit: nothing to do */
         size_t s = 0;
-        for (int d = 0; d < 256; d++) { size_t c = count[d]; count[d] = s; s += c; }
+        for (int v = 0; v < 256; v++) { size_t c = count[v]; count[v] = s; s += c; }
         for (size_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 255]++] = src[i];
         Move *t = src; src = dst; dst = t;
     }
@@ -1514,13 +1520,14 @@ static uint16_t g_newused[NEWCACHE];
 static int g_nnewused;
 
 /* The `word` tuples, one per main word (letters, blanks marked) for the plays of one call: a word
- * is often played at many places (on the empty board each word ~9 times). Open addressing on the
- * letters (g_pool offsets), at most half full; used slots listed for clearing. */
-#define WORDCACHE (1 << 16)
-typedef struct { uint32_t off, hash; uint8_t len; PyObject *tup; } WordSlot;
-static WordSlot g_words[WORDCACHE];
-static uint32_t g_wordused[WORDCACHE / 2];
-static int g_nwordused;
+ * is often played at many places (on the empty board each word ~9 times). A compact open-address
+ * table (hash tag, entry) kept at most half full, the entries apart; cleared by its entries. */
+#define WORDSLOTS (1 << 16)
+#define WORDENTRIES (WORDSLOTS / 2)
+typedef struct { uint32_t off, slot; uint8_t len; PyObject *tup; } WordEntry;
+static uint32_t g_wordtag[WORDSLOTS], g_wordent[WORDSLOTS];
+static WordEntry g_wordents[WORDENTRIES];
+static int g_nwordents;
 
 static void newcache_clear(void) {
     for (int i = 0; i < g_nnewused; i++) {
@@ -1529,12 +1536,11 @@ static void newcache_clear(void) {
         g_newkey[h] = 0;
     }
     g_nnewused = 0;
-    for (int i = 0; i < g_nwordused; i++) {
-        WordSlot *w = &g_words[g_wordused[i]];
-        Py_CLEAR(w->tup);
-        w->len = 0;
+    for (int i = 0; i < g_nwordents; i++) {
+        Py_CLEAR(g_wordents[i].tup);
+        g_wordtag[g_wordents[i].slot] = 0;
     }
-    g_nwordused = 0;
+    g_nwordents = 0;
 }
 
 static PyObject *new_flags(const Move *m) {
@@ -1566,13 +1572,16 @@ static PyObject *word_tuple(const Move *m, PyObject **table) {
     const uint8_t *w = g_pool + m->off;
     uint32_t h = 2166136261u;
     for (int i = 0; i < m->len; i++) h = (h ^ w[i]) * 16777619u;
-    uint32_t i = (h ^ (h >> 15)) & (WORDCACHE - 1);
-    for (;; i = (i + 1) & (WORDCACHE - 1)) {
-        WordSlot *e = &g_words[i];
-        if (!e->len) break;
-        if (e->hash == h && e->len == m->len && memcmp(g_pool + e->off, w, m->len) == 0) {
-            Py_INCREF(e->tup);
-            return e->tup;
+    uint32_t tag = h | 1u, i = (h ^ (h >> 16)) & (WORDSLOTS - 1);
+    for (;; i = (i + 1) & (WORDSLOTS - 1)) {
+        uint32_t t = g_wordtag[i];
+        if (!t) break;
+        if (t == tag) {
+            WordEntry *e = &g_wordents[g_wordent[i]];
+            if (e->len == m->len && memcmp(g_pool + e->off, w, m->len) == 0) {
+                Py_INCREF(e->tup);
+                return e->tup;
+            }
         }
     }
     PyObject *t = PyTuple_New(m->len);
@@ -1582,14 +1591,15 @@ static PyObject *word_tuple(const Move *m, PyObject **table) {
         Py_INCREF(tile);
         PyTuple_SET_ITEM(t, k, tile);
     }
-    if (g_nwordused < WORDCACHE / 2) {
-        WordSlot *e = &g_words[i];
+    if (g_nwordents < WORDENTRIES) {
+        WordEntry *e = &g_wordents[g_nwordents];
         e->off = m->off;
-        e->hash = h;
+        e->slot = i;
         e->len = m->len;
         Py_INCREF(t);
         e->tup = t;
-        g_wordused[g_nwordused++] = i;
+        g_wordtag[i] = tag;
+        g_wordent[i] = (uint32_t)g_nwordents++;
     }
     return t;
 }
