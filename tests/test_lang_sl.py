@@ -56,6 +56,8 @@ SMALL_FORMS = {
     "rt",
     "vrt",
     "ud",  # unit symbols and abbreviations without a full stop; real words
+    "hm",
+    "pst",  # interjections without a vowel (the committee list keeps them)
 }
 
 
@@ -143,6 +145,15 @@ def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build
     )
 
 
+def test_interjections_without_a_vowel_are_words(hunspell_build):
+    # issue 14 side effect: hm and pst are SSKJ interjections (medm.), words by seed 004; Hunspell
+    # has no classes, so the unit rule drops them and the committee list interjections.txt adds them
+    lexicon = words(hunspell_build)
+    assert {"hm", "pst"} <= lexicon and not {"cm", "kg", "tv"} & lexicon
+    manifest = (hunspell_build / "manifest.json").read_text(encoding="utf-8")
+    assert '"additions_listed": 2' in manifest
+
+
 def test_prefixes_and_suffixes_dropped(hunspell_build):
     check_expected(hunspell_build, {"pred-": "prefix_or_suffix", "-ost": "prefix_or_suffix"})
 
@@ -167,6 +178,8 @@ def test_sloleks_table(tmp_path):
             "zda": "initialism",
             "quiz": "letters_outside_alphabet",
             "rock-glasba": "non_letter",
+            "šš": None,  # an interjection by its MSD (I): a word without a vowel
+            "kg": "unit_symbol_or_abbreviation_msd",
         },
     )
 
