@@ -1257,7 +1257,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
     *bs = *be = -1;
     if (!(L->mask[a] & usable)) return -1;
     int best = -1;
-    int lm[MAXD], wm[MAXD], hx[MAXD], cap[MAXD], eff[MAXD];
+    int lm[MAXD], xw[MAXD], eff[MAXD];
     if (fill) {
         for (int s = 0; s <= a; s++) {
             g_leftmax[s] = NEG_BOUND;
@@ -1269,7 +1269,10 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
         if (s < a && !L->tiles[s] && (L->anchor[s] || !(L->mask[s] & usable) || ++left >= nrv)) break;
         lo = s;
         if (s > 0 && L->tiles[s - 1]) continue; /* the word would go on to the left */
-        int k = 0, W = 1, board = 0, cross = 0, nt = 0;
+        /* the new squares' multipliers of a letter's value, eff_i = lm_i * W + xw_i (xw_i: its
+         * cross word's share), kept sorted best first as the span grows (sorted again only when a
+         * word premium changes W); capped = sum of eff_i * cap_i = W * sa + sx */
+        int k = 0, W = 1, board = 0, cross = 0, nt = 0, sa = 0, sx = 0;
         uint8_t through[MAXD];
         for (int e = s; e < n; e++) {
             uint8_t bt = L->tiles[e];
@@ -1278,21 +1281,25 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 through[nt++] = bt;
             } else {
                 if (!(L->mask[e] & usable) || k == nrv) break;
-                lm[k] = L->lm[e];
-                wm[k] = L->wm[e];
-                hx[k] = L->hasx[e];
-                cap[k] = L->cap[e];
-                if (hx[k]) cross += L->xscore[e] * L->wm[e];
-                W *= L->wm[e];
+                int l = L->lm[e], w = L->wm[e];
+                lm[k] = l;
+                xw[k] = L->hasx[e] ? l * w : 0;
+                sa += l * L->cap[e];
+                sx += xw[k] * L->cap[e];
+                if (L->hasx[e]) cross += L->xscore[e] * w;
                 k++;
+                if (w != 1) {
+                    W *= w;
+                    for (int i = 0; i < k; i++) eff[i] = lm[i] * W + xw[i];
+                    sort_desc(eff, k);
+                } else {
+                    int x = l * W + xw[k - 1], j = k - 1;
+                    while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                    eff[j] = x;
+                }
             }
             if (e < a || e == s || (e + 1 < n && L->tiles[e + 1])) continue;
-            int sum = 0, capped = 0;
-            for (int i = 0; i < k; i++) {
-                eff[i] = lm[i] * W + (hx[i] ? lm[i] * wm[i] : 0);
-                capped += eff[i] * cap[i];
-            }
-            sort_desc(eff, k);
+            int sum = 0, capped = W * sa + sx;
             for (int i = 0; i < k; i++) sum += eff[i] * rv[i];
             if (capped < sum) sum = capped;
             sum += board * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
@@ -1355,6 +1362,9 @@ static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *r
 /* (pruning) per lane square, the most a rack tile that may stand there can score (before
  * multipliers): letters of the cross-check held on the rack, or any of its letters for a blank. */
 static void lane_caps(const Gen *g, int R, int C) {
+    int bmax = 0; /* the most a blank can score (0 unless a blank counts its letter's value) */
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
@@ -1367,7 +1377,7 @@ static void lane_caps(const Gen *g, int R, int C) {
                     if (g->values[t] > best) best = g->values[t];
                     m &= m - 1;
                 }
-                if (g->blanks > 0) {
+                if (g->blanks > 0 && bmax > best) {
                     m = L->mask[p] & ~1ull;
                     while (m) {
                         int t = __builtin_ctzll(m);
@@ -1853,33 +1863,37 @@ static int lanes_mirror(const Lane *a, const Lane *b, int n) {
 /* Whether every bound stays far inside an int: per lane, (every square's best letter value x its
  * letter premium) x (the product of its word premiums) x (1 + the largest word premium), plus
  * the bingo bonus, in floating point. Absurd premium layouts search without pruning instead. */
-static int bounds_fit(const Gen *g, int R, int C) {
+static int bounds_fit_in(const Lane (*lanes)[MAXD], const int *values, const int *bvalues, int bingo, int R, int C,
+                         int any_board) {
     double maxv = 0;
     for (int t = 0; t <= MAX_TILE; t++) {
-        if (g->values[t] > maxv) maxv = g->values[t];
-        if (g->bvalues[t] > maxv) maxv = g->bvalues[t];
+        if (values[t] > maxv) maxv = values[t];
+        if (bvalues[t] > maxv) maxv = bvalues[t];
     }
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
-            const Lane *L = &g_L[dir][l];
+            const Lane *L = &lanes[dir][l];
             double sum = 0, w = 1, wmax = 1;
             for (int p = 0; p < n; p++) {
-                sum += maxv * (L->lm[p] > 1 ? L->lm[p] : 1) + L->xscore[p];
+                /* any_board: a cross word's board tiles, whatever the board, score at most maxv each */
+                sum += maxv * (L->lm[p] > 1 ? L->lm[p] : 1) + (any_board ? maxv * MAXD : L->xscore[p]);
                 if (L->wm[p] > 1) w *= L->wm[p];
                 if (L->wm[p] > wmax) wmax = L->wm[p];
             }
-            if (sum * w * (1 + wmax) * 2 + g->bingo > 1e9) return 0;
+            if (sum * w * (1 + wmax) * 2 + bingo > 1e9) return 0;
         }
     }
     return 1;
 }
 
+static int bounds_fit(const Gen *g, int R, int C) { return bounds_fit_in(g_L, g->values, g->bvalues, g->bingo, R, C, 0); }
+
 /* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
 static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
-                        PyObject **table, PyTypeObject *play_type, int lazy) {
+                        PyObject **table, PyTypeObject *play_type, int lazy, int fits) {
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
@@ -1905,7 +1919,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     g_st_anchors = nanchors;
     g_st_searched = g_st_recorded = g_st_calls = 0;
     uint32_t groot = N_ARC(g_kwg[1]);
-    prune = prune && g->limit > 0 && !negative && g->bingo >= 0 && bounds_fit(g, R, C);
+    prune = prune && g->limit > 0 && !negative && g->bingo >= 0 && (fits || bounds_fit(g, R, C));
     g->thr = INT32_MIN;
     int rv[MAXD], nrv = 0;
     g_nsteps = 0;
@@ -2126,7 +2140,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     }
     compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
     int nanchors = list_anchors(g_lanes, R, C);
-    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0);
+    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0, 0);
 fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
@@ -2146,6 +2160,7 @@ typedef struct {
     Py_buffer kb;
     int has_kb;
     int wide, R, C, srow, scol, bingo, bingo_tiles, tiles_on_board, negative;
+    int fits; /* the bounds stay inside an int whatever the board (bounds_fit_in) */
     int values[MAX_TILE + 1], bvalues[MAX_TILE + 1];
     uint8_t grid[MAXD][MAXD], bkg[MAXD][MAXD];
     Lane lanes[2][MAXD];
@@ -2220,6 +2235,7 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
     pos_use_kwg(P);
     compute_lanes(P->lanes, P->grid, lmg, wmg, P->bkg, R, C, P->tiles_on_board == 0, P->srow, P->scol, P->values,
                   P->bvalues);
+    P->fits = bounds_fit_in(P->lanes, P->values, P->bvalues, P->bingo, R, C, 1);
     return 0;
 }
 
@@ -2388,7 +2404,7 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     g_L = P->lanes;
     g_G = P->grid;
     int nanchors = list_anchors(P->lanes, P->R, P->C);
-    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy);
+    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy, P->fits);
 done:
     g_L = g_lanes;
     g_G = g_grid;
