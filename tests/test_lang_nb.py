@@ -278,7 +278,8 @@ def test_combined_source_rules():
 def test_new_article_held_by_hunspell_only_in_part():
     """A word whose every Bokmålsordboka article is new since the revision (Ny, Utjamning, På vent)
     and none of whose paradigms Hunspell nb_NO holds whole is dropped with all its entries; a new
-    article Hunspell holds whole stays, and so does an old (Eksisterende) one held in part."""
+    article Hunspell holds whole stays, and so does an old (Eksisterende) one held in part. A new
+    article's form that Hunspell has only by its derivation class Y goes too."""
     from pipelines.build import classify
     from pipelines.recipe import load_recipe
 
@@ -314,6 +315,12 @@ def test_new_article_held_by_hunspell_only_in_part():
         ordb("gov", 4, "Ny", False),
         ordb("gov", 5, "Eksisterende", True),
         dict(hun, form="gov", lemma="gov", stem_flags="BCEG"),
+        # a new article's plural that Hunspell derives only by its class Y (verb -> -inger, -ingene)
+        ordb("hostingene", 6, "Ny", True, " Plur Def "),
+        dict(hun, form="hostingene", lemma="hoste", stem_flags="ABCEGJMSTYtz", affixes="Y", last_suffix="Y"),
+        # the same in an old article stays (Norsk Ordbank has the noun)
+        ordb("avlesinger", 7, "Eksisterende", True, " Plur Ind "),
+        dict(hun, form="avlesinger", lemma="avlese", stem_flags="EJOYZ`ty", affixes="Y", last_suffix="Y"),
     ]
     recipe = load_recipe(Path(__file__).resolve().parents[1] / "lexicon_sources" / "nb" / "recipe.toml")
     out = classify(combined_rows(rows), recipe, "ordb+hunspell")
@@ -324,6 +331,7 @@ def test_new_article_held_by_hunspell_only_in_part():
     assert verdict["fruktgård"] == {rule} and verdict["fruktgården"] == {rule}
     assert verdict["fruktgårder"] == {"not_in_norsk_ordbank"}  # no Hunspell form at all: the earlier rule
     assert None in verdict["datafil"] and None in verdict["bunnlinje"] and None in verdict["gov"]
+    assert verdict["hostingene"] == {"new_article_plural_by_derivation"} and None in verdict["avlesinger"]
 
 
 def test_paradigm_in_hunspell_column():
@@ -409,6 +417,6 @@ def test_real_nb_against_the_nsf_samples(real_nb, tmp_path):
     numbers = json.loads(r.stdout)
     assert numbers["reference_words"] == 3000 and numbers["reject_words"] == 1000
     assert numbers["recall"] >= 0.90  # issue 14 target
-    # issue 14 asks for at most 15 %; measured 25.2 % (what is left: forms both dictionaries have,
+    # issue 14 asks for at most 15 %; measured 24.3 % (what is left: forms both dictionaries have,
     # see lexicon_sources/nb/README.md)
-    assert numbers["reject_accepted"] <= 0.26
+    assert numbers["reject_accepted"] <= 0.25
