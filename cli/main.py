@@ -142,6 +142,7 @@ class LazyGroup(TyperGroup):
 app = typer.Typer(
     name="skrafl",
     cls=LazyGroup,
+    suggest_commands=False,  # click (8.4) suggests a close command name itself: once, not twice
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
