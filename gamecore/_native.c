@@ -1323,7 +1323,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
  * maximised on its own over the ends, the rack's best values on the best multipliers. */
 static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
-    int lmv[MAXD], xmv[MAXD], tmp[MAXD];
+    int lmv[MAXD], xmv[MAXD]; /* the new squares' letter and cross-word premiums, each kept sorted */
     for (int p = a + 1; p < n; p++) {
         int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0;
         uint64_t km = 0;
@@ -1333,20 +1333,21 @@ static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *r
                 board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
             } else {
                 if (!(L->mask[e] & usable) || k == nrv) break;
-                lmv[k] = L->lm[e];
-                xmv[k] = L->hasx[e] ? L->lm[e] * L->wm[e] : 0;
+                int l = L->lm[e], x = L->hasx[e] ? L->lm[e] * L->wm[e] : 0, j;
+                for (j = k; j > 0 && lmv[j - 1] < l; j--) lmv[j] = lmv[j - 1];
+                lmv[j] = l;
+                for (j = k; j > 0 && xmv[j - 1] < x; j--) xmv[j] = xmv[j - 1];
+                xmv[j] = x;
                 if (L->hasx[e]) cross += L->xscore[e] * L->wm[e];
                 W *= L->wm[e];
                 k++;
             }
             if (e + 1 < n && L->tiles[e + 1]) continue;
             int mr = board, xr = cross;
-            memcpy(tmp, lmv, k * sizeof(int));
-            sort_desc(tmp, k);
-            for (int i = 0; i < k; i++) mr += tmp[i] * rv[i];
-            memcpy(tmp, xmv, k * sizeof(int));
-            sort_desc(tmp, k);
-            for (int i = 0; i < k; i++) xr += tmp[i] * rv[i];
+            for (int i = 0; i < k; i++) {
+                mr += lmv[i] * rv[i];
+                xr += xmv[i] * rv[i];
+            }
             if (W > mW) mW = W;
             if (mr * W > mMW) mMW = mr * W;
             if (xr > mX) mX = xr;
@@ -1365,6 +1366,14 @@ static void lane_caps(const Gen *g, int R, int C) {
     int bmax = 0; /* the most a blank can score (0 unless a blank counts its letter's value) */
     for (int t = 1; t <= MAX_TILE; t++)
         if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
+    /* the rack's letters by value, best first: a square's cap is the first one it allows */
+    int order[MAX_TILE + 1], no = 0;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) {
+            int j = no++;
+            while (j > 0 && g->values[order[j - 1]] < g->values[t]) { order[j] = order[j - 1]; j--; }
+            order[j] = t;
+        }
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
@@ -1372,11 +1381,9 @@ static void lane_caps(const Gen *g, int R, int C) {
             for (int p = 0; p < n; p++) {
                 int best = 0;
                 uint64_t m = L->mask[p] & g->rackmask;
-                while (m) {
-                    int t = __builtin_ctzll(m);
-                    if (g->values[t] > best) best = g->values[t];
-                    m &= m - 1;
-                }
+                if (m)
+                    for (int i = 0; i < no; i++)
+                        if ((m >> order[i]) & 1) { best = g->values[order[i]]; break; }
                 if (g->blanks > 0 && bmax > best) {
                     m = L->mask[p] & ~1ull;
                     while (m) {
