@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gamecore.errors import DataError
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import CompiledBoard, OracleBoard, replay_board
 from gamecore.rules import load_rules
@@ -136,14 +137,24 @@ def test_hand_scored_plays():
     assert board.position().to_text().splitlines()[6:9] == ["." * 15, "...RETSINA.....", "." * 15]
 
 
-def test_replay_board_falls_back_to_the_oracle_when_too_big(tmp_path):
-    size = 33
-    lines = ["# big", "# start square: Q17"] + ["|" + " " * size + "|"] * size
-    path = tmp_path / "big.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def test_replay_board_falls_back_to_the_oracle_when_premiums_overflow(tmp_path):
+    # a row of fifteen 4x word squares multiplies a word by 4**15, beyond the compiled board's bound
+    size = 15
+    rows = ["|" + " " * size + "|"] * size
+    rows[7] = "|" + "~" * size + "|"
+    path = tmp_path / "quad.txt"
+    path.write_text("\n".join(["# quad", "# start square: H8", *rows]) + "\n", encoding="utf-8")
     rules = load_rules("wespa").replace(board=str(path))
     assert isinstance(replay_board(rules), OracleBoard)
     assert isinstance(replay_board(load_rules("wespa")), CompiledBoard)
+
+
+def test_a_board_beyond_column_z_is_one_error(tmp_path):
+    size = 27  # GCG columns are A..Z
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(["# big", "# start square: N14"] + ["|" + " " * size + "|"] * size) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match="at most 26"):
+        load_rules("wespa").replace(board=str(path)).layout()
 
 
 @pytest.mark.parametrize(
