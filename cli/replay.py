@@ -97,7 +97,7 @@ def replay(
     if lexicon is not None and no_lexicon:
         raise UsageError("give --lexicon DIR or --no-lexicon, not both")
     files = stdin_paths(files)
-    lexicon_dir = None
+    lexicon_dir, guess = None, False
     if lexicon is not None:
         lexicon_dir = str(lexicon)
     elif lang and not no_lexicon:
@@ -108,9 +108,14 @@ def replay(
             )
         lexicon_dir = str(candidate)
     elif lexicon is None and not no_lexicon and not rules:
-        lexicon_dir, note = lexicon_named_by(files)
-        if note and not quiet:
-            typer.echo(f"skrafl replay: note: {note}", err=True)
+        from pipelines.replay.run import is_database_url
+
+        if any(is_database_url(f) for f in files):
+            guess = True  # the games' locales name the lexicon (pipelines.postgres.lexicon_named)
+        else:
+            lexicon_dir, note = lexicon_named_by(files)
+            if note and not quiet:
+                typer.echo(f"skrafl replay: note: {note}", err=True)
     if lexicon_dir is not None:
         from gamecore.lexicon import Lexicon
 
@@ -134,7 +139,7 @@ def replay(
 
         rules_for(lang, rules)  # unknown preset or language: usage error before any work
     if dataset is not None or out is None:
-        summary = _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet)
+        summary = _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet, guess)
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
     if since or until:
         raise UsageError("--since/--until go with --dataset DIR")
@@ -189,7 +194,9 @@ def _day(value: Optional[str], flag: str):
         raise UsageError(f"{flag} {value!r}: expected YYYY-MM-DD") from None
 
 
-def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet) -> dict:
+def _replay_dataset(
+    files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet, guess=False
+) -> dict:
     """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`)."""
     from pipelines.replay import Stopped
     from pipelines.replay.jobs import is_database_url, run_replay_dataset
@@ -208,7 +215,7 @@ def _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, expo
 
         cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
         summary = run_replay_dataset(
-            list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster
+            list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster, guess_lexicon=guess
         )
     except Stopped as stop:
         typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in", err=True)

@@ -324,3 +324,23 @@ def test_replay_from_database_checks_words_with_the_guessed_lexicon(netskrafl_db
     guessed, files, unchecked = (_dataset_moves(tmp_path / d) for d in ("guessed", "files", "unchecked"))
     assert guessed.equals(files)
     assert not guessed.equals(unchecked)
+
+
+def test_cli_replay_from_database_guesses_the_lexicon(netskrafl_db, tmp_path):
+    """`skrafl replay URL --dataset D` with no lexicon option checks the words with the lexicon the
+    games' locale names, and says so once; --no-lexicon checks none and says nothing."""
+    from cli.common import output_root
+
+    root = output_root()
+    if not (root / "is" / "manifest.json").is_file():
+        pytest.skip("the Icelandic lexicon is not built (skrafl ingest is && skrafl build is)")
+    env = {**os.environ, "SKRAFL_OUTPUT": str(root)}
+    guessed = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "g", env=env)
+    assert guessed.returncode in (0, 1), guessed.stderr
+    assert guessed.stderr.count(f"words checked with {root / 'is'}") == 1
+    silent = _skrafl("replay", netskrafl_db, "--dataset", tmp_path / "n", "--no-lexicon", "-q", env=env)
+    assert silent.returncode in (0, 1) and silent.stderr == ""
+    files = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "f", "--lang", "is", "-q", env=env)
+    assert files.returncode in (0, 1), files.stderr
+    assert _dataset_moves(tmp_path / "g").equals(_dataset_moves(tmp_path / "f"))
+    assert not _dataset_moves(tmp_path / "g").equals(_dataset_moves(tmp_path / "n"))
