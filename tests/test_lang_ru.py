@@ -188,3 +188,16 @@ def test_build_is_deterministic(ru_build, tmp_path):
     first = {k: v for k, v in tree_digest(ru_build).items() if not k.startswith("entries") and not any(x in k for x in varying)}
     second = {k: v for k, v in tree_digest(tmp_path / "again").items() if not any(x in k for x in varying)}
     assert first == second
+
+
+def test_plain_word_list_builds_with_the_rules_that_fit(tmp_path):
+    # issue 14: the OpenCorpora rules say which sources they are written for; a plain list skips
+    # them (and says so) but still folds ё and drops hyphenated words
+    src = tmp_path / "words.txt"
+    src.write_text("стол\nёж\nкто-то\n", encoding="utf-8")
+    r = run_skrafl("build", "ru", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"))
+    assert r.returncode == 0, r.stderr
+    assert words(tmp_path / "lex") == {"стол", "еж"}
+    manifest = json.loads((tmp_path / "lex" / "manifest.json").read_text(encoding="utf-8"))
+    assert "not_a_noun" in manifest["rules_not_applied"] and "hyphen_or_apostrophe" not in manifest["rules_not_applied"]
+    assert "not applied to wordlist" in r.stderr
