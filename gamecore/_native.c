@@ -24,7 +24,9 @@
  * on the first move), cross-checks (64-bit letter sets) and cross-scores computed once per call from
  * the DAWG, narrowed by the lane's own tiles beside the square (lane_mask); the walk of an anchor
  * with tiles just right of it starts at their right end (rev(tiles) first), so that a left part is
- * checked against them at once; every node read is bounds-checked. Plays are recorded as plain structs into a buffer
+ * checked against them at once; every node read is bounds-checked. When the plays are wanted
+ * sorted, the first move takes each word of the rack once from the DAWG and places it at every
+ * start covering the start square (first_words). Plays are recorded as plain structs into a buffer
  * kept between calls, sorted there (a 64-bit key, radix sort) and made into Python objects only
  * for the plays returned (RawMoves, or ScoredPlay tuples built directly). For the best K plays the
  * search is pruned (the idea of MAGPIE's "shadow", written here from the scoring rule): each
@@ -976,6 +978,53 @@ static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int
     return m;
 }
 
+/* The first move when the plays are wanted sorted (their order of finding does not matter then):
+ * the words the rack can make, found once each in the DAWG, each placed at every start that
+ * covers the start square a of the lane set -- the same plays as the GADDAG walk of that anchor
+ * (on an empty board every square takes any letter its mask allows, and no word is crossed),
+ * without walking each word once per square of it. */
+static void first_place(Gen *g, const uint8_t *w, int len) {
+    int a = g->anchor_pos, n = g->n;
+    int s0 = a - len + 1 > 0 ? a - len + 1 : 0, s1 = n - len < a ? n - len : a;
+    for (int s = s0; s <= s1; s++) {
+        int main_sum = 0, wmul = 1, ok = 1;
+        for (int i = 0; i < len; i++) {
+            int p = s + i, t = w[i] & 63;
+            if (!((g->mask[p] >> t) & 1)) { ok = 0; break; }
+            main_sum += ((w[i] & 64) ? g->bvalues[t] : g->values[t]) * g->lm[p];
+            wmul *= g->wm[p];
+            g->placed[p] = w[i];
+        }
+        if (ok) record(g, s, s + len - 1, main_sum, wmul, 0, len);
+    }
+}
+
+static void first_words(Gen *g, uint32_t list, uint8_t *w, int d) {
+    if (!list || d >= g->n || g->error) return;
+    g_calls++;
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = KW(i);
+        uint32_t t = N_TILE(nv);
+        if (t) {
+            if (g->rack[t] > 0) {
+                g->rack[t]--;
+                w[d] = (uint8_t)t;
+                if (N_ACC(nv) && d >= 1) first_place(g, w, d + 1);
+                first_words(g, N_ARC(nv), w, d + 1);
+                g->rack[t]++;
+            }
+            if (g->blanks > 0) {
+                g->blanks--;
+                w[d] = (uint8_t)(t | 64);
+                if (N_ACC(nv) && d >= 1) first_place(g, w, d + 1);
+                first_words(g, N_ARC(nv), w, d + 1);
+                g->blanks++;
+            }
+        }
+        if (N_END(nv)) break;
+    }
+}
+
 /* The plays of anchor a (the lane set): the walk starts at the right end of the tiles just right
  * of a (a itself when there are none) and ends its left part at a (see _walk.h). */
 static void walk_anchor(Gen *g, int a, uint32_t groot) {
@@ -1900,7 +1949,7 @@ static int bounds_fit(const Gen *g, int R, int C) { return bounds_fit_in(g_L, g-
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
 static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
-                        PyObject **table, PyTypeObject *play_type, int lazy, int fits) {
+                        PyObject **table, PyTypeObject *play_type, int lazy, int fits, int empty_board) {
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
@@ -1930,7 +1979,21 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     g->thr = INT32_MIN;
     int rv[MAXD], nrv = 0;
     g_nsteps = 0;
-    if (prune) {
+    if (empty_board && sorted_out) {
+        /* the first move, sorted: every word of the rack once (first_words), no bounds needed */
+        uint32_t droot = N_ARC(g_kwg[0]);
+        uint8_t w[MAXD];
+        for (int i = 0; i < nanchors; i++) {
+            const Anchor *A = &g_anchors[i];
+            set_lane(g, A->dir, A->lane, R, C);
+            g->anchor_pos = A->pos;
+            g_calls = 0;
+            first_words(g, droot, w, 0);
+            g_st_searched++;
+            g_st_calls += g_calls;
+            if (g->error) { PyErr_NoMemory(); goto done; }
+        }
+    } else if (prune) {
         /* best bound first; an anchor on top has its bingo spans checked (bingo_possible) and goes
          * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
          * Stop when the best bound left is below the K-th best score recorded. */
@@ -2124,11 +2187,15 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "not a KWG");
         goto fail;
     }
+    int tiles = 0;
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++)
-            if (g_grid[r][c] && ((g_grid[r][c] & 63) == 0)) {
-                PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
-                goto fail;
+            if (g_grid[r][c]) {
+                if ((g_grid[r][c] & 63) == 0) {
+                    PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
+                    goto fail;
+                }
+                tiles++;
             }
     if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
     if (rack_arg(g, rack_o, blanks) < 0) goto fail;
@@ -2147,7 +2214,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
     }
     compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
     int nanchors = list_anchors(g_lanes, R, C);
-    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0, 0);
+    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0, 0, first && !tiles);
 fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
@@ -2411,7 +2478,8 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     g_L = P->lanes;
     g_G = P->grid;
     int nanchors = list_anchors(P->lanes, P->R, P->C);
-    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy, P->fits);
+    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy, P->fits,
+                 P->tiles_on_board == 0);
 done:
     g_L = g_lanes;
     g_G = g_grid;
