@@ -1555,13 +1555,26 @@ static int sort_moves(size_t n) {
 /* ------------------------------------------------------------------------------------------ */
 /* Python objects, made only for the plays returned                                             */
 
+/* The ints 0..255 and the empty tuple, held once (CPython keeps one object of each anyway): the
+ * plays made take references to them without a call per field. */
+static PyObject *g_ints[256], *g_empty;
+
+static inline PyObject *small_int(long v) {
+    if (v >= 0 && v < 256) {
+        Py_INCREF(g_ints[v]);
+        return g_ints[v];
+    }
+    return PyLong_FromLong(v);
+}
+
 static PyObject *raw_move_in(const Move *m, const uint8_t *pool) {
     PyObject *o = PyStructSequence_New(RawMoveType);
     if (!o) return NULL;
     PyObject *w = PyBytes_FromStringAndSize((const char *)pool + m->off, m->len);
-    PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
-    PyObject *t = PyLong_FromLong(m->placed);
-    PyObject *a = PyBool_FromLong(m->across);
+    PyObject *r = small_int(m->row), *c = small_int(m->col), *s = small_int(m->score);
+    PyObject *t = small_int(m->placed);
+    PyObject *a = m->across ? Py_True : Py_False;
+    Py_INCREF(a);
     PyStructSequence_SET_ITEM(o, 0, r);
     PyStructSequence_SET_ITEM(o, 1, c);
     PyStructSequence_SET_ITEM(o, 2, a);
@@ -1623,7 +1636,9 @@ static PyObject *new_flags(const Move *m) {
     if (!t) return NULL;
     for (int i = 0; i < m->len; i++) {
         int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
-        PyTuple_SET_ITEM(t, i, PyBool_FromLong(g_G[rr][cc] == 0));
+        PyObject *b = g_G[rr][cc] == 0 ? Py_True : Py_False;
+        Py_INCREF(b);
+        PyTuple_SET_ITEM(t, i, b);
     }
     if (!g_newkey[h]) {
         g_newkey[h] = key;
@@ -1674,9 +1689,11 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
     PyObject *o = type->tp_alloc(type, 8);
     if (!o) return NULL;
     PyObject *word = word_tuple(m, table), *isnew = new_flags(m);
-    PyObject *r = PyLong_FromLong(m->row), *c = PyLong_FromLong(m->col), *s = PyLong_FromLong(m->score);
-    PyObject *t = PyLong_FromLong(m->placed), *words = PyTuple_New(0);
-    PyObject *a = PyBool_FromLong(m->across);
+    PyObject *r = small_int(m->row), *c = small_int(m->col), *s = small_int(m->score);
+    PyObject *t = small_int(m->placed), *words = g_empty;
+    PyObject *a = m->across ? Py_True : Py_False;
+    Py_INCREF(words);
+    Py_INCREF(a);
     PyTuple_SET_ITEM(o, 0, r);
     PyTuple_SET_ITEM(o, 1, c);
     PyTuple_SET_ITEM(o, 2, a);
@@ -2650,6 +2667,9 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
+    for (int i = 0; i < 256; i++)
+        if (!(g_ints[i] = PyLong_FromLong(i))) return NULL;
+    if (!(g_empty = PyTuple_New(0))) return NULL;
     RawMoveType = PyStructSequence_NewType(&rawmove_desc);
     if (!RawMoveType) return NULL;
     Py_INCREF(RawMoveType);
