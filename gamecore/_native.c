@@ -755,6 +755,7 @@ typedef struct {
 
 /* One lane (row for plays across, column for plays down), computed once per call. */
 typedef struct {
+    uint64_t abits;        /* bit p: square p is an anchor (the anchor flags below, read at once) */
     uint8_t tiles[MAXD];   /* board tiles in the lane: 0 empty, else tile | 64 if blank */
     uint64_t mask[MAXD];   /* allowed tiles on empty squares (bit t); 0 = no tile can go here */
     int32_t xscore[MAXD];  /* sum of values of the perpendicular word's board tiles */
@@ -1427,6 +1428,7 @@ static void lane_caps(const Gen *g, int R, int C) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
             Lane *L = &g_L[dir][l];
+            if (!L->abits) continue; /* no anchor: its caps are never read */
             for (int p = 0; p < n; p++) {
                 int best = 0;
                 uint64_t m = L->mask[p] & g->rackmask;
@@ -1856,6 +1858,7 @@ static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bk
         Lane *L = &lanes[dir][l];
         L->tiles[p] = AT(grid, l, p);
         L->anchor[p] = 0;
+        L->abits &= ~(1ull << p);
         L->hasx[p] = 0;
         L->xscore[p] = 0;
         L->mask[p] = 0;
@@ -1873,6 +1876,7 @@ static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bk
         } else {
             L->anchor[p] = nb || na || (p > 0 && AT(grid, l, p - 1)) || (p + 1 < n && AT(grid, l, p + 1));
         }
+        if (L->anchor[p]) L->abits |= 1ull << p;
         if (nb || na) {
             int xs = 0;
             for (int k = 0; k < nb; k++) xs += (before[k] & 64) ? bvalues[before[k] & 63] : values[before[k] & 63];
@@ -1901,11 +1905,10 @@ static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bk
 static int list_anchors(Lane (*lanes)[MAXD], int R, int C) {
     int na = 0;
     for (int dir = 0; dir < 2; dir++) {
-        int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
+        int nl = dir == 0 ? R : C;
         for (int l = 0; l < nl; l++) {
-            const Lane *L = &lanes[dir][l];
-            for (int p = 0; p < n; p++)
-                if (L->anchor[p]) g_anchors[na++] = (Anchor){0, (uint8_t)dir, (uint8_t)l, (uint8_t)p, 0, -1, -1};
+            for (uint64_t b = lanes[dir][l].abits; b; b &= b - 1)
+                g_anchors[na++] = (Anchor){0, (uint8_t)dir, (uint8_t)l, (uint8_t)__builtin_ctzll(b), 0, -1, -1};
         }
     }
     return na;
