@@ -1918,6 +1918,8 @@ static int list_anchors(Lane (*lanes)[MAXD], int R, int C) {
 static void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
                           uint8_t (*bkg)[MAXD], int R, int C, int first, int srow, int scol, const int *values,
                           const int *bvalues) {
+    for (int r = 0; r < R; r++) lanes[0][r].abits = 0; /* (the lanes may hold a larger board's) */
+    for (int c = 0; c < C; c++) lanes[1][c].abits = 0;
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++) {
             lanes[0][r].lm[c] = lanes[1][c].lm[r] = lmg[r][c];
