@@ -19,7 +19,9 @@
   the ratios to MAGPIE's in-process generation of every play are printed too, measured in the same
   run on the same KWG file (targets: all plays ≤ 1.0×, the ``best --all`` path ≤ 1.5×), and both
   engines' play counts are checked against each other.
-* 250 positions of random self-play (0–2 blanks): the same, per position on average.
+* 250 positions of random self-play (0–2 blanks): the same, per position on average, one Position
+  brought to each position by ``sync()`` as ``replay --analyze`` does (the sync timed on its own and
+  taken off the speed-up), and the searches again on 250 Positions visited in turn (cold caches).
 * The Icelandic riddle (``netskrafl_riddle1``) with ``output/is/lexicon.kwg`` when built.
 * A whole process: Python start-up, import, memory-mapped KWG load, generation of every play and
   printing the best — the floor under ``skrafl best`` (bench_best times the real command).
@@ -68,6 +70,10 @@ POSITIONS = SHARED / "corpora" / "positions"
 ENGLISH = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ICELANDIC = "aábdðeéfghiíjklmnoóprstuúvxyýþæö"
 PREMIUM = {"=": (1, 3), "-": (1, 2), '"': (3, 1), "'": (2, 1), "~": (1, 4), "^": (4, 1), " ": (1, 1)}
+
+# runs per position, the same for both engines: the best of many runs of a call of a few
+# microseconds is steadier than of 21 on a shared machine
+REPEATS = {"mid2_b0": 101, "mid1_b1": 31, "mid1_b2": 9, "open3_b0": 501, "empty": 7}
 
 CASES = [  # name, board, rack
     ("mid2_b0 (0 blanks)", "mid2.board", "BDEGORW"),
@@ -248,7 +254,7 @@ def magpie_times(folder: Path, kwg_path: Path) -> tuple[dict[str, tuple], str] |
     if cmd:
         lines = []
         for name, board_name, rack_text in CASES:
-            repeat = 7 if rack_text.count("?") >= 2 else 21
+            repeat = REPEATS[name.split()[0]]
             lines.append(f"{name.split()[0]}\tCSWSKRAFL\t{cgp(board_name, rack_text)}\t{repeat}")
         r = subprocess.run(cmd, shell=True, input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=work, check=False)
         if r.returncode:
@@ -314,7 +320,7 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
         counts, blanks = rack(rack_text)
         first = not any(any(r) for r in grid)
         args = (kwg, grid, counts, blanks, layout, values, 50, first)
-        repeat = 7 if blanks >= 2 else 21
+        repeat = REPEATS[name.split()[0]]
         t_load = _best_ms(lambda: Position(kwg, layout, values, 50, grid=None if first else grid), repeat)
         pos = Position(kwg, layout, values, 50, grid=None if first else grid)
         moves = pos.generate(counts, blanks)
@@ -382,8 +388,10 @@ def time_random_positions(kwg_path: Path) -> None:
     layout, values = layout_and_values()
     table = _tile_table(ENGLISH)
     pos = random_positions(kwg, layout, values)
-    # one Position per position, made before the timing (its cross-checks computed once, as MAGPIE's)
-    boards = [Position(kwg, layout, values, 50, grid=None if first else g) for g, _, _, first in pos]
+    flat = [bytes(x for row in g for x in row) for g, _, _, _ in pos]
+    # as replay --analyze (best.GameAnalyzer) does: one Position, brought to each position in turn by
+    # sync() (the new tiles' cross-checks updated; a new game recomputes the board), then searched
+    board = Position(kwg, layout, values, 50)
     cases = [
         ("all (recorded in C, MoveList)", lambda p, a: p.moves(a[2], a[3])),
         ("all as RawMoves", lambda p, a: p.generate(a[2], a[3])),
@@ -395,26 +403,49 @@ def time_random_positions(kwg_path: Path) -> None:
         ("top 10 pruned + bingo index", lambda p, a: p.top(a[2], a[3], limit=10, bingo_index=index)),
     ]
     print(
-        f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position "
-        "(a Position per position made beforehand; generate_top() computes the cross-checks in each call):"
+        f"{len(pos)} positions of random self-play (0-2 blanks), best CPU of 3 passes, ms per position, each "
+        "line with the sync() of one Position to the position (as replay --analyze; sync alone on the first "
+        "line; generate_top() computes the cross-checks of its own lanes in each call):"
     )
+
+    def sync_only():
+        for grid in flat:
+            board.sync(grid)
+
+    t_sync = _best_ms(sync_only, 3) / len(pos)
+    print(f"  {'sync() alone':34} {t_sync:7.3f}")
     times = {}
     for label, f in cases:
 
         def run():
             calls = 0
-            for p, (g, c, b, first) in zip(boards, pos):
-                f(p, (kwg, g, c, b, layout, values, 50, first))
+            for grid, (g, c, b, first) in zip(flat, pos):
+                board.sync(grid)
+                f(board, (kwg, g, c, b, layout, values, 50, first))
                 calls += last_stats()[3]
             return calls
 
         calls = run()
         times[label] = _best_ms(run, 3) / len(pos)
         print(f"  {label:34} {times[label]:7.3f}   (search calls {calls:,})")
+    search, top1 = times["search, no objects"] - t_sync, times["top 1 pruned + bingo index"] - t_sync
     print(
-        f"  top 1 (+ index) is {times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× faster than "
-        f"the full search, {times['all (recorded in C, MoveList)'] / times['top 1 pruned + bingo index']:.1f}× than "
-        "all plays recorded"
+        f"  top 1 (+ index) is {search / top1:.1f}× faster than the full search ("
+        f"{times['search, no objects'] / times['top 1 pruned + bingo index']:.1f}× with the sync), "
+        f"{(times['all (recorded in C, MoveList)'] - t_sync) / top1:.1f}× than all plays recorded"
+    )
+    # the same searches on 250 Positions made beforehand and visited in turn: each one's lanes are
+    # out of the caches by its turn (a worst case; no analysis works that way)
+    boards = [Position(kwg, layout, values, 50, grid=None if first else g) for g, _, _, first in pos]
+
+    def cold(f):
+        return _best_ms(lambda: [f(p, c, b) for p, (_, c, b, _) in zip(boards, pos)], 3) / len(pos)
+
+    c_search = cold(lambda p, c, b: p.top(c, b, limit=1, prune=False))
+    c_top = cold(lambda p, c, b: p.top(c, b, limit=1, bingo_index=index))
+    print(
+        f"  cold caches (250 Positions visited in turn): search {c_search:.3f}, top 1 + index {c_top:.3f} "
+        f"({c_search / c_top:.1f}×)"
     )
 
 

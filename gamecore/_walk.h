@@ -76,6 +76,9 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
         uint32_t t = WT(nv);
         if (t > maxt) break;
         if ((allowed >> t) & 1) {
+            /* the child list is read soon, after the rack and score bookkeeping: fetch it now
+             * (a new position's part of the graph is mostly out of the caches) */
+            __builtin_prefetch(&g_kwg[WA(nv) < g_nnodes ? WA(nv) : 0]);
             if (g->rack[t] > 0) {
                 int v = g->values[t] * lm;
                 if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
