@@ -61,7 +61,7 @@ def load_bundle(folder: str | Path) -> LexiconBundle:
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"no lexicon folder {folder} (build one with 'skrafl build')")
-    lex = Lexicon.load(folder)
+    lex = Lexicon.load(folder, lazy=True)  # best and the robots look words up rarely: the trie on first use
     folder = lex.folder  # the generation the lexicon was read from: the KWG comes from the same run
     alphabet = lex.manifest.get("alphabet")
     if not alphabet:

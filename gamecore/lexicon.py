@@ -35,6 +35,21 @@ def folder_of(fold: dict[str, str]) -> Callable[[str], str]:
     return key
 
 
+def _read_trie(folder: Path):
+    """The whole ``lexicon.marisa`` of a lexicon generation folder.
+
+    Raises:
+        DataError: a missing or damaged file."""
+    import marisa_trie
+
+    trie = marisa_trie.Trie()
+    try:
+        trie.load(str(folder / "lexicon.marisa"))
+    except Exception as exc:
+        raise DataError(f"cannot read lexicon.marisa: {exc}", folder) from None
+    return trie
+
+
 class Lexicon:
     """Words of one built lexicon.
 
@@ -48,16 +63,19 @@ class Lexicon:
     def __init__(self, folder: Path, manifest: dict, trie) -> None:
         self.folder = Path(folder)
         self.manifest = manifest
-        self._trie = trie
+        if trie is not None:
+            self._trie = trie  # else read on first use (the _trie property below)
         from gamecore.text import nfc
 
         fold = folder_of(manifest.get("fold", {}))
         self.key = lambda word: fold(nfc(word))  # NFC here too: library callers get the CLI's verdicts
 
     @classmethod
-    def load(cls, folder: Path | str) -> "Lexicon":
+    def load(cls, folder: Path | str, lazy: bool = False) -> "Lexicon":
         """Load ``manifest.json`` and ``lexicon.marisa`` from ``folder``. The trie is read whole
-        (a few MB, about 10 ms): look-ups are faster than through a memory map.
+        (a few MB, about 10 ms): look-ups are faster than through a memory map. ``lazy``: the trie
+        is read on the first look-up instead (for callers such as ``best`` that mostly need only
+        the manifest and the KWG); a damaged trie is then the same DataError, raised there.
 
         ``folder`` is resolved once to the generation it names and checked whole
         (:func:`gamecore.folders.open_output`); :attr:`folder` is that generation, so the other
@@ -66,8 +84,6 @@ class Lexicon:
         Raises:
             DataError: the folder has no built lexicon (run ``skrafl build``) or a damaged file.
         """
-        import marisa_trie
-
         from gamecore.folders import open_output
 
         shown = Path(folder)
@@ -81,12 +97,13 @@ class Lexicon:
             raise DataError(f"no lexicon here (manifest.json missing): {_build_hint(shown)}", shown) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DataError(f"damaged manifest: {exc}", manifest_path) from None
-        trie = marisa_trie.Trie()
-        try:
-            trie.load(str(folder / "lexicon.marisa"))
-        except Exception as exc:
-            raise DataError(f"cannot read lexicon.marisa: {exc}", folder) from None
-        return cls(folder, manifest, trie)
+        return cls(folder, manifest, None if lazy else _read_trie(folder))
+
+    def __getattr__(self, name: str):
+        if name == "_trie":  # a lazy load's first look-up
+            self._trie = _read_trie(self.folder)
+            return self._trie
+        raise AttributeError(name)
 
     @property
     def language(self) -> str:
