@@ -17,8 +17,13 @@ HELP = (
     "replacing that day's partition; an impact report if the lexicon changed; elo --date DAY with --state "
     "from the previous night (ratings, history, top-100 tables). Writes the run log WORK/logs/DAY.json "
     "(step, inputs, outputs, counts, seconds, status). Running a day twice changes no output.\n\n"
-    "Exit status: 0 every step done; 2 bad config or a step failed (the log names it; every earlier "
-    "output is kept as it was)."
+    "Missed nights: the replay covers every day since the last night that rated, so a night that failed or "
+    "did not run is made up by the next. A source with {date} (incoming/{date}, a folder per UTC day) reads "
+    "the folder of each of those days; a folder without game files is a day without games (rated as such, "
+    "listed in the run log); a day without its folder fails the night with one line naming the days (a "
+    'failed upload?), unless the config\'s games section says missing_days = "empty".\n\n'
+    "Exit status: 0 every step done; 2 bad config or a step failed, such as a day's games folder missing "
+    "(the log names it; every earlier output is kept as it was)."
 )
 EPILOG = "crontab: 15 2 * * * cd /srv/skrafl && .venv/bin/skrafl nightly nightly.toml -q >> logs/cron.log 2>&1"
 
@@ -46,6 +51,8 @@ def nightly(
             typer.echo(
                 f"nightly {log['date']}: {rec['step']}: {rec['status']} ({rec['seconds']:.1f} s) {rec['counts']}", err=True
             )
+            for note in rec.get("notes") or []:
+                typer.echo(f"nightly {log['date']}: {rec['step']}: note: {note}", err=True)
 
 
 def register(app: typer.Typer) -> None:

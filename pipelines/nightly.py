@@ -11,12 +11,26 @@ run with exit status 2 and leaves every earlier output as it was):
    ``build_stats.json``). The lexicon *changed* when the previous night's run log names another
    fingerprint.
 2. ``replay``: the games finished since the last night that rated (the day after the newest
-   ``elo.out/DAY`` before D; from nothing: every day) up to D — a PostgreSQL database (its
-   finished games in that window) or folders of game files (``{date}`` in the path replaced by
-   D) — into the dataset ``replay.dataset``, ``--since … --until D``
-   (:func:`pipelines.replay.run.run_replay_dataset`): those days' partitions replaced (a night
-   that failed or did not run is replayed with the next), the others kept; an identical
-   partition is not swapped.
+   ``elo.out/DAY`` before D; from nothing: every day) up to D, into the dataset
+   ``replay.dataset``, ``--since … --until D`` (:func:`pipelines.replay.jobs.run_replay_dataset`):
+   those days' partitions replaced (a night that failed or did not run is replayed with the
+   next), the others kept; an identical partition is not swapped. The games come from
+   ``[games] source``:
+
+   - a PostgreSQL database: its games finished in that window;
+   - a path without ``{date}``: one folder (or file) holding every day's games; the games
+     finished in the window are taken;
+   - a path with ``{date}`` (``incoming/{date}``, one folder per UTC day): the folder of *every*
+     day of the window, ``{date}`` expanded to each day (from nothing: every day from the first
+     that has a folder). A day whose folder holds no game file is a day without games: rated
+     as such (the ratings carry over, the day counts as rated) and listed in the run log
+     (``empty_days`` and a note). A day of the window *without its folder* fails the step,
+     one line naming the days, and nothing is rated: a missing folder is more likely an upload
+     that failed than a quiet night, and rating a later day first would leave that day's games
+     late for ever (never rated). The next night reads the day again, so once the folder is
+     there (an empty one for a day without games) nothing is lost. ``[games] missing_days =
+     "empty"`` rates a day without its folder as a day without games instead (listed in
+     ``missing_days`` and a note in the run log).
 3. ``impact`` (only when the lexicon changed): the previous lexicon against the new one over the
    whole dataset, into ``impact.out/D`` (:mod:`pipelines.impact`).
 4. ``elo``: ``elo --games DATASET --date D --state <the newest elo.out/DAY before D>`` into
@@ -25,7 +39,10 @@ run with exit status 2 and leaves every earlier output as it was):
 
 The run log ``WORK/logs/D.json`` (JSON; replaced whole at the end of each run, also a failed one):
 ``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), and per step
-``step, status (ok/skipped/failed), inputs, outputs, counts, seconds, error``. Database URLs are
+``step, status (ok/skipped/failed), inputs, outputs, counts, seconds, error`` (and ``notes``:
+replay's days without games, elo's warnings). The replay step's counts: ``since``, ``until``,
+the games and partitions; with a ``{date}`` source also ``first_day`` (the window's first day
+read), ``days``, ``days_with_games``, ``empty_days`` and ``missing_days``. Database URLs are
 shown without credentials. Running the same day twice changes no output (identical partitions
 are kept, the other outputs are rewritten with the same bytes).
 
@@ -37,7 +54,10 @@ Config (TOML; relative paths are under ``workdir``, default the config's folder)
                                 # entries optional; default entries: output/entries/LANG)
     # path = "output/is"        # or: a lexicon built elsewhere, only compared and copied
     [games]
-    source = "postgresql:///netskrafl"    # or a folder of game files ("incoming/{date}")
+    source = "postgresql:///netskrafl"    # or a folder of game files: "incoming/{date}" (a folder
+                                # per UTC day, each day of the window read) or "incoming" (all days)
+    # missing_days = "error"    # {date}: a day without its folder fails the night (default), or
+                                # "empty": it is a day without games (noted in the run log)
     [replay]
     dataset = "data/replay"
     workers = 2                 # or cluster = "tcp://scheduler:8786"
@@ -105,6 +125,11 @@ def load_config(path: str | Path) -> dict:
         raise UsageError(f'{path}: [lexicon] needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
     if not cfg["games"].get("source"):
         raise UsageError(f"{path}: [games] needs source = a folder of game files or postgresql://…")
+    if cfg["games"].get("missing_days", "error") not in MISSING_DAYS:
+        raise UsageError(
+            f"{path}: [games] missing_days = {cfg['games']['missing_days']!r}: expected "
+            + " or ".join(f'"{m}"' for m in MISSING_DAYS)
+        )
     for section, key in (("replay", "dataset"), ("elo", "out")):
         if not cfg[section].get(key):
             raise UsageError(f'{path}: [{section}] needs {key} = "…"')
@@ -235,6 +260,85 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
     return target, fp[:16], prev
 
 
+DATE = "{date}"
+MISSING_DAYS = ("error", "empty")
+
+
+def _day_folders(cfg: dict, since: dt.date | None, day: dt.date, rec: dict) -> list[str]:
+    """The game folders of a ``{date}`` source for the days ``since`` … ``day`` (from nothing:
+    from the first day that has a folder), each day's ``{date}`` expanded; counted in ``rec``
+    (``first_day``, ``days``, ``days_with_games``, ``empty_days``, ``missing_days``, ``notes``). A day whose folder holds no game
+    file is a day without games. A day without its folder fails the step (one line naming the
+    days) unless ``[games] missing_days = "empty"``: then it too is a day without games."""
+    from pipelines.replay.read import collect_files
+
+    template = str(_under(cfg, str(cfg["games"]["source"])))
+    if since is None:
+        found = _dated_paths(template, day)
+        since = found[0] if found else day
+    folders, empty, missing = [], [], []
+    d = since
+    while d <= day:
+        path = template.replace(DATE, d.isoformat())
+        if not os.path.exists(path):
+            missing.append((d, path))
+        else:
+            if os.path.isdir(path):
+                try:
+                    os.listdir(path)  # an unreadable folder is no quiet day
+                except OSError as exc:
+                    raise StepFailed("replay", f"{d.isoformat()}: {_error_text(exc)}") from None
+            folders.append(path)
+            if not collect_files([path]):
+                empty.append(d)
+        d += dt.timedelta(days=1)
+    total = (day - since).days + 1
+    rec["counts"].update(first_day=since.isoformat(), days=total, days_with_games=total - len(empty) - len(missing))
+    rec["counts"]["empty_days"] = [d.isoformat() for d in empty]
+    rec["counts"]["missing_days"] = [d.isoformat() for d, _ in missing]
+    notes = rec.setdefault("notes", [])
+    for d in empty:
+        notes.append(f"{d.isoformat()}: no game file in {template.replace(DATE, d.isoformat())}: a day without games")
+    if missing:
+        if cfg["games"].get("missing_days", "error") != "empty":
+            raise StepFailed(
+                "replay",
+                f"no games folder for {_day_list([d for d, _ in missing])} (no folder {missing[0][1]}): a failed upload? "
+                f"Nothing is rated until it is there (a later day rated first would leave its games late); "
+                f'for a day without games give it an empty folder, or set [games] missing_days = "empty"',
+            )
+        for d, path in missing:
+            notes.append(f'{d.isoformat()}: no folder {path}: a day without games (missing_days = "empty")')
+    return folders
+
+
+def _day_list(days: list[dt.date]) -> str:
+    shown = ", ".join(d.isoformat() for d in days[:10])
+    return shown + (f" and {len(days) - 10} more days" if len(days) > 10 else "")
+
+
+def _dated_paths(template: str, day: dt.date) -> list[dt.date]:
+    """The days up to ``day`` whose expansion of ``template`` exists, sorted."""
+    import glob
+    import re
+
+    pieces = template.split(DATE)
+    pattern = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]".join(glob.escape(p) for p in pieces)
+    days = set()
+    head = re.compile(re.escape(pieces[0]) + r"(\d{4}-\d{2}-\d{2})")
+    for path in glob.glob(pattern):
+        m = head.match(path)
+        if not m:
+            continue
+        try:
+            d = dt.date.fromisoformat(m.group(1))
+        except ValueError:
+            continue
+        if d <= day and template.replace(DATE, m.group(1)) == path:
+            days.add(d)
+    return sorted(days)
+
+
 def _newest_elo_before(out: Path, day: dt.date) -> Path | None:
     best = None
     if out.is_dir():
@@ -273,30 +377,40 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
         log["lexicon"] = fp
         # 2. replay
         rec = _begin(log, "replay")
-        source = str(cfg["games"]["source"]).replace("{date}", day.isoformat())
 
         def replay():
             from pipelines.postgres import is_url
             from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
-            items = [source] if is_url(source) else [str(_under(cfg, source))]
-            rec["inputs"] = _shown(items) + [str(lexicon)]
-            rec["outputs"] = [str(dataset)]
-            opts = ReplayOptions(lexicon_dir=str(lexicon), preset=cfg["replay"].get("rules"))
             # every day since the last night that rated (a night that failed or did not run is
             # replayed now; from nothing: every day up to D)
             state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day)
             since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
+            source = str(cfg["games"]["source"])
             rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
+            rec["inputs"] = _shown([source])
+            empty_ok = False
+            if is_url(source):
+                items = [source.replace("{date}", day.isoformat())]
+            elif DATE not in source:
+                items = [str(_under(cfg, source))]  # one folder of every day's games
+            else:
+                items = _day_folders(cfg, since, day, rec)
+                empty_ok = True
+            rec["inputs"] = _shown(items) + [str(lexicon)]
+            rec["outputs"] = [str(dataset)]
+            opts = ReplayOptions(lexicon_dir=str(lexicon), preset=cfg["replay"].get("rules"))
+            games = bool(items) and not (empty_ok and not rec["counts"]["days_with_games"])
             s = run_replay_dataset(
                 items,
                 dataset,
                 opts,
-                workers=int(cfg["replay"].get("workers", 1)),
+                workers=int(cfg["replay"].get("workers", 1)) if games else 1,
                 quiet=quiet,
                 since=since,
                 until=day,
-                cluster=cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None,
+                cluster=(cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None) if games else None,
+                empty_ok=empty_ok,
             )
             rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
             rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])

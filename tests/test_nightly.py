@@ -192,3 +192,172 @@ def test_a_failed_night_is_made_up_by_the_next(setup):
     assert r.returncode == 0, r.stderr
     a = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
     assert a.equals(pl.read_parquet(work / "scratch" / "ratings.parquet").sort("list", "player"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the documented layout incoming/{date}: one folder per UTC day
+
+
+def _finished_day(path: Path) -> str:
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return record["ts_last_move"][:10]  # the corpus's records are in UTC (+00:00)
+
+
+@pytest.fixture
+def dated(tmp_path):
+    """The corpus's games sorted into incoming/YYYY-MM-DD by the UTC day each finished (6 on
+    2025-08-11, 2 on 2025-08-12, 2 on 2025-08-16) and a config with source = "incoming/{date}"."""
+    work = tmp_path / "work"
+    days: dict[str, int] = {}
+    for f in sorted(NETSKRAFL.glob("*.json")):
+        day = _finished_day(f)
+        (work / "incoming" / day).mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, work / "incoming" / day)
+        days[day] = days.get(day, 0) + 1
+    assert days == {"2025-08-11": 6, "2025-08-12": 2, "2025-08-16": 2}
+    make_lexicon(work / "lex" / "is", _words())
+    config = work / "nightly.toml"
+    config.write_text(
+        '[lexicon]\npath = "lex/is"\n[games]\nsource = "incoming/{date}"\n[replay]\ndataset = "data/replay"\nworkers = 1\n'
+        '[elo]\nout = "data/elo"\n',
+        encoding="utf-8",
+    )
+    return work, config
+
+
+def _from_scratch(work: Path) -> pl.DataFrame:
+    """The expected ratings, not through nightly: every game file replayed by 'skrafl replay'
+    into one folder, rated by 'skrafl elo' in one run."""
+    files = sorted((work / "incoming").rglob("*.json"))
+    r = _skrafl("replay", *files, "--lexicon", work / "lex" / "is", "--out", work / "scratch-replay", "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl("elo", "--games", work / "scratch-replay", "--out", work / "scratch-elo", "-q")
+    assert r.returncode == 0, r.stderr
+    return pl.read_parquet(work / "scratch-elo" / "ratings.parquet").sort("list", "player")
+
+
+def _log(work: Path, day: str) -> dict:
+    return json.loads((work / "logs" / f"{day}.json").read_text(encoding="utf-8"))
+
+
+def test_missed_nights_read_every_day_folder(dated):
+    """incoming/{date}, nights 2025-08-12 to 2025-08-15 not run: the night of 2025-08-16 reads the
+    folder of every day since 2025-08-12 (2025-08-13 and 2025-08-14 quiet days with an empty
+    folder, 2025-08-15 without a folder, allowed by missing_days = "empty"); the ratings equal
+    'skrafl replay' + 'skrafl elo' over every game, and no game is late."""
+    work, config = dated
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("[replay]", 'missing_days = "empty"\n[replay]'), encoding="utf-8"
+    )
+    (work / "incoming" / "2025-08-13").mkdir()
+    (work / "incoming" / "2025-08-14").mkdir()
+    r = _skrafl("nightly", config, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    assert _log(work, "2025-08-11")["steps"][1]["counts"]["partitions"] == ["2025-08-11"]
+    r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
+    assert r.returncode == 0, r.stderr
+    log = _log(work, "2025-08-16")
+    assert log["status"] == "ok"
+    replay = log["steps"][1]
+    assert replay["counts"]["since"] == "2025-08-12" and replay["counts"]["until"] == "2025-08-16"
+    assert replay["counts"]["partitions"] == ["2025-08-12", "2025-08-16"] and replay["counts"]["games"] == 4
+    assert replay["counts"]["empty_days"] == ["2025-08-13", "2025-08-14"]
+    assert replay["counts"]["missing_days"] == ["2025-08-15"]
+    assert [Path(p).name for p in replay["inputs"][:-1]] == ["2025-08-12", "2025-08-13", "2025-08-14", "2025-08-16"]
+    assert any("2025-08-15" in n and "missing_days" in n for n in replay["notes"])
+    assert any("2025-08-13" in n for n in replay["notes"])
+    elo = log["steps"][3]["counts"]
+    assert elo["rated"] == 4 and elo["late"] == 0
+    params = json.loads((work / "data" / "elo" / "2025-08-16" / "params.json").read_text(encoding="utf-8"))
+    assert params["days_rated"]["last"] == "2025-08-16"
+    nightly = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
+    scratch = _from_scratch(work)
+    assert nightly.height > 0
+    assert nightly.equals(scratch)
+
+
+def test_missing_day_folder_fails_the_night_by_default(dated):
+    """A day of the window without its folder (a failed upload?) fails the replay step with one
+    line naming the days; nothing is rated, so the next night (once the folders are there) still
+    rates those days."""
+    work, config = dated
+    assert _skrafl("nightly", config, "--date", "2025-08-11", "-q").returncode == 0
+    before = _snapshot(work)
+    r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
+    assert r.returncode == 2
+    line = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(line) == 1 and "replay" in line[0]
+    assert "2025-08-13" in line[0] and "2025-08-14" in line[0] and "2025-08-15" in line[0] and "2025-08-12" not in line[0]
+    assert "missing_days" in line[0]
+    log = _log(work, "2025-08-16")
+    assert log["status"] == "failed" and [(s["step"], s["status"]) for s in log["steps"]] == [
+        ("lexicon", "ok"),
+        ("replay", "failed"),
+    ]
+    assert log["steps"][1]["counts"]["missing_days"] == ["2025-08-13", "2025-08-14", "2025-08-15"]
+    assert _snapshot(work) == before
+    # the uploads arrive (quiet days: empty folders): the same night rates 2025-08-12 to 2025-08-16
+    for day in ("2025-08-13", "2025-08-14", "2025-08-15"):
+        (work / "incoming" / day).mkdir()
+    r = _skrafl("nightly", config, "--date", "2025-08-16", "-q")
+    assert r.returncode == 0, r.stderr
+    assert _log(work, "2025-08-16")["steps"][1]["counts"]["partitions"] == ["2025-08-12", "2025-08-16"]
+    nightly = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
+    assert nightly.equals(_from_scratch(work))
+
+
+def test_a_day_without_games(dated):
+    """An empty incoming/D is a day without games: rated as such (the ratings as the night
+    before, days rated up to D), noted in the run log; exit 0."""
+    work, config = dated
+    assert _skrafl("nightly", config, "--date", "2025-08-12", "-q").returncode == 0
+    (work / "incoming" / "2025-08-13").mkdir()
+    r = _skrafl("nightly", config, "--date", "2025-08-13", "-q")
+    assert r.returncode == 0, r.stderr
+    log = _log(work, "2025-08-13")
+    assert log["status"] == "ok"
+    replay = log["steps"][1]
+    assert replay["counts"]["games"] == 0 and replay["counts"]["empty_days"] == ["2025-08-13"]
+    assert any("2025-08-13" in n and "no game" in n for n in replay["notes"])
+    assert log["steps"][3]["status"] == "ok" and log["steps"][3]["counts"]["rated"] == 0
+    params = json.loads((work / "data" / "elo" / "2025-08-13" / "params.json").read_text(encoding="utf-8"))
+    assert params["days_rated"]["last"] == "2025-08-13"
+    a = pl.read_parquet(work / "data" / "elo" / "2025-08-12" / "ratings.parquet").sort("list", "player")
+    b = pl.read_parquet(work / "data" / "elo" / "2025-08-13" / "ratings.parquet").sort("list", "player")
+    assert a.equals(b)
+    # the next night: 2025-08-14 has no folder (the night fails), then the folders are there
+    assert _skrafl("nightly", config, "--date", "2025-08-14", "-q").returncode == 2
+    (work / "incoming" / "2025-08-14").mkdir()
+    (work / "incoming" / "2025-08-15").mkdir()
+    assert _skrafl("nightly", config, "--date", "2025-08-16", "-q").returncode == 0
+    nightly = pl.read_parquet(work / "data" / "elo" / "2025-08-16" / "ratings.parquet").sort("list", "player")
+    assert nightly.equals(_from_scratch(work))
+
+
+def test_a_first_night_without_games(dated):
+    """The very first night has an empty folder: an empty dataset, ratings of nobody, the day
+    rated; the next night rates its games on top (as one run from scratch over them)."""
+    work, config = dated
+    first = work / "first"
+    (first / "quiet" / "2025-08-11").mkdir(parents=True)
+    conf = first / "nightly.toml"
+    conf.write_text(config.read_text(encoding="utf-8").replace('"lex/is"', '"../lex/is"').replace("incoming/", "quiet/"))
+    r = _skrafl("nightly", conf, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    log = _log(first, "2025-08-11")
+    assert log["steps"][1]["counts"]["games"] == 0 and log["steps"][1]["counts"]["empty_days"] == ["2025-08-11"]
+    assert pl.read_parquet(first / "data" / "elo" / "2025-08-11" / "ratings.parquet").height == 0
+    params = json.loads((first / "data" / "elo" / "2025-08-11" / "params.json").read_text(encoding="utf-8"))
+    assert params["days_rated"]["last"] == "2025-08-11"
+    shutil.copytree(work / "incoming" / "2025-08-12", first / "quiet" / "2025-08-12")
+    r = _skrafl("nightly", conf, "--date", "2025-08-12", "-q")
+    assert r.returncode == 0, r.stderr
+    assert _log(first, "2025-08-12")["steps"][3]["counts"]["rated"] == 2
+    r = _skrafl(
+        "replay", *sorted((first / "quiet").rglob("*.json")), "--lexicon", work / "lex" / "is", "--out", first / "s", "-q"
+    )
+    assert r.returncode == 0, r.stderr
+    assert _skrafl("elo", "--games", first / "s", "--out", first / "e", "-q").returncode == 0
+    a = pl.read_parquet(first / "data" / "elo" / "2025-08-12" / "ratings.parquet").sort("list", "player")
+    b = pl.read_parquet(first / "e" / "ratings.parquet").sort("list", "player")
+    assert a.height > 0 and a.equals(b)

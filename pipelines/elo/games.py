@@ -378,7 +378,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
     all_null = df["finished_at"].null_count() == df.height and df.height > 0
     if (is_replay and all_null) or df.height == 0:
         out["finished_at"] = pl.Series("finished_at", [None] * df.height, dtype=pl.Datetime("us", "UTC"))
-        ordered_by_row = is_replay
+        ordered_by_row = is_replay and df.height > 0  # no game: no order to need (a day without games)
     else:
         out["finished_at"] = _time_column(df, table)
         ordered_by_row = False

@@ -28,6 +28,7 @@ def run_replay_dataset(
     until=None,
     cluster: str | None = None,
     guess_lexicon: bool = False,
+    empty_ok: bool = False,
 ) -> dict:
     """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
     ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
@@ -40,9 +41,12 @@ def run_replay_dataset(
     ``guess_lexicon``: with a database and no lexicon in ``opts``, check the words with the built
     lexicon the games' locale names (:func:`pipelines.postgres.lexicon_named`; Icelandic unless a
     locale says otherwise), else say once on stderr that they are not checked.
+    ``empty_ok``: folders without a game file are no error but a run without games (the
+    window's days are then all left without games; the nightly job's days without games).
 
     Raises:
-        UsageError: a refused dataset folder; no game found (files) or not one readable.
+        UsageError: a refused dataset folder; no game found (files, unless ``empty_ok``) or not
+            one readable.
         Stopped: SIGINT or SIGTERM (no partition of this run is swapped in: each stays whole).
     """
     from .dataset import check_dataset_dir, dataset_writer
@@ -79,7 +83,7 @@ def run_replay_dataset(
             shown = src.shown
         else:
             files = collect_files(items)
-            if not files:
+            if not files and not empty_ok:
                 raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
             total = len(files)
             runs_iter = None
