@@ -71,8 +71,10 @@ _LOWERCASED = {
     "english-words.20": ["laser", "radar"],
     "english-words.35": ["OK"],
     "english-words.50": ["scuba"],
+    "english-words.55": ["hmm"],
     "english-words.60": ["xi"],
-    "english-words.80": ["qs", "hmm", "cwm", "nth", "zo"],
+    "english-words.70": ["kb", "lm", "cwm", "crwth"],
+    "english-words.80": ["qs", "nth", "pht", "zo"],
     "english-words.95": ["atp", "mr", "qp", "qh", "iv", "xx", "zu", "ok", "tec", "fbi", "iou", "crossopodia"],
     "english-abbreviations.50": ["ATP", "AA", "FBI", "IOU"],
     "english-abbreviations.70": ["aa"],
@@ -108,10 +110,10 @@ def test_roman_numerals_only_at_level_95_dropped(lowercased_build):
     assert "xi" in words(lowercased_build)  # the Greek letter, level 60
 
 
-def test_vowelless_words_of_level_95_dropped(lowercased_build):
-    for w in ("mr", "qp", "qh"):
-        _dropped_by(lowercased_build, w, "no_vowel_level_95")
-    assert {"hmm", "cwm", "nth"} <= words(lowercased_build)  # level 80
+def test_vowelless_words_of_moby_levels_dropped(lowercased_build):
+    for w in ("mr", "qp", "qh", "kb", "lm"):  # levels 95 and 70
+        _dropped_by(lowercased_build, w, "no_vowel_letter")
+    assert {"hmm", "nth", "pht", "cwm", "crwth"} <= words(lowercased_build)  # 55, 80; w the vowel at 70
 
 
 def test_lowercased_abbreviations_that_read_as_no_word_dropped(lowercased_build):
@@ -132,7 +134,7 @@ def test_aa_added_by_the_committee(lowercased_build):
 
 
 _SCOWL = Path("/usr/share/dict/scowl")
-_NEW_RULES = {"letter_plural", "roman_numeral", "no_vowel_level_95", "abbreviation_lowercased", "two_letter_level_95"}
+_NEW_RULES = {"letter_plural", "roman_numeral", "no_vowel_letter", "abbreviation_lowercased", "two_letter_level_95"}
 
 
 @pytest.mark.skipif(not _SCOWL.is_dir(), reason="SCOWL is not installed (apt-get install scowl)")
