@@ -69,7 +69,7 @@ def test_bad_input_clear_error_previous_output_kept(scowl_build, tmp_path):
 _LOWERCASED = {
     "english-words.10": ["cs", "as", "is"],
     "english-words.20": ["laser", "radar"],
-    "english-words.35": ["OK"],
+    "english-words.35": ["OK", "café"],
     "english-words.50": ["scuba"],
     "english-words.55": ["hmm"],
     "english-words.60": ["xi"],
@@ -127,6 +127,10 @@ def test_lowercased_abbreviations_that_read_as_no_word_dropped(lowercased_build)
 def test_two_letter_words_of_level_95_dropped(lowercased_build):
     _dropped_by(lowercased_build, "zu", "two_letter_level_95")
     assert {"zo", "ok"} <= words(lowercased_build)  # zo at 80; ok: SCOWL has OK at level 35
+
+
+def test_accents_folded(lowercased_build):
+    assert "cafe" in words(lowercased_build)  # café, played without the accent
 
 
 def test_aa_added_by_the_committee(lowercased_build):
