@@ -74,7 +74,8 @@ _LOWERCASED = {
     "english-words.60": ["xi"],
     "english-words.70": ["kb", "lm", "cwm", "crwth"],
     "english-words.80": ["qs", "nth", "pht", "zo"],
-    "english-words.95": ["atp", "mr", "qp", "qh", "iv", "xx", "zu", "ok", "tec", "fbi", "iou", "crossopodia"],
+    "english-words.95": ["atp", "mr", "qp", "qh", "iv", "xx", "zu", "ok", "tec", "fbi", "iou", "nasa", "crossopodia"],
+    "english-abbreviations.40": ["NASA"],
     "english-abbreviations.50": ["ATP", "AA", "FBI", "IOU"],
     "english-abbreviations.70": ["aa"],
     "english-abbreviations.95": ["QS", "MR", "QP", "LASER", "RADAR", "SCUBA", "TEC"],
@@ -119,6 +120,7 @@ def test_lowercased_abbreviations_that_read_as_no_word_dropped(lowercased_build)
     _dropped_by(lowercased_build, "atp", "abbreviation_lowercased")  # ends in -tp
     _dropped_by(lowercased_build, "fbi", "abbreviation_lowercased")  # begins with fb-
     _dropped_by(lowercased_build, "iou", "abbreviation_lowercased")  # vowel letters only
+    _dropped_by(lowercased_build, "nasa", "abbreviation_lowercased")  # NASA at level 40: common
     # acronyms that became words, at their own (low) levels; tec reads as a word
     assert {"laser", "radar", "scuba", "tec", "crossopodia"} <= words(lowercased_build)
 
