@@ -74,8 +74,26 @@ _LOWERCASED = {
     "english-words.60": ["xi"],
     "english-words.70": ["kb", "lm", "cwm", "crwth"],
     "english-words.80": ["qs", "nth", "pht", "zo"],
-    "english-words.95": ["atp", "mr", "qp", "qh", "iv", "xx", "zu", "ok", "tec", "fbi", "iou", "nasa", "crossopodia"],
+    "english-words.95": [
+        "atp",
+        "mr",
+        "qp",
+        "qh",
+        "iv",
+        "xx",
+        "zu",
+        "ok",
+        "tec",
+        "fbi",
+        "iou",
+        "nasa",
+        "monday",
+        "freon",
+        "crossopodia",
+    ],
     "english-abbreviations.40": ["NASA"],
+    "english-upper.35": ["Monday"],
+    "english-upper.50": ["Freon"],
     "english-abbreviations.50": ["ATP", "AA", "FBI", "IOU"],
     "english-abbreviations.70": ["aa"],
     "english-abbreviations.95": ["QS", "MR", "QP", "LASER", "RADAR", "SCUBA", "TEC"],
@@ -130,6 +148,11 @@ def test_two_letter_words_of_level_95_dropped(lowercased_build):
     assert {"zo", "ok"} <= words(lowercased_build)  # zo at 80; ok: SCOWL has OK at level 35
 
 
+def test_lowercased_proper_nouns_of_level_95_dropped(lowercased_build):
+    _dropped_by(lowercased_build, "monday", "capitalised_word_lowercased")  # Monday: upper list, level 35
+    assert "freon" in words(lowercased_build)  # Freon at level 50: not common enough to say
+
+
 def test_accents_folded(lowercased_build):
     assert "cafe" in words(lowercased_build)  # café, played without the accent
 
@@ -140,7 +163,14 @@ def test_aa_kept_from_the_abbreviations_list(lowercased_build):
 
 
 _SCOWL = Path("/usr/share/dict/scowl")
-_NEW_RULES = {"letter_plural", "roman_numeral", "no_vowel_letter", "abbreviation_lowercased", "two_letter_level_95"}
+_NEW_RULES = {
+    "letter_plural",
+    "roman_numeral",
+    "no_vowel_letter",
+    "abbreviation_lowercased",
+    "two_letter_level_95",
+    "capitalised_word_lowercased",
+}
 
 
 @pytest.mark.skipif(not _SCOWL.is_dir(), reason="SCOWL is not installed (apt-get install scowl)")
@@ -149,8 +179,8 @@ def test_real_scowl_no_abbreviations_and_no_reference_word_lost(tmp_path, shared
     (words three engines accepted) is dropped by the rules above."""
     folder = build(tmp_path, "en", "--source", "scowl")
     lexicon = words(folder)
-    assert not {"atp", "qs", "qp", "qh", "mr", "iv", "xx"} & lexicon
-    assert {"aa", "laser", "radar", "scuba", "ok", "xi", "qi", "za", "hmm", "nth", "cwm"} <= lexicon
+    assert not {"atp", "qs", "qp", "qh", "mr", "iv", "xx", "kb", "nasa", "monday"} & lexicon
+    assert {"aa", "laser", "radar", "scuba", "ok", "xi", "qi", "za", "hmm", "nth", "cwm", "cafe"} <= lexicon
     reference = set()
     for f in sorted((shared / "corpora" / "positions").glob("*.words")):
         reference |= set(f.read_text(encoding="utf-8").lower().split())
