@@ -19,11 +19,13 @@ HELP = (
     "The Word Judge station: a full-screen terminal screen where players type the words of a challenged "
     "play (up to --max-words, separated by spaces) and press Enter; the screen shows only a big "
     "ACCEPTABLE (green) or UNACCEPTABLE (red), never which word failed, and clears after --clear-after "
-    "seconds. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
+    "seconds, or at once when a key is typed: that key (or a paste) starts the next entry, so nothing "
+    "typed is lost. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
     "and its manifest checksum), flushed to disk before the verdict is shown.\n\n"
     "Keys: Enter rules on the words typed; Ctrl+Q asks to leave, then Y leaves (any other key goes "
     "back); with --lock, Ctrl+Q asks for the password set at start (also $SKRAFL_JUDGE_PASSWORD), "
-    "Enter checks it, Escape goes back. Ctrl+C does the same as Ctrl+Q.\n\n"
+    "Enter checks it, Escape goes back. Ctrl+C does the same as Ctrl+Q, with or without a verdict "
+    "on the screen.\n\n"
     "Without the screen (scripts, a judge's laptop): --word W (repeatable) rules once on those words; "
     "--batch FILE (or - for stdin) rules once per line (its words separated by spaces, commas or "
     "semicolons; blank lines skipped; every line is checked before any ruling is made). Each ruling "
@@ -59,13 +61,17 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
     Args:
         judge: a :class:`gamecore.wordjudge.WordJudge`.
         log: a :class:`gamecore.wordjudge.AuditLog`, or None.
-        clear_after: seconds a verdict stays on screen (0: until the next key).
+        clear_after: seconds a verdict stays on screen when no key is typed (0: until the next key).
+            A key typed while a verdict shows clears it and goes into the new entry: the words field
+            keeps the focus under the verdict (drawn over it on a layer of its own), so a key, a fast
+            burst of keys or a paste reaches the field in order and whole; nothing typed is dropped.
         password: with ``--lock``, the password that leaves; None = the Ctrl+Q, Y sequence.
     Attributes of the app (for tests): ``rulings`` (every :class:`JudgeRuling` made), ``state``
     (``entry``, ``verdict`` or ``leave``).
     """
     import hmac
 
+    from textual import events
     from textual.app import App, ComposeResult
     from textual.binding import Binding
     from textual.containers import Vertical
@@ -73,16 +79,31 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
 
     from gamecore.errors import UsageError
 
+    class WordsInput(Input):
+        """The words field: a paste is kept whole, its lines joined by spaces (Textual's own Input
+        keeps only a paste's first line)."""
+
+        def _on_paste(self, event: events.Paste) -> None:
+            text = " ".join(line for line in event.text.splitlines() if line.strip())
+            if text:
+                selection = self.selection
+                if selection.is_empty:
+                    self.insert_text_at_cursor(text)
+                else:
+                    self.replace(text, *selection)
+            event.stop()
+            event.prevent_default()  # not Input._on_paste as well
+
     class WordJudgeApp(App):
         CSS = """
-        Screen { align: center middle; }
+        #body { width: 100%; height: 1fr; align: center middle; layers: base verdict; }
         #header { dock: top; height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
         #footer { dock: bottom; height: 1; background: $primary-darken-3; color: $text-muted; padding: 0 1; }
         #entry { width: 100%; height: auto; align: center middle; padding: 1 4; }
         #prompt { width: 100%; content-align: center middle; text-align: center; margin-bottom: 1; }
         #message { width: 100%; text-align: center; color: $warning; height: 1; }
         #words { width: 100%; }
-        #verdict { width: 100%; height: 100%; content-align: center middle; text-align: center; text-style: bold; display: none; }
+        #verdict { layer: verdict; position: absolute; offset: 0 0; width: 100%; height: 100%; content-align: center middle; text-align: center; text-style: bold; display: none; }
         #verdict.acceptable { background: #1e7d32; color: #ffffff; display: block; }
         #verdict.unacceptable { background: #b71c1c; color: #ffffff; display: block; }
         #leave { width: 100%; height: auto; padding: 1 4; display: none; }
@@ -104,16 +125,17 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
         def compose(self) -> ComposeResult:
             size = len(judge.lexicon)
             yield Static(f"Word Judge · lexicon {judge.name} · {size:,} words · manifest {judge.checksum[:12]}", id="header")
-            with Vertical(id="entry"):
-                yield Static(
-                    f"Type the words of the play (up to {judge.max_words}, separated by spaces) and press Enter.", id="prompt"
-                )
-                yield Input(placeholder="words…", id="words")
-                yield Static("", id="message")
-            yield Static("", id="verdict")
-            with Vertical(id="leave"):
-                yield Static("", id="leave-text")
-                yield Input(password=True, placeholder="password", id="password")
+            with Vertical(id="body"):
+                with Vertical(id="entry"):
+                    yield Static(
+                        f"Type the words of the play (up to {judge.max_words}, separated by spaces) and press Enter.", id="prompt"
+                    )
+                    yield WordsInput(placeholder="words…", id="words")
+                    yield Static("", id="message")
+                yield Static("", id="verdict")
+                with Vertical(id="leave"):
+                    yield Static("", id="leave-text")
+                    yield Input(password=True, placeholder="password", id="password")
             yield Static("Enter: rule · Ctrl+Q: leave" + (" (password)" if password is not None else ""), id="footer")
 
         def on_mount(self) -> None:
@@ -125,6 +147,9 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
         def on_input_submitted(self, event: Input.Submitted) -> None:
             if event.input.id == "password":
                 self._check_password(event.value)
+                return
+            if self.state == "verdict":  # Enter while a verdict shows (the field is empty): clear it
+                self.clear_verdict()
                 return
             if self.state != "entry":
                 return
@@ -150,9 +175,14 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             message.update("")
             self._show_verdict(ruling.verdict)
 
+        def on_input_changed(self, event: Input.Changed) -> None:
+            # a key or a paste that went into the words field while a verdict shows clears it (the
+            # field emptied by the ruling itself changes it to "", which clears nothing)
+            if event.input.id == "words" and self.state == "verdict" and event.value:
+                self.clear_verdict()
+
         def _show_verdict(self, verdict: str) -> None:
             self.state = "verdict"
-            self.query_one("#entry").display = False
             panel = self.query_one("#verdict", Static)
             panel.update(big_text(verdict, self.size.width) + f"\n\n{verdict}")
             panel.set_classes("acceptable" if verdict == "ACCEPTABLE" else "unacceptable")
@@ -169,13 +199,23 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             panel.set_classes("")
             if self.state == "verdict":
                 self.state = "entry"
-                self.query_one("#entry").display = True
-                self.query_one("#words", Input).focus()
+                self._focus_words()
+
+        def _focus_words(self) -> None:
+            words = self.query_one("#words", Input)
+            if self.focused is not words:
+                self.set_focus(words)  # at once (Widget.focus() waits a turn: keys would pass it by)
 
         def on_key(self, event) -> None:
-            if self.state == "verdict" and clear_after <= 0:
-                event.stop()
-                self.clear_verdict()
+            # keys the words field did not take (Enter, Escape, arrows…) or that reached the screen
+            if self.state == "verdict":
+                self.clear_verdict()  # any key clears the verdict
+            if self.state == "entry":
+                words = self.query_one("#words", Input)
+                if self.focused is not words and event.is_printable and event.character:
+                    event.stop()  # a key that passed the field by (focus elsewhere): into the field
+                    self._focus_words()
+                    words.insert_text_at_cursor(event.character)
             elif self.state == "leave" and password is None:
                 event.stop()
                 if event.key in ("y", "Y"):
@@ -219,7 +259,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             self.query_one("#leave").display = False
             self.query_one("#entry").display = True
             self.query_one("#message", Static).update(note)
-            self.query_one("#words", Input).focus()
+            self._focus_words()
 
     return WordJudgeApp()
 

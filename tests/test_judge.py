@@ -242,6 +242,126 @@ def test_locked_station_needs_the_password(judge):
     assert app.return_code == 0
 
 
+def _logged_words(path: Path) -> list[list[str]]:
+    return [json.loads(x)["words"] for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("clear_after", [0, 5])
+def test_key_during_verdict_clears_it_and_is_typed(judge, tmp_path, clear_after):
+    """A key typed while a verdict shows clears the verdict at once and is the first letter of the
+    next entry (--clear-after 0, and within the 5 s of the default)."""
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=clear_after)
+    seen = {}
+
+    async def steps(pilot):
+        await pilot.press(*"joint", "enter")
+        await pilot.pause()
+        seen["before"] = (app.state, set(app.query_one("#verdict").classes))
+        await pilot.press("x")
+        await pilot.pause()
+        seen["after"] = (app.state, set(app.query_one("#verdict").classes), app.query_one("#words").value)
+        seen["text"] = screen_text(app)
+        await pilot.press(*"yzq", "enter")
+        await pilot.pause()
+
+    drive(app, [steps])
+    log.close()
+    assert seen["before"] == ("verdict", {"acceptable"})
+    assert seen["after"] == ("entry", set(), "x")
+    assert "ACCEPTABLE" not in seen["text"] and "Type the words" in seen["text"]
+    assert _logged_words(tmp_path / "log.jsonl") == [["joint"], ["xyzq"]]
+
+
+@pytest.mark.parametrize("clear_after", [0, 5])
+def test_burst_during_verdict_is_kept_whole(judge, tmp_path, clear_after):
+    """Keys sent in one burst right after a verdict (fast typing), no pause between them."""
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=clear_after)
+
+    async def steps(pilot):
+        await pilot.press(*"joint", "enter", *"xyzq", "space", *"fore", "enter", *"ta", "enter")
+        await pilot.pause()
+
+    drive(app, [steps])
+    log.close()
+    assert _logged_words(tmp_path / "log.jsonl") == [["joint"], ["xyzq", "fore"], ["ta"]]
+    assert [r.verdict for r in app.rulings] == ["ACCEPTABLE", "UNACCEPTABLE", "ACCEPTABLE"]
+
+
+@pytest.mark.parametrize("clear_after", [0, 5])
+def test_paste_during_verdict_is_kept_whole(judge, tmp_path, clear_after):
+    """A paste (the terminal's bracketed paste) while a verdict shows: all of it is the new entry,
+    its lines joined by spaces; it clears the verdict and rules nothing until Enter."""
+    from textual import events
+
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=clear_after)
+    seen = {}
+
+    async def steps(pilot):
+        await pilot.press(*"fore", "enter")
+        await pilot.pause()
+        app._driver.send_message(events.Paste("joint\nxyzq\n"))
+        await pilot.pause()
+        seen["after"] = (app.state, app.query_one("#words").value, len(app.rulings))
+        await pilot.press("enter")
+        await pilot.pause()
+
+    drive(app, [steps])
+    log.close()
+    assert seen["after"] == ("entry", "joint xyzq", 1)
+    assert _logged_words(tmp_path / "log.jsonl") == [["fore"], ["joint", "xyzq"]]
+
+
+def test_enter_or_escape_during_verdict_clears_it_and_rules_nothing(judge, tmp_path):
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=0)
+    states = []
+
+    async def steps(pilot):
+        for key in ("enter", "escape"):
+            await pilot.press(*"joint", "enter")
+            await pilot.pause()
+            states.append(app.state)
+            await pilot.press(key)
+            await pilot.pause()
+            states.append((app.state, app.query_one("#words").value))
+
+    drive(app, [steps])
+    log.close()
+    assert states == ["verdict", ("entry", ""), "verdict", ("entry", "")]
+    assert _logged_words(tmp_path / "log.jsonl") == [["joint"], ["joint"]]
+
+
+@pytest.mark.parametrize("key", ["ctrl+c", "ctrl+q"])
+@pytest.mark.parametrize("clear_after", [0, 5])
+def test_leave_key_works_the_same_with_a_verdict_showing(judge, key, clear_after):
+    """Ctrl+C and Ctrl+Q ask to leave whether a verdict shows or not; nothing of the verdict stays."""
+    app = _app(judge, clear_after=clear_after)
+    seen = []
+
+    async def steps(pilot):
+        await pilot.press(key)
+        await pilot.pause()
+        seen.append((app.state, "Press Y to leave" in screen_text(app)))
+        await pilot.press("n")  # back
+        await pilot.pause()
+        await pilot.press(*"joint", "enter")
+        await pilot.pause()
+        seen.append(app.state)
+        await pilot.press(key)
+        await pilot.pause()
+        text = screen_text(app)
+        seen.append((app.state, "Press Y to leave" in text, "ACCEPTABLE" in text))
+        await pilot.press("y")
+        await pilot.pause()
+
+    drive(app, [steps])
+    assert seen == [("leave", True), "verdict", ("leave", True, False)]
+    assert app.return_code == 0
+
+
 def test_cli_judge_errors_one_line():
     r = run_skrafl("judge")
     assert r.returncode == 2 and "--lang" in r.stderr and r.stderr.count("\n") == 1
@@ -373,9 +493,7 @@ def test_screen_and_batch_agree(judge, lexicon):
     async def type_all(pilot):
         for line in asked:
             keys = ["space" if ch == " " else ch for ch in line]
-            await pilot.press(*keys, "enter")
-            await pilot.pause()
-            await pilot.press("x")  # clear_after 0: a key clears the verdict (and is not typed)
+            await pilot.press(*keys, "enter")  # the first key clears the last verdict and is typed
             await pilot.pause()
 
     drive(app, [type_all])
