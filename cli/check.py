@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from cli.common import QUIET_OPTION, OutputFormat, emit, output_root, read_items
+from cli.common import QUIET_OPTION, OutputFormat, emit, output_root
 
 
 def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
@@ -30,8 +31,59 @@ def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
     return output_root() / language(lang).code
 
 
+def read_words(items: List[str]) -> list[str]:
+    """The words to check: each argument one word, ``-`` one word per stdin line (blank lines
+    skipped, a BOM dropped), in NFC. A word is never altered beyond NFC and the spaces around it.
+
+    Raises:
+        UsageError: an argument or line with a space inside (``-:LINE: one word per line
+            expected``), a control character, an empty argument, or input that is not UTF-8.
+    """
+    from gamecore.errors import UsageError
+    from gamecore.text import nfc
+
+    def one_word(text: str, where: tuple) -> str:
+        word = text.strip()
+        if any(ch.isspace() for ch in word):
+            raise UsageError(
+                "one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where
+            )
+        bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") and ch != "\ufeff"), None)
+        if bad is not None:
+            raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
+        return nfc(word)
+
+    out: list[str] = []
+    for n, item in enumerate(items, start=1):
+        if item == "-":
+            for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
+                if lineno == 1:
+                    line = line.lstrip("\ufeff")
+                if line.strip():
+                    out.append(one_word(line, ("-", lineno)))
+        else:
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
+            if not item.strip():
+                raise UsageError(f"argument {n} is empty: give a word")
+            try:
+                out.append(one_word(item, ()))
+            except UsageError as exc:
+                raise UsageError(f"argument {n}: {exc.message}") from None
+    return out
+
+
 def check(
-    words: List[str] = typer.Argument(..., help="Words to check (any case); '-' reads one word per line from stdin."),
+    words: List[str] = typer.Argument(
+        ...,
+        help="Words to check (any case); '-' reads one word per line from stdin (a line with a space inside is an error: -:LINE).",
+    ),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     play: bool = typer.Option(False, "--play", help="Judge all words as one play: print only ACCEPTABLE or UNACCEPTABLE."),
@@ -55,7 +107,7 @@ def check(
     from gamecore.lexicon import Lexicon
 
     lex = Lexicon.load(lexicon_dir(lang, lexicon))
-    items = read_items(words)
+    items = read_words(words)
     verdicts = list(zip(items, lex.contains_many(items)))
     all_valid = all(ok for _, ok in verdicts)
     if play:

@@ -340,7 +340,7 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
     if words:
         asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word")
     elif batch == "-":
-        asked = read_batch(wj, sys.stdin.buffer, "<stdin>")
+        asked = read_batch(wj, sys.stdin.buffer, "-")
     else:
         path = Path(batch)
         if not path.is_file():

@@ -101,7 +101,7 @@ class WordJudge:
         }
 
 
-def read_batch(judge: WordJudge, lines, source: str = "<stdin>") -> list[tuple[int, list[str]]]:
+def read_batch(judge: WordJudge, lines, source: str = "-") -> list[tuple[int, list[str]]]:
     """The rulings asked for by ``lines`` (bytes or text, one ruling per line: its words separated
     by spaces, commas or semicolons; blank lines skipped), as ``(line number, words)``, every line
     checked before any ruling is made (so a bad line costs no half-logged batch).

@@ -460,7 +460,7 @@ def test_cli_batch_nfd_ruled_as_nfc(tmp_path):
 @pytest.mark.parametrize(
     "args, stdin, message",
     [
-        (["--batch", "-"], "joint\na b c d e f g h i\n", "<stdin>:2: at most 8 words at once; got 9"),
+        (["--batch", "-"], "joint\na b c d e f g h i\n", "-:2: at most 8 words at once; got 9"),
         (["--batch", "-"], "\n\n", "no words to rule on"),
         (["--batch", "/nonexistent/file.txt"], None, "no batch file"),
         (["--word", "joint", "--batch", "-"], "", "not both"),

