@@ -214,7 +214,10 @@ def _print(data: dict, fmt: OutputFormat) -> None:
         for k, v in (("coord", data["coord"]), ("main_word", data["word"])):
             rows.append((k, "" if v is None else str(v)))
         lines = [f"{k}\t{v}" for k, v in rows]
-        lines += [f"word\t{w['word'].upper()}\t{w['score']}\t{valid_text(w)}".rstrip("\t") for w in data["words"]]
+        lines += [
+            f"word\t{w['word'].upper()}\t{'' if w['score'] is None else w['score']}\t{valid_text(w)}".rstrip("\t")
+            for w in data["words"]
+        ]
         rest = [("score", data["score"]), ("bingo", "yes" if data["bingo"] else "no"), ("verdict", data["verdict"])]
         lines += [f"{k}\t{'' if v is None else v}" for k, v in rest]
         ch = data.get("challenge")
@@ -229,7 +232,13 @@ def _print(data: dict, fmt: OutputFormat) -> None:
         for i, w in enumerate(data["words"]):
             label = "words" if i == 0 else ""
             main = "  (main)" if i == 0 else ""
-            rows.append((label, f"{w['word'].upper().ljust(width)}  {str(w['score']).rjust(3)}  {valid_text(w)}".rstrip() + main))
+            rows.append(
+                (
+                    label,
+                    f"{w['word'].upper().ljust(width)}  {('' if w['score'] is None else str(w['score'])).rjust(3)}  {valid_text(w)}".rstrip()
+                    + main,
+                )
+            )
     if data["score"] is not None:
         rows.append(("score", f"{data['score']}" + (" (bingo included)" if data["bingo"] else "")))
         rows.append(("bingo", "yes" if data["bingo"] else "no"))

@@ -36,8 +36,12 @@ class WordScore:
     """One word a play forms: the lowercase word, its points and (with a lexicon) whether it is in it."""
 
     word: str
-    score: int
+    score: int | None
     valid: bool | None = None
+
+
+#: the verdict on a play that cannot be made (no score, no challenge)
+ILLEGAL = "ILLEGAL"
 
 
 @dataclass
@@ -50,11 +54,12 @@ class Ruling:
         legal: whether the play may be made (rules only, words not looked up).
         reason: ``None``, or ``(code, sentence)`` of the first broken rule (codes of
             :data:`gamecore.play.REASONS`).
-        words: every word formed, main word first (also for a play that breaks only the rack
-            rule, so the judge sees what it would score).
-        score: the total, bingo bonus included (``None`` when the words cannot be formed).
+        words: every word formed, main word first (also for a play that breaks only the rack or
+            word-length rule, so the judge sees what it would form: its words' scores then None).
+        score: the total, bingo bonus included; ``None`` for an illegal play (it cannot be made).
         bingo: whether the bingo bonus is in the score.
-        verdict: ``ACCEPTABLE`` / ``UNACCEPTABLE`` with a lexicon (every word in it or not), else None.
+        verdict: ``ILLEGAL`` when the play cannot be made (whatever its words); for a legal play
+            ``ACCEPTABLE`` / ``UNACCEPTABLE`` with a lexicon (every word in it or not), else None.
         played: the :class:`~gamecore.play.ScoredPlay` (for pictures), or None.
         notes: how the play was read where it differs from what was written (a folded tile: the
             Russian Ё tile taken for an Е the rack lacks, an Е written for a Ё tile on the board).
@@ -191,7 +196,7 @@ def adjudicate(
     try:
         coord, word = split_play(play, board.size, coords)
     except IllegalPlay as exc:
-        return Ruling(shown, None, False, (exc.code, exc.message))
+        return Ruling(shown, None, False, (exc.code, exc.message), verdict=ILLEGAL)
     from gamecore.coords import CoordinateError
 
     same = _fold_pairs(board, lexicon, fold)
@@ -205,14 +210,19 @@ def adjudicate(
         sp = _validate(board, placements, rack, rules, across, (row, col))
         reason = None
     except CoordinateError as exc:
-        return Ruling(shown, None, False, ("off_board", exc.message))
+        return Ruling(shown, None, False, ("off_board", exc.message), verdict=ILLEGAL)
     except IllegalPlay as exc:
         reason = (exc.code, exc.message)
         if exc.code != "not_on_rack":
-            return Ruling(shown, None, False, reason, notes=notes)
+            return Ruling(shown, None, False, reason, verdict=ILLEGAL, notes=notes)
         # only the rack is wrong: show what the play would form and score
         sp = _validate(board, placements, None, rules, across, (row, col))
     words = _line_words(board, sp, rules)
+    if reason is None and rules is not None and sp.tiles_placed > rules.rack_size:
+        reason = (
+            "not_on_rack",
+            f"the play places {sp.tiles_placed} tiles; a rack holds {rules.rack_size} (rules {rules.name})",
+        )
     bingo = rules is not None and sp.tiles_placed >= rules.bingo_min_tiles
     total = sum(s for _, s, _ in words) + (rules.bingo_bonus if bingo else 0)
     if [w for w, _, _ in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
@@ -230,9 +240,12 @@ def adjudicate(
     for w, s, _ in words:
         valid = None if lexicon is None else (w in lexicon)
         scored.append(WordScore(w, s, valid))
+    if reason is not None:  # a play that cannot be made scores nothing and is not ruled on
+        scored = [WordScore(x.word, None, x.valid) for x in scored]
+        return Ruling(shown, sp.coord, False, reason, scored, None, False, ILLEGAL, sp, notes)
     if lexicon is not None:
         verdict = "ACCEPTABLE" if all(x.valid for x in scored) else "UNACCEPTABLE"
-    return Ruling(shown, sp.coord, reason is None, reason, scored, sp.score, bingo, verdict, sp, notes)
+    return Ruling(shown, sp.coord, True, None, scored, sp.score, bingo, verdict, sp, notes)
 
 
 def _fold_pairs(board: Board, lexicon, fold: dict | None) -> dict[str, str]:

@@ -129,9 +129,21 @@ def test_illegal_reasons(board_plays, play, rack, code):
     assert not r.acceptable
 
 
-def test_not_on_rack_still_shows_the_words_and_score():
+def test_not_on_rack_shows_the_words_but_no_score():
+    """A play the rack cannot make cannot be made: the words it would form, no score, verdict
+    ILLEGAL (never ACCEPTABLE, even with every word in the lexicon)."""
     r = adjudicate(empty(), "8D JOINT", list("JOINAB"), None, WESPA)
-    assert r.reason[0] == "not_on_rack" and r.score == 40 and [w.word for w in r.words] == ["joint"]
+    assert r.reason[0] == "not_on_rack" and not r.legal and [w.word for w in r.words] == ["joint"]
+    assert r.score is None and not r.bingo and r.verdict == "ILLEGAL" and not r.acceptable
+    assert [w.score for w in r.words] == [None]
+
+
+def test_more_tiles_than_a_rack_holds_is_illegal():
+    """No rack given: a play of 8 new tiles under 7-tile rules cannot be made."""
+    r = adjudicate(empty(), "8A JOINTERS", None, None, WESPA)
+    assert not r.legal and r.reason[0] == "not_on_rack" and "8 tiles" in r.reason[1] and "holds 7" in r.reason[1]
+    assert r.score is None and r.verdict == "ILLEGAL"
+    assert adjudicate(empty(), "8D JOINTER", None, None, WESPA).legal  # 7 tiles: a bingo
 
 
 def test_punctured_square_is_blocked():

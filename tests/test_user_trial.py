@@ -76,3 +76,33 @@ def test_check_stdin_not_utf8_line_reference_is_dash(lexicon):
     )
     r.stderr = r.stderr.decode("utf-8")
     assert one_error_line(r).startswith("-:2: not UTF-8")
+
+
+# ---- 2. score: a play that cannot be made gets no score and no ACCEPTABLE ------------------------
+
+RIDDLE = Path(__file__).resolve().parents[2] / "shared/corpora/positions/netskrafl_riddle1.board"
+OUTPUT_IS = Path(__file__).resolve().parents[1] / "output/is"
+
+
+@pytest.mark.skipif(not RIDDLE.is_file() or not OUTPUT_IS.is_dir(), reason="needs the riddle and the built is lexicon")
+@pytest.mark.parametrize("play, rack", [("A4 ÞREKRAUN", "UAEN"), ("A4 ÞREKRAUNX", None)])
+def test_score_illegal_play_is_illegal_with_no_score(play, rack):
+    import json
+
+    args = ["score", "--lang", "is", "--board", str(RIDDLE), "--play", play, "--challenge", "netskrafl"]
+    args += ["--rack", rack] if rack else []
+    r = run_skrafl(*args)
+    assert r.returncode == 1, r.stderr
+    rows = dict(line.split(None, 1) for line in r.stdout.splitlines() if line.strip() and not line.startswith(" "))
+    assert rows["legal"].startswith("no: not_on_rack") and rows["verdict"] == "ILLEGAL"
+    assert "score" not in rows and "bingo" not in rows and "ACCEPTABLE" not in r.stdout
+    assert rows["challenge"].startswith("none: the play is not legal")
+    data = json.loads(run_skrafl(*args, "-f", "json").stdout)
+    assert (data["legal"], data["verdict"], data["score"], data["bingo"], data["challenge"]) == (
+        False,
+        "ILLEGAL",
+        None,
+        False,
+        None,
+    )
+    assert data["reason"]["code"] == "not_on_rack" and [w["score"] for w in data["words"]] == [None]
