@@ -103,6 +103,9 @@ def replay(
     elif lang and not no_lexicon:
         candidate = output_root() / lang
         if not (candidate / "manifest.json").is_file():
+            from lexicon_sources import language
+
+            language(lang)  # an unknown language: say so, and list the known ones
             raise UsageError(
                 f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)"
             )

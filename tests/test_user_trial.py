@@ -106,3 +106,15 @@ def test_score_illegal_play_is_illegal_with_no_score(play, rack):
         None,
     )
     assert data["reason"]["code"] == "not_on_rack" and [w["score"] for w in data["words"]] == [None]
+
+
+# ---- 5. replay's messages ---------------------------------------------------------------------
+
+
+def test_replay_unknown_language_says_so(tmp_path):
+    games = tmp_path / "games"
+    games.mkdir()
+    r = run_skrafl("replay", str(games), "--lang", "xx", "--out", str(tmp_path / "out"), output_root=tmp_path / "output")
+    msg = one_error_line(r)
+    assert msg.startswith("unknown language 'xx'; known languages: ") and "is" in msg.split(": ", 1)[1]
+    assert "skrafl ingest" not in msg and not (tmp_path / "out").exists()
