@@ -102,6 +102,10 @@ def best(
         raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
     if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
         raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+    if svg is not None:
+        from gamecore.picture import check_picture_target
+
+        check_picture_target(svg, (board,))  # never over an input, nor into a skrafl output
     many = board == "-"
     if many:
         if rack is not None:
@@ -170,7 +174,7 @@ def best(
 
         top = plays[0] if plays else None
         caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
-        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg)
+        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg, (board,))
 
 
 def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set):

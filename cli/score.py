@@ -103,6 +103,10 @@ def score(
         raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
     if svg is not None and not svg.absolute().parent.is_dir():
         raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
+    if svg is not None:
+        from gamecore.picture import check_picture_target
+
+        check_picture_target(svg, (board, game))  # never over an input, nor into a skrafl output
     folder = lexicon_folder(lang, lexicon)
     lex = None
     if folder is not None:
@@ -178,7 +182,7 @@ def score(
             coords=coords.value,
             caption=_caption(ruling),
         )
-        write_picture(pic, svg)
+        write_picture(pic, svg, (board, game))
         if not quiet:
             typer.echo(f"score: picture → {svg}", err=True)
     sys.stdout.flush()

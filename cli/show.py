@@ -66,6 +66,9 @@ def show(
 
     if out.suffix.lower() not in (".svg", ".png"):
         raise UsageError(f"--out must end in .svg or .png; got {out.name!r}")
+    from gamecore.picture import check_picture_target
+
+    check_picture_target(out, (board, game))  # never over an input, nor into a skrafl output
     lex = None
     folder = lexicon_folder(lang, lexicon)
     if folder is not None and not rules and game is None:
@@ -101,7 +104,7 @@ def show(
         coords=coords.value,
         caption=caption,
     )
-    write_picture(pic, out)
+    write_picture(pic, out, (board, game))
     if not quiet:
         typer.echo(f"show: {pos.what or 'position'} → {out}", err=True)
 

@@ -264,27 +264,66 @@ def png_bytes(svg: str, zoom: float = 1.0) -> bytes:
         raise DataError(f"cannot render the picture as PNG: {exc}") from None
 
 
-def write_picture(pic: PositionPicture, path: str | Path) -> Path:
+def write_picture(pic: PositionPicture, path: str | Path, inputs=()) -> Path:
     """Write ``pic`` to ``path`` as SVG or PNG (by the suffix); see :func:`save_svg`."""
-    return save_svg(board_svg(pic), path)
+    return save_svg(board_svg(pic), path, inputs)
 
 
-def save_svg(svg: str, path: str | Path) -> Path:
-    """Write SVG text to ``path`` as SVG or PNG (by the suffix), through a temporary file renamed
-    into place.
+def check_picture_target(path: str | Path, inputs=()) -> Path:
+    """Refuse a picture path that would write over an input or into a folder skrafl owns.
+
+    An existing picture at ``path`` is replaced (as ``-o`` does in most tools); but ``path`` may not
+    be one of ``inputs`` (the board or game file read; ``-`` and None are skipped) nor lie inside an
+    input folder, nor inside the output of a skrafl command (a folder with a ``.skrafl-output``
+    marker: a lexicon, a replay, a dataset), nor be a folder.
 
     Raises:
-        UsageError: a suffix other than .svg or .png; OSError: the file cannot be written.
+        UsageError: one line, nothing written.
+    """
+    from gamecore.folders import output_root
+
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    if real.is_dir():
+        raise UsageError(f"{path}: is a folder; give the picture's file name (.svg or .png)")
+    for given in inputs:
+        if given is None or str(given) == "-":
+            continue
+        src = Path(os.path.realpath(given))
+        if real == src:
+            raise UsageError(f"{path}: is an input of this command; give another file for the picture (nothing was written)")
+        if src.is_dir() and src in real.parents:
+            raise UsageError(f"{path}: is inside the input folder {given}; give a path outside it (nothing was written)")
+    found = output_root(real.parent)
+    if found is not None:
+        root, marker = found
+        command = marker.get("command") if isinstance(marker, dict) else None
+        owner = f"'skrafl {command}'" if command else "a skrafl command"
+        raise UsageError(f"{path}: is inside {root}, an output of {owner}; give a path outside it (nothing was written)")
+    return path
+
+
+def save_svg(svg: str, path: str | Path, inputs=()) -> Path:
+    """Write SVG text to ``path`` as SVG or PNG (by the suffix), atomically: a temporary file in the
+    same folder, written and fsynced, then renamed onto ``path`` (a reader sees the old picture or
+    the new one, never half of one). :func:`check_picture_target` first.
+
+    Raises:
+        UsageError: a suffix other than .svg or .png, or a path refused by
+            :func:`check_picture_target`; OSError: the file cannot be written.
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".svg", ".png"):
         raise UsageError(f"picture file must end in .svg or .png; got {path.name!r}")
+    check_picture_target(path, inputs)
     data = svg.encode("utf-8") if suffix == ".svg" else png_bytes(svg)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as exc:  # name the file asked for, not the temporary one
         raise OSError(exc.errno, exc.strerror, str(path)) from None
@@ -294,4 +333,13 @@ def save_svg(svg: str, path: str | Path) -> Path:
     return path
 
 
-__all__ = ["COLOURS", "PositionPicture", "board_svg", "png_bytes", "save_svg", "square_name", "write_picture"]
+__all__ = [
+    "COLOURS",
+    "PositionPicture",
+    "board_svg",
+    "check_picture_target",
+    "png_bytes",
+    "save_svg",
+    "square_name",
+    "write_picture",
+]

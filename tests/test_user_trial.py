@@ -118,3 +118,47 @@ def test_replay_unknown_language_says_so(tmp_path):
     msg = one_error_line(r)
     assert msg.startswith("unknown language 'xx'; known languages: ") and "is" in msg.split(": ", 1)[1]
     assert "skrafl ingest" not in msg and not (tmp_path / "out").exists()
+
+
+# ---- 6. pictures: written whole, never over an input nor into a skrafl output -------------------
+
+EMPTY_BOARD = "\n".join(["." * 15] * 15) + "\n"
+
+
+def test_picture_never_over_its_input(lexicon, tmp_path):
+    board = tmp_path / "pos.svg"  # a board file that happens to end in .svg
+    board.write_text(EMPTY_BOARD, encoding="utf-8")
+    for args in (
+        ["show", "--lexicon", str(lexicon), "--board", str(board), "--out", str(board)],
+        ["score", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--svg", str(board)],
+        ["best", "--lexicon", str(lexicon), "--board", str(board), "--rack", "JOINTAB", "--svg", str(board)],
+    ):
+        r = run_skrafl(*args)
+        assert "is an input of this command" in one_error_line(r), args
+        assert r.stdout == "" and board.read_text(encoding="utf-8") == EMPTY_BOARD
+
+
+def test_picture_never_inside_a_skrafl_output(lexicon, tmp_path):
+    board = tmp_path / "b.txt"
+    board.write_text(EMPTY_BOARD, encoding="utf-8")
+    before = sorted(p.name for p in Path(lexicon).resolve().iterdir())
+    for args in (
+        ["show", "--lexicon", str(lexicon), "--board", str(board), "--out", str(lexicon / "p.png")],
+        ["score", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--svg", str(lexicon / "p.svg")],
+        ["best", "--lexicon", str(lexicon), "--board", str(board), "--rack", "JOINTAB", "--svg", str(lexicon / "p.svg")],
+    ):
+        r = run_skrafl(*args)
+        msg = one_error_line(r)
+        assert "an output of 'skrafl build'" in msg and "nothing was written" in msg, args
+    assert sorted(p.name for p in Path(lexicon).resolve().iterdir()) == before
+
+
+def test_picture_replaces_an_existing_picture_whole(lexicon, tmp_path):
+    board = tmp_path / "b.txt"
+    board.write_text(EMPTY_BOARD, encoding="utf-8")
+    out = tmp_path / "pos.svg"
+    out.write_text("old picture", encoding="utf-8")
+    r = run_skrafl("show", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_text(encoding="utf-8").startswith("<svg") or "<svg" in out.read_text(encoding="utf-8")[:200]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt", "pos.svg"]  # no temporary file left
