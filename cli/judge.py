@@ -19,10 +19,10 @@ HELP = (
     "The Word Judge station: a full-screen terminal screen where players type the words of a challenged "
     "play (up to --max-words, separated by spaces) and press Enter; the screen shows only a big "
     "ACCEPTABLE (green) or UNACCEPTABLE (red), never which word failed, and clears after --clear-after "
-    "seconds, or at once when a key is typed: that key (or a paste) starts the next entry, so nothing "
-    "typed is lost. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
+    "seconds. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
     "and its manifest checksum), flushed to disk before the verdict is shown.\n\n"
-    "Keys: Enter rules on the words typed; Ctrl+Q asks to leave, then Y leaves (any other key goes "
+    "Keys: Enter rules on the words typed; a key typed while a verdict shows clears it at once and "
+    "starts the next entry (a burst of keys or a paste is kept whole: nothing typed is lost); Ctrl+Q asks to leave, then Y leaves (any other key goes "
     "back); with --lock, Ctrl+Q asks for the password set at start (also $SKRAFL_JUDGE_PASSWORD), "
     "Enter checks it, Escape goes back. Ctrl+C does the same as Ctrl+Q, with or without a verdict "
     "on the screen.\n\n"
@@ -270,7 +270,11 @@ def judge(
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     max_words: int = typer.Option(8, "--max-words", min=1, max=64, help="The most words one ruling takes."),
     clear_after: float = typer.Option(
-        5.0, "--clear-after", min=0, max=3600, help="Seconds a verdict stays on screen (0: until a key is pressed)."
+        5.0,
+        "--clear-after",
+        min=0,
+        max=3600,
+        help="Seconds a verdict stays on screen (0: until a key is pressed); a key typed clears it at once and is kept.",
     ),
     lock: bool = typer.Option(False, "--lock", help="Leaving needs a password (asked at start, or $SKRAFL_JUDGE_PASSWORD)."),
     log_file: Optional[Path] = typer.Option(
