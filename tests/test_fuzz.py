@@ -675,7 +675,7 @@ def test_cli_stdin_not_utf8():
     _one_error_line(r)
     assert r.returncode == 2
     if "no lexicon" not in r.stderr:
-        assert "<stdin>:2: not UTF-8" in r.stderr
+        assert "-:2: not UTF-8" in r.stderr
 
 
 # -- dictionary dumps: Hunspell, OpenCorpora XML, Ordbank, Sloleks -------------------------------
