@@ -172,65 +172,68 @@ def _root(
 
 def main() -> None:
     """Console entry point: run the app; bad input and usage errors become one line on stderr and
-    exit status 2, never a traceback."""
+    exit status 2, never a traceback. SIGINT and SIGTERM stop any command (one line, exit 128 + the
+    signal's number, the output being written discarded): :mod:`pipelines.atomic` records the
+    signal, and a recorded stop is what is reported, whatever the command returned or raised on its
+    way out (a library may swallow the exception or turn it into another)."""
     import click
 
-    def fail(message: str) -> None:
-        typer.echo(f"skrafl: error: {message}", err=True)
-        sys.exit(2)
+    from pipelines.atomic import Signalled, hold_stops, install_stop_handlers, stop_requested
 
-    import signal
-
-    class Signalled(BaseException):
-        """SIGTERM or SIGINT, raised in the main thread. A BaseException, so that no handler of
-        ordinary errors (nor typer's own KeyboardInterrupt handling) takes it: the output being
-        written is discarded on the way (its stage removed, the previous output kept), then exit
-        128 + the signal's number."""
-
-        def __init__(self, signum: int) -> None:
-            super().__init__(signum)
-            self.signum = signum
-
-    def stop(signum, frame):
-        raise Signalled(signum)
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        if signal.getsignal(signum) is not signal.SIG_IGN:  # a background job keeps ignoring SIGINT
-            signal.signal(signum, stop)
+    install_stop_handlers()
+    code: int | str | None = 0
+    message = None
+    exiting: SystemExit | None = None
     try:
         status = app(standalone_mode=False, prog_name="skrafl")
+        code = status if isinstance(status, int) else 0
     except SkraflError as exc:
-        fail(str(exc))
+        code, message = 2, f"skrafl: error: {exc}"
     except click.exceptions.NoArgsIsHelpError:  # "skrafl" (or a group) with no arguments: the help was printed
-        sys.exit(2)
+        code = 2
     except click.UsageError as exc:
-        if not exc.format_message().strip():  # an empty usage error (click's no-arguments help): the help only
-            sys.exit(2)
-        where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
-        fail(f"{exc.format_message()} (see '{where} --help')")
+        code = 2
+        if exc.format_message().strip():  # an empty usage error (click's no-arguments help): the help only
+            where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
+            message = f"skrafl: error: {exc.format_message()} (see '{where} --help')"
     except click.ClickException as exc:
-        fail(exc.format_message())
-    except Signalled as exc:
-        name = signal.Signals(exc.signum).name
-        typer.echo(f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept", err=True)
-        sys.exit(128 + exc.signum)
-    except (KeyboardInterrupt, click.Abort):
-        typer.echo("skrafl: interrupted; the output being written was discarded, the previous one is kept", err=True)
-        sys.exit(130)
+        code, message = 2, f"skrafl: error: {exc.format_message()}"
+    except Signalled:
+        pass  # reported below
+    except (KeyboardInterrupt, click.Abort) as exc:
+        code = 128 + getattr(exc, "signum", 2)
+        message = "skrafl: interrupted; the output being written was discarded, the previous one is kept"
     except BrokenPipeError:
-        sys.exit(0)
+        code = 0
     except OSError as exc:  # a file that cannot be opened, read or written; a full disk
-        fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc) or type(exc).__name__)
+        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc) or type(exc).__name__
+        code, message = 2, f"skrafl: error: {detail}"
+    except SystemExit as exc:
+        exiting = exc
     except Exception as exc:  # noqa: BLE001  (a bug: still one line, never a traceback)
         import os
 
-        if os.environ.get("SKRAFL_DEBUG"):
+        if os.environ.get("SKRAFL_DEBUG") and stop_requested() is None:
             raise
         detail = " ".join(str(exc).split())[:300]
-        fail(
-            f"internal error ({type(exc).__name__}: {detail}); nothing was changed. Set SKRAFL_DEBUG=1 to see where, and please report it"
+        code = 2
+        message = (
+            f"skrafl: error: internal error ({type(exc).__name__}: {detail}); nothing was changed. "
+            "Set SKRAFL_DEBUG=1 to see where, and please report it"
         )
-    sys.exit(status if isinstance(status, int) else 0)
+    hold_stops()  # from here on a signal (a second Ctrl-C) is only recorded: the report is one line
+    signum = stop_requested()
+    if signum is not None:  # a stop wins over whatever the command returned or raised after it
+        import signal
+
+        name = signal.Signals(signum).name
+        code = 128 + signum
+        message = f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept"
+    elif exiting is not None:
+        raise exiting
+    if message:
+        typer.echo(message, err=True)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

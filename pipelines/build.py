@@ -31,6 +31,7 @@ from typing import Any
 
 from gamecore.errors import DataError
 from gamecore.lexicon import folder_of
+from pipelines.atomic import check_stop
 from pipelines.ingest import ENTRIES, ENTRIES_MANIFEST, sha256_file
 from pipelines.recipe import BUILTIN_RULES, Recipe, read_word_list
 
@@ -299,6 +300,7 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         phases[name] = round(now - clock, 2)
         phases[name + "_peak_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         clock = now
+        check_stop()  # a safe point between phases (a stop a library swallowed or turned into its own error)
 
     names = entries.collect_schema().names()
     details = ["form"] + [c for c in recipe.why_columns if c in names and c not in ("word", "form", "rule", "row")]

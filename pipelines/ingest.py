@@ -9,6 +9,7 @@ count, SHA-256 of the Parquet file, when and how long. Both make one output fold
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from gamecore.folders import sha256_of as sha256_file
 from lexicon_sources import language, reader, source_for
+from pipelines.atomic import check_stop
 
 ENTRIES = "entries.parquet"
 ENTRIES_MANIFEST = "entries.json"
@@ -76,11 +78,14 @@ def ingest_into(
         read_kwargs = dict(reader_options)
         if name in ("bin-sh", "bin-kr"):
             read_kwargs["fmt"] = name
-        for batch in mod.read(path, progress=progress, **read_kwargs):
-            if writer is None:
-                writer = pq.ParquetWriter(target, batch.schema, compression="zstd")
-            writer.write_batch(batch)
-            rows += batch.num_rows
+        # closed at once on a stop or an error: a reader's worker pool ends with it
+        with contextlib.closing(mod.read(path, progress=progress, **read_kwargs)) as batches:
+            for batch in batches:
+                check_stop()  # a safe point between batches (a stop a library swallowed)
+                if writer is None:
+                    writer = pq.ParquetWriter(target, batch.schema, compression="zstd")
+                writer.write_batch(batch)
+                rows += batch.num_rows
     finally:
         if writer is not None:
             writer.close()

@@ -128,3 +128,39 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _worker_ignores_sigint() -> None:
+    """Pool initializer: SIGINT ignored (a Ctrl-C reaches the whole process group; the parent
+    stops the pool), then unblocked (it was blocked from the start: :func:`worker_pool`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def worker_pool(workers: int) -> Iterator[Any]:
+    """A ``spawn`` process pool whose workers ignore SIGINT, terminated when the block ends.
+
+    A Ctrl-C goes to the whole process group: a worker that took it would die with a traceback on
+    stderr and its task would be lost. The workers start with SIGINT blocked (so none can take it
+    before its initializer ignores it) and the parent, which gets the same Ctrl-C, stops the pool.
+    """
+    import multiprocessing
+    import signal
+
+    ctx = multiprocessing.get_context("spawn")
+    old = None
+    if hasattr(signal, "pthread_sigmask"):  # children (and the pool's threads) inherit this mask
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = ctx.Pool(workers, initializer=_worker_ignores_sigint)
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a Ctrl-C meanwhile is delivered now
+    try:
+        yield pool
+    finally:
+        pool.terminate()

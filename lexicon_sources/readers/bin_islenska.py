@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import UsageError
 from gamecore.text import nfc
-from lexicon_sources.readers._common import dist_versions
+from lexicon_sources.readers._common import dist_versions, worker_pool
 from lexicon_sources.readers.bin_schema import BatchBuilder, schema
 
 NAME = "islenska"
@@ -88,7 +88,6 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
     """
     if path is not None:
         raise UsageError("the 'islenska' source reads the installed package and takes no file")
-    import multiprocessing
     import os
 
     import pyarrow.compute as pc
@@ -99,7 +98,7 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
     workers = workers or os.cpu_count() or 1
     offset = 0
     with tqdm(total=last, desc="BÍN lemmas", unit=" ids", disable=not progress, mininterval=0.5) as bar:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        with worker_pool(workers) as pool:  # workers ignore SIGINT: this process stops them
             for (first, stop), batch in zip(chunks, pool.imap(_chunk, chunks)):
                 rows = pc.add(batch.column("row"), offset)
                 offset += batch.num_rows

@@ -1,0 +1,199 @@
+"""Ctrl-C (SIGINT to the whole process group) at several points of a real ``build`` and ``ingest``.
+
+Every stop must end the same way: exit 130, one line on stderr, the previous output byte-identical,
+nothing left behind beside it (no stage, link or lock). The stops are sent three ways:
+
+- from a point of the pipeline (the run's own function wrapped by a small driver): plainly; from
+  inside a finalizer (``__del__`` run by the garbage collector, where Python drops an exception: how
+  a Ctrl-C was lost in ``tqdm.__del__``, the build then swapping in its new output and exiting 0);
+  and a second Ctrl-C during the cleanup of the first;
+- from outside, at fractions of a clean run's time, as a user at a terminal would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from clirun import PROJECT_ROOT
+
+DRIVER = r"""
+import gc, os, shutil, signal, sys, importlib
+sys.path.insert(0, os.getcwd())  # the checkout under test (run from it), as python -m cli.main
+
+def fire_plain():
+    os.killpg(0, signal.SIGINT)
+    for _ in range(1000):  # ordinary bytecode: the handler runs here
+        pass
+
+class _Bomb:
+    def __del__(self):
+        os.killpg(0, signal.SIGINT)
+        for _ in range(100000):  # the handler runs here, inside a finalizer
+            pass
+
+def fire_del():
+    b = _Bomb()
+    b.cycle = b  # only the garbage collector frees it
+    del b
+    gc.collect()
+
+def fire_twice():  # a stop now, a second one when the run cleans up after it
+    real_rmtree = shutil.rmtree
+    def rmtree(*a, **k):
+        shutil.rmtree = real_rmtree
+        fire_plain()
+        return real_rmtree(*a, **k)
+    shutil.rmtree = rmtree
+    fire_plain()
+
+point, how = os.environ["SKRAFL_TEST_STOP_AT"].rsplit(":", 1)
+module, name = point.split(":")
+mod = importlib.import_module(module)
+real = getattr(mod, name)
+fire = {"plain": fire_plain, "del": fire_del, "twice": fire_twice}[how]
+fired = []
+
+def wrapped(*a, **k):
+    if not fired:
+        fired.append(1)
+        fire()
+    return real(*a, **k)
+
+setattr(mod, name, wrapped)
+from cli.main import main
+sys.argv = ["skrafl", *sys.argv[1:]]
+main()
+"""
+
+
+def _words(n: int, seed: int) -> str:
+    letters = "abcdefghijklmnoprstu"
+    out, x = [], seed
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) % 2**31
+        length = 2 + x % 9
+        w = []
+        for _ in range(length):
+            x = (x * 1103515245 + 12345) % 2**31
+            w.append(letters[(x >> 8) % len(letters)])
+        out.append("".join(w))
+    return "\n".join(out) + "\n"
+
+
+def _state(out: Path) -> tuple:
+    """The visible output (its target and every file's hash) and every entry beside it."""
+    files = {}
+    if out.exists():
+        real = out.resolve()
+        for dirpath, _, names in os.walk(real):
+            for name in names:
+                p = Path(dirpath) / name
+                files[str(p.relative_to(real))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    target = os.readlink(out) if out.is_symlink() else None
+    return target, files, sorted(p.name for p in out.parent.iterdir())
+
+
+def _cmd(kind: str, words: Path, out: Path) -> list[str]:
+    return [kind, "en", "--source", "wordlist", "--input", str(words), "--out", str(out), "-q"]
+
+
+def _run(args: list[str], env: dict | None = None, driver: Path | None = None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, str(driver), *args] if driver else [sys.executable, "-m", "cli.main", *args]
+    return subprocess.run(
+        cmd,
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,  # its own process group: os.killpg(0, …) reaches it (and its children) only
+    )
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("signals")
+    (tmp / "old.txt").write_text(_words(300, 1), encoding="utf-8")
+    (tmp / "new.txt").write_text(_words(20000, 2), encoding="utf-8")
+    (tmp / "big.txt").write_text(_words(400000, 3), encoding="utf-8")
+    (tmp / "driver.py").write_text(DRIVER, encoding="utf-8")
+    return {"tmp": tmp, "old": tmp / "old.txt", "new": tmp / "new.txt", "big": tmp / "big.txt", "driver": tmp / "driver.py"}
+
+
+def _assert_stopped(r: subprocess.CompletedProcess, out: Path, before: tuple) -> None:
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 130, (r.returncode, r.stderr[-2000:])
+    assert len(lines) == 1 and lines[0].startswith("skrafl: stopped by SIGINT"), r.stderr[-2000:]
+    assert _state(out) == before  # old output byte-identical, nothing new beside it
+
+
+POINTS = {
+    "build": [
+        "pipelines.build:classify",  # polars: the filter
+        "pipelines.build:alphabet_order",
+        "pipelines.build:_write_rejected",
+        "gamecore.kwg:write_kwg",
+        "pipelines.atomic:_commit",  # the last step before the swap
+    ],
+    "ingest": [
+        "pipelines.ingest:ingest_into",
+        "pipelines.ingest:sha256_file",
+        "pipelines.atomic:_commit",
+    ],
+}
+CASES = [(kind, point, how) for kind, points in POINTS.items() for point in points for how in ("plain", "del")]
+CASES += [("build", "pipelines.build:alphabet_order", "twice"), ("ingest", "pipelines.ingest:sha256_file", "twice")]
+
+
+@pytest.mark.parametrize(("kind", "point", "how"), CASES, ids=[f"{k}-{p.split(':')[1]}-{h}" for k, p, h in CASES])
+def test_ctrl_c_at_a_point_keeps_the_old_output(kind: str, point: str, how: str, inputs: dict, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = _run(_cmd(kind, inputs["old"], out))
+    assert r.returncode == 0, r.stderr
+    before = _state(out)
+    r = _run(_cmd(kind, inputs["new"], out), env={"SKRAFL_TEST_STOP_AT": f"{point}:{how}"}, driver=inputs["driver"])
+    _assert_stopped(r, out, before)
+    r = _run(_cmd(kind, inputs["new"], out))  # and the next run succeeds
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("kind", ["build", "ingest"])
+def test_ctrl_c_from_the_terminal_at_several_times(kind: str, inputs: dict, tmp_path: Path) -> None:
+    out = tmp_path / "w" / "out"
+    r = _run(_cmd(kind, inputs["old"], out))
+    assert r.returncode == 0, r.stderr
+    before = _state(out)
+    started = time.monotonic()
+    r = _run(_cmd(kind, inputs["big"], tmp_path / "ref" / "clean"))
+    assert r.returncode == 0, r.stderr
+    clean = time.monotonic() - started
+    for fraction in (0.3, 0.6, 0.85):
+        p = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", *_cmd(kind, inputs["big"], out)],
+            cwd=PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            p.wait(timeout=clean * fraction)
+        except subprocess.TimeoutExpired:
+            sent = time.monotonic()
+            os.killpg(p.pid, signal.SIGINT)
+            stdout, stderr = p.communicate(timeout=60)
+            assert time.monotonic() - sent < 5, f"took {time.monotonic() - sent:.1f} s to stop"
+            _assert_stopped(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr), out, before)
+        else:  # finished first (a loaded machine): then it must have succeeded
+            p.communicate()
+            assert p.returncode == 0
+            r = _run(_cmd(kind, inputs["old"], out))
+            assert r.returncode == 0, r.stderr
+            before = _state(out)
