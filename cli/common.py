@@ -86,7 +86,7 @@ def read_items(items: Sequence[str]) -> list[str]:
                 try:
                     line = raw.decode("utf-8").strip()
                 except UnicodeDecodeError:
-                    raise UsageError("not UTF-8: convert the input to UTF-8 first", "<stdin>", lineno) from None
+                    raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
                 line = line.lstrip("\ufeff").strip()
                 if line:
                     out.append(nfc(line))

@@ -44,7 +44,13 @@ def impact(
 
     check_lexicons(old, new)
     cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
-    result = run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules)
+    from pipelines.replay import Stopped
+
+    try:
+        result = run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules)
+    except Stopped as stop:  # replay's own stop (its workers): one line, the previous output kept
+        typer.echo(f"skrafl: impact {stop}; nothing written, the previous output is kept", err=True)
+        raise typer.Exit(128 + stop.signum) from None
     if not quiet:
         p = result["plays"]
         typer.echo(

@@ -13,8 +13,8 @@ from gamecore.errors import UsageError
 
 HELP = (
     "Run the nightly job of one UTC day (default: yesterday) as CONFIG.toml describes: rebuild the lexicon "
-    "if its recipe or input changed; replay the day's games (a folder or postgresql://…) into the dataset, "
-    "replacing that day's partition; an impact report if the lexicon changed; elo --date DAY with --state "
+    "if its recipe or input changed; replay the games of every day since the last night that rated (a folder, "
+    "incoming/{date} or postgresql://…) into the dataset, replacing those days' partitions; an impact report if the lexicon changed; elo --date DAY with --state "
     "from the previous night (ratings, history, top-100 tables). Writes the run log WORK/logs/DAY.json "
     "(step, inputs, outputs, counts, seconds, status). Running a day twice changes no output.\n\n"
     "Missed nights: the replay covers every day since the last night that rated, so a night that failed or "

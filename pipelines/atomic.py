@@ -103,6 +103,11 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
         return visible
     marker = read_marker(visible)
     if marker is None:
+        if (visible / "dataset.json").is_file():
+            raise UsageError(
+                f"{target}: is a replay dataset (dataset.json): give it as --dataset {target}, or a new or empty folder "
+                "for --out (nothing was changed)"
+            )
         raise UsageError(
             f"{target}: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)"
         )

@@ -123,7 +123,7 @@ def test_refusals_and_cli(tmp_path):
     r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "mono", "-q")
     assert r.returncode == 2 and "not a dataset" in r.stderr
     r = _skrafl("replay", NETSKRAFL, "--out", tmp_path / "ds", "-q")
-    assert r.returncode == 2
+    assert r.returncode == 2 and "is a replay dataset" in r.stderr and f"--dataset {tmp_path / 'ds'}" in r.stderr
     # --analyze must match the dataset's columns
     r = _skrafl("replay", NETSKRAFL, "--dataset", tmp_path / "ds", "--analyze", "--lexicon", ROOT / "output" / "is", "-q")
     if (ROOT / "output" / "is" / "manifest.json").exists():

@@ -226,9 +226,7 @@ def test_bad_text_input_is_an_error_not_a_traceback(kr_build):
         cwd=Path(__file__).resolve().parents[1],
         env={**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent)},
     )
-    assert (
-        p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: <stdin>:2: not UTF-8: convert the input to UTF-8 first"
-    )
+    assert p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: -:2: not UTF-8: convert the input to UTF-8 first"
     r = run_skrafl("check", "--lang", "is", "", output_root=kr_build.parent)
     assert r.returncode == 2 and "argument 1 is empty" in r.stderr
 
