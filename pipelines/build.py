@@ -177,7 +177,8 @@ def check_rule_columns(recipe: Recipe, columns: list[str], source: str | None) -
             raise DataError(
                 f"[[drop]] rule {drop.rule!r} reads column(s) {', '.join(missing)} that source "
                 f"{source or '(unknown)'!r} does not have (it has: {', '.join(c for c in columns if not c.startswith('_'))}); "
-                "limit the rule to the sources it is written for (sources = [...]) or build from such a source",
+                "limit the rule to the sources it is written for (sources = [...]) or build from such a source; "
+                f"entries ingested by an older skrafl lack the columns its readers now give: skrafl ingest {recipe.language}",
                 recipe.path,
             )
 
