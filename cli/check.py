@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import QUIET_OPTION, OutputFormat, emit, output_root
+from cli.common import QUIET_OPTION, OutputFormat, emit, output_root, read_items
 
 
 def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
@@ -53,30 +53,7 @@ def read_words(items: List[str]) -> list[str]:
             raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
         return nfc(word)
 
-    out: list[str] = []
-    for n, item in enumerate(items, start=1):
-        if item == "-":
-            for lineno, raw in enumerate(sys.stdin.buffer, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
-                if lineno == 1:
-                    line = line.lstrip("\ufeff")
-                if line.strip():
-                    out.append(one_word(line, ("-", lineno)))
-        else:
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
-            if not item.strip():
-                raise UsageError(f"argument {n} is empty: give a word")
-            try:
-                out.append(one_word(item, ()))
-            except UsageError as exc:
-                raise UsageError(f"argument {n}: {exc.message}") from None
-    return out
+    return read_items(items, one_word)
 
 
 def check(

@@ -12,7 +12,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import typer
 
@@ -69,16 +69,20 @@ def fail(error: SkraflError | str) -> "typer.Exit":
     return typer.Exit(2)
 
 
-def read_items(items: Sequence[str]) -> list[str]:
-    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped),
-    each in Unicode NFC (:func:`gamecore.text.nfc`: an NFD ``ýf`` is the same word as an NFC one).
+def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = None) -> list[str]:
+    """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped,
+    a BOM dropped), each stripped and in Unicode NFC (:func:`gamecore.text.nfc`: an NFD ``ýf`` is
+    the same word as an NFC one). ``word(text, where)``, if given, checks and returns each item
+    (``where`` is ``("-", LINE)`` for a stdin line, ``()`` for an argument, whose error then names
+    it: ``argument N: …``).
 
     Raises:
         UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
-            number), or an empty argument.
+            number), an empty argument, or what ``word`` refuses.
     """
     from gamecore.text import nfc
 
+    word = word or (lambda text, where: nfc(text.strip()))
     out: list[str] = []
     for n, item in enumerate(items, start=1):
         if item == "-":
@@ -89,7 +93,7 @@ def read_items(items: Sequence[str]) -> list[str]:
                     raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
                 line = line.lstrip("\ufeff").strip()
                 if line:
-                    out.append(nfc(line))
+                    out.append(word(line, ("-", lineno)))
         else:
             try:
                 item.encode("utf-8")
@@ -97,7 +101,10 @@ def read_items(items: Sequence[str]) -> list[str]:
                 raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
             if not item.strip():
                 raise UsageError(f"argument {n} is empty: give a word")
-            out.append(nfc(item.strip()))
+            try:
+                out.append(word(item, ()))
+            except UsageError as exc:
+                raise UsageError(f"argument {n}: {exc.message}") from None
     return out
 
 
