@@ -933,6 +933,25 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
     else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
 }
 
+/* Follows tiles[0..n) (in reverse order when rev) down the graph from the sibling list *list: 1
+ * when the path is there, *list then the child list after it and *node the node of its last tile
+ * (unchanged when n == 0); 0 when it leaves the graph. */
+static inline int follow(uint32_t *list, uint32_t *node, const uint8_t *tiles, int n, int rev) {
+    for (int k = 0; k < n; k++) {
+        if (!*list) return 0;
+        uint32_t want = tiles[rev ? n - 1 - k : k] & 63, found = 0;
+        for (uint32_t j = *list;; j++) {
+            uint32_t nv = KW(j);
+            if (N_TILE(nv) == want) { found = j; break; }
+            if (N_TILE(nv) > want || N_END(nv)) break;
+        }
+        if (!found) return 0;
+        *node = found;
+        *list = N_ARC(KW(found));
+    }
+    return 1;
+}
+
 /* The letters a play along a lane may put on an empty square between the lane's own tiles
  * left[0..nl) (ending just left of it) and right[0..nr) (starting just right of it): letters c
  * with left + c + right inside some word (a substring, not necessarily a whole word). In the
@@ -941,38 +960,15 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
  * Only a necessary condition on the square, so it may be folded into the square's cross-check:
  * the walk then leaves dead letters out at once instead of finding out tiles later. */
 static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int nr) {
-    uint32_t list = N_ARC(KW(1));
-    for (int i = nr - 1; i >= 0; i--) {
-        if (!list) return 0;
-        uint32_t want = right[i] & 63, found = 0;
-        for (uint32_t j = list;; j++) {
-            uint32_t nv = KW(j);
-            if (N_TILE(nv) == want) { found = j; break; }
-            if (N_TILE(nv) > want || N_END(nv)) break;
-        }
-        if (!found) return 0;
-        list = N_ARC(KW(found));
-    }
-    if (!list) return 0;
+    uint32_t list = N_ARC(KW(1)), node = 0;
+    if (!follow(&list, &node, right, nr, 1) || !list) return 0;
     uint64_t m = 0;
     for (uint32_t j = list;; j++) {
         uint32_t nv = KW(j);
         uint32_t t = N_TILE(nv);
         if (t) {
-            uint32_t l2 = N_ARC(nv);
-            int ok = 1;
-            for (int k = nl - 1; k >= 0; k--) {
-                if (!l2) { ok = 0; break; }
-                uint32_t want = left[k] & 63, found = 0;
-                for (uint32_t q = l2;; q++) {
-                    uint32_t qv = KW(q);
-                    if (N_TILE(qv) == want) { found = q; break; }
-                    if (N_TILE(qv) > want || N_END(qv)) break;
-                }
-                if (!found) { ok = 0; break; }
-                l2 = N_ARC(KW(found));
-            }
-            if (ok) m |= 1ull << t;
+            uint32_t l2 = N_ARC(nv), n2 = 0;
+            if (follow(&l2, &n2, left, nl, 1)) m |= 1ull << t;
         }
         if (N_END(nv)) break;
     }
@@ -1039,19 +1035,8 @@ static void walk_anchor(Gen *g, int a, uint32_t groot) {
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
 static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after,
                            int na) {
-    uint32_t list = N_ARC(KW(0));
-    for (int i = 0; i < nb; i++) {
-        if (!list) return 0;
-        uint32_t want = before[i] & 63, found = 0;
-        for (uint32_t j = list;; j++) {
-            uint32_t nv = KW(j);
-            if (N_TILE(nv) == want) { found = j; break; }
-            if (N_TILE(nv) > want || N_END(nv)) break;
-        }
-        if (!found) return 0;
-        list = N_ARC(KW(found));
-    }
-    if (!list) return 0;
+    uint32_t list = N_ARC(KW(0)), node = 0;
+    if (!follow(&list, &node, before, nb, 0) || !list) return 0;
     uint64_t m = 0;
     for (uint32_t j = list;; j++) {
         uint32_t nv = KW(j);
@@ -1061,20 +1046,7 @@ static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after,
                 if (N_ACC(nv)) m |= 1ull << t;
             } else {
                 uint32_t l2 = N_ARC(nv), cur = 0;
-                int ok = 1;
-                for (int k = 0; k < na; k++) {
-                    if (!l2) { ok = 0; break; }
-                    uint32_t want = after[k] & 63, found = 0;
-                    for (uint32_t q = l2;; q++) {
-                        uint32_t qv = KW(q);
-                        if (N_TILE(qv) == want) { found = q; break; }
-                        if (N_TILE(qv) > want || N_END(qv)) break;
-                    }
-                    if (!found) { ok = 0; break; }
-                    cur = found;
-                    l2 = N_ARC(KW(found));
-                }
-                if (ok && N_ACC(KW(cur))) m |= 1ull << t;
+                if (follow(&l2, &cur, after, na, 0) && N_ACC(KW(cur))) m |= 1ull << t;
             }
         }
         if (N_END(nv)) break;
