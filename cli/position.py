@@ -4,7 +4,8 @@ a CGP string, or the position before the Nth event of a game log (replayed by
 
 Typer options (``BOARD_OPTION``, ``BOARD_FORMAT_OPTION``, ``CGP_OPTION``, ``GAME_OPTION``,
 ``MOVE_OPTION``, ``LANG_OPTION``, ``LEXICON_OPTION``, ``RULES_OPTION``) and the loading behind
-them (:func:`load_position`, :func:`game_positions`, :func:`lexicon_folder`, :func:`resolve_rules`).
+them (:func:`load_position`, :func:`cgp_position`, :func:`game_positions`, :func:`lexicon_folder`,
+:func:`resolve_rules`).
 """
 
 from __future__ import annotations
@@ -133,8 +134,6 @@ def load_position(
         raise UsageError("--move N needs --game FILE")
     if game is not None:
         return _game_position(game, move, rules, lang)
-    from gamecore.board import parse_cgp, read_board
-
     ruleset = resolve_rules(rules, lex, lang)
     tile_set, layout = ruleset.tiles(), ruleset.layout()
     if cgp is not None or board_format == BoardFormat.cgp:
@@ -143,13 +142,26 @@ def load_position(
         else:
             p = Path(board)
             text, path = (_read_text(p), p) if p.is_file() else (board, None)
-        pos = parse_cgp(text.strip(), tile_set, layout, path=path)
-        rack = pos.racks[0] or None
-        return Position(pos.board, ruleset, rack, None, pos.scores, 0, what="CGP")
+        return cgp_position(text, ruleset, path)
+    from gamecore.board import read_board
+
     p = Path(board)
     if not p.is_file():
         raise UsageError(f"no board file {board}")
     return Position(read_board(p, tile_set, layout, board_format.value), ruleset, what=str(p))
+
+
+def cgp_position(text: str, ruleset, path: Optional[Path] = None) -> Position:
+    """The position of a CGP string (``--cgp``, a CGP board file, a line of ``score --batch``):
+    its board, its first rack (the mover's; None when the field is empty) and its scores.
+
+    Raises:
+        DataError: not a CGP string for the rule set's board and tiles.
+    """
+    from gamecore.board import parse_cgp
+
+    pos = parse_cgp(text.strip(), ruleset.tiles(), ruleset.layout(), path=path)
+    return Position(pos.board, ruleset, pos.racks[0] or None, None, pos.scores, 0, what="CGP")
 
 
 def _read_text(p: Path) -> str:
@@ -273,6 +285,7 @@ __all__ = [
     "MOVE_OPTION",
     "RULES_OPTION",
     "Position",
+    "cgp_position",
     "game_positions",
     "lexicon_folder",
     "load_position",
