@@ -1,4 +1,5 @@
-"""``skrafl score``: rule on one play on a board, as a tournament judge does.
+"""``skrafl score``: rule on one play on a board, as a tournament judge does (or on many, one
+``CGP<TAB>PLAY`` per line with ``--batch``, the lexicon loaded once).
 
 The position options it shares with ``skrafl show`` are defined once in :mod:`cli.position`
 (re-exported here: ``load_position``, ``game_positions``, ``lexicon_folder``, ``Position``).
@@ -25,6 +26,7 @@ from cli.position import (  # noqa: F401  (re-exported: the position loading liv
     RULES_OPTION,
     Position,
     _game_position,
+    cgp_position,
     game_positions,
     lexicon_folder,
     load_position,
@@ -48,8 +50,19 @@ HELP = (
     "the turn), five_point (+5 to the player per word challenged), ten_point (+10), netskrafl (+10 to "
     "the player, the challenger keeps the turn). Under every rule a successful challenge takes the "
     "play back for 0 points.\n\n"
-    "Exit status: 0 legal and acceptable (legal when no lexicon is given); 1 illegal or unacceptable; "
-    "2 usage or input error (one line on stderr)."
+    "Many plays (--batch FILE, or - for stdin): one ruling per line, each line a CGP string (board, rack "
+    "field, scores, zero count, opcodes; the rack field is the rack, empty = no rack check), a TAB and the "
+    "play ('8D JOINT'; --coords as for --play); blank lines skipped. The lexicon is loaded once, the "
+    "lexicon, rules and challenge options apply to every line, and each ruling is written as its line is "
+    "read (flushed): tsv rows of score's own tsv with the line number first (one header: line, field, "
+    'value), json one object per line ({"line": N, ...} with the fields of a single ruling), table one '
+    'block per line (headed "line N"). A bad line (not CGP, no TAB, not COORD WORD, a rack the tile set '
+    "cannot hold) is one error line on stderr (FILE:LINE: why, -:LINE: for stdin) and no ruling; the "
+    "other lines go on (a play whose tiles are not on the line's rack is a ruling, ILLEGAL, as with --play)."
+    " A summary goes to stderr at the end (not with --quiet).\n\n"
+    "Exit status: 0 legal and acceptable (legal when no lexicon is given; --batch: every ruling); 1 illegal "
+    "or unacceptable (--batch: some ruling); 2 usage or input error (one line on stderr; --batch: some line "
+    "was bad, one line each)."
 )
 
 
@@ -93,12 +106,18 @@ def score(
         Coords.gcg, "--coords", help="Coordinate order of --play: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."
     ),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the position with the play highlighted (.svg, or .png)."),
+    batch: Optional[str] = typer.Option(
+        None,
+        "--batch",
+        help="Rule on many plays: one 'CGP<TAB>PLAY' per line of this file ('-' = stdin), the lexicon loaded once.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    from gamecore.adjudicate import adjudicate
     from gamecore.errors import UsageError
 
+    if batch is not None:
+        _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challenged, svg)
     if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
         raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
     if svg is not None and not svg.absolute().parent.is_dir():
@@ -117,6 +136,8 @@ def score(
         raise UsageError("--challenge needs a lexicon to decide the challenge: give --lang L or --lexicon DIR")
     if challenged is not None and challenge is None:
         raise UsageError("--challenged needs --challenge RULE")
+    if batch is not None:
+        raise typer.Exit(_batch(batch, resolve_rules(rules, lex, lang), lex, challenge, coords, fmt, quiet))
     pos = load_position(board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=lex)
     board_obj = pos.board
     if play is None:
@@ -135,37 +156,7 @@ def score(
         rack_tiles = board_obj.tile_set.parse_rack(nfc(rack.strip()))
     elif pos.rack:
         rack_tiles = pos.rack
-    if rack_tiles is not None:
-        from gamecore.best import check_tiles
-
-        check_tiles(board_obj, rack_tiles, pos.rules)
-    ruling = adjudicate(board_obj, play, rack_tiles, lex, pos.rules, coords.value)
-    outcome = None
-    if challenge is not None and ruling.legal:
-        from gamecore.challenge import challenge_outcome
-
-        names = [w.strip() for w in challenged.split(",") if w.strip()] if challenged is not None else None
-        from gamecore.text import nfc
-
-        outcome = challenge_outcome(
-            challenge.value,
-            ruling.score,
-            [(w.word, bool(w.valid)) for w in ruling.words],
-            [nfc(w) for w in names] if names is not None else None,
-        )
-    data = ruling.as_dict()
-    data["rack"] = "".join(rack_tiles) if rack_tiles is not None else None
-    data["lexicon"] = lex.name if lex is not None else None
-    data["rules"] = pos.rules.name
-    if challenge is not None:
-        totals = None
-        names = None
-        if pos.scores is not None:
-            other = 1 - pos.mover if pos.mover in (0, 1) else 1
-            totals = (pos.scores[pos.mover], pos.scores[other])
-            if pos.players is not None:
-                names = (pos.players[pos.mover], pos.players[other])
-        data["challenge"] = outcome.as_dict(names, totals) if outcome is not None else None
+    ruling, data = _rule(pos, play, coords, rack_tiles, lex, challenge, challenged)
     if pos.recorded_score is not None and ruling.play == " ".join((pos.recorded_play or "").split()):
         data["recorded_score"] = pos.recorded_score
     _print(data, fmt)
@@ -189,6 +180,141 @@ def score(
     raise typer.Exit(0 if ruling.acceptable else 1)
 
 
+def _rule(pos: Position, play: str, coords: Coords, rack_tiles, lex, challenge, challenged: Optional[str]):
+    """Rule on ``play`` in ``pos`` (the rack checked against the tile set first, then
+    :func:`gamecore.adjudicate.adjudicate`, then the challenge rule): ``(ruling, data)``, ``data``
+    being the JSON object of the ruling (without ``recorded_score``).
+
+    Raises:
+        UsageError: the rack cannot be held (too long, more of a tile than the set has), or the play
+            is not COORD WORD.
+    """
+    from gamecore.adjudicate import adjudicate
+
+    if rack_tiles is not None:
+        from gamecore.best import check_tiles
+
+        check_tiles(pos.board, rack_tiles, pos.rules)
+    ruling = adjudicate(pos.board, play, rack_tiles, lex, pos.rules, coords.value)
+    outcome = None
+    if challenge is not None and ruling.legal:
+        from gamecore.challenge import challenge_outcome
+        from gamecore.text import nfc
+
+        names = [w.strip() for w in challenged.split(",") if w.strip()] if challenged is not None else None
+        outcome = challenge_outcome(
+            challenge.value,
+            ruling.score,
+            [(w.word, bool(w.valid)) for w in ruling.words],
+            [nfc(w) for w in names] if names is not None else None,
+        )
+    data = ruling.as_dict()
+    data["rack"] = "".join(rack_tiles) if rack_tiles is not None else None
+    data["lexicon"] = lex.name if lex is not None else None
+    data["rules"] = pos.rules.name
+    if challenge is not None:
+        totals = None
+        names = None
+        if pos.scores is not None:
+            other = 1 - pos.mover if pos.mover in (0, 1) else 1
+            totals = (pos.scores[pos.mover], pos.scores[other])
+            if pos.players is not None:
+                names = (pos.players[pos.mover], pos.players[other])
+        data["challenge"] = outcome.as_dict(names, totals) if outcome is not None else None
+    return ruling, data
+
+
+def _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challenged, svg) -> None:
+    """The options ``--batch`` cannot go with (each line gives the position, its rack and the play):
+    a UsageError at once, before the lexicon is loaded."""
+    from gamecore.errors import UsageError
+
+    for name, value in (
+        ("--play", play),
+        ("--board", board),
+        ("--cgp", cgp),
+        ("--game", game),
+        ("--move", move),
+        ("--svg", svg),
+        ("--board-format", None if board_format == BoardFormat.gcg else board_format),
+    ):
+        if value is not None:
+            raise UsageError(f"--batch reads the position and the play from each line (CGP<TAB>PLAY); give no {name}")
+    if rack is not None:
+        raise UsageError("--batch reads each rack from its line's CGP rack field; give no --rack")
+    if challenged is not None:
+        raise UsageError("--challenged names the words of one play; with --batch every word formed is challenged")
+    if batch != "-" and not Path(batch).is_file():
+        raise UsageError(f"no batch file {batch}")
+
+
+def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputFormat, quiet: bool) -> int:
+    """``--batch``: one ``CGP<TAB>PLAY`` per line, each ruled (by :func:`_rule`) and written, flushed,
+    before the next line is read. A bad line: one error line ``FILE:LINE: why`` on stderr, no
+    ruling, the next lines go on. Returns the exit status: 2 some line was bad, else 1 some ruling
+    illegal or unacceptable, else 0."""
+    import json
+
+    from gamecore.errors import SkraflError
+    from gamecore.text import nfc
+
+    out = sys.stdout
+    name = "-" if batch == "-" else batch
+    counts = {"acceptable": 0, "unacceptable": 0, "bad": 0}
+    if fmt == OutputFormat.tsv:
+        out.write("line\tfield\tvalue\n")
+        out.flush()
+    blocks = 0
+    source = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115 (closed below)
+    try:
+        for lineno, raw in enumerate(source, start=1):
+            try:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
+                text = nfc(text.lstrip("\ufeff").strip())
+                if not text:
+                    continue
+                if "\t" not in text:
+                    raise SkraflError(
+                        "no TAB: a line is a CGP string, a TAB and the play (e.g. '15/…/15 JOINTAB/ 0/0 0<TAB>8D JOINT')"
+                    )
+                cgp_text, play = text.split("\t", 1)
+                play = play.strip()
+                if "\t" in play:
+                    raise SkraflError("more than one TAB: a line is a CGP string, a TAB and the play")
+                if not play:
+                    raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
+                pos = cgp_position(cgp_text, ruleset)
+                ruling, data = _rule(pos, play, coords, pos.rack, lex, challenge, None)
+            except SkraflError as exc:
+                counts["bad"] += 1
+                out.flush()
+                typer.echo(f"skrafl: error: {name}:{lineno}: {exc.message}", err=True)
+                continue
+            counts["acceptable" if ruling.acceptable else "unacceptable"] += 1
+            if fmt == OutputFormat.json:
+                out.write(json.dumps({"line": lineno, **data}, ensure_ascii=False) + "\n")
+            elif fmt == OutputFormat.tsv:
+                out.write("".join(f"{lineno}\t{row}\n" for row in _text(data, fmt).splitlines()))
+            else:
+                out.write(("\n" if blocks else "") + f"line {lineno}\n" + _text(data, fmt))
+                blocks += 1
+            out.flush()
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+    if not quiet:
+        n = counts["acceptable"] + counts["unacceptable"]
+        typer.echo(
+            f"score: {n} ruling{'' if n == 1 else 's'}: {counts['acceptable']} acceptable, "
+            f"{counts['unacceptable']} illegal or unacceptable; {counts['bad']} bad line{'' if counts['bad'] == 1 else 's'}",
+            err=True,
+        )
+    return 2 if counts["bad"] else 1 if counts["unacceptable"] else 0
+
+
 def _caption(ruling) -> str:
     if not ruling.legal:
         return f"{ruling.play}: not legal ({ruling.reason[0]})"
@@ -199,13 +325,15 @@ def _caption(ruling) -> str:
 def _print(data: dict, fmt: OutputFormat) -> None:
     """One JSON object, ``field<TAB>value`` lines (words as ``word<TAB>WORD<TAB>SCORE<TAB>VALID``),
     or an aligned table for people."""
+    sys.stdout.write(_text(data, fmt))
+
+
+def _text(data: dict, fmt: OutputFormat) -> str:
+    """The text :func:`_print` writes (every line ending in a newline)."""
     import json
 
-    out = sys.stdout
     if fmt == OutputFormat.json:
-        json.dump(data, out, ensure_ascii=False, indent=1)
-        out.write("\n")
-        return
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
     def valid_text(w):
         return {True: "valid", False: "INVALID"}.get(w.get("valid"), "")
@@ -229,8 +357,7 @@ def _print(data: dict, fmt: OutputFormat) -> None:
             lines.append(
                 f"challenge\t{ch['rule']}\t{ch['points']['player']}\t{ch['points']['opponent']}\t{ch['next']}\t{ch['summary']}"
             )
-        out.write("\n".join(lines) + "\n")
-        return
+        return "\n".join(lines) + "\n"
     if data["words"]:
         width = max(len(w["word"]) for w in data["words"])
         for i, w in enumerate(data["words"]):
@@ -263,12 +390,13 @@ def _print(data: dict, fmt: OutputFormat) -> None:
     elif "challenge" in data:
         rows.append(("challenge", "none: the play is not legal, so it cannot be made"))
     width = max(len(k) for k, _ in rows)
-    out.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in rows))
+    return "".join(f"{k.ljust(width)}  {v}\n" for k, v in rows)
 
 
 def register(app: typer.Typer) -> None:
     app.command(
         "score",
         help=HELP,
-        epilog="Example: skrafl score --lang is --board riddle.board --play '8D JOINT' --rack JOINTAB --challenge netskrafl",
+        epilog="Example: skrafl score --lang is --board riddle.board --play '8D JOINT' --rack JOINTAB --challenge netskrafl"
+        " · skrafl score --lang en --batch - -f json < plays.tsv",
     )(score)
