@@ -3,6 +3,12 @@ output) and a ruling in the Word Judge station, in-process (the lexicon loaded o
 tournament table): the ruling alone, the ruling with its audit-log line fsynced, and the whole
 round trip on the screen (Textual's pilot: Enter pressed → verdict on screen).
 
+Issue 11: ``skrafl score --batch -`` (one ``CGP<TAB>PLAY`` per line of stdin, the lexicon loaded
+once): rulings per second over a few lines (the same play and rack as the whole process, and the
+word at other squares) repeated ``BENCH_STDIN_COPIES`` times (default 50), the whole process and per
+ruling after start-up (the run on an empty stdin subtracted), against one whole ``skrafl score``
+process per ruling (as bench_best's ``best --board -`` measure).
+
 Lexicons: the Icelandic one (``output/is``, built by ``make run``) when it is there; always a small
 English word list compiled into a temporary folder.
 """
@@ -22,6 +28,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 
 EN_WORDS = ["joint", "for", "fore", "to", "ta", "ax", "ox", "hey", "retains", "quiz"]
+EMPTY_CGP = "/".join(["15"] * 15)
 
 
 def _env() -> dict:
@@ -89,11 +96,52 @@ def _screen_round_trip_ms(judge, words: str, repeat: int) -> tuple[float, float]
     return statistics.median(times) * 1000, statistics.median(idle) * 1000
 
 
+def _batch_lines(play: str, rack: str) -> list[str]:
+    """``CGP<TAB>PLAY`` lines on the empty board: ``play`` and its word at three other squares
+    (every one legal and acceptable)."""
+    word = play.split()[1]
+    return [f"{EMPTY_CGP} {rack}/ 0/0 0\t{coord} {word}" for coord in (play.split()[0], "8E", "8H", "H4")]
+
+
+def _batch_throughput(name: str, lex: Path, lines: list[str], one_process: float) -> str:
+    """``skrafl score --batch - --challenge five_point -f json``: rulings per second, whole process
+    and after start-up (best of 3 after a warm-up), against ``one_process`` seconds a ruling."""
+    copies = int(os.environ.get("BENCH_STDIN_COPIES", "50"))
+    text = "\n".join(lines * copies) + "\n"
+    args = [sys.executable, "-m", "cli.main", "score", "--lexicon", str(lex), "--batch", "-"]
+    args += ["--challenge", "five_point", "-f", "json", "-q"]
+    env = _env()
+
+    def run(stdin: str) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        r = subprocess.run(args, input=stdin, capture_output=True, text=True, cwd=PROJECT, env=env)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r.returncode or r.stdout.count("\n") != stdin.count("\n"):
+            raise SystemExit(f"score --batch: exit {r.returncode}: {r.stderr}")
+        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+    run(text)
+    full = min(run(text) for _ in range(3))
+    empty = min(run("") for _ in range(3))
+    n = len(lines) * copies
+    per = (full[0] - empty[0]) / n
+    return (
+        f"{name}: 'score --batch - --challenge five_point -f json' ({len(lines)} lines x {copies}): {n} rulings in "
+        f"{full[0] * 1000:.0f} ms wall ({full[1] * 1000:.0f} ms CPU), {n / full[0]:,.0f} rulings/s whole process; "
+        f"after start-up ({empty[0] * 1000:.0f} ms, empty stdin) {per * 1000:.2f} ms a ruling = {1 / per:,.0f} "
+        f"rulings/s; one 'score' process per ruling: {one_process * 1000:.0f} ms a ruling = {1 / one_process:,.1f} "
+        f"rulings/s ({one_process / per:,.0f}× the batch's per-ruling time)"
+    )
+
+
 def main() -> None:
     from cli.common import output_root
     from gamecore.wordjudge import AuditLog, WordJudge
 
     rows = []
+    batch_lines = []
     with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmp:
         tmp = Path(tmp)
         (tmp / "words.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
@@ -136,6 +184,7 @@ def main() -> None:
             log.close()
             screen_ms, key_ms = _screen_round_trip_ms(judge, " ".join(words), 30)
             rows.append((name, len(words), wall, cpu, load_ms, rule_ms, logged_ms, screen_ms, key_ms))
+            batch_lines.append(_batch_throughput(name, lex, _batch_lines(play, rack), wall))
     print("process: a whole 'skrafl score --play ... --challenge five_point -f json' run (start-up, lexicon load,")
     print("board, ruling, output), median wall and CPU time; in-process (lexicon loaded once): a ruling of N words,")
     print("a ruling with its audit-log line written and fsynced, and Enter → verdict on the judge screen (pilot;")
@@ -147,6 +196,8 @@ def main() -> None:
         print(
             f"{name:<14} {n:>5} {wall * 1000:>9.1f} {cpu * 1000:>7.1f} {load:>8.1f} {rule:>8.3f} {logged:>8.2f} {screen:>10.1f} {key:>7.1f}"
         )
+    for line in batch_lines:
+        print(line)
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 
