@@ -63,6 +63,22 @@ def output_root() -> Path:
     return candidate if candidate.is_dir() else Path("output")
 
 
+_SHOWN_AS: dict[str, str] = {}
+
+
+def show_path_as(real: str | Path, shown: str) -> None:
+    """Name ``real`` as ``shown`` in the error line of this run (a temporary copy of standard
+    input is ``-``, as the user gave it)."""
+    _SHOWN_AS[str(real)] = shown
+
+
+def shown_paths(message: str) -> str:
+    """``message`` with the paths given to :func:`show_path_as` named as shown (``-:LINE``)."""
+    for real, shown in sorted(_SHOWN_AS.items(), key=lambda kv: -len(kv[0])):
+        message = message.replace(real, shown)
+    return message
+
+
 def fail(error: SkraflError | str) -> "typer.Exit":
     """Print one error line on stderr and return the exit-2 exception to raise."""
     typer.echo(f"skrafl: error: {error}", err=True)

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, show_path_as
 from gamecore.errors import UsageError
 
 HELP = (
@@ -118,7 +118,9 @@ def elo(
         import click
 
         click.get_current_context().call_on_close(tmp.cleanup)
-        games = str(_stdin_table(Path(tmp.name)))
+        saved = _stdin_table(Path(tmp.name))
+        show_path_as(saved, "-")  # an error in it names "-:LINE", as the user gave it
+        games = str(saved)
     day = None
     if date is not None:
         try:

@@ -232,7 +232,9 @@ def main() -> None:
     elif exiting is not None:
         raise exiting
     if message:
-        typer.echo(message, err=True)
+        from cli.common import shown_paths
+
+        typer.echo(shown_paths(message), err=True)
     sys.exit(code)
 
 

@@ -199,6 +199,21 @@ def test_absurd_table_through_the_command_is_one_line(tmp_path):
     ]
 
 
+def test_absurd_table_on_stdin_names_stdin_and_line(tmp_path):
+    """A games table on standard input is named as the user gave it: ``-:LINE``, never the
+    temporary file it is kept in for the run."""
+    from clirun import run_skrafl
+
+    text = "\n".join([HEADER, GOOD, "g1,2024-03-01T11:00:00Z,a,b,false,false,300,4294967296,false"]) + "\n"
+    res = run_skrafl("elo", "--games", "-", "--out", str(tmp_path / "out"), "-q", stdin=text)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines() == [
+        "skrafl: error: -:3: column 'score1', row 2: score 4294967296 is out of range "
+        "(-2147483648 to 2147483647, a signed 32-bit integer)"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 # --------------------------------------------------------------------------------------------
 # Damaged states
 # --------------------------------------------------------------------------------------------
