@@ -36,14 +36,18 @@ own, run in the same folder, with ``{magpie}``, ``{kwg}``, ``{lex}`` (the lexico
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1]
+try:
+    from bench.processes import PROJECT, batch_throughput, skrafl, time_process, timed
+    from bench.processes import env as process_env
+except ImportError:  # run as a script: bench/ is on the path
+    from processes import PROJECT, batch_throughput, skrafl, time_process, timed
+    from processes import env as process_env
 SHARED = PROJECT.parent / "shared" / "corpora" / "positions"
 
 CASES = [  # name, board, rack, word list, blanks
@@ -54,23 +58,12 @@ CASES = [  # name, board, rack, word list, blanks
 ]
 
 
-def _env() -> dict:
-    """The environment for timed processes: bytecode caching on (as on a user's machine)."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
-def _skrafl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, env=_env())
-
-
 def _lexicon(name: str, words: Path) -> Path:
     from cli.common import output_root
 
     out = output_root() / "bench" / name
     if not (out / "lexicon.kwg").is_file():
-        r = _skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(out), "-q")
+        r = skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(out), "-q")
         if r.returncode:
             raise SystemExit(f"cannot build {name}: {r.stderr}")
     return out
@@ -87,23 +80,6 @@ def _time_in_process(board, rack, bundle, rules, repeat: int, limit: int | None)
         n = len(best_plays(board, rack, bundle, rules, limit))
         times.append(time.perf_counter() - t)
     return statistics.median(times), n
-
-
-def _time_process(args: list[str], repeat: int) -> tuple[float, float]:
-    """Median wall seconds and median CPU seconds (user + system) of a whole process, after one
-    warm-up run (which also writes the bytecode caches)."""
-    _skrafl(*args)
-    walls, cpus = [], []
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        r = _skrafl(*args)
-        walls.append(time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if r.returncode:
-            raise SystemExit(r.stderr)
-    return statistics.median(walls), statistics.median(cpus)
 
 
 # bin/magpie's arguments are its first command; the others are read from stdin. Sync mode must be
@@ -147,12 +123,9 @@ def _magpie(lex: Path, board_file: str, rack: str) -> tuple[float, float, int | 
             )
         walls, cpus = [], []
         for _ in range(6):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t = time.perf_counter()
-            r = run()
-            walls.append(time.perf_counter() - t)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            wall, cpu, r = timed(run)
+            walls.append(wall)
+            cpus.append(cpu)
             if r.returncode or "(error" in r.stdout + r.stderr:
                 print(f"MAGPIE failed ({r.returncode}): {(r.stdout + r.stderr).strip()[:300]}")
                 return None
@@ -166,7 +139,7 @@ def _check_process() -> None:
     """A whole 'skrafl check WORD' against a bare Python start-up (target ≤ 5×), and the floor of
     any typer CLI (``import typer``), interleaved, median of 10 after a warm-up."""
     lex = _lexicon("mid1_b1", SHARED / "mid1_b1.words")
-    env = _env()
+    env = process_env()
     cmds = {
         "check": [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lex), "HEFT"],
         "bare": [sys.executable, "-c", "pass"],
@@ -190,22 +163,13 @@ def _stdin_throughput(lex: Path, lines: list[str], one_process: float) -> None:
     """``skrafl best --board - -n 1``: positions per second, whole process and after start-up."""
     copies = int(os.environ.get("BENCH_STDIN_COPIES", "50"))
     text = "\n".join(lines * copies) + "\n"
-    args = [sys.executable, "-m", "cli.main", "best", "--lexicon", str(lex), "--board", "-", "-n", "1", "-f", "tsv"]
-    env = _env()
+    args = ["best", "--lexicon", str(lex), "--board", "-", "-n", "1", "-f", "tsv"]
 
-    def run(stdin: str) -> tuple[float, float]:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        r = subprocess.run(args, input=stdin, capture_output=True, text=True, cwd=PROJECT, env=env)
-        wall = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    def check(stdin, r):
         if r.returncode:
             raise SystemExit(r.stderr)
-        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
-    run(text)
-    full = min(run(text) for _ in range(3))
-    empty = min(run("") for _ in range(3))
+    full, empty = batch_throughput(args, text, check)
     n = len(lines) * copies
     per = (full[0] - empty[0]) / n
     print(
@@ -234,7 +198,7 @@ def main() -> None:
         t_top, _ = _time_in_process(board, rack, bundle, wespa, 20, 10)
         t_one, _ = _time_in_process(board, rack, bundle, wespa, 20, 1)
         t_all, n = _time_in_process(board, rack, bundle, wespa, 10, None)
-        wall, cpu = _time_process(
+        wall, cpu = time_process(
             ["best", "--lexicon", str(lex), "--board", str(SHARED / board_file), "--rack", rack_text, "-f", "tsv"], 5
         )
         one_args = [
@@ -250,10 +214,10 @@ def main() -> None:
             "-n",
             "1",
         ]
-        wall1, cpu1 = _time_process(one_args, 5)
+        wall1, cpu1 = time_process(one_args, 5)
         mag = _magpie(lex, board_file, rack_text)
         if mag:
-            ours = _skrafl(*one_args).stdout.splitlines()[1].split("\t")
+            ours = skrafl(*one_args).stdout.splitlines()[1].split("\t")
             mag = (*mag, f"{ours[0]} {ours[1]}", int(ours[2]), cpu1)
         rows.append((name, rack_text, n, t_top, t_one, t_all, wall, cpu, wall1, mag))
     from cli.common import output_root
@@ -280,8 +244,8 @@ def main() -> None:
             "-f",
             "tsv",
         ]
-        wall, cpu = _time_process(args, 5)
-        wall1, _ = _time_process(args + ["-n", "1"], 5)
+        wall, cpu = time_process(args, 5)
+        wall1, _ = time_process(args + ["-n", "1"], 5)
         rows.append(("is_riddle1", "UAENRRK", n, t_top, t_one, t_all, wall, cpu, wall1, None))
         print(f"Icelandic lexicon load (in-process): {load_ms:.1f} ms")
     else:
@@ -332,7 +296,7 @@ def _stdin_positions() -> None:
     for _, board_file, rack, _ in CASES:
         board = read_board(SHARED / board_file, wespa.tiles(), wespa.layout())
         lines.append(f"{board.cgp_rows()} {rack}/ 0/0 0")
-    one, _ = _time_process(
+    one, _ = time_process(
         ["best", "--lexicon", str(lex), "--board", lines[2], "--board-format", "cgp", "-n", "1", "-f", "tsv"], 5
     )
     print(f"lexicon for --board -: {lex}")

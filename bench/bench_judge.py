@@ -17,44 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+try:
+    from bench.processes import batch_throughput, skrafl, time_process
+except ImportError:  # run as a script: bench/ is on the path
+    from processes import batch_throughput, skrafl, time_process
 
 PROJECT = Path(__file__).resolve().parents[1]
 
 EN_WORDS = ["joint", "for", "fore", "to", "ta", "ax", "ox", "hey", "retains", "quiz"]
 EMPTY_CGP = "/".join(["15"] * 15)
-
-
-def _env() -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
-def _skrafl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=PROJECT, env=_env())
-
-
-def _time_process(args: list[str], repeat: int, ok=(0, 1)) -> tuple[float, float]:
-    """Median wall and CPU seconds (user + system) of a whole process, after one warm-up run."""
-    _skrafl(*args)
-    walls, cpus = [], []
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        r = _skrafl(*args)
-        walls.append(time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if r.returncode not in ok:
-            raise SystemExit(r.stderr)
-    return statistics.median(walls), statistics.median(cpus)
 
 
 def _median_ms(fn, repeat: int) -> float:
@@ -108,23 +84,13 @@ def _batch_throughput(name: str, lex: Path, lines: list[str], one_process: float
     and after start-up (best of 3 after a warm-up), against ``one_process`` seconds a ruling."""
     copies = int(os.environ.get("BENCH_STDIN_COPIES", "50"))
     text = "\n".join(lines * copies) + "\n"
-    args = [sys.executable, "-m", "cli.main", "score", "--lexicon", str(lex), "--batch", "-"]
-    args += ["--challenge", "five_point", "-f", "json", "-q"]
-    env = _env()
+    args = ["score", "--lexicon", str(lex), "--batch", "-", "--challenge", "five_point", "-f", "json", "-q"]
 
-    def run(stdin: str) -> tuple[float, float]:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        r = subprocess.run(args, input=stdin, capture_output=True, text=True, cwd=PROJECT, env=env)
-        wall = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    def check(stdin, r):
         if r.returncode or r.stdout.count("\n") != stdin.count("\n"):
             raise SystemExit(f"score --batch: exit {r.returncode}: {r.stderr}")
-        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
-    run(text)
-    full = min(run(text) for _ in range(3))
-    empty = min(run("") for _ in range(3))
+    full, empty = batch_throughput(args, text, check)
     n = len(lines) * copies
     per = (full[0] - empty[0]) / n
     return (
@@ -145,7 +111,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmp:
         tmp = Path(tmp)
         (tmp / "words.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
-        r = _skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "words.txt"), "--out", str(tmp / "en"), "-q")
+        r = skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "words.txt"), "--out", str(tmp / "en"), "-q")
         if r.returncode:
             raise SystemExit(f"cannot build the English word list: {r.stderr}")
         empty = tmp / "empty.board"
@@ -157,7 +123,7 @@ def main() -> None:
         else:
             print("output/is not built (make run): the Icelandic lexicon is skipped")
         for name, lex, play, rack, words in cases:
-            wall, cpu = _time_process(
+            wall, cpu = time_process(
                 [
                     "score",
                     "--lexicon",
@@ -174,6 +140,7 @@ def main() -> None:
                     "json",
                 ],
                 7,
+                ok=(0, 1),
             )
             t = time.perf_counter()
             judge = WordJudge.load(lex)
