@@ -379,7 +379,7 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
     if not quiet:
         logged = f"; logged to {log_file}" if log_file is not None else ""
         typer.echo(
-            f"judge: {len(rows)} ruling{'s' if len(rows) != 1 else ''} with lexicon {wj.name}: "
+            f"skrafl judge: {len(rows)} ruling{'s' if len(rows) != 1 else ''} with lexicon {wj.name}: "
             f"{len(rows) - bad} ACCEPTABLE, {bad} UNACCEPTABLE{logged}",
             err=True,
         )

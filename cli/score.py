@@ -175,7 +175,7 @@ def score(
         )
         write_picture(pic, svg, (board, game))
         if not quiet:
-            typer.echo(f"score: picture → {svg}", err=True)
+            typer.echo(f"skrafl score: picture → {svg}", err=True)
     sys.stdout.flush()
     raise typer.Exit(0 if ruling.acceptable else 1)
 
@@ -308,7 +308,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     if not quiet:
         n = counts["acceptable"] + counts["unacceptable"]
         typer.echo(
-            f"score: {n} ruling{'' if n == 1 else 's'}: {counts['acceptable']} acceptable, "
+            f"skrafl score: {n} ruling{'' if n == 1 else 's'}: {counts['acceptable']} acceptable, "
             f"{counts['unacceptable']} illegal or unacceptable; {counts['bad']} bad line{'' if counts['bad'] == 1 else 's'}",
             err=True,
         )

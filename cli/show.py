@@ -106,7 +106,7 @@ def show(
     )
     write_picture(pic, out, (board, game))
     if not quiet:
-        typer.echo(f"show: {pos.what or 'position'} → {out}", err=True)
+        typer.echo(f"skrafl show: {pos.what or 'position'} → {out}", err=True)
 
 
 def export_game_pictures(

@@ -189,7 +189,7 @@ def test_a_phony_exits_1(en):
     assert first["verdict"] == "ACCEPTABLE"
     assert phony["verdict"] == "UNACCEPTABLE" and phony["legal"] and phony["score"] == 26
     assert phony["words"] == [{"word": "tinoj", "valid": False, "score": 26}]
-    assert err == ["score: 2 rulings: 1 acceptable, 1 illegal or unacceptable; 0 bad lines"]
+    assert err == ["skrafl score: 2 rulings: 1 acceptable, 1 illegal or unacceptable; 0 bad lines"]
     rc, out, err = _batch(en, [*lines, "nonsense\t8D JOINT"], "-f", "json", "-q")
     assert rc == 2 and len(out) == 2  # a bad line outranks an unacceptable ruling
 
