@@ -449,6 +449,65 @@ def test_corpus_rules():
     assert verdict[("hunspell", "bruker")] is None
 
 
+def test_new_article_cell_unseen_in_corpus():
+    """In an article new since the revision, a cell the corpus never has goes whatever the lemma's
+    frequency, when Hunspell derives the form by a stem's class flags; a plural Hunspell lists word
+    by word, a plural the corpus has, the same plural in an old article and a word that is also a
+    singular stay."""
+    from pipelines.build import classify
+    from pipelines.recipe import load_recipe
+
+    hun = dict(source="hunspell", affixes="", stem_flags="", last_suffix="", s_variant=False)
+
+    def ordb(form, lemma, cls, tags, state, cell, other):
+        return dict(
+            source="ordb",
+            form=form,
+            lemma=lemma,
+            word_class=cls,
+            tags=tags,
+            edit_state=state,
+            article_id=1,
+            paradigm=0,
+            paradigm_in_hunspell=True,
+            corpus_cell=cell,
+            corpus_other=other,
+        )
+
+    rows = [
+        # Ny/Utjamning, plural by the stem's flags (karosse/AEG, stumhet/EG), never in the corpus:
+        # dropped, also when the lemma itself is unseen (karosse) or below Zipf 2.0 (stumhet, 1.93)
+        dict(hun, form="karossene", lemma="karosse", affixes="G", stem_flags="AEG", last_suffix="G"),
+        ordb("karossene", "karosse", "NOUN", " Plur Def ", "Ny", 0, 0),
+        dict(hun, form="stumheter", lemma="stumhet", affixes="E", stem_flags="EG", last_suffix="E"),
+        ordb("stumheter", "stumhet", "NOUN", " Plur Ind ", "Utjamning", 0, 193),
+        # a participle by the stem's flag C (handmelke/CEJMST): dropped
+        dict(hun, form="handmelka", lemma="handmelke", affixes="C", stem_flags="CEJMST", last_suffix="C"),
+        ordb("handmelka", "håndmelke", "VERB", " Adj <PerfPart> Def Sing ", "Utjamning", 0, 0),
+        # a plural Hunspell lists word by word (låvegolva/): stays
+        dict(hun, form="låvegolva", lemma="låvegolva"),
+        ordb("låvegolva", "låvegulv", "NOUN", " Plur Def ", "Utjamning", 0, 0),
+        # the corpus has the plural (Zipf 1.51): stays
+        dict(hun, form="kanoturer", lemma="kanotur", affixes="E", stem_flags="AEG", last_suffix="E"),
+        ordb("kanoturer", "kanotur", "NOUN", " Plur Ind ", "Ny", 151, 232),
+        # an old article (Eksisterende) with the lemma too rare for the corpus rules: stays
+        dict(hun, form="barrunder", lemma="barrunde", affixes="E", stem_flags="EG", last_suffix="E"),
+        ordb("barrunder", "barrunde", "NOUN", " Plur Ind ", "Eksisterende", 0, 0),
+        # also a new article's singular (a neuter's indefinite plural is its singular): stays
+        dict(hun, form="elvesus", lemma="elvesus", stem_flags="CEG"),
+        ordb("elvesus", "elvesus", "NOUN", " Sing Ind ", "Ny", None, None),
+        ordb("elvesus", "elvesus", "NOUN", " Plur Ind ", "Ny", 0, 0),
+    ]
+    recipe = load_recipe(Path(__file__).resolve().parents[1] / "lexicon_sources" / "nb" / "recipe.toml")
+    out = classify(combined_rows(rows), recipe, "ordb+hunspell")
+    verdict = {(r["source"], r["form"]): r["rule"] for r in out.iter_rows(named=True)}
+    rule = "new_article_cell_unseen_in_corpus"
+    assert verdict[("hunspell", "karossene")] == rule and verdict[("hunspell", "stumheter")] == rule
+    assert verdict[("hunspell", "handmelka")] == rule
+    assert verdict[("hunspell", "låvegolva")] is None and verdict[("hunspell", "kanoturer")] is None
+    assert verdict[("hunspell", "barrunder")] is None and verdict[("hunspell", "elvesus")] is None
+
+
 REFS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "lexicon_refs"
 
 
@@ -515,7 +574,5 @@ def test_real_nb_against_the_nsf_samples(real_nb, tmp_path):
 
     numbers = json.loads(r.stdout)
     assert numbers["reference_words"] == 3000 and numbers["reject_words"] == 1000
-    assert numbers["recall"] >= 0.90  # issue 14 target; measured 91.2 %
-    # issue 14 asks for at most 15 %; measured 17.0 % with the corpus rules (what is left: forms
-    # both dictionaries have, see lexicon_sources/nb/README.md)
-    assert numbers["reject_accepted"] <= 0.18
+    assert numbers["recall"] >= 0.90  # issue 14 target; measured 90.4 %
+    assert numbers["reject_accepted"] <= 0.15  # issue 14 target; measured 14.6 % (lexicon_sources/nb/README.md)
