@@ -63,7 +63,9 @@ def find(
         row = [key, front, back, "yes" if key in lex else "no"]
         if fmt == OutputFormat.json:
             json.dump(
-                {"word": key, "front": list(front), "back": list(back), "valid": key in lex}, sys.stdout, ensure_ascii=False
+                {"word": key, "front_hooks": list(front), "back_hooks": list(back), "valid": key in lex},
+                sys.stdout,
+                ensure_ascii=False,
             )
             sys.stdout.write("\n")
         else:

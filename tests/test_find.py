@@ -64,7 +64,12 @@ def test_anagrams_with_blanks(nb):
 
 def test_hooks(nb):
     r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "øl", "--format", "json")
-    assert r.returncode == 0 and json.loads(r.stdout) == {"word": "øl", "front": ["d", "s"], "back": [], "valid": True}
+    assert r.returncode == 0 and json.loads(r.stdout) == {
+        "word": "øl",
+        "front_hooks": ["d", "s"],
+        "back_hooks": [],
+        "valid": True,
+    }
     r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "hest")
     assert r.stdout == "word\tfront_hooks\tback_hooks\tvalid\nhest\t\ta\tyes\n"
 
