@@ -63,6 +63,8 @@ COMMANDS: dict[str, str] = {
     "incoming/{date} or postgresql://…) into the dataset, replacing those days' partitions; an impact report if the lexicon changed; elo --date DAY with --state from the previous "
     "night (ratings, history, top-100 tables). Writes the run log WORK/logs/DAY.json (step, inputs, outputs, "
     "counts, seconds, status). Running a day twice changes no output.",
+    "serve": "Serve skrafl commands on a Unix socket: imports paid once, every command run in a fork (set SKRAFL_SERVER=PATH "
+    "for the skrafl command to use it).",
 }
 
 

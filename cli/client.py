@@ -1,0 +1,210 @@
+"""The ``skrafl`` console command: the command run by a ``skrafl serve`` server when one is named,
+else in this process.
+
+With ``SKRAFL_SERVER=PATH`` naming the socket of a running ``skrafl serve`` (:mod:`cli.serve`), a
+command is sent there: its arguments, current folder, whole environment, umask and the three
+standard file descriptors. The server has already imported typer, click, the commands and the
+game core, so the command costs this process little more than a bare Python start-up; the server
+forks a child that runs exactly :func:`cli.main.main`, writes to this process's own stdout and
+stderr, and answers with the exit status, which this process exits with. SIGINT, SIGTERM and
+SIGHUP received here are passed on to the child (the command stops as it would here: exit
+128 + N, the output being written discarded).
+
+Without the variable, or when the socket is absent or refuses, or the server answers that it is
+stale (a module file changed since it started) or runs another interpreter or project, the
+command runs here (:func:`cli.main.main`), silently: the result is the same either way.
+``skrafl serve`` itself and the full-screen ``skrafl judge`` (without ``--word`` / ``--batch``: the
+screen needs this terminal's signals) always run here.
+
+This module imports only light modules of the standard library (``os``, ``sys``, ``_socket``,
+``_signal``): check with ``python -X importtime``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: Protocol (shared with :mod:`cli.serve`). Request: ``MAGIC``, the 4-byte big-endian length of
+#: the rest, then fields, each a 4-byte length and bytes, in key/value pairs; the file descriptors 0, 1, 2 ride on the first
+#: bytes (SCM_RIGHTS). Answers from the server: ``a`` (accepted: the command runs now), ``s``
+#: (stale: run it yourself), ``r`` + reason (refused: another interpreter or project), ``x`` + a
+#: 4-byte signed exit status. From the client after ``a``: ``g`` + one byte, a signal's number.
+MAGIC = b"skrafl-serve 1\n"
+FORWARDED = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
+
+
+def project_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fingerprint() -> dict[str, bytes]:
+    """What must be the same in the server for its child to run a command as this process would:
+    the interpreter, the project, the flags and options Python was started with, the module path
+    (``PYTHONPATH``) and the file system encoding."""
+    path = os.pathsep.join(sys.path[1:])  # sys.path[0] is the script's folder: not used for imports here
+    return {
+        "executable": os.fsencode(sys.executable),
+        "prefix": os.fsencode(sys.prefix),
+        "project": os.fsencode(project_root()),
+        "flags": repr(tuple(sys.flags)).encode(),
+        "options": repr((sys.warnoptions, sorted(sys._xoptions.items()))).encode(),
+        "path": os.fsencode(path),
+        "fsencoding": f"{sys.getfilesystemencoding()}:{sys.getfilesystemencodeerrors()}".encode(),
+    }
+
+
+def encode(pairs: list[tuple[str, bytes]]) -> bytes:
+    out = []
+    for key, value in pairs:
+        for item in (key.encode(), value):
+            out.append(len(item).to_bytes(4, "big"))
+            out.append(item)
+    body = b"".join(out)
+    return MAGIC + len(body).to_bytes(4, "big") + body
+
+
+def served(args: list[str]) -> bool:
+    """Whether a server runs this command line: every command but ``serve`` and the full-screen
+    ``judge`` (without ``--word`` or ``--batch``)."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command == "serve":
+        return False
+    if command == "judge":
+        return any(a in ("--word", "--batch") or a.startswith(("--word=", "--batch=")) for a in args)
+    return True
+
+
+def _stream_facts(name: str) -> tuple[bytes, bytes]:
+    stream = getattr(sys, name)
+    if stream is None:
+        raise OSError(f"no {name}")
+    return stream.encoding.encode(), stream.errors.encode()
+
+
+class _Link:
+    sock = None
+    pending: list[int] = []  # signals received before the server accepted
+    accepted = False
+    forwarded: int | None = None
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if _Link.forwarded is None:
+        _Link.forwarded = signum
+    if not _Link.accepted:
+        _Link.pending.append(signum)
+        return
+    try:
+        _Link.sock.sendall(b"g" + bytes([signum]))
+    except OSError:
+        pass
+
+
+def _recv_exact(sock, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def forward(path: str, argv: list[str]) -> int | None:
+    """Run ``argv`` in the server at ``path``: its exit status, or None when it did not run there
+    (no server, refused, stale: the caller runs it itself). A signal received here is passed on."""
+    import _signal
+    import _socket
+
+    try:
+        facts = fingerprint()
+        streams = [_stream_facts(n) for n in ("stdin", "stdout", "stderr")]
+        pairs = list(facts.items())
+        pairs.append(("cwd", os.fsencode(os.getcwd())))
+        mask = os.umask(0o022)
+        os.umask(mask)
+        pairs.append(("umask", str(mask).encode()))
+        for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams):
+            pairs += [(f"{name}.encoding", enc), (f"{name}.errors", err)]
+        pairs.append(("unbuffered", b"1" if sys.stdout.write_through else b"0"))  # python -u, PYTHONUNBUFFERED
+        ignored = [s for s in FORWARDED if _signal.getsignal(s) == _signal.SIG_IGN]
+        pairs.append(("ignored", ",".join(map(str, ignored)).encode()))
+        pairs += [("argv", os.fsencode(a)) for a in argv]
+        pairs += [("env", k + b"=" + v) for k, v in os.environb.items()]
+        request = encode(pairs)
+    except (OSError, ValueError, AttributeError):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+        # the descriptors ride on the first bytes; the rest follows
+        sent = sock.sendmsg(
+            [request[:4096]],
+            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
+        )
+        sock.sendall(request[sent:])
+    except OSError:
+        sock.close()
+        return None
+    _Link.sock = sock
+    previous = {}
+    for signum in FORWARDED:
+        if signum not in ignored:
+            previous[signum] = _signal.signal(signum, _on_signal)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            _signal.signal(signum, handler)
+
+    try:
+        answer = _recv_exact(sock, 1)
+    except OSError:
+        answer = None
+    if answer != b"a":  # not run there (no answer, refused, stale): run it here
+        sock.close()
+        restore()
+        for signum in _Link.pending:  # as if it had come now
+            os.kill(os.getpid(), signum)
+        return None
+    _Link.accepted = True
+    for signum in _Link.pending:
+        _on_signal(signum, None)
+    status = None
+    while True:
+        try:
+            kind = _recv_exact(sock, 1)
+            if kind == b"x":
+                raw = _recv_exact(sock, 4)
+                status = None if raw is None else int.from_bytes(raw, "big", signed=True)
+            break
+        except OSError:
+            break
+    sock.close()
+    if status is not None:
+        return status
+    # the server's process ended without a status: killed by the signal passed on to it (SIGHUP:
+    # as this process would have been), or by something else
+    restore()
+    if _Link.forwarded is not None:
+        _signal.signal(_Link.forwarded, _signal.SIG_DFL)
+        os.kill(os.getpid(), _Link.forwarded)
+        return 128 + _Link.forwarded
+    sys.stderr.write(f"skrafl: error: the command's process in the server {path} ended without an exit status\n")
+    return 2
+
+
+def main() -> None:
+    """The console entry point (``skrafl``)."""
+    path = os.environ.get("SKRAFL_SERVER")
+    if path and served(sys.argv[1:]):
+        status = forward(path, sys.argv)
+        if status is not None:
+            sys.exit(status)
+    from cli.main import main as run
+
+    run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,543 @@
+"""``skrafl serve``: a server that has paid the imports once; ``skrafl`` commands run in a child of it.
+
+The parent imports what the commands need (typer, click, every command module, the game core and
+its C extensions, pyarrow.parquet), optionally reads lexicons (``--preload``), checks that it has
+one thread only, and listens on a Unix socket. Each request (from :mod:`cli.client`, when
+``SKRAFL_SERVER`` names the socket) is run in a forked child (``socketserver.ForkingMixIn``): it
+takes the client's current folder, environment, umask and standard file descriptors, rebuilds
+``sys.stdin``/``stdout``/``stderr`` as Python does at start-up, runs :func:`cli.main.main` (the
+normal entry: same outputs, errors and exit statuses) and sends the exit status back. Signals the
+client receives are passed on and delivered to the child's main thread; a client that goes away
+(killed) stops its command with SIGTERM.
+
+A stale server never runs a command: before each, the child compares every module file the parent
+loaded from the project (and every extension module) with what it was at start; if one changed,
+it answers "stale" (the client then runs the command itself) and the server exits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+HELP = (
+    "Serve skrafl commands on a Unix socket: imports paid once, every command run in a fork (set "
+    "SKRAFL_SERVER=PATH for the skrafl command to use it).\n\n"
+    "The server imports typer, the commands, the game core and pyarrow once, optionally reads lexicons "
+    "(--preload: a language code or a lexicon folder, repeatable), and listens on PATH (a new socket, "
+    "mode 0600, only the same user may connect; a stale socket left by a killed server is replaced). "
+    "With SKRAFL_SERVER=PATH, 'skrafl COMMAND ...' sends the command there: it runs in a child with the "
+    "caller's folder, environment, umask, stdin, stdout and stderr, and the caller exits with its status; "
+    "Ctrl-C and SIGTERM stop it as they would stop it in the caller. Outputs are the same either way.\n\n"
+    "When a module file of the project changes, the server answers no more commands (the caller runs "
+    "them itself) and exits. 'skrafl serve' and the full-screen 'skrafl judge' always run in the caller. "
+    "Stop the server with Ctrl-C or SIGTERM (its socket is removed)."
+)
+
+#: Environment of the server's own imports: no thread may exist when it forks (numpy's OpenBLAS
+#: pool and Arrow's jemalloc background thread start at import otherwise). The children run with
+#: the client's environment; these libraries keep what they were started with.
+_IMPORT_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+}
+
+
+# --- The parent -------------------------------------------------------------------------------
+
+
+def _import_everything() -> None:
+    """Import what the commands import on their way to their work (not polars: it starts a thread
+    pool when imported; the commands that use it import it in the child)."""
+    import importlib
+    import pkgutil
+
+    import click  # noqa: F401
+
+    import cli
+    import gamecore
+    import pipelines.atomic  # noqa: F401
+    import pipelines.replay  # noqa: F401
+
+    for pkg, skip in ((cli, {"cli.serve", "cli.client", "cli.judge"}), (gamecore, set())):
+        for info in pkgutil.iter_modules(pkg.__path__, pkg.__name__ + "."):
+            if info.name not in skip:
+                importlib.import_module(info.name)
+    import pyarrow  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+
+def threads() -> int:
+    """OS threads of this process (/proc/self/task), or Python's count where there is no /proc."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def module_files(root: Path) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of every loaded module file below ``root`` (the project, its virtual
+    environment included) and of every loaded extension module (``.so``)."""
+    out: dict[str, tuple[int, int]] = {}
+    prefix = str(root) + os.sep
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if not path or not (path.startswith(prefix) or path.endswith(".so")):
+            continue
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        out[path] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def changed_files(files: dict[str, tuple[int, int]]) -> list[str]:
+    changed = []
+    for path, was in files.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            changed.append(path)
+            continue
+        if (st.st_mtime_ns, st.st_size) != was:
+            changed.append(path)
+    return changed
+
+
+class _Preloaded:
+    """Tries of preloaded lexicons, keyed by their file (real path, device, inode, size, mtime): a
+    command reading a lexicon whose ``lexicon.marisa`` is the same file gets the parent's trie
+    (shared by fork); a rebuilt lexicon is another file and is read as usual."""
+
+    tries: dict[tuple, object] = {}
+
+    @staticmethod
+    def key(folder: Path) -> tuple | None:
+        path = os.path.realpath(Path(folder) / "lexicon.marisa")
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _preload(items: list[str]) -> list[str]:
+    import gamecore.lexicon as lexicon_module
+    from cli.check import lexicon_dir
+    from gamecore.best import load_bundle
+
+    original = lexicon_module._read_trie
+    names = []
+    for item in items:
+        folder = Path(item) if (os.sep in item or Path(item).is_dir()) else lexicon_dir(item, None)
+        bundle = load_bundle(folder)
+        trie = bundle.words._trie  # read now, in the parent
+        _Preloaded.tries[_Preloaded.key(bundle.folder)] = trie
+        with open(bundle.folder / "lexicon.kwg", "rb") as fh:  # into the page cache
+            while fh.read(1 << 20):
+                pass
+        names.append(str(folder))
+
+    def read_trie(folder: Path):
+        key = _Preloaded.key(folder)
+        trie = _Preloaded.tries.get(key) if key is not None else None
+        return trie if trie is not None else original(folder)
+
+    lexicon_module._read_trie = read_trie
+    return names
+
+
+def _check_socket_path(path: Path) -> None:
+    """Refuse a path in a missing folder, or one that exists and is not a stale socket (a socket
+    nobody listens on: removed)."""
+    import socket
+    import stat
+
+    from gamecore.errors import UsageError
+
+    if not path.parent.is_dir():
+        raise UsageError(f"{path}: its folder does not exist; give a socket path in an existing folder")
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        raise UsageError(f"{path}: exists and is not a socket; give a new path")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except ConnectionRefusedError:
+        path.unlink()  # a socket left by a server that was killed
+        return
+    except OSError as exc:
+        raise UsageError(f"{path}: a socket that cannot be checked ({exc.strerror}); give a new path") from None
+    finally:
+        probe.close()
+    raise UsageError(f"{path}: a server is listening there already")
+
+
+def serve(
+    socket_path: Path = typer.Option(..., "--socket", help="The Unix socket to listen on (a new path in an existing folder)."),
+    preload: Optional[List[str]] = typer.Option(
+        None, "--preload", help="A language code (the built lexicon output/LANG) or a lexicon folder to read once; repeatable."
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No line on stderr when the server starts and stops, nor one per command run."
+    ),
+) -> None:
+    socket_path = Path(os.path.abspath(socket_path))
+    _check_socket_path(socket_path)
+    saved = {k: os.environ.get(k) for k in _IMPORT_ENV}
+    os.environ.update(_IMPORT_ENV)
+    try:
+        _import_everything()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    preloaded = _preload(list(preload or []))
+    if threads() != 1:
+        from gamecore.errors import SkraflError
+
+        raise SkraflError(f"the server has {threads()} threads after its imports; it forks only with one")
+    from cli.client import project_root
+
+    Server = _server_class()
+    server = Server(socket_path, Path(project_root()))
+    server.quiet = quiet
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the children's collections leave the parent's objects (and their shared pages) alone
+    if not quiet:
+        extra = f", lexicons {', '.join(preloaded)}" if preloaded else ""
+        typer.echo(f"skrafl serve: listening on {socket_path} (pid {os.getpid()}{extra})", err=True)
+    try:
+        server.serve_forever(poll_interval=0.5)
+    finally:
+        server.close()
+    if not quiet:
+        typer.echo(f"skrafl serve: stopped ({server.stopping or 'interrupted'})", err=True)
+
+
+serve.__doc__ = HELP
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve", help=HELP)(serve)
+
+
+def _server_class():
+    import signal
+    import socketserver
+    import struct
+
+    class Stop(Exception):
+        pass
+
+    class Server(socketserver.ForkingMixIn, socketserver.UnixStreamServer):
+        block_on_close = False
+        max_children = 64
+
+        def __init__(self, path: Path, root: Path) -> None:
+            self.path = path
+            self.root = root
+            self.stopping: str | None = None
+            self.files = module_files(root)
+            from cli.client import fingerprint
+
+            self.fingerprint = fingerprint()
+            self.log = os.dup(2)  # the server's own stderr (the children's fd 2 is the client's)
+            os.set_inheritable(self.log, False)
+            mask = os.umask(0o177)  # the socket is made 0600
+            try:
+                super().__init__(str(path), _Handler)
+            finally:
+                os.umask(mask)
+            os.chmod(path, 0o600)
+            self.inode = os.stat(path).st_ino
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, self._on_signal)
+
+        def _on_signal(self, signum, frame):  # noqa: ANN001
+            # recorded only: the loop ends at its next turn (a handler may run inside a fork hook,
+            # where an exception would be dropped)
+            if self.stopping is None:
+                self.stopping = signal.Signals(signum).name if signum != signal.SIGUSR1 else "a module file changed"
+
+        def service_actions(self) -> None:
+            super().service_actions()
+            if self.stopping is not None:
+                raise Stop
+
+        def serve_forever(self, poll_interval: float = 0.5) -> None:
+            signal.signal(signal.SIGUSR1, self._on_signal)  # from a child that found the server stale
+            try:
+                super().serve_forever(poll_interval)
+            except (Stop, KeyboardInterrupt):
+                pass
+
+        def verify_request(self, request, client_address) -> bool:  # noqa: ANN001
+            creds = request.getsockopt(socketserver.socket.SOL_SOCKET, socketserver.socket.SO_PEERCRED, struct.calcsize("3i"))
+            _pid, uid, _gid = struct.unpack("3i", creds)
+            return uid == os.getuid()
+
+        def handle_error(self, request, client_address) -> None:  # noqa: ANN001
+            import traceback
+
+            os.write(self.log, ("skrafl serve: a request failed:\n" + traceback.format_exc()).encode(errors="replace"))
+
+        def close(self) -> None:
+            self.server_close()
+            try:
+                if os.stat(self.path).st_ino == self.inode:  # still ours (not a new server's)
+                    os.unlink(self.path)
+            except OSError:
+                pass
+
+    return Server
+
+
+# --- The child --------------------------------------------------------------------------------
+
+
+def _decode(body: bytes) -> dict[str, list[bytes]]:
+    items = []
+    pos = 0
+    while pos < len(body):
+        n = int.from_bytes(body[pos : pos + 4], "big")
+        items.append(body[pos + 4 : pos + 4 + n])
+        pos += 4 + n
+    fields: dict[str, list[bytes]] = {}
+    for key, value in zip(items[::2], items[1::2]):
+        fields.setdefault(key.decode(), []).append(value)
+    return fields
+
+
+def _receive(sock) -> tuple[dict[str, list[bytes]], list[int]]:
+    """The request (``MAGIC``, its length, its fields: :mod:`cli.client`) and its descriptors."""
+    import socket
+
+    from cli.client import MAGIC
+
+    data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
+    head = len(MAGIC) + 4
+    while len(data) < head or len(data) < head + int.from_bytes(data[len(MAGIC) : head], "big"):
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            for fd in fds:
+                os.close(fd)
+            raise ValueError("request cut short")
+        data += chunk
+    if not data.startswith(MAGIC):
+        for fd in fds:
+            os.close(fd)
+        raise ValueError("not a skrafl request")
+    return _decode(data[head:]), fds
+
+
+def _stdio(fd: int, mode: str, encoding: str, errors: str, name: str, buffered: bool):
+    """A standard stream as Python makes it at start-up (Python/pylifecycle.c, create_stdio)."""
+    import io
+
+    buf = io.open(fd, mode + "b", -1 if (buffered or mode == "r") else 0, closefd=False)
+    raw = buf if not buffered and mode != "r" else buf.raw
+    raw.name = name
+    line_buffering = buffered and (raw.isatty() or fd == 2)
+    text = io.TextIOWrapper(buf, encoding, errors, newline="\n", line_buffering=line_buffering, write_through=not buffered)
+    text.mode = mode
+    return text
+
+
+class _Handler:
+    """One request, in the forked child (a ``socketserver`` handler: made with the request, the
+    client address and the server)."""
+
+    def __init__(self, request, client_address, server) -> None:  # noqa: ANN001
+        self.sock = request
+        self.server = server
+        self.done = False
+        server.socket.close()  # the child serves no one else (and its workers inherit nothing)
+        self.run()
+
+    def answer(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def run(self) -> None:
+        import signal
+
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            fields, fds = _receive(self.sock)
+        except (OSError, ValueError):
+            return
+        try:
+            self.serve(fields, fds)
+        finally:
+            for fd in fds:
+                if fd > 2:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+
+    def serve(self, fields: dict[str, list[bytes]], fds: list[int]) -> None:
+        import signal
+
+        def one(key: str) -> bytes:
+            return fields.get(key, [b""])[0]
+
+        for key, value in self.server.fingerprint.items():
+            if one(key) != value:
+                self.answer(b"r" + f"{key} differs".encode())
+                return
+        if len(fds) != 3:
+            self.answer(b"r" + b"three file descriptors expected")
+            return
+        changed = changed_files(self.server.files)
+        if changed:
+            os.write(self.server.log, f"skrafl serve: stale, changed since the start: {', '.join(changed[:5])}\n".encode())
+            self.answer(b"s")
+            os.kill(os.getppid(), signal.SIGUSR1)  # the server stops taking requests and exits
+            return
+        cwd = os.fsdecode(one("cwd"))
+        try:
+            os.chdir(cwd)
+        except OSError:
+            self.answer(b"r" + b"cannot enter the folder")
+            return
+        os.environ.clear()
+        for item in fields.get("env", []):
+            key, _, value = item.partition(b"=")
+            if key:
+                os.environb[key] = value
+        os.umask(int(one("umask")))
+        try:
+            import locale
+            import time
+
+            time.tzset()
+            locale.setlocale(locale.LC_CTYPE, "")
+        except Exception:  # noqa: BLE001  (a locale the server's C library lacks: the server's)
+            pass
+        for fd, target in zip(fds, (0, 1, 2)):
+            os.dup2(fd, target)
+        streams = []
+        for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+            enc, err = one(f"{name}.encoding").decode(), one(f"{name}.errors").decode()
+            streams.append(_stdio(fd, mode, enc, err, f"<{name}>", one("unbuffered") != b"1"))
+        sys.stdin, sys.stdout, sys.stderr = streams
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+        sys.argv = [os.fsdecode(a) for a in fields.get("argv", [])]
+        ignored = {int(s) for s in one("ignored").decode().split(",") if s}
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+        self.answer(b"a")
+        self.listen()
+        status = self.command()
+        self.done = True
+        try:
+            self.answer(b"x" + status.to_bytes(4, "big", signed=True))
+        except OSError:
+            pass
+        if not self.server.quiet:
+            words = " ".join(sys.argv[1:3])
+            os.write(
+                self.server.log,
+                f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n".encode(errors="replace"),
+            )
+
+    def listen(self) -> None:
+        """A thread passing on the client's signals to the main thread; the client gone (its end
+        of the socket closed): SIGTERM."""
+        import signal
+        import threading
+
+        from pipelines import atomic
+
+        main = threading.main_thread().ident
+
+        def deliver(signum: int) -> None:
+            import time
+
+            while not atomic._Stop.installed and not self.done:  # cli.main.main installs the handlers first
+                time.sleep(0.001)
+            if not self.done:
+                signal.pthread_kill(main, signum)
+
+        def read() -> None:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+            while not self.done:
+                try:
+                    data = self.sock.recv(2)
+                except OSError:
+                    data = b""
+                if not data:
+                    deliver(signal.SIGTERM)
+                    return
+                if data[:1] == b"g":
+                    if len(data) < 2:
+                        data += self.sock.recv(1)
+                    deliver(data[1])
+
+        threading.Thread(target=read, name="skrafl-serve-signals", daemon=True).start()
+
+    def command(self) -> int:
+        """Run ``cli.main.main()`` and end as Python would: non-daemon threads joined, exit
+        functions run, the standard streams flushed; the exit status."""
+        import atexit
+        import threading
+
+        from cli.main import main
+
+        try:
+            main()
+            status = 0
+        except SystemExit as exc:
+            status = _exit_status(exc.code)
+        except BaseException:  # noqa: BLE001  (what Python would print and exit 1 with)
+            import traceback
+
+            traceback.print_exc()
+            status = 1
+        try:
+            threading._shutdown()
+        except Exception:  # noqa: BLE001
+            pass
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception as exc:  # noqa: BLE001  (CPython: "Exception ignored", exit 120)
+                try:
+                    sys.stderr.write(f"Exception ignored on flushing sys.{'stdout' if stream is sys.stdout else 'stderr'}:\n")
+                    sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+                    sys.stderr.flush()
+                except Exception:  # noqa: BLE001
+                    pass
+                status = 120
+        return status
+
+
+def _exit_status(code: object) -> int:
+    """The exit status Python gives ``SystemExit(code)`` (a message: printed, status 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    try:
+        sys.stderr.write(f"{code}\n")
+    except Exception:  # noqa: BLE001
+        pass
+    return 1
