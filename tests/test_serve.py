@@ -1,0 +1,363 @@
+"""``skrafl serve`` and the thin client (issue 11, start-up): a real server subprocess on a socket in
+tmp_path; the ``skrafl`` console script with ``SKRAFL_SERVER`` set gives exactly what the in-process
+run gives (stdout, stderr, exit status, output files), streams stdin, passes Ctrl-C on, falls back
+to an in-process run when the server is absent or stale, and lets no other user in.
+
+The server writes one line per command it ran on its stderr: that is how a test knows the command
+ran there, not in the client (the result is the same either way, by design)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from clirun import PROJECT_ROOT
+
+CLIENT = Path(sys.executable).parent / "skrafl"
+POSITIONS = PROJECT_ROOT.parent / "shared" / "corpora" / "positions"
+GCG = PROJECT_ROOT.parent / "shared" / "corpora" / "gcg"
+IS_LEX = PROJECT_ROOT / "output" / "is"
+MID1 = PROJECT_ROOT / "output" / "bench" / "mid1_b1"
+
+pytestmark = [
+    pytest.mark.skipif(not CLIENT.is_file(), reason="the skrafl console script is not installed in this environment"),
+    pytest.mark.skipif(not hasattr(socket, "AF_UNIX") or not Path("/proc/self").is_dir(), reason="needs Linux"),
+]
+
+
+class Server:
+    def __init__(self, path: Path, proc: subprocess.Popen, log: Path) -> None:
+        self.path, self.proc, self.log = path, proc, log
+
+    def ran(self) -> int:
+        """How many commands the server has run so far."""
+        return self.log.read_text(encoding="utf-8", errors="replace").count(" ran '")
+
+
+def start_server(tmp_path: Path, *args: str) -> Server:
+    path = tmp_path / "skrafl.sock"
+    log = tmp_path / "serve.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", "--socket", str(path), *args],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "wb"),
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if "listening on" in log.read_text(encoding="utf-8", errors="replace"):
+            return Server(path, proc, log)
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(f"the server did not start: {log.read_text(errors='replace')}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = start_server(tmp_path)
+    yield srv
+    srv.proc.terminate()
+    try:
+        srv.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        srv.proc.kill()
+        srv.proc.wait()
+
+
+def client(*args: str, server: Server | Path | None = None, stdin: str | None = None, cwd: Path = PROJECT_ROOT, **kw):
+    env = dict(os.environ)
+    env.pop("SKRAFL_SERVER", None)
+    if server is not None:
+        env["SKRAFL_SERVER"] = str(server.path if isinstance(server, Server) else server)
+    return subprocess.run([str(CLIENT), *args], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=300, **kw)
+
+
+def same_both_ways(srv: Server, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Run ``args`` in the server and in-process: the same stdout, stderr and exit status, and the
+    server did run it."""
+    before = srv.ran()
+    served = client(*args, server=srv, stdin=stdin)
+    assert srv.ran() == before + 1, srv.log.read_text()
+    here = client(*args, stdin=stdin)
+    assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
+    return served
+
+
+def need(*paths: Path) -> None:
+    for p in paths:
+        if not p.exists():
+            pytest.skip(f"{p} is absent")
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --- the server itself -------------------------------------------------------------------------
+
+
+def test_socket_is_private_and_the_server_has_one_thread(server):
+    assert stat.S_ISSOCK(server.path.lstat().st_mode)
+    assert stat.S_IMODE(server.path.lstat().st_mode) == 0o600
+    assert len(os.listdir(f"/proc/{server.proc.pid}/task")) == 1
+    assert "polars" not in Path(f"/proc/{server.proc.pid}/maps").read_text()
+
+
+def test_refuses_a_path_that_is_not_a_stale_socket(tmp_path, server):
+    (tmp_path / "file").write_text("x")
+    for path in (tmp_path / "file", server.path, tmp_path / "no" / "such" / "s.sock"):
+        r = subprocess.run(
+            [sys.executable, "-m", "cli.main", "serve", "--socket", str(path)],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 2 and r.stderr.startswith("skrafl: error: ") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_replaces_a_stale_socket_and_removes_its_own_on_exit(tmp_path):
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(tmp_path / "skrafl.sock"))
+    stale.close()  # the file stays; nobody listens
+    srv = start_server(tmp_path)
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(timeout=10) == 0
+    assert not srv.path.exists()
+
+
+# --- the same results --------------------------------------------------------------------------
+
+
+def test_check_and_errors(server, tmp_path):
+    need(IS_LEX)
+    r = same_both_ways(server, "check", "--lang", "is", "hestur", "xqzv")
+    assert r.returncode == 1 and r.stdout == "hestur\tVALID\nxqzv\tINVALID\n"
+    r = same_both_ways(server, "check", "--lang", "nosuch", "x")  # bad input: one line, exit 2
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.startswith("skrafl: error: ") and len(r.stderr.splitlines()) == 1
+    r = same_both_ways(server, "check", "--lexicon", str(tmp_path / "none"), "word")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
+    r = same_both_ways(server, "check", "--lang", "is", "-", stdin="hestur\nköttur\n")
+    assert r.stdout.splitlines()[0] == "hestur\tVALID"
+    r = same_both_ways(server, "nosuchcommand")
+    assert r.returncode == 2 and r.stderr.startswith("skrafl: error: No such command")
+
+
+def test_best_score_why_on_the_riddle(server):
+    """The riddle's top play is A4 ÞREKRAUN for 104 (../shared/corpora/positions/README.md)."""
+    need(IS_LEX, POSITIONS / "netskrafl_riddle1.board")
+    board = str(POSITIONS / "netskrafl_riddle1.board")
+    r = same_both_ways(server, "best", "--lang", "is", "--board", board, "--rack", "UAENRRK", "-n", "1", "-f", "tsv")
+    assert r.returncode == 0 and r.stdout.splitlines()[1].split("\t")[:3] == ["A4", "ÞREKRAUN", "104"]
+    r = same_both_ways(server, "score", "--lang", "is", "--board", board, "--rack", "UAENRRK", "--play", "A4 ÞREKRAUN")
+    assert r.returncode == 0 and "104" in r.stdout and "ACCEPTABLE" in r.stdout
+    r = same_both_ways(server, "why", "--lang", "is", "þrekraun")
+    assert r.stdout.startswith("þrekraun") and "VALID" in r.stdout
+
+
+def test_best_on_a_shared_position(server):
+    need(MID1, POSITIONS / "mid1.board")
+    args = ("best", "--lexicon", str(MID1), "--board", str(POSITIONS / "mid1.board"), "--rack", "AEEFHI?", "-n", "1")
+    r = same_both_ways(server, *args, "-f", "tsv")
+    top = (POSITIONS / "mid1_b1.moves.tsv").read_text(encoding="utf-8").splitlines()
+    assert r.returncode == 0 and r.stdout.splitlines()[1].split("\t")[2] in {line.split("\t")[-1] for line in top} | {"43"}
+
+
+def test_replay_writes_the_same_files(server, tmp_path):
+    need(GCG)
+    game = sorted(GCG.glob("*.gcg"))[0]
+    out_served, out_here = tmp_path / "served", tmp_path / "here"
+    before = server.ran()
+    a = client("replay", str(game), "--out", str(out_served), "--no-lexicon", server=server)
+    b = client("replay", str(game), "--out", str(out_here), "--no-lexicon")
+    assert server.ran() == before + 1
+    assert (a.returncode, a.stdout, a.stderr.replace(str(out_served), "OUT")) == (
+        b.returncode,
+        b.stdout,
+        b.stderr.replace(str(out_here), "OUT"),
+    )
+    assert a.returncode in (0, 1)
+    ta, tb = tree(out_served), tree(out_here)
+    assert set(ta) == set(tb) and {"games.parquet", "moves.parquet"} <= set(ta)
+    for name in ("games.parquet", "moves.parquet"):
+        assert ta[name] == tb[name], name
+    assert stat.S_IMODE(os.stat(out_served / "games.parquet").st_mode) == stat.S_IMODE(
+        os.stat(out_here / "games.parquet").st_mode
+    )
+
+
+def test_cwd_and_environment_are_the_clients(server, tmp_path):
+    """A relative path is the client's; SKRAFL_OUTPUT (the client's environment) chooses --lang's folder."""
+    need(IS_LEX)
+    (tmp_path / "w.txt").write_text("hestur\n", encoding="utf-8")
+    r = client("check", "--lexicon", str(IS_LEX), "-", server=server, stdin="hestur\n", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == "hestur\tVALID\n"
+    env_out = tmp_path / "empty_output"
+    env_out.mkdir()
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path), SKRAFL_OUTPUT=str(env_out))
+    r = subprocess.run([str(CLIENT), "check", "--lang", "is", "hestur"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "empty_output" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+# --- streams and signals -----------------------------------------------------------------------
+
+
+def test_stdin_is_streamed(server, tmp_path):
+    """``best --board -``: line 1 is answered before line 2 is written."""
+    words = tmp_path / "w.txt"
+    words.write_text("cat\ncats\nact\nat\nta\n", encoding="utf-8")
+    r = client("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "lex"), "-q", server=server)
+    assert r.returncode == 0, r.stderr
+    empty = "/".join(["15"] * 15)
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path))
+    before = server.ran()
+    proc = subprocess.Popen(
+        [str(CLIENT), "best", "--lexicon", str(tmp_path / "lex"), "--board", "-", "-n", "1", "-f", "json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=PROJECT_ROOT,
+        env=env,
+    )
+    try:
+        for i, (rack, score) in enumerate((("CATSQXZ", 12), ("ATQXZJK", 4)), start=1):
+            proc.stdin.write(f"{empty} {rack}/ 0/0 0\n")
+            proc.stdin.flush()
+            record = json.loads(proc.stdout.readline())
+            assert record["line"] == i and record["plays"][0]["score"] == score
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert server.ran() == before + 1
+
+
+def test_sigint_stops_a_long_replay(server, tmp_path):
+    """Ctrl-C to the client: the command in the server stops as it would here (exit 130, one line,
+    the previous output kept), and its process is gone."""
+    need(GCG)
+    files = sorted(GCG.glob("*.gcg"))
+    many = tmp_path / "many"
+    many.mkdir()
+    for i in range(60):
+        for f in files:
+            os.link(f, many / f"{i:03d}_{f.name}")
+    out = tmp_path / "out"
+    r = client("replay", str(files[0]), "--out", str(out), "--no-lexicon", "-q", server=server)
+    assert r.returncode in (0, 1), r.stderr
+    before = tree(out)
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path))
+    proc = subprocess.Popen(
+        [str(CLIENT), "replay", str(many), "--out", str(out), "--no-lexicon", "-q", "--workers", "1"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    assert proc.poll() is None, "the replay ended before the signal: make the input bigger"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.startswith("skrafl: ") and "stopped by SIGINT" in err and len(err.strip().splitlines()) == 1, err
+    assert tree(out) == before
+    time.sleep(0.5)
+    assert "skrafl serve: pid" in server.log.read_text() and "exit 130" in server.log.read_text()
+
+
+# --- fallbacks ---------------------------------------------------------------------------------
+
+
+def test_no_server_runs_in_process(tmp_path):
+    need(IS_LEX)
+    r = client("check", "--lang", "is", "hestur", server=tmp_path / "absent.sock")
+    assert r.returncode == 0 and r.stdout == "hestur\tVALID\n" and r.stderr == ""
+    (tmp_path / "plain").write_text("")
+    r = client("check", "--lang", "is", "hestur", server=tmp_path / "plain")
+    assert r.returncode == 0 and r.stdout == "hestur\tVALID\n" and r.stderr == ""
+
+
+def test_a_changed_module_file_makes_the_server_stale(server):
+    """A module file the server loaded changes (here: its mtime, put back afterwards): the client
+    still gives the right answer (in-process) and the server exits, removing its socket."""
+    need(IS_LEX)
+    module = PROJECT_ROOT / "cli" / "serve.py"
+    st = module.stat()
+    try:
+        os.utime(module, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        before = server.ran()
+        r = client("check", "--lang", "is", "hestur", server=server)
+        assert r.returncode == 0 and r.stdout == "hestur\tVALID\n" and r.stderr == ""
+        assert server.ran() == before
+        assert server.proc.wait(timeout=10) == 0
+    finally:
+        os.utime(module, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert not server.path.exists()
+    assert "stale" in server.log.read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to connect as another user)")
+def test_another_user_cannot_connect():
+    """Even with the socket opened to everyone (chmod 0666, in a folder all may enter), another uid
+    is turned away (SO_PEERCRED): the connection closes with no answer."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="skrafl-serve-"))
+    os.chmod(folder, 0o755)
+    srv = start_server(folder)
+    try:
+        os.chmod(srv.path, 0o666)
+        probe = (
+            "import os, socket, sys\n"
+            "os.setgid(65534); os.setuid(65534)\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "s.connect(sys.argv[1])\n"
+            "sys.path.insert(0, sys.argv[2])\n"
+            "from cli.client import encode\n"
+            "try:\n"
+            "    socket.send_fds(s, [encode([('argv', b'skrafl'), ('argv', b'--version')])], [0, 1, 2])\n"
+            "    print(repr(s.recv(10)))\n"
+            "except (BrokenPipeError, ConnectionResetError):\n"
+            "    print('closed')\n"
+        )
+        r = subprocess.run(
+            [sys.executable, "-c", probe, str(srv.path), str(PROJECT_ROOT)], capture_output=True, text=True, timeout=30
+        )
+        assert r.returncode == 0 and r.stdout.strip() in ("b''", "closed"), (r.stdout, r.stderr)
+        assert srv.ran() == 0
+    finally:
+        srv.proc.terminate()
+        srv.proc.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_client_imports_only_light_modules(server, tmp_path):
+    probe = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import atexit, cli.client\n"
+        "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(set(sys.modules) - before)) + '\\n'))\n"
+        "sys.argv = ['skrafl', '--version']\n"
+        "cli.client.main()\n"
+    )
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path))
+    before = server.ran()
+    r = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("skrafl ")
+    assert server.ran() == before + 1
+    mods = set(r.stderr.split("MODULES ", 1)[1].split())
+    assert mods <= {"cli", "cli.client", "_socket", "_signal", "atexit"}, mods
