@@ -43,10 +43,10 @@ import time
 from pathlib import Path
 
 try:
-    from bench.processes import PROJECT, batch_throughput, skrafl, time_process, timed
+    from bench.processes import PROJECT, Served, batch_throughput, served_vs_cold, skrafl, time_process, timed
     from bench.processes import env as process_env
 except ImportError:  # run as a script: bench/ is on the path
-    from processes import PROJECT, batch_throughput, skrafl, time_process, timed
+    from processes import PROJECT, Served, batch_throughput, served_vs_cold, skrafl, time_process, timed
     from processes import env as process_env
 SHARED = PROJECT.parent / "shared" / "corpora" / "positions"
 
@@ -303,5 +303,39 @@ def _stdin_positions() -> None:
     _stdin_throughput(lex, lines, one)
 
 
+def _served() -> None:
+    """Issue 11, the long-running mode: whole ``skrafl best -n 1`` and ``skrafl check WORD``
+    client processes (the console script with ``SKRAFL_SERVER``) against a ``skrafl serve`` the
+    bench starts (lexicon preloaded), the same commands without the server, a bare ``python -c
+    pass`` and MAGPIE's CLI (``MAGPIE_DIR``). Medians of 21 runs after a warm-up; CPU: the client's
+    own, and the server's per command (its forked child)."""
+    import tempfile
+
+    if not SHARED.is_dir():
+        print("../shared/corpora/positions is missing: serve bench skipped")
+        return
+    lex = _lexicon("mid1_b1", SHARED / "mid1_b1.words")
+    best = ["best", "--lexicon", str(lex), "--board", str(SHARED / "mid1.board"), "--rack", "AEEFHI?", "-n", "1"]
+    check = ["check", "--lexicon", str(lex), "HEFT"]
+    magpie = _magpie(lex, "mid1.board", "AEEFHI?")
+    with tempfile.TemporaryDirectory() as tmp, Served(Path(tmp), "--preload", str(lex)) as server:
+        for what, args, target in (("best -n 1", best, 3), ("check WORD", check, None)):
+            t = served_vs_cold(server, args, 21)
+            (sw, sc), (kc, _), (cw, cc), (bw, bc) = t["served"], t["served_server_cpu"], t["cold"], t["bare"]
+            line = (
+                f"served 'skrafl {what}': {sw * 1000:.0f} ms wall (cpu {sc * 1000:.0f} client + {kc * 1000:.0f} server), "
+                f"cold {cw * 1000:.0f} ms (cpu {cc * 1000:.0f}), bare python {bw * 1000:.0f} ms (cpu {bc * 1000:.0f}): "
+                f"served {sw / bw:.1f}× bare, cold {cw / bw:.1f}× bare"
+            )
+            if what.startswith("best") and magpie is not None:
+                line += f"; MAGPIE {magpie[0] * 1000:.0f} ms: served {sw / magpie[0]:.1f}× (target ≤ {target}×), cold {cw / magpie[0]:.1f}×"
+            print(line, flush=True)
+    print(f"load average: {os.getloadavg()[0]:.2f}")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["served"]:  # only the long-running mode's figures
+        _served()
+    else:
+        main()
+        _served()

@@ -232,6 +232,7 @@ def main() -> None:
                 )
         _analyze(gcg, records, tmp)
         _one_file(gcg, tmp)
+        _one_file_served(gcg, tmp)
         _trust(gcg + records, tmp)
 
 
@@ -300,6 +301,33 @@ def _one_file(gcg: list[Path], tmp: Path) -> None:
     print(line, flush=True)
 
 
+def _one_file_served(gcg: list[Path], tmp: Path) -> None:
+    """A whole 'skrafl replay FILE --out D' client process against a 'skrafl serve' the bench
+    starts (imports paid there), the same without the server, bare Python, and MAGPIE loading it."""
+    try:
+        from bench.processes import Served, served_vs_cold
+    except ImportError:  # run as a script: bench/ is on the path
+        from processes import Served, served_vs_cold
+    name = "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
+    game = next((f for f in gcg if f.name == name), gcg[0] if gcg else None)
+    if game is None:
+        return
+    lexicon = PROJECT / "output" / "en"
+    preload = ["--preload", str(lexicon)] if (lexicon / "lexicon.kwg").is_file() else []
+    with Served(tmp, *preload) as server:
+        t = served_vs_cold(server, ["replay", str(game), "--out", str(tmp / "served"), "-q"], 15, ok=(0, 1))
+    (sw, sc), (kc, _), (cw, cc), (bw, _) = t["served"], t["served_server_cpu"], t["cold"], t["bare"]
+    line = (
+        f"served 'skrafl replay FILE' ({game.name}): {sw * 1000:.0f} ms wall (cpu {sc * 1000:.0f} client + "
+        f"{kc * 1000:.0f} server), cold {cw * 1000:.0f} ms (cpu {cc * 1000:.0f}), bare python {bw * 1000:.0f} ms: "
+        f"served {sw / bw:.1f}× bare"
+    )
+    mag = _magpie_load(game, tmp)
+    if mag is not None:
+        line += f"; MAGPIE loading it {mag[0] * 1000:.0f} ms: served {sw / mag[0]:.1f}×, cold {cw / mag[0]:.1f}× (target ≤ 4×)"
+    print(line, flush=True)
+
+
 def _magpie_load(game: Path, tmp: Path) -> tuple[float, float] | None:
     """A whole MAGPIE process loading ``game`` with our English KWG (``MAGPIE_DIR``), or None."""
     root = os.environ.get("MAGPIE_DIR")
@@ -322,5 +350,19 @@ def _magpie_load(game: Path, tmp: Path) -> tuple[float, float] | None:
     return _median_process(lambda: subprocess.run(cmd, input=commands, capture_output=True, text=True, cwd=work))
 
 
+def _served_only() -> None:
+    import tempfile
+
+    shared = PROJECT.parent / "shared" / "corpora" / "gcg"
+    if not shared.is_dir():
+        print("bench_replay: ../shared absent, skipped")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        _one_file_served(sorted(shared.glob("*.gcg")), Path(tmp))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["served"]:  # only the long-running mode's figure
+        _served_only()
+    else:
+        main()

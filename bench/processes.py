@@ -64,3 +64,76 @@ def batch_throughput(args: list[str], text: str, check: Callable[[str, subproces
 
     run(text)
     return min(run(text) for _ in range(3)), min(run("") for _ in range(3))
+
+
+# --- skrafl serve (issue 11): whole client processes against a running server -------------------
+
+CLIENT = Path(sys.executable).parent / "skrafl"  # the console script (cli.client)
+
+
+class Served:
+    """A ``skrafl serve`` started for the bench (``with Served(tmp, "--preload", DIR) as s``): its
+    socket ``s.path``; ``s.child_cpu()`` is the CPU seconds of the commands it has run so far (its
+    reaped children, /proc/PID/stat), which a client's own rusage does not include."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.path = Path(folder) / "skrafl.sock"
+        self.args = args
+
+    def __enter__(self) -> "Served":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "serve", "--socket", str(self.path), "-q", *self.args],
+            cwd=PROJECT,
+            env=env(),
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while not self.path.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("skrafl serve did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+    def child_cpu(self) -> float:
+        time.sleep(0.6)  # the server reaps its children at its next turn (every 0.5 s)
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
+
+
+def time_command(cmd: list[str], repeat: int, environ: dict | None = None, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Median wall and median CPU seconds of the process ``cmd`` (in the project folder), after a
+    warm-up run; an exit status outside ``ok`` stops the bench."""
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run(cmd, capture_output=True, cwd=PROJECT, env=environ or env())
+
+    run()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu, r = timed(run)
+        if r.returncode not in ok:
+            raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr[-500:]}")
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def served_vs_cold(server: Served, args: list[str], repeat: int, ok: tuple[int, ...] = (0,)) -> dict[str, tuple[float, float]]:
+    """The console script ``skrafl ARGS`` with ``SKRAFL_SERVER`` (wall, client CPU, and the server's
+    CPU per command in ``served_server_cpu``), without it (cold), and a bare ``python -c pass``."""
+    with_server = dict(env(), SKRAFL_SERVER=str(server.path))
+    without = env()
+    without.pop("SKRAFL_SERVER", None)
+    cpu0 = server.child_cpu()
+    served = time_command([str(CLIENT), *args], repeat, with_server, ok)
+    server_cpu = (server.child_cpu() - cpu0) / (repeat + 1)
+    return {
+        "served": served,
+        "served_server_cpu": (server_cpu, server_cpu),
+        "cold": time_command([str(CLIENT), *args], repeat, without, ok),
+        "bare": time_command([sys.executable, "-c", "pass"], repeat, without),
+    }
