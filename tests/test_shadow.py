@@ -534,3 +534,47 @@ def test_nine_tile_racks_score_as_the_validator(seed, turns):
         for p in best_plays(board, rack, bundle, rules, 20):
             v = validate_placements(board, p.placements(), None, None, rules, across=p.across)
             assert v.score == p.score, (p.coord, p.word_text(), p.tiles_placed)
+
+
+def _tie_ks(want, most: int = 4) -> list[int]:
+    """Values of K whose K-th play ties the next one on score (the cut falls inside a tie)."""
+    ks = [k for k in range(1, len(want)) if want[k - 1].score == want[k].score]
+    return ks[:most]
+
+
+@pytest.mark.parametrize("rules_name", ["wespa", "netskrafl", "scrabble9"])
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 14))
+def test_pruned_cut_inside_a_tie(rules_name, seed, turns):
+    """K chosen where the K-th best play ties the next on score: every play tied at the bound is
+    still found (a branch is cut only when its bound is below the K-th best), in the full order."""
+    lg = lang(rules_name)
+    kwg = synthetic_kwg(rules_name)
+    index = kwg.bingo_index(lg.bingo_tiles)
+    for grid, counts, blanks, first in positions(lg, kwg, seed, turns):
+        args = (kwg, grid, counts, blanks, lg.layout, lg.values, lg.bingo, first, lg.bingo_tiles)
+        want = sorted(generate(*args), key=full_key)
+        ks = _tie_ks(want)
+        if ks:
+            check_position(lg, kwg, grid, counts, blanks, first, ks=ks, index=index)
+
+
+def test_pruned_without_a_bingo_word_in_reach(shared):
+    """Racks with no word of their seven tiles (and none with the board tiles a span would take):
+    with the bingo index the bounds of the walk leave the bingo bonus out; the top K stays exact,
+    ties at the cut included; and racks that do make one still find it."""
+    kwg = sowpods_kwg()
+    lg = lang("wespa")
+    index = kwg.bingo_index()
+    for board in ("mid1.board", "mid2.board", "empty.board"):
+        grid = []
+        for line in (SHARED_POSITIONS / board).read_text().split():
+            grid.append([0 if ch == "." else ord(ch.upper()) - 64 + (64 if ch.islower() else 0) for ch in line])
+        first = not any(any(r) for r in grid)
+        for text in ("BCDFGHK", "EEEIIOU", "QWXYZJV", "AEINRST", "AEINRS?", "ERSTU??", "?"):
+            counts = [0] * 27
+            for ch in text.replace("?", ""):
+                counts[ord(ch) - 64] += 1
+            args = (kwg, grid, counts, text.count("?"), lg.layout, lg.values, 50, first, 7)
+            want = sorted(generate(*args), key=full_key)
+            check_position(lg, kwg, grid, counts, text.count("?"), first, ks=(1, 3, 20, *_tie_ks(want)), index=index)
