@@ -168,8 +168,38 @@ def _root(
     Norwegian Ordspill, Russian Scrabble and Erudit, Slovenian Scrabble.
 
     Typical session: skrafl ingest is → skrafl build is → skrafl check --lang is hestur.
-    Every command: exit 0 on success, 2 on bad input or usage (one line on stderr).
+    Every command: exit 0 on success; 1 for a negative answer (a word INVALID, a play UNACCEPTABLE or
+    ILLEGAL, nothing found: each command's help says which); 2 on bad input or usage (one line on
+    stderr); 128 + N when stopped by signal N. A reader that closes the pipe early (`| head`) ends
+    the command with 0.
     """
+
+
+def _pipe_closed() -> int:
+    """Exit status 0 for a closed output pipe, with standard output pointed at /dev/null so that
+    the interpreter's last flush has nowhere to fail."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _stdout_failed(exc: OSError) -> bool:
+    """Whether ``exc`` was raised writing standard output (a full disk, /dev/full): the innermost
+    Python frame it came through holds the stream (``emit``'s ``out``, ``click.echo``'s ``file``)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    streams = [sys.stdout, sys.__stdout__]
+    streams += [getattr(s, "buffer", None) for s in streams]
+    ids = {id(s) for s in streams if s is not None}
+    return any(id(v) in ids for v in tb.tb_frame.f_locals.values())
 
 
 def main() -> None:
@@ -205,13 +235,21 @@ def main() -> None:
     except (KeyboardInterrupt, click.Abort) as exc:
         code = 128 + getattr(exc, "signum", 2)
         message = "skrafl: interrupted; the output being written was discarded, the previous one is kept"
-    except BrokenPipeError:
-        code = 0
+    except BrokenPipeError:  # the reader closed the pipe (`| head`): it has what it wanted
+        code = _pipe_closed()
     except OSError as exc:  # a file that cannot be opened, read or written; a full disk
-        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc) or type(exc).__name__
+        if exc.filename and exc.strerror:
+            detail = f"{exc.filename}: {exc.strerror}"
+        elif exc.strerror and _stdout_failed(exc):
+            detail = f"standard output: {exc.strerror}"
+        else:
+            detail = exc.strerror or str(exc) or type(exc).__name__
         code, message = 2, f"skrafl: error: {detail}"
     except SystemExit as exc:
-        exiting = exc
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # click's own exit 1 on EPIPE
+            code = _pipe_closed()
+        else:
+            exiting = exc
     except Exception as exc:  # noqa: BLE001  (a bug: still one line, never a traceback)
         import os
 

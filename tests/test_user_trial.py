@@ -162,3 +162,57 @@ def test_picture_replaces_an_existing_picture_whole(lexicon, tmp_path):
     assert r.returncode == 0, r.stderr
     assert out.read_text(encoding="utf-8").startswith("<svg") or "<svg" in out.read_text(encoding="utf-8")[:200]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt", "pos.svg"]  # no temporary file left
+
+
+# --------------------------------------------------------------------------------------------
+# Standard output: a reader that closes the pipe early, a device that is full
+# --------------------------------------------------------------------------------------------
+
+POSITIONS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "positions"
+
+
+def _closed_after_first_line(args: list[str]) -> subprocess.CompletedProcess:
+    """``skrafl ARGS | head -1``: the first line read, then the pipe closed."""
+    p = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode("utf-8")
+    p.wait(timeout=120)
+    return subprocess.CompletedProcess(args, p.returncode, first.decode("utf-8"), err)
+
+
+def test_closed_pipe_ends_with_0_and_nothing_on_stderr(lexicon, tmp_path):
+    """click turns a closed pipe into exit 1, which is skrafl's 'negative answer'; a reader that
+    stopped reading is no such answer: 0, whatever command wrote."""
+    if not (POSITIONS / "mid1.board").is_file():
+        pytest.skip("../shared/corpora/positions is not here")
+    mid1 = tmp_path / "mid1"  # the position's own word list: 18,605 plays, far more than a pipe holds
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(POSITIONS / "mid1_b1.words"), "--out", str(mid1), "-q")
+    assert r.returncode == 0, r.stderr
+    runs = {
+        "best --all": ["best", "--lexicon", str(mid1), "--board", str(POSITIONS / "mid1.board"), "--rack", "AEEFH??", "--all"],
+        "check": ["check", "--lexicon", str(lexicon), *WORDS * 20000],
+    }
+    for name, args in runs.items():
+        r = _closed_after_first_line(args)
+        assert r.stdout, name
+        assert (r.returncode, r.stderr) == (0, ""), (name, r.returncode, r.stderr)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_full_standard_output_is_one_line_naming_it(lexicon):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "cli.main", "check", "--lexicon", str(lexicon), "hestur"],
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["skrafl: error: standard output: No space left on device"]
