@@ -269,13 +269,16 @@ def write_picture(pic: PositionPicture, path: str | Path, inputs=()) -> Path:
     return save_svg(board_svg(pic), path, inputs)
 
 
-def check_picture_target(path: str | Path, inputs=()) -> Path:
-    """Refuse a picture path that would write over an input or into a folder skrafl owns.
+def check_write_target(path: str | Path, inputs=(), what: str = "the picture", name_hint: str = "(.svg or .png)") -> Path:
+    """Refuse a path a command writes a file of its own to (a picture, an audit log) that would
+    write over an input or into a folder skrafl owns.
 
-    An existing picture at ``path`` is replaced (as ``-o`` does in most tools); but ``path`` may not
-    be one of ``inputs`` (the board or game file read; ``-`` and None are skipped) nor lie inside an
-    input folder, nor inside the output of a skrafl command (a folder with a ``.skrafl-output``
-    marker: a lexicon, a replay, a dataset), nor be a folder.
+    An existing file at ``path`` may be written (a picture is replaced, as ``-o`` does in most
+    tools; a log is appended to); but ``path`` may not be one of ``inputs`` (the files and folders
+    the run reads; ``-`` and None are skipped) nor lie inside an input folder, nor inside the
+    output of a skrafl command (a folder with a ``.skrafl-output`` marker: a lexicon, a replay, a
+    dataset), nor be a folder. ``what`` names the file in the message (``the picture``, ``the
+    audit log``), ``name_hint`` what its name should be.
 
     Raises:
         UsageError: one line, nothing written.
@@ -285,13 +288,13 @@ def check_picture_target(path: str | Path, inputs=()) -> Path:
     path = Path(path)
     real = Path(os.path.realpath(path))
     if real.is_dir():
-        raise UsageError(f"{path}: is a folder; give the picture's file name (.svg or .png)")
+        raise UsageError(f"{path}: is a folder; give the file name of {what}" + (f" {name_hint}" if name_hint else ""))
     for given in inputs:
         if given is None or str(given) == "-":
             continue
         src = Path(os.path.realpath(given))
         if real == src:
-            raise UsageError(f"{path}: is an input of this command; give another file for the picture (nothing was written)")
+            raise UsageError(f"{path}: is an input of this command; give another file for {what} (nothing was written)")
         if src.is_dir() and src in real.parents:
             raise UsageError(f"{path}: is inside the input folder {given}; give a path outside it (nothing was written)")
     found = output_root(real.parent)
@@ -301,6 +304,11 @@ def check_picture_target(path: str | Path, inputs=()) -> Path:
         owner = f"'skrafl {command}'" if command else "a skrafl command"
         raise UsageError(f"{path}: is inside {root}, an output of {owner}; give a path outside it (nothing was written)")
     return path
+
+
+def check_picture_target(path: str | Path, inputs=()) -> Path:
+    """:func:`check_write_target` for a picture (``show --out``, ``score --svg``, ``best --svg``)."""
+    return check_write_target(path, inputs)
 
 
 def save_svg(svg: str, path: str | Path, inputs=()) -> Path:
@@ -338,6 +346,7 @@ __all__ = [
     "PositionPicture",
     "board_svg",
     "check_picture_target",
+    "check_write_target",
     "png_bytes",
     "save_svg",
     "square_name",
