@@ -21,6 +21,12 @@ HELP = (
     "ACCEPTABLE (green) or UNACCEPTABLE (red), never which word failed, and clears after --clear-after "
     "seconds. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
     "and its manifest checksum), flushed to disk before the verdict is shown.\n\n"
+    "A word with a control or invisible format character (U+0001, a zero-width space U+200B…) is "
+    "refused, never ruled on, as 'skrafl check' refuses it: --word and --batch stop with one error "
+    "line (FILE:LINE) before any ruling; the screen shows no verdict but a message naming the "
+    "character (Ctrl+U clears the field; type the words again). The audit log may not be an input "
+    "of the run (the --batch file, a file of the lexicon folder) nor lie inside any skrafl output; "
+    "a device such as /dev/null is accepted (not fsynced: it has no disk).\n\n"
     "Keys: Enter rules on the words typed; a key typed while a verdict shows clears it at once and "
     "starts the next entry (a burst of keys or a paste is kept whole: nothing typed is lost); Ctrl+Q asks to leave, then Y leaves (any other key goes "
     "back); with --lock, Ctrl+Q asks for the password set at start (also $SKRAFL_JUDGE_PASSWORD), "
@@ -32,9 +38,41 @@ HELP = (
     "is printed (--format table, tsv or json: line, words as given, verdict; never which word "
     "failed) and logged with --log; a summary goes to stderr unless --quiet.\n\n"
     "Exit status: 0 after leaving the screen, or every batch ruling ACCEPTABLE; 1 a batch ruling "
-    "UNACCEPTABLE; 2 usage or input error (no lexicon, a log that cannot be opened, a batch line "
-    "with too many words: FILE:LINE)."
+    "UNACCEPTABLE; 2 usage or input error (no lexicon, a log refused or that cannot be opened or "
+    "written, a batch line with too many words or a control character: FILE:LINE)."
 )
+
+
+def checked_word(word: str) -> str:
+    """One word of a ruling checked as ``skrafl check`` checks its words (:func:`cli.check.read_words`:
+    a control or format character such as U+0001 or a zero-width space is refused), in NFC.
+
+    Raises:
+        UsageError: ``a control character (U+XXXX) in a word``.
+    """
+    from cli.check import read_words
+    from gamecore.errors import UsageError
+
+    if word == "-":  # read_words would take it for standard input; it holds no control character
+        return word
+    try:
+        return read_words([word])[0]
+    except UsageError as exc:  # the message without read_items' "argument 1: "
+        raise UsageError(exc.message.removeprefix("argument 1: ")) from None
+
+
+def check_log_target(log_file: Path, inputs) -> None:
+    """Refuse an audit log that is an input of the run (the --batch file, standard input's file, a
+    file of the lexicon folder) or lies inside a skrafl output: the check pictures get
+    (:func:`gamecore.picture.check_write_target`), one line, before any ruling.
+
+    Raises:
+        UsageError: the log refused.
+    """
+    from gamecore.picture import check_write_target
+
+    check_write_target(log_file, inputs, "the audit log", "(e.g. rulings.jsonl)")
+
 
 #: pyfiglet fonts for the verdict, widest first (the first that fits the screen is used)
 _FONTS = ("standard", "small")
@@ -155,12 +193,15 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
                 return
             message = self.query_one("#message", Static)
             try:
-                words = judge.split(event.value)
+                words = [checked_word(w) for w in judge.split(event.value)]
                 if not words:
                     return
                 ruling = judge.rule(words)
             except UsageError as exc:
-                message.update(exc.message)
+                if exc.message.startswith("a control character"):  # invisible: say how to get rid of it
+                    message.update(f"{exc.message}: no ruling; Ctrl+U clears the field, then type the words again")
+                else:
+                    message.update(exc.message)
                 return
             if log is not None:
                 try:
@@ -308,6 +349,8 @@ def judge(
         raise UsageError("--format applies to the rulings of --word/--batch (the screen shows only the verdict)")
     if lock and rulings_asked:
         raise UsageError("--lock locks the screen; --word/--batch rule without it")
+    if log_file is not None:
+        check_log_target(log_file, _inputs(folder, batch))
     wj = WordJudge.load(folder, max_words)
     if rulings_asked:
         _rule_batch(wj, words, batch, fmt, log_file, quiet)
@@ -323,12 +366,33 @@ def judge(
             password = typer.prompt("Password to leave the station", hide_input=True, confirmation_prompt=True)
             if not password:
                 raise UsageError("the password is empty")
-    log = AuditLog(log_file) if log_file is not None else None
+    try:
+        log = AuditLog(log_file) if log_file is not None else None
+    except OSError as exc:
+        raise UsageError(f"cannot open the audit log {log_file}: {exc.strerror or exc}") from None
     try:
         make_app(wj, log=log, clear_after=clear_after, password=password).run()
     finally:
         if log is not None:
             log.close()
+
+
+def _inputs(folder: Path, batch: Optional[str]) -> list:
+    """What the run reads, which its log may not be: the lexicon folder, the --batch file, and for
+    ``--batch -`` the file standard input is redirected from (``/dev/stdin`` resolves to it)."""
+    import stat
+    import sys
+
+    inputs: list = [folder]
+    if batch == "-":
+        try:
+            if stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
+                inputs.append("/dev/stdin")
+        except (OSError, ValueError):  # no standard input
+            pass
+    elif batch is not None:
+        inputs.append(batch)
+    return inputs
 
 
 def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
@@ -342,15 +406,18 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
     from gamecore.wordjudge import AuditLog, read_batch
 
     if words:
-        asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word")
+        try:
+            asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word", checked_word)
+        except UsageError as exc:  # no line number: the words are the options' own
+            raise UsageError(exc.message, "--word") from None
     elif batch == "-":
-        asked = read_batch(wj, sys.stdin.buffer, "-")
+        asked = read_batch(wj, sys.stdin.buffer, "-", checked_word)
     else:
         path = Path(batch)
         if not path.is_file():
             raise UsageError(f"no batch file {batch}")
         with open(path, "rb") as fh:
-            asked = read_batch(wj, fh, str(path))
+            asked = read_batch(wj, fh, str(path), checked_word)
     if not asked:
         raise UsageError("no words to rule on" + (f" in {batch}" if batch is not None else ""))
     try:

@@ -101,14 +101,16 @@ class WordJudge:
         }
 
 
-def read_batch(judge: WordJudge, lines, source: str = "-") -> list[tuple[int, list[str]]]:
+def read_batch(judge: WordJudge, lines, source: str = "-", check=None) -> list[tuple[int, list[str]]]:
     """The rulings asked for by ``lines`` (bytes or text, one ruling per line: its words separated
     by spaces, commas or semicolons; blank lines skipped), as ``(line number, words)``, every line
-    checked before any ruling is made (so a bad line costs no half-logged batch).
+    checked before any ruling is made (so a bad line costs no half-logged batch). ``check(word)``,
+    if given, checks and returns each word (``skrafl judge``: the word check of ``skrafl check``,
+    which refuses a control character).
 
     Raises:
-        UsageError: a line that is not UTF-8 or has more than :attr:`WordJudge.max_words` words
-            (naming ``source`` and the line).
+        UsageError: a line that is not UTF-8, has more than :attr:`WordJudge.max_words` words or a
+            word ``check`` refuses (naming ``source`` and the line).
     """
     out = []
     for lineno, raw in enumerate(lines, start=1):
@@ -120,6 +122,8 @@ def read_batch(judge: WordJudge, lines, source: str = "-") -> list[tuple[int, li
         text = raw.lstrip("\ufeff") if lineno == 1 else raw
         try:
             words = judge.split(text)
+            if check is not None:
+                words = [check(w) for w in words]
         except UsageError as exc:
             raise UsageError(exc.message, source, lineno) from None
         if words:
@@ -154,24 +158,50 @@ def manifest_checksum(folder: str | Path) -> str:
 
 
 class AuditLog:
-    """An append-only JSON-lines log of rulings, one line per ruling, flushed and fsynced at once.
+    """An append-only JSON-lines log of rulings, one line per ruling, written and fsynced at once.
+
+    Each line goes to the file in one unbuffered append (nothing is left in a buffer when a write
+    fails, so a failed line is not written later by ``close``). A log that is no file on a disk (a
+    device such as ``/dev/null``, a pipe) has nothing to fsync: where the kernel says fsync is not
+    supported there (EINVAL, ENOTSUP) it is skipped; on a regular file every error is raised.
 
     Raises:
-        OSError: the file cannot be opened for appending (at start, before any ruling).
+        OSError: the file cannot be opened for appending (at start, before any ruling), or a line
+            cannot be written or synced (a full disk); its ``filename`` is the log's path.
     """
 
     def __init__(self, path: str | Path):
+        import stat
+
         self.path = Path(path)
-        self._fh = open(self.path, "a", encoding="utf-8")
+        try:
+            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            self._regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from None
 
     def write(self, record: dict) -> None:
-        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        import errno
+
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        if self._fd is None:
+            raise ValueError("the audit log is closed")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                if self._regular or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+                    raise
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from None
 
     def close(self) -> None:
-        if not self._fh.closed:
-            self._fh.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
     def __enter__(self) -> "AuditLog":
         return self

@@ -500,3 +500,165 @@ def test_screen_and_batch_agree(judge, lexicon):
     screen = [r.verdict for r in app.rulings]
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin="\n".join(asked) + "\n")
     assert [x["verdict"] for x in json.loads(r.stdout)] == screen == ["ACCEPTABLE", "UNACCEPTABLE", "ACCEPTABLE"]
+
+
+# ---- the audit log: never over an input or into a skrafl output; a log that cannot be written ---
+
+
+def _tree_bytes(folder: Path) -> dict[str, bytes]:
+    real = folder.resolve()
+    return {str(p.relative_to(real)): p.read_bytes() for p in sorted(real.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def other_output(tmp_path_factory) -> Path:
+    """Another skrafl output (a second lexicon), not the one the judge uses."""
+    d = tmp_path_factory.mktemp("other")
+    (d / "w.txt").write_text("ax\n", encoding="utf-8")
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "w.txt"), "--out", str(d / "lex"), "-q")
+    assert r.returncode == 0, r.stderr
+    return d / "lex"
+
+
+@pytest.mark.parametrize(
+    "log, message",
+    [
+        ("BATCH", "is an input of this command"),
+        ("LEX/manifest.json", "is inside the input folder"),
+        ("LEX/words.txt", "is inside the input folder"),
+        ("LEX/rulings.jsonl", "is inside the input folder"),
+        ("OTHER/rulings.jsonl", "an output of 'skrafl build'"),
+        ("TMP", "is a folder"),
+    ],
+)
+@pytest.mark.parametrize("how", ["--batch", "--word"])
+def test_cli_log_refused_when_an_input_or_inside_an_output(lexicon, other_output, tmp_path, log, message, how):
+    """The README's guarantees: an input is only read, and a skrafl output is written only by the
+    command that owns it. A log that would be either is refused, one line, exit 2, before any
+    ruling; the lexicon is untouched and still loads."""
+    if log == "BATCH" and how == "--word":
+        pytest.skip("--word reads no batch file")
+    batch = tmp_path / "challenges.txt"
+    batch.write_text("joint\n", encoding="utf-8")
+    target = (
+        log.replace("BATCH", str(batch))
+        .replace("LEX", str(lexicon))
+        .replace("OTHER", str(other_output))
+        .replace("TMP", str(tmp_path))
+    )
+    before = _tree_bytes(lexicon), _tree_bytes(other_output), batch.read_bytes()
+    args = ["--batch", str(batch)] if how == "--batch" else ["--word", "joint"]
+    r = run_skrafl("judge", "--lexicon", str(lexicon), *args, "--log", target)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"skrafl: error: {target}: ") and message in r.stderr, r.stderr
+    assert (_tree_bytes(lexicon), _tree_bytes(other_output), batch.read_bytes()) == before
+    assert run_skrafl("check", "--lexicon", str(lexicon), "joint").returncode == 0
+
+
+def test_cli_log_refused_when_it_is_the_file_stdin_reads(lexicon, tmp_path):
+    """``--batch - < ch.txt --log ch.txt``: the log would be the batch input itself."""
+    batch = tmp_path / "ch.txt"
+    batch.write_text("joint\n", encoding="utf-8")
+    with open(batch, "rb") as fh:
+        r = subprocess.run(
+            [sys.executable, "-m", "cli.main", "judge", "--lexicon", str(lexicon), "--batch", "-", "--log", str(batch)],
+            cwd=PROJECT,
+            stdin=fh,
+            capture_output=True,
+            text=True,
+        )
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is an input of this command" in r.stderr, r.stderr
+    assert batch.read_text(encoding="utf-8") == "joint\n"
+
+
+def test_cli_log_refused_before_the_screen(lexicon):
+    """The screen (no --word/--batch) gets the same refusal before it starts."""
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(lexicon / "manifest.json"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is inside the input folder" in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_cli_log_on_a_full_device_is_one_line_naming_it(lexicon):
+    for args in (["--word", "joint"], ["--batch", "-"]):
+        r = run_skrafl("judge", "--lexicon", str(lexicon), *args, "--log", "/dev/full", stdin="joint\nfore\n")
+        assert r.returncode == 2, r.stderr
+        assert r.stderr == "skrafl: error: /dev/full: No space left on device\n" and r.stdout == ""
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="no /dev/null")
+def test_cli_log_to_dev_null_is_accepted(lexicon):
+    """/dev/null as a log is legitimate (a practice table): it cannot be fsynced, and need not be."""
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--log", "/dev/null", "-f", "tsv", "-q")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["line\twords\tverdict", "1\tjoint\tACCEPTABLE"]
+    with AuditLog("/dev/null") as log:
+        log.write({"verdict": "ACCEPTABLE"})
+
+
+# ---- control characters: refused as 'skrafl check' refuses them, never ruled on ------------------
+
+
+@pytest.mark.parametrize(
+    "stdin, message",
+    [
+        ("joint\u200b\n", "-:1: a control character (U+200B) in a word"),
+        ("joint\nfore ta\nfore\u200bta\n", "-:3: a control character (U+200B) in a word"),
+        ("joint\x01\n", "-:1: a control character (U+0001) in a word"),
+        ("ta,\u2060ax\n", "-:1: a control character (U+2060) in a word"),
+    ],
+)
+def test_cli_batch_control_character_refused_before_any_ruling(lexicon, tmp_path, stdin, message):
+    log = tmp_path / "log.jsonl"
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "--log", str(log), stdin=stdin)
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert r.stderr == f"skrafl: error: {message}\n" and r.stdout == ""
+    assert not log.exists() or log.read_text(encoding="utf-8") == ""
+    # the same line is refused by 'skrafl check', with the same words
+    last = stdin.splitlines()[-1].replace(",", " ").split()
+    c = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="\n".join(last) + "\n")
+    assert c.returncode == 2 and "a control character" in c.stderr
+
+
+def test_cli_batch_file_control_character_names_the_file(lexicon, tmp_path):
+    f = tmp_path / "ch.txt"
+    f.write_bytes("joint\njoint\u200b fore\n".encode("utf-8"))
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    assert r.returncode == 2 and r.stderr == f"skrafl: error: {f}:2: a control character (U+200B) in a word\n"
+
+
+def test_cli_word_control_character_refused(lexicon, tmp_path):
+    log = tmp_path / "log.jsonl"
+    for word, code in (("joint\x01", "U+0001"), ("joint\u200b", "U+200B")):
+        r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "fore", "--word", word, "--log", str(log))
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr == f"skrafl: error: --word: a control character ({code}) in a word\n"
+    assert not log.exists() or log.read_text(encoding="utf-8") == ""
+
+
+def test_screen_refuses_a_control_character_visibly(judge, tmp_path):
+    """A pasted zero-width space: no verdict, no log line, a message naming the character; the
+    entry is kept (so the judge sees nothing was ruled) and a clean retype is ruled."""
+    from textual import events
+
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def steps(pilot):
+        await pilot.press(*"joint")
+        app._driver.send_message(events.Paste("\u200b"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+        seen["state"] = (app.state, len(app.rulings), set(app.query_one("#verdict").classes))
+        await pilot.press("ctrl+u", *"joint", "enter")
+        await pilot.pause()
+
+    drive(app, [steps])
+    log.close()
+    assert seen["state"] == ("entry", 0, set())
+    assert "U+200B" in seen["text"] and "no ruling" in seen["text"] and "ACCEPTABLE" not in seen["text"]
+    assert [r.verdict for r in app.rulings] == ["ACCEPTABLE"]
+    assert _logged_words(tmp_path / "log.jsonl") == [["joint"]]
