@@ -188,7 +188,9 @@ def adjudicate(
             folds with it (a Ё tile for Е, an Е tile for Ё), scored with the tile's own value; each
             such reading is a line of :attr:`Ruling.notes`.
     Returns:
-        The :class:`Ruling`; an illegal play is a ruling too (``legal`` false, ``reason`` set).
+        The :class:`Ruling`; an illegal play is a ruling too (``legal`` false, ``reason`` set): a
+        play that is written right (a coordinate and letters) but cannot be made is never an
+        error, whichever rules it breaks and in whatever order they are checked.
     Raises:
         UsageError: ``play`` is not COORD WORD.
     """
@@ -215,8 +217,13 @@ def adjudicate(
         reason = (exc.code, exc.message)
         if exc.code != "not_on_rack":
             return Ruling(shown, None, False, reason, verdict=ILLEGAL, notes=notes)
-        # only the rack is wrong: show what the play would form and score
-        sp = _validate(board, placements, None, rules, across, (row, col))
+        # the rack is wrong: without it, is the play one that could be made at all? The oracle
+        # checks the rack before the squares (touching, in line, whole word), so a play that breaks
+        # both is ruled on the rule the squares break, whatever the order (never an input error)
+        try:
+            sp = _validate(board, placements, None, rules, across, (row, col))
+        except IllegalPlay as other:
+            return Ruling(shown, None, False, (other.code, other.message), verdict=ILLEGAL, notes=notes)
     words = _line_words(board, sp, rules)
     if reason is None and rules is not None and sp.tiles_placed > rules.rack_size:
         reason = (

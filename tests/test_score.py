@@ -170,6 +170,73 @@ def test_reasons_the_word_notation_cannot_express_come_from_the_oracle():
         assert e.value.code == code
 
 
+@pytest.mark.parametrize(
+    "board_plays, play, rack, code",
+    [
+        (("8G FOR",), "1A JOINT", "XYZ", "not_touching"),  # no J, O, I, N, T on the rack either
+        (("8G FOR",), "1A JOINT", "", "not_touching"),
+        ((), "8A JOINT", "QZ", "first_play_off_start"),
+        (("8G FOR",), "8H OR", "XZ", "not_whole_word"),
+        ((), "8M JOINT", "Z", "off_board"),
+    ],
+)
+def test_a_play_that_breaks_the_rack_and_a_square_rule_is_illegal_not_an_error(board_plays, play, rack, code):
+    """A play written right (a coordinate, letters of the alphabet) that cannot be made is a ruling,
+    ILLEGAL with the code of the rule its squares break (the same code as without a rack), whatever
+    the order the rules are checked in; never an input error."""
+    board = put(empty(), *board_plays)
+    r = adjudicate(board, play, list(rack), None, WESPA)
+    assert not r.legal and r.verdict == "ILLEGAL" and r.reason[0] == code and r.score is None
+    assert adjudicate(board, play, None, None, WESPA).reason[0] == code
+
+
+@given(
+    st.integers(1, 16),
+    st.integers(0, 15),
+    st.booleans(),
+    st.text(alphabet="JOINTFRAXYZQjo.", min_size=1, max_size=9),
+    st.one_of(st.none(), st.text(alphabet="ABEJOINTRSXYZ?", max_size=7)),
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_parsable_play_is_always_a_ruling(row, col, number_first, word, rack):
+    """Any COORD WORD of letters on a board with tiles, any rack: a ruling, never an exception."""
+    from gamecore.coords import LETTERS
+
+    coord = f"{row}{LETTERS[col]}" if number_first else f"{LETTERS[col]}{row}"
+    r = adjudicate(put(empty(), "8G FOR", "H8 .AX"), f"{coord} {word}", None if rack is None else list(rack), None, WESPA)
+    assert r.legal or (r.verdict == "ILLEGAL" and r.reason[0] and r.score is None)
+
+
+def _riddle(shared) -> Path:
+    board = shared / "corpora" / "positions" / "netskrafl_riddle1.board"
+    if not board.is_file():
+        pytest.skip("no netskrafl_riddle1.board in ../shared")
+    return board
+
+
+@pytest.mark.parametrize("play", ["2K XX", "2K AUK", "2K xx"])
+def test_cli_riddle_play_not_touching_is_illegal_exit_1(shared, play):
+    """The Netskrafl riddle: a play at 2K touches no tile (K1, K3, J2, L2 are empty and so are the
+    squares after it), whether or not its letters are on the rack UAENRRK (no X)."""
+    if not (PROJECT / "output" / "is" / "manifest.json").is_file():
+        pytest.skip("the Icelandic lexicon is not built (make run)")
+    r = run_skrafl("score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK", "-f", "json")
+    assert r.returncode == 1 and r.stderr == "", r.stderr
+    out = json.loads(r.stdout)
+    assert out["legal"] is False and out["verdict"] == "ILLEGAL" and out["reason"]["code"] == "not_touching"
+    r = run_skrafl("score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK")
+    assert r.returncode == 1 and "legal    no: not_touching" in r.stdout and "verdict  ILLEGAL" in r.stdout
+
+
+def test_cli_game_play_not_touching_and_not_on_rack_is_illegal(shared):
+    """doug_v_emely, before event 6 (emely's rack DEIILTZ, no Q): 1A QI is far from every tile."""
+    game = shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
+    r = run_skrafl("score", "--game", str(game), "--move", "6", "--play", "1A QI", "-f", "json")
+    assert r.returncode == 1 and r.stderr == "", r.stderr
+    out = json.loads(r.stdout)
+    assert out["rack"] == "DEIILTZ" and out["verdict"] == "ILLEGAL" and out["reason"]["code"] == "not_touching"
+
+
 def test_malformed_plays_are_usage_errors():
     for text in ("8D", "JOINT 8D X", "ZZ JOINT", "8 JOINT"):
         with pytest.raises(UsageError):

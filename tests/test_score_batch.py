@@ -179,6 +179,24 @@ def test_tsv_one_header_rows_of_the_one_play_tsv(en):
     assert "1\tscore\t40" in out and "3\tscore\t26" in out and "1\tword\tJOINT\t40\tvalid" in out
 
 
+def test_a_play_that_cannot_be_made_is_a_ruling_not_a_bad_line(en):
+    """Lines whose play is written right but breaks a square rule and the rack at once: rulings,
+    ILLEGAL with the square rule's code (exit 1, no error line). Empty board: 8A JOINT misses the
+    star (first_play_off_start) and the rack QZ has none of its letters; with FOR at 8G, 1A JOINT
+    touches nothing."""
+    board = "/".join(["15"] * 7 + ["6FOR6"] + ["15"] * 7)
+    lines = [f"{EMPTY} QZ/ 0/0 0\t8A JOINT", f"{board} XYZ/ 0/0 0\t1A JOINT", f"{EMPTY} JOINTAB/ 0/0 0\t8D JOINT"]
+    rc, out, err = _batch(en, lines, "-f", "json")
+    assert rc == 1, err
+    records = [json.loads(x) for x in out]
+    assert [(r["line"], r["verdict"], (r["reason"] or {}).get("code")) for r in records] == [
+        (1, "ILLEGAL", "first_play_off_start"),
+        (2, "ILLEGAL", "not_touching"),
+        (3, "ACCEPTABLE", None),
+    ]
+    assert err == ["skrafl score: 3 rulings: 1 acceptable, 2 illegal or unacceptable; 0 bad lines"]
+
+
 def test_a_phony_exits_1(en):
     """TINOJ from the rack JOINTAB is legal but no word: UNACCEPTABLE, scored (1x2 + 1+1+1+8) x 2 =
     26 (T on the DL at D8, the star doubles); with every other ruling acceptable the exit is 1."""
