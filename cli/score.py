@@ -54,12 +54,16 @@ HELP = (
     "field, scores, zero count, opcodes; the rack field is the rack, empty = no rack check), a TAB and the "
     "play ('8D JOINT'; --coords as for --play); blank lines skipped. The lexicon is loaded once, the "
     "lexicon, rules and challenge options apply to every line, and each ruling is written as its line is "
-    "read (flushed): tsv rows of score's own tsv with the line number first (one header: line, field, "
-    'value), json one object per line ({"line": N, ...} with the fields of a single ruling), table one '
+    "read (flushed): tsv rows of score's own tsv with the line number first (one header: line, then score's "
+    'columns), json one object per line ({"line": N, ...} with the fields of a single ruling), table one '
     'block per line (headed "line N"). A bad line (not CGP, no TAB, not COORD WORD, a rack the tile set '
     "cannot hold) is one error line on stderr (FILE:LINE: why, -:LINE: for stdin) and no ruling; the "
     "other lines go on (a play whose tiles are not on the line's rack is a ruling, ILLEGAL, as with --play)."
     " A summary goes to stderr at the end (not with --quiet).\n\n"
+    "TSV (-f tsv): one header and every row the same width, a field name and its value, the other "
+    "columns empty where the row has none: field, value, score (a word's points), valid (a word: "
+    "valid / INVALID, empty without a lexicon), player_points, opponent_points, next, summary (the "
+    "challenge row: its rule in value).\n\n"
     "Exit status: 0 legal and acceptable (legal when no lexicon is given; --batch: every ruling); 1 illegal "
     "or unacceptable (--batch: some ruling); 2 usage or input error (one line on stderr; --batch: some line "
     "was bad, one line each)."
@@ -262,7 +266,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     name = "-" if batch == "-" else batch
     counts = {"acceptable": 0, "unacceptable": 0, "bad": 0}
     if fmt == OutputFormat.tsv:
-        out.write("line\tfield\tvalue\n")
+        out.write("\t".join(("line", *TSV_COLUMNS)) + "\n")
         out.flush()
     blocks = 0
     source = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115 (closed below)
@@ -297,7 +301,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
             if fmt == OutputFormat.json:
                 out.write(json.dumps({"line": lineno, **data}, ensure_ascii=False) + "\n")
             elif fmt == OutputFormat.tsv:
-                out.write("".join(f"{lineno}\t{row}\n" for row in _text(data, fmt).splitlines()))
+                out.write("".join(f"{lineno}\t{row}\n" for row in _text(data, fmt, header=False).splitlines()))
             else:
                 out.write(("\n" if blocks else "") + f"line {lineno}\n" + _text(data, fmt))
                 blocks += 1
@@ -322,14 +326,30 @@ def _caption(ruling) -> str:
     return f"{text} {ruling.verdict}" if ruling.verdict else text
 
 
+#: the columns of ``score -f tsv`` (``--batch``: ``line`` first): every row has all of them, a
+#: row's field name and value first and the columns it has no value for empty
+TSV_COLUMNS = ("field", "value", "score", "valid", "player_points", "opponent_points", "next", "summary")
+
+
 def _print(data: dict, fmt: OutputFormat) -> None:
-    """One JSON object, ``field<TAB>value`` lines (words as ``word<TAB>WORD<TAB>SCORE<TAB>VALID``),
-    or an aligned table for people."""
+    """One JSON object, TSV (a header of :data:`TSV_COLUMNS`, then one row per field, every row as
+    wide: words as ``word<TAB>WORD<TAB>SCORE<TAB>VALID<TAB>…``), or an aligned table for people."""
     sys.stdout.write(_text(data, fmt))
 
 
-def _text(data: dict, fmt: OutputFormat) -> str:
-    """The text :func:`_print` writes (every line ending in a newline)."""
+def _tsv_row(field: str, value: object = None, **cells: object) -> str:
+    """One TSV row of :data:`TSV_COLUMNS`: ``field``, ``value`` and the named columns, the others
+    empty (None is empty too)."""
+    unknown = set(cells) - set(TSV_COLUMNS[2:])
+    if unknown:  # pragma: no cover - a bug guard
+        raise AssertionError(f"no TSV column {sorted(unknown)}")
+    values = [field, value, *(cells.get(c) for c in TSV_COLUMNS[2:])]
+    return "\t".join("" if v is None else str(v) for v in values)
+
+
+def _text(data: dict, fmt: OutputFormat, header: bool = True) -> str:
+    """The text :func:`_print` writes (every line ending in a newline); ``header``: TSV's header
+    line first (``--batch`` writes its own, once)."""
     import json
 
     if fmt == OutputFormat.json:
@@ -343,19 +363,23 @@ def _text(data: dict, fmt: OutputFormat) -> str:
     rows.append(("legal", "yes" if data["legal"] else f"no: {reason['code']}: {reason['message']}"))
     rows += [("note", n) for n in data.get("notes") or ()]
     if fmt == OutputFormat.tsv:
-        for k, v in (("coord", data["coord"]), ("main_word", data["word"])):
-            rows.append((k, "" if v is None else str(v)))
-        lines = [f"{k}\t{v}" for k, v in rows]
-        lines += [
-            f"word\t{w['word'].upper()}\t{'' if w['score'] is None else w['score']}\t{valid_text(w)}".rstrip("\t")
-            for w in data["words"]
-        ]
+        rows += [("coord", data["coord"]), ("main_word", data["word"])]
+        lines = ["\t".join(TSV_COLUMNS)] if header else []
+        lines += [_tsv_row(k, v) for k, v in rows]
+        lines += [_tsv_row("word", w["word"].upper(), score=w["score"], valid=valid_text(w)) for w in data["words"]]
         rest = [("score", data["score"]), ("bingo", "yes" if data["bingo"] else "no"), ("verdict", data["verdict"])]
-        lines += [f"{k}\t{'' if v is None else v}" for k, v in rest]
+        lines += [_tsv_row(k, v) for k, v in rest]
         ch = data.get("challenge")
         if ch:
             lines.append(
-                f"challenge\t{ch['rule']}\t{ch['points']['player']}\t{ch['points']['opponent']}\t{ch['next']}\t{ch['summary']}"
+                _tsv_row(
+                    "challenge",
+                    ch["rule"],
+                    player_points=ch["points"]["player"],
+                    opponent_points=ch["points"]["opponent"],
+                    next=ch["next"],
+                    summary=ch["summary"],
+                )
             )
         return "\n".join(lines) + "\n"
     if data["words"]:

@@ -634,11 +634,61 @@ def test_cli_illegal_exit_1_with_reason(tmp_path):
     assert "first_play_off_start" in r.stdout
 
 
+TSV_HEADER = ["field", "value", "score", "valid", "player_points", "opponent_points", "next", "summary"]
+
+
+def _tsv(text: str) -> list[dict]:
+    """TSV as the README says it is: one header naming every column, every row as wide."""
+    lines = text.splitlines()
+    assert lines and lines[0].split("\t") == TSV_HEADER, lines[:1]
+    assert {len(line.split("\t")) for line in lines} == {len(TSV_HEADER)}, lines
+    return [dict(zip(TSV_HEADER, line.split("\t"))) for line in lines[1:]]
+
+
 def test_cli_tsv(tmp_path):
+    """8D JOINT on the empty board: (8x2 + 1+1+1+1) x 2 = 40 (J on the DL at D8, the star doubles)."""
     b = _board_file(tmp_path, empty())
     r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8D JOINT", "-f", "tsv")
     assert r.returncode == 0
-    assert "word\tJOINT\t40" in r.stdout.splitlines() and "score\t40" in r.stdout.splitlines()
+    rows = _tsv(r.stdout)
+    assert [x for x in rows if x["field"] == "word"] == [
+        dict.fromkeys(TSV_HEADER, "") | {"field": "word", "value": "JOINT", "score": "40"}
+    ]
+    assert {x["field"]: x["value"] for x in rows}["score"] == "40"
+
+
+def test_cli_tsv_is_rectangular_with_words_and_a_challenge(tmp_path, en_lexicon):
+    """Every row of ``score -f tsv`` has every column, empty where the row has none: the word rows
+    (word, points, validity), the challenge row (its rule, both sides' points, who moves next, the
+    sentence) and an illegal play's rows. 8D JOINT, 40; double challenge wrong: the play stands,
+    the challenger loses the turn (the player moves again)."""
+    b = _board_file(tmp_path, empty())
+    r = run_skrafl(
+        "score",
+        "--lexicon",
+        str(en_lexicon),
+        "--rules",
+        "wespa",
+        "--board",
+        str(b),
+        "--play",
+        "8D JOINT",
+        "--challenge",
+        "double",
+        "-f",
+        "tsv",
+    )
+    assert r.returncode == 0, r.stderr
+    rows = _tsv(r.stdout)
+    (word,) = [x for x in rows if x["field"] == "word"]
+    assert (word["value"], word["score"], word["valid"]) == ("JOINT", "40", "valid")
+    (ch,) = [x for x in rows if x["field"] == "challenge"]
+    assert (ch["value"], ch["player_points"], ch["opponent_points"], ch["next"]) == ("double", "40", "0", "player")
+    assert ch["summary"] and ch["score"] == ch["valid"] == ""
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "tsv")
+    assert r.returncode == 1
+    rows = _tsv(r.stdout)
+    assert {x["field"]: x["value"] for x in rows}["verdict"] == "ILLEGAL"
 
 
 def test_cli_cgp_with_its_rack(tmp_path):

@@ -170,13 +170,31 @@ def test_tsv_one_header_rows_of_the_one_play_tsv(en):
     lines = [f"{EMPTY} JOINTAB/ 0/0 0\t8D JOINT", f"{EMPTY} JOINTAB/ 0/0 0\t8D TINOJ", f"{EMPTY} JOINTAB/ 0/0 0\t8H JOINT"]
     rc, out, err = _batch(en, lines, "-f", "tsv", "-q")
     assert rc == 1, err
-    assert out[0] == "line\tfield\tvalue" and out.count(out[0]) == 1
+    columns = ["line", "field", "value", "score", "valid", "player_points", "opponent_points", "next", "summary"]
+    assert out[0].split("\t") == columns and out.count(out[0]) == 1
+    assert {len(r.split("\t")) for r in out} == {len(columns)}  # rectangular: every row every column
     rows = [r.split("\t", 1) for r in out[1:]]
     assert {n for n, _ in rows} == {"1", "2", "3"}
     for i, line in enumerate(lines, start=1):
-        one = _one_play(en, line, "-f", "tsv")
-        assert [rest for n, rest in rows if n == str(i)] == one.stdout.splitlines()
-    assert "1\tscore\t40" in out and "3\tscore\t26" in out and "1\tword\tJOINT\t40\tvalid" in out
+        one = _one_play(en, line, "-f", "tsv").stdout.splitlines()
+        assert one[0] == out[0].split("\t", 1)[1]  # the one-play header, without line
+        assert [rest for n, rest in rows if n == str(i)] == one[1:]
+    table = [dict(zip(columns, r.split("\t"))) for r in out[1:]]
+    assert {(x["line"], x["value"]) for x in table if x["field"] == "score"} >= {("1", "40"), ("3", "26")}
+    assert [(x["value"], x["score"], x["valid"]) for x in table if x["line"] == "1" and x["field"] == "word"] == [
+        ("JOINT", "40", "valid")
+    ]
+
+
+def test_tsv_challenge_rows_as_wide_as_the_header(en):
+    """--challenge single adds a challenge row with five values; it is still as wide as the header."""
+    lines = [f"{EMPTY} JOINTAB/ 0/0 0\t8D JOINT", f"{EMPTY} JOINTAB/ 0/0 0\t8D TINOJ", f"{EMPTY} JOINTAB/ 0/0 0\t8A JOINT"]
+    rc, out, err = _batch(en, lines, "-f", "tsv", "--challenge", "single", "-q")
+    assert rc == 1, err
+    width = len(out[0].split("\t"))
+    assert width == 9 and {len(r.split("\t")) for r in out} == {width}
+    challenges = [r.split("\t") for r in out if r.split("\t")[1] == "challenge"]
+    assert [(c[0], c[2], c[5], c[6]) for c in challenges] == [("1", "single", "40", "0"), ("2", "single", "0", "0")]
 
 
 def test_a_play_that_cannot_be_made_is_a_ruling_not_a_bad_line(en):
