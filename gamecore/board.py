@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from gamecore.boards import BoardLayout
 from gamecore.errors import DataError, SkraflError
-from gamecore.text import INT32_MAX, INT32_MIN, nfc
+from gamecore.text import INT32_MAX, INT32_MIN, nfc, strip_bom
 from gamecore.tilesets import TileSet
 
 BOARD_FORMATS = ("gcg", "netskrafl", "cgp")
@@ -149,7 +149,7 @@ def parse_board_text(
     Raises:
         DataError: wrong number of rows or squares, an unknown letter for the tile set (with path and line).
     """
-    text = nfc(text)
+    text = strip_bom(nfc(text))  # a file's leading byte-order mark is no square
     if fmt == "cgp":
         return parse_cgp(text.strip(), tile_set, layout, path=path).board
     if fmt not in ("gcg", "netskrafl"):
@@ -226,7 +226,7 @@ def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Pat
     Raises:
         DataError: wrong number of rows or squares, unknown letters, malformed fields.
     """
-    text = nfc(text)
+    text = strip_bom(nfc(text))  # a file's leading byte-order mark is no square
     parts = text.split(None, 4)
     if not parts:
         raise DataError("empty CGP string", path)

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gamecore.gamelog import Event, Game, GameLogError, Player
-from gamecore.text import INT32_MAX, nfc
+from gamecore.text import INT32_MAX, nfc, strip_bom
 
 _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
 
@@ -282,7 +282,7 @@ def _text(value: object, what: str) -> str:
 
 
 def read_netskrafl_record(path: str | Path) -> Game:
-    """Read a Netskrafl JSON game record file (UTF-8 JSON).
+    """Read a Netskrafl JSON game record file (see :func:`parse_netskrafl_bytes`).
 
     Raises:
         GameLogError: ``FILE_UNREADABLE``, ``RECORD_MALFORMED`` (not JSON, missing fields) and the
@@ -291,13 +291,23 @@ def read_netskrafl_record(path: str | Path) -> Game:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
+    return parse_netskrafl_bytes(raw, str(path))
+
+
+def parse_netskrafl_bytes(raw: bytes, path: str | None = None) -> Game:
+    """A Netskrafl JSON game record from the bytes of its file: UTF-8 JSON, one leading byte-order
+    mark dropped (:func:`gamecore.text.strip_bom`).
+
+    Raises:
+        GameLogError: ``RECORD_MALFORMED`` (not UTF-8, not JSON, missing fields) and the codes of
+        :func:`parse_netskrafl_record`."""
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = json.loads(strip_bom(raw.decode("utf-8")), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         line = getattr(exc, "lineno", None)
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
-        raise GameLogError("RECORD_MALFORMED", f"not JSON: {reason}", str(path), line) from None
-    return parse_netskrafl_record(data, path=str(path))
+        raise GameLogError("RECORD_MALFORMED", f"not JSON: {reason}", path, line) from None
+    return parse_netskrafl_record(data, path=path)
 
 
 def _no_constant(name: str) -> float:
@@ -305,4 +315,4 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
-__all__ = ["parse_netskrafl_coordinate", "parse_netskrafl_record", "read_netskrafl_record"]
+__all__ = ["parse_netskrafl_bytes", "parse_netskrafl_coordinate", "parse_netskrafl_record", "read_netskrafl_record"]

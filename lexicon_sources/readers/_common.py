@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 
 BATCH_ROWS = 200_000
 
@@ -43,7 +43,8 @@ class Batcher:
 
 
 def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Iterator[tuple[int, str]]:
-    """Yield ``(line number, line without its newline)`` of a text file, each line in Unicode NFC.
+    """Yield ``(line number, line without its newline)`` of a text file, each line in Unicode NFC
+    (the first without a leading byte-order mark: :func:`gamecore.text.strip_bom`).
 
     Raises:
         DataError: the file is missing, empty, or a line is not in ``encoding`` (the line is named).
@@ -64,6 +65,8 @@ def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Itera
                     path,
                     lineno,
                 ) from None
+            if lineno == 1:
+                line = strip_bom(line)
             yield lineno, nfc(line.rstrip("\r\n"))
         if lineno == 0:
             raise DataError(f"empty {what}", path, 1)

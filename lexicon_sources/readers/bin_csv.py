@@ -5,7 +5,7 @@ SHsnid: ``lemma;bin_id;word_class;domain;form;tag`` (``hestur;6179;kk;alm;hests;
 KRsnid: ``lemma;bin_id;word_class;domain;grade;register;grammar;cross_ref;visibility;form;tag;
 form_grade;form_register;form_value;extra_lemma``.
 Every line must have exactly the format's number of fields and decode as UTF-8 (it is then read in
-Unicode NFC); ids and grades are whole numbers within their column's type (``bin_id``,
+Unicode NFC; a leading byte-order mark is dropped); ids and grades are whole numbers within their column's type (``bin_id``,
 ``cross_ref``: int32; grades: int8). The first bad line raises :class:`DataError` naming the file
 and line.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 from lexicon_sources.readers._common import file_version, whole_number
 from lexicon_sources.readers.bin_schema import COLUMNS, INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
 
@@ -87,6 +87,8 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                     path,
                     lineno,
                 )
+            if lineno == 1:
+                line = strip_bom(line)  # Excel's "CSV UTF-8" starts with one
             line = nfc(line.rstrip("\r\n"))
             if not line:
                 continue

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "hunspell"
@@ -101,7 +101,7 @@ def stems(name: str) -> set[str]:
             encoding = line.split()[1].decode("ascii")
             break
     out: set[str] = set()
-    lines = dic.read_text(encoding=encoding, errors="replace").splitlines()[1:]
+    lines = strip_bom(dic.read_text(encoding=encoding, errors="replace")).splitlines()[1:]
     for line in lines:
         stem = line.split("/", 1)[0].split("\t", 1)[0].strip()
         if stem and stem == stem.lower():
@@ -126,6 +126,21 @@ def _pair(path: Path) -> tuple[Path, Path]:
     return dic, aff
 
 
+def _bom_reader(file_reader: type) -> type:
+    """spylls' ``FileReader`` dropping a leading byte-order mark in any encoding (spylls itself
+    drops one only when it reads the file as Windows-1252: a UTF-8 ``.dic``'s BOM would make its
+    count line a word)."""
+
+    class BomFileReader(file_reader):
+        def _open(self, path: str, encoding: str) -> Any:
+            fh = super()._open(path, encoding)
+            if fh.read(1) != "\ufeff":
+                fh.seek(0)
+            return fh
+
+    return BomFileReader
+
+
 def load(path: Path) -> tuple[Any, Any]:
     """Parse ``NAME.dic`` + ``NAME.aff`` with spylls: ``(aff, dic)``.
 
@@ -140,7 +155,7 @@ def load(path: Path) -> tuple[Any, Any]:
         raise UsageError("the hunspell source needs 'spylls': pip install 'skrafl[sl]' (or make setup)") from exc
     dic_path, aff_path = _pair(path)
     try:
-        aff, context = readers.read_aff(FileReader(str(aff_path)))
+        aff, context = readers.read_aff(_bom_reader(FileReader)(str(aff_path)))
     except Exception as exc:  # spylls raises plain exceptions for bad directives
         raise DataError(f"cannot parse the affix file: {exc}", aff_path) from None
     encoding = context.encoding
@@ -157,11 +172,11 @@ def load(path: Path) -> tuple[Any, Any]:
                     ) from None
                 except LookupError:
                     raise DataError(f"unknown encoding {encoding!r} (SET)", aff_path) from None
-    first = dic_path.read_bytes()[:64].split(b"\n", 1)[0].strip()
+    first = strip_bom(dic_path.read_bytes()[:64]).split(b"\n", 1)[0].strip()
     if not first.isdigit():
         raise DataError(f"the first line of a .dic must be the word count, got {first[:30]!r}", dic_path, 1)
     try:
-        dic = readers.read_dic(FileReader(str(dic_path), encoding=encoding), aff=aff, context=context)
+        dic = readers.read_dic(_bom_reader(FileReader)(str(dic_path), encoding=encoding), aff=aff, context=context)
     except Exception as exc:
         raise DataError(f"cannot parse the dictionary: {exc}", dic_path) from None
     return aff, dic

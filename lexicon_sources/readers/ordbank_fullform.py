@@ -8,7 +8,8 @@ Tab-separated, one inflected form per line, 9 fields (data_sources.md)::
 ``TAG`` holds space-separated features (``subst appell mask be eint``, ``subst prop``, ``fork``,
 ``symb``, ``gen``, …). A header line starting with ``LOEPENR`` and blank lines are skipped. The
 encoding is Latin-1 or UTF-8 depending on the release: a file that is valid UTF-8 is read as UTF-8;
-one without any UTF-8 sequence as Latin-1; a file mixing both is an error.
+one without any UTF-8 sequence as Latin-1; a file mixing both is an error. A leading UTF-8
+byte-order mark is dropped.
 
 Columns: ``form`` (OPPSLAG), ``lemma`` (the lemma's first form: lowest BOY_NUMMER of its
 LEMMA_ID), ``word_class`` (the first TAG feature: subst verb adj adv fork symb …), ``tags`` (TAG
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 from lexicon_sources.readers._common import Batcher, file_version, whole_number
 
 NAME = "ordbank"
@@ -83,7 +84,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
         raise DataError("file not found", path) from None
     if not data.strip():
         raise DataError("empty file", path, 1)
-    text = nfc(_decode(path, data))
+    text = nfc(_decode(path, strip_bom(data)))
     del data
     rows: list[tuple] = []
     first_form: dict[int, tuple[int, str]] = {}

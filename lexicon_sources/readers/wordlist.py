@@ -2,7 +2,7 @@
 committee's own list). Usable for any language: ``skrafl build en --source wordlist --input FILE``.
 
 Blank lines and lines starting with ``#`` are skipped; surrounding white space, Windows line ends
-and a UTF-8 byte-order mark are stripped; words are read in Unicode NFC. A word written all in capitals (as tournament lists write
+and a leading UTF-8 byte-order mark are stripped; words are read in Unicode NFC. A word written all in capitals (as tournament lists write
 every word: ``AARDVARK``) carries no case information and is lowercased; any other word keeps its
 case and the recipe decides (``Paris``, capitalised, is a proper noun; ``aardvark`` is a word).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 from lexicon_sources.readers._common import file_version
 
 NAME = "wordlist"
@@ -46,9 +46,10 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
-                line = nfc(raw.decode("utf-8").strip().lstrip("\ufeff").strip())
+                text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise DataError(f"not UTF-8 (byte {raw[exc.start]:#04x}); word lists are read as UTF-8", path, lineno) from None
+            line = nfc((strip_bom(text) if lineno == 1 else text).strip())
             if not line or line.startswith("#"):
                 continue
             if any(ch.isspace() for ch in line):
