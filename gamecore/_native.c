@@ -31,12 +31,10 @@
  * for the plays returned (RawMoves, or ScoredPlay tuples built directly). For the best K plays the
  * search is pruned (the idea of MAGPIE's "shadow", written here from the scoring rule): each
  * anchor gets an upper bound over its spans, anchors are searched best bound first, the search
- * inside an anchor skips spans whose bound is below the K-th best score so far (and the walk's
- * right parts whose bound from the score placed so far is: each square's best allowed rack letter
- * caps it), and it stops when the best bound left is below it; a bingo index (multiset hashes of
- * the long words) drops spans that would take the whole rack when no word fits them, and then the
- * walk's bounds leave the bingo bonus out unless a bingo span of the anchor is left. The result
- * is exactly the first K of the full sorted list (tests/test_shadow.py).
+ * inside an anchor skips spans whose bound is below the K-th best score so far, and it stops when
+ * the best bound left is below it; a bingo index (multiset hashes of the long words) drops spans
+ * that would take the whole rack when no word fits them. The result is exactly the first K of the
+ * full sorted list (tests/test_shadow.py).
  *
  * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
  * SKRAFL_KWG_ONE_THREAD=1 builds both GADDAG halves on the calling thread (same output).
@@ -814,9 +812,6 @@ static int g_leftmax[MAXD];
  * g_dW[p] < 0: no play can go on to square p. */
 static int g_dW[MAXD + 1], g_dMW[MAXD + 1], g_dX[MAXD + 1];
 static uint64_t g_dK[MAXD + 1];
-/* the anchor searched has a span that takes bingo_tiles tiles, may hold a word (bingo index) and
- * may score the K-th best (when its bounds were made): else no bound counts the bingo bonus */
-static int g_bingo_in;
 
 /* Whether a play whose squares up to p-1 are placed (main_sum, wmul, xsum, nplaced so far) can
  * still score at least the K-th best when it goes on to square p. */
@@ -824,7 +819,7 @@ static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum
     if (g_dW[p] < 0) return 0;
     int k = g->bingo_tiles - nplaced; /* new tiles still needed for the bingo bonus */
     int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] +
-            (g_bingo_in && (k <= 0 || (k < 64 && (g_dK[p] >> k))) ? g->bingo : 0);
+            (k <= 0 || (k < 64 && (g_dK[p] >> k)) ? g->bingo : 0);
     return b >= g->thr;
 }
 
@@ -1286,7 +1281,6 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
     int best = -1;
     int lm[MAXD], xw[MAXD], eff[MAXD];
     if (fill) {
-        g_bingo_in = 0;
         for (int s = 0; s <= a; s++) {
             g_leftmax[s] = NEG_BOUND;
             for (int e = a; e <= n; e++) g_rmax[s][e] = NEG_BOUND;
@@ -1333,7 +1327,6 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             sum += board * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
             if (check && k == g->ntiles && k >= g->bingo_tiles && sum >= g->thr && !bingo_possible(g, through, nt))
                 continue; /* no word takes the rack with these board tiles */
-            if (fill && k >= g->bingo_tiles && sum >= g->thr) g_bingo_in = 1;
             if (sum > best) { best = sum; *bs = (int16_t)s; *be = (int16_t)e; }
             if (fill) g_rmax[s][e] = sum;
         }
@@ -1354,7 +1347,7 @@ static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *r
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     int lmv[MAXD], xmv[MAXD]; /* the new squares' letter and cross-word premiums, each kept sorted */
     for (int p = a + 1; p < n; p++) {
-        int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0, sa = 0, sx = 0;
+        int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0;
         uint64_t km = 0;
         for (int e = p; e < n; e++) {
             uint8_t bt = L->tiles[e];
@@ -1367,21 +1360,16 @@ static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *r
                 lmv[j] = l;
                 for (j = k; j > 0 && xmv[j - 1] < x; j--) xmv[j] = xmv[j - 1];
                 xmv[j] = x;
-                sa += l * L->cap[e];
-                sx += x * L->cap[e];
                 if (L->hasx[e]) cross += L->xscore[e] * L->wm[e];
                 W *= L->wm[e];
                 k++;
             }
             if (e + 1 < n && L->tiles[e + 1]) continue;
-            int mr = 0, xr = 0;
+            int mr = board, xr = cross;
             for (int i = 0; i < k; i++) {
                 mr += lmv[i] * rv[i];
                 xr += xmv[i] * rv[i];
             }
-            /* no more than each square's best allowed rack letter either */
-            mr = board + (sa < mr ? sa : mr);
-            xr = cross + (sx < xr ? sx : xr);
             if (W > mW) mW = W;
             if (mr * W > mMW) mMW = mr * W;
             if (xr > mX) mX = xr;
@@ -2019,24 +2007,18 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             Anchor *A = &g_anchors[g_aheap[0]];
             if (g->nheap == g->limit && A->bound < g->thr) break;
             aheap_pop();
-            int n = A->dir == 0 ? C : R, ai = (int)(A - g_anchors);
+            int n = A->dir == 0 ? C : R;
             if (!A->checked) {
-                /* checked with the tables of the search made at once: it is searched now when it
-                 * is still first (the order of a check, a push back and a pop) */
                 A->checked = 1;
-                A->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
-                if (A->bound < 0 || (g->nheap == g->limit && A->bound < g->thr)) continue;
-                if (g_naheap && aheap_before(g_aheap[0], ai)) {
-                    aheap_push(ai);
-                    continue;
-                }
-            } else {
-                span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
+                A->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, &A->bs, &A->be);
+                if (A->bound >= 0) aheap_push((int)(A - g_anchors));
+                continue;
             }
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
             g_calls = 0;
             g_cur_best = -1;
+            span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
             right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
             g->prune_in = 1;
             walk_anchor(g, A->pos, groot);
