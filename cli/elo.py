@@ -51,10 +51,17 @@ def elo(
     ratings_to: Optional[str] = typer.Option(
         None,
         "--ratings-to",
-        help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day.",
+        help="Also store the ratings into this PostgreSQL database (postgresql://…), in one transaction, replacing the rows of the same day; "
+        "committed just before the output is swapped in (a failure of either leaves both as they were).",
     ),
     table: Optional[str] = typer.Option(
         None, "--table", help="With --ratings-to: the table's name (default skrafl_ratings; created if missing)."
+    ),
+    players_from: Optional[str] = typer.Option(
+        None,
+        "--players-from",
+        help="postgresql://… : name the players of replayed Netskrafl records (which carry no player ids) from that "
+        "database's games table, by game id; without it such games are not rated (a warning).",
     ),
     out: Optional[Path] = typer.Option(
         None,
@@ -135,16 +142,24 @@ def elo(
         for name in chosen:
             if name not in lib.LISTS:
                 raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
-        if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
-            raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
-        rows = lib.explain_player(games, explain, state, params, day, chosen, catch_up=catch_up)
+        picture_inputs = (None if lib._is_url(games) else games, state)
+        if svg is not None:  # the picture's target is checked before any work (README "Pictures")
+            if svg.suffix.lower() not in (".svg", ".png"):
+                raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+            if not svg.absolute().parent.is_dir():
+                raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
+            from gamecore.picture import check_picture_target
+
+            check_picture_target(svg, picture_inputs)  # never over an input, nor into a skrafl output
+        rows = lib.explain_player(games, explain, state, params, day, chosen, catch_up=catch_up, players_from=players_from)
         columns = list(rows[0].keys())
         emit([[r[c] for c in columns] for r in rows], columns, fmt)
         if svg is not None:
-            from gamecore.chart import rating_chart_svg, write_chart
+            from gamecore.chart import rating_chart_svg
+            from gamecore.picture import save_svg
 
             beginner_k = params.k_beginner if params.k_beginner != params.k else None
-            write_chart(rating_chart_svg(rows, explain, beginner_k=beginner_k), svg)
+            save_svg(rating_chart_svg(rows, explain, beginner_k=beginner_k), svg, picture_inputs)
             if not quiet:
                 typer.echo(f"skrafl elo: rating chart of {explain} → {svg}", err=True)
         return
@@ -156,7 +171,18 @@ def elo(
         raise UsageError("--out DIR is required (or --explain PLAYER)")
     if table is not None and ratings_to is None:
         raise UsageError("--table goes with --ratings-to postgresql://…")
-    run = lib.run_elo(games, out, state, params, day, quiet=quiet, catch_up=catch_up, ratings_to=ratings_to, ratings_table=table)
+    run = lib.run_elo(
+        games,
+        out,
+        state,
+        params,
+        day,
+        quiet=quiet,
+        catch_up=catch_up,
+        ratings_to=ratings_to,
+        ratings_table=table,
+        players_from=players_from,
+    )
     for note in run.notes:
         if note.startswith("warning: "):  # a skipped game: shown even with --quiet
             typer.echo(f"skrafl elo: {note}", err=True)

@@ -14,9 +14,10 @@ the players alternating from player 0) and ``prefs`` (JSONB: ``manual`` = compet
 - :func:`games_frame`: the games table for ``skrafl elo --games postgresql://…``
   (``player0``/``player1`` = the player ids; a seat without a player id is the robot
   ``robot-LEVEL``).
-- :func:`write_ratings`: ``elo --ratings-to``: the ratings of one elo output stored into a table
-  (default ``skrafl_ratings``), in one transaction that first deletes the rows of the same day,
-  so a rerun of a day writes the same rows.
+- :class:`RatingsWriter` (``elo --ratings-to``) and :func:`write_ratings`: the ratings of one elo
+  output stored into a table (default ``skrafl_ratings``), in one transaction that first deletes
+  the rows of the same day, so a rerun of a day writes the same rows; the writer commits just
+  before the output folder is swapped in and takes the rows back if the swap fails.
 
 Credentials come from the URL, the ``PG*`` variables or ``~/.pgpass`` (libpq reads them); they are
 never shown: every message names the database by :func:`redact` (no password, no user), and a
@@ -26,6 +27,7 @@ quoted as an identifier.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -392,6 +394,31 @@ def games_frame(url: str, since: dt.date | None = None, until: dt.date | None = 
     return frame, extras
 
 
+def _seat(pid: Any, level: Any) -> tuple[str, bool]:
+    """A seat's identity as :func:`games_frame` names it: the player id, or ``robot-LEVEL``."""
+    return (str(pid), False) if pid is not None else (f"robot-{level}", True)
+
+
+def player_ids(url: str, game_ids: list[str]) -> dict[str, tuple[str, str, bool, bool]]:
+    """The players of the games ``game_ids`` in a Netskrafl database: game id → ``(player0,
+    player1, robot0, robot1)``, named as :func:`games_frame` names them (what a replayed
+    Netskrafl record lacks: its record format has no player ids). Games not in the table are
+    left out."""
+    check_url(url)
+    out: dict[str, tuple[str, str, bool, bool]] = {}
+    if not game_ids:
+        return out
+    with connect(url) as conn, _Guard(url, "reading player ids"):
+        for i in range(0, len(game_ids), 10000):
+            rows = conn.execute(
+                "SELECT id, player0_id, player1_id, robot_level FROM games WHERE id = ANY(%s)", (list(game_ids[i : i + 10000]),)
+            ).fetchall()
+            for gid, p0, p1, level in rows:
+                (n0, r0), (n1, r1) = _seat(p0, level), _seat(p1, level)
+                out[str(gid)] = (n0, n1, r0, r1)
+    return out
+
+
 def load_records(url: str, records: list[dict], players: dict[str, tuple[str | None, str | None]] | None = None) -> int:
     """Insert Netskrafl JSON records into the ``games`` table (created if missing), as Netskrafl
     stores them (``over`` true; moves without ``player``). ``players``: game id → the two player
@@ -435,17 +462,11 @@ def load_records(url: str, records: list[dict], players: dict[str, tuple[str | N
 # ratings
 
 
-def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
-    """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
-    :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
-    ``day, list, locale, player``), in one transaction that first deletes that day's rows. The day is the
-    output's report day (``--date``), else its ``as_of`` day. Returns a note for the CLI."""
+def _ratings_of(folder: Path) -> tuple[dt.date, list[tuple]]:
+    """The day and the rows (``day`` + :data:`RATINGS_COLUMNS`) an elo output folder stores:
+    its ``ratings.parquet``; the day is the report day (``--date``), else the ``as_of`` day."""
     import polars as pl
-    from psycopg import sql
 
-    from gamecore.folders import open_output
-
-    folder = open_output(elo_out, "elo output")
     meta = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     ratings = pl.read_parquet(folder / "ratings.parquet")
     if "locale" not in ratings.columns:  # one locale, as an elo output of an older skrafl
@@ -453,28 +474,125 @@ def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str
     ratings = ratings.with_columns(pl.col("locale").fill_null(""))
     day_text = meta.get("report_day") or (str(meta.get("as_of"))[:10] if meta.get("as_of") else None)
     day = dt.date.fromisoformat(day_text) if day_text else dt.date(1970, 1, 1)
-    name = table_name or RATINGS_TABLE
+    return day, [(day, *[r[c] for c in RATINGS_COLUMNS]) for r in ratings.select(RATINGS_COLUMNS).iter_rows(named=True)]
+
+
+def check_table_name(name: str | None) -> str:
+    """The ratings table's name (default :data:`RATINGS_TABLE`); a :class:`UsageError` for one
+    that is not ``[schema.]table`` of letters, digits and ``_``."""
+    name = name or RATINGS_TABLE
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?", name):
         raise UsageError(f"--table {name!r}: expected a table name (letters, digits, _; optionally schema.table)")
-    ident = sql.Identifier(*name.split("."))
-    rows = [(day, *[r[c] for c in RATINGS_COLUMNS]) for r in ratings.select(RATINGS_COLUMNS).iter_rows(named=True)]
-    with connect(url) as conn, _Guard(url, f"writing ratings into {name}"):
-        with conn.transaction():
-            conn.execute(
-                sql.SQL(
-                    "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, locale TEXT NOT NULL DEFAULT '', player TEXT NOT NULL, "
-                    "robot BOOLEAN NOT NULL, rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, "
-                    "draws INTEGER NOT NULL, score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, "
-                    "PRIMARY KEY (day, list, locale, player))"
-                ).format(ident)
-            )
-            conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (day,))
-            with conn.cursor() as cur:
-                with cur.copy(
+    return name
+
+
+_RATING_FIELDS = "day, list, locale, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of"
+
+
+class RatingsWriter:
+    """``elo --ratings-to``, kept in step with the output folder (:func:`pipelines.elo.run_elo`).
+
+    The order, so that neither the folder nor the table is left ahead of the other:
+
+    1. ``__init__`` (before any work): the URL and table name checked and the connection made, so
+       an unreachable server fails the run before anything is rated or written.
+    2. :meth:`store` (the files are written into the output's stage, not yet swapped in): one
+       transaction creates the table if missing, reads the day's present rows (kept in memory
+       for :meth:`undo`), deletes them, copies the new rows and **commits**. A failure here
+       raises, and the stage is thrown away: the folder and the table both stay as they were.
+    3. The caller swaps the output in (:func:`pipelines.atomic.output_dir`). Should that fail
+       after the commit (a full disk writing the marker, a stop recorded just before the swap),
+       :meth:`undo` puts the day's previous rows back in a new transaction.
+
+    The table is committed first because a table ahead of the folder heals itself: the day is
+    not rated in the folder, so the next run rates it again and rewrites the same day's rows;
+    a folder ahead of the table would count the day as rated and never store it. (The one
+    window left is a connection lost after COMMIT was sent and before the ``undo``: then the
+    table holds that day's ratings and the folder not; the next run of the day rewrites them.)
+    """
+
+    def __init__(self, url: str, table_name: str | None = None):
+        check_url(url)
+        self.url = url
+        self.name = check_table_name(table_name)
+        self.conn = connect(url)
+        self.previous: list[tuple] | None = None  # the day's rows before store() (for undo)
+        self.day: dt.date | None = None
+
+    def store(self, folder: Path) -> str:
+        """Store the ratings of the elo output (or stage) ``folder``: one committed transaction
+        replacing the rows of its day. Returns a note for the CLI."""
+        from psycopg import sql
+
+        day, rows = _ratings_of(Path(folder))
+        ident = sql.Identifier(*self.name.split("."))
+        conn = self.conn
+        with _Guard(self.url, f"writing ratings into {self.name}"):
+            try:
+                conn.execute(
                     sql.SQL(
-                        "COPY {} (day, list, locale, player, robot, rating, games, wins, losses, draws, score_for, score_against, as_of) FROM STDIN"
+                        "CREATE TABLE IF NOT EXISTS {} (day DATE NOT NULL, list TEXT NOT NULL, locale TEXT NOT NULL DEFAULT '', player TEXT NOT NULL, "
+                        "robot BOOLEAN NOT NULL, rating INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL, "
+                        "draws INTEGER NOT NULL, score_for BIGINT NOT NULL, score_against BIGINT NOT NULL, as_of TIMESTAMPTZ NULL, "
+                        "PRIMARY KEY (day, list, locale, player))"
                     ).format(ident)
-                ) as copy:
-                    for row in rows:
-                        copy.write_row(row)
-    return f"{len(rows)} ratings of {day.isoformat()} stored into {name} at {redact(url)}"
+                )
+                previous = conn.execute(
+                    sql.SQL("SELECT " + _RATING_FIELDS + " FROM {} WHERE day = %s FOR UPDATE").format(ident), (day,)
+                ).fetchall()
+                conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (day,))
+                self._copy(ident, rows)
+                conn.commit()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                raise
+        self.previous, self.day = previous, day
+        return f"{len(rows)} ratings of {day.isoformat()} stored into {self.name} at {redact(self.url)}"
+
+    def _copy(self, ident, rows: list[tuple]) -> None:
+        from psycopg import sql
+
+        with self.conn.cursor() as cur:
+            with cur.copy(sql.SQL("COPY {} (" + _RATING_FIELDS + ") FROM STDIN").format(ident)) as copy:
+                for row in rows:
+                    copy.write_row(row)
+
+    def undo(self) -> None:
+        """Put back the rows of the day :meth:`store` replaced (the output was not swapped in).
+        Raises :class:`DataError` when the database cannot be reached."""
+        if self.previous is None:
+            return
+        from psycopg import sql
+
+        ident = sql.Identifier(*self.name.split("."))
+        with _Guard(self.url, f"taking back the ratings of {self.day} in {self.name}"):
+            try:
+                self.conn.execute(sql.SQL("DELETE FROM {} WHERE day = %s").format(ident), (self.day,))
+                self._copy(ident, self.previous)
+                self.conn.commit()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    self.conn.rollback()
+                raise
+        self.previous = None
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
+    """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
+    :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
+    ``day, list, locale, player``), in one transaction that first deletes that day's rows. The day is the
+    output's report day (``--date``), else its ``as_of`` day. Returns a note for the CLI.
+    (``elo --ratings-to`` uses :class:`RatingsWriter`, in step with the output's swap.)"""
+    from gamecore.folders import open_output
+
+    folder = open_output(elo_out, "elo output")
+    writer = RatingsWriter(url, table_name)
+    try:
+        return writer.store(folder)
+    finally:
+        writer.close()

@@ -942,8 +942,44 @@ def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
     assert ratings_of(tmp_path / "out") == {"ann": 1216, "bob": 1184}
 
 
-def test_replayed_netskrafl_records_without_names_are_warned_about(tmp_path):
+def test_replayed_netskrafl_records_without_names_are_not_rated(tmp_path):
+    """netskrafl.md "Game record": a record holds no player ids, so replay calls the seats player0
+    and player1 in every game. They are not two people: such games are left unrated, counted in
+    one warning line; the games with names are rated as if alone."""
+    from clirun import run_skrafl
+
     t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
-    # netskrafl.md: a game record has no player names; replay calls the seats player0 and player1.
-    table = elo.read_games(_replay_table(tmp_path / "games.parquet", [_rrow("a.json", "g1", t, "player0", "player1", 300, 200)]))
-    assert any(n.startswith("warning:") and "name no players" in n for n in table.notes)
+    rows = [_rrow(f"{g}.json", g, t, "player0", "player1", 300, 200) for g in ("g1", "g2", "g3")]
+    rows.append(_rrow("g4.json", "g4", t, "ann", "bob", 300, 200))
+    path = _replay_table(tmp_path / "games.parquet", rows)
+    run = elo.compute(elo.read_games(path))
+    assert run.games_rated == 1 and run.games_unnamed == 3
+    warned = [n for n in run.notes if n.startswith("warning:") and "not rated" in n]
+    assert len(warned) == 1 and "3 replayed Netskrafl game(s)" in warned[0] and "'g1'" in warned[0]
+    res = run_skrafl("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
+    assert res.returncode == 0, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and "3 replayed Netskrafl game(s)" in res.stderr
+    # one game between two beginners at 1200: E = 0.5, K = 32: ±16
+    assert ratings_of(tmp_path / "out") == {"ann": 1216, "bob": 1184}
+    top = (tmp_path / "out" / "top100_all.csv").read_text(encoding="utf-8")
+    assert "player0" not in top and "player1" not in top
+
+
+def test_explain_svg_inside_an_output_is_refused_before_any_work(tmp_path, fixtures):
+    """README Guarantees, Pictures: a picture inside a skrafl output is refused (one line, exit 2)
+    before any work: no history table is printed."""
+    from clirun import run_skrafl
+
+    games = fixtures / "elo" / "games.csv"
+    out = tmp_path / "d1"
+    assert run_skrafl("elo", "--games", str(games), "--out", str(out), "-q").returncode == 0
+    res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(out / "x.svg"))
+    assert res.returncode == 2
+    assert res.stdout == "" and len(res.stderr.strip().splitlines()) == 1 and "inside" in res.stderr
+    assert not (out / "x.svg").exists()
+    # the games table itself, and a missing folder: refused before any work too
+    for target in (games, tmp_path / "nope" / "x.svg"):
+        res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(target))
+        assert res.returncode == 2 and res.stdout == "", res.stdout
+    res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(tmp_path / "ok.svg"), "-q")
+    assert res.returncode == 0 and "bjorn" in res.stdout and (tmp_path / "ok.svg").read_text().startswith("<")

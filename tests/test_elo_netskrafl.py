@@ -224,7 +224,11 @@ def test_replay_table_carries_locale_moves_and_players(tmp_path, shared, fixture
     assert res.exit_code == 0, res.output
     games = pl.read_parquet(tmp_path / "rep" / "games.parquet")
     assert games["locale"].to_list() == ["is_IS"] * 3 and games["moves"].min() > 2
-    elo.run_elo(tmp_path / "rep" / "games.parquet", tmp_path / "elo", params=elo.params_for("netskrafl-live"))
+    # a record names no players (its seats player0/player1 are not rated): named here, by game
+    games.with_columns(
+        pl.format("a{}", pl.int_range(pl.len())).alias("player1"), pl.format("b{}", pl.int_range(pl.len())).alias("player2")
+    ).write_parquet(tmp_path / "named.parquet")
+    elo.run_elo(tmp_path / "named.parquet", tmp_path / "elo", params=elo.params_for("netskrafl-live"))
     assert pl.read_parquet(tmp_path / "elo" / "ratings.parquet")["locale"].unique().to_list() == ["is_IS"]
 
     three = fixtures / "multi" / "three_players.gcg"

@@ -344,3 +344,127 @@ def test_cli_replay_from_database_guesses_the_lexicon(netskrafl_db, tmp_path):
     assert files.returncode in (0, 1), files.stderr
     assert _dataset_moves(tmp_path / "g").equals(_dataset_moves(tmp_path / "f"))
     assert not _dataset_moves(tmp_path / "g").equals(_dataset_moves(tmp_path / "n"))
+
+
+# --- elo --ratings-to in step with the output folder (a failure of either changes neither) -----
+
+UNREACHABLE = "postgresql://127.0.0.1:1/db"  # nothing listens on port 1
+
+
+def _folder_state(out: Path) -> tuple[str, bytes]:
+    return os.readlink(out), (out / "ratings.parquet").read_bytes()
+
+
+def test_failed_ratings_write_replaces_no_output(netskrafl_db, tmp_path):
+    """README "Guarantees": a run that fails changes nothing, also when what fails is the
+    database write of --ratings-to: the output folder keeps its previous ratings."""
+    out = tmp_path / "e" / "full"
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", out, "--date", "2025-08-11", "-q")
+    assert r.returncode == 0, r.stderr
+    before = _folder_state(out)
+    # an unreachable server: refused before any work
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", out, "--ratings-to", UNREACHABLE, "-q")
+    assert r.returncode == 2 and "cannot connect to PostgreSQL" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert _folder_state(out) == before
+    # the server is there, the write into it fails (no such schema): nothing swapped in either
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", out, "--ratings-to", netskrafl_db, "--table", "nosuch.ratings", "-q")
+    assert r.returncode == 2 and "nosuch" in r.stderr, r.stderr
+    assert _folder_state(out) == before
+    # a new output path: not created at all
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "e" / "new", "--ratings-to", UNREACHABLE, "-q")
+    assert r.returncode == 2 and not (tmp_path / "e" / "new").exists()
+    assert sorted(p.name for p in (tmp_path / "e").iterdir()) == [".full.gen-" + before[0].split(".gen-")[1], "full"]
+
+
+def test_ratings_taken_back_when_the_swap_fails(netskrafl_db, tmp_path, monkeypatch):
+    """The table is committed just before the swap; when the swap then fails, the day's rows the
+    run replaced are put back, so the table is not left ahead of the folder."""
+    import errno
+
+    import pipelines.atomic as atomic
+    from pipelines import elo
+
+    def stored():
+        with psycopg.connect(netskrafl_db) as conn:
+            return conn.execute("SELECT day::text, list, player, rating FROM swap_t ORDER BY 1, 2, 3").fetchall()
+
+    day = dt.date(2025, 8, 16)
+    elo.run_elo(netskrafl_db, tmp_path / "a", date=day, catch_up=True, ratings_to=netskrafl_db, ratings_table="swap_t")
+    first = stored()
+    assert first and {r[0] for r in first} == {"2025-08-16"}
+    ratings = pl.read_parquet(tmp_path / "a" / "ratings.parquet")
+    assert sorted((r["list"], r["player"], r["rating"]) for r in ratings.iter_rows(named=True)) == [r[1:] for r in first]
+
+    def full_disk(stage, visible):
+        raise OSError(errno.ENOSPC, "No space left on device", str(visible))
+
+    monkeypatch.setattr(atomic, "_swap", full_disk)
+    with pytest.raises(OSError):  # other ratings for the same day (start 1000): stored, then taken back
+        elo.run_elo(
+            netskrafl_db,
+            tmp_path / "b",
+            params=elo.params_for("ordspill"),
+            date=day,
+            catch_up=True,
+            ratings_to=netskrafl_db,
+            ratings_table="swap_t",
+        )
+    assert not (tmp_path / "b").exists()
+    assert stored() == first
+
+
+def test_nightly_elo_failing_to_store_counts_no_day(server, netskrafl_db, tmp_path):
+    """A night whose elo step fails at --ratings-to leaves no elo output for that day, so the
+    next night rates that day too (catch-up) and stores the ratings."""
+    from lexicon_helpers import make_lexicon
+
+    work = tmp_path / "work"
+    make_lexicon(work / "lex", ["létta", "árum"])
+    config = work / "nightly.toml"
+
+    def write(ratings_to):
+        config.write_text(
+            f'[lexicon]\npath = "lex"\n[games]\nsource = "{netskrafl_db}"\n[replay]\ndataset = "data/replay"\n'
+            f'[elo]\nout = "data/elo"\nratings_to = "{ratings_to}"\ntable = "night_t"\n',
+            encoding="utf-8",
+        )
+
+    write(UNREACHABLE)
+    r = _skrafl("nightly", config, "--date", "2025-08-11", "-q")
+    assert r.returncode == 2 and "step elo" in r.stderr and "cannot connect" in r.stderr, r.stderr
+    assert not (work / "data" / "elo" / "2025-08-11").exists()
+    log = json.loads((work / "logs" / "2025-08-11.json").read_text(encoding="utf-8"))
+    assert log["status"] == "failed" and log["steps"][-1]["step"] == "elo" and log["steps"][-1]["status"] == "failed"
+
+    write(netskrafl_db)
+    r = _skrafl("nightly", config, "--date", "2025-08-12", "-q")
+    assert r.returncode == 0, r.stderr
+    log = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
+    steps = {s["step"]: s for s in log["steps"]}
+    days = [r["ts_last_move"][:10] for r in _records()]
+    assert steps["replay"]["counts"]["since"] is None  # nothing counted as rated yet
+    assert steps["elo"]["counts"]["rated"] == days.count("2025-08-11") + days.count("2025-08-12") == 8
+    with psycopg.connect(netskrafl_db) as conn:
+        rows = conn.execute("SELECT DISTINCT day::text, player FROM night_t WHERE list = 'all'").fetchall()
+    assert {d for d, _ in rows} == {"2025-08-12"}
+    assert {p for _, p in rows} == set(PLAYERS)  # the database's player ids, not the seats player0/player1
+
+
+def test_replayed_database_games_rated_by_their_player_ids(netskrafl_db, tmp_path):
+    """A replay of the database's games has no player ids (the record format has none):
+    --players-from names them from the games table, and the ratings are those of elo --games
+    DB; without it they are not rated (one warning)."""
+    ds = tmp_path / "ds"
+    r = _skrafl("replay", netskrafl_db, "--dataset", ds, "--no-lexicon", "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "named", "--players-from", netskrafl_db, "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl("elo", "--games", netskrafl_db, "--out", tmp_path / "db", "-q")
+    assert r.returncode == 0, r.stderr
+    named = pl.read_parquet(tmp_path / "named" / "ratings.parquet").sort("list", "locale", "player")
+    db = pl.read_parquet(tmp_path / "db" / "ratings.parquet").sort("list", "locale", "player")
+    assert set(named["player"]) == set(PLAYERS) and named.equals(db)
+    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "anon", "-q")
+    assert r.returncode == 0 and "10 replayed Netskrafl game(s) not rated" in r.stderr, r.stderr
+    assert pl.read_parquet(tmp_path / "anon" / "ratings.parquet").height == 0

@@ -148,13 +148,21 @@ def run_elo(
     catch_up: bool = False,
     ratings_to: str | None = None,
     ratings_table: str | None = None,
+    players_from: str | None = None,
 ) -> EloRun:
     """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result.
 
     ``games_path`` may also be a replay dataset or output folder, or a PostgreSQL URL
-    (:mod:`pipelines.postgres`: Netskrafl's ``games`` table). ``ratings_to``: a PostgreSQL URL the
-    ratings written are also stored into (table ``ratings_table``), in one transaction, replacing
-    that day's rows (idempotent per day)."""
+    (:mod:`pipelines.postgres`: Netskrafl's ``games`` table). ``players_from``: a PostgreSQL URL
+    whose ``games`` table names the players of replayed Netskrafl records (their record format
+    has no player ids; :func:`read_games`).
+
+    ``ratings_to``: a PostgreSQL URL the ratings written are also stored into (table
+    ``ratings_table``), replacing that day's rows (idempotent per day), in step with the output
+    folder: the connection is made before any work (an unreachable server costs nothing), the
+    table is committed once every file is staged, just before the swap, and taken back if the
+    swap fails (:class:`pipelines.postgres.RatingsWriter`): when any part of the run fails,
+    neither the folder nor the table changes."""
     from pipelines.atomic import check_output_dir
 
     database = _is_url(games_path)
@@ -162,20 +170,32 @@ def run_elo(
     games_inputs = [] if database else [games_path]
     inputs = [*games_inputs, *([state_dir] if state_dir is not None else [])]
     check_output_dir(Path(out_dir), "elo", inputs)  # refuse a bad --out before any work
-    if ratings_to is not None:
+    if players_from is not None:
         from pipelines.postgres import check_url
 
-        check_url(ratings_to)
-    table = read_games(games_path)
-    prev = load_state(state_dir) if state_dir is not None else None
-    if params is None:
-        params = prev.params if prev is not None else PRESETS["netskrafl"]
-    run = compute(table, prev, params, date=date, quiet=quiet, catch_up=catch_up)
-    write_output(run, out_dir, state_dir, inputs=tuple(games_inputs), history=prev.history if prev is not None else None)
+        check_url(players_from)
+    writer = None
     if ratings_to is not None:
-        from pipelines.postgres import write_ratings
+        from pipelines.postgres import RatingsWriter
 
-        run.notes = (*run.notes, write_ratings(ratings_to, Path(out_dir), table_name=ratings_table))
+        writer = RatingsWriter(ratings_to, ratings_table)  # connects now: a failure costs nothing
+    try:
+        table = read_games(games_path, players_from=players_from)
+        prev = load_state(state_dir) if state_dir is not None else None
+        if params is None:
+            params = prev.params if prev is not None else PRESETS["netskrafl"]
+        run = compute(table, prev, params, date=date, quiet=quiet, catch_up=catch_up)
+        write_output(
+            run,
+            out_dir,
+            state_dir,
+            inputs=tuple(games_inputs),
+            history=prev.history if prev is not None else None,
+            ratings_to=writer,
+        )
+    finally:
+        if writer is not None:
+            writer.close()
     return run
 
 
@@ -191,6 +211,7 @@ def explain_player(
     date: dt.date | None = None,
     lists: Sequence[str] = LISTS,
     catch_up: bool = False,
+    players_from: str | None = None,
 ) -> list[dict[str, Any]]:
     """A player's rating history game by game: one dict per (list, game) with ``list, game_id,
     finished_at, opponent, opp_rating (before the game), score, result, expected (the player's
@@ -200,7 +221,7 @@ def explain_player(
     Raises:
         UsageError: the player has no rated game in the input.
     """
-    table = read_games(games_path)
+    table = read_games(games_path, players_from=players_from)
     prev = load_state(state_dir) if state_dir is not None else None
     if params is None:
         params = prev.params if prev is not None else PRESETS["netskrafl"]

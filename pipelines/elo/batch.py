@@ -43,6 +43,7 @@ class EloRun:
     trace: list[dict[str, Any]] | None = None  # with explain=PLAYER
     days_rated: DaysRated | None = None  # the days the output has rated (None: no times, not recorded)
     late: Any = None  # polars DataFrame LATE_COLUMNS: new games of days the state had rated, not rated
+    games_unnamed: int = 0  # replayed Netskrafl games without player ids: not rated (GamesTable.unnamed)
 
 
 LATE_COLUMNS: tuple[str, ...] = ("game_id", "finished_at", "player0", "player1", "score0", "score1", "reason")
@@ -125,6 +126,20 @@ def compute(
             f"warning: {late.height} game(s) finished on a day the --state folder had already rated and were not rated "
             f"(see late_games.csv; first: {late['game_id'][0]!r}, {late['finished_at'][0]})"
         )
+
+    # Replayed Netskrafl games without player ids (:attr:`GamesTable.unnamed`): not rated as the
+    # seats player0 and player1 (every game would be between the same two people).
+    unnamed = 0
+    if table.unnamed:
+        rows = pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64})
+        left_out = games.join(rows, on="row", how="semi")
+        unnamed = left_out.height
+        if unnamed:
+            notes.append(
+                f"warning: {unnamed} replayed Netskrafl game(s) not rated: the record names no players (its seats are "
+                f"'player0' and 'player1', not player ids){_unnamed_hint(table)} (first: {left_out.sort('row')['game_id'][0]!r})"
+            )
+        games = games.join(rows, on="row", how="anti", maintain_order="left")
 
     # Game order: finished_at then game_id, or file order for a replay table without times.
     games = games.sort("row") if table.ordered_by_row else games.sort(["finished_at", "game_id"])
@@ -356,6 +371,7 @@ def compute(
         trace=trace,
         days_rated=days_rated,
         late=late,
+        games_unnamed=unnamed,
     )
 
 
@@ -378,6 +394,8 @@ def _late_games(table: GamesTable, state: EloState) -> Any:
         return pl.DataFrame(schema=schema)
     day = pl.col("finished_at").dt.date()
     late = table.frame.filter(day <= rated.last)
+    if table.unnamed:  # never rated anyway: not listed as late either
+        late = late.join(pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64}), on="row", how="anti")
     if state.processed.height:
         late = late.join(state.processed.select("game_id"), on="game_id", how="anti")
     before = (day < rated.first) if rated.first is not None else pl.lit(False)
@@ -399,6 +417,14 @@ def _late_games(table: GamesTable, state: EloState) -> Any:
         .select(LATE_COLUMNS)
         .cast(schema)
     )
+
+
+def _unnamed_hint(table: GamesTable) -> str:
+    if table.players_from is not None:
+        from pipelines.postgres import redact
+
+        return f", and their game_id is not in the games table of {redact(table.players_from)}"
+    return "; --players-from postgresql://… names them from Netskrafl's games table"
 
 
 def _player_indices(columns: list[Any]) -> tuple[Any, Any]:

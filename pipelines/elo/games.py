@@ -64,6 +64,12 @@ class GamesTable:
     """For inputs that are not one file (a replay dataset or folder, a database): the optional
     columns ``row, locale, moves, players, finished`` (:func:`.optional.extra_columns`), by data
     row; None for a file (read from it)."""
+    unnamed: tuple[int, ...] = ()
+    """The data rows of replayed Netskrafl games without player ids (the seats ``player0`` and
+    ``player1``, no ``players_from`` match): kept in ``frame`` for the days and the skipping, but
+    never rated (:func:`.batch.compute` leaves them out, counted in one warning)."""
+    players_from: str | None = None
+    """The PostgreSQL URL the replayed Netskrafl games' players were looked up in, if any."""
 
     def where(self, row: int) -> tuple[str, int | None]:
         """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
@@ -245,7 +251,7 @@ def _shown(value: Any) -> str:
     return "a missing value" if value is None else repr(value)
 
 
-def read_games(path: str | Path) -> GamesTable:
+def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     """Read and validate a games table.
 
     Accepted: CSV/TSV (header line), Parquet, JSON lines, with the columns of
@@ -266,6 +272,16 @@ def read_games(path: str | Path) -> GamesTable:
     earlier row, is skipped with a ``warning:`` note (one bad file must not stop the night). All
     of this is listed in :attr:`GamesTable.notes`.
 
+    Player identities: a Netskrafl game record has no player ids (``reference/netskrafl.md``
+    "Game record": ``game_id``, ``ts_last_move``, ``moves``, scores… and no user), so replay
+    names its seats ``player0`` and ``player1`` in every such game. Those are not players: rated
+    as names, every game would be between the same two people. With ``players_from`` (a
+    PostgreSQL URL: Netskrafl's ``games`` table, ``player0_id``/``player1_id``; a seat without an
+    id is the robot ``robot-LEVEL``, as :func:`pipelines.postgres.games_frame`) the players are
+    looked up by ``game_id``; a game without real identities (no ``players_from``, or its id not
+    in that table) is listed in :attr:`GamesTable.unnamed` and never rated (:func:`.batch.compute`
+    counts those of the run in one ``warning:`` note).
+
     Raises:
         DataError: a missing column, an empty or malformed value (naming the column and row), a
             duplicate ``game_id`` or a player meeting themself.
@@ -277,7 +293,7 @@ def read_games(path: str | Path) -> GamesTable:
         return read_database(path)
     path = Path(path)
     try:
-        table = _read_games(path)
+        table = _read_games(path, players_from=players_from)
         if path.is_dir():
             with_extras(table, folder_extras(path))
         return table
@@ -285,7 +301,7 @@ def read_games(path: str | Path) -> GamesTable:
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
 
 
-def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> GamesTable:
+def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players_from: str | None = None) -> GamesTable:
     import polars as pl
 
     df, line_offset = loaded if loaded is not None else _load_frame(path)
@@ -300,17 +316,8 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
             df = df.filter(pl.col("status").cast(pl.String) == "ok")
             if bad:
                 notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
-        if "format" in df.columns:
-            anonymous = df.filter(
-                (pl.col("format").cast(pl.String) == "netskrafl")
-                & (pl.col("player1") == "player0")
-                & (pl.col("player2") == "player1")
-            ).height
-            if anonymous:
-                notes.append(
-                    f"warning: {anonymous} replayed Netskrafl record(s) name no players (the record format has "
-                    "none): they are rated as the seats 'player0' and 'player1'"
-                )
+        df, unnamed = _seat_names(df, players_from)
+        table.unnamed, table.players_from = unnamed, players_from
         if "robot2" in df.columns:  # replay numbers its players 1 and 2
             df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
         game_id = pl.col("file")
@@ -398,6 +405,53 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None) -> Game
     table.notes = tuple(notes)
     table.ordered_by_row = ordered_by_row
     return table
+
+
+SEATS = ("player0", "player1")
+"""The names replay gives the seats of a Netskrafl record, which names no players."""
+
+
+def _seat_names(df: Any, players_from: str | None) -> tuple[Any, tuple[int, ...]]:
+    """The rows of a replay table (``player1``/``player2`` in file order) whose players are the
+    seats ``player0``/``player1`` of a Netskrafl record: named from ``players_from`` by
+    ``game_id`` (with their robot flags). Returns (frame, the data rows still without names)."""
+    import polars as pl
+
+    seats = (pl.col("player1") == SEATS[0]) & (pl.col("player2") == SEATS[1])
+    if "format" in df.columns:
+        seats = seats & (pl.col("format").cast(pl.String) == "netskrafl")
+    anonymous = df.filter(seats)
+    if not anonymous.height:
+        return df, ()
+    gid = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file")) if "game_id" in df.columns else pl.col("file")
+    if players_from is not None:
+        from pipelines.postgres import player_ids
+
+        ids = anonymous.select(gid.alias("_gid"), "row")
+        found = player_ids(players_from, ids["_gid"].to_list())
+        if found:
+            who = pl.DataFrame(
+                {
+                    "_gid": list(found),
+                    "_p0": [v[0] for v in found.values()],
+                    "_p1": [v[1] for v in found.values()],
+                    "_r0": [v[2] for v in found.values()],
+                    "_r1": [v[3] for v in found.values()],
+                },
+                schema={"_gid": pl.String, "_p0": pl.String, "_p1": pl.String, "_r0": pl.Boolean, "_r1": pl.Boolean},
+            )
+            hits = ids.join(who, on="_gid", how="inner").drop("_gid")
+            df = df.join(hits, on="row", how="left", maintain_order="left")
+            robots = {"robot1": "_r0", "robot2": "_r1"} if "robot2" in df.columns else {"robot0": "_r0", "robot1": "_r1"}
+            df = df.with_columns(
+                pl.coalesce("_p0", "player1").alias("player1"),
+                pl.coalesce("_p1", "player2").alias("player2"),
+                *(
+                    pl.coalesce(flag, pl.col(col).cast(pl.Boolean) if col in df.columns else pl.lit(False)).alias(col)
+                    for col, flag in robots.items()
+                ),
+            ).drop("_p0", "_p1", "_r0", "_r1")
+    return df, tuple(df.filter(seats)["row"].to_list())
 
 
 def _fail_at(table: GamesTable, column: str, row: int, what: str) -> DataError:

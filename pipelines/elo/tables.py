@@ -109,7 +109,12 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
 
 
 def write_output(
-    run: EloRun, out_dir: str | Path, state_dir: str | Path | None = None, inputs: tuple = (), history: Path | None = None
+    run: EloRun,
+    out_dir: str | Path,
+    state_dir: str | Path | None = None,
+    inputs: tuple = (),
+    history: Path | None = None,
+    ratings_to: Any = None,
 ) -> Path:
     """Write the output folder: owned by ``skrafl elo``, replaced whole and atomically
     (:func:`pipelines.atomic.output_dir`).
@@ -118,24 +123,57 @@ def write_output(
     :func:`~pipelines.elo.state.load_state` read; default ``state_dir/history``) and ``inputs``
     (the games table) are only read.
 
+    ``ratings_to``: a :class:`pipelines.postgres.RatingsWriter`. Its :meth:`store` runs once
+    every file is written into the stage, as the last step before the swap: a failure there
+    (no connection, a constraint) raises and nothing is swapped in. If the swap then fails (the
+    output does not name the new stage), :meth:`undo` takes the stored rows back, so the folder
+    and the table change together or not at all. Returns the note of the store in
+    ``run.notes``.
+
     Raises:
         UsageError: ``out_dir`` is ``state_dir``, or is refused by
             :func:`pipelines.atomic.check_output_dir` (a file, a folder skrafl did not write,
             another command's output, an input…).
     """
+    import os
+
     import polars as pl
 
+    from gamecore.errors import DataError
     from pipelines.atomic import output_dir
 
     out_dir = Path(out_dir)
     _check_out(out_dir, state_dir)
     inputs = (*inputs, *([state_dir] if state_dir is not None else []))
+    stage: Path | None = None
+    stored = False
     try:
         with output_dir(out_dir, "elo", inputs) as tmp:
+            stage = tmp
             _write_folder(run, tmp, history or (Path(state_dir) / "history" if state_dir is not None else None))
-    except pl.exceptions.PolarsError as exc:  # polars raises its own error for a failed write (a full disk)
-        raise _as_os_error(exc, out_dir) from None
+            if ratings_to is not None:  # the files are staged: the table is committed now, then the swap
+                run.notes = (*run.notes, ratings_to.store(tmp))
+                stored = True
+    except BaseException as exc:
+        swapped = stage is not None and out_dir.is_symlink() and os.readlink(out_dir) == stage.name
+        if stored and not swapped:  # the table went ahead of the folder: take it back
+            try:
+                ratings_to.undo()
+            except DataError as undo_exc:
+                if isinstance(exc, Exception):
+                    raise DataError(
+                        f"{_first_line(exc)}; and the ratings already stored could not be taken back ({undo_exc}): "
+                        "run the day again (it rewrites that day's rows)"
+                    ) from None
+        if isinstance(exc, pl.exceptions.PolarsError):  # polars raises its own error for a failed write (a full disk)
+            raise _as_os_error(exc, out_dir) from None
+        raise
     return out_dir
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text
 
 
 def _as_os_error(exc: Exception, path: Path) -> OSError:
