@@ -34,10 +34,19 @@ run with exit status 2 and leaves every earlier output as it was):
 3. ``impact`` (only when the lexicon changed): the previous lexicon against the new one over the
    whole dataset, into ``impact.out/D`` (:mod:`pipelines.impact`).
 4. ``elo``: ``elo --games DATASET --date D --state <the newest elo.out/DAY before D>`` into
-   ``elo.out/D`` (``--catch-up`` unless ``elo.catch_up = false``; optionally ``--ratings-to``):
-   ratings, history and the top-100 tables of the day.
+   ``elo.out/D`` (``--catch-up`` unless ``elo.catch_up = false``; optionally ``--ratings-to``,
+   committed with the folder or not at all; ``--players-from SOURCE`` with a PostgreSQL source,
+   since a Netskrafl record holds no player ids): ratings, history and the top-100 tables of the
+   day. A failed elo step swaps nothing in, so the day is not counted as rated
+   (:func:`_newest_elo_before`) and the next night rates it again.
 
-The run log ``WORK/logs/D.json`` (JSON; replaced whole at the end of each run, also a failed one):
+The config is checked whole before any step runs (:func:`load_config`, :data:`CONFIG_KEYS`): an
+unknown section or key, a wrong type or a bad choice is one :class:`UsageError` naming the file,
+line and key; nothing runs and the run log is not touched.
+
+The run log ``WORK/logs/D.json`` (JSON; replaced whole at the end of each run, also a failed one,
+except that a failed run of a day whose log records a success keeps that record and is appended
+to its ``failed_attempts``, see :func:`_write_log`):
 ``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), and per step
 ``step, status (ok/skipped/failed), inputs, outputs, counts, seconds, error`` (and ``notes``:
 replay's days without games, elo's warnings). The replay step's counts: ``since``, ``until``,
@@ -104,36 +113,165 @@ def _shown(value: Any) -> Any:
     return str(value) if isinstance(value, Path) else value
 
 
+_TEXT = "text"
+_INT = "a whole number"
+_BOOL = "true or false"
+
+#: Every key a nightly config may hold, per section (``""``: the top level), with its type. The
+#: whole config is checked against it before any step runs (:func:`load_config`).
+CONFIG_KEYS: dict[str, dict[str, str]] = {
+    "": {"workdir": _TEXT},
+    "lexicon": {"lang": _TEXT, "path": _TEXT, "source": _TEXT, "input": _TEXT, "entries": _TEXT},
+    "games": {"source": _TEXT, "missing_days": _TEXT},
+    "replay": {"dataset": _TEXT, "workers": _INT, "cluster": _TEXT, "rules": _TEXT},
+    "elo": {"out": _TEXT, "ratings_to": _TEXT, "table": _TEXT, "preset": _TEXT, "catch_up": _BOOL},
+    "impact": {"out": _TEXT},
+}
+REQUIRED_SECTIONS = ("lexicon", "games", "replay", "elo")
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """The line of each ``key =`` (and each ``[section]`` header, key ``""``) of a TOML text, for
+    messages (tomllib gives no positions): a plain scan of headers and bare or quoted keys."""
+    import re
+
+    found: dict[tuple[str, str], int] = {}
+    section = ""
+    header = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"' -]+?)\s*\]")
+    key = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
+    for n, line in enumerate(text.splitlines(), 1):
+        m = header.match(line)
+        if m and not line.lstrip().startswith("[["):
+            section = m.group(1).strip("\"'")
+            found.setdefault((section, ""), n)
+            continue
+        m = key.match(line)
+        if m:
+            found.setdefault((section, m.group(1).strip("\"'")), n)
+    return found
+
+
 def load_config(path: str | Path) -> dict:
-    """Read and check a nightly config; paths resolved under ``workdir``."""
+    """Read and check a nightly config; paths resolved under ``workdir``.
+
+    The whole config is checked before anything runs: an unknown section or key (a misspelling
+    such as ``workerz``), a value of the wrong type (``path = 5``, ``workers = "two"``), a
+    missing required key or a value out of its choices is one :class:`UsageError` naming the
+    file, the line (when the key is found in the text) and the key path, e.g.
+    ``nightly.toml:7: [replay] workerz: unknown key (expected one of: cluster, dataset, rules,
+    workers)``."""
     path = Path(path)
     try:
-        cfg = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        cfg = tomllib.loads(text)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such config file") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: not a readable TOML config ({exc})") from None
+    _check_config(path, cfg, _key_lines(text))
     work = Path(cfg.get("workdir") or path.resolve().parent)
     if not work.is_absolute():
         work = (path.resolve().parent / work).resolve()
     cfg["workdir"] = work
-    for section in ("lexicon", "games", "replay", "elo"):
+    return cfg
+
+
+def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
+    """Raise :class:`UsageError` (one line: file, line, key path, what is wrong) for the first
+    problem of ``cfg``, in the file's order."""
+
+    def fail(section: str, key: str, what: str) -> UsageError:
+        line = lines.get((section, key)) or lines.get((section, ""))
+        where = f"{path}:{line}" if line else str(path)
+        name = f"[{section}] {key}" if section and key else f"[{section}]" if section else key
+        return UsageError(f"{where}: {name}: {what}")
+
+    def kind_of(value: Any) -> str:
+        return {bool: "a boolean", int: "a number", float: "a number", str: "text", dict: "a table", list: "a list"}.get(
+            type(value), type(value).__name__
+        )
+
+    problems: list[tuple[int, UsageError]] = []
+
+    def problem(section: str, key: str, what: str) -> None:
+        line = lines.get((section, key)) or lines.get((section, "")) or 10**9
+        problems.append((line, fail(section, key, what)))
+
+    sections = [k for k in CONFIG_KEYS if k]
+    for key, value in cfg.items():
+        if key in CONFIG_KEYS[""]:
+            continue
+        if key in CONFIG_KEYS and not isinstance(value, dict):
+            problem("", key, f"{value!r} is {kind_of(value)}; expected a section [{key}]")
+        elif isinstance(value, dict):
+            if key not in CONFIG_KEYS:
+                problem(key, "", f"unknown section (expected one of: {', '.join(f'[{s}]' for s in sections)})")
+        else:
+            problem(
+                "",
+                key,
+                f"unknown key (expected {', '.join(CONFIG_KEYS[''])} or the sections {', '.join(f'[{s}]' for s in sections)})",
+            )
+    for section, keys in CONFIG_KEYS.items():
+        table = cfg if not section else cfg.get(section)
+        if section and not isinstance(table, dict):
+            continue
+        for key, value in table.items():
+            if not section and isinstance(value, dict):
+                continue
+            if key not in keys:
+                problem(section, key, f"unknown key (expected one of: {', '.join(sorted(keys))})")
+                continue
+            want = keys[key]
+            ok = isinstance(value, str) if want == _TEXT else (type(value) is int) if want == _INT else isinstance(value, bool)
+            if not ok:
+                problem(section, key, f"{value!r} is {kind_of(value)}; expected {want}")
+            elif want == _TEXT and not value.strip():
+                problem(section, key, "is empty")
+    if problems:
+        raise min(problems, key=lambda p: p[0])[1]
+    for section in REQUIRED_SECTIONS:
         if not isinstance(cfg.get(section), dict):
             raise UsageError(f"{path}: missing section [{section}]")
     lex = cfg["lexicon"]
     if bool(lex.get("lang")) == bool(lex.get("path")):
-        raise UsageError(f'{path}: [lexicon] needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
+        raise fail("lexicon", "", 'needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
+    if lex.get("lang"):
+        import lexicon_sources
+
+        if not (Path(lexicon_sources.__file__).parent / lex["lang"]).is_dir():
+            raise fail("lexicon", "lang", f"{lex['lang']!r}: no recipes for that language in lexicon_sources/")
     if not cfg["games"].get("source"):
-        raise UsageError(f"{path}: [games] needs source = a folder of game files or postgresql://…")
+        raise fail("games", "", "needs source = a folder of game files or postgresql://…")
     if cfg["games"].get("missing_days", "error") not in MISSING_DAYS:
-        raise UsageError(
-            f"{path}: [games] missing_days = {cfg['games']['missing_days']!r}: expected "
-            + " or ".join(f'"{m}"' for m in MISSING_DAYS)
+        raise fail(
+            "games", "missing_days", f"{cfg['games']['missing_days']!r}: expected " + " or ".join(f'"{m}"' for m in MISSING_DAYS)
         )
     for section, key in (("replay", "dataset"), ("elo", "out")):
         if not cfg[section].get(key):
-            raise UsageError(f'{path}: [{section}] needs {key} = "…"')
-    return cfg
+            raise fail(section, "", f'needs {key} = "…"')
+    workers = cfg["replay"].get("workers")
+    if workers is not None and not 1 <= workers <= 1024:
+        raise fail("replay", "workers", f"{workers}: expected 1 to 1024")
+    elo = cfg["elo"]
+    from pipelines.postgres import check_table_name, is_url, redact
+
+    if elo.get("ratings_to") is not None and not is_url(elo["ratings_to"]):
+        raise fail("elo", "ratings_to", f"{redact(elo['ratings_to'])!r}: expected a PostgreSQL URL postgresql://…")
+    if elo.get("table") is not None:
+        if elo.get("ratings_to") is None:
+            raise fail("elo", "table", "goes with ratings_to = postgresql://…")
+        try:
+            check_table_name(elo["table"])
+        except UsageError:
+            raise fail(
+                "elo", "table", f"{elo['table']!r}: expected a table name (letters, digits, _; optionally schema.table)"
+            ) from None
+    if elo.get("preset") is not None:
+        from pipelines.elo.rating import PRESETS
+
+        if elo["preset"] not in PRESETS:
+            raise fail("elo", "preset", f"{elo['preset']!r}: expected one of {', '.join(PRESETS)}")
 
 
 def _under(cfg: dict, value: str) -> Path:
@@ -339,7 +477,14 @@ def _dated_paths(template: str, day: dt.date) -> list[dt.date]:
     return sorted(days)
 
 
-def _newest_elo_before(out: Path, day: dt.date) -> Path | None:
+def _newest_elo_before(out: Path, day: dt.date, work: Path | None = None) -> Path | None:
+    """The newest ``elo.out/DAY`` before ``day`` that rated its day: an output of ``skrafl elo``
+    (its marker) whose night did not fail in its elo step. (A run's elo step that fails swaps
+    nothing in, so its folder is not there; an older skrafl swapped the folder in before a failed
+    ``ratings_to`` write, and such a folder, whose run log says the elo step failed and records
+    no success, is not counted: that day is rated again, and stored.)"""
+    from gamecore.folders import read_marker
+
     best = None
     if out.is_dir():
         for p in out.iterdir():
@@ -347,9 +492,26 @@ def _newest_elo_before(out: Path, day: dt.date) -> Path | None:
                 d = dt.date.fromisoformat(p.name)
             except ValueError:
                 continue
-            if d < day and (p / "ratings.parquet").exists() and (best is None or d > best[0]):
-                best = (d, p)
+            if d >= day or not (p / "ratings.parquet").exists() or (best is not None and d <= best[0]):
+                continue
+            marker = read_marker(Path(os.path.realpath(p)))
+            if not marker or marker.get("command") != "elo":
+                continue
+            if work is not None and _elo_failed(work, d):
+                continue
+            best = (d, p)
     return best[1] if best else None
+
+
+def _elo_failed(work: Path, day: dt.date) -> bool:
+    """The run log of ``day`` records no success and says its elo step failed."""
+    try:
+        log = json.loads((work / LOGS / f"{day.isoformat()}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(log, dict) or log.get("status") == "ok":
+        return False
+    return any(isinstance(s, dict) and s.get("step") == "elo" and s.get("status") == "failed" for s in log.get("steps") or [])
 
 
 def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = True) -> dict:
@@ -384,7 +546,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
 
             # every day since the last night that rated (a night that failed or did not run is
             # replayed now; from nothing: every day up to D)
-            state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day)
+            state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day, cfg["workdir"])
             since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
             source = str(cfg["games"]["source"])
             rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
@@ -444,11 +606,13 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
 
         def elo():
             from pipelines import elo as lib
+            from pipelines.postgres import is_url
 
             ecfg = cfg["elo"]
+            source = str(cfg["games"]["source"])
             base = _under(cfg, ecfg["out"])
             out = base / day.isoformat()
-            state = _newest_elo_before(base, day)
+            state = _newest_elo_before(base, day, cfg["workdir"])
             params = lib.resolve_params(ecfg.get("preset"), state)
             rec["inputs"] = [
                 str(dataset),
@@ -466,9 +630,11 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 catch_up=bool(ecfg.get("catch_up", True)),
                 ratings_to=ecfg.get("ratings_to"),
                 ratings_table=ecfg.get("table"),
+                players_from=source if is_url(source) else None,  # the record format has no player ids
             )
             rec["counts"] = {
                 "rated": run.games_rated,
+                "unnamed": run.games_unnamed,  # replayed Netskrafl games without player ids: not rated
                 "skipped": run.games_skipped,
                 "late": run.late.height if run.late is not None else 0,
                 "top100": sorted(p.name for p in out.glob("top100_*.csv")),
@@ -521,9 +687,30 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _write_log(work: Path, day: dt.date, log: dict) -> None:
+    """Write the run log ``WORK/logs/DAY.json``, replaced whole (a temporary file, then a rename).
+
+    A run that succeeds replaces the log. A run that fails or is stopped on a day whose log
+    records a success does not erase it: the log keeps the successful run's record (``status``
+    ``ok``: its outputs are still in place, since a failed step swaps nothing in) and lists the
+    failed run under ``failed_attempts`` (the newest last, with ``at``, the UTC time it ended;
+    its steps marked ``ok`` did replace their outputs, e.g. a day's partitions replayed again).
+    Without an earlier success the failed run is the log."""
     folder = work / LOGS
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{day.isoformat()}.json"
+    if log.get("status") != "ok":
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        if isinstance(old, dict) and old.get("status") == "ok":
+            attempt = {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"), **log}
+            attempt.pop("failed_attempts", None)
+            log = {**old, "failed_attempts": [*(old.get("failed_attempts") or []), attempt][-MAX_ATTEMPTS:]}
     tmp = folder / f".{path.name}.tmp-{os.getpid()}"
     tmp.write_text(json.dumps(log, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+MAX_ATTEMPTS = 20
+"""Failed attempts kept in a successful day's run log (the newest)."""
