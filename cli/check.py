@@ -33,11 +33,13 @@ def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
 
 def read_words(items: List[str]) -> list[str]:
     """The words to check: each argument one word, ``-`` one word per stdin line (blank lines
-    skipped, a BOM dropped), in NFC. A word is never altered beyond NFC and the spaces around it.
+    skipped, a leading BOM dropped), in NFC, each at most ``WORD_MAX`` (64) characters. A word is
+    never altered beyond NFC and the spaces around it.
 
     Raises:
         UsageError: an argument or line with a space inside (``-:LINE: one word per line
-            expected``), a control character, an empty argument, or input that is not UTF-8.
+            expected``), a control character (a BOM past the start of the input too), a word of more
+            than 64 characters, an empty argument, or input that is not UTF-8.
     """
     from gamecore.errors import UsageError
     from gamecore.text import nfc
@@ -48,7 +50,7 @@ def read_words(items: List[str]) -> list[str]:
             raise UsageError(
                 "one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where
             )
-        bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") and ch != "\ufeff"), None)
+        bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")), None)
         if bad is not None:
             raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
         return nfc(word)

@@ -87,27 +87,33 @@ def fail(error: SkraflError | str) -> "typer.Exit":
 
 def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = None) -> list[str]:
     """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped,
-    a BOM dropped), each stripped and in Unicode NFC (:func:`gamecore.text.nfc`: an NFD ``ýf`` is
-    the same word as an NFC one). ``word(text, where)``, if given, checks and returns each item
-    (``where`` is ``("-", LINE)`` for a stdin line, ``()`` for an argument, whose error then names
-    it: ``argument N: …``).
+    a leading BOM dropped), each stripped and in Unicode NFC (:func:`gamecore.text.nfc`: an NFD
+    ``ýf`` is the same word as an NFC one). ``word(text, where)``, if given, checks and returns each
+    item (``where`` is ``("-", LINE)`` for a stdin line, ``()`` for an argument, whose error then
+    names it: ``argument N: …``). An item is at most :data:`gamecore.text.WORD_MAX` characters; a
+    longer stdin line is refused after reading at most :data:`gamecore.text.LINE_CAP` bytes of it.
 
     Raises:
         UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
-            number), an empty argument, or what ``word`` refuses.
+            number), an empty argument, an item over the length limit
+            (``-:LINE: a word of N characters (at most 64)``), or what ``word`` refuses.
     """
-    from gamecore.text import nfc
+    from gamecore.text import WORD_MAX, capped_lines, nfc, strip_bom, word_too_long
 
     word = word or (lambda text, where: nfc(text.strip()))
     out: list[str] = []
     for n, item in enumerate(items, start=1):
         if item == "-":
-            for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+            for lineno, raw, length in capped_lines(sys.stdin.buffer):
+                if length is not None:
+                    raise UsageError(word_too_long(length), "-", lineno)
                 try:
-                    line = raw.decode("utf-8").strip()
+                    line = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
-                line = line.lstrip("\ufeff").strip()
+                line = (strip_bom(line) if lineno == 1 else line).strip()
+                if len(line) > WORD_MAX:
+                    raise UsageError(word_too_long(len(line)), "-", lineno)
                 if line:
                     out.append(word(line, ("-", lineno)))
         else:
@@ -117,6 +123,8 @@ def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = 
                 raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
             if not item.strip():
                 raise UsageError(f"argument {n} is empty: give a word")
+            if len(item.strip()) > WORD_MAX:
+                raise UsageError(f"argument {n}: {word_too_long(len(item.strip()))}")
             try:
                 out.append(word(item, ()))
             except UsageError as exc:

@@ -18,10 +18,14 @@ def compare(
         ..., metavar="LEXICON", help="A lexicon folder written by 'skrafl build' (output/nb), or a language code (nb)."
     ),
     reference: Path = typer.Argument(
-        ..., metavar="REFERENCE", help="The official list: one word per line ('#' comments), or another lexicon folder."
+        ...,
+        metavar="REFERENCE",
+        help="The official list: one word per line ('#' comments, UTF-8, words of at most 64 letters), '-' for stdin, or another lexicon folder.",
     ),
     reject: Optional[Path] = typer.Option(
-        None, "--reject", help="Words the lexicon must not hold (one per line): reports how many it accepts, and why."
+        None,
+        "--reject",
+        help="Words the lexicon must not hold (one per line; '-' for stdin): reports how many it accepts, and why.",
     ),
     out: Optional[Path] = typer.Option(
         None,
@@ -59,7 +63,7 @@ def compare(
         folder = output_root() / language(str(lexicon)).code
     name = folder.name or "lexicon"
     target = out or output_root() / "compare" / name
-    inputs = [p for p in (folder, reference, reject) if p is not None]
+    inputs = [p for p in (folder, reference, reject) if p is not None and str(p) != "-"]  # stdin is no path
     check_output_dir(target, "compare", inputs)
     result = run(folder, reference, reject)
     write(result, target, tuple(inputs))

@@ -11,12 +11,19 @@ A text file may start with a UTF-8 byte-order mark (U+FEFF, what Windows Notepad
 Every reader drops one leading BOM with :func:`strip_bom` (a board, a Netskrafl record, a dump, a
 word list, stdin), so a file with one reads as the same file without.
 
+A word read from a list or stdin is at most :data:`WORD_MAX` characters, more than any board's row
+holds (the largest boards are 21 squares): a longer line is one error, not a word.
+:func:`capped_lines` reads lines of at most :data:`LINE_CAP` bytes at once and only counts the
+characters of a longer line (a 50 MB "word" is not held in memory).
+
 Numbers read at the same boundaries (scores, totals) must fit a signed 32-bit integer: the Parquet
 tables store them as int32. :data:`INT32_MIN` and :data:`INT32_MAX` are those bounds.
 """
 
 from __future__ import annotations
 
+import codecs
+from typing import BinaryIO, Iterator
 from unicodedata import is_normalized as _is_normalized
 from unicodedata import normalize as _normalize
 
@@ -24,8 +31,12 @@ __all__ = [
     "BOM",
     "INT32_MAX",
     "INT32_MIN",
+    "LINE_CAP",
+    "WORD_MAX",
+    "capped_lines",
     "nfc",
     "strip_bom",
+    "word_too_long",
 ]
 
 INT32_MIN = -(2**31)
@@ -33,6 +44,17 @@ INT32_MAX = 2**31 - 1
 
 BOM = "\ufeff"
 _BOM_BYTES = BOM.encode("utf-8")
+
+WORD_MAX = 64
+"""The most characters a word may have in a committee, reference or must-reject list, an argument or
+a stdin line (``check``, ``why``, ``find``): more than any board's row (21 squares on the largest,
+``super``). A build's own word list has none: its recipe's ``max_length`` drops long words, with
+the rule named."""
+
+LINE_CAP = 4096
+"""The most bytes of one line :func:`capped_lines` reads into memory at once (a word of
+:data:`WORD_MAX` letters is at most 256 bytes of UTF-8; the rest is room for white space and a
+``#`` comment)."""
 
 
 def nfc(s: str) -> str:
@@ -47,3 +69,48 @@ def strip_bom(text: str | bytes) -> str | bytes:
     if isinstance(text, bytes):
         return text[len(_BOM_BYTES) :] if text.startswith(_BOM_BYTES) else text
     return text[1:] if text.startswith(BOM) else text
+
+
+def word_too_long(n: int) -> str:
+    """The one message for a word over :data:`WORD_MAX`: ``a word of N characters (at most M)``."""
+    return f"a word of {n} characters (at most {WORD_MAX})"
+
+
+def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes, int | None]]:
+    """Yield ``(line number, raw, length)`` for each line of the binary stream ``fh``, reading at
+    most ``cap`` bytes of a line into memory.
+
+    ``raw`` is the line's bytes (its line break included), and ``length`` None, when the line is at
+    most ``cap`` bytes; for a longer line ``raw`` is its first ``cap`` bytes and ``length`` the number
+    of characters of the whole line without the white space around it and a leading BOM (bytes that
+    are not UTF-8 count one each), counted as the rest is read and dropped. The first line's BOM is
+    left in ``raw``: callers drop it with :func:`strip_bom`.
+    """
+    lineno = 0
+    while True:
+        raw = fh.readline(cap)
+        if not raw:
+            return
+        lineno += 1
+        if len(raw) < cap or raw.endswith(b"\n"):
+            yield lineno, raw, None
+            continue
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        length = trailing = 0
+        started = False
+        piece, chunk = decoder.decode(strip_bom(raw) if lineno == 1 else raw), raw
+        while True:
+            if not started:
+                piece = piece.lstrip()
+                started = bool(piece)
+            kept = piece.rstrip()
+            if kept:
+                length += trailing + len(kept)
+                trailing = len(piece) - len(kept)
+            else:
+                trailing += len(piece)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+            chunk = fh.readline(1 << 20)
+            piece = decoder.decode(chunk, final=not chunk or chunk.endswith(b"\n"))
+        yield lineno, raw, length

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gamecore.errors import DataError
+from gamecore.errors import DataError, UsageError
 
 COARSE = ("source", "edit_state", "word_class", "domain", "visibility", "grade", "register", "last_suffix")
 """Source fields that group the words only in the lexicon (the summary's lines); the other
@@ -77,9 +77,16 @@ class CompareResult:
 
 
 def read_reference(path: Path) -> tuple[list[str], str]:
-    """Words of a reference: a lexicon folder (its ``words.txt``) or a plain list; with its label."""
+    """Words of a reference: a lexicon folder (its ``words.txt``), a plain list, or ``-`` (a list
+    on stdin); with its label.
+
+    Raises:
+        DataError: no such list or folder, or a list that cannot be read (the message says it is
+            the reference list: :func:`pipelines.recipe.read_word_list`)."""
     from pipelines.recipe import read_word_list
 
+    if str(path) == "-":
+        return read_word_list("-", REFERENCE), "- (stdin)"
     path = Path(path)
     if path.is_dir():
         from gamecore.lexicon import Lexicon
@@ -88,7 +95,11 @@ def read_reference(path: Path) -> tuple[list[str], str]:
         return (lex.folder / "words.txt").read_text(encoding="utf-8").split(), f"{path} (lexicon {lex.name})"
     if not path.is_file():
         raise DataError("no such reference list or lexicon folder", path)
-    return read_word_list(path), str(path)
+    return read_word_list(path, REFERENCE), str(path)
+
+
+REFERENCE = "reference list"
+REJECT = "must-reject list"
 
 
 def _entries_of(lex: Any, keys: list[str]) -> Any:
@@ -115,17 +126,20 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
 
     Raises:
         DataError: not a lexicon folder, a reference that cannot be read.
+        UsageError: both REFERENCE and ``reject`` are ``-``.
     """
     import polars as pl
 
     from gamecore.lexicon import Lexicon
     from pipelines.recipe import read_word_list
 
+    if reject is not None and str(reference) == "-" and str(reject) == "-":
+        raise UsageError("only one of REFERENCE and --reject can be - (stdin holds one list)")
     lex = Lexicon.load(lexicon)
     ours = set((lex.folder / "words.txt").read_text(encoding="utf-8").split())
     ref_words, ref_label = read_reference(reference)
     ref = {lex.key(w) for w in ref_words}
-    rej = {lex.key(w) for w in read_word_list(reject)} if reject else set()
+    rej = {lex.key(w) for w in read_word_list(reject, REJECT)} if reject else set()
     if not ref:
         raise DataError("the reference has no words", reference)
     only_ours = sorted(ours - ref)

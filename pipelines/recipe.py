@@ -109,33 +109,54 @@ class Recipe:
         return h.hexdigest()
 
 
-def read_word_list(path: Path) -> list[str]:
-    """Words of a committee list: one per line, ``#`` starts a comment, blank lines skipped; a
-    byte-order mark is dropped and the text is read in Unicode NFC (an NFD ``ýf`` is ``ýf``).
+def read_word_list(path: Path | str, what: str = "committee list") -> list[str]:
+    """Words of a committee list (or, ``what`` says, a reference or must-reject list): one per line,
+    ``#`` starts a comment, blank lines skipped; one leading byte-order mark is dropped and the
+    text is read in Unicode NFC (an NFD ``ýf`` is ``ýf``). ``-`` reads the list from stdin (its
+    errors name ``-:LINE``). A word is at most :data:`gamecore.text.WORD_MAX` characters; no
+    line is read into memory beyond :data:`gamecore.text.LINE_CAP` bytes (a longer comment is
+    skipped, a longer word refused).
 
     Raises:
-        DataError: the file is missing, unreadable or not UTF-8 (with the line), or a line holds
-            more than one word.
+        DataError: the file is missing, unreadable or not UTF-8 (with the line), a line holds
+            more than one word, or a word is longer than ``WORD_MAX``
+            (``FILE:LINE: a word of N characters (at most 64)``). Every message names ``what``.
     """
+    import codecs
+    import contextlib
+    import sys
+
+    from gamecore.text import WORD_MAX, capped_lines, strip_bom, word_too_long
+
+    name = str(path)
     try:
-        data = Path(path).read_bytes()
+        fh = contextlib.nullcontext(sys.stdin.buffer) if name == "-" else open(path, "rb")
     except FileNotFoundError:
-        raise DataError("committee list not found", path) from None
+        raise DataError(f"{what} not found", path) from None
     except OSError as exc:
-        raise DataError(f"cannot read the committee list: {exc.strerror or exc}", path) from None
-    try:
-        text = nfc(data.decode("utf-8").lstrip("\ufeff"))
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise DataError(f"not UTF-8 (byte {data[exc.start]:#04x}); committee lists are UTF-8", path, line) from None
+        raise DataError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
     words = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if len(line.split()) != 1:
-            raise DataError(f"one word per line expected, got {line!r}", path, lineno)
-        words.append(line.lower())
+    with fh as stream:
+        try:
+            for lineno, raw, length in capped_lines(stream):
+                if lineno == 1:
+                    raw = strip_bom(raw)
+                try:  # the head of a longer line may end inside a character: the decoder keeps that back
+                    text = raw.decode("utf-8") if length is None else codecs.getincrementaldecoder("utf-8")().decode(raw)
+                except UnicodeDecodeError as exc:
+                    raise DataError(f"not UTF-8 (byte {raw[exc.start]:#04x}); {what}s are UTF-8", name, lineno) from None
+                line = nfc(text.split("#", 1)[0].strip())
+                if length is not None and "#" not in text:
+                    raise DataError(word_too_long(length), name, lineno)
+                if not line:
+                    continue
+                if len(line.split()) != 1:
+                    raise DataError(f"one word per line expected, got {line[:80]!r}", name, lineno)
+                if len(line) > WORD_MAX:
+                    raise DataError(word_too_long(len(line)), name, lineno)
+                words.append(line.lower())
+        except OSError as exc:
+            raise DataError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
     return words
 
 
