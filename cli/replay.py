@@ -94,10 +94,10 @@ def replay(
     Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
     from pipelines.replay import ReplayOptions, Stopped, run_replay
 
-    if lexicon is not None and no_lexicon:
-        raise UsageError("give --lexicon DIR or --no-lexicon, not both")
+    # every check of the options goes before any note or work: a usage error is the only line
+    _check_options(out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords)
     files = stdin_paths(files)
-    lexicon_dir, guess = None, False
+    lexicon_dir, guess, note = None, False, None
     if lexicon is not None:
         lexicon_dir = str(lexicon)
     elif lang and not no_lexicon:
@@ -117,41 +117,35 @@ def replay(
             guess = True  # the games' locales name the lexicon (pipelines.postgres.lexicon_named)
         else:
             lexicon_dir, note = lexicon_named_by(files)
-            if note and not quiet:
-                typer.echo(f"skrafl replay: note: {note}", err=True)
     if lexicon_dir is not None:
         from gamecore.lexicon import Lexicon
 
         Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
     if analyze and lexicon_dir is None:
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
-    if every_move and export_svg is None:
-        raise UsageError("--every-move goes with --export-svg DIR")
     if export_svg is not None:
         from pipelines.atomic import check_output_dir
 
         check_output_dir(export_svg, command="replay-svg", inputs=list(files))  # refused before any work
-        for other, flag in ((out, "--out"), (export_gcg, "--export-gcg")):
-            if other is not None and Path(other).resolve() == Path(export_svg).resolve():
-                raise UsageError(f"--export-svg {export_svg}: must be apart from {flag} {other} (each is a whole output)")
-    if coords not in ("gcg", "netskrafl"):
-        raise UsageError(f"--coords {coords!r}: expected gcg or netskrafl")
     opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords)
     if rules or lang:
         from gamecore.rules import rules_for
 
         rules_for(lang, rules)  # unknown preset or language: usage error before any work
-    if dataset is not None or out is None:
-        summary = _replay_dataset(files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet, guess)
-        raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
-    if since or until:
-        raise UsageError("--since/--until go with --dataset DIR")
-    if cluster:
-        raise UsageError("--cluster goes with --dataset DIR (the workers write partitions of a dataset)")
-    from pipelines.replay.run import is_database_url
+    if dataset is None:
+        from pipelines.atomic import check_output_dir
+        from pipelines.replay.run import is_database_url
 
-    if any(is_database_url(f) for f in files):
-        raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
+        if any(is_database_url(f) for f in files):
+            raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
+        check_output_dir(out, command="replay", inputs=list(files))  # as run_replay does, but before the note
+        if export_gcg is not None:
+            check_output_dir(export_gcg, command="replay-export", inputs=list(files))
+    if note and not quiet:
+        typer.echo(f"skrafl replay: note: {note}", err=True)
+    if dataset is not None:
+        summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess)
+        raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
     try:
         summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
     except Stopped as stop:
@@ -197,22 +191,47 @@ def _day(value: Optional[str], flag: str):
         raise UsageError(f"{flag} {value!r}: expected YYYY-MM-DD") from None
 
 
-def _replay_dataset(
-    files, out, dataset, since, until, cluster, export_gcg, export_svg, opts, workers, quiet, guess=False
-) -> dict:
-    """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`)."""
+def _check_options(
+    out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords
+) -> None:
+    """Refuse a combination of options that cannot go together (one line, exit 2), before any note,
+    any file is read or any work is done."""
+    if lexicon is not None and no_lexicon:
+        raise UsageError("give --lexicon DIR or --no-lexicon, not both")
+    if analyze and no_lexicon:
+        raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR, not --no-lexicon")
+    if every_move and export_svg is None:
+        raise UsageError("--every-move goes with --export-svg DIR")
+    if export_svg is not None:
+        for other, flag in ((out, "--out"), (export_gcg, "--export-gcg")):
+            if other is not None and Path(other).resolve() == Path(export_svg).resolve():
+                raise UsageError(f"--export-svg {export_svg}: must be apart from {flag} {other} (each is a whole output)")
+    if coords not in ("gcg", "netskrafl"):
+        raise UsageError(f"--coords {coords!r}: expected gcg or netskrafl")
+    if dataset is None and out is None:
+        raise UsageError("give --out DIR (one table per run) or --dataset DIR (partitioned)")
+    if dataset is not None:
+        if out is not None:
+            raise UsageError("give --out DIR or --dataset DIR, not both")
+        if export_gcg is not None or export_svg is not None:
+            raise UsageError("--export-gcg/--export-svg go with --out DIR")
+        lo, hi = _day(since, "--since"), _day(until, "--until")
+        if lo and hi and lo > hi:
+            raise UsageError(f"--since {since} is after --until {until}")
+        return
+    if since or until:
+        raise UsageError("--since/--until go with --dataset DIR")
+    if cluster:
+        raise UsageError("--cluster goes with --dataset DIR (the workers write partitions of a dataset)")
+
+
+def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess=False) -> dict:
+    """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`); the options
+    were checked by :func:`_check_options`."""
     from pipelines.replay import Stopped
     from pipelines.replay.jobs import is_database_url, run_replay_dataset
 
-    if dataset is None:
-        raise UsageError("give --out DIR (one table per run) or --dataset DIR (partitioned)")
-    if out is not None:
-        raise UsageError("give --out DIR or --dataset DIR, not both")
-    if export_gcg is not None or export_svg is not None:
-        raise UsageError("--export-gcg/--export-svg go with --out DIR")
     lo, hi = _day(since, "--since"), _day(until, "--until")
-    if lo and hi and lo > hi:
-        raise UsageError(f"--since {since} is after --until {until}")
     try:
         import os
 
@@ -290,6 +309,8 @@ def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
         paths = collect_files(list(items))
     except UsageError:
         return None, None  # reported by the replay itself
+    if not paths:
+        return None, None  # "no game files" is the one line the replay prints
     langs: set[Optional[str]] = set()
     if len(paths) > _SCAN_MAX:
         langs.add(None)
