@@ -16,7 +16,10 @@ HELP = (
     "Arguments: OLD_DIR is the earlier lexicon folder (written by 'skrafl build'); NEW_DIR the later one.\n\n"
     "Cause: rule (the recipe changed), source (the dump changed, or the word has no entry), rule or "
     "source (both changed), committee (the committee lists).\n\n"
-    "Exit status: 0 diff written; 2 usage error or a folder that is not a lexicon build (one line on stderr)."
+    "OLD_DIR and NEW_DIR must be builds of one language (their manifests' language; refused otherwise); "
+    "their alphabets may differ (a letter added to or dropped from the recipe is a change to show).\n\n"
+    "Exit status: 0 diff written; 2 usage error, lexicons of two languages, or a folder that is not a lexicon build "
+    "(one line on stderr)."
 )
 
 

@@ -16,6 +16,8 @@ HELP = (
     "OUT/plays.{parquet,csv}, OUT/words.{parquet,csv} (per word: plays, games, first and last day), "
     "OUT/winners.{parquet,csv} and OUT/summary.md, replaced whole.\n\n"
     "Arguments: GAMES... are game files or folders (replayed here), or one replay --dataset / --out folder.\n\n"
+    "--old and --new must be lexicons of one language (their manifests' language); their alphabets may "
+    "differ (a letter added to or dropped from the recipe is a change to measure).\n\n"
     "Exit status: 0 written (whatever it found); 2 usage error or bad input (nothing written)."
 )
 

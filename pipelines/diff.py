@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gamecore.errors import DataError
+from gamecore.errors import DataError, UsageError
 
 MD_ROWS = 5000
 """Changes listed one by one in ``summary.md`` (all of them are in ``diff.csv``)."""
@@ -73,6 +73,23 @@ def _load(folder: Path) -> tuple[set[str], Any, dict]:
     return words, rejected, manifest
 
 
+def check_one_language(old: dict, new: dict, old_label: str, new_label: str) -> None:
+    """Refuse two lexicons whose manifests name different languages: their words are not versions
+    of one another, so every word would be "added" or "removed" for no rule or source change (and
+    a play judged by another language's words means nothing). Two builds of one language with
+    different alphabets are allowed: a letter added to or dropped from a recipe is a change a diff
+    or an impact report is there to show.
+
+    Raises:
+        UsageError: ``OLD is a lexicon of 'is' and NEW of 'en' …`` (one line)."""
+    a, b = old.get("language"), new.get("language")
+    if a and b and a != b:
+        raise UsageError(
+            f"{old_label} is a lexicon of language {a!r} and {new_label} of {b!r}: "
+            "compare two builds of one language (their words are not versions of one another)"
+        )
+
+
 def _source_key(manifest: dict) -> tuple:
     src = manifest.get("source") or {}
     return (src.get("reader"), src.get("version"), src.get("entries_sha256"))
@@ -83,11 +100,13 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
 
     Raises:
         DataError: a folder without ``words.txt`` or ``manifest.json``.
+        UsageError: the two lexicons are of different languages (:func:`check_one_language`).
     """
     import polars as pl
 
     old_words, old_rej, old_m = _load(old_dir)
     new_words, new_rej, new_m = _load(new_dir)
+    check_one_language(old_m, new_m, str(old_dir), str(new_dir))
     recipe_changed = (old_m.get("recipe") or {}).get("sha256") != (new_m.get("recipe") or {}).get("sha256")
     source_changed = _source_key(old_m) != _source_key(new_m)
     changed = pl.DataFrame(

@@ -265,5 +265,23 @@ def run_impact(
 
 
 def check_lexicons(old_dir, new_dir) -> None:
+    """Refuse, before any work, ``--old`` and ``--new`` that are one folder or lexicons of different
+    languages (:func:`pipelines.diff.check_one_language`; a folder that is no lexicon is refused
+    when it is loaded).
+
+    Raises:
+        UsageError: one line."""
+    import json
+
+    from pipelines.diff import check_one_language
+
     if Path(old_dir).resolve() == Path(new_dir).resolve():
         raise UsageError("--old and --new are the same lexicon")
+    manifests = []
+    for folder in (old_dir, new_dir):
+        try:
+            manifests.append(json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return  # no readable manifest: Lexicon.load says what is wrong with the folder
+    if all(isinstance(m, dict) for m in manifests):
+        check_one_language(manifests[0], manifests[1], f"--old {old_dir}", f"--new {new_dir}")
