@@ -30,7 +30,9 @@ def build(
         help="Read this source (as 'skrafl ingest --source') into the lexicon's own folder instead of "
         "using ingested entries: e.g. --source wordlist --input WORDS.txt compiles any plain word list.",
     ),
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file for --source."),
+    input: Optional[Path] = typer.Option(
+        None, "--input", "-i", help="The dump file for --source (a file: not '-', the source version is its name, size and date)."
+    ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Compile a language's lexicons from its ingested entries and recipes (lexicon_sources/LANG/).
@@ -59,7 +61,9 @@ def build(
     if source or input:
         # build --source: the entries are read into the build's own folder, part of its output
         from lexicon_sources import source_for
+        from pipelines.ingest import refuse_stdin
 
+        refuse_stdin(source, input)  # one line saying why a dump must be a file
         ingest_source = (lang, *source_for(lang_info, source, input))
         entries_dir = None
     else:

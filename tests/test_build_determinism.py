@@ -1,0 +1,84 @@
+"""Builds and ingests from a word list are byte-identical run to run (README: deterministic; only
+``build_stats.json``/``ingest_stats.json`` and the marker differ), and a dump cannot be stdin (one
+line saying why)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clirun import run_skrafl
+
+EN_WORDS = ["cat", "cats", "dog", "dogs", "horse"]
+NB_WORDS = ["hest", "hesten", "øl", "ølet"]
+REFERENCE = ["cat", "dog", "cow"]
+
+
+@pytest.fixture(scope="module")
+def lexicons(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("trial")
+    (tmp / "en.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
+    (tmp / "nb.txt").write_text("\n".join(NB_WORDS) + "\n", encoding="utf-8")
+    (tmp / "ref.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
+    for lang in ("en", "nb"):
+        r = run_skrafl(
+            "build", lang, "--source", "wordlist", "--input", str(tmp / f"{lang}.txt"), "--out", str(tmp / lang), "--quiet"
+        )
+        assert r.returncode == 0, r.stderr
+    return {"tmp": tmp, "en": tmp / "en", "nb": tmp / "nb", "ref": tmp / "ref.txt"}
+
+
+def one_error_line(r) -> str:
+    assert r.returncode == 2, (r.stdout[:200], r.stderr[:500])
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr[:1000]
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", ["build", "ingest"])
+def test_dump_from_stdin_refused(tmp_path, command):
+    r = run_skrafl(command, "en", "--source", "wordlist", "--input", "-", "--out", str(tmp_path / "o"), stdin="cat\n")
+    line = one_error_line(r)
+    assert line.startswith("skrafl: error: -: a dump must be a file, not stdin")
+    assert not (tmp_path / "o").exists()
+
+
+# --- 6. a build or an ingest from a word list is byte-identical -----------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_from_word_list_is_byte_identical(lexicons, tmp_path):
+    src = lexicons["tmp"] / "en.txt"
+    runs = []
+    for _ in range(2):  # the trial's reproducer: the same command twice, into the same --out
+        r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lexA"), "--quiet")
+        assert r.returncode == 0, r.stderr
+        runs.append(_files(tmp_path / "lexA"))
+    a, b = runs
+    assert set(a) == set(b) and "entries.json" in a
+    # README: only build_stats.json (timings) and the marker that lists its checksum differ
+    differ = {name for name in a if a[name] != b[name]}
+    assert differ <= {"build_stats.json", ".skrafl-output"}, differ
+    entries = json.loads(a["entries.json"])
+    assert "ingested_at" not in entries and "seconds" not in entries
+    stats = json.loads(a["build_stats.json"])
+    assert set(stats["ingest"]) == {"ingested_at", "seconds"}
+
+
+def test_ingest_is_byte_identical(lexicons, tmp_path):
+    src = lexicons["tmp"] / "en.txt"
+    runs = []
+    for _ in range(2):  # the trial's reproducer: the same command twice, into the same --out
+        r = run_skrafl("ingest", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lexA"), "--quiet")
+        assert r.returncode == 0, r.stderr
+        runs.append(_files(tmp_path / "lexA"))
+    a, b = runs
+    assert set(a) == set(b) >= {"entries.parquet", "entries.json", "ingest_stats.json"}
+    differ = {name for name in a if a[name] != b[name]}
+    assert differ <= {"ingest_stats.json", ".skrafl-output"}, differ
+    assert set(json.loads(a["ingest_stats.json"])) == {"ingested_at", "seconds"}
