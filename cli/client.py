@@ -20,8 +20,6 @@ This module imports only light modules of the standard library (``os``, ``sys``,
 ``_signal``): check with ``python -X importtime``.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 

@@ -175,6 +175,22 @@ def _root(
     """
 
 
+_CLICK_APP: click.Group | None = None
+
+
+def click_app() -> click.Group:
+    """The click group typer makes of :data:`app`, made once a process (typer makes it anew at
+    each ``app()`` call): a ``skrafl serve`` parent makes it, and each command of it, before it
+    forks, so a served command does not pay for typer reading the signatures again. Calling it
+    is calling ``app()`` without typer's pretty tracebacks, which :func:`main` never shows."""
+    global _CLICK_APP
+    if _CLICK_APP is None:
+        import typer.main
+
+        _CLICK_APP = typer.main.get_command(app)
+    return _CLICK_APP
+
+
 def _pipe_closed() -> int:
     """Exit status 0 for a closed output pipe, with standard output pointed at /dev/null so that
     the interpreter's last flush has nowhere to fail."""
@@ -217,7 +233,7 @@ def main() -> None:
     message = None
     exiting: SystemExit | None = None
     try:
-        status = app(standalone_mode=False, prog_name="skrafl")
+        status = click_app()(standalone_mode=False, prog_name="skrafl")
         code = status if isinstance(status, int) else 0
     except SkraflError as exc:
         code, message = 2, f"skrafl: error: {exc}"

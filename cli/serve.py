@@ -70,6 +70,13 @@ def _import_everything() -> None:
     import pyarrow  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
+    from cli.main import COMMANDS, click_app
+
+    group = click_app()  # typer's click commands, made once here rather than in every child
+    for name in COMMANDS:
+        if f"cli.{name}" in sys.modules:
+            group.commands[name]
+
 
 def threads() -> int:
     """OS threads of this process (/proc/self/task), or Python's count where there is no /proc."""
