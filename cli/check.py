@@ -31,31 +31,38 @@ def lexicon_dir(lang: Optional[str], lexicon: Optional[Path]) -> Path:
     return output_root() / language(lang).code
 
 
+def check_word(text: str, where: tuple = ()) -> str:
+    """One word as ``skrafl check`` takes it: stripped, in NFC, with no space inside and no control
+    or format character (U+0001, a zero-width space); ``where`` (``(FILE, LINE)``) names it in the
+    error. ``skrafl judge`` checks the words of a ruling with it.
+
+    Raises:
+        UsageError: ``one word per line expected`` (a stdin line) or ``… per argument``, ``a
+            control character (U+XXXX) in a word``.
+    """
+    from gamecore.errors import UsageError
+    from gamecore.text import nfc
+
+    word = text.strip()
+    if any(ch.isspace() for ch in word):
+        raise UsageError("one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where)
+    bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")), None)
+    if bad is not None:
+        raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
+    return nfc(word)
+
+
 def read_words(items: List[str]) -> list[str]:
     """The words to check: each argument one word, ``-`` one word per stdin line (blank lines
-    skipped, a leading BOM dropped), in NFC, each at most ``WORD_MAX`` (64) characters. A word is
-    never altered beyond NFC and the spaces around it.
+    skipped, a leading BOM dropped), in NFC, each at most ``WORD_MAX`` (64) characters, each
+    checked by :func:`check_word`. A word is never altered beyond NFC and the spaces around it.
 
     Raises:
         UsageError: an argument or line with a space inside (``-:LINE: one word per line
             expected``), a control character (a BOM past the start of the input too), a word of more
             than 64 characters, an empty argument, or input that is not UTF-8.
     """
-    from gamecore.errors import UsageError
-    from gamecore.text import nfc
-
-    def one_word(text: str, where: tuple) -> str:
-        word = text.strip()
-        if any(ch.isspace() for ch in word):
-            raise UsageError(
-                "one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where
-            )
-        bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")), None)
-        if bad is not None:
-            raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
-        return nfc(word)
-
-    return read_items(items, one_word)
+    return read_items(items, check_word)
 
 
 def check(

@@ -44,21 +44,15 @@ HELP = (
 
 
 def checked_word(word: str) -> str:
-    """One word of a ruling checked as ``skrafl check`` checks its words (:func:`cli.check.read_words`:
+    """One word of a ruling checked as ``skrafl check`` checks its words (:func:`cli.check.check_word`:
     a control or format character such as U+0001 or a zero-width space is refused), in NFC.
 
     Raises:
         UsageError: ``a control character (U+XXXX) in a word``.
     """
-    from cli.check import read_words
-    from gamecore.errors import UsageError
+    from cli.check import check_word
 
-    if word == "-":  # read_words would take it for standard input; it holds no control character
-        return word
-    try:
-        return read_words([word])[0]
-    except UsageError as exc:  # the message without read_items' "argument 1: "
-        raise UsageError(exc.message.removeprefix("argument 1: ")) from None
+    return check_word(word)
 
 
 def check_log_target(log_file: Path, inputs) -> None:
