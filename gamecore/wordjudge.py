@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamecore.errors import DataError, UsageError
-from gamecore.text import nfc
+from gamecore.text import WORD_MAX, nfc, strip_bom
 
 ACCEPTABLE, UNACCEPTABLE = "ACCEPTABLE", "UNACCEPTABLE"
 _SEPARATORS = re.compile(r"[\s,;]+")
@@ -101,6 +101,18 @@ class WordJudge:
         }
 
 
+def _too_long(n: int, limit: int, judge: WordJudge) -> str:
+    return f"a line of {n} characters (at most {limit}: {judge.max_words} words of at most {WORD_MAX})"
+
+
+def _capped(lines, limit: int, source: str, judge: WordJudge):
+    """The raw lines of :func:`gamecore.text.capped_lines`; a line longer than its cap is refused."""
+    for lineno, raw, length in lines:
+        if length is not None:
+            raise UsageError(_too_long(length, limit, judge), source, lineno)
+        yield raw
+
+
 def read_batch(judge: WordJudge, lines, source: str = "-", check=None) -> list[tuple[int, list[str]]]:
     """The rulings asked for by ``lines`` (bytes or text, one ruling per line: its words separated
     by spaces, commas or semicolons; blank lines skipped), as ``(line number, words)``, every line
@@ -112,6 +124,11 @@ def read_batch(judge: WordJudge, lines, source: str = "-", check=None) -> list[t
         UsageError: a line that is not UTF-8, has more than :attr:`WordJudge.max_words` words or a
             word ``check`` refuses (naming ``source`` and the line).
     """
+    from gamecore.text import capped_lines
+
+    limit = judge.max_words * (WORD_MAX + 1)  # the longest line a ruling can take, in characters
+    if hasattr(lines, "readline"):  # a file: a line read into memory only up to what it may hold
+        lines = _capped(capped_lines(lines, 4 * limit + 8), limit, source, judge)
     out = []
     for lineno, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
@@ -119,7 +136,9 @@ def read_batch(judge: WordJudge, lines, source: str = "-", check=None) -> list[t
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise UsageError("not UTF-8: convert the input to UTF-8 first", source, lineno) from None
-        text = raw.lstrip("\ufeff") if lineno == 1 else raw
+        text = strip_bom(raw) if lineno == 1 else raw
+        if len(text.strip()) > limit:
+            raise UsageError(_too_long(len(text.strip()), limit, judge), source, lineno)
         try:
             words = judge.split(text)
             if check is not None:
