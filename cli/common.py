@@ -85,13 +85,16 @@ def fail(error: SkraflError | str) -> "typer.Exit":
     return typer.Exit(2)
 
 
-def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = None) -> list[str]:
+def read_items(
+    items: Sequence[str], word: Callable[[str, tuple], str] | None = None, limit: int | None = None, what: str = "word"
+) -> list[str]:
     """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped,
     a leading BOM dropped), each stripped and in Unicode NFC (:func:`gamecore.text.nfc`: an NFD
     ``ýf`` is the same word as an NFC one). ``word(text, where)``, if given, checks and returns each
     item (``where`` is ``("-", LINE)`` for a stdin line, ``()`` for an argument, whose error then
-    names it: ``argument N: …``). An item is at most :data:`gamecore.text.WORD_MAX` characters; a
-    longer stdin line is refused after reading at most :data:`gamecore.text.LINE_CAP` bytes of it.
+    names it: ``argument N: …``). An item is at most ``limit`` characters (default
+    :data:`gamecore.text.WORD_MAX`; ``what`` names it in the error); a longer stdin line is refused
+    after reading at most :data:`gamecore.text.LINE_CAP` bytes of it.
 
     Raises:
         UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
@@ -100,20 +103,21 @@ def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = 
     """
     from gamecore.text import WORD_MAX, capped_lines, nfc, strip_bom, word_too_long
 
+    limit = WORD_MAX if limit is None else limit
     word = word or (lambda text, where: nfc(text.strip()))
     out: list[str] = []
     for n, item in enumerate(items, start=1):
         if item == "-":
             for lineno, raw, length in capped_lines(sys.stdin.buffer):
                 if length is not None:
-                    raise UsageError(word_too_long(length), "-", lineno)
+                    raise UsageError(word_too_long(length, limit, what), "-", lineno)
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise UsageError("not UTF-8: convert the input to UTF-8 first", "-", lineno) from None
                 line = (strip_bom(line) if lineno == 1 else line).strip()
-                if len(line) > WORD_MAX:
-                    raise UsageError(word_too_long(len(line)), "-", lineno)
+                if len(line) > limit:
+                    raise UsageError(word_too_long(len(line), limit, what), "-", lineno)
                 if line:
                     out.append(word(line, ("-", lineno)))
         else:
@@ -123,8 +127,8 @@ def read_items(items: Sequence[str], word: Callable[[str, tuple], str] | None = 
                 raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
             if not item.strip():
                 raise UsageError(f"argument {n} is empty: give a word")
-            if len(item.strip()) > WORD_MAX:
-                raise UsageError(f"argument {n}: {word_too_long(len(item.strip()))}")
+            if len(item.strip()) > limit:
+                raise UsageError(f"argument {n}: {word_too_long(len(item.strip()), limit, what)}")
             try:
                 out.append(word(item, ()))
             except UsageError as exc:

@@ -75,7 +75,9 @@ def find(
     if anagram is not None:
         words = lex.anagrams(read_items([anagram])[0])
     if pattern is not None:
-        words = lex.match(read_items([pattern])[0], words)
+        from gamecore.text import PATTERN_MAX
+
+        words = lex.match(read_items([pattern], limit=PATTERN_MAX, what="pattern")[0], words)
     if length is not None:
         words = [w for w in words if len(w) == length]
     if limit is not None:

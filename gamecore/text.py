@@ -32,6 +32,7 @@ __all__ = [
     "INT32_MAX",
     "INT32_MIN",
     "LINE_CAP",
+    "PATTERN_MAX",
     "WORD_MAX",
     "capped_lines",
     "nfc",
@@ -50,6 +51,10 @@ WORD_MAX = 64
 a stdin line (``check``, ``why``, ``find``): more than any board's row (21 squares on the largest,
 ``super``). A build's own word list has none: its recipe's ``max_length`` drops long words, with
 the rule named."""
+
+PATTERN_MAX = 1024
+"""The most characters of a ``find`` pattern: a letter set (``[aeiouy]``) takes several characters
+for one square, so a pattern may be longer than any word."""
 
 LINE_CAP = 4096
 """The most bytes of one line :func:`capped_lines` reads into memory at once (a word of
@@ -71,9 +76,9 @@ def strip_bom(text: str | bytes) -> str | bytes:
     return text[1:] if text.startswith(BOM) else text
 
 
-def word_too_long(n: int) -> str:
-    """The one message for a word over :data:`WORD_MAX`: ``a word of N characters (at most M)``."""
-    return f"a word of {n} characters (at most {WORD_MAX})"
+def word_too_long(n: int, limit: int = WORD_MAX, what: str = "word") -> str:
+    """The one message for an item over its limit: ``a word of N characters (at most M)``."""
+    return f"a {what} of {n} characters (at most {limit})"
 
 
 def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes, int | None]]:
