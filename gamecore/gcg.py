@@ -162,7 +162,19 @@ def format_coordinate(row: int, col: int, across: bool) -> str:
 
 
 def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]) -> tuple[str, str]:
-    """Decode per gcg.md §1: ISO-8859-1 unless the first line declares UTF-8."""
+    """Decode per gcg.md §1: ISO-8859-1 unless the first line declares UTF-8. A file that starts
+    with UTF-8's byte-order mark (a Windows editor's "UTF-8") is UTF-8: the mark is dropped and the
+    file read as if its first line declared it."""
+    from gamecore.text import strip_bom
+
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = strip_bom(data)
+        first = data.split(b"\n", 1)[0].strip().lower()
+        if not first.startswith(b"#character-encoding"):
+            try:
+                return data.decode("utf-8"), "utf-8"
+            except UnicodeDecodeError:
+                pass  # not UTF-8 after all: read as the spec says
     first_end = len(data)
     for sep in (b"\n", b"\r"):
         k = data.find(sep)

@@ -95,6 +95,39 @@ def test_netskrafl_record_with_bom(shared, tmp_path):
     assert len(b.events) > 0
 
 
+def test_game_files_with_bom_replay_as_without(shared, tmp_path):
+    """``replay`` (and ``score --game``/``show --game``, which read through it) of a Netskrafl
+    record and of a UTF-8 GCG file without an encoding pragma, each saved with a BOM: the same
+    games, moves and scores as the files without it, and no encoding warning for the GCG file (a
+    BOM is UTF-8's own mark)."""
+    import polars as pl
+
+    rec = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
+    gcg = FIX / "gcg" / "base.gcg"
+    text = gcg.read_text(encoding="utf-8")  # ASCII: add a non-ASCII name so the encoding matters
+    lines = [ln for ln in text.splitlines() if not ln.lower().startswith("#character-encoding")]
+    lines = [ln + " Þórðardóttir" if ln.startswith("#player1 ") else ln for ln in lines]  # the real name
+    utf8 = ("\n".join(lines) + "\n").encode("utf-8")
+    plain, marked = tmp_path / "plain", tmp_path / "marked"
+    plain.mkdir()
+    marked.mkdir()
+    shutil.copy(rec, plain / "g.json")
+    _with_bom(rec, marked / "g.json")
+    (plain / "g.gcg").write_bytes(b"#character-encoding UTF-8\n" + utf8)
+    (marked / "g.gcg").write_bytes(BOM + utf8)
+    for d in (plain, marked):
+        r = run_skrafl("replay", str(d), "--out", str(tmp_path / f"out_{d.name}"), "--no-lexicon", "-q")
+        assert r.returncode == 0, r.stderr
+    games = {d: pl.read_parquet(tmp_path / f"out_{d}" / "games.parquet").sort("file") for d in ("plain", "marked")}
+    moves = {d: pl.read_parquet(tmp_path / f"out_{d}" / "moves.parquet").sort("file") for d in ("plain", "marked")}
+    assert games["marked"]["status"].to_list() == ["ok", "ok"]
+    cols = [c for c in games["plain"].columns if c not in ("file", "warnings")]
+    assert games["marked"].select(cols).equals(games["plain"].select(cols))
+    assert moves["marked"].drop("file").equals(moves["plain"].drop("file"))
+    warned = " ".join(w for ws in games["marked"]["warnings"].to_list() for w in ws or [])
+    assert "ENCODING" not in warned
+
+
 # --- dump and list readers --------------------------------------------------------------------
 
 

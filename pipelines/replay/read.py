@@ -24,12 +24,14 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
             data = f.read()
     except OSError as exc:
         raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
-    head = data[:64].lstrip()
+    from gamecore.text import strip_bom
+
+    head = strip_bom(data[:64]).lstrip()
     if path.lower().endswith(".json") or head.startswith(b"{"):
         import json
 
         try:
-            obj = json.loads(data.decode("utf-8"))
+            obj = json.loads(strip_bom(data).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise GameLogError(
                 "RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)
