@@ -79,6 +79,31 @@ def test_check_stdin_huge_line(lexicons):
     assert r.stdout == ""  # nothing echoed
 
 
+def test_judge_batch_huge_line(lexicons, tmp_path):
+    """A ruling holds at most --max-words words of at most 64 characters: a longer line is one
+    error, read without holding it whole, and nothing is ruled or logged."""
+    n = 3_000_000
+    text = "joint fore\n" + "joint " + "a" * n + "\n"
+    log = tmp_path / "rulings.jsonl"
+    r = run_skrafl("judge", "--lexicon", str(lexicons["en"]), "--batch", "-", "--log", str(log), stdin=text)
+    assert one_error_line(r) == f"skrafl: error: -:2: a line of {n + 6} characters (at most 520: 8 words of at most 64)"
+    assert r.stdout == "" and not log.exists()
+    (tmp_path / "b.txt").write_text("joint " + "fore " * 120 + "\n", encoding="utf-8")  # 121 words of 4-5 letters
+    r = run_skrafl("judge", "--lexicon", str(lexicons["en"]), "--batch", str(tmp_path / "b.txt"))
+    assert one_error_line(r).startswith(f"skrafl: error: {tmp_path / 'b.txt'}:1: a line of 605 characters (at most 520")
+
+
+def test_find_pattern_may_be_longer_than_a_word(lexicons):
+    """A find pattern is not a word: letter sets take several characters a square, so it has its
+    own limit (1024)."""
+    pattern = "".join(f"[{c}xyz]" for c in "joint")  # 30 characters, one word's worth of squares
+    pattern = pattern + "*" * 40  # 70: over the word limit, within the pattern limit
+    r = run_skrafl("find", "--lexicon", str(lexicons["en"]), pattern)
+    assert r.returncode in (0, 1) and "error" not in r.stderr, r.stderr
+    r = run_skrafl("find", "--lexicon", str(lexicons["en"]), "a" * 1100)
+    assert one_error_line(r) == "skrafl: error: argument 1: a pattern of 1100 characters (at most 1024)"
+
+
 def test_check_stdin_limit_is_64(lexicons):
     r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n" + "a" * 65 + "\n")
     assert one_error_line(r) == "skrafl: error: -:2: a word of 65 characters (at most 64)"
