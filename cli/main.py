@@ -226,7 +226,7 @@ def main() -> None:
     way out (a library may swallow the exception or turn it into another)."""
     import click
 
-    from pipelines.atomic import Signalled, hold_stops, install_stop_handlers, stop_requested
+    from pipelines.stops import Signalled, hold_stops, install_stop_handlers, stop_requested
 
     install_stop_handlers()
     code: int | str | None = 0

@@ -14,7 +14,6 @@ Standard library only: the game core loads lexicons through this module.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -55,6 +54,8 @@ def output_root(folder: Path) -> tuple[Path, dict] | None:
 
 def sha256_of(path: Path) -> str:
     """Hex SHA-256 of a file, read in 1 MiB chunks."""
+    import hashlib  # here: readers that only resolve a folder never need it
+
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -35,6 +35,15 @@ from typing import Iterable, Iterator
 
 from gamecore.errors import UsageError
 from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
+from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
+    Signalled,
+    _Stop,
+    check_stop,
+    hold_stops,
+    install_stop_handlers,
+    signals_held,
+    stop_requested,
+)
 
 _STAGE_FLAG = ".skrafl-stage"  # in a generation being written; gone once its marker is in place
 
@@ -317,136 +326,6 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             lock.release()
             if not committed:
                 _remove_empty(created)
-
-
-# --- Stops: SIGINT and SIGTERM ------------------------------------------------------------------
-#
-# One mechanism for every command (installed by the CLI, :func:`install_stop_handlers`): the
-# first SIGINT or SIGTERM is *recorded*, then raised as :class:`Signalled` in the main thread. A
-# raised exception can still be lost on its way — Python runs a signal handler wherever the main
-# thread happens to be, also inside a ``__del__`` or a weak-reference callback run by the garbage
-# collector, where an exception is "ignored" (printed and dropped: this is how a Ctrl-C during
-# ``build`` was lost, in ``tqdm.__del__``); a library may catch it (polars turns Ctrl-C into its
-# own KeyboardInterrupt, which typer turns into a plain exit status). So the record is what
-# counts: a stop dropped in a finalizer is raised again at once (:func:`_unraisable`), no output is
-# swapped in once a stop is recorded (:func:`check_stop` before the swap), and the CLI reports a
-# recorded stop whatever the command returned or raised. ``signals_held()`` defers the stop (still
-# recorded) over the steps that must not be cut in two: making the stage, the swap, the cleanup.
-
-
-class Signalled(BaseException):
-    """SIGTERM or SIGINT, raised in the main thread. A BaseException, so that no handler of
-    ordinary errors (nor typer's own KeyboardInterrupt handling) takes it: the output being written
-    is discarded on the way (its stage removed, the previous output kept); the CLI exits 128 + the
-    signal's number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-class _Stop:
-    signum: int | None = None  # the first stop signal received (what the exit status reports)
-    held = 0  # depth of signals_held() blocks in the main thread
-    installed = False
-    redeliver = False  # a stop was dropped in a finalizer: deliver it again until it is raised
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    if _Stop.signum is None:
-        _Stop.signum = signum
-    if _Stop.held:
-        return  # delivered when the held block ends
-    _Stop.redeliver = False
-    raise Signalled(_Stop.signum)
-
-
-def _redeliver(signum: int) -> None:
-    """Trip the main thread's handler again (from a helper thread) until the stop is raised in
-    ordinary code: the handler may run inside the next finalizer too."""
-    import _thread
-    import time
-
-    while _Stop.redeliver:
-        time.sleep(0.02)
-        _thread.interrupt_main(signum)
-
-
-def _unraisable(previous):  # noqa: ANN001, ANN202
-    def hook(unraisable) -> None:  # noqa: ANN001
-        exc = unraisable.exc_value
-        if isinstance(exc, (Signalled, KeyboardInterrupt)):
-            # a stop raised inside a finalizer (__del__, a weakref callback) is dropped there:
-            # deliver it again once this hook has returned (nothing printed)
-            import signal
-            import threading
-
-            signum = getattr(exc, "signum", None) or _Stop.signum or signal.SIGINT
-            if not _Stop.redeliver:
-                _Stop.redeliver = True
-                threading.Thread(target=_redeliver, args=(signum,), daemon=True, name="skrafl-stop").start()
-            return
-        previous(unraisable)
-
-    return hook
-
-
-def install_stop_handlers() -> None:
-    """SIGTERM and SIGINT stop the run (see above); a signal inherited as ignored (SIGINT of a
-    background job) stays ignored. Called once, by the CLI, in the main thread."""
-    import signal
-    import sys
-
-    if _Stop.installed:
-        return
-    _Stop.installed = True
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, _on_signal)
-    sys.unraisablehook = _unraisable(sys.unraisablehook)
-
-
-def stop_requested() -> int | None:
-    """The signal that asked this run to stop (SIGINT, SIGTERM), or None."""
-    return _Stop.signum
-
-
-def check_stop() -> None:
-    """Raise :class:`Signalled` if a stop was recorded (and is not held back): a safe point."""
-    if _Stop.signum is not None and not _Stop.held:
-        raise Signalled(_Stop.signum)
-
-
-def hold_stops() -> None:
-    """Defer stops for the rest of the run (the CLI, once it is reporting how the run ended)."""
-    _Stop.held += 1
-
-
-@contextlib.contextmanager
-def signals_held(block: bool = False) -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while the block runs: they are recorded, and raised when the
-    block ends normally (an exception already on its way is not replaced).
-
-    ``block``: also block SIGINT in this thread (``pthread_sigmask``), so that processes and threads
-    started in the block begin with it blocked (worker pools then ignore it: the parent stops them).
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = None
-    if block and hasattr(signal, "pthread_sigmask"):
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    _Stop.held += 1
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending SIGINT is recorded now
-        _Stop.held -= 1
-    check_stop()
 
 
 def _remove_empty(folders: list[Path]) -> None:
