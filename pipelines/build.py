@@ -227,12 +227,15 @@ def alphabet_order(words: Any, alphabet: str) -> Any:
     """
     import numpy as np
 
+    from pipelines.stops import polars_numpy_ready
+
     if len(alphabet) > 94:
         raise ValueError("alphabet_order handles at most 94 letters")
     if len(words) == 0:
         return words
     keys = words.str.replace_many(list(alphabet), [chr(0x21 + i) for i in range(len(alphabet))])
     width = -(-int(keys.str.len_bytes().max()) // 8) * 8
+    polars_numpy_ready()
     packed = keys.to_numpy().astype(f"S{width}").view(">u8").reshape(len(keys), width // 8)
     order = np.lexsort(packed.T[::-1])
     return words.gather(order)

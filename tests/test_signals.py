@@ -204,3 +204,34 @@ def test_ctrl_c_from_the_terminal_at_several_times(kind: str, inputs: dict, tmp_
             r = _run(_cmd(kind, inputs["old"], out))
             assert r.returncode == 0, r.stderr
             before = _state(out)
+
+
+_NUMPY_STOP_PROBE = r"""
+import os, signal, sys
+import numpy.lib._version as v
+import polars as pl
+from pipelines.stops import Signalled, install_stop_handlers
+from pipelines.build import alphabet_order
+
+install_stop_handlers()
+real = v.NumpyVersion.__init__
+
+def stopped_here(self, vstring):  # the Ctrl-C lands in NumPy's version check, called from polars
+    os.kill(os.getpid(), signal.SIGINT)
+    real(self, vstring)
+
+v.NumpyVersion.__init__ = stopped_here
+try:
+    alphabet_order(pl.Series(["b", "a"]), "ab")
+except Signalled:
+    print("stopped")
+"""
+
+
+def test_a_stop_inside_polars_first_to_numpy_is_our_stop_not_a_panic() -> None:
+    """polars' first to_numpy() calls back into NumPy's Python code; a stop raised there came back
+    to its Rust code as an unexpected error: a panic and a 150-line backtrace (seen once in ten
+    Ctrl-C of a build). That call is made with stops held, and the stop is raised after it."""
+    r = subprocess.run([sys.executable, "-c", _NUMPY_STOP_PROBE], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert "panicked" not in r.stderr, r.stderr[:2000]
+    assert r.stdout.strip() == "stopped", (r.stdout, r.stderr[-2000:])

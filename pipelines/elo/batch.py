@@ -204,6 +204,9 @@ def compute(
     # Snapshot days: without --date every day of the window with games, and the window's start;
     # with --date every day it rates in the window (each a night, with or without games), and
     # the window's start when it rates that day.
+    from pipelines.stops import polars_numpy_ready
+
+    polars_numpy_ready()  # a stop in polars' first to_numpy() would be a Rust panic
     days = games["day"].to_numpy()
     cut_days: list[int] = []
     if window_start is not None and date is not None:
