@@ -13,12 +13,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_scorer.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# PEP 660 editable, the C extensions built in place. The "compat" mode puts the project folder on
-	# sys.path with one .pth line; the default mode imports a finder (pathlib, urllib, importlib.util)
-	# at every interpreter start, which doubled a bare start-up (25 -> 12 ms CPU). Without compat
-	# (a setuptools that dropped it) the default mode is used.
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=compat || \
-	  $(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable: the C extensions are built in place
 	@$(MAKE) --no-print-directory setup-en || echo "note: English source (Debian scowl) not installed; 'make setup-en' as root"
 	touch $@
 
