@@ -130,17 +130,32 @@ def test_refusals_and_cli(tmp_path):
         assert r.returncode == 2 and "--analyze" in r.stderr
 
 
-def test_elo_reads_dataset_like_the_table(tmp_path):
+def test_elo_rates_a_gcg_dataset_like_its_table(tmp_path):
+    """GCG games name their players: rated from a dataset, from the replay's games.parquet and
+    from its folder, the same ratings."""
     ds = tmp_path / "ds"
-    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
-    run_replay([str(NETSKRAFL)], tmp_path / "mono", ReplayOptions(), quiet=True)
+    run_replay_dataset([str(GCG)], ds, ReplayOptions(), quiet=True)
+    run_replay([str(GCG)], tmp_path / "mono", ReplayOptions(), quiet=True)
     for src, out in ((ds, "e1"), (tmp_path / "mono" / "games.parquet", "e2"), (tmp_path / "mono", "e3")):
         r = _skrafl("elo", "--games", src, "--out", tmp_path / out, "-q")
         assert r.returncode == 0, r.stderr
     ratings = [pl.read_parquet(tmp_path / o / "ratings.parquet").sort("list", "player") for o in ("e1", "e2", "e3")]
     assert ratings[0].height > 0
     assert ratings[0].equals(ratings[1]) and ratings[0].equals(ratings[2])
-    assert set(ratings[0]["locale"]) == {"is_IS"}  # the optional columns come through a dataset too
+
+
+def test_elo_reads_dataset_like_the_table(tmp_path):
+    """Netskrafl records (no player ids: every game left unrated, elo's warning) read from a
+    dataset as from the table: the same games, the optional columns, the days."""
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    run_replay([str(NETSKRAFL)], tmp_path / "mono", ReplayOptions(), quiet=True)
+    for src, out in ((ds, "e1"), (tmp_path / "mono" / "games.parquet", "e2"), (tmp_path / "mono", "e3")):
+        r = _skrafl("elo", "--games", src, "--out", tmp_path / out, "-q")
+        assert r.returncode == 0, r.stderr
+        assert "10 " in r.stderr and "not rated" in r.stderr, r.stderr  # the one warning, each source
+    ratings = [pl.read_parquet(tmp_path / o / "ratings.parquet").sort("list", "player") for o in ("e1", "e2", "e3")]
+    assert ratings[0].equals(ratings[1]) and ratings[0].equals(ratings[2])
     from pipelines.elo.games import read_games
     from pipelines.elo.optional import extra_columns
 
