@@ -165,12 +165,22 @@ def test_best_score_why_on_the_riddle(server):
     assert r.stdout.startswith("þrekraun") and "VALID" in r.stdout
 
 
-def test_best_on_a_shared_position(server):
-    need(MID1, POSITIONS / "mid1.board")
-    args = ("best", "--lexicon", str(MID1), "--board", str(POSITIONS / "mid1.board"), "--rack", "AEEFHI?", "-n", "1")
+def test_best_on_a_shared_position(server, tmp_path):
+    """The top play of a shared position scores the best score of its reference move list (three
+    independent engines), served as in-process."""
+    need(POSITIONS / "mid1.board", POSITIONS / "mid1_b1.words")
+    lex = MID1
+    if not (lex / "manifest.json").is_file():  # not built by the bench: the position's own list
+        lex = tmp_path / "mid1_b1"
+        words = str(POSITIONS / "mid1_b1.words")
+        r = client("build", "en", "--source", "wordlist", "--input", words, "--out", str(lex), "-q")
+        assert r.returncode == 0, r.stderr
+    args = ("best", "--lexicon", str(lex), "--board", str(POSITIONS / "mid1.board"), "--rack", "AEEFHI?", "-n", "1")
     r = same_both_ways(server, *args, "-f", "tsv")
-    top = (POSITIONS / "mid1_b1.moves.tsv").read_text(encoding="utf-8").splitlines()
-    assert r.returncode == 0 and r.stdout.splitlines()[1].split("\t")[2] in {line.split("\t")[-1] for line in top} | {"43"}
+    rows = (POSITIONS / "mid1_b1.moves.tsv").read_text(encoding="utf-8").splitlines()
+    column = rows[0].split("\t").index("score")
+    best = max(int(line.split("\t")[column]) for line in rows[1:])
+    assert r.returncode == 0 and int(r.stdout.splitlines()[1].split("\t")[2]) == best
 
 
 def test_replay_writes_the_same_files(server, tmp_path):
