@@ -48,3 +48,32 @@ def reseal(folder: Path, command: str) -> Path:
         with output_dir(folder, command) as stage:
             shutil.copytree(Path(keep) / "files", stage, dirs_exist_ok=True)
     return folder
+
+
+def one_error_line(r: subprocess.CompletedProcess) -> str:
+    """The one stderr line of a run that failed on bad input (exit 2, no traceback)."""
+    assert r.returncode == 2, (r.stdout[:200], r.stderr[:500])
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr[:1000]
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+#: Small word lists of the trial tests (tests/conftest.py ``small_lexicons``).
+EN_WORDS = ["cat", "cats", "dog", "dogs", "horse"]
+NB_WORDS = ["hest", "hesten", "øl", "ølet"]
+REFERENCE = ["cat", "dog", "cow"]
+
+
+def build_small_lexicons(tmp: Path) -> dict[str, Path]:
+    """``EN_WORDS`` and ``NB_WORDS`` compiled (``skrafl build LANG --source wordlist``) in ``tmp``,
+    with ``REFERENCE`` written as a reference list: ``{"tmp", "en", "nb", "ref"}``."""
+    (tmp / "en.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
+    (tmp / "nb.txt").write_text("\n".join(NB_WORDS) + "\n", encoding="utf-8")
+    (tmp / "ref.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
+    for lang in ("en", "nb"):
+        r = run_skrafl(
+            "build", lang, "--source", "wordlist", "--input", str(tmp / f"{lang}.txt"), "--out", str(tmp / lang), "--quiet"
+        )
+        assert r.returncode == 0, r.stderr
+    return {"tmp": tmp, "en": tmp / "en", "nb": tmp / "nb", "ref": tmp / "ref.txt"}

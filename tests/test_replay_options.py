@@ -4,16 +4,7 @@ one line on stderr (README: bad input is one line, exit 2)."""
 from __future__ import annotations
 
 import pytest
-from clirun import run_skrafl
-
-
-def one_error_line(r) -> str:
-    assert r.returncode == 2, (r.stdout[:200], r.stderr[:500])
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, r.stderr[:1000]
-    assert "Traceback" not in r.stderr
-    return lines[0]
-
+from clirun import one_error_line, run_skrafl
 
 # --- 4. replay: every option combination checked before any note ---------------------------------
 

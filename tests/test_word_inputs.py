@@ -10,33 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
-
-EN_WORDS = ["cat", "cats", "dog", "dogs", "horse"]
-NB_WORDS = ["hest", "hesten", "øl", "ølet"]
-REFERENCE = ["cat", "dog", "cow"]
+from clirun import REFERENCE, build_small_lexicons, one_error_line, run_skrafl
 
 
 @pytest.fixture(scope="module")
 def lexicons(tmp_path_factory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("trial")
-    (tmp / "en.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
-    (tmp / "nb.txt").write_text("\n".join(NB_WORDS) + "\n", encoding="utf-8")
-    (tmp / "ref.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
-    for lang in ("en", "nb"):
-        r = run_skrafl(
-            "build", lang, "--source", "wordlist", "--input", str(tmp / f"{lang}.txt"), "--out", str(tmp / lang), "--quiet"
-        )
-        assert r.returncode == 0, r.stderr
-    return {"tmp": tmp, "en": tmp / "en", "nb": tmp / "nb", "ref": tmp / "ref.txt"}
-
-
-def one_error_line(r) -> str:
-    assert r.returncode == 2, (r.stdout[:200], r.stderr[:500])
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, r.stderr[:1000]
-    assert "Traceback" not in r.stderr
-    return lines[0]
+    return build_small_lexicons(tmp_path_factory.mktemp("trial"))
 
 
 # --- 2. a word has a length limit; a huge line is not read into memory ----------------------------
