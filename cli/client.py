@@ -25,10 +25,11 @@ import sys
 
 #: Protocol (shared with :mod:`cli.serve`). Request: ``MAGIC``, the 4-byte big-endian length of
 #: the rest, then fields, each a 4-byte length and bytes, in key/value pairs; the file descriptors 0, 1, 2 ride on the first
-#: bytes (SCM_RIGHTS). Answers from the server: ``a`` (accepted: the command runs now), ``s``
-#: (stale: run it yourself), ``r`` + reason (refused: another interpreter or project), ``x`` + a
-#: 4-byte signed exit status. From the client after ``a``: ``g`` + one byte, a signal's number.
-MAGIC = b"skrafl-serve 1\n"
+#: bytes (SCM_RIGHTS). Answers from the server: ``a`` + the 4-byte pid of the process running
+#: the command (accepted: the client sends its SIGINT, SIGTERM and SIGHUP there with ``kill``),
+#: ``s`` (stale: run it yourself), ``r`` + reason (refused: another interpreter or project), ``x``
+#: + a 4-byte signed exit status. The client closing its end stops the command (SIGTERM).
+MAGIC = b"skrafl-serve 2\n"
 FORWARDED = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 
 
@@ -49,6 +50,7 @@ def fingerprint() -> dict[str, bytes]:
         "options": repr((sys.warnoptions, sorted(sys._xoptions.items()))).encode(),
         "path": os.fsencode(path),
         "fsencoding": f"{sys.getfilesystemencoding()}:{sys.getfilesystemencodeerrors()}".encode(),
+        "hashseed": os.environ.get("PYTHONHASHSEED", "").encode(),  # read at start-up only
     }
 
 
@@ -69,7 +71,7 @@ def served(args: list[str]) -> bool:
     if command == "serve":
         return False
     if command == "judge":
-        return any(a in ("--word", "--batch") or a.startswith(("--word=", "--batch=")) for a in args)
+        return any(a in ("--word", "-w", "--batch") or a.startswith(("--word=", "--batch=", "-w")) for a in args)
     return True
 
 
@@ -84,7 +86,13 @@ class _Link:
     sock = None
     pending: list[int] = []  # signals received before the server accepted
     accepted = False
+    pid = 0  # the server's child running the command
+    waiting = False  # in the wait for the server's first answer
     forwarded: int | None = None
+
+
+class _Interrupted(Exception):
+    """A stop signal before the server began the command: stop waiting for it."""
 
 
 def _on_signal(signum: int, frame: object) -> None:
@@ -92,9 +100,11 @@ def _on_signal(signum: int, frame: object) -> None:
         _Link.forwarded = signum
     if not _Link.accepted:
         _Link.pending.append(signum)
+        if _Link.waiting:
+            raise _Interrupted  # out of the wait for the answer (a busy or stopped server)
         return
     try:
-        _Link.sock.sendall(b"g" + bytes([signum]))
+        os.kill(_Link.pid, signum)  # straight to the command's process (held there until it can stop)
     except OSError:
         pass
 
@@ -133,19 +143,6 @@ def forward(path: str, argv: list[str]) -> int | None:
         request = encode(pairs)
     except (OSError, ValueError, AttributeError):
         return None
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        sock.connect(path)
-        # the descriptors ride on the first bytes; the rest follows
-        sent = sock.sendmsg(
-            [request[:4096]],
-            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
-        )
-        sock.sendall(request[sent:])
-    except OSError:
-        sock.close()
-        return None
-    _Link.sock = sock
     previous = {}
     for signum in FORWARDED:
         if signum not in ignored:
@@ -155,17 +152,38 @@ def forward(path: str, argv: list[str]) -> int | None:
         for signum, handler in previous.items():
             _signal.signal(signum, handler)
 
-    try:
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    _Link.sock = sock
+    answer = None
+    try:  # a stop while connecting, sending or waiting for the answer ends the wait (_Interrupted)
+        _Link.waiting = True
+        sock.connect(path)
+        # the descriptors ride on the first bytes; the rest follows
+        sent = sock.sendmsg(
+            [request[:4096]],
+            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
+        )
+        sock.sendall(request[sent:])
         answer = _recv_exact(sock, 1)
-    except OSError:
-        answer = None
+    except (OSError, _Interrupted):
+        pass
+    finally:
+        _Link.waiting = False
+    if answer != b"a" and _Link.pending:  # stopped while waiting: nothing more is run (a command
+        sock.close()  # the server had just begun sees its client gone and stops, output discarded)
+        restore()
+        sys.stderr.write("skrafl: interrupted; nothing was changed\n")
+        return 128 + _Link.pending[0]
     if answer != b"a":  # not run there (no answer, refused, stale): run it here
         sock.close()
         restore()
-        for signum in _Link.pending:  # as if it had come now
-            os.kill(os.getpid(), signum)
         return None
-    _Link.accepted = True
+    try:
+        raw = _recv_exact(sock, 4)
+    except OSError:
+        raw = None
+    _Link.pid = int.from_bytes(raw, "big") if raw else 0
+    _Link.accepted = _Link.pid > 0
     for signum in _Link.pending:
         _on_signal(signum, None)
     status = None

@@ -228,11 +228,11 @@ def main() -> None:
 
     from pipelines.stops import Signalled, hold_stops, install_stop_handlers, stop_requested
 
-    install_stop_handlers()
     code: int | str | None = 0
     message = None
     exiting: SystemExit | None = None
     try:
+        install_stop_handlers()  # in the try: a stop held back until now (skrafl serve) is reported
         status = click_app()(standalone_mode=False, prog_name="skrafl")
         code = status if isinstance(status, int) else 0
     except SkraflError as exc:

@@ -253,9 +253,11 @@ def _server_class():
 
     class Server(socketserver.ForkingMixIn, socketserver.UnixStreamServer):
         block_on_close = False
-        max_children = 64
+        max_children = 1 << 30  # never reached: socketserver would block in waitpid (verify_request limits)
+        limit = 64  # commands running at once; one more is refused (its client runs it itself)
 
         def __init__(self, path: Path, root: Path) -> None:
+            self.pid = os.getpid()
             self.path = path
             self.root = root
             self.stopping: str | None = None
@@ -296,7 +298,10 @@ def _server_class():
         def verify_request(self, request, client_address) -> bool:  # noqa: ANN001
             creds = request.getsockopt(socketserver.socket.SOL_SOCKET, socketserver.socket.SO_PEERCRED, struct.calcsize("3i"))
             _pid, uid, _gid = struct.unpack("3i", creds)
-            return uid == os.getuid()
+            if uid != os.getuid():
+                return False
+            self.collect_children()  # reaps the commands that ended, without waiting
+            return len(self.active_children or ()) < self.limit
 
         def handle_error(self, request, client_address) -> None:  # noqa: ANN001
             import traceback
@@ -339,6 +344,8 @@ def _receive(sock) -> tuple[dict[str, list[bytes]], list[int]]:
     data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
     head = len(MAGIC) + 4
     while len(data) < head or len(data) < head + int.from_bytes(data[len(MAGIC) : head], "big"):
+        if not MAGIC.startswith(data[: len(MAGIC)]):  # not a skrafl client: its length means nothing
+            break
         chunk = sock.recv(1 << 16)
         if not chunk:
             for fd in fds:
@@ -382,11 +389,22 @@ class _Handler:
     def run(self) -> None:
         import signal
 
+        from pipelines.stops import _Stop
+
+        os.setsid()  # a signal at the server's terminal is not the command's: only the client's is
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        # the server ran through cli.main.main too: its stop state is not this command's. The
+        # caller's stops (sent by the client straight to this process) wait, blocked, until
+        # cli.main.main has its handlers in (pipelines.stops.install_stop_handlers unblocks them).
+        _Stop.signum, _Stop.held, _Stop.installed, _Stop.redeliver = None, 0, False, False
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        _Stop.blocked = True
         try:
+            self.sock.settimeout(10)  # a client that sends nothing does not hold a child
             fields, fds = _receive(self.sock)
+            self.sock.settimeout(None)
         except (OSError, ValueError):
             return
         try:
@@ -416,7 +434,8 @@ class _Handler:
         if changed:
             os.write(self.server.log, f"skrafl serve: stale, changed since the start: {', '.join(changed[:5])}\n".encode())
             self.answer(b"s")
-            os.kill(os.getppid(), signal.SIGUSR1)  # the server stops taking requests and exits
+            if os.getppid() == self.server.pid:  # the server stops taking requests and exits
+                os.kill(self.server.pid, signal.SIGUSR1)
             return
         cwd = os.fsdecode(one("cwd"))
         try:
@@ -440,6 +459,10 @@ class _Handler:
             pass
         for fd, target in zip(fds, (0, 1, 2)):
             os.dup2(fd, target)
+        for fd in fds:  # only 0, 1 and 2 stay: a process the command forks holds no extra copy
+            if fd > 2:
+                os.close(fd)
+        fds.clear()
         streams = []
         for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
             enc, err = one(f"{name}.encoding").decode(), one(f"{name}.errors").decode()
@@ -450,7 +473,10 @@ class _Handler:
         ignored = {int(s) for s in one("ignored").decode().split(",") if s}
         for signum in ignored:
             signal.signal(signum, signal.SIG_IGN)
-        self.answer(b"a")
+        try:
+            self.answer(b"a" + os.getpid().to_bytes(4, "big"))  # the client signals this process
+        except OSError:  # the client went away before the command began: nothing is run
+            return
         self.listen()
         status = self.command()
         self.done = True
@@ -466,39 +492,25 @@ class _Handler:
             )
 
     def listen(self) -> None:
-        """A thread passing on the client's signals to the main thread; the client gone (its end
-        of the socket closed): SIGTERM."""
+        """A thread watching the client's end of the socket: the client gone (killed), the
+        command is stopped with SIGTERM. (The client's own signals come straight to this
+        process: the ``a`` answer gave it the pid.)"""
         import signal
         import threading
-
-        from pipelines import atomic
-
-        main = threading.main_thread().ident
-
-        def deliver(signum: int) -> None:
-            import time
-
-            while not atomic._Stop.installed and not self.done:  # cli.main.main installs the handlers first
-                time.sleep(0.001)
-            if not self.done:
-                signal.pthread_kill(main, signum)
 
         def read() -> None:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
             while not self.done:
                 try:
-                    data = self.sock.recv(2)
+                    data = self.sock.recv(64)
                 except OSError:
                     data = b""
                 if not data:
-                    deliver(signal.SIGTERM)
+                    if not self.done:
+                        os.kill(os.getpid(), signal.SIGTERM)
                     return
-                if data[:1] == b"g":
-                    if len(data) < 2:
-                        data += self.sock.recv(1)
-                    deliver(data[1])
 
-        threading.Thread(target=read, name="skrafl-serve-signals", daemon=True).start()
+        threading.Thread(target=read, name="skrafl-serve-client", daemon=True).start()
 
     def command(self) -> int:
         """Run ``cli.main.main()`` and end as Python would: non-daemon threads joined, exit

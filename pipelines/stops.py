@@ -42,6 +42,7 @@ class _Stop:
     held = 0  # depth of signals_held() blocks in the main thread
     installed = False
     redeliver = False  # a stop was dropped in a finalizer: deliver it again until it is raised
+    blocked = False  # SIGINT/SIGTERM/SIGHUP blocked until the handlers are in (skrafl serve's children)
 
 
 def _on_signal(signum: int, frame: object) -> None:
@@ -96,6 +97,9 @@ def install_stop_handlers() -> None:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _on_signal)
     sys.unraisablehook = _unraisable(sys.unraisablehook)
+    if _Stop.blocked:  # a skrafl serve child: the caller's stops, held until now, arrive here
+        _Stop.blocked = False
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 def stop_requested() -> int | None:

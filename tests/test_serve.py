@@ -261,7 +261,7 @@ def test_sigint_stops_a_long_replay(server, tmp_path):
     files = sorted(GCG.glob("*.gcg"))
     many = tmp_path / "many"
     many.mkdir()
-    for i in range(60):
+    for i in range(250):  # about 13,000 games: some seconds of replay, so the signal lands in it
         for f in files:
             os.link(f, many / f"{i:03d}_{f.name}")
     out = tmp_path / "out"
@@ -286,6 +286,73 @@ def test_sigint_stops_a_long_replay(server, tmp_path):
     assert tree(out) == before
     time.sleep(0.5)
     assert "skrafl serve: pid" in server.log.read_text() and "exit 130" in server.log.read_text()
+
+
+@pytest.fixture
+def small_lexicon(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("hestur\njoint\n", encoding="utf-8")
+    r = client("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "lex"), "-q")
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "lex"
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stop_of_a_served_command_is_our_stop(server, small_lexicon, signum, status):
+    """SIGTERM or Ctrl-C to the client of a command with no stop handling of its own (check,
+    waiting on stdin): the served command stops through skrafl's own stops, one line, as here
+    (the server's own stop state is not inherited by its children)."""
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path))
+    for served in (True, False):
+        proc = subprocess.Popen(
+            [str(CLIENT), "check", "--lexicon", str(small_lexicon), "-"],
+            cwd=PROJECT_ROOT,
+            env=env if served else {k: v for k, v in env.items() if k != "SKRAFL_SERVER"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        proc.stdin.write("hestur\n")
+        proc.stdin.flush()
+        time.sleep(1.0)  # the command is reading stdin now
+        assert proc.poll() is None
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+        name = signal.Signals(signum).name
+        assert proc.returncode == status, (served, proc.returncode, err)
+        assert err.strip().splitlines() == [
+            f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept"
+        ], (served, err)
+
+
+def test_a_client_waiting_on_a_stopped_server_can_be_interrupted(server, small_lexicon):
+    """A server that does not answer (stopped here with SIGSTOP; or busy): Ctrl-C ends the
+    client at once with one line, and nothing is run."""
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path))
+    server.proc.send_signal(signal.SIGSTOP)
+    try:
+        proc = subprocess.Popen(
+            [str(CLIENT), "check", "--lexicon", str(small_lexicon), "hestur"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        assert proc.poll() is None  # waiting for the server's answer
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 130
+    finally:
+        server.proc.send_signal(signal.SIGCONT)
+    # the request, with the client's descriptors, sat in the stopped server's queue: its pipes
+    # end when the server, going on, finds the client gone and runs nothing
+    before = server.ran()
+    out, err = proc.communicate(timeout=30)
+    assert out == "" and err.strip().splitlines() == ["skrafl: interrupted; nothing was changed"]
+    time.sleep(0.5)
+    assert server.ran() == before
 
 
 # --- fallbacks ---------------------------------------------------------------------------------
