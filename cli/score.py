@@ -258,9 +258,10 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     ruling, the next lines go on. Returns the exit status: 2 some line was bad, else 1 some ruling
     illegal or unacceptable, else 0."""
     import json
+    import unicodedata
 
     from gamecore.errors import SkraflError
-    from gamecore.text import nfc
+    from gamecore.text import capped_lines, nfc, strip_bom
 
     out = sys.stdout
     name = "-" if batch == "-" else batch
@@ -271,13 +272,15 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     blocks = 0
     source = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115 (closed below)
     try:
-        for lineno, raw in enumerate(source, start=1):
+        for lineno, raw, length in capped_lines(source):
             try:
+                if length is not None:
+                    raise SkraflError(f"a line of {length} characters: a CGP string, a TAB and a play are far shorter")
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
-                text = nfc(text.lstrip("\ufeff").strip())
+                text = nfc((strip_bom(text) if lineno == 1 else text).strip())
                 if not text:
                     continue
                 if "\t" not in text:
@@ -290,6 +293,9 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
                     raise SkraflError("more than one TAB: a line is a CGP string, a TAB and the play")
                 if not play:
                     raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
+                bad = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf") and ch != "\t"), None)
+                if bad is not None:
+                    raise SkraflError(f"a control character (U+{ord(bad):04X}) in the line")
                 pos = cgp_position(cgp_text, ruleset)
                 ruling, data = _rule(pos, play, coords, pos.rack, lex, challenge, None)
             except SkraflError as exc:

@@ -316,3 +316,17 @@ def test_options_that_do_not_fit_exit_2_at_once(en, args):
 def test_no_batch_file_exit_2(en, tmp_path):
     res = run_skrafl("score", "--lexicon", str(en), "--batch", str(tmp_path / "none.txt"))
     assert res.returncode == 2 and res.stdout == "" and "no batch file" in res.stderr
+
+
+def test_control_characters_and_a_bom_past_line_1_are_bad_lines(en):
+    """A control character in a line (a play typed with U+0001, a BOM past the first line) is a
+    bad line, never echoed into the output; a BOM on line 1 is dropped."""
+    good = f"{EMPTY} DIJNOTX/ 0/0 0\t8D JOINT"
+    lines = ["\ufeff" + good, good.replace("JOINT", "\x01OINT"), "\ufeff" + good]
+    rc, out, err = _batch(en, lines, "-f", "json", "-q")
+    assert rc == 2
+    assert [json.loads(x)["line"] for x in out] == [1]
+    assert err == [
+        "skrafl: error: -:2: a control character (U+0001) in the line",
+        "skrafl: error: -:3: a control character (U+FEFF) in the line",
+    ]
