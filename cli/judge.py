@@ -13,6 +13,7 @@ from typing import Optional
 
 import typer
 
+from cli.check import check_word
 from cli.common import QUIET_OPTION, OutputFormat
 
 HELP = (
@@ -41,18 +42,6 @@ HELP = (
     "UNACCEPTABLE; 2 usage or input error (no lexicon, a log refused or that cannot be opened or "
     "written, a batch line with too many words or a control character: FILE:LINE)."
 )
-
-
-def checked_word(word: str) -> str:
-    """One word of a ruling checked as ``skrafl check`` checks its words (:func:`cli.check.check_word`:
-    a control or format character such as U+0001 or a zero-width space is refused), in NFC.
-
-    Raises:
-        UsageError: ``a control character (U+XXXX) in a word``.
-    """
-    from cli.check import check_word
-
-    return check_word(word)
 
 
 def check_log_target(log_file: Path, inputs) -> None:
@@ -187,7 +176,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
                 return
             message = self.query_one("#message", Static)
             try:
-                words = [checked_word(w) for w in judge.split(event.value)]
+                words = [check_word(w) for w in judge.split(event.value)]
                 if not words:
                     return
                 ruling = judge.rule(words)
@@ -401,17 +390,17 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
 
     if words:
         try:
-            asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word", checked_word)
+            asked = read_batch(wj, [" ".join(nfc(w) for w in words)], "--word", check_word)
         except UsageError as exc:  # no line number: the words are the options' own
             raise UsageError(exc.message, "--word") from None
     elif batch == "-":
-        asked = read_batch(wj, sys.stdin.buffer, "-", checked_word)
+        asked = read_batch(wj, sys.stdin.buffer, "-", check_word)
     else:
         path = Path(batch)
         if not path.is_file():
             raise UsageError(f"no batch file {batch}")
         with open(path, "rb") as fh:
-            asked = read_batch(wj, fh, str(path), checked_word)
+            asked = read_batch(wj, fh, str(path), check_word)
     if not asked:
         raise UsageError("no words to rule on" + (f" in {batch}" if batch is not None else ""))
     try:

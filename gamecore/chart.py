@@ -11,7 +11,6 @@ data-date=…>`` so tests can read the chart back. Standard library only.
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
@@ -132,11 +131,4 @@ def rating_chart_svg(rows: Iterable[dict], player: str, beginner_k: int | None =
     return "\n".join(out) + "\n"
 
 
-def write_chart(svg: str, path: str | Path) -> Path:
-    """Write a chart to ``path`` as SVG or PNG, by the suffix (:func:`gamecore.picture.save_svg`)."""
-    from gamecore.picture import save_svg
-
-    return save_svg(svg, path)
-
-
-__all__ = ["LIST_COLOURS", "rating_chart_svg", "write_chart"]
+__all__ = ["LIST_COLOURS", "rating_chart_svg"]

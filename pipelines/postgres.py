@@ -14,7 +14,7 @@ the players alternating from player 0) and ``prefs`` (JSONB: ``manual`` = compet
 - :func:`games_frame`: the games table for ``skrafl elo --games postgresql://…``
   (``player0``/``player1`` = the player ids; a seat without a player id is the robot
   ``robot-LEVEL``).
-- :class:`RatingsWriter` (``elo --ratings-to``) and :func:`write_ratings`: the ratings of one elo
+- :class:`RatingsWriter` (``elo --ratings-to``): the ratings of one elo
   output stored into a table (default ``skrafl_ratings``), in one transaction that first deletes
   the rows of the same day, so a rerun of a day writes the same rows; the writer commits just
   before the output folder is swapped in and takes the rows back if the swap fails.
@@ -581,18 +581,3 @@ class RatingsWriter:
         with contextlib.suppress(Exception):
             self.conn.close()
 
-
-def write_ratings(url: str, elo_out: Path, table_name: str | None = None) -> str:
-    """Store the ratings of the elo output ``elo_out`` into ``table_name`` (default
-    :data:`RATINGS_TABLE`, created if missing: ``day`` plus the columns of ratings.parquet, key
-    ``day, list, locale, player``), in one transaction that first deletes that day's rows. The day is the
-    output's report day (``--date``), else its ``as_of`` day. Returns a note for the CLI.
-    (``elo --ratings-to`` uses :class:`RatingsWriter`, in step with the output's swap.)"""
-    from gamecore.folders import open_output
-
-    folder = open_output(elo_out, "elo output")
-    writer = RatingsWriter(url, table_name)
-    try:
-        return writer.store(folder)
-    finally:
-        writer.close()

@@ -190,7 +190,8 @@ CHART_ROWS = [  # the rows of 'skrafl elo --explain', as its JSON gives them
 def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
     from PIL import Image
 
-    from gamecore.chart import rating_chart_svg, write_chart
+    from gamecore.chart import rating_chart_svg
+    from gamecore.picture import save_svg
 
     svg = rating_chart_svg(CHART_ROWS, "anna", beginner_k=32)
     root = _parse(svg)
@@ -207,7 +208,7 @@ def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
     # a higher rating is drawn higher: the all-list line ends below its peak
     pts = [tuple(map(float, p.split(","))) for p in next(root.iter("{http://www.w3.org/2000/svg}polyline")).get("points").split()]
     assert pts[1][1] < pts[0][1] < pts[2][1] and pts[0][0] <= pts[1][0] < pts[2][0]
-    png = write_chart(svg, tmp_path / "c.png")
+    png = save_svg(svg, tmp_path / "c.png")
     assert Image.open(png).size == (int(root.get("width")), int(root.get("height")))
     with pytest.raises(Exception):
         rating_chart_svg([{"list": "all", "finished_at": "", "k": 20, "before": 1, "rating": 2}], "x")
