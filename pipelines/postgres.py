@@ -580,4 +580,3 @@ class RatingsWriter:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.conn.close()
-
