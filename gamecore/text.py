@@ -77,7 +77,10 @@ def strip_bom(text: str | bytes) -> str | bytes:
 
 
 def word_too_long(n: int, limit: int = WORD_MAX, what: str = "word") -> str:
-    """The one message for an item over its limit: ``a word of N characters (at most M)``."""
+    """The one message for an item over its limit: ``a word of N characters (at most M)``; for a
+    line over :data:`LINE_CAP` bytes whose item is short (white space around it), that."""
+    if n <= limit:
+        return f"a line of more than {LINE_CAP} bytes, most of it white space around a {what}"
     return f"a {what} of {n} characters (at most {limit})"
 
 

@@ -182,3 +182,10 @@ def test_missing_reject_list_says_what_it_is(lexicons):
         "compare", str(lexicons["en"]), str(lexicons["ref"]), "--reject", str(tmp / "nope.txt"), "--out", str(tmp / "c7")
     )
     assert one_error_line(r) == f"skrafl: error: {tmp / 'nope.txt'}: must-reject list not found"
+
+
+def test_a_long_line_of_white_space_says_so(lexicons):
+    """A short word padded past the 4 KiB a line is read up to is not 'a word of 6 characters
+    (at most 64)': the message says what is wrong."""
+    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat" + " " * 5000 + "\n")
+    assert one_error_line(r) == "skrafl: error: -:1: a line of more than 4096 bytes, most of it white space around a word"
