@@ -146,10 +146,18 @@ def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bo
     size = board.size
     row, col, across = parse_gcg(coord, size)
     ts = board.tile_set
+    tokens, through = [], []  # through: the token was written in parentheses (a board tile)
     try:
-        tokens = ts.split_word(word.replace("(", "").replace(")", ""), allow=".")
+        for k, part in enumerate(word.replace(")", "(").split("(")):
+            if part:
+                got = ts.split_word(part, allow=".")
+                tokens += got
+                through += [k % 2 == 1] * len(got)
     except SkraflError as exc:
         raise IllegalPlay("unknown_letter", exc.message) from None
+    marks = [ch for ch in word if ch in "()"]
+    if len(marks) % 2 or any(pair != ("(", ")") for pair in zip(marks[::2], marks[1::2])):
+        raise IllegalPlay("unknown_letter", f"{coord} {word}: parentheses must pair, '(' then ')', around board tiles")
     if not tokens:
         raise IllegalPlay("no_tiles", "empty word")
     dr, dc = (0, 1) if across else (1, 0)
@@ -159,6 +167,11 @@ def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bo
         if not board.in_bounds(r, c):
             raise IllegalPlay("off_board", f"{coord} {word}: the word runs off the {size}×{size} board")
         existing = board[r, c]
+        if through[i] and existing is None:
+            raise IllegalPlay(
+                "empty_through",
+                f"{coord} {word}: '({tok})' at {format_gcg(r, c, across)} marks a board tile, but the square is empty",
+            )
         if tok == ".":
             if existing is None:
                 raise IllegalPlay(

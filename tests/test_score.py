@@ -828,3 +828,23 @@ def test_help_states_exit_codes(command):
     assert r.returncode == 0, r.stderr
     text = " ".join(line.strip(" │") for line in r.stdout.splitlines())
     assert "Exit status: 0" in text and " 2 " in text
+
+
+def test_parentheses_mark_board_tiles():
+    """GCG writes played-through tiles in parentheses: J(O)INT says the O is on the board. With
+    the O at E8 the play is legal, J on the DL at D8 and the star doubling: (8x2 + 1+1+1+1) x 2 =
+    40 with four tiles placed; on an empty board the same notation is empty_through (it was
+    scored as if the O were played); unpaired parentheses are not notation."""
+    r8 = "15/15/15/15/15/15/15/4O10/15/15/15/15/15/15/15 DIJNTX/ 0/0 0"
+    empty = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 DIJNOTX/ 0/0 0"
+    r = run_skrafl("score", "--rules", "wespa", "--cgp", r8, "--play", "8D J(O)INT", "-f", "json")
+    got = json.loads(r.stdout)
+    assert r.returncode == 0 and (got["legal"], got["score"], got["tiles_placed"]) == (True, 40, 4)
+    for cgp, play, code in (
+        (empty, "8D J(O)INT", "empty_through"),
+        (r8, "8D J(OINT", "unknown_letter"),
+        (r8, "8D J)O(INT", "unknown_letter"),
+    ):
+        r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", play, "-f", "json")
+        got = json.loads(r.stdout)
+        assert r.returncode == 1 and got["legal"] is False and got["reason"]["code"] == code, (play, r.stdout, r.stderr)
