@@ -278,19 +278,25 @@ def main() -> None:
             "Set SKRAFL_DEBUG=1 to see where, and please report it"
         )
     hold_stops()  # from here on a signal (a second Ctrl-C) is only recorded: the report is one line
+    import signal
+
     signum = stop_requested()
     if signum is not None:  # a stop wins over whatever the command returned or raised after it
-        import signal
-
         name = signal.Signals(signum).name
         code = 128 + signum
         message = f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept"
-    elif exiting is not None:
-        raise exiting
     if message:
         from cli.common import shown_paths
 
         typer.echo(shown_paths(message), err=True)
+    # The run is over and its status decided. Python's finalization puts SIGINT and SIGTERM back to
+    # the default action, so a stop in its last instant (freeing a large build) killed the process
+    # silently (-2) after a complete run; ignored, the status is the run's.
+    for late in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(late) is not signal.SIG_IGN:
+            signal.signal(late, signal.SIG_IGN)
+    if signum is None and exiting is not None:
+        raise exiting
     sys.exit(code)
 
 

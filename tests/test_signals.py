@@ -235,3 +235,20 @@ def test_a_stop_inside_polars_first_to_numpy_is_our_stop_not_a_panic() -> None:
     r = subprocess.run([sys.executable, "-c", _NUMPY_STOP_PROBE], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert "panicked" not in r.stderr, r.stderr[:2000]
     assert r.stdout.strip() == "stopped", (r.stdout, r.stderr[-2000:])
+
+
+def test_a_stop_after_the_run_is_over_cannot_kill_it() -> None:
+    """Once the run's status is decided, SIGINT and SIGTERM are ignored: Python's finalization puts
+    them back to the default action, and a Ctrl-C landing there (freeing a large build) killed a
+    complete run silently (exit -2, seen in CI)."""
+    probe = (
+        "import signal, sys\n"
+        "import cli.main\n"
+        "sys.argv = ['skrafl', '--version']\n"
+        "try:\n"
+        "    cli.main.main()\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, signal.getsignal(signal.SIGTERM) is signal.SIG_IGN)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    assert r.stdout.splitlines()[-1] == "0 True True", (r.stdout, r.stderr)
