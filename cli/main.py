@@ -191,6 +191,25 @@ def click_app() -> click.Group:
     return _CLICK_APP
 
 
+_AT_EXIT: list[bool] = []
+
+
+def _ignore_stops_at_exit() -> None:
+    """SIGINT and SIGTERM ignored once the interpreter exits (registered once a process)."""
+    if _AT_EXIT:
+        return
+    import atexit
+    import signal
+
+    def ignore() -> None:
+        for late in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(late) is not signal.SIG_IGN:
+                signal.signal(late, signal.SIG_IGN)
+
+    atexit.register(ignore)
+    _AT_EXIT.append(True)
+
+
 def _pipe_closed() -> int:
     """Exit status 0 for a closed output pipe, with standard output pointed at /dev/null so that
     the interpreter's last flush has nowhere to fail."""
@@ -291,10 +310,9 @@ def main() -> None:
         typer.echo(shown_paths(message), err=True)
     # The run is over and its status decided. Python's finalization puts SIGINT and SIGTERM back to
     # the default action, so a stop in its last instant (freeing a large build) killed the process
-    # silently (-2) after a complete run; ignored, the status is the run's.
-    for late in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(late) is not signal.SIG_IGN:
-            signal.signal(late, signal.SIG_IGN)
+    # silently (-2) after a complete run: when the interpreter exits (atexit, before that), they are
+    # ignored. (Not here: a caller running main() in its own process keeps its signals.)
+    _ignore_stops_at_exit()
     if signum is None and exiting is not None:
         raise exiting
     sys.exit(code)
