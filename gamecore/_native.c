@@ -2043,6 +2043,15 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             if (g->error) { PyErr_NoMemory(); goto done; }
         }
     }
+    g_st_recorded = (long)(mirror ? 2 * g_nmoves : g_nmoves);
+    if (g->limit && g->nheap == g->limit) {
+        /* a play below the K-th best score recorded is in no top K: drop those (most of the plays
+         * recorded on the way up to the final threshold) before they are copied and sorted */
+        size_t k = 0;
+        for (size_t i = 0; i < g_nmoves; i++)
+            if (g_moves[i].score >= g->heap[0]) g_moves[k++] = g_moves[i];
+        g_nmoves = k;
+    }
     if (mirror) {
         size_t n0 = g_nmoves;
         if (grow((void **)&g_moves, &g_capmoves, 2 * n0, sizeof(Move)) < 0) { PyErr_NoMemory(); goto done; }
@@ -2055,7 +2064,6 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         }
         g_nmoves = 2 * n0;
     }
-    g_st_recorded = (long)g_nmoves;
     size_t nout = g_nmoves;
     if (sorted_out) {
         if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto done; }
