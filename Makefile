@@ -4,16 +4,20 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 EXTRAS := is,nb,ru,sl,test,bench,cluster,postgres,duckdb
-STAMP  := $(VENV)/.installed
+# The editable install is strict (setup.py): a link per package file, so the stamp is named by the
+# list of those files and a module added or removed installs again.
+PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache__ -prune -o -type f ! -name '*.so' -print 2>/dev/null | LC_ALL=C sort | cksum | cut -d' ' -f1)
+STAMP  := $(VENV)/.installed-$(PKG_FILES)
 
 .PHONY: setup setup-en run test lint bench clean lexicons
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_scorer.c
+$(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_walk.h gamecore/_scorer.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable: the C extensions are built in place
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable (strict, setup.py): the C extensions are built in place
+	rm -f $(VENV)/.installed*
 	@$(MAKE) --no-print-directory setup-en || echo "note: English source (Debian scowl) not installed; 'make setup-en' as root"
 	touch $@
 

@@ -34,7 +34,7 @@ FORWARDED = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 
 
 def project_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # an editable install links here
 
 
 def fingerprint() -> dict[str, bytes]:
@@ -210,6 +210,15 @@ def forward(path: str, argv: list[str]) -> int | None:
     return 2
 
 
+def _stopped_while_starting(signum: int, frame: object) -> None:
+    """A stop before the command has its own stop handling (Python importing typer and the
+    command): nothing has been done yet, so one line and the exit status, without the traceback
+    of a KeyboardInterrupt."""
+    name = "SIGINT" if signum == 2 else "SIGTERM"
+    os.write(2, f"skrafl: stopped by {name} before the command began; nothing was changed\n".encode())
+    os._exit(128 + signum)
+
+
 def main() -> None:
     """The console entry point (``skrafl``)."""
     path = os.environ.get("SKRAFL_SERVER")
@@ -217,6 +226,11 @@ def main() -> None:
         status = forward(path, sys.argv)
         if status is not None:
             sys.exit(status)
+    import _signal
+
+    for signum in (2, 15):  # until cli.main.main puts in its own (a signal inherited ignored stays so)
+        if _signal.getsignal(signum) is not _signal.SIG_IGN:
+            _signal.signal(signum, _stopped_while_starting)
     from cli.main import main as run
 
     run()

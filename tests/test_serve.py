@@ -297,6 +297,21 @@ def small_lexicon(tmp_path):
     return tmp_path / "lex"
 
 
+def wait_reading_stdin(pid: int, timeout: float = 60) -> None:
+    """Until process ``pid`` waits in read(0, ...) (Linux /proc/PID/syscall: number 0, first
+    argument 0): the command is past its start-up and reading standard input."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            return  # not readable here: the sleep before is all there is
+        if fields[:2] == ["0", "0x0"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} never read its standard input")
+
+
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stop_of_a_served_command_is_our_stop(server, small_lexicon, signum, status):
     """SIGTERM or Ctrl-C to the client of a command with no stop handling of its own (check,
@@ -315,7 +330,9 @@ def test_a_stop_of_a_served_command_is_our_stop(server, small_lexicon, signum, s
         )
         proc.stdin.write("hestur\n")
         proc.stdin.flush()
-        time.sleep(1.0)  # the command is reading stdin now
+        time.sleep(1.0)
+        if not served:  # in-process: a slow start (a loaded machine) must be past its imports
+            wait_reading_stdin(proc.pid)
         assert proc.poll() is None
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=30)

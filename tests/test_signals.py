@@ -255,3 +255,52 @@ def test_a_stop_after_the_run_is_over_cannot_kill_it() -> None:
     )
     r = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
     assert r.stdout.splitlines()[-2:] == ["0 False", "True True"], (r.stdout, r.stderr)
+
+
+# A stop that lands while the console script is still importing the command (before cli.main has
+# its stop handlers): one line and 128 + the signal, no KeyboardInterrupt traceback. The stop is sent
+# by the process to itself at the moment `from cli.main import main` begins, so the test does not
+# depend on timing.
+STOP_DURING_IMPORT = """
+import builtins, os, signal, sys
+sys.argv = ["skrafl", "check", "--lexicon", sys.argv[1], "hestur"]
+import cli.client
+real_import = builtins.__import__
+def importing(name, *args, **kwargs):
+    if name == "cli.main":
+        os.kill(os.getpid(), getattr(signal, os.environ["STOP_WITH"]))
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = importing
+cli.client.main()
+"""
+
+
+@pytest.mark.parametrize("name, status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stop_while_the_command_is_imported_is_one_line(tmp_path, name, status):
+    r = subprocess.run(
+        [sys.executable, "-c", STOP_DURING_IMPORT, str(tmp_path / "no-lexicon")],
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ, STOP_WITH=name),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == status, r.stderr
+    assert r.stderr.splitlines() == [f"skrafl: stopped by {name} before the command began; nothing was changed"]
+    assert r.stdout == ""
+
+
+def test_an_ignored_sigint_stays_ignored_while_the_command_is_imported(tmp_path):
+    """A background job (SIGINT inherited ignored): the early handler does not take it over, so
+    the command runs to its end (here: the lexicon is missing, exit 2, one line)."""
+    r = subprocess.run(
+        [sys.executable, "-c", STOP_DURING_IMPORT, str(tmp_path / "no-lexicon")],
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ, STOP_WITH="SIGINT"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and "no lexicon here" in r.stderr, r.stderr
