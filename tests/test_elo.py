@@ -965,6 +965,20 @@ def test_replayed_netskrafl_records_without_names_are_not_rated(tmp_path):
     assert "player0" not in top and "player1" not in top
 
 
+def test_players_named_player0_and_player1_are_rated_outside_netskrafl_records(tmp_path):
+    """Only a replayed Netskrafl record (format netskrafl) has the nameless seats: GCG games of two
+    people called player0 and player1, or a table without the format column (not one replay
+    writes), are rated like any other."""
+    t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
+    gcg = [dict(_rrow(f"{g}.gcg", g, t, "player0", "player1", 300, 200), format="gcg") for g in ("g1", "g2")]
+    run = elo.compute(elo.read_games(_replay_table(tmp_path / "gcg.parquet", gcg)))
+    assert run.games_rated == 2 and run.games_unnamed == 0
+    bare = pl.read_parquet(_replay_table(tmp_path / "full.parquet", gcg)).drop("format")
+    bare.write_parquet(tmp_path / "bare.parquet")
+    run = elo.compute(elo.read_games(tmp_path / "bare.parquet"))
+    assert run.games_rated == 2 and run.games_unnamed == 0
+
+
 def test_explain_svg_inside_an_output_is_refused_before_any_work(tmp_path, fixtures):
     """README Guarantees, Pictures: a picture inside a skrafl output is refused (one line, exit 2)
     before any work: no history table is printed."""

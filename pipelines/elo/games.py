@@ -417,9 +417,9 @@ def _seat_names(df: Any, players_from: str | None) -> tuple[Any, tuple[int, ...]
     ``game_id`` (with their robot flags). Returns (frame, the data rows still without names)."""
     import polars as pl
 
-    seats = (pl.col("player1") == SEATS[0]) & (pl.col("player2") == SEATS[1])
-    if "format" in df.columns:
-        seats = seats & (pl.col("format").cast(pl.String) == "netskrafl")
+    if "format" not in df.columns:  # replay always writes it: not a replay of Netskrafl records, names as given
+        return df, ()
+    seats = (pl.col("player1") == SEATS[0]) & (pl.col("player2") == SEATS[1]) & (pl.col("format").cast(pl.String) == "netskrafl")
     anonymous = df.filter(seats)
     if not anonymous.height:
         return df, ()
