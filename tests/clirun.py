@@ -50,6 +50,38 @@ def reseal(folder: Path, command: str) -> Path:
     return folder
 
 
+def each_line_answered(args: list[str], lines: list[str]) -> list[dict]:
+    """Run ``python -m cli.main ARGS`` reading stdin: write each line, read its JSON record before
+    the next line is written (stdin still open), then close stdin; the records, in order. The
+    command must exit 0; a line left unanswered fails the test within 120 s, never hangs it."""
+    import json
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=PROJECT_ROOT,
+    )
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    records = []
+    try:
+        for line in lines:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            records.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+    return records
+
+
 def one_error_line(r: subprocess.CompletedProcess) -> str:
     """The one stderr line of a run that failed on bad input (exit 2, no traceback)."""
     assert r.returncode == 2, (r.stdout[:200], r.stderr[:500])

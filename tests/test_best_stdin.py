@@ -153,32 +153,8 @@ def test_options_that_do_not_fit(cats, args, words):
 
 def test_each_line_answered_before_the_next_is_written(cats):
     """A long-running client: write one line, read its record, then the next; stdin still open."""
-    import subprocess
-    import sys
+    from clirun import each_line_answered
 
-    from clirun import PROJECT_ROOT
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "json"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=PROJECT_ROOT,
-    )
-    import threading
-
-    watchdog = threading.Timer(120, proc.kill)  # a line left unanswered fails the test, never hangs it
-    watchdog.start()
-    try:
-        for i, rack in enumerate(("CATSQXZ", "ATQXZJK"), start=1):
-            proc.stdin.write(f"{EMPTY} {rack}/ 0/0 0\n")
-            proc.stdin.flush()
-            record = json.loads(proc.stdout.readline())
-            assert record["line"] == i and record["plays"][0]["score"] == (12 if i == 1 else 4)
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+    args = ["best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "json"]
+    records = each_line_answered(args, [f"{EMPTY} {rack}/ 0/0 0" for rack in ("CATSQXZ", "ATQXZJK")])
+    assert [(r["line"], r["plays"][0]["score"]) for r in records] == [(1, 12), (2, 4)]

@@ -267,32 +267,11 @@ def test_nfd_line_rules_as_nfc():
 
 def test_each_line_answered_before_the_next_is_written(en):
     """A long-running client: write one line, read its ruling, then the next; stdin still open."""
-    import subprocess
-    import sys
-    import threading
+    from clirun import each_line_answered
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "score", "--lexicon", str(en), "--batch", "-", "-f", "json"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=PROJECT_ROOT,
-    )
-    watchdog = threading.Timer(120, proc.kill)  # a line left unanswered fails the test, never hangs it
-    watchdog.start()
-    try:
-        for i, (play, want) in enumerate((("8D JOINT", 40), ("8E JOINT", 24)), start=1):
-            proc.stdin.write(f"{EMPTY} JOINTAB/ 0/0 0\t{play}\n")
-            proc.stdin.flush()
-            record = json.loads(proc.stdout.readline())
-            assert record["line"] == i and record["score"] == want
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+    args = ["score", "--lexicon", str(en), "--batch", "-", "-f", "json"]
+    records = each_line_answered(args, [f"{EMPTY} JOINTAB/ 0/0 0\t{play}" for play in ("8D JOINT", "8E JOINT")])
+    assert [(r["line"], r["score"]) for r in records] == [(1, 40), (2, 24)]
 
 
 @pytest.mark.parametrize(
