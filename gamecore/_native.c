@@ -33,7 +33,9 @@
  * anchor gets an upper bound over its spans, anchors are searched best bound first, the search
  * inside an anchor skips spans whose bound is below the K-th best score so far, and it stops when
  * the best bound left is below it; a bingo index (multiset hashes of the long words) drops spans
- * that would take the whole rack when no word fits them. The result is exactly the first K of the
+ * that would take the whole rack when no word fits them. An anchor's bingos are bounded and searched
+ * apart from its shorter plays, a blank in them standing only for the letters the index allows
+ * (those of some word of the rack and the span's board tiles). The result is exactly the first K of the
  * full sorted list (tests/test_shadow.py).
  *
  * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
@@ -766,10 +768,8 @@ typedef struct {
 } Lane;
 
 typedef struct {
-    int32_t bound; /* upper bound of the score of any play generated from this anchor */
     uint8_t dir, lane, pos;
-    uint8_t checked;  /* the bound has the bingo spans checked against the lexicon */
-    int16_t bs, be;   /* the span [bs, be] that gives the bound (-1: none) */
+    uint8_t searched; /* (pruning) one of its parts has been searched (for the statistics) */
 } Anchor;
 
 typedef struct {
@@ -797,6 +797,10 @@ typedef struct {
     int *heap;
     /* pruning inside an anchor's search (the anchor's span bounds, see span_bounds) */
     int prune_in;
+    /* which plays an anchor's search looks for (see search): 0 all, 1 those of fewer than
+     * bingo_tiles tiles (no tile is placed beyond max_placed), 2 the bingos (min_placed) */
+    int part, min_placed, max_placed;
+    uint64_t blank_ok; /* the letters a blank may stand for (all but while searching bingos) */
     int thr; /* the K-th best score so far once K plays are kept (INT_MIN before) */
     int error;
 } Gen;
@@ -818,8 +822,9 @@ static uint64_t g_dK[MAXD + 1];
 static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum, int nplaced) {
     if (g_dW[p] < 0) return 0;
     int k = g->bingo_tiles - nplaced; /* new tiles still needed for the bingo bonus */
-    int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] +
-            (k <= 0 || (k < 64 && (g_dK[p] >> k)) ? g->bingo : 0);
+    int reach = k <= 0 || (k < 64 && (g_dK[p] >> k));
+    if (g->part == 2 && !reach) return 0; /* looking for bingos only: none on this way */
+    int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] + (reach && g->part != 1 ? g->bingo : 0);
     return b >= g->thr;
 }
 
@@ -837,7 +842,7 @@ static uint8_t (*g_G)[MAXD] = g_grid; /* the grid searched: g_grid, or a Positio
 /* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
 static long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
 static long g_calls; /* search calls (work done) of the step at hand */
-typedef struct { uint8_t dir, lane, pos, spare; int16_t s, e; int bound, best; long work; } Step;
+typedef struct { uint8_t dir, lane, pos, part; int16_t s, e; int bound, best; long work; } Step; /* part: see Gen */
 static Step g_steps[2 * MAXD * MAXD];
 static long g_nsteps;
 static int g_cur_best;
@@ -879,7 +884,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size) {
 
 static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
     int len = end - start + 1;
-    if (len < 2) return;
+    if (len < 2 || nplaced < g->min_placed) return;
     if (g->dedupe_single && nplaced == 1) {
         for (int i = start; i <= end; i++)
             if (g->placed[i] && g->hasx[i]) return;
@@ -1162,7 +1167,7 @@ static const uint64_t *g_bidx;
 static uint64_t g_bidx_mask, g_bidx_maxt;
 #define BCACHE 64
 static uint64_t g_bcache_key[BCACHE];
-static uint8_t g_bcache_ok[BCACHE];
+static uint64_t g_bcache_ok[BCACHE];
 static int g_nbcache;
 
 static inline uint64_t zobrist(uint32_t t) {
@@ -1182,8 +1187,12 @@ static int bidx_has(const uint64_t *tab, uint64_t mask, uint64_t h) {
     }
 }
 
-static int bingo_possible(const Gen *g, const uint8_t *through, int nt) {
-    if (!g_bidx || g->blanks > 2) return 1;
+/* 0 when no word takes the rack with these board tiles; else, for a rack of one or two blanks, the
+ * letters a blank can stand for in such a word (bit t; all bits set otherwise, and without an index
+ * or with more than two blanks): the word's multiset is the rack's letters, the board tiles and
+ * the blanks' letters, so its hash is base + Z[x] (+ Z[y]) for some letters x (, y). */
+static uint64_t bingo_letters(const Gen *g, const uint8_t *through, int nt) {
+    if (!g_bidx || g->blanks > 2) return ~0ull;
     uint64_t key = 0;
     for (int i = 0; i < nt; i++) key += zobrist(through[i] & 63);
     for (int i = 0; i < g_nbcache; i++)
@@ -1192,22 +1201,23 @@ static int bingo_possible(const Gen *g, const uint8_t *through, int nt) {
     for (int t = 1; t <= MAX_TILE; t++)
         for (int k = 0; k < g->rack[t]; k++) base += zobrist(t);
     const uint64_t *tab = g_bidx + 2;
-    int ok = 0;
+    uint64_t ok = 0;
     if (g->blanks == 0) {
-        ok = bidx_has(tab, g_bidx_mask, base);
+        ok = bidx_has(tab, g_bidx_mask, base) ? ~0ull : 0;
     } else {
-        for (uint32_t x = 1; x <= g_bidx_maxt && !ok; x++) {
+        for (uint32_t x = 1; x <= g_bidx_maxt; x++) {
             if (g->blanks == 1) {
-                ok = bidx_has(tab, g_bidx_mask, base + zobrist(x));
+                if (bidx_has(tab, g_bidx_mask, base + zobrist(x))) ok |= 1ull << x;
             } else {
-                for (uint32_t y = x; y <= g_bidx_maxt && !ok; y++)
-                    ok = bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y));
+                for (uint32_t y = x; y <= g_bidx_maxt; y++)
+                    if (((~ok >> x) & 1 || (~ok >> y) & 1) && bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y)))
+                        ok |= 1ull << x | 1ull << y;
             }
         }
     }
     if (g_nbcache < BCACHE) {
         g_bcache_key[g_nbcache] = key;
-        g_bcache_ok[g_nbcache++] = (uint8_t)ok;
+        g_bcache_ok[g_nbcache++] = ok;
     }
     return ok;
 }
@@ -1272,11 +1282,16 @@ done:
     return out;
 }
 
-/* The best bound over the anchor's spans; with `fill`, also g_rmax and g_leftmax for it. */
+/* The best bound over the anchor's spans of `part` (see Gen.part: 0 all, 1 fewer than bingo_tiles
+ * new squares, 2 at least that many); with `fill`, also g_rmax and g_leftmax for them; *bbest (when
+ * given) = the best bound over the spans of part 2. With `check`, *blank_ok (when given) gathers
+ * the letters a blank can stand for in the bingos of the spans that can still make the cut
+ * (bingo_letters; all when one of them is not checked). */
 static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
-                       int check, int16_t *bs, int16_t *be) {
+                       int check, int part, int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     *bs = *be = -1;
+    if (bbest) *bbest = -1;
     if (!(L->mask[a] & usable)) return -1;
     int best = -1;
     int lm[MAXD], xw[MAXD], eff[MAXD];
@@ -1324,9 +1339,18 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             int sum = 0, capped = W * sa + sx;
             for (int i = 0; i < k; i++) sum += eff[i] * rv[i];
             if (capped < sum) sum = capped;
-            sum += board * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
-            if (check && k == g->ntiles && k >= g->bingo_tiles && sum >= g->thr && !bingo_possible(g, through, nt))
-                continue; /* no word takes the rack with these board tiles */
+            int bingo_span = k >= g->bingo_tiles;
+            sum += board * W + cross + (bingo_span ? g->bingo : 0);
+            if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
+            if (check && bingo_span && sum >= g->thr) {
+                uint64_t bl = k == g->ntiles ? bingo_letters(g, through, nt) : ~0ull;
+                if (!bl) continue; /* no word takes the rack with these board tiles */
+                if (blank_ok) *blank_ok |= bl;
+            }
+            if (part && part != 1 + bingo_span) {
+                if (sum > *bbest) *bbest = sum;
+                continue;
+            }
             if (sum > best) { best = sum; *bs = (int16_t)s; *be = (int16_t)e; }
             if (fill) g_rmax[s][e] = sum;
         }
@@ -1421,11 +1445,19 @@ static void lane_caps(const Gen *g, int R, int C) {
     }
 }
 
-/* A max-heap of anchor indices by bound (ties: the lower index first). */
-static int g_aheap[2 * MAXD * MAXD], g_naheap;
+/* (pruning) the parts of the anchors searched apart (see search): anchor i's entries 2i and 2i + 1 */
+typedef struct {
+    int32_t bound;
+    uint8_t checked; /* the bound has the bingo spans checked against the lexicon */
+    int16_t bs, be;  /* the span [bs, be] that gives the bound (-1: none) */
+} APart;
+static APart g_parts[4 * MAXD * MAXD];
+
+/* A max-heap of part indices by bound (ties: the lower index first). */
+static int g_aheap[4 * MAXD * MAXD], g_naheap;
 
 static int aheap_before(int x, int y) {
-    const Anchor *a = &g_anchors[x], *b = &g_anchors[y];
+    const APart *a = &g_parts[x], *b = &g_parts[y];
     return a->bound > b->bound || (a->bound == b->bound && x < y);
 }
 
@@ -1880,7 +1912,7 @@ static int list_anchors(Lane (*lanes)[MAXD], int R, int C) {
         int nl = dir == 0 ? R : C;
         for (int l = 0; l < nl; l++) {
             for (uint64_t b = lanes[dir][l].abits; b; b &= b - 1)
-                g_anchors[na++] = (Anchor){0, (uint8_t)dir, (uint8_t)l, (uint8_t)__builtin_ctzll(b), 0, -1, -1};
+                g_anchors[na++] = (Anchor){(uint8_t)dir, (uint8_t)l, (uint8_t)__builtin_ctzll(b), 0};
         }
     }
     return na;
@@ -1971,6 +2003,9 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     uint32_t groot = N_ARC(g_kwg[1]);
     prune = prune && g->limit > 0 && !negative && g->bingo >= 0 && (fits || bounds_fit(g, R, C));
     g->thr = INT32_MIN;
+    g->part = g->min_placed = 0;
+    g->max_placed = INT32_MAX;
+    g->blank_ok = ~0ull;
     int rv[MAXD], nrv = 0;
     g_nsteps = 0;
     if (empty_board && sorted_out) {
@@ -1988,7 +2023,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             if (g->error) { PyErr_NoMemory(); goto done; }
         }
     } else if (prune) {
-        /* best bound first; an anchor on top has its bingo spans checked (bingo_possible) and goes
+        /* best bound first; an anchor on top has its bingo spans checked (bingo_letters) and goes
          * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
          * Stop when the best bound left is below the K-th best score recorded. */
         nrv = rack_values(g, rv);
@@ -1997,37 +2032,69 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         lane_caps(g, R, C);
         g_nbcache = 0;
         g_naheap = 0;
+        /* A rack that can make a bingo splits each anchor in two (heap entry 2i + p): its plays of
+         * fewer than bingo_tiles tiles (p = 0, part 1) and its bingos (p = 1, part 2), each bounded
+         * and searched on its own. A bingo span's high bound then no longer sends the anchor's
+         * short plays to be searched early, while the threshold is still low. */
+        int split = g->bingo > 0 && g->ntiles >= g->bingo_tiles;
+        /* no play scores below 0 (no negative values when pruning): a bound below it, the NEG_BOUND
+         * of a span that cannot hold a play, prunes from the start */
+        g->thr = 0;
         for (int i = 0; i < nanchors; i++) {
             Anchor *A = &g_anchors[i];
-            A->checked = g_bidx == NULL; /* nothing to check without an index */
-            A->bound = span_bounds(g, &g_L[A->dir][A->lane], A->dir == 0 ? C : R, A->pos, rv, nrv, 0, 0, &A->bs, &A->be);
-            if (A->bound >= 0) aheap_push(i);
+            A->searched = 0;
+            int n = A->dir == 0 ? C : R, bb = -1;
+            APart *P0 = &g_parts[2 * i], *P1 = &g_parts[2 * i + 1];
+            P0->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
+                                    split ? &bb : NULL, NULL);
+            /* only bingo spans are checked against the index: nothing to check without one */
+            P0->checked = split || g_bidx == NULL;
+            if (P0->bound >= 0) aheap_push(2 * i);
+            if (split) {
+                P1->bound = bb;
+                P1->bs = P1->be = -1;
+                P1->checked = g_bidx == NULL;
+                if (bb >= 0) aheap_push(2 * i + 1);
+            }
         }
         while (g_naheap) {
-            Anchor *A = &g_anchors[g_aheap[0]];
-            if (g->nheap == g->limit && A->bound < g->thr) break;
+            int x = g_aheap[0];
+            APart *P = &g_parts[x];
+            Anchor *A = &g_anchors[x >> 1];
+            int part = split ? 1 + (x & 1) : 0;
+            if (g->nheap == g->limit && P->bound < g->thr) break;
             aheap_pop();
             int n = A->dir == 0 ? C : R;
-            if (!A->checked) {
-                A->checked = 1;
-                A->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, &A->bs, &A->be);
-                if (A->bound >= 0) aheap_push((int)(A - g_anchors));
+            if (!P->checked) {
+                P->checked = 1;
+                P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be, NULL, NULL);
+                if (P->bound >= 0) aheap_push(x);
                 continue;
             }
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
             g_calls = 0;
             g_cur_best = -1;
-            span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, &A->bs, &A->be);
+            /* the bingos' blanks: only the letters some word of the spans left takes */
+            uint64_t blank_ok = 0;
+            span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, part, &P->bs, &P->be, NULL,
+                        part == 2 ? &blank_ok : NULL);
+            g->blank_ok = part == 2 ? blank_ok : ~0ull;
             right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
             g->prune_in = 1;
+            g->part = part;
+            g->min_placed = part == 2 ? g->bingo_tiles : 0;
+            g->max_placed = part == 1 ? g->bingo_tiles - 1 : INT32_MAX;
             walk_anchor(g, A->pos, groot);
-            g->prune_in = 0;
-            g_st_searched++;
+            g->prune_in = g->part = g->min_placed = 0;
+            g->max_placed = INT32_MAX;
+            g->blank_ok = ~0ull;
+            g_st_searched += !A->searched;
+            A->searched = 1;
             g_st_calls += g_calls;
             if (g_nsteps < 2 * MAXD * MAXD) {
                 Step *st = &g_steps[g_nsteps++];
-                *st = (Step){A->dir, A->lane, A->pos, 0, A->bs, A->be, A->bound, g_cur_best, g_calls};
+                *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, g_cur_best, g_calls};
             }
             if (g->error) { PyErr_NoMemory(); goto done; }
         }

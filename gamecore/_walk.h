@@ -65,8 +65,9 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
             if (t > want || WE(nv)) return;
         }
     }
+    if (nplaced >= g->max_placed) return; /* (see Gen.part) */
     /* letters allowed here (cross-check) that the rack can supply */
-    uint64_t allowed = g->mask[pos] & (g->blanks > 0 ? ~1ull : g->rackmask);
+    uint64_t allowed = g->mask[pos] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask);
     if (!allowed) return;
     uint32_t maxt = 63 - (uint32_t)__builtin_clzll(allowed);
     int lm = g->lm[pos], wm = g->wm[pos];
@@ -89,7 +90,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
                 g->rack[t]++;
                 g->rackmask |= 1ull << t;
             }
-            if (g->blanks > 0) {
+            if (g->blanks > 0 && ((g->blank_ok >> t) & 1)) {
                 g->blanks--;
                 g->placed[pos] = (uint8_t)(t | 64);
                 int bv = g->bvalues[t] * lm;
