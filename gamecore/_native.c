@@ -922,6 +922,27 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
     m->key = 0;
 }
 
+/* The first move when the plays are wanted sorted (their order of finding does not matter then):
+ * the words the rack can make, found once each in the DAWG, each placed at every start that
+ * covers the start square a of the lane set -- the same plays as the GADDAG walk of that anchor
+ * (on an empty board every square takes any letter its mask allows, and no word is crossed),
+ * without walking each word once per square of it. */
+static void first_place(Gen *g, const uint8_t *w, int len) {
+    int a = g->anchor_pos, n = g->n;
+    int s0 = a - len + 1 > 0 ? a - len + 1 : 0, s1 = n - len < a ? n - len : a;
+    for (int s = s0; s <= s1; s++) {
+        int main_sum = 0, wmul = 1, ok = 1;
+        for (int i = 0; i < len; i++) {
+            int p = s + i, t = w[i] & 63;
+            if (!((g->mask[p] >> t) & 1)) { ok = 0; break; }
+            main_sum += ((w[i] & 64) ? g->bvalues[t] : g->values[t]) * g->lm[p];
+            wmul *= g->wm[p];
+            g->placed[p] = w[i];
+        }
+        if (ok) record(g, s, s + len - 1, main_sum, wmul, 0, len);
+    }
+}
+
 #define WALK_WIDE 0
 #define WALK(name) name##_22
 #include "_walk.h"
@@ -936,6 +957,11 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
 static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
     if (g_wide) gen_24(g, pos, list, start, main_sum, wmul, xsum, nplaced);
     else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
+}
+
+static void first_words(Gen *g, uint32_t list, uint8_t *w, int d) {
+    if (g_wide) first_words_24(g, list, w, d);
+    else first_words_22(g, list, w, d);
 }
 
 /* Follows tiles[0..n) (in reverse order when rev) down the graph from the sibling list *list: 1
@@ -978,53 +1004,6 @@ static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int
         if (N_END(nv)) break;
     }
     return m;
-}
-
-/* The first move when the plays are wanted sorted (their order of finding does not matter then):
- * the words the rack can make, found once each in the DAWG, each placed at every start that
- * covers the start square a of the lane set -- the same plays as the GADDAG walk of that anchor
- * (on an empty board every square takes any letter its mask allows, and no word is crossed),
- * without walking each word once per square of it. */
-static void first_place(Gen *g, const uint8_t *w, int len) {
-    int a = g->anchor_pos, n = g->n;
-    int s0 = a - len + 1 > 0 ? a - len + 1 : 0, s1 = n - len < a ? n - len : a;
-    for (int s = s0; s <= s1; s++) {
-        int main_sum = 0, wmul = 1, ok = 1;
-        for (int i = 0; i < len; i++) {
-            int p = s + i, t = w[i] & 63;
-            if (!((g->mask[p] >> t) & 1)) { ok = 0; break; }
-            main_sum += ((w[i] & 64) ? g->bvalues[t] : g->values[t]) * g->lm[p];
-            wmul *= g->wm[p];
-            g->placed[p] = w[i];
-        }
-        if (ok) record(g, s, s + len - 1, main_sum, wmul, 0, len);
-    }
-}
-
-static void first_words(Gen *g, uint32_t list, uint8_t *w, int d) {
-    if (!list || d >= g->n || g->error) return;
-    g_calls++;
-    for (uint32_t i = list;; i++) {
-        uint32_t nv = KW(i);
-        uint32_t t = N_TILE(nv);
-        if (t) {
-            if (g->rack[t] > 0) {
-                g->rack[t]--;
-                w[d] = (uint8_t)t;
-                if (N_ACC(nv) && d >= 1) first_place(g, w, d + 1);
-                first_words(g, N_ARC(nv), w, d + 1);
-                g->rack[t]++;
-            }
-            if (g->blanks > 0) {
-                g->blanks--;
-                w[d] = (uint8_t)(t | 64);
-                if (N_ACC(nv) && d >= 1) first_place(g, w, d + 1);
-                first_words(g, N_ARC(nv), w, d + 1);
-                g->blanks++;
-            }
-        }
-        if (N_END(nv)) break;
-    }
 }
 
 /* The plays of anchor a (the lane set): the walk starts at the right end of the tiles just right

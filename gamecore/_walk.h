@@ -104,6 +104,36 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
     }
 }
 
+/* The words the rack can make, from the DAWG sibling list `list` on (w[0..d) so far), each placed
+ * by first_place (the first move, see there). */
+static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d) {
+    if (!list || d >= g->n || g->error) return;
+    g_calls++;
+    /* without a blank, the tiles above the rack's highest cannot be played (a list is sorted) */
+    uint32_t maxt = g->blanks > 0 ? MAX_TILE : 63 - (uint32_t)__builtin_clzll(g->rackmask | 1);
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = WKW(i);
+        uint32_t t = WT(nv);
+        if (t > maxt) break;
+        if (t) {
+            if (g->rack[t] > 0) {
+                g->rack[t]--;
+                w[d] = (uint8_t)t;
+                if (WACC(nv) && d >= 1) first_place(g, w, d + 1);
+                WALK(first_words)(g, WA(nv), w, d + 1);
+                g->rack[t]++;
+            }
+            if (g->blanks > 0) {
+                g->blanks--;
+                w[d] = (uint8_t)(t | 64);
+                if (WACC(nv) && d >= 1) first_place(g, w, d + 1);
+                WALK(first_words)(g, WA(nv), w, d + 1);
+                g->blanks++;
+            }
+        }
+        if (WE(nv)) break;
+    }
+}
 
 #undef WT
 #undef WA
