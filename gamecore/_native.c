@@ -943,6 +943,63 @@ static void first_place(Gen *g, const uint8_t *w, int len) {
     }
 }
 
+/* (pruning, the first move) A word of length L whose letter values sorted best first are x_i
+ * scores at most sum_i x_i M_L[i] (+ the bingo), M_L[i] = the best over the starts covering the
+ * start square of W_s * (the i-th largest letter premium of the start's squares) (rearrangement
+ * inequality). With x_i <= T_i (the rack's i-th best value, a blank counted at its best) that is
+ * at most g_fMmin[L] * (the word's value sum) + g_fE[L], g_fMmin[L] = M_L[L-1] and
+ * g_fE[L] = sum_i (M_L[i] - g_fMmin[L]) * T_i (NEG_BOUND when no start fits L letters). */
+static int g_fMmin[MAXD + 1], g_fE[MAXD + 1];
+
+/* The multipliers M_L of the lane set (the anchor at g->anchor_pos) for L <= g_fmL, kept between
+ * calls: they depend only on the lane's premiums and blocked squares and the anchor, which the
+ * key below holds (a first move is asked for on the same lane again and again). */
+static int g_fM[MAXD + 1][MAXD], g_fmL = -1, g_fmn, g_fma;
+static uint8_t g_fok[MAXD + 1]; /* some start fits L letters */
+static uint8_t g_fmkey[3][MAXD];
+
+/* g_fMmin and g_fE for the lane set, rv[0..nrv) = the rack's values best first. */
+static void first_tables(const Gen *g, const int *rv, int nrv) {
+    int a = g->anchor_pos, n = g->n, Lmax = n < nrv ? n : nrv; /* (no word is longer than the rack) */
+    uint8_t key[3][MAXD];
+    for (int p = 0; p < n; p++) {
+        key[0][p] = g->lm[p];
+        key[1][p] = g->wm[p];
+        key[2][p] = g->mask[p] != 0;
+    }
+    if (g_fmL < Lmax || g_fmn != n || g_fma != a || memcmp(key[0], g_fmkey[0], n) || memcmp(key[1], g_fmkey[1], n) ||
+        memcmp(key[2], g_fmkey[2], n)) {
+        for (int L = 1; L <= Lmax; L++) {
+            int *M = g_fM[L];
+            for (int i = 0; i < L; i++) M[i] = 0;
+            g_fok[L] = 0;
+            for (int s = a - L + 1 > 0 ? a - L + 1 : 0; s <= a && s + L <= n; s++) {
+                int lm[MAXD], W = 1, k;
+                for (k = 0; k < L && g->mask[s + k]; k++) {
+                    int x = g->lm[s + k], j = k;
+                    while (j > 0 && lm[j - 1] < x) { lm[j] = lm[j - 1]; j--; } /* kept sorted, best first */
+                    lm[j] = x;
+                    W *= g->wm[s + k];
+                }
+                if (k < L) continue; /* a blocked square */
+                g_fok[L] = 1;
+                for (int i = 0; i < L; i++)
+                    if (W * lm[i] > M[i]) M[i] = W * lm[i];
+            }
+        }
+        g_fmL = Lmax;
+        g_fmn = n;
+        g_fma = a;
+        memcpy(g_fmkey, key, sizeof key);
+    }
+    for (int L = 1; L <= Lmax; L++) {
+        const int *M = g_fM[L];
+        g_fMmin[L] = M[L - 1];
+        g_fE[L] = g_fok[L] ? 0 : NEG_BOUND;
+        for (int i = 0; g_fok[L] && i < L; i++) g_fE[L] += (M[i] - M[L - 1]) * rv[i];
+    }
+}
+
 #define WALK_WIDE 0
 #define WALK(name) name##_22
 #include "_walk.h"
@@ -959,9 +1016,14 @@ static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmu
     else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
 }
 
-static void first_words(Gen *g, uint32_t list, uint8_t *w, int d) {
-    if (g_wide) first_words_24(g, list, w, d);
-    else first_words_22(g, list, w, d);
+static void first_words(Gen *g, uint32_t root, uint8_t *w) {
+    if (g->prune_in) {
+        if (g_wide) first_words_ordered_24(g, root, w);
+        else first_words_ordered_22(g, root, w);
+    } else {
+        if (g_wide) first_words_24(g, root, w, 0, 0);
+        else first_words_22(g, root, w, 0, 0);
+    }
 }
 
 /* Follows tiles[0..n) (in reverse order when rev) down the graph from the sibling list *list: 1
@@ -1988,15 +2050,23 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     int rv[MAXD], nrv = 0;
     g_nsteps = 0;
     if (empty_board && sorted_out) {
-        /* the first move, sorted: every word of the rack once (first_words), no bounds needed */
+        /* the first move, sorted: every word of the rack once (first_words) */
         uint32_t droot = N_ARC(g_kwg[0]);
         uint8_t w[MAXD];
+        if (prune) {
+            nrv = rack_values(g, rv);
+            g->thr = 0; /* no play scores below 0 when pruning */
+        }
         for (int i = 0; i < nanchors; i++) {
             const Anchor *A = &g_anchors[i];
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
             g_calls = 0;
-            first_words(g, droot, w, 0);
+            /* the best K: words that cannot make the cut are not placed */
+            if (prune) first_tables(g, rv, nrv);
+            g->prune_in = prune;
+            first_words(g, droot, w);
+            g->prune_in = 0;
             g_st_searched++;
             g_st_calls += g_calls;
             if (g->error) { PyErr_NoMemory(); goto done; }

@@ -104,9 +104,34 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
     }
 }
 
-/* The words the rack can make, from the DAWG sibling list `list` on (w[0..d) so far), each placed
- * by first_place (the first move, see there). */
-static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d) {
+static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P);
+
+/* One letter of a first move: tile t (from the rack, or a blank standing for it) at w[d] after
+ * w[0..d) of value sum P, node value nv: the word so far placed when it is one, then the words
+ * going on from it. When pruning, a word is not placed when even its best start cannot reach the
+ * K-th best score so far (first_tables). */
+static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank, uint8_t *w, int d, int P) {
+    if (blank) {
+        g->blanks--;
+        w[d] = (uint8_t)(t | 64);
+        P += g->bvalues[t];
+    } else {
+        g->rack[t]--;
+        w[d] = (uint8_t)t;
+        P += g->values[t];
+    }
+    int len = d + 1;
+    if (WACC(nv) && d >= 1 &&
+        (!g->prune_in || g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0) >= g->thr))
+        first_place(g, w, len);
+    WALK(first_words)(g, WA(nv), w, len, P);
+    if (blank) g->blanks++;
+    else g->rack[t]++;
+}
+
+/* The words the rack can make, from the DAWG sibling list `list` on (w[0..d) so far, of value sum
+ * P), each placed by first_place (the first move, see there). */
+static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P) {
     if (!list || d >= g->n || g->error) return;
     g_calls++;
     /* without a blank, the tiles above the rack's highest cannot be played (a list is sorted) */
@@ -116,23 +141,42 @@ static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d) {
         uint32_t t = WT(nv);
         if (t > maxt) break;
         if (t) {
-            if (g->rack[t] > 0) {
-                g->rack[t]--;
-                w[d] = (uint8_t)t;
-                if (WACC(nv) && d >= 1) first_place(g, w, d + 1);
-                WALK(first_words)(g, WA(nv), w, d + 1);
-                g->rack[t]++;
-            }
-            if (g->blanks > 0) {
-                g->blanks--;
-                w[d] = (uint8_t)(t | 64);
-                if (WACC(nv) && d >= 1) first_place(g, w, d + 1);
-                WALK(first_words)(g, WA(nv), w, d + 1);
-                g->blanks++;
-            }
+            if (g->rack[t] > 0) WALK(first_letter)(g, nv, t, 0, w, d, P);
+            if (g->blanks > 0) WALK(first_letter)(g, nv, t, 1, w, d, P);
         }
         if (WE(nv)) break;
     }
+}
+
+/* The same from the DAWG root when pruning, the rack's tiles best value first (then the blanks'
+ * letters): the best plays tend to come first, and the threshold rises early. */
+static void WALK(first_words_ordered)(Gen *g, uint32_t root, uint8_t *w) {
+    if (!root || g->n < 1) return;
+    g_calls++;
+    int order[MAX_TILE + 1], no = 0;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) {
+            int j = no++;
+            while (j > 0 && g->values[order[j - 1]] < g->values[t]) { order[j] = order[j - 1]; j--; }
+            order[j] = t;
+        }
+    for (int k = 0; k < no && !g->error; k++)
+        for (uint32_t i = root;; i++) {
+            uint32_t nv = WKW(i);
+            uint32_t t = WT(nv);
+            if (t == (uint32_t)order[k]) {
+                WALK(first_letter)(g, nv, t, 0, w, 0, 0);
+                break;
+            }
+            if (t > (uint32_t)order[k] || WE(nv)) break;
+        }
+    if (g->blanks > 0)
+        for (uint32_t i = root; !g->error; i++) {
+            uint32_t nv = WKW(i);
+            uint32_t t = WT(nv);
+            if (t) WALK(first_letter)(g, nv, t, 1, w, 0, 0);
+            if (WE(nv)) break;
+        }
 }
 
 #undef WT
