@@ -2084,8 +2084,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         /* A rack that can make a bingo splits each anchor in two (heap entry 2i + p): its plays of
          * fewer than bingo_tiles tiles (p = 0, part 1) and its bingos (p = 1, part 2), each bounded
          * and searched on its own. A bingo span's high bound then no longer sends the anchor's
-         * short plays to be searched early, while the threshold is still low. */
-        int split = g->bingo > 0 && g->ntiles >= g->bingo_tiles;
+         * short plays to be searched early, while the threshold is still low, and the bingo search
+         * takes a blank only as the letters the bingo index allows. Without an index the two walks
+         * would go over the same left parts for little: one search then. */
+        int split = g_bidx && g->bingo > 0 && g->ntiles >= g->bingo_tiles;
         /* no play scores below 0 (no negative values when pruning): a bound below it, the NEG_BOUND
          * of a span that cannot hold a play, prunes from the start */
         g->thr = 0;
