@@ -1184,11 +1184,13 @@ static void sort_desc(int *a, int n) {
 /* The rack's tile values, best first, at most MAXD of them; returns how many. */
 static int rack_values(const Gen *g, int *rv) {
     int tmp[(MAX_TILE + 2) * MAXD], n = 0, bmax = 0;
-    for (int t = 1; t <= MAX_TILE; t++) {
-        int c = g->rack[t] < MAXD ? g->rack[t] : MAXD;
+    for (uint64_t m = g->rackmask; m; m &= m - 1) { /* the tiles on the rack */
+        int t = __builtin_ctzll(m), c = g->rack[t] < MAXD ? g->rack[t] : MAXD;
         for (int k = 0; k < c; k++) tmp[n++] = g->values[t];
-        if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
     }
+    if (g->blanks > 0)
+        for (int t = 1; t <= MAX_TILE; t++)
+            if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
     int b = g->blanks < MAXD ? g->blanks : MAXD;
     for (int k = 0; k < b; k++) tmp[n++] = bmax;
     sort_desc(tmp, n);

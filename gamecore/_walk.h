@@ -153,23 +153,21 @@ static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P) {
 static void WALK(first_words_ordered)(Gen *g, uint32_t root, uint8_t *w) {
     if (!root || g->n < 1) return;
     g_calls++;
+    /* the root nodes of the rack's tiles (one pass over the root list), best value first */
+    uint32_t node[MAX_TILE + 1];
     int order[MAX_TILE + 1], no = 0;
-    for (int t = 1; t <= MAX_TILE; t++)
-        if (g->rack[t] > 0) {
+    for (uint32_t i = root;; i++) {
+        uint32_t nv = WKW(i);
+        uint32_t t = WT(nv);
+        if (t && g->rack[t] > 0) {
             int j = no++;
             while (j > 0 && g->values[order[j - 1]] < g->values[t]) { order[j] = order[j - 1]; j--; }
-            order[j] = t;
+            order[j] = (int)t;
+            node[t] = nv;
         }
-    for (int k = 0; k < no && !g->error; k++)
-        for (uint32_t i = root;; i++) {
-            uint32_t nv = WKW(i);
-            uint32_t t = WT(nv);
-            if (t == (uint32_t)order[k]) {
-                WALK(first_letter)(g, nv, t, 0, w, 0, 0);
-                break;
-            }
-            if (t > (uint32_t)order[k] || WE(nv)) break;
-        }
+        if (WE(nv)) break;
+    }
+    for (int k = 0; k < no && !g->error; k++) WALK(first_letter)(g, node[order[k]], (uint32_t)order[k], 0, w, 0, 0);
     if (g->blanks > 0)
         for (uint32_t i = root; !g->error; i++) {
             uint32_t nv = WKW(i);
