@@ -314,9 +314,11 @@ class Position:
         bingo_index: bytes | None = None,
     ) -> list:
         """The best plays, best first, as :func:`generate_top` gives them."""
-        return self._p.generate(
-            rack_counts, blanks, -1 if limit is None else max(0, int(limit)), True, bool(prune), tiles, play_type, bingo_index
-        )
+        # (a plain int limit is passed as it is, and ``prune`` is read as a truth value in C: the
+        # call of a first move takes a few microseconds, a quarter of them was this line's)
+        if limit is not None and (limit.__class__ is not int or limit < 0):
+            limit = max(0, int(limit))
+        return self._p.generate(rack_counts, blanks, -1 if limit is None else limit, True, prune, tiles, play_type, bingo_index)
 
     def grid(self) -> list[list[int]]:
         """The board: rows of ints (0 empty, tile number, +64 for a blank)."""
