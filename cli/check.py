@@ -36,14 +36,19 @@ def check_word(text: str, where: tuple = ()) -> str:
     or format character (U+0001, a zero-width space); ``where`` (``(FILE, LINE)``) names it in the
     error. ``skrafl judge`` checks the words of a ruling with it.
 
+    A word is at most :data:`gamecore.text.WORD_MAX` (64) characters in NFC (``skrafl check``
+    refuses a longer one before reading it here; ``skrafl judge`` relies on this check).
+
     Raises:
-        UsageError: ``one word per line expected`` (a stdin line) or ``… per argument``, ``a
-            control character (U+XXXX) in a word``.
+        UsageError: ``one word per line expected`` (a stdin line) or ``… per argument``, ``a word
+            of N characters (at most 64)``, ``a control character (U+XXXX) in a word``.
     """
     from gamecore.errors import UsageError
-    from gamecore.text import nfc
+    from gamecore.text import WORD_MAX, nfc, word_too_long
 
     word = text.strip()
+    if len(nfc(word)) > WORD_MAX:
+        raise UsageError(word_too_long(len(nfc(word))), *where)
     if any(ch.isspace() for ch in word):
         raise UsageError("one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where)
     bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")), None)

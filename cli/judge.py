@@ -76,6 +76,31 @@ def big_text(text: str, width: int) -> str:
     return text
 
 
+def _typed_invisible(key: str, ch: str) -> bool:
+    """Whether a key that Textual's Input would drop (not printable) is a character typed into the
+    words (a format character such as U+200B, a private-use or C1 control character), not a key of
+    its own (Enter, Tab, Escape, Backspace, a Ctrl+ key: Textual names those)."""
+    import unicodedata
+
+    category = unicodedata.category(ch)
+    if category in ("Cf", "Co", "Cs"):
+        return True
+    return category == "Cc" and ord(ch) >= 0x7F and not key.startswith("ctrl+")
+
+
+def _format_key(key: str) -> str | None:
+    """The format character a key is named after (``zero_width_space`` → U+200B), or None: Textual
+    names a key by its character's Unicode name, and its pilot sends such a key without the
+    character the terminal sends with it."""
+    import unicodedata
+
+    try:
+        ch = unicodedata.lookup(key.replace("_", " "))
+    except KeyError:
+        return None
+    return ch if unicodedata.category(ch) == "Cf" else None
+
+
 def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None = None):
     """The Textual app of the station (imported here: ``textual`` only loads for this command).
 
@@ -102,7 +127,22 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
 
     class WordsInput(Input):
         """The words field: a paste is kept whole, its lines joined by spaces (Textual's own Input
-        keeps only a paste's first line)."""
+        keeps only a paste's first line); a typed invisible character (a zero-width space U+200B, a
+        word joiner U+2060: Textual's Input drops a key that is not printable) goes into the field,
+        so that Enter refuses the entry naming it instead of ruling on the word without it."""
+
+        async def _on_key(self, event: events.Key) -> None:
+            ch = event.character if event.character is not None else _format_key(event.key)
+            if ch is not None and len(ch) == 1 and not ch.isprintable() and _typed_invisible(event.key, ch):
+                event.stop()
+                event.prevent_default()
+                selection = self.selection
+                if selection.is_empty:
+                    self.insert_text_at_cursor(ch)
+                else:
+                    self.replace(ch, *selection)
+                return
+            await super()._on_key(event)
 
         def _on_paste(self, event: events.Paste) -> None:
             text = " ".join(line for line in event.text.splitlines() if line.strip())
@@ -183,6 +223,8 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             except UsageError as exc:
                 if exc.message.startswith("a control character"):  # invisible: say how to get rid of it
                     message.update(f"{exc.message}: no ruling; Ctrl+U clears the field, then type the words again")
+                elif exc.message.startswith("a word of"):
+                    message.update(f"{exc.message}: no ruling")
                 else:
                     message.update(exc.message)
                 return

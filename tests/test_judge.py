@@ -662,3 +662,92 @@ def test_screen_refuses_a_control_character_visibly(judge, tmp_path):
     assert "U+200B" in seen["text"] and "no ruling" in seen["text"] and "ACCEPTABLE" not in seen["text"]
     assert [r.verdict for r in app.rulings] == ["ACCEPTABLE"]
     assert _logged_words(tmp_path / "log.jsonl") == [["joint"]]
+
+
+# ---- user trial: typed invisible characters and the 64-character word limit ----------------------
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u2060"])
+def test_screen_refuses_a_typed_invisible_character(judge, tmp_path, char):
+    """A zero-width space (or word joiner, BOM) typed as a key, not pasted: Textual's Input drops a
+    key that is not printable, so "fo<U+200B>re" was ruled on as "fore". It is refused as a paste is:
+    no verdict, nothing logged, a message naming the character."""
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def steps(pilot):
+        await pilot.press(*"fo", char, *"re", "enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+        seen["state"] = (app.state, len(app.rulings), set(app.query_one("#verdict").classes))
+        seen["value"] = app.query_one("#words").value
+
+    drive(app, [steps])
+    log.close()
+    assert seen["state"] == ("entry", 0, set())
+    assert seen["value"] == f"fo{char}re"
+    assert f"U+{ord(char):04X}" in seen["text"] and "no ruling" in seen["text"] and "ACCEPTABLE" not in seen["text"]
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == ""
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u2060", "\ufeff"])
+def test_screen_refuses_an_invisible_character_as_the_terminal_sends_it(judge, tmp_path, char):
+    """The keys as a terminal sends them (Textual's own xterm parser: the zero-width space arrives
+    as a key with its character), not the pilot's key names."""
+    from textual._xterm_parser import XTermParser
+
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def steps(pilot):
+        for event in XTermParser(debug=False).feed(f"fo{char}re"):
+            app._driver.send_message(event)
+            await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+        seen["state"] = (app.state, len(app.rulings))
+
+    drive(app, [steps])
+    log.close()
+    assert seen["state"] == ("entry", 0)
+    assert f"U+{ord(char):04X}" in seen["text"] and "no ruling" in seen["text"] and "ACCEPTABLE" not in seen["text"]
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_screen_refuses_a_word_over_64_characters(judge, tmp_path):
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def steps(pilot):
+        app.query_one("#words").value = "joint " + "a" * 70
+        await pilot.press("enter")
+        await pilot.pause()
+        seen["text"] = screen_text(app)
+
+    drive(app, [steps])
+    log.close()
+    assert app.rulings == [] and app.state == "entry"
+    assert "a word of 70 characters (at most 64)" in seen["text"] and "ACCEPTABLE" not in seen["text"]
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == ""
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["--batch", "-"], "joint\n" + "a" * 200 + "\n", "-:2: a word of 200 characters (at most 64)"),
+        (["--batch", "-"], "joint fore " + "b" * 65 + "\n", "-:1: a word of 65 characters (at most 64)"),
+        (["--word", "joint", "--word", "a" * 65], None, "--word: a word of 65 characters (at most 64)"),
+    ],
+)
+def test_cli_word_over_64_characters_refused_nothing_logged(lexicon, tmp_path, args, stdin, message):
+    """As 'skrafl check' refuses it: one line, exit 2, no ruling made or logged (64 is accepted)."""
+    log = tmp_path / "log.jsonl"
+    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr == f"skrafl: error: {message}\n", r.stderr
+    assert not log.exists() or log.read_text(encoding="utf-8") == ""
+    ok = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "a" * 64, "-f", "tsv", "-q")
+    assert ok.returncode == 1 and ok.stdout.splitlines()[1] == "1\t" + "a" * 64 + "\tUNACCEPTABLE"
