@@ -382,7 +382,7 @@ class _Replayer:
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
         self.bingo_min = rules.bingo_min_tiles
-        # the challenge rule: fixed by --rules/--lang or a #challenge-rule pragma, else inferred from
+        # the challenge rule: fixed by --rules or a #challenge-rule pragma, else inferred from
         # the first bonus of the file (candidates kept while the bonuses agree with them)
         self.challenge_rules: list[tuple[str, int]] | None = None if fixed_challenge is None else [fixed_challenge]
         self.last_words = 1
@@ -758,7 +758,7 @@ class _Replayer:
 
     def challenge_value(self, ev: Event) -> int:
         """The bonus the challenge rule gives for this wrong challenge. Without a rule fixed by
-        ``--rules``/``--lang`` or ``#challenge-rule``, the rule is inferred from the file's first
+        ``--rules`` or ``#challenge-rule``, the rule is inferred from the file's first
         bonus (+5 or +10 per challenge, or +5 per word formed by the challenged play) and the rest
         of the game is held to it (the candidates that agree with every bonus so far)."""
         words = self.last_words
@@ -1120,7 +1120,8 @@ def replay_game(
             fixed = challenge_rule_of(game)
             if preset or lang:
                 rules = rules_for_game(game, preset, lang, strict)
-                fixed = ("challenge", rules.challenge_bonus)
+                if preset:  # --rules names the challenge rule; --lang only the language (its words, its tiles)
+                    fixed = ("challenge", rules.challenge_bonus)
             elif game.format == "gcg" and not game.pragmas.get("lexicon") and not game.pragmas.get("tile-distribution"):
                 rules = rules_for_game(game, None, None, False)
                 if strict and rules.tile_set not in ("english", "english_super"):

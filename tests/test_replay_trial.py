@@ -1,0 +1,62 @@
+"""What a user trial of ``skrafl replay`` found: ``--lang`` overriding the file's challenge rule, a
+folder walk reading skrafl's hidden generation folders, unreadable Netskrafl times, and bad
+``#challenge-rule`` values under ``--strict``.
+
+Expected values come from the rules (gcg.md: the pragma's values, the error catalogue;
+netskrafl.md: ``ts_last_move`` is ISO 8601 UTC) and from the shared corpora's recorded numbers:
+``doug_v_emely.gcg`` has emely at 55 after VOX; a +10 wrong-challenge bonus gives 65 under the
+ten-point rule, 60 under the five-point rule."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from pipelines.replay import ReplayOptions, replay_file
+
+runner = CliRunner()
+
+DOUG = "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
+NETSKRAFL = "game_00e0c260-72d8-11f0-97e1-055a4832c9c7.json"
+
+
+def _codes(res) -> list[str]:
+    return [f.code for f in res.findings]
+
+
+def _ten_point_game(shared, tmp_path, pragma: str | None = "#challenge-rule ten_point"):
+    """The first four moves of doug_v_emely, then a wrong challenge of VOX worth +10 to emely
+    (55 → 65) and doug's DONATES (+82, 66 → 148), as in the trial."""
+    lines = (shared / "corpora" / "gcg" / DOUG).read_text(encoding="latin-1").splitlines()[:6]
+    assert lines[-1].startswith(">emely: DEILOVX F2 VOX +39 55")
+    text = ([pragma] if pragma else []) + lines + [">emely: DEIL (challenge) +10 65", ">doug: ADENOST 10B DONATES +82 148"]
+    p = tmp_path / "c.gcg"
+    p.write_text("\n".join(text) + "\n", encoding="latin-1")
+    return str(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. --lang picks the words (and tiles), not the challenge rule
+
+
+@pytest.mark.parametrize("pragma", ["#challenge-rule ten_point", None])
+def test_lang_keeps_the_files_challenge_rule(shared, tmp_path, pragma):
+    path = _ten_point_game(shared, tmp_path, pragma)
+    for opts in (ReplayOptions(lang="en"), ReplayOptions(), ReplayOptions(lang="en", strict=True)):
+        res = replay_file(path, opts)
+        row = res.game_row
+        assert row["status"] == "ok", (opts, row["error"])
+        assert (row["score1"], row["score2"]) == (148, 65)
+        assert "CHALLENGE_BONUS_INCORRECT" not in _codes(res)
+
+
+def test_rules_option_still_names_the_challenge_rule(shared, tmp_path):
+    """README: the rule is taken from the first bonus unless #challenge-rule or --rules says
+    otherwise: --rules wespa (+5 per wrong challenge) holds the +10 bonus to +5."""
+    res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="wespa"))
+    assert res.game_row["status"] == "mismatch"
+    assert "CHALLENGE_BONUS_INCORRECT" in _codes(res)
+    assert res.game_row["score2"] == 60
