@@ -60,3 +60,33 @@ def test_rules_option_still_names_the_challenge_rule(shared, tmp_path):
     assert res.game_row["status"] == "mismatch"
     assert "CHALLENGE_BONUS_INCORRECT" in _codes(res)
     assert res.game_row["score2"] == 60
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. a folder walk skips hidden entries: skrafl's generation folders are read once, through the name
+
+
+def test_folder_with_an_export_reads_each_game_once(shared, tmp_path):
+    import polars as pl
+
+    g = tmp_path / "g"
+    g.mkdir()
+    shutil.copy(shared / "corpora" / "netskrafl" / "games" / NETSKRAFL, g / NETSKRAFL)
+    res = runner.invoke(app, ["replay", str(g / NETSKRAFL), "--out", str(g / "o"), "--export-gcg", str(g / "x"), "-q"])
+    assert res.exit_code == 0, res.output
+    assert any(p.name.startswith(".x.gen-") for p in g.iterdir())  # the export's hidden generation
+    # a stale generation (a killed run) and other hidden entries are not game files of the folder
+    stale = g / ".x.gen-stale"
+    stale.mkdir()
+    shutil.copy(g / "x" / NETSKRAFL.replace(".json", ".gcg"), stale / "old.gcg")
+    (g / ".hidden.json").write_text((g / NETSKRAFL).read_text(encoding="utf-8"), encoding="utf-8")
+    res = runner.invoke(app, ["replay", str(g), "--out", str(tmp_path / "rg"), "-q"])
+    assert res.exit_code == 0, res.output
+    games = pl.read_parquet(tmp_path / "rg" / "games.parquet")
+    assert games["file"].to_list() == [str(g / NETSKRAFL)]
+    assert games["game_id"].to_list() == ["00e0c260-72d8-11f0-97e1-055a4832c9c7"]
+    # the export named on the command line is read, through its visible name
+    res = runner.invoke(app, ["replay", str(g / "x"), "--out", str(tmp_path / "rx"), "-q"])
+    assert res.exit_code == 0, res.output
+    games = pl.read_parquet(tmp_path / "rx" / "games.parquet")
+    assert games["file"].to_list() == [str(g / "x" / NETSKRAFL.replace(".json", ".gcg"))]

@@ -44,6 +44,12 @@ def collect_files(items: list[str]) -> list[str]:
     """Files named, and the ``.gcg``/``.json`` files under named folders (sorted, recursive; links
     to folders are not followed, unreadable folders skipped).
 
+    Hidden entries (names starting with ``.``) under a named folder are skipped: a skrafl output
+    inside it (``replay --export-gcg x``) is a link ``x`` to its hidden generation ``.x.gen-XXXX``
+    (:mod:`pipelines.atomic`), and stale generations of a killed run lie beside it; neither is
+    read, so a folder holding games and their export reads each game once. A path named on the
+    command line is read whatever its name (``skrafl replay x`` reads that export).
+
     Paths are built as text (``os.scandir``, no ``Path`` object per file): a folder of a million
     games costs the million path strings, not several times that.
 
@@ -73,6 +79,8 @@ def _walk(folder: str, found: list[str]) -> None:
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
+                if entry.name.startswith("."):
+                    continue  # hidden: skrafl's generation folders, editors' and systems' own files
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         subfolders.append(entry.name)
