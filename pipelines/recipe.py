@@ -42,12 +42,13 @@ folding), ``too_short``, ``too_long``, then the other ``[[drop]]`` rules in file
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gamecore.errors import DataError
-from gamecore.text import nfc
+from gamecore.text import nfc, strip_bom
 
 BUILTIN_RULES = {
     "not_lowercase": "the form is written with capitals (proper noun, abbreviation)",
@@ -160,6 +161,28 @@ def read_word_list(path: Path | str, what: str = "committee list") -> list[str]:
     return words
 
 
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_END = re.compile(r"\s*\(at end of document\)$")
+
+
+def toml_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int | None, str]:
+    """The line of a TOML syntax error in ``text`` and its message without the position, for a
+    ``FILE:LINE: …`` line. Python 3.11's :class:`tomllib.TOMLDecodeError` carries no ``lineno``
+    (3.14 adds it), only a message ending ``(at line N, column M)`` or ``(at end of document)``
+    (then the last line); the column stays in the message (``… (column 9)``)."""
+    msg = str(exc)
+    lineno, colno = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    m = _TOML_AT.search(msg)
+    if m:
+        msg, lineno, colno = msg[: m.start()], lineno or int(m.group(1)), colno or int(m.group(2))
+    else:
+        m = _TOML_END.search(msg)
+        if m:
+            msg, colno = msg[: m.start()] + " at the end of the file", None
+            lineno = lineno or max(1, len(text.splitlines()))
+    return lineno, msg + (f" (column {colno})" if colno else "")
+
+
 def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
     alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
@@ -171,14 +194,17 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     path = Path(path).resolve()
     if path in _seen:
         raise DataError(f"'extends' goes round in a circle: {' → '.join(p.name for p in _seen + (path,))}", path)
+    text = ""
     try:
-        data = tomllib.loads(nfc(path.read_text(encoding="utf-8")))
+        text = nfc(strip_bom(path.read_text(encoding="utf-8")))  # a leading BOM is no TOML
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise DataError("recipe not found", path) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); recipes are UTF-8 TOML", path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"not valid TOML: {exc}", path) from None
+        line, what = toml_error(exc, text)
+        raise DataError(f"not valid TOML: {what}", path, line) from None
     unknown = set(data) - {"lexicon", "fold", "short_words", "committee", "drop"}
     if unknown:
         raise DataError(f"unknown section(s) {sorted(unknown)}", path)

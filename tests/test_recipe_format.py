@@ -137,3 +137,31 @@ def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "multi-letter tiles" in r.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "edit, line",
+    [
+        (('rules = "wespa"', 'rules = = "wespa"'), 6),  # a value missing after '='
+        (('[[drop]]\nrule = "only_in_a"', '[[drop]\nrule = "only_in_a"'), 20),  # a header without its ']]'
+    ],
+)
+def test_toml_syntax_error_names_file_and_line(recipe, edit, line):
+    """A recipe that is not TOML: ``FILE:LINE: not valid TOML: …`` (user trial: no line, only
+    the parser's '(at line N, column M)' inside the message)."""
+    recipe.write_text(BASE.replace(*edit), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        load_recipe(recipe)
+    msg = str(info.value)
+    assert msg.startswith(f"{recipe}:{line}: not valid TOML: ") and "(at line" not in msg, msg
+    assert info.value.line == line
+
+
+def test_a_bom_is_dropped(recipe):
+    """A recipe saved with a UTF-8 byte-order mark reads as the same recipe without it."""
+    plain = load_recipe(recipe)
+    bom = recipe.with_name("bom.toml")
+    bom.write_bytes(b"\xef\xbb\xbf" + BASE.encode("utf-8"))
+    import dataclasses
+
+    assert dataclasses.replace(load_recipe(bom), path=plain.path, files=plain.files) == plain
