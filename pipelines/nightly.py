@@ -49,7 +49,10 @@ except that a failed run of a day whose log records a success keeps that record 
 to its ``failed_attempts``, see :func:`_write_log`):
 ``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), and per step
 ``step, status (ok/skipped/failed), inputs, outputs, counts, seconds, error`` (and ``notes``:
-replay's days without games, elo's warnings). The replay step's counts: ``since``, ``until``,
+replay's days without games, elo's warnings). The lexicon step's counts: ``fingerprint``,
+``built`` (true only when ``skrafl build`` ran this night), ``got`` (how the night's lexicon was
+got: ``built``; ``copied`` from ``path``; ``kept``: ``WORK/lexicons/<fingerprint>`` was there
+already), ``changed`` and ``words``. The replay step's counts: ``since``, ``until``,
 the games and partitions; with a ``{date}`` source also ``first_day`` (the window's first day
 read), ``days``, ``days_with_games``, ``empty_days`` and ``missing_days``. Database URLs are
 shown without credentials. Running the same day twice changes no output (identical partitions
@@ -161,19 +164,77 @@ def load_config(path: str | Path) -> dict:
     ``nightly.toml:7: [replay] workerz: unknown key (expected one of: cluster, dataset, rules,
     workers)``."""
     path = Path(path)
+    from gamecore.text import strip_bom
+    from pipelines.recipe import toml_error
+
+    text = ""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = strip_bom(path.read_text(encoding="utf-8"))  # as every reader: a leading BOM is no TOML
         cfg = tomllib.loads(text)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: not a readable TOML config ({exc})") from None
-    _check_config(path, cfg, _key_lines(text))
+    except tomllib.TOMLDecodeError as exc:
+        line, what = toml_error(exc, text)
+        raise UsageError(f"not valid TOML: {what}", path, line) from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); a nightly config is UTF-8 TOML", path) from None
+    except OSError as exc:
+        raise UsageError(f"not a readable config ({exc.strerror or exc})", path) from None
+    lines = _key_lines(text)
+    _check_config(path, cfg, lines)
     work = Path(cfg.get("workdir") or path.resolve().parent)
     if not work.is_absolute():
         work = (path.resolve().parent / work).resolve()
     cfg["workdir"] = work
+    _check_folders(path, cfg, lines)
     return cfg
+
+
+def _check_folders(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
+    """Refuse, before any step, a config whose steps' folders overlap: an output (``[replay]
+    dataset``, ``[elo] out``, ``[impact] out``, the run's ``WORK/lexicons`` and ``WORK/logs``)
+    that is, holds or lies inside another output or an input (``[games] source``, ``[lexicon]
+    path``, ``input``, ``entries``). A later step would write into an earlier one's folder or
+    read its own output (the elo step refused ``[elo] out`` inside ``[replay] dataset`` only
+    after the replay had run). One :class:`UsageError` naming both keys."""
+    from pipelines.postgres import is_url
+
+    def where(section: str, key: str, value: str) -> tuple[str, int | None, Path, Path]:
+        p = Path(os.path.abspath(_under(cfg, value)))
+        return f"[{section}] {key} ({value})", lines.get((section, key)), p, Path(os.path.realpath(p))
+
+    outputs = [
+        where(s, k, cfg[s][k]) for s, k in (("replay", "dataset"), ("elo", "out"), ("impact", "out")) if cfg.get(s, {}).get(k)
+    ]
+    work = cfg["workdir"]
+    for name in (LEXICONS, LOGS):
+        p = Path(os.path.abspath(work / name))
+        outputs.append((f"the run's {name} folder ({p})", None, p, Path(os.path.realpath(p))))
+    inputs = [where("lexicon", k, cfg["lexicon"][k]) for k in ("path", "input", "entries") if cfg["lexicon"].get(k)]
+    source = str(cfg["games"]["source"])
+    if not is_url(source):
+        folder = source.split(DATE)[0] if DATE in source else source
+        if DATE in source and not folder.endswith(("/", os.sep)):
+            folder = os.path.dirname(folder) or "."
+        p = Path(os.path.abspath(_under(cfg, folder)))
+        inputs.append((f"[games] source ({source})", lines.get(("games", "source")), p, Path(os.path.realpath(p))))
+
+    def inside(a: tuple, b: tuple) -> bool:
+        return any(x == y or y in x.parents for x in a[2:] for y in b[2:])
+
+    pairs = [(a, b) for i, a in enumerate(outputs) for b in outputs[i + 1 :]] + [(a, b) for a in outputs for b in inputs]
+    for a, b in pairs:
+        for inner, outer in ((a, b), (b, a)):
+            if inside(inner, outer):
+                same = inside(outer, inner)
+                what = "is the same folder as" if same else "lies inside"
+                line = max(x[1] or 0 for x in (a, b)) or None
+                raise UsageError(
+                    f"{inner[0]} {what} {outer[0]}: give each step's outputs a folder of their own, "
+                    "outside the other outputs and inputs",
+                    path,
+                    line,
+                )
 
 
 def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
@@ -234,7 +295,14 @@ def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> N
         if not isinstance(cfg.get(section), dict):
             raise UsageError(f"{path}: missing section [{section}]")
     lex = cfg["lexicon"]
-    if bool(lex.get("lang")) == bool(lex.get("path")):
+    if lex.get("lang") and lex.get("path"):
+        line = max(lines.get(("lexicon", "lang"), 0), lines.get(("lexicon", "path"), 0)) or lines.get(("lexicon", ""))
+        raise UsageError(
+            '[lexicon] lang and path exclude each other: give lang = "…" (built here) or path = "…" (built elsewhere), not both',
+            path,
+            line,
+        )
+    if not lex.get("lang") and not lex.get("path"):
         raise fail("lexicon", "", 'needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
     if lex.get("lang"):
         import lexicon_sources
@@ -370,6 +438,7 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
                     if item.name.startswith(".skrafl-"):
                         continue
                     (shutil.copytree if item.is_dir() else shutil.copy2)(item, stage / item.name)
+            rec["counts"]["built"], rec["counts"]["got"] = False, "copied"
         else:
             cmd = [sys.executable, "-m", "cli.main", "build", lex["lang"], "--out", str(target), "-q"]
             if lex.get("source"):
@@ -381,9 +450,9 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parents[1]))
             if r.returncode != 0:
                 raise StepFailed("lexicon", (r.stderr.strip().splitlines() or [f"skrafl build exited {r.returncode}"])[-1])
-        rec["counts"]["built"] = True
+            rec["counts"]["built"], rec["counts"]["got"] = True, "built"
     else:
-        rec["counts"]["built"] = False
+        rec["counts"]["built"], rec["counts"]["got"] = False, "kept"
     prev_log = _previous_log(cfg, day)
     prev = None
     if prev_log and prev_log.get("lexicon") and prev_log["lexicon"] != fp[:16]:

@@ -83,6 +83,8 @@ def test_three_nights(setup):
     assert log1["steps"][1]["counts"]["games"] == 6 and log1["steps"][1]["counts"]["partitions"] == ["2025-08-11"]
     assert list(read_manifest(work / "data" / "replay")["partitions"]) == ["2025-08-11"]
     assert (work / "data" / "elo" / "2025-08-11" / "top100_all.csv").exists()
+    # path mode: the lexicon built elsewhere is copied, not built (the log said "built": true)
+    assert log1["steps"][0]["counts"]["built"] is False and log1["steps"][0]["counts"]["got"] == "copied"
 
     # night 2: the committee removes 'létta' (played on 2025-08-11)
     make_lexicon(work / "lex" / "is", [w for w in words if w != "létta"])
@@ -103,6 +105,7 @@ def test_three_nights(setup):
     log3 = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
     steps3 = {s["step"]: s for s in log3["steps"]}
     assert steps3["replay"]["counts"]["partitions"] == [] and steps3["replay"]["counts"]["unchanged"] == ["2025-08-12"]
+    assert steps3["lexicon"]["counts"]["built"] is False and steps3["lexicon"]["counts"]["got"] == "kept"
     assert _snapshot(work) == before
 
     # a later night with days without a run between: caught up; ratings = one run from scratch
@@ -165,6 +168,7 @@ def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
 
     s1, log1 = night("2025-08-11")
     assert s1["lexicon"]["counts"]["built"] is True and s1["lexicon"]["counts"]["changed"] is False
+    assert s1["lexicon"]["counts"]["got"] == "built"
     assert (work / "lexicons" / log1["lexicon"] / "lexicon.marisa").exists()
     s2, log2 = night("2025-08-12")
     assert s2["lexicon"]["counts"]["built"] is False and log2["lexicon"] == log1["lexicon"]
