@@ -230,6 +230,8 @@ def adjudicate(
             "not_on_rack",
             f"the play places {sp.tiles_placed} tiles; a rack holds {rules.rack_size} (rules {rules.name})",
         )
+    if reason is None:
+        reason = _beyond_tile_set(board, sp)
     bingo = rules is not None and sp.tiles_placed >= rules.bingo_min_tiles
     total = sum(s for _, s, _ in words) + (rules.bingo_bonus if bingo else 0)
     if [w for w, _, _ in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
@@ -253,6 +255,29 @@ def adjudicate(
     if lexicon is not None:
         verdict = "ACCEPTABLE" if all(x.valid for x in scored) else "UNACCEPTABLE"
     return Ruling(shown, sp.coord, True, None, scored, sp.score, bingo, verdict, sp, notes)
+
+
+def _beyond_tile_set(board: Board, sp) -> tuple[str, str] | None:
+    """``("not_on_rack", why)`` when the board's tiles and the play's new ones hold more of a tile
+    (a blank counted as ``?``) than the tile set has: two real Zs in English, which has one, can be
+    on no rack. None when they fit. (With a rack the rack is checked against the set first.)"""
+    ts = board.tile_set
+    on_board = board.used_counts()
+    new: dict[str, int] = {}
+    for p in sp.placements():
+        key = "?" if p.blank else p.label
+        new[key] = new.get(key, 0) + 1
+    for key in sorted(new, key=lambda k: (k == "?", k)):
+        have = ts.blanks if key == "?" else ts.counts.get(key, 0)
+        n, b = new[key], on_board.get(key, 0)
+        if n + b > have:
+            name = "blank" if key == "?" else repr(key)
+            where = f" and the board {b}" if b else ""
+            return (
+                "not_on_rack",
+                f"the play places {n} × {name}{where}, but tile set {ts.name} has only {have}",
+            )
+    return None
 
 
 def _fold_pairs(board: Board, lexicon, fold: dict | None) -> dict[str, str]:

@@ -848,3 +848,38 @@ def test_parentheses_mark_board_tiles():
         r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", play, "-f", "json")
         got = json.loads(r.stdout)
         assert r.returncode == 1 and got["legal"] is False and got["reason"]["code"] == code, (play, r.stdout, r.stderr)
+
+
+# ---- user trial: without a rack, the board and the play must still fit the tile set --------------
+
+
+@pytest.mark.parametrize(
+    "before, play, legal",
+    [
+        ((), "8D QUIZZES", False),  # two real Zs: the English set has one Z (tile_sets/english.tsv)
+        ((), "8D QUIzZES", True),  # one of them a blank: 118 (Q on the DL at D8, the star, the bingo)
+        (("8E QUIZ",), "H7 Z.", False),  # a second Z on the board's Z
+        (("8E QUIZ",), "H7 z.", True),
+        (("8E qUIz",), "H7 a.", False),  # a third blank: the set has two
+        (("8E qUIz",), "H7 A.", True),
+    ],
+)
+def test_no_rack_still_checks_the_tile_set(before, play, legal):
+    board = put(empty(), *before)
+    ruling = adjudicate(board, play, None, None, WESPA)
+    assert ruling.legal is legal, ruling.reason
+    if legal:
+        assert ruling.verdict is None and ruling.reason is None
+    else:
+        assert ruling.verdict == "ILLEGAL" and ruling.reason[0] == "not_on_rack" and ruling.score is None
+        assert "tile set english has only" in ruling.reason[1]
+    if play == "8D QUIzZES":
+        assert ruling.score == (20 + 1 + 1 + 0 + 10 + 1 + 1) * 2 + 50
+
+
+def test_cli_no_rack_play_beyond_the_tile_set_is_illegal():
+    cgp = "/".join(["15"] * 15) + " / 0/0 0"
+    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "8D QUIZZES", "-f", "json")
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["verdict"] == "ILLEGAL" and data["reason"]["code"] == "not_on_rack" and data["score"] is None

@@ -309,3 +309,14 @@ def test_control_characters_and_a_bom_past_line_1_are_bad_lines(en):
         "skrafl: error: -:2: a control character (U+0001) in the line",
         "skrafl: error: -:3: a control character (U+FEFF) in the line",
     ]
+
+
+def test_no_rack_line_beyond_the_tile_set_is_illegal(en):
+    """A CGP with an empty rack: QUIZZES with two real Zs (English has one Z) cannot be made, as
+    with the rack ZZ it is refused; with one Z a blank it is legal, (20+1+1+0+10+1+1) x 2 + 50."""
+    lines = [f"{EMPTY} / 0/0 0\t8D QUIZZES", f"{EMPTY} / 0/0 0\t8D QUIzZES"]
+    rc, out, err = _batch(en, lines, "-f", "json")
+    records = [json.loads(x) for x in out]
+    assert records[0]["verdict"] == "ILLEGAL" and records[0]["reason"]["code"] == "not_on_rack", records[0]
+    assert records[1]["legal"] and records[1]["score"] == 118
+    assert rc == 1
