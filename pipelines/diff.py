@@ -11,7 +11,8 @@ Inputs are two folders written by ``skrafl build`` (``words.txt``, ``rejected.pa
   - ``rule`` — the word was dropped in one build and kept in the other and only the recipe
     changed (recipe SHA-256 differs, source the same);
   - ``source`` — only the source changed (its version or entries differ, recipe the same), or the
-    word has no entry at all in the build that lacks it (``not in source``);
+    word has no entry at all in the build that lacks it (``summary.txt``: ``new in the source`` for
+    an added word, ``no longer in the source`` for a removed one);
   - ``rule or source`` — both changed and the word is dropped on one side;
   - ``committee`` — kept or dropped by the committee lists (``committee_removal``) or added by
     them (in NEW only, with no entry in NEW's rejected list and no entry in OLD's);
@@ -245,7 +246,9 @@ def _summary(
                 .sort(["n", "cause"], descending=[True, False])
             )
             for row in groups.iter_rows(named=True):
-                rule = row[rule_col] or ("-" if row["cause"] != "source" else "not in source")
+                # no rule: the source alone made the change (an entry new in it, or gone from it)
+                unruled = "new in the source" if change == "added" else "no longer in the source"
+                rule = row[rule_col] or ("-" if row["cause"] != "source" else unruled)
                 lines.append(f"  {row['n']:>9,}  {row['cause']:<15} {rule:<32} e.g. {', '.join(row['examples'])}")
     return "\n".join(lines) + "\n"
 

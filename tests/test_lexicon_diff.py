@@ -113,3 +113,14 @@ def test_csv_and_circulable_report(builds):
     assert "| word | change | cause | old rule | new rule | detail |" in lines
     assert "| cd | removed | source |  | abbreviation | now dropped by abbreviation |" in lines
     assert "| hest | added | source |  |  | new in the source |" in lines
+
+
+def test_summary_txt_says_what_the_source_did(builds):
+    """summary.txt labels a change no rule explains as the source's doing: the word added by the
+    source update (hest, an entry only in the new dump) is new in the source, the word removed
+    (sterk, its entries gone from the dump) is no longer there; neither is 'not in source'."""
+    summary, _ = diff(builds["old"], builds["new"], builds["tmp"] / "d5")
+    lines = [" ".join(line.split()) for line in summary.splitlines()]
+    assert "1 source new in the source e.g. hest" in lines
+    assert "1 source no longer in the source e.g. sterk" in lines
+    assert "not in source" not in summary
