@@ -47,6 +47,9 @@ def find(
       skrafl find --lang nb '[æøå]??' --length 3
 
       skrafl find --lang is --hooks hest
+
+    PATTERN, --anagram or --hooks '-' reads it from the one line of stdin (a second line is an
+    error: run once per pattern). PATTERN with --anagram: the anagrams that match it.
     """
     from gamecore.errors import UsageError
     from gamecore.lexicon import Lexicon
@@ -55,41 +58,88 @@ def find(
         raise UsageError("give a PATTERN, --anagram RACK or --hooks WORD")
     if hooks is not None and (pattern is not None or anagram is not None):
         raise UsageError("--hooks takes no PATTERN or --anagram")
-    lex = Lexicon.load(lexicon_dir(lang, lexicon))
+    if [pattern, anagram, hooks].count("-") > 1:
+        raise UsageError("only one of PATTERN, --anagram and --hooks can be '-' (standard input)")
     if hooks is not None:
-        word = read_items([hooks])[0]
-        front, back = lex.hooks(word)
-        key = lex.key(word)
-        row = [key, front, back, "yes" if key in lex else "no"]
-        if fmt == OutputFormat.json:
-            json.dump(
-                {"word": key, "front_hooks": list(front), "back_hooks": list(back), "valid": key in lex},
-                sys.stdout,
-                ensure_ascii=False,
-            )
-            sys.stdout.write("\n")
-        else:
-            emit([row], ["word", "front_hooks", "back_hooks", "valid"], fmt)
-        raise typer.Exit(0 if front or back else 1)
-    words = None
+        word = _one_item(hooks, "--hooks", "word")
+        wild = next((ch for ch in word if ch in "?*[]"), None)
+        if wild is not None:
+            raise UsageError(f"--hooks takes a word, not a pattern: {wild!r} is a wildcard (find the words with PATTERN first)")
     if anagram is not None:
-        words = lex.anagrams(read_items([anagram])[0])
+        anagram = _one_item(anagram, "--anagram", "rack")
     if pattern is not None:
         from gamecore.text import PATTERN_MAX
 
-        words = lex.match(read_items([pattern], limit=PATTERN_MAX, what="pattern")[0], words)
+        pattern = _one_item(pattern, "PATTERN", "pattern", PATTERN_MAX)
+    lex = Lexicon.load(lexicon_dir(lang, lexicon))
+    if hooks is not None:
+        front, back = lex.hooks(word)
+        key = lex.key(word)
+        row = [key, front, back, "yes" if key in lex else "no"]
+        out = sys.stdout  # a local: a write that fails names standard output
+        if fmt == OutputFormat.json:
+            json.dump(
+                {"word": key, "front_hooks": list(front), "back_hooks": list(back), "valid": key in lex},
+                out,
+                ensure_ascii=False,
+            )
+            out.write("\n")
+        else:
+            emit([row], ["word", "front_hooks", "back_hooks", "valid"], fmt)
+        out.flush()
+        raise typer.Exit(0 if front or back else 1)
+    words = None
+    if anagram is not None:
+        words = lex.anagrams(anagram)
+    if pattern is not None:
+        words = lex.match(pattern, words)  # with --anagram: the anagrams that match it
     if length is not None:
         words = [w for w in words if len(w) == length]
     if limit is not None:
         words = words[:limit]
+    out = sys.stdout  # a local: a write that fails (a full disk) names standard output (cli.main)
     if fmt == OutputFormat.json:
-        json.dump(words, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        json.dump(words, out, ensure_ascii=False)
+        out.write("\n")
     elif fmt == OutputFormat.table:
         emit([[w, len(w)] for w in words], ["word", "length"], fmt)
     else:
-        sys.stdout.write("".join(w + "\n" for w in words))
+        out.write("".join(w + "\n" for w in words))
+    out.flush()
     raise typer.Exit(0 if words else 1)
+
+
+def _one_item(value: str, name: str, what: str, limit: int | None = None) -> str:
+    """The one PATTERN, --anagram RACK or --hooks WORD of a run: the argument, or with ``-`` the
+    one non-blank line of standard input (NFC, stripped; :func:`cli.common.read_items`).
+
+    Raises:
+        UsageError: an empty argument (``--anagram is empty: give a rack``), standard input with no
+            line or more than one (``-:2: one pattern per run…``), or what ``read_items`` refuses
+            (named ``NAME: …`` rather than ``argument 1: …``).
+    """
+    from gamecore.errors import UsageError
+    from gamecore.text import nfc
+
+    if value != "-":
+        if not value.strip():
+            raise UsageError(f"{name} is empty: give a {what}")
+        try:
+            return read_items([value], limit=limit, what=what)[0]
+        except UsageError as exc:
+            raise UsageError(exc.message.replace("argument 1", name, 1)) from None
+    lines: list[int] = []
+
+    def keep(text: str, where: tuple) -> str:
+        lines.append(where[1])
+        if len(lines) > 1:
+            raise UsageError(f"one {what} per run: standard input holds a second (run 'skrafl find' once per {what})", *where)
+        return nfc(text.strip())
+
+    items = read_items(["-"], keep, limit=limit, what=what)
+    if not items:
+        raise UsageError(f"{name} -: standard input holds no {what} (give one line)")
+    return items[0]
 
 
 def register(app: typer.Typer) -> None:

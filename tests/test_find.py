@@ -112,3 +112,75 @@ def test_icelandic_letters_and_order():
     assert first > 0 and all(w[0] == "t" for w in words[:first]) and all(w[0] == "þ" for w in words[first:])  # t … þ
     r = run_skrafl("find", "--lang", "is", "c*")
     assert r.returncode == 2 and "'c' is not a letter of this lexicon" in r.stderr
+
+
+# ---- user trial: standard input, empty and wildcard items, a full standard output ----------------
+
+
+def _err(nb: Path, *args: str, stdin: str | None = None) -> str:
+    """The one error line of a refused run (exit 2, nothing on stdout, no traceback)."""
+    r = run_skrafl("find", "--lexicon", str(nb), *args, stdin=stdin)
+    assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skrafl: error: "), r.stderr
+    return lines[0][len("skrafl: error: ") :]
+
+
+@pytest.mark.parametrize("stdin", ["", "\n", "  \n\n"])
+@pytest.mark.parametrize(
+    "args, what", [(["-"], "PATTERN -"), (["--hooks", "-"], "--hooks -"), (["--anagram", "-"], "--anagram -")]
+)
+def test_empty_stdin_is_one_line(nb, args, what, stdin):
+    assert _err(nb, *args, stdin=stdin).startswith(f"{what}: standard input holds no ")
+
+
+def test_stdin_one_item_answered_a_second_refused(nb):
+    r = run_skrafl("find", "--lexicon", str(nb), "-", stdin="h?st\n")
+    assert (r.returncode, r.stdout) == (0, "hest\n")
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "-", stdin="\nhest\n\n")
+    assert r.returncode == 0 and r.stdout.splitlines()[1] == "hest\t\ta\tyes"
+    # two patterns: never only the first answered
+    assert _err(nb, "-", stdin="h?st\nøl\n").startswith("-:2: one pattern per run")
+    assert _err(nb, "--anagram", "-", stdin="løs\n\nsøl\n").startswith("-:3: one rack per run")
+    assert "only one of PATTERN, --anagram and --hooks" in _err(nb, "-", "--anagram", "-", stdin="h?st\n")
+
+
+def test_empty_option_names_the_option(nb):
+    assert _err(nb, "--anagram", "") == "--anagram is empty: give a rack"
+    assert _err(nb, "--hooks", " ") == "--hooks is empty: give a word"
+    assert _err(nb, "") == "PATTERN is empty: give a pattern"
+    assert _err(nb, "--anagram", "a" * 65) == "--anagram: a rack of 65 characters (at most 64)"
+
+
+@pytest.mark.parametrize("word", ["a?", "hest*", "[hd]øl"])
+def test_hooks_refuses_wildcards(nb, word):
+    assert _err(nb, "--hooks", word).startswith("--hooks takes a word, not a pattern: ")
+
+
+def test_pattern_with_anagram_is_both(nb):
+    """PATTERN and --anagram together: the anagrams that match the pattern (søl, døl are not
+    anagrams of løs; løs has søl only)."""
+    assert find(nb, "--anagram", "løs") == (0, ["søl"])
+    assert find(nb, "s*", "--anagram", "løs") == (0, ["søl"])
+    assert find(nb, "d*", "--anagram", "løs") == (1, [])
+    r = run_skrafl("find", "--help")
+    assert "PATTERN with --anagram: the anagrams that match it" in " ".join(r.stdout.split())
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize(
+    "args", [["h?st"], ["--anagram", "tseh"], ["--hooks", "hest"], ["-f", "json", "h*"], ["-f", "table", "h*"]]
+)
+def test_full_standard_output_is_one_line_naming_it(nb, args):
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "cli.main", "find", "--lexicon", str(nb), *args],
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert (r.returncode, r.stderr) == (2, "skrafl: error: standard output: No space left on device\n")
