@@ -234,7 +234,17 @@ def _stdout_failed(exc: OSError) -> bool:
     streams = [sys.stdout, sys.__stdout__]
     streams += [getattr(s, "buffer", None) for s in streams]
     ids = {id(s) for s in streams if s is not None}
-    return any(id(v) in ids for v in tb.tb_frame.f_locals.values())
+    values = list(tb.tb_frame.f_locals.values())
+    if any(id(v) in ids for v in values):
+        return True
+    for v in values:  # a writer holding the stream: rich's Console (typer's help) writes to self.file
+        try:
+            held = getattr(v, "file", None)
+        except Exception:  # noqa: BLE001  (a property that fails: not the stream)
+            continue
+        if held is not None and id(held) in ids:
+            return True
+    return False
 
 
 def main() -> None:

@@ -340,7 +340,9 @@ TSV_COLUMNS = ("field", "value", "score", "valid", "player_points", "opponent_po
 def _print(data: dict, fmt: OutputFormat) -> None:
     """One JSON object, TSV (a header of :data:`TSV_COLUMNS`, then one row per field, every row as
     wide: words as ``word<TAB>WORD<TAB>SCORE<TAB>VALID<TAB>…``), or an aligned table for people."""
-    sys.stdout.write(_text(data, fmt))
+    out = sys.stdout  # a local: a write that fails (a full disk) names standard output (cli.main)
+    out.write(_text(data, fmt))
+    out.flush()
 
 
 def _tsv_row(field: str, value: object = None, **cells: object) -> str:
@@ -427,6 +429,6 @@ def register(app: typer.Typer) -> None:
     app.command(
         "score",
         help=HELP,
-        epilog="Example: skrafl score --lang is --board riddle.board --play '8D JOINT' --rack JOINTAB --challenge netskrafl"
+        epilog="Example: skrafl score --lang is --board riddle.board --play 'A4 ÞREKRAUN' --rack UAENRRK --challenge netskrafl"
         " · skrafl score --lang en --batch - -f json < plays.tsv",
     )(score)

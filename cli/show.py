@@ -193,5 +193,5 @@ def register(app: typer.Typer) -> None:
     app.command(
         "show",
         help=HELP,
-        epilog="Example: skrafl show --lang is --board riddle.board --play '8D JOINT' --out riddle.png",
+        epilog="Example: skrafl show --lang is --board riddle.board --play 'A4 ÞREKRAUN' --out riddle.png",
     )(show)
