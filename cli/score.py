@@ -280,9 +280,14 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
-                text = nfc((strip_bom(text) if lineno == 1 else text).strip())
+                whole = nfc(strip_bom(text) if lineno == 1 else text)
+                text = whole.strip()
                 if not text:
                     continue
+                if "\t" not in text and "\t" in whole:  # the TAB was at an end of the line
+                    if whole.rstrip(" \r\n").endswith("\t"):
+                        raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
+                    raise SkraflError("no CGP string before the TAB: a line is a CGP string, a TAB and the play")
                 if "\t" not in text:
                     raise SkraflError(
                         "no TAB: a line is a CGP string, a TAB and the play (e.g. '15/…/15 JOINTAB/ 0/0 0<TAB>8D JOINT')"

@@ -320,3 +320,15 @@ def test_no_rack_line_beyond_the_tile_set_is_illegal(en):
     assert records[0]["verdict"] == "ILLEGAL" and records[0]["reason"]["code"] == "not_on_rack", records[0]
     assert records[1]["legal"] and records[1]["score"] == 118
     assert rc == 1
+
+
+def test_a_tab_at_an_end_of_the_line_names_what_is_missing(en):
+    """``CGP<TAB>`` (the play left out) is no play, not 'no TAB'; ``<TAB>PLAY`` has no CGP."""
+    lines = [f"{EMPTY} / 0/0 0\t", f"{EMPTY} / 0/0 0\t  ", "\t8D JOINT", f"{EMPTY} / 0/0 0\t8D JOINT"]
+    rc, out, err = _batch(en, lines, "-f", "json")
+    assert rc == 2 and len(out) == 1 and json.loads(out[0])["score"] == 40
+    assert err[:3] == [
+        "skrafl: error: -:1: no play after the TAB: give COORD WORD, e.g. '8D JOINT'",
+        "skrafl: error: -:2: no play after the TAB: give COORD WORD, e.g. '8D JOINT'",
+        "skrafl: error: -:3: no CGP string before the TAB: a line is a CGP string, a TAB and the play",
+    ]
