@@ -9,8 +9,10 @@ was not valid and now is, ``now_valid``.
 
 Winner under a challenge (first order: the rest of the game as it was played): a ``now_phony``
 play that stood would be challenged off (its score taken back); a ``now_valid`` play that was
-withdrawn after a challenge (the next event is ``withdraw``) would have stood (its score kept).
-A game whose winner changes with these corrections is listed.
+withdrawn after a challenge (the player's next turn is ``withdraw``: a GCG ``--`` line, a
+Netskrafl ``RESP`` of minus the play's score after the opponent's ``CHALL``) would have stood (its
+score kept). A finished game whose winner changes with these corrections is listed; an unfinished
+game has no winner to change and is left out (``summary.md`` says how many).
 
 Output folder (one output, command ``impact``, written whole):
 
@@ -34,6 +36,36 @@ from typing import Any
 from gamecore.errors import UsageError
 
 CHANGES = ("now_phony", "now_valid")
+TURN_KINDS = ("play", "pass", "exchange", "withdraw")
+"""Events that are a player's turn: a withdrawal takes back the play of the turn before it."""
+
+
+GAME_COLUMNS = (
+    "file",
+    "format",
+    "game_id",
+    "finished_at",
+    "status",
+    "player1",
+    "player2",
+    "score1",
+    "score2",
+    "winner",
+    "finished",
+    "locale",
+)
+"""The games-table columns impact reads (``finished`` and ``locale`` only where the replay wrote them)."""
+
+
+def _game_columns(ds: str | Path) -> set[str]:
+    """The games-table columns of a dataset (its first partition's; every one has the same)."""
+    import pyarrow.parquet as pq
+
+    from pipelines.replay.dataset import dataset_partitions
+
+    for folder in dataset_partitions(ds).values():
+        return set(pq.read_schema(folder / "games" / "data.parquet").names)
+    return set(GAME_COLUMNS)
 
 
 def _tables(
@@ -56,15 +88,14 @@ def _tables(
         from gamecore.folders import open_output
 
         folder = open_output(items[0], "replay output")
-        return pl.read_parquet(folder / "games.parquet"), pl.read_parquet(folder / "moves.parquet")
+        games = pl.read_parquet(folder / "games.parquet")
+        return games.select([c for c in GAME_COLUMNS if c in games.columns]), pl.read_parquet(folder / "moves.parquet")
     else:
         from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
 
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
-    games = pl.from_arrow(
-        read_table(ds, "games", ["file", "game_id", "finished_at", "status", "player1", "player2", "score1", "score2", "winner"])
-    )
+    games = pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)]))
     moves = pl.from_arrow(
         read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
     )
@@ -77,7 +108,24 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
     import polars as pl
 
     moves = moves.sort(["file", "turn"], maintain_order=True)
-    moves = moves.with_columns((pl.col("kind").shift(-1).over("file") == "withdraw").fill_null(False).alias("withdrawn"))
+    # A withdrawal takes back the last play when no turn came between (replay's rule): a GCG ``--``
+    # line right after it, a Netskrafl RESP -X after the opponent's CHALL. Only turns (play, pass,
+    # exchange, withdraw) count; a challenge, a bonus or a penalty between them does not.
+    turns = (
+        moves.filter(pl.col("kind").is_in(TURN_KINDS))
+        .with_columns(
+            (
+                (pl.col("kind").shift(-1).over("file") == "withdraw")
+                & (pl.col("player").shift(-1).over("file") == pl.col("player"))
+            )
+            .fill_null(False)
+            .alias("withdrawn")
+        )
+        .select("file", "turn", "withdrawn")
+    )
+    moves = moves.join(turns, on=["file", "turn"], how="left", maintain_order="left").with_columns(
+        pl.col("withdrawn").fill_null(False)
+    )
     plays = moves.filter(
         (pl.col("kind") == "play") & pl.col("words_formed").is_not_null() & (pl.col("words_formed").list.len() > 0)
     )
@@ -151,8 +199,13 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
         .group_by("file")
         .agg((pl.col("d") * (pl.col("player") == 1)).sum().alias("d1"), (pl.col("d") * (pl.col("player") == 2)).sum().alias("d2"))
     )
+    # only a finished game has a winner to change: an unfinished one (null winner, the game not
+    # over) is left out, and counted for the summary
+    finished = pl.col("finished").fill_null(False) if "finished" in games.columns else pl.lit(True)
+    ok = games.filter(pl.col("status") == "ok")
+    unfinished = ok.filter(~finished).join(changes.select("file").unique(), on="file", how="semi").height
     g = (
-        games.filter(pl.col("status") == "ok")
+        ok.filter(finished)
         .join(delta, on="file", how="inner")
         .with_columns(
             (pl.col("score1") + pl.col("d1")).alias("score1_new"), (pl.col("score2") + pl.col("d2")).alias("score2_new")
@@ -190,6 +243,7 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
         "words": per_word,
         "winners": winners,
         "games": games.height,
+        "unfinished_left_out": unfinished,
         "plays_checked": moves.filter(pl.col("kind") == "play").height,
     }
 
@@ -216,6 +270,9 @@ def summary_text(result: dict, old_name: str, new_name: str) -> str:
         p = result["plays"].filter(result["plays"]["change"] == change)
         lines.append(f"- {label}: {w.height} words, {p.height} plays in {p['file'].n_unique() if p.height else 0} games")
     lines.append(f"- games whose winner would change under a challenge: {result['winners'].height}")
+    left_out = result.get("unfinished_left_out", 0)
+    if left_out:
+        lines.append(f"- unfinished games with a changed play, left out of that count (no winner to change): {left_out}")
     if words.height:
         lines += ["", "| word | change | plays | games | first | last |", "|---|---|---|---|---|---|"]
         for r in words.head(50).iter_rows(named=True):
