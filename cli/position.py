@@ -160,7 +160,7 @@ def cgp_position(text: str, ruleset, path: Optional[Path] = None) -> Position:
     """
     from gamecore.board import parse_cgp
 
-    pos = parse_cgp(text.strip(), ruleset.tiles(), ruleset.layout(), path=path)
+    pos = parse_cgp(text, ruleset.tiles(), ruleset.layout(), path=path)  # a file: its own line numbers
     return Position(pos.board, ruleset, pos.racks[0] or None, None, pos.scores, 0, what="CGP")
 
 

@@ -223,17 +223,38 @@ _CGP_ROW = re.compile(r"[0-9]+|\[[^\]]*\]|.")
 def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None = None) -> CGPPosition:
     """Read a CGP string (gcg.md §7), e.g. ``15/…/6ZA7/… AENNRST/ 0/22 0 lex CSW21;``.
 
+    ``text`` is one line (blank lines around it allowed: a CGP board file); with ``path`` an error
+    names that line (``FILE:LINE: …``).
+
     Raises:
-        DataError: wrong number of rows or squares, unknown letters, malformed fields.
+        DataError: a second line (a board of one row per line is a gcg or netskrafl board), wrong
+            number of rows or squares, unknown letters, malformed fields.
     """
     text = strip_bom(nfc(text))  # a file's leading byte-order mark is no square
+    lines = [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if len(lines) > 1:
+        raise DataError(
+            f"a CGP string is one line (rows separated by '/', then racks, scores, zeros); this has {len(lines)} "
+            "lines: a board of one row per line is --board-format gcg or netskrafl",
+            path,
+            lines[1] if path is not None else None,
+        )
+    try:
+        return _parse_cgp_line(text, tile_set, layout, path)
+    except DataError as exc:
+        if path is not None and exc.line is None and lines:
+            exc.line = lines[0]
+        raise
+
+
+def _parse_cgp_line(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None) -> CGPPosition:
     parts = text.split(None, 4)
     if not parts:
-        raise DataError("empty CGP string", path)
+        raise DataError("empty CGP string: expected rows separated by '/', then racks, scores, zeros", path)
     rows = parts[0].split("/")
     size = layout.size
     if len(rows) != size:
-        raise DataError(f"CGP board has {len(rows)} rows, expected {size}", path)
+        raise DataError(f"CGP board has {len(rows)} rows, expected {size} rows separated by '/'", path)
     board = Board(layout, tile_set)
     for r, row in enumerate(rows):
         c = 0

@@ -130,3 +130,42 @@ def test_multi_letter_tiles_in_board_text(tmp_path):
     assert b[7, 6].label == "CH" and not b[7, 6].blank
     assert b[7, 8].label == "CH" and b[7, 8].blank
     assert b.to_text().splitlines()[7] == rows[7]
+
+
+# ---- user trial: a CGP board file's error names its line -----------------------------------------
+
+
+def test_a_grid_board_read_as_cgp_names_the_second_line(shared):
+    """mid2.board is one row per line (a gcg board): as CGP it is refused at its line 2, saying a
+    CGP string is one line and what such a board is, not 'CGP board has 1 rows'."""
+    path = shared / "corpora" / "positions" / "mid2.board"
+    with pytest.raises(DataError) as err:
+        parse_cgp(path.read_text(encoding="utf-8"), EN, STD, path=path)
+    assert err.value.path == str(path) and err.value.line == 2
+    assert "a CGP string is one line" in err.value.message and "--board-format gcg or netskrafl" in err.value.message
+
+
+def test_cgp_file_errors_name_the_line_of_the_string(tmp_path):
+    empty = "/".join(["15"] * 15)
+    path = tmp_path / "p.cgp"
+    with pytest.raises(DataError) as err:
+        parse_cgp("\n\n" + "/".join(["15"] * 14) + " / 0/0 0\n", EN, STD, path=path)
+    assert (err.value.line, err.value.message) == (3, "CGP board has 14 rows, expected 15 rows separated by '/'")
+    assert str(err.value) == f"{path}:3: CGP board has 14 rows, expected 15 rows separated by '/'"
+    with pytest.raises(DataError) as err:
+        parse_cgp(f"\n{empty} / x/0 0\n", EN, STD, path=path)
+    assert err.value.line == 2 and "CGP scores must be N/N" in err.value.message
+    # a string of its own (--cgp, a score --batch line): no line number
+    with pytest.raises(DataError) as err:
+        parse_cgp("15/15 / 0/0 0", EN, STD)
+    assert err.value.line is None and str(err.value) == "CGP board has 2 rows, expected 15 rows separated by '/'"
+    assert parse_cgp(f"\n{empty} AB/ 1/2 0\n\n", EN, STD, path=path).scores == (1, 2)
+
+
+def test_cli_cgp_board_file_names_file_and_line(shared, tmp_path):
+    from clirun import run_skrafl
+
+    mid2 = shared / "corpora" / "positions" / "mid2.board"
+    r = run_skrafl("score", "--rules", "wespa", "--board", str(mid2), "--board-format", "cgp", "--play", "8D JOINT")
+    assert r.returncode == 2 and r.stderr.startswith(f"skrafl: error: {mid2}:2: a CGP string is one line"), r.stderr
+    assert r.stderr.count("\n") == 1
