@@ -231,4 +231,35 @@ def tiles_text(tiles: list[str] | None) -> str:
     return "".join(map(tile_text, tiles))
 
 
-__all__ = ["EVENT_KINDS", "Event", "Finding", "Game", "GameLogError", "Player", "split_tiles", "tile_text", "tiles_text"]
+__all__ = [
+    "EVENT_KINDS",
+    "Event",
+    "Finding",
+    "Game",
+    "GameLogError",
+    "Player",
+    "TIME_EXAMPLE",
+    "parse_time",
+    "split_tiles",
+    "tile_text",
+    "tiles_text",
+]
+
+
+def parse_time(text: object):
+    """An ISO 8601 time (``2025-08-11T15:58:35.597951+00:00``, ``…Z``; no offset means UTC) as an
+    aware UTC :class:`datetime.datetime`; ``None`` for anything else (not text, empty, unreadable).
+    Netskrafl's ``ts_last_move`` and the ``#finished-at`` pragma are read with it."""
+    import datetime as dt
+
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+
+
+TIME_EXAMPLE = "2025-08-11T15:58:35+00:00"
+"""An example of the ISO 8601 UTC time that ``ts_last_move`` and ``#finished-at`` hold (for messages)."""

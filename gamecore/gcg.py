@@ -18,7 +18,7 @@ Error codes raised here: ``GCG_EMPTY``, ``UNSUPPORTED_CHARACTER_ENCODING``, ``MI
 ``ENCODING_ERROR``, ``DUPLICATE_NICKNAMES``, ``DUPLICATE_NAMES``, ``PLAYER_NUMBER_REDUNDANT``,
 ``UNSUPPORTED_PLAYER_NUMBER``, ``PRAGMA_SUCCEEDED_EVENT``, ``MOVE_BEFORE_PLAYER``,
 ``PLAYER_DOES_NOT_EXIST``, ``NOTE_PRECEDENT_EVENT``, ``REDUNDANT_PRAGMA``,
-``UNRECOGNIZED_GAME_VARIANT``, ``UNKNOWN_PRAGMA``, ``NO_MATCHING_TOKEN``, ``RACK_MALFORMED``,
+``UNRECOGNIZED_GAME_VARIANT``, ``TIMESTAMP_MALFORMED``, ``UNKNOWN_PRAGMA``, ``NO_MATCHING_TOKEN``, ``RACK_MALFORMED``,
 ``PLAY_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``PLAY_OUT_OF_BOUNDS``, ``SCORE_MALFORMED``,
 ``PHONY_TILES_RETURNED_WITHOUT_PLAY``, ``INVALID_PHONY_TILES_PLAYER_INDEX``,
 ``PHONY_TILES_RETURNED_MISMATCH``, ``CHALLENGE_BONUS_WITHOUT_PLAY``,
@@ -36,7 +36,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from gamecore.gamelog import Event, Finding, Game, GameLogError, Player, split_tiles
+from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time, split_tiles
 from gamecore.text import INT32_MAX, nfc
 
 MAX_PLAYERS = 4
@@ -368,6 +368,13 @@ class _Parser:
             self.seen_pragmas.add(name)
         if name == "game-type" and value.lower() not in GAME_TYPES:
             self.fault("UNRECOGNIZED_GAME_VARIANT", f"#game-type {value!r}: expected one of {', '.join(GAME_TYPES)}", lineno)
+            return
+        if name == "finished-at" and parse_time(value) is None:
+            self.fault(
+                "TIMESTAMP_MALFORMED",
+                f"#finished-at {value[:60]!r} is not an ISO 8601 time (e.g. {TIME_EXAMPLE}): the game has no finish time",
+                lineno,
+            )
             return
         if name == "board-layout" and value.lower() not in BOARD_SIZES:
             self.fault("UNKNOWN_PRAGMA", f"#board-layout {value!r}: expected CrosswordGame or SuperCrosswordGame", lineno)

@@ -32,7 +32,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from gamecore.gamelog import Event, Game, GameLogError, Player
+from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time
 from gamecore.text import INT32_MAX, nfc, strip_bom
 
 _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
@@ -132,11 +132,15 @@ def parse_netskrafl_coordinate(text: str) -> tuple[int, int, bool] | None:
     return None
 
 
-def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: int = 15) -> Game:
+def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: int = 15, strict: bool = False) -> Game:
     """Convert a decoded Netskrafl JSON record (a dict) into a :class:`~gamecore.gamelog.Game`.
 
     ``Event.line`` is the 1-based move number. Raises :class:`GameLogError` (``RECORD_MALFORMED``,
-    ``PLAY_MALFORMED``, ``RACK_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``NO_MATCHING_TOKEN``)."""
+    ``PLAY_MALFORMED``, ``RACK_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``NO_MATCHING_TOKEN``).
+
+    A ``ts_last_move`` that is not an ISO 8601 time (netskrafl.md) leaves the game without a
+    finish time (no day): a ``TIMESTAMP_MALFORMED`` warning naming the value, an error when
+    ``strict``."""
     from gamecore.gcg import format_coordinate
 
     if not isinstance(data, dict) or not isinstance(data.get("moves"), list):
@@ -156,6 +160,16 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
     for key in ("locale", "ts_last_move"):
         if data.get(key):
             game.pragmas[key] = str(data[key])
+    ts = data.get("ts_last_move")
+    if ts is not None and ts != "" and parse_time(ts) is None:
+        shown = repr(ts[:60]) if isinstance(ts, str) else f"{str(ts)[:60]} ({type(ts).__name__}, not text)"
+        message = (
+            f"ts_last_move {shown} is not an ISO 8601 time (e.g. {TIME_EXAMPLE}): the game has no finish time "
+            "(finished_at empty, no day)"
+        )
+        if strict:
+            raise GameLogError("TIMESTAMP_MALFORMED", message, path, None)
+        game.warnings.append(Finding("TIMESTAMP_MALFORMED", message))
     game.pragmas["id"] = f"is.netskrafl {data.get('game_id', '')}".strip()
     game.pragmas["lexicon"] = "netskrafl"
     racks: dict[int, list[str]] = {}
@@ -281,7 +295,7 @@ def _text(value: object, what: str) -> str:
     raise ValueError(f"{what} must be text, got {str(value)[:40]!r}")
 
 
-def read_netskrafl_record(path: str | Path) -> Game:
+def read_netskrafl_record(path: str | Path, *, strict: bool = False) -> Game:
     """Read a Netskrafl JSON game record file (see :func:`parse_netskrafl_bytes`).
 
     Raises:
@@ -291,10 +305,10 @@ def read_netskrafl_record(path: str | Path) -> Game:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
-    return parse_netskrafl_bytes(raw, str(path))
+    return parse_netskrafl_bytes(raw, str(path), strict=strict)
 
 
-def parse_netskrafl_bytes(raw: bytes, path: str | None = None) -> Game:
+def parse_netskrafl_bytes(raw: bytes, path: str | None = None, *, strict: bool = False) -> Game:
     """A Netskrafl JSON game record from the bytes of its file: UTF-8 JSON, one leading byte-order
     mark dropped (:func:`gamecore.text.strip_bom`).
 
@@ -307,7 +321,7 @@ def parse_netskrafl_bytes(raw: bytes, path: str | None = None) -> Game:
         line = getattr(exc, "lineno", None)
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
         raise GameLogError("RECORD_MALFORMED", f"not JSON: {reason}", path, line) from None
-    return parse_netskrafl_record(data, path=path)
+    return parse_netskrafl_record(data, path=path, strict=strict)
 
 
 def _no_constant(name: str) -> float:

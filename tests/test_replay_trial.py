@@ -9,6 +9,7 @@ ten-point rule, 60 under the five-point rule."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -90,3 +91,57 @@ def test_folder_with_an_export_reads_each_game_once(shared, tmp_path):
     assert res.exit_code == 0, res.output
     games = pl.read_parquet(tmp_path / "rx" / "games.parquet")
     assert games["file"].to_list() == [str(g / "x" / NETSKRAFL.replace(".json", ".gcg"))]
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. an unreadable finish time is said, not silently dropped
+
+
+def _record(shared, tmp_path, ts) -> str:
+    data = json.loads((shared / "corpora" / "netskrafl" / "games" / NETSKRAFL).read_text(encoding="utf-8"))
+    assert data["ts_last_move"] == "2025-08-11T15:58:35.597951+00:00"
+    data["ts_last_move"] = ts
+    p = tmp_path / "bad_time.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    return str(p)
+
+
+@pytest.mark.parametrize("ts", ["garbage", "2025-13-45T99:00:00Z", 1754927915])
+def test_unreadable_ts_last_move_is_a_warning_naming_it(shared, tmp_path, ts):
+    res = replay_file(_record(shared, tmp_path, ts), ReplayOptions())
+    row = res.game_row
+    assert row["status"] == "ok"  # the game itself replays as recorded
+    assert row["finished_at"] is None
+    found = [w for w in row["warnings"] if w.startswith("TIMESTAMP_MALFORMED")]
+    assert len(found) == 1 and "ts_last_move" in found[0] and str(ts) in found[0], row["warnings"]
+
+
+def test_unreadable_ts_last_move_is_an_error_under_strict(shared, tmp_path):
+    res = replay_file(_record(shared, tmp_path, "garbage"), ReplayOptions(strict=True))
+    assert res.game_row["status"] == "error"
+    assert res.game_row["error"].startswith("TIMESTAMP_MALFORMED: ts_last_move 'garbage'")
+
+
+def test_real_records_have_their_day_and_no_time_warning(shared):
+    import datetime as dt
+
+    for path in sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json")):
+        ts = json.loads(path.read_text(encoding="utf-8"))["ts_last_move"]
+        for strict in (False, True):
+            row = replay_file(str(path), ReplayOptions(strict=strict)).game_row
+            assert not any("TIMESTAMP_MALFORMED" in w for w in row["warnings"] or []), path.name
+            assert row["finished_at"] == dt.datetime.fromisoformat(ts), path.name
+
+
+def test_unreadable_finished_at_pragma(fixtures, tmp_path):
+    base = (fixtures / "gcg" / "base.gcg").read_text(encoding="utf-8").replace("\r\n", "\n").splitlines()
+    p = tmp_path / "t.gcg"
+    p.write_text("\n".join([base[0], "#finished-at yesterday"] + base[1:]) + "\n", encoding="utf-8")
+    row = replay_file(str(p), ReplayOptions()).game_row
+    assert row["finished_at"] is None
+    assert any(w.startswith("line 2: TIMESTAMP_MALFORMED: #finished-at 'yesterday'") for w in row["warnings"]), row["warnings"]
+    row = replay_file(str(p), ReplayOptions(strict=True)).game_row
+    assert row["status"] == "error" and row["error"].startswith("TIMESTAMP_MALFORMED") and row["error"].endswith("(line 2)")
+    p.write_text("\n".join([base[0], "#finished-at 2025-08-11T15:58:35Z"] + base[1:]) + "\n", encoding="utf-8")
+    row = replay_file(str(p), ReplayOptions(strict=True)).game_row
+    assert row["status"] == "ok" and row["finished_at"].isoformat() == "2025-08-11T15:58:35+00:00"

@@ -1197,16 +1197,11 @@ def replay_game(
 
 
 def _timestamp(text) -> "dt.datetime | None":
-    """An ISO 8601 time as an aware UTC datetime (no offset means UTC); ``None`` if unreadable."""
-    import datetime as dt
+    """An ISO 8601 time as an aware UTC datetime (no offset means UTC); ``None`` if unreadable
+    (the reader has then warned: ``TIMESTAMP_MALFORMED``)."""
+    from gamecore.gamelog import parse_time
 
-    if not isinstance(text, str) or not text.strip():
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+    return parse_time(text)
 
 
 def _flag(value) -> bool | None:

@@ -36,7 +36,7 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
             raise GameLogError(
                 "RECORD_MALFORMED", f"not a JSON game record: {str(exc)[:200]}", path, getattr(exc, "lineno", None)
             ) from None
-        return parse_netskrafl_record(obj, path=path)
+        return parse_netskrafl_record(obj, path=path, strict=strict)
     return parse_gcg_bytes(data, path=path, strict=strict)
 
 

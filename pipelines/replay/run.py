@@ -104,7 +104,7 @@ def _read_item(item, strict: bool):
     if isinstance(item, tuple):
         from gamecore.netskrafl_record import parse_netskrafl_record
 
-        return parse_netskrafl_record(item[1], path=item[0])
+        return parse_netskrafl_record(item[1], path=item[0], strict=strict)
     return read_game_file(item, strict=strict)
 
 
