@@ -18,7 +18,7 @@ Error codes raised here: ``GCG_EMPTY``, ``UNSUPPORTED_CHARACTER_ENCODING``, ``MI
 ``ENCODING_ERROR``, ``DUPLICATE_NICKNAMES``, ``DUPLICATE_NAMES``, ``PLAYER_NUMBER_REDUNDANT``,
 ``UNSUPPORTED_PLAYER_NUMBER``, ``PRAGMA_SUCCEEDED_EVENT``, ``MOVE_BEFORE_PLAYER``,
 ``PLAYER_DOES_NOT_EXIST``, ``NOTE_PRECEDENT_EVENT``, ``REDUNDANT_PRAGMA``,
-``UNRECOGNIZED_GAME_VARIANT``, ``TIMESTAMP_MALFORMED``, ``UNKNOWN_PRAGMA``, ``NO_MATCHING_TOKEN``, ``RACK_MALFORMED``,
+``UNRECOGNIZED_GAME_VARIANT``, ``UNRECOGNIZED_CHALLENGE_RULE``, ``TIMESTAMP_MALFORMED``, ``UNKNOWN_PRAGMA``, ``NO_MATCHING_TOKEN``, ``RACK_MALFORMED``,
 ``PLAY_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``PLAY_OUT_OF_BOUNDS``, ``SCORE_MALFORMED``,
 ``PHONY_TILES_RETURNED_WITHOUT_PLAY``, ``INVALID_PHONY_TILES_PLAYER_INDEX``,
 ``PHONY_TILES_RETURNED_MISMATCH``, ``CHALLENGE_BONUS_WITHOUT_PLAY``,
@@ -46,6 +46,11 @@ MAX_PLAYERS = 4
 MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")
 
 GAME_TYPES = ("classic", "wordsmog", "classic_super", "wordsmog_super")
+CHALLENGE_RULE_VALUES = ("void", "single", "double", "triple", "five_point", "ten_point", "five_point_per_word")
+"""``#challenge-rule`` values (case and ``-``/``_`` aside): macondo/liwords' names (gcg.md §2: VOID,
+SINGLE, DOUBLE, FIVE_POINT, TEN_POINT, TRIPLE; not a pragma of the GCG spec, read when present) and
+``five_point_per_word`` (+5 per word of the challenged play). Anything else is
+``UNRECOGNIZED_CHALLENGE_RULE`` (strict: an error; lenient: a warning, the pragma ignored)."""
 BOARD_SIZES = {"crosswordgame": 15, "standard15": 15, "supercrosswordgame": 21, "standard21": 21}
 
 # The pragmas a game log may give once (a second is REDUNDANT_PRAGMA), in the order the writer
@@ -368,6 +373,14 @@ class _Parser:
             self.seen_pragmas.add(name)
         if name == "game-type" and value.lower() not in GAME_TYPES:
             self.fault("UNRECOGNIZED_GAME_VARIANT", f"#game-type {value!r}: expected one of {', '.join(GAME_TYPES)}", lineno)
+            return
+        if name == "challenge-rule" and value.strip().lower().replace("-", "_") not in CHALLENGE_RULE_VALUES:
+            self.fault(
+                "UNRECOGNIZED_CHALLENGE_RULE",
+                f"#challenge-rule {value[:60]!r}: expected one of {', '.join(v.upper() for v in CHALLENGE_RULE_VALUES)}"
+                + ("" if self.strict else " (ignored: the rule is taken from the first bonus)"),
+                lineno,
+            )
             return
         if name == "finished-at" and parse_time(value) is None:
             self.fault(

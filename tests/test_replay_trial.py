@@ -145,3 +145,49 @@ def test_unreadable_finished_at_pragma(fixtures, tmp_path):
     p.write_text("\n".join([base[0], "#finished-at 2025-08-11T15:58:35Z"] + base[1:]) + "\n", encoding="utf-8")
     row = replay_file(str(p), ReplayOptions(strict=True)).game_row
     assert row["status"] == "ok" and row["finished_at"].isoformat() == "2025-08-11T15:58:35+00:00"
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. #challenge-rule takes the values gcg.md lists; anything else is said (strict: an error)
+
+
+@pytest.mark.parametrize("value", ["bogus", "10", ""])
+def test_unknown_challenge_rule(shared, tmp_path, value):
+    path = _ten_point_game(shared, tmp_path, f"#challenge-rule {value}".rstrip())
+    lenient = replay_file(path, ReplayOptions())
+    row = lenient.game_row
+    assert row["status"] == "ok" and row["score2"] == 65  # the pragma ignored: the rule from the first bonus
+    found = [f for f in lenient.findings if f.code == "UNRECOGNIZED_CHALLENGE_RULE"]
+    assert len(found) == 1 and found[0].line == 1
+    for allowed in ("VOID", "SINGLE", "DOUBLE", "TRIPLE", "FIVE_POINT", "TEN_POINT"):  # gcg.md §2
+        assert allowed in found[0].message
+    strict = replay_file(path, ReplayOptions(strict=True)).game_row
+    assert strict["status"] == "error"
+    assert strict["error"].startswith("UNRECOGNIZED_CHALLENGE_RULE") and strict["error"].endswith("(line 1)")
+
+
+@pytest.mark.parametrize("value", ["TEN_POINT", "ten-point", "Ten_Point"])
+def test_known_challenge_rule_spellings(shared, tmp_path, value):
+    res = replay_file(_ten_point_game(shared, tmp_path, f"#challenge-rule {value}"), ReplayOptions(strict=True))
+    assert res.game_row["status"] == "ok", res.game_row["error"]
+    assert res.game_row["score2"] == 65
+
+
+def test_the_reader_and_the_replay_know_the_same_rules():
+    from gamecore.gcg import CHALLENGE_RULE_VALUES
+    from pipelines.replay.game import CHALLENGE_PRAGMA
+
+    assert set(CHALLENGE_RULE_VALUES) == set(CHALLENGE_PRAGMA)
+
+
+def test_unknown_challenge_rule_on_the_command_line(shared, tmp_path):
+    """The trial's command: --strict --no-lexicon on a file with #challenge-rule bogus fails the game."""
+    path = _ten_point_game(shared, tmp_path, "#challenge-rule bogus")
+    from clirun import run_skrafl
+
+    res = run_skrafl("replay", path, "--out", str(tmp_path / "o"), "--strict", "--no-lexicon", "-q")
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr
+    assert f"{path}: UNRECOGNIZED_CHALLENGE_RULE" in lines[0] and lines[0].endswith("(line 1)")
+    assert not (tmp_path / "o").exists()

@@ -203,7 +203,7 @@ CHALLENGE_PRAGMA = {
     "triple": ("challenge", 0),
 }
 """``#challenge-rule`` values (macondo/liwords names, gcg.md §2; not a pragma of the GCG spec, read
-when present) → the bonus rule."""
+when present; :data:`gamecore.gcg.CHALLENGE_RULE_VALUES`, the reader refuses others) → the bonus rule."""
 
 
 def _bonus(rule: tuple[str, int], words: int) -> int:
