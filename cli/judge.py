@@ -36,8 +36,8 @@ HELP = (
     "Without the screen (scripts, a judge's laptop): --word W (repeatable) rules once on those words; "
     "--batch FILE (or - for stdin) rules once per line (its words separated by spaces, commas or "
     "semicolons; blank lines skipped; every line is checked before any ruling is made). Each ruling "
-    "is printed (--format table, tsv or json: line, words as given, verdict; never which word "
-    "failed) and logged with --log; a summary goes to stderr unless --quiet.\n\n"
+    "is printed (--format table: line, words as given, verdict; tsv and json: the same columns and "
+    "keys, with the ruling's time as logged; never which word failed) and logged with --log; a summary goes to stderr unless --quiet.\n\n"
     "Exit status: 0 after leaving the screen, or every batch ruling ACCEPTABLE; 1 a batch ruling "
     "UNACCEPTABLE; 2 usage or input error (no lexicon, a log refused or that cannot be opened or "
     "written, a batch line with too many words or a control character: FILE:LINE)."
@@ -459,14 +459,13 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
     finally:
         if log is not None:
             log.close()
+    columns = ["line", "words", "verdict", "time"]  # the same for scripts (tsv, json); time as logged
     if fmt == OutputFormat.json:
-        emit(
-            [(n, list(r.words), r.verdict, r.time) for n, r in rows],
-            ["line", "words", "verdict", "time"],
-            fmt,
-        )
-    else:
-        emit([(n, " ".join(r.words), r.verdict) for n, r in rows], ["line", "words", "verdict"], fmt)
+        emit([(n, list(r.words), r.verdict, r.time) for n, r in rows], columns, fmt)
+    elif fmt == OutputFormat.tsv:
+        emit([(n, " ".join(r.words), r.verdict, r.time) for n, r in rows], columns, fmt)
+    else:  # a table for people: the verdicts, without the milliseconds
+        emit([(n, " ".join(r.words), r.verdict) for n, r in rows], columns[:3], fmt)
     bad = sum(1 for _, r in rows if not r.acceptable)
     if not quiet:
         logged = f"; logged to {log_file}" if log_file is not None else ""

@@ -407,11 +407,37 @@ def test_no_verdict_without_its_log_line(judge):
 
 # ---- without the screen: --word and --batch ------------------------------------------------------
 
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def _tsv(out: str) -> list[list[str]]:
+    """The rows of --format tsv without the last column, the ruling's time (checked: a header
+    ``time``, then an ISO 8601 UTC time with milliseconds on every row)."""
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rows and rows[0][-1] == "time", rows
+    assert all(TIME.fullmatch(r[-1]) for r in rows[1:]), rows
+    return [r[:-1] for r in rows]
+
+
+def test_cli_tsv_columns_are_the_json_keys(lexicon, tmp_path):
+    """--format tsv has the columns --format json has as keys (line, words, verdict, time), and
+    each row's time is its log line's."""
+    log = tmp_path / "log.jsonl"
+    stdin = "joint fore\nxyzzy\n"
+    t = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "-q", "--log", str(log), stdin=stdin)
+    j = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin=stdin)
+    assert t.returncode == j.returncode == 1
+    header, *rows = [line.split("\t") for line in t.stdout.splitlines()]
+    objects = json.loads(j.stdout)
+    assert header == list(objects[0]) == ["line", "words", "verdict", "time"]
+    assert [r[:3] for r in rows] == [[str(o["line"]), " ".join(o["words"]), o["verdict"]] for o in objects]
+    assert [r[3] for r in rows] == [json.loads(x)["time"] for x in log.read_text(encoding="utf-8").splitlines()]
+
 
 def test_cli_word_rules_once(lexicon):
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--word", "FORE", "-f", "tsv")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == ["line\twords\tverdict", "1\tjoint FORE\tACCEPTABLE"]
+    assert _tsv(r.stdout) == [["line", "words", "verdict"], ["1", "joint FORE", "ACCEPTABLE"]]
     assert "1 ruling" in r.stderr and "1 ACCEPTABLE, 0 UNACCEPTABLE" in r.stderr
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint xyzzy", "-q")
     assert r.returncode == 1 and r.stderr == ""
@@ -454,7 +480,7 @@ def test_cli_batch_nfd_ruled_as_nfc(tmp_path):
     nfd = unicodedata.normalize("NFD", "blå sjø")
     r = run_skrafl("judge", "--lexicon", str(tmp_path / "nb"), "--batch", "-", "-f", "tsv", "-q", stdin=nfd + "\n")
     assert r.returncode == 0, r.stdout
-    assert r.stdout.splitlines()[1] == "1\tblå sjø\tACCEPTABLE"
+    assert _tsv(r.stdout)[1] == ["1", "blå sjø", "ACCEPTABLE"]
 
 
 @pytest.mark.parametrize(
@@ -591,7 +617,7 @@ def test_cli_log_to_dev_null_is_accepted(lexicon):
     """/dev/null as a log is legitimate (a practice table): it cannot be fsynced, and need not be."""
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--log", "/dev/null", "-f", "tsv", "-q")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == ["line\twords\tverdict", "1\tjoint\tACCEPTABLE"]
+    assert _tsv(r.stdout) == [["line", "words", "verdict"], ["1", "joint", "ACCEPTABLE"]]
     with AuditLog("/dev/null") as log:
         log.write({"verdict": "ACCEPTABLE"})
 
@@ -750,4 +776,4 @@ def test_cli_word_over_64_characters_refused_nothing_logged(lexicon, tmp_path, a
     assert r.returncode == 2 and r.stdout == "" and r.stderr == f"skrafl: error: {message}\n", r.stderr
     assert not log.exists() or log.read_text(encoding="utf-8") == ""
     ok = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "a" * 64, "-f", "tsv", "-q")
-    assert ok.returncode == 1 and ok.stdout.splitlines()[1] == "1\t" + "a" * 64 + "\tUNACCEPTABLE"
+    assert ok.returncode == 1 and _tsv(ok.stdout)[1] == ["1", "a" * 64, "UNACCEPTABLE"]
