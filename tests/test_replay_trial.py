@@ -191,3 +191,19 @@ def test_unknown_challenge_rule_on_the_command_line(shared, tmp_path):
     assert len(lines) == 1 and "Traceback" not in res.stderr
     assert f"{path}: UNRECOGNIZED_CHALLENGE_RULE" in lines[0] and lines[0].endswith("(line 1)")
     assert not (tmp_path / "o").exists()
+
+
+def test_missing_lexicon_given_by_the_options_is_no_strict_error(fixtures):
+    """gcg.md (MAGPIE): a lexicon comes from the file or from the configuration. A file naming none,
+    replayed with a lexicon given (--lexicon, --lang), is not LEXICON_NOT_SPECIFIED under --strict;
+    without one it is (the letters are Polish). ŻÓŁW 8E = (5+5+3+1)×2 = 28 (Polish tile values)."""
+    from pipelines.replay.game import replay_game
+    from pipelines.replay.read import read_game_file
+
+    path = fixtures / "gcg" / "missing_lexicon_polish.gcg"
+    res = replay_game(read_game_file(path, strict=True), lexicon={"żółw"}, strict=True)
+    assert res.game_row["status"] == "ok", res.game_row["error"]
+    assert res.game_row["score1"] == 28 and res.game_row["unknown_words"] == []
+    assert "LEXICON_NOT_SPECIFIED" in _codes(res)  # still said: the rules were guessed
+    res = replay_game(read_game_file(path, strict=True), strict=True)
+    assert res.game_row["error"].startswith("LEXICON_NOT_SPECIFIED")

@@ -1124,8 +1124,10 @@ def replay_game(
                     fixed = ("challenge", rules.challenge_bonus)
             elif game.format == "gcg" and not game.pragmas.get("lexicon") and not game.pragmas.get("tile-distribution"):
                 rules = rules_for_game(game, None, None, False)
-                if strict and rules.tile_set not in ("english", "english_super"):
-                    # the lexicon really matters: the letters are not English and the file names no language
+                if strict and lexicon is None and rules.tile_set not in ("english", "english_super"):
+                    # the lexicon really matters: the letters are not English and neither the file nor
+                    # the options (--lang, --lexicon, --rules) name one (MAGPIE: a lexicon from the file
+                    # or from its configuration)
                     raise GameLogError(
                         "LEXICON_NOT_SPECIFIED",
                         f"no #lexicon in the file, its letters are not English (they fit {rules.tile_set}), and no --lang/--lexicon/--rules given",
