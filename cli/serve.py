@@ -161,14 +161,27 @@ def _preload(items: list[str]) -> list[str]:
     return names
 
 
+#: The longest Unix socket path, in bytes: ``sun_path`` of ``struct sockaddr_un`` (108 bytes on
+#: Linux, 104 on macOS and the BSDs) less the final NUL (Python's socket module needs room for it).
+SUN_PATH_MAX = (108 if sys.platform.startswith("linux") else 104) - 1
+
+
 def _check_socket_path(path: Path) -> None:
-    """Refuse a path in a missing folder, or one that exists and is not a stale socket (a socket
-    nobody listens on: removed)."""
+    """Refuse a path longer than a socket address holds (:data:`SUN_PATH_MAX`), a path in a
+    missing folder, or one that exists and is not a stale socket (a socket nobody listens on:
+    removed)."""
     import socket
     import stat
 
     from gamecore.errors import UsageError
 
+    size = len(os.fsencode(path))
+    if size > SUN_PATH_MAX:
+        raise UsageError(
+            f"{path}: a socket path of {size} bytes is too long (at most {SUN_PATH_MAX}: a Unix socket "
+            f"address holds {SUN_PATH_MAX + 1} bytes with the final NUL); give a shorter path, such as "
+            "$XDG_RUNTIME_DIR/skrafl.sock"
+        )
     if not path.parent.is_dir():
         raise UsageError(f"{path}: its folder does not exist; give a socket path in an existing folder")
     try:

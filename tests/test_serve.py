@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -455,3 +457,28 @@ def test_the_client_imports_only_light_modules(server, tmp_path):
     assert server.ran() == before + 1
     mods = set(r.stderr.split("MODULES ", 1)[1].split())
     assert mods <= {"cli", "cli.client", "_socket", "_signal", "atexit"}, mods
+
+
+# --- a socket path too long --------------------------------------------------------------------
+
+
+def test_a_socket_path_too_long_is_one_line_naming_it(tmp_path):
+    """A Unix socket address (Linux ``struct sockaddr_un``) holds 108 bytes with the final NUL:
+    a path of 108 bytes or more is refused with one line naming it and the limit (it was
+    'AF_UNIX path too long', no path)."""
+    folder = Path(tempfile.mkdtemp(prefix="skrafl-serve-", dir="/tmp"))
+    try:
+        long = folder / ("s" * (108 - len(str(folder)) - 1))  # 108 bytes
+        assert len(os.fsencode(long)) == 108
+        r = subprocess.run(
+            [sys.executable, "-m", "cli.main", "serve", "--socket", str(long)],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.startswith(f"skrafl: error: {long}: ") and "108 bytes" in r.stderr and "107" in r.stderr, r.stderr
+        assert not long.exists()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
