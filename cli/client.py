@@ -12,7 +12,11 @@ SIGHUP received here are passed on to the child (the command stops as it would h
 
 Without the variable, or when the socket is absent or refuses, or the server answers that it is
 stale (a module file changed since it started) or runs another interpreter or project, the
-command runs here (:func:`cli.main.main`), silently: the result is the same either way.
+command runs here (:func:`cli.main.main`), silently: the result is the same either way. A server
+that does not give its first answer within :data:`WAIT` seconds (``SKRAFL_SERVER_TIMEOUT``;
+stopped or stuck) is given up too: the command runs here after one ``skrafl: note:`` line on
+stderr (a slow call should say why), and the server, should it answer later, runs nothing. Only
+that wait is bounded: a command the server has begun runs as long as it takes.
 ``skrafl serve`` itself and the full-screen ``skrafl judge`` (without ``--word`` / ``--batch``: the
 screen needs this terminal's signals) always run here.
 
@@ -24,13 +28,30 @@ import os
 import sys
 
 #: Protocol (shared with :mod:`cli.serve`). Request: ``MAGIC``, the 4-byte big-endian length of
-#: the rest, then fields, each a 4-byte length and bytes, in key/value pairs; the file descriptors 0, 1, 2 ride on the first
-#: bytes (SCM_RIGHTS). Answers from the server: ``a`` + the 4-byte pid of the process running
-#: the command (accepted: the client sends its SIGINT, SIGTERM and SIGHUP there with ``kill``),
-#: ``s`` (stale: run it yourself), ``r`` + reason (refused: another interpreter or project), ``x``
-#: + a 4-byte signed exit status. The client closing its end stops the command (SIGTERM).
-MAGIC = b"skrafl-serve 2\n"
+#: the rest, then fields, each a 4-byte length and bytes, in key/value pairs. Answers from the server: ``a`` + the 4-byte pid of the process that will
+#: run the command (accepted: the client sends its SIGINT, SIGTERM and SIGHUP there with
+#: ``kill``), ``s`` (stale: run it yourself), ``r`` + reason (refused: another interpreter or
+#: project), ``x`` + a 4-byte signed exit status. After ``a`` the client sends ``g`` (go) with
+#: its file descriptors 0, 1, 2 (SCM_RIGHTS) and only then does the command begin: a client that
+#: gave up waiting for ``a`` (:data:`WAIT`) closes instead, and nothing is run there, so a command
+#: never runs twice; nor does a server that never answers hold the client's descriptors (a pipe
+#: of the caller's would not end). The client closing its end stops the command (SIGTERM).
+MAGIC = b"skrafl-serve 3\n"
 FORWARDED = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
+#: Seconds the client waits for the server's first answer (connecting, sending the request and
+#: the ``a``/``s``/``r`` answer; ``SKRAFL_SERVER_TIMEOUT`` overrides): a server that accepts and
+#: never answers (stopped, stuck) then costs this long, and the command runs here. A command the
+#: server has begun is never timed out.
+WAIT = 10.0
+
+
+def wait_limit() -> float:
+    """:data:`WAIT`, or ``SKRAFL_SERVER_TIMEOUT`` when that is a positive number of seconds."""
+    try:
+        value = float(os.environ.get("SKRAFL_SERVER_TIMEOUT") or WAIT)
+    except ValueError:
+        return WAIT
+    return value if 0 < value < 1e9 else WAIT
 
 
 def project_root() -> str:
@@ -155,16 +176,23 @@ def forward(path: str, argv: list[str]) -> int | None:
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     _Link.sock = sock
     answer = None
+    limit = wait_limit()
+    deadline = os.times().elapsed + limit
+    timed_out = False
+
+    def bounded() -> None:  # what is left of the wait for the first answer
+        sock.settimeout(max(deadline - os.times().elapsed, 0.001))
+
     try:  # a stop while connecting, sending or waiting for the answer ends the wait (_Interrupted)
         _Link.waiting = True
+        bounded()
         sock.connect(path)
-        # the descriptors ride on the first bytes; the rest follows
-        sent = sock.sendmsg(
-            [request[:4096]],
-            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
-        )
-        sock.sendall(request[sent:])
+        bounded()
+        sock.sendall(request)  # the descriptors go with the go, once the server has answered
+        bounded()
         answer = _recv_exact(sock, 1)
+    except TimeoutError:
+        timed_out = True
     except (OSError, _Interrupted):
         pass
     finally:
@@ -174,11 +202,18 @@ def forward(path: str, argv: list[str]) -> int | None:
         restore()
         sys.stderr.write("skrafl: interrupted; nothing was changed\n")
         return 128 + _Link.pending[0]
-    if answer != b"a":  # not run there (no answer, refused, stale): run it here
-        sock.close()
+    if answer != b"a":  # not run there (no answer, refused, stale, too slow): run it here
+        sock.close()  # (a server that answers later finds this end closed and runs nothing)
         restore()
+        if timed_out:
+            sys.stderr.write(
+                f"skrafl: note: the server {path} did not answer within {limit:g} s; the command runs here "
+                "(SKRAFL_SERVER_TIMEOUT sets the wait)\n"
+            )
+            sys.stderr.flush()
         return None
     try:
+        sock.settimeout(None)  # accepted: the command's own time is never limited
         raw = _recv_exact(sock, 4)
     except OSError:
         raw = None
@@ -186,6 +221,12 @@ def forward(path: str, argv: list[str]) -> int | None:
     _Link.accepted = _Link.pid > 0
     for signum in _Link.pending:
         _on_signal(signum, None)
+    try:  # go, with the descriptors: the server's child begins the command
+        sock.sendmsg(
+            [b"g"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))]
+        )
+    except OSError:
+        pass
     status = None
     while True:
         try:

@@ -17,6 +17,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -365,8 +366,8 @@ def test_a_client_waiting_on_a_stopped_server_can_be_interrupted(server, small_l
         assert proc.wait(timeout=10) == 130
     finally:
         server.proc.send_signal(signal.SIGCONT)
-    # the request, with the client's descriptors, sat in the stopped server's queue: its pipes
-    # end when the server, going on, finds the client gone and runs nothing
+    # the request sat in the stopped server's queue (the descriptors go only with the go, after
+    # the server's answer); the server, going on, finds the client gone and runs nothing
     before = server.ran()
     out, err = proc.communicate(timeout=30)
     assert out == "" and err.strip().splitlines() == ["skrafl: interrupted; nothing was changed"]
@@ -459,7 +460,7 @@ def test_the_client_imports_only_light_modules(server, tmp_path):
     assert mods <= {"cli", "cli.client", "_socket", "_signal", "atexit"}, mods
 
 
-# --- a socket path too long --------------------------------------------------------------------
+# --- a socket path too long; a server that does not answer -------------------------------------
 
 
 def test_a_socket_path_too_long_is_one_line_naming_it(tmp_path):
@@ -482,3 +483,98 @@ def test_a_socket_path_too_long_is_one_line_naming_it(tmp_path):
         assert not long.exists()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class SilentServer:
+    """A socket that accepts every connection and never answers (a stuck server)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(str(path))
+        self.sock.listen(8)
+        self.conns: list[socket.socket] = []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)  # held open, never read nor answered
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+def test_a_server_that_never_answers_costs_the_wait_and_the_command_runs_here(tmp_path, small_lexicon, monkeypatch):
+    """A server that accepts and never answers hung every caller until it was killed (a cron
+    job for ever). The wait for its first answer is bounded (SKRAFL_SERVER_TIMEOUT, here 1 s):
+    the command then runs here, its own stdout, stderr and status the same as without a server,
+    after one 'skrafl: note:' line."""
+    silent = SilentServer(tmp_path / "silent.sock")
+    try:
+        args = ("check", "--lexicon", str(small_lexicon), "hestur", "xqzv")
+        here = client(*args)
+        t = time.monotonic()
+        monkeypatch.setenv("SKRAFL_SERVER_TIMEOUT", "1")
+        served = client(*args, server=silent.path)
+        took = time.monotonic() - t
+    finally:
+        silent.close()
+    assert silent.conns  # it did connect and send
+    assert (served.returncode, served.stdout) == (here.returncode, here.stdout) == (1, "hestur\tVALID\nxqzv\tINVALID\n")
+    note, *rest = served.stderr.splitlines(keepends=True)
+    assert note.startswith(f"skrafl: note: the server {silent.path} did not answer within 1 s") and "".join(rest) == here.stderr
+    assert 1 <= took < 30
+
+
+def test_a_server_that_answers_after_the_wait_runs_nothing_and_a_long_command_is_not_cut(server, small_lexicon):
+    """A stopped server (SIGSTOP) gives no answer within the wait: the command runs here; the
+    server, going on, finds the client gone and runs nothing (never the command twice). A
+    command the server has begun runs past the wait: only the first answer is waited for."""
+    env = dict(os.environ, SKRAFL_SERVER=str(server.path), SKRAFL_SERVER_TIMEOUT="1")
+    before = server.ran()
+    server.proc.send_signal(signal.SIGSTOP)
+    try:
+        r = subprocess.run(
+            [str(CLIENT), "check", "--lexicon", str(small_lexicon), "hestur"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.proc.send_signal(signal.SIGCONT)
+    assert r.returncode == 0 and r.stdout == "hestur\tVALID\n", r
+    assert r.stderr.startswith("skrafl: note: ") and len(r.stderr.splitlines()) == 1, r.stderr
+    time.sleep(2.0)  # the server takes the queued request, answers into a closed socket
+    assert server.ran() == before, server.log.read_text()
+    # begun in the server, a command reading its stdin for 3 s (three times the wait) is not cut
+    proc = subprocess.Popen(
+        [str(CLIENT), "check", "--lexicon", str(small_lexicon), "-"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        proc.stdin.write("hestur\n")
+        proc.stdin.flush()
+        time.sleep(3.0)
+        proc.stdin.write("joint\n")
+        proc.stdin.close()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (proc.returncode, out, err) == (0, "hestur\tVALID\njoint\tVALID\n", "")
+    assert server.ran() == before + 1
