@@ -22,6 +22,9 @@ HELP = (
     "the folder of each of those days; a folder without game files is a day without games (rated as such, "
     "listed in the run log); a day without its folder fails the night with one line naming the days (a "
     'failed upload?), unless the config\'s games section says missing_days = "empty".\n\n'
+    "The whole config is checked before any step: a TOML error, an unknown key, a wrong type, lang with path "
+    "in the lexicon section, or steps whose folders overlap (such as the elo out inside the replay dataset) is one line "
+    "FILE:LINE: what is wrong, exit 2, nothing run and no run log written.\n\n"
     "Exit status: 0 every step done; 2 bad config or a step failed, such as a day's games folder missing "
     "(the log names it; every earlier output is kept as it was)."
 )
