@@ -80,7 +80,7 @@ def test_find_pattern_may_be_longer_than_a_word(lexicons):
     r = run_skrafl("find", "--lexicon", str(lexicons["en"]), pattern)
     assert r.returncode in (0, 1) and "error" not in r.stderr, r.stderr
     r = run_skrafl("find", "--lexicon", str(lexicons["en"]), "a" * 1100)
-    assert one_error_line(r) == "skrafl: error: argument 1: a pattern of 1100 characters (at most 1024)"
+    assert one_error_line(r) == "skrafl: error: PATTERN: a pattern of 1100 characters (at most 1024)"
 
 
 def test_check_stdin_limit_is_64(lexicons):
