@@ -168,7 +168,7 @@ def test_unknown_challenge_rule(shared, tmp_path, value):
 
 @pytest.mark.parametrize("value", ["TEN_POINT", "ten-point", "Ten_Point"])
 def test_known_challenge_rule_spellings(shared, tmp_path, value):
-    res = replay_file(_ten_point_game(shared, tmp_path, f"#challenge-rule {value}"), ReplayOptions(strict=True))
+    res = replay_file(_ten_point_game(shared, tmp_path, f"#challenge-rule {value}"), ReplayOptions(strict=True, lang="en"))
     assert res.game_row["status"] == "ok", res.game_row["error"]
     assert res.game_row["score2"] == 65
 
