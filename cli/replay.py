@@ -17,7 +17,12 @@ HELP = (
     "games are replayed; OUT is replaced whole when the run ends (a stopped or failed run leaves the "
     "previous OUT as it was).\n\n"
     "Arguments: FILES... are GCG files, Netskrafl .json game records, or folders searched (recursively) "
-    "for *.gcg and *.json; '-' reads a list of such paths from stdin, one per line.\n\n"
+    "for *.gcg and *.json (hidden entries, names starting with '.', and links to folders are skipped: a "
+    "skrafl output inside a folder is not read again; name it to read it); '-' reads a list of such paths "
+    "from stdin, one per line.\n\n"
+    "Challenge rule of a GCG file: --rules, else its #challenge-rule (VOID, SINGLE, DOUBLE, TRIPLE, "
+    "FIVE_POINT, TEN_POINT, FIVE_POINT_PER_WORD), else its first wrong-challenge bonus (+5 or +10 per "
+    "challenge, +5 per word); --lang does not change it.\n\n"
     "Words: with --lang or --lexicon they are checked; without either (and without --no-lexicon) the "
     "lexicon the files name is used when it is built (GCG #lexicon: CSW/NWL/TWL… → en, NSF → nb, "
     "Netskrafl records and #lexicon netskrafl → is; all files must name the same), else a note says "
@@ -60,12 +65,21 @@ def replay(
         help="With --dataset: run on this Dask scheduler (tcp://HOST:8786; needs skrafl[cluster]; default $SKRAFL_DASK_SCHEDULER, else local --workers).",
     ),
     lang: Optional[str] = typer.Option(
-        None, "--lang", "-l", help="Language: rules preset and the built lexicon output/LANG for word checks."
+        None,
+        "--lang",
+        "-l",
+        help="Language: its tiles and board, and the built lexicon output/LANG for word checks (a GCG file keeps its own challenge rule).",
     ),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A built lexicon folder to check words with."),
     no_lexicon: bool = typer.Option(False, "--no-lexicon", help="Do not check words."),
-    rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset (netskrafl, wespa, …); default from each file."),
-    strict: bool = typer.Option(False, "--strict", help="Every inconsistency is an error (the GCG error catalogue)."),
+    rules: Optional[str] = typer.Option(
+        None, "--rules", help="Rules preset (netskrafl, wespa, …), its challenge rule too; default from each file."
+    ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Every inconsistency is an error (the GCG error catalogue): an unknown #challenge-rule, an unreadable ts_last_move or #finished-at too.",
+    ),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Worker processes."),
     quiet: bool = QUIET_OPTION,
     export_gcg: Optional[Path] = typer.Option(
