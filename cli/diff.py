@@ -51,10 +51,17 @@ def diff(
     target = out or output_root() / "diff"
     check_output_dir(target, "diff", (old, new))  # refused before any work: see pipelines.atomic
     result = run(old, new)
-    write(result, target, (old, new))
-    if not quiet:
-        typer.echo(result.summary, nl=False)
-        typer.echo(f"→ {target / 'diff.parquet'}", err=True)
+
+    def show() -> None:
+        if not quiet:
+            typer.echo(result.summary, nl=False)
+            typer.echo(f"→ {target / 'diff.parquet'}", err=True)
+
+    from cli.compare import PrintBeforeSwap
+
+    printed = PrintBeforeSwap(show)  # printed before the swap: a failed write changes nothing
+    write(result, target, (old, new), before_swap=printed)
+    printed.done()
 
 
 def register(app: typer.Typer) -> None:

@@ -46,21 +46,26 @@ def impact(
 
     check_lexicons(old, new)
     cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
+    from cli.compare import PrintBeforeSwap
     from pipelines.replay import Stopped
 
+    def show(result: dict) -> None:
+        if not quiet:
+            p = result["plays"]
+            typer.echo(
+                f"impact: {result['games']} games, {result['plays_checked']} plays checked; "
+                f"{p.filter(p['change'] == 'now_phony').height} plays now phonies, {p.filter(p['change'] == 'now_valid').height} now valid, "
+                f"{result['words'].height} words, {result['winners'].height} winners changed → {out}",
+                err=True,
+            )
+
+    printed = PrintBeforeSwap(show)  # printed before the swap: a failed write changes nothing
     try:
-        result = run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules)
+        run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules, before_swap=printed)
     except Stopped as stop:  # replay's own stop (its workers): one line, the previous output kept
         typer.echo(f"skrafl: impact {stop}; nothing written, the previous output is kept", err=True)
         raise typer.Exit(128 + stop.signum) from None
-    if not quiet:
-        p = result["plays"]
-        typer.echo(
-            f"impact: {result['games']} games, {result['plays_checked']} plays checked; "
-            f"{p.filter(p['change'] == 'now_phony').height} plays now phonies, {p.filter(p['change'] == 'now_valid').height} now valid, "
-            f"{result['words'].height} words, {result['winners'].height} winners changed → {out}",
-            err=True,
-        )
+    printed.done()
 
 
 def register(app: typer.Typer) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gamecore.errors import DataError, UsageError
 
@@ -245,9 +245,12 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
     )
 
 
-def write(result: CompareResult, out_dir: Path, inputs: tuple = ()) -> None:
+def write(result: CompareResult, out_dir: Path, inputs: tuple = (), before_swap: Callable[[], None] | None = None) -> None:
     """Write ``compare.parquet``, ``compare.csv``, ``summary.md`` and ``numbers.json`` into the
-    output folder ``out_dir`` (owned by ``skrafl compare``, replaced whole and atomically)."""
+    output folder ``out_dir`` (owned by ``skrafl compare``, replaced whole and atomically).
+
+    ``before_swap``: called once the files are written and before the new output is swapped in
+    (the command's printing: an error in it discards the new output, the previous one is kept)."""
     from pipelines.atomic import output_dir
 
     with output_dir(Path(out_dir), "compare", inputs) as stage:
@@ -255,3 +258,5 @@ def write(result: CompareResult, out_dir: Path, inputs: tuple = ()) -> None:
         result.table.write_csv(stage / "compare.csv")
         (stage / "summary.md").write_text(result.summary(), encoding="utf-8")
         (stage / "numbers.json").write_text(json.dumps(result.numbers, indent=2) + "\n", encoding="utf-8")
+        if before_swap is not None:
+            before_swap()

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gamecore.errors import DataError, UsageError
 
@@ -253,9 +253,12 @@ def _summary(
     return "\n".join(lines) + "\n"
 
 
-def write(result: DiffResult, out_dir: Path, inputs: tuple = ()) -> None:
-    """Write ``diff.parquet`` and ``summary.txt``: the output folder ``out_dir``, owned by
-    ``skrafl diff`` and replaced whole and atomically (:mod:`pipelines.atomic`)."""
+def write(result: DiffResult, out_dir: Path, inputs: tuple = (), before_swap: Callable[[], None] | None = None) -> None:
+    """Write ``diff.parquet``, ``diff.csv``, ``summary.txt`` and ``summary.md``: the output folder
+    ``out_dir``, owned by ``skrafl diff`` and replaced whole and atomically (:mod:`pipelines.atomic`).
+
+    ``before_swap``: called once the files are written and before the new output is swapped in
+    (the command's printing: an error in it discards the new output, the previous one is kept)."""
     from pipelines.atomic import output_dir
 
     with output_dir(Path(out_dir), "diff", inputs) as stage:
@@ -263,3 +266,5 @@ def write(result: DiffResult, out_dir: Path, inputs: tuple = ()) -> None:
         result.table.write_csv(stage / "diff.csv")
         (stage / "summary.txt").write_text(result.summary, encoding="utf-8")
         (stage / "summary.md").write_text(result.report, encoding="utf-8")
+        if before_swap is not None:
+            before_swap()

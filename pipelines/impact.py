@@ -31,7 +31,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gamecore.errors import UsageError
 
@@ -295,8 +295,12 @@ def run_impact(
     quiet: bool = True,
     preset: str | None = None,
     lang: str | None = None,
+    before_swap: Callable[[dict], None] | None = None,
 ) -> dict[str, Any]:
-    """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``)."""
+    """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``).
+
+    ``before_swap``: called with the result once the files are written and before the new output
+    is swapped in (the command's printing: an error in it discards the new output)."""
     from gamecore.lexicon import Lexicon
     from pipelines.atomic import check_output_dir, output_dir
 
@@ -318,6 +322,8 @@ def run_impact(
             result[name].write_parquet(stage / f"{name}.parquet", compression="zstd", statistics=False)
             _csv(result[name], stage / f"{name}.csv")
         (stage / "summary.md").write_text(summary_text(result, str(old_dir), str(new_dir)), encoding="utf-8")
+        if before_swap is not None:
+            before_swap(result)
     return result
 
 

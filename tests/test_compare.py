@@ -121,3 +121,54 @@ def test_tsv_is_one_table(setup):
         "precision\t0.4000\t2 of 5 lexicon words",
         "reject_accepted\t0.5000\t1 of 2 must-reject words",
     ]
+
+
+def _run_to(stdout, *args: str):
+    """``skrafl ARGS`` with its standard output on ``stdout`` (a file object or descriptor)."""
+    import subprocess
+    import sys
+
+    from clirun import PROJECT_ROOT
+
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args], cwd=PROJECT_ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300
+    )
+
+
+def _closed_pipe() -> int:
+    """The write end of a pipe whose reader has already gone: every write to it fails with EPIPE."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    return write
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(setup):
+    """A failed run changes nothing: the numbers go to standard output before the new output is
+    swapped in, so a full one (/dev/full) keeps the previous output (exit 2, one line); a reader
+    that closed the pipe has what it wanted: exit 0 and the new output in place."""
+    import os
+
+    out = setup["tmp"] / "cmp-stdout"
+    one = setup["tmp"] / "one.txt"
+    one.write_text("hest\n", encoding="utf-8")
+    r = run_skrafl("compare", str(setup["lex"]), str(one), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert json.loads(before["numbers.json"])["reference_words"] == 1
+    for fmt in ("table", "json", "tsv"):
+        with open("/dev/full", "w") as full:
+            r = _run_to(full, "compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out), "--format", fmt, "-q")
+        assert (r.returncode, r.stderr) == (2, "skrafl: error: standard output: No space left on device\n"), fmt
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before, fmt
+    # no stage left beside the output: only the generation it names
+    assert [p.name for p in setup["tmp"].iterdir() if p.name.startswith(".cmp-stdout")] == [os.readlink(out)]
+    pipe = _closed_pipe()
+    try:
+        r = _run_to(pipe, "compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out))
+    finally:
+        os.close(pipe)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert json.loads((out / "numbers.json").read_text())["reference_words"] == 5  # the reference's five distinct words

@@ -124,3 +124,42 @@ def test_summary_txt_says_what_the_source_did(builds):
     assert "1 source new in the source e.g. hest" in lines
     assert "1 source no longer in the source e.g. sterk" in lines
     assert "not in source" not in summary
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(builds):
+    """The summary goes to standard output before the new output is swapped in: on a full one
+    (/dev/full) the run fails (exit 2, one line) and the previous output stays; a reader that
+    closed the pipe ends the run with 0 and the new output in place."""
+    import os
+    import subprocess
+    import sys
+
+    from clirun import PROJECT_ROOT
+
+    def to(stdout, *args):
+        return subprocess.run(
+            [sys.executable, "-m", "cli.main", "diff", *map(str, args)],
+            cwd=PROJECT_ROOT,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
+
+    out = builds["tmp"] / "d-stdout"
+    diff(builds["old"], builds["old"], out)  # no changes
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with open("/dev/full", "w") as full:
+        r = to(full, builds["old"], builds["new"], "--out", out)
+    assert (r.returncode, r.stderr) == (2, "skrafl: error: standard output: No space left on device\n")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in builds["tmp"].iterdir() if p.name.startswith(".d-stdout")] == [os.readlink(out)]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    try:
+        r = to(write, builds["old"], builds["new"], "--out", out)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert pl.read_parquet(out / "diff.parquet")["word"].sort().to_list() == ["cd", "hest", "sterk"]
