@@ -26,17 +26,18 @@
  * with tiles just right of it starts at their right end (rev(tiles) first), so that a left part is
  * checked against them at once; every node read is bounds-checked. When the plays are wanted
  * sorted, the first move takes each word of the rack once from the DAWG and places it at every
- * start covering the start square (first_words). Plays are recorded as plain structs into a buffer
- * kept between calls, sorted there (a 64-bit key, radix sort) and made into Python objects only
- * for the plays returned (RawMoves, or ScoredPlay tuples built directly). For the best K plays the
- * search is pruned (the idea of MAGPIE's "shadow", written here from the scoring rule): each
- * anchor gets an upper bound over its spans, anchors are searched best bound first, the search
- * inside an anchor skips spans whose bound is below the K-th best score so far, and it stops when
- * the best bound left is below it; a bingo index (multiset hashes of the long words) drops spans
- * that would take the whole rack when no word fits them. An anchor's bingos are bounded and searched
- * apart from its shorter plays, a blank in them standing only for the letters the index allows
- * (those of some word of the rack and the span's board tiles). The result is exactly the first K of the
- * full sorted list (tests/test_shadow.py).
+ * start covering the start square (first_words); for the best K its tiles are tried best value
+ * first, and a word no start can bring to the K-th best score so far is not placed. Plays are
+ * recorded as plain structs into a buffer kept between calls, sorted there (a 64-bit key, radix
+ * sort) and made into Python objects only for the plays returned (RawMoves, or ScoredPlay tuples
+ * built directly). For the best K plays the search is pruned (the idea of MAGPIE's "shadow",
+ * written here from the scoring rule): each anchor gets an upper bound over its spans, anchors are
+ * searched best bound first, the search inside an anchor skips spans whose bound is below the K-th
+ * best score so far, and it stops when the best bound left is below it; a bingo index (multiset
+ * hashes of the long words) drops spans that would take the whole rack when no word fits them,
+ * and with it an anchor's bingos are bounded and searched apart from its shorter plays, a blank in
+ * them standing only for the letters of some word of the rack and the span's board tiles. The
+ * result is exactly the first K of the full sorted list (tests/test_shadow*.py).
  *
  * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
  * SKRAFL_KWG_ONE_THREAD=1 builds both GADDAG halves on the calling thread (same output).
