@@ -40,7 +40,8 @@ HELP = (
     "keys, with the ruling's time as logged; never which word failed) and logged with --log; a summary goes to stderr unless --quiet.\n\n"
     "Exit status: 0 after leaving the screen, or every batch ruling ACCEPTABLE; 1 a batch ruling "
     "UNACCEPTABLE; 2 usage or input error (no lexicon, a log refused or that cannot be opened or "
-    "written, a batch line with too many words or a control character: FILE:LINE)."
+    "written, a batch line with too many words, a word of more than 64 characters or a control "
+    "character: FILE:LINE; the screen refuses such an entry the same way, with no ruling)."
 )
 
 
