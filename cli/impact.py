@@ -17,7 +17,11 @@ HELP = (
     "OUT/winners.{parquet,csv} and OUT/summary.md, replaced whole.\n\n"
     "Arguments: GAMES... are game files or folders (replayed here), or one replay --dataset / --out folder.\n\n"
     "--old and --new must be lexicons of one language (their manifests' language); their alphabets may "
-    "differ (a letter added to or dropped from the recipe is a change to measure).\n\n"
+    "differ (a letter added to or dropped from the recipe is a change to measure). Games that say they are in "
+    "another language (a Netskrafl record's locale, a GCG #lexicon or #locale) are refused, the first one named; "
+    "games that name no language are judged.\n\n"
+    "Winner changes are counted over finished games only (an unfinished game has no winner; summary.md says how "
+    "many were left out).\n\n"
     "Exit status: 0 written (whatever it found); 2 usage error or bad input (nothing written)."
 )
 

@@ -14,6 +14,9 @@ Netskrafl ``RESP`` of minus the play's score after the opponent's ``CHALL``) wou
 score kept). A finished game whose winner changes with these corrections is listed; an unfinished
 game has no winner to change and is left out (``summary.md`` says how many).
 
+Games that say they are in another language than the lexicons (a Netskrafl record's ``locale``,
+a GCG ``#locale`` or ``#lexicon``) are refused before any replay (:func:`check_games_language`).
+
 Output folder (one output, command ``impact``, written whole):
 
 - ``plays.parquet`` / ``plays.csv``: ``file, game_id, finished_at, turn, player, coord, word,
@@ -68,11 +71,108 @@ def _game_columns(ds: str | Path) -> set[str]:
     return set(GAME_COLUMNS)
 
 
+# GCG ``#lexicon`` name prefixes → language (gcg.md §2: macondo's prefixes of its tile
+# distributions; ``netskrafl`` as a Netskrafl record names itself)
+LEXICON_LANGUAGES = (
+    ("netskrafl", "is"),
+    ("nswl", "en"),
+    ("nwl", "en"),
+    ("twl", "en"),
+    ("owl", "en"),
+    ("csw", "en"),
+    ("america", "en"),
+    ("cel", "en"),
+    ("ecwl", "en"),
+    ("iwi", "en"),
+    ("osps", "pl"),
+    ("nsf", "nb"),
+    ("fra", "fr"),
+    ("rd", "de"),
+    ("deutsch", "de"),
+    ("cgl", "de"),
+    ("german", "de"),
+    ("disc", "ca"),
+    ("fise", "es"),
+    ("file", "es"),
+    ("dsw", "nl"),
+    ("slv", "sl"),
+)
+
+
+def locale_language(locale: str | None) -> str | None:
+    """The language of a locale (``is_IS`` → ``is``, ``nb-NO`` and ``no_NO`` → ``nb``)."""
+    lang = (locale or "").strip().replace("-", "_").split("_")[0].lower()
+    return {"no": "nb"}.get(lang, lang) or None
+
+
+def lexicon_name_language(name: str | None) -> str | None:
+    """The language a GCG ``#lexicon`` name stands for (:data:`LEXICON_LANGUAGES`), else None."""
+    name = (name or "").strip().lower()
+    return next((lang for prefix, lang in LEXICON_LANGUAGES if name and name.startswith(prefix)), None)
+
+
+def file_language(path: str) -> tuple[str | None, str]:
+    """The language a game file says it is in, and what says so: a Netskrafl record's ``locale``
+    (``is_IS`` when it has none, as replay reads it), a GCG file's ``#locale`` or ``#lexicon``
+    (in its first 4 KB: pragmas come before the events); ``(None, "")`` when it names none or
+    cannot be read (the replay reports an unreadable file)."""
+    import json
+    import re
+
+    try:
+        if path.lower().endswith(".json"):
+            from gamecore.text import strip_bom
+
+            data = json.loads(strip_bom(Path(path).read_bytes()))
+            if not isinstance(data, dict):
+                return None, ""
+            locale = data.get("locale") if isinstance(data.get("locale"), str) and data.get("locale") else "is_IS"
+            return locale_language(locale), f"locale {locale}"
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("latin-1")
+    except (OSError, ValueError, RecursionError):
+        return None, ""
+    for pragma, language in (("locale", locale_language), ("lexicon", lexicon_name_language)):
+        m = re.search(rf"^#{pragma}[ \t]+(\S+)", head, re.MULTILINE | re.IGNORECASE)
+        if m and language(m.group(1)):
+            return language(m.group(1)), f"#{pragma} {m.group(1)}"
+    return None, ""
+
+
+def check_games_language(said, lexicons: str | None) -> None:
+    """Refuse games that say they are in another language than the lexicons: judged by another
+    language's words, every play is a phony under both and nothing changes, a report of no impact
+    that means nothing. ``said``: ``(file, language, what says so)`` in file order; games that name
+    no language are judged (most GCG files name none).
+
+    Raises:
+        UsageError: ``FILE: the game is in 'is' (locale is_IS), the lexicons in 'en': …`` (one line,
+            the first such file)."""
+    if not lexicons:
+        return
+    for file, lang, what in said:
+        if lang and lang != lexicons:
+            raise UsageError(
+                f"the game is in {lang!r} ({what}) and the lexicons in {lexicons!r}: give games of the lexicons' "
+                "language (a play judged by another language's words changes nothing)",
+                file,
+            )
+
+
 def _tables(
-    items: list[str], scratch: Path, *, workers: int, cluster: str | None, quiet: bool, preset: str | None, lang: str | None
+    items: list[str],
+    scratch: Path,
+    *,
+    workers: int,
+    cluster: str | None,
+    quiet: bool,
+    preset: str | None,
+    lang: str | None,
+    language: str | None = None,
 ):
     """(games, moves) polars frames of the input: a dataset or replay folder read as it is, game
-    files replayed into a scratch dataset first."""
+    files replayed into a scratch dataset first. ``language``: the lexicons' language; game files
+    that say they are in another are refused before the replay (:func:`check_games_language`)."""
     import polars as pl
 
     from pipelines.replay.dataset import is_dataset, read_table
@@ -89,17 +189,40 @@ def _tables(
 
         folder = open_output(items[0], "replay output")
         games = pl.read_parquet(folder / "games.parquet")
-        return games.select([c for c in GAME_COLUMNS if c in games.columns]), pl.read_parquet(folder / "moves.parquet")
+        games = games.select([c for c in GAME_COLUMNS if c in games.columns])
+        if language:  # the locale replay read, else the GCG file's #lexicon
+            check_games_language(_table_languages(games), language)
+        return games, pl.read_parquet(folder / "moves.parquet")
     else:
+        from pipelines.replay import collect_files
         from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
+        from pipelines.replay.run import is_database_url
 
+        files = [i for i in items if not is_database_url(i)]
+        if language and files == items:  # before any replay: a mismatch costs nothing
+            check_games_language(((f, *file_language(f)) for f in collect_files(files)), language)
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
     games = pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)]))
+    if language and ds == items[0]:  # a dataset given: the locale replay read, else the GCG file's #lexicon
+        check_games_language(_table_languages(games), language)
     moves = pl.from_arrow(
         read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
     )
     return games.drop("part"), moves.drop("part")
+
+
+def _table_languages(games):
+    """``(file, language, what says so)`` of each game of a games table, in file order: its
+    ``locale`` (a Netskrafl record's, a GCG ``#locale``), else for a GCG file still there the
+    ``#lexicon`` it names (:func:`file_language`)."""
+    cols = [c for c in ("file", "format", "locale") if c in games.columns]
+    for row in games.select(cols).unique("file", keep="first").sort("file").iter_rows(named=True):
+        locale = row.get("locale")
+        if locale:
+            yield row["file"], locale_language(locale), f"locale {locale}"
+        elif row.get("format", "gcg") == "gcg" and row["file"] and Path(row["file"]).is_file():
+            yield (row["file"], *file_language(row["file"]))
 
 
 def compute_impact(games, moves, old, new) -> dict[str, Any]:
@@ -313,7 +436,10 @@ def run_impact(
         tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent)
     )  # beside the output: on the workers' shared file system
     try:
-        games, moves = _tables(items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang)
+        language = old.manifest.get("language") or new.manifest.get("language")
+        games, moves = _tables(
+            items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang, language=language
+        )
         result = compute_impact(games, moves, old, new)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
