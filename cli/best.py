@@ -154,7 +154,7 @@ def best(
     if board_format == BoardFormat.cgp:
         p = Path(board)
         text, path = (p.read_text(encoding="utf-8"), p) if p.is_file() else (board, None)
-        pos = parse_cgp(text.strip(), tile_set, layout, path=path)
+        pos = parse_cgp(text, tile_set, layout, path=path)  # a file: its own line numbers
         position, cgp_rack = pos.board, pos.racks[0]
     else:
         p = Path(board)

@@ -429,6 +429,23 @@ def test_cli_cgp_board_with_rack_from_the_cgp(tiny_lexicon, tmp_path):
     assert r.stdout.splitlines()[1] == "E4\tROOTWORM\t102\t7\t"
 
 
+def test_cli_cgp_board_file_errors_name_the_files_own_line(tiny_lexicon, tmp_path):
+    """A CGP board file with blank lines before its one line: it is read (the blank lines are
+    allowed), and an error names the line of the file it is on, not of the text without them."""
+    rows = ["15"] * 15
+    rows[7] = "4WORD7"
+    good = tmp_path / "good.cgp"
+    good.write_text("\n\n" + "/".join(rows) + " MOOORRT/ 0/0 0\n", encoding="utf-8")
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(good), "--board-format", "cgp", "-n", "1", "-f", "tsv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "E4\tROOTWORM\t102\t7\t"
+    bad = tmp_path / "bad.cgp"
+    bad.write_text("\n\n" + "/".join(rows[:14]) + " MOOORRT/ 0/0 0\n", encoding="utf-8")  # 14 rows
+    r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(bad), "--board-format", "cgp", "-n", "1")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"skrafl: error: {bad}:3: ") and len(r.stderr.splitlines()) == 1, r.stderr
+
+
 def test_cli_netskrafl_board_text(tiny_lexicon, tmp_path):
     b = put(put(empty(), "8F HEY"), "F8 .AZE")
     p = tmp_path / "ns.board"
