@@ -65,7 +65,18 @@ def impact(
 
     printed = PrintBeforeSwap(show)  # printed before the swap: a failed write changes nothing
     try:
-        run_impact(old, new, list(games), out, workers=workers, cluster=cluster, quiet=quiet, preset=rules, before_swap=printed)
+        run_impact(
+            old,
+            new,
+            list(games),
+            out,
+            workers=workers,
+            cluster=cluster,
+            quiet=quiet,
+            preset=rules,
+            before_swap=printed,
+            check_language=True,
+        )
     except Stopped as stop:  # replay's own stop (its workers): one line, the previous output kept
         typer.echo(f"skrafl: impact {stop}; nothing written, the previous output is kept", err=True)
         raise typer.Exit(128 + stop.signum) from None

@@ -15,7 +15,8 @@ score kept). A finished game whose winner changes with these corrections is list
 game has no winner to change and is left out (``summary.md`` says how many).
 
 Games that say they are in another language than the lexicons (a Netskrafl record's ``locale``,
-a GCG ``#locale`` or ``#lexicon``) are refused before any replay (:func:`check_games_language`).
+a GCG ``#locale`` or ``#lexicon``) are refused by ``skrafl impact`` before any replay
+(:func:`check_games_language`; :func:`run_impact` with ``check_language``).
 
 Output folder (one output, command ``impact``, written whole):
 
@@ -419,8 +420,12 @@ def run_impact(
     preset: str | None = None,
     lang: str | None = None,
     before_swap: Callable[[dict], None] | None = None,
+    check_language: bool = False,
 ) -> dict[str, Any]:
     """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``).
+
+    ``check_language``: refuse games that say they are in another language than the lexicons
+    (:func:`check_games_language`; ``skrafl impact`` does, the nightly job's step not yet).
 
     ``before_swap``: called with the result once the files are written and before the new output
     is swapped in (the command's printing: an error in it discards the new output)."""
@@ -436,7 +441,7 @@ def run_impact(
         tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent)
     )  # beside the output: on the workers' shared file system
     try:
-        language = old.manifest.get("language") or new.manifest.get("language")
+        language = (old.manifest.get("language") or new.manifest.get("language")) if check_language else None
         games, moves = _tables(
             items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang, language=language
         )
