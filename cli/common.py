@@ -193,3 +193,33 @@ __all__ = [
     "read_items",
     "terminal_width",
 ]
+
+
+class PrintBeforeSwap:
+    """A command's printing, done while its new output is still a stage (``before_swap`` of the
+    pipelines' writers, :func:`pipelines.atomic.output_dir`), both streams flushed there: a write
+    that fails (a full disk, ``> /dev/full``) fails the run before the swap, so the previous output
+    is kept and the exit status is 2 (``cli.main``). A reader that closed the pipe (``| head``)
+    has what it wanted: the output is swapped in all the same, then :meth:`done` raises the
+    closed pipe for ``cli.main`` to end with 0, as every command does."""
+
+    def __init__(self, printer):
+        self.printer = printer
+        self.pipe_closed: BrokenPipeError | None = None
+
+    def __call__(self, *args) -> None:
+        try:
+            self.printer(*args)
+            _flush(sys.stdout)
+            _flush(sys.stderr)
+        except BrokenPipeError as exc:
+            self.pipe_closed = exc
+
+    def done(self) -> None:
+        """Once the output is swapped in: raise the closed pipe, if the reader closed it."""
+        if self.pipe_closed is not None:
+            raise self.pipe_closed
+
+
+def _flush(stream) -> None:
+    stream.flush()  # the stream is this frame's local: cli.main tells a failed standard output by it

@@ -66,39 +66,11 @@ def compare(
     inputs = [p for p in (folder, reference, reject) if p is not None and str(p) != "-"]  # stdin is no path
     check_output_dir(target, "compare", inputs)
     result = run(folder, reference, reject)
+    from cli.common import PrintBeforeSwap
+
     printed = PrintBeforeSwap(lambda: _print(result, target, fmt, quiet))
     write(result, target, tuple(inputs), before_swap=printed)
     printed.done()
-
-
-class PrintBeforeSwap:
-    """A command's printing, done while its new output is still a stage (``before_swap`` of the
-    pipelines' writers, :func:`pipelines.atomic.output_dir`), both streams flushed there: a write
-    that fails (a full disk, ``> /dev/full``) fails the run before the swap, so the previous output
-    is kept and the exit status is 2 (``cli.main``). A reader that closed the pipe (``| head``)
-    has what it wanted: the output is swapped in all the same, then :meth:`done` raises the
-    closed pipe for ``cli.main`` to end with 0, as every command does."""
-
-    def __init__(self, printer):
-        self.printer = printer
-        self.pipe_closed: BrokenPipeError | None = None
-
-    def __call__(self, *args) -> None:
-        try:
-            self.printer(*args)
-            _flush(sys.stdout)
-            _flush(sys.stderr)
-        except BrokenPipeError as exc:
-            self.pipe_closed = exc
-
-    def done(self) -> None:
-        """Once the output is swapped in: raise the closed pipe, if the reader closed it."""
-        if self.pipe_closed is not None:
-            raise self.pipe_closed
-
-
-def _flush(stream) -> None:
-    stream.flush()  # the stream is this frame's local: cli.main tells a failed standard output by it
 
 
 def _print(result, target: Path, fmt: OutputFormat, quiet: bool) -> None:

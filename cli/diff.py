@@ -57,7 +57,7 @@ def diff(
             typer.echo(result.summary, nl=False)
             typer.echo(f"→ {target / 'diff.parquet'}", err=True)
 
-    from cli.compare import PrintBeforeSwap
+    from cli.common import PrintBeforeSwap
 
     printed = PrintBeforeSwap(show)  # printed before the swap: a failed write changes nothing
     write(result, target, (old, new), before_swap=printed)

@@ -50,7 +50,7 @@ def impact(
 
     check_lexicons(old, new)
     cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
-    from cli.compare import PrintBeforeSwap
+    from cli.common import PrintBeforeSwap
     from pipelines.replay import Stopped
 
     def show(result: dict) -> None:
