@@ -28,15 +28,14 @@ import os
 import sys
 
 #: Protocol (shared with :mod:`cli.serve`). Request: ``MAGIC``, the 4-byte big-endian length of
-#: the rest, then fields, each a 4-byte length and bytes, in key/value pairs. Answers from the server: ``a`` + the 4-byte pid of the process that will
+#: the rest, then fields, each a 4-byte length and bytes, in key/value pairs; the file descriptors
+#: 0, 1, 2 ride on the first bytes (SCM_RIGHTS). Answers from the server: ``a`` + the 4-byte pid of the process that will
 #: run the command (accepted: the client sends its SIGINT, SIGTERM and SIGHUP there with
 #: ``kill``), ``s`` (stale: run it yourself), ``r`` + reason (refused: another interpreter or
-#: project), ``x`` + a 4-byte signed exit status. After ``a`` the client sends ``g`` (go) with
-#: its file descriptors 0, 1, 2 (SCM_RIGHTS) and only then does the command begin: a client that
-#: gave up waiting for ``a`` (:data:`WAIT`) closes instead, and nothing is run there, so a command
-#: never runs twice; nor does a server that never answers hold the client's descriptors (a pipe
-#: of the caller's would not end). The client closing its end stops the command (SIGTERM).
-MAGIC = b"skrafl-serve 3\n"
+#: project), ``x`` + a 4-byte signed exit status. A client that gave up waiting for ``a``
+#: (:data:`WAIT`) has closed its end: the server's ``a`` fails and nothing is run there. The client
+#: closing its end stops the command (SIGTERM).
+MAGIC = b"skrafl-serve 2\n"
 FORWARDED = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 #: Seconds the client waits for the server's first answer (connecting, sending the request and
 #: the ``a``/``s``/``r`` answer; ``SKRAFL_SERVER_TIMEOUT`` overrides): a server that accepts and
@@ -140,6 +139,18 @@ def _recv_exact(sock, n: int) -> bytes | None:
     return data
 
 
+def _set_wait(sock, _socket, seconds: float) -> None:
+    """Bound each blocking receive, send and connect of ``sock`` to ``seconds`` (0: no bound)
+    with SO_RCVTIMEO and SO_SNDTIMEO (a ``struct timeval`` of two C longs): the call then fails
+    with EAGAIN (BlockingIOError). The socket stays in blocking mode: its Python timeout mode
+    (``settimeout``) lost a Ctrl-C that came while the server was starting the command."""
+    width = 8 if sys.maxsize > 2**32 else 4
+    whole = int(seconds)
+    tv = whole.to_bytes(width, sys.byteorder) + int((seconds - whole) * 1e6).to_bytes(width, sys.byteorder)
+    for opt in (_socket.SO_RCVTIMEO, _socket.SO_SNDTIMEO):
+        sock.setsockopt(_socket.SOL_SOCKET, opt, tv)
+
+
 def forward(path: str, argv: list[str]) -> int | None:
     """Run ``argv`` in the server at ``path``: its exit status, or None when it did not run there
     (no server, refused, stale: the caller runs it itself). A signal received here is passed on."""
@@ -181,17 +192,23 @@ def forward(path: str, argv: list[str]) -> int | None:
     timed_out = False
 
     def bounded() -> None:  # what is left of the wait for the first answer
-        sock.settimeout(max(deadline - os.times().elapsed, 0.001))
+        _set_wait(sock, _socket, max(deadline - os.times().elapsed, 0.001))
 
     try:  # a stop while connecting, sending or waiting for the answer ends the wait (_Interrupted)
         _Link.waiting = True
         bounded()
         sock.connect(path)
+        # the descriptors ride on the first bytes; the rest follows
         bounded()
-        sock.sendall(request)  # the descriptors go with the go, once the server has answered
+        sent = sock.sendmsg(
+            [request[:4096]],
+            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
+        )
+        bounded()
+        sock.sendall(request[sent:])
         bounded()
         answer = _recv_exact(sock, 1)
-    except TimeoutError:
+    except BlockingIOError:  # SO_RCVTIMEO / SO_SNDTIMEO ran out (EAGAIN)
         timed_out = True
     except (OSError, _Interrupted):
         pass
@@ -213,7 +230,7 @@ def forward(path: str, argv: list[str]) -> int | None:
             sys.stderr.flush()
         return None
     try:
-        sock.settimeout(None)  # accepted: the command's own time is never limited
+        _set_wait(sock, _socket, 0)  # accepted: the command's own time is never limited
         raw = _recv_exact(sock, 4)
     except OSError:
         raw = None
@@ -221,12 +238,6 @@ def forward(path: str, argv: list[str]) -> int | None:
     _Link.accepted = _Link.pid > 0
     for signum in _Link.pending:
         _on_signal(signum, None)
-    try:  # go, with the descriptors: the server's child begins the command
-        sock.sendmsg(
-            [b"g"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))]
-        )
-    except OSError:
-        pass
     status = None
     while True:
         try:

@@ -443,8 +443,8 @@ class _Handler:
             if one(key) != value:
                 self.answer(b"r" + f"{key} differs".encode())
                 return
-        if fds:  # they come with the go, after the answer (cli.client.MAGIC)
-            self.answer(b"r" + b"file descriptors before the answer")
+        if len(fds) != 3:
+            self.answer(b"r" + b"three file descriptors expected")
             return
         changed = changed_files(self.server.files)
         if changed:
@@ -473,18 +473,6 @@ class _Handler:
             locale.setlocale(locale.LC_CTYPE, "")
         except Exception:  # noqa: BLE001  (a locale the server's C library lacks: the server's)
             pass
-        try:
-            self.answer(b"a" + os.getpid().to_bytes(4, "big"))  # the client signals this process
-            # the client's go, with its descriptors 0, 1 and 2; a client that gave up waiting for
-            # the answer closes instead, and nothing is run (a command never runs twice)
-            import socket
-
-            go, received, _flags, _addr = socket.recv_fds(self.sock, 1, 8)
-        except OSError:  # the client went away before the command began: nothing is run
-            return
-        fds.extend(received)  # closed on the way out (Handler.run) whatever happens
-        if go != b"g" or len(received) != 3:
-            return
         for fd, target in zip(fds, (0, 1, 2)):
             os.dup2(fd, target)
         for fd in fds:  # only 0, 1 and 2 stay: a process the command forks holds no extra copy
@@ -501,6 +489,10 @@ class _Handler:
         ignored = {int(s) for s in one("ignored").decode().split(",") if s}
         for signum in ignored:
             signal.signal(signum, signal.SIG_IGN)
+        try:
+            self.answer(b"a" + os.getpid().to_bytes(4, "big"))  # the client signals this process
+        except OSError:  # the client went away before the command began (or gave up waiting): nothing is run
+            return
         self.listen()
         status = self.command()
         self.done = True
