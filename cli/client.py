@@ -15,8 +15,10 @@ stale (a module file changed since it started) or runs another interpreter or pr
 command runs here (:func:`cli.main.main`), silently: the result is the same either way. A server
 that does not give its first answer within :data:`WAIT` seconds (``SKRAFL_SERVER_TIMEOUT``;
 stopped or stuck) is given up too: the command runs here after one ``skrafl: note:`` line on
-stderr (a slow call should say why), and the server, should it answer later, runs nothing. Only
-that wait is bounded: a command the server has begun runs as long as it takes.
+stderr (a slow call should say why), and the server, should it answer later, finds this end
+closed and runs nothing. Only that wait is bounded: a command the server has begun runs as long
+as it takes. (A stopped server still holds the descriptors sent with the request: a reader of
+this command's output through a pipe sees its end only when that server goes on or dies.)
 ``skrafl serve`` itself and the full-screen ``skrafl judge`` (without ``--word`` / ``--batch``: the
 screen needs this terminal's signals) always run here.
 
