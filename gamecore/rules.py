@@ -159,13 +159,20 @@ def read_rules(path: str | Path) -> RuleSet:
     Raises:
         DataError: not TOML, unknown key, wrong type or value (naming the file).
     """
+    from gamecore.text import strip_bom, toml_error
+
     path = Path(path)
+    text = ""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = strip_bom(path.read_text(encoding="utf-8"))  # a leading BOM is no TOML
+        data = tomllib.loads(text)
     except OSError as exc:
         raise DataError(f"cannot read rule set: {exc.strerror}", path) from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); rule sets are UTF-8 TOML", path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"not valid TOML: {exc}", path) from exc
+        line, what = toml_error(exc, text)
+        raise DataError(f"not valid TOML: {what}", path, line) from None
     known = {f.name: f for f in fields(RuleSet)}
     kwargs = {}
     data.setdefault("name", path.stem)

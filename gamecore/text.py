@@ -122,3 +122,23 @@ def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes
             chunk = fh.readline(1 << 20)
             piece = decoder.decode(chunk, final=not chunk or chunk.endswith(b"\n"))
         yield lineno, raw, length
+
+
+def toml_error(exc: Exception, text: str) -> tuple[int | None, str]:
+    """The line of a TOML syntax error (:class:`tomllib.TOMLDecodeError`) in ``text`` and its
+    message without the position, for a ``FILE:LINE: …`` line. Python 3.11's error carries no
+    ``lineno`` (3.14 adds it), only a message ending ``(at line N, column M)`` or ``(at end of
+    document)`` (then the last line); the column stays in the message (``… (column 9)``)."""
+    import re
+
+    msg = str(exc)
+    lineno, colno = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", msg)
+    if m:
+        msg, lineno, colno = msg[: m.start()], lineno or int(m.group(1)), colno or int(m.group(2))
+    else:
+        m = re.search(r"\s*\(at end of document\)$", msg)
+        if m:
+            msg, colno = msg[: m.start()] + " at the end of the file", None
+            lineno = lineno or max(1, len(text.splitlines()))
+    return lineno, msg + (f" (column {colno})" if colno else "")

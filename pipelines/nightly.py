@@ -164,8 +164,7 @@ def load_config(path: str | Path) -> dict:
     ``nightly.toml:7: [replay] workerz: unknown key (expected one of: cluster, dataset, rules,
     workers)``."""
     path = Path(path)
-    from gamecore.text import strip_bom
-    from pipelines.recipe import toml_error
+    from gamecore.text import strip_bom, toml_error
 
     text = ""
     try:

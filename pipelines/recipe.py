@@ -42,13 +42,12 @@ folding), ``too_short``, ``too_long``, then the other ``[[drop]]`` rules in file
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom
+from gamecore.text import nfc, strip_bom, toml_error
 
 BUILTIN_RULES = {
     "not_lowercase": "the form is written with capitals (proper noun, abbreviation)",
@@ -159,28 +158,6 @@ def read_word_list(path: Path | str, what: str = "committee list") -> list[str]:
         except OSError as exc:
             raise DataError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
     return words
-
-
-_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
-_TOML_END = re.compile(r"\s*\(at end of document\)$")
-
-
-def toml_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int | None, str]:
-    """The line of a TOML syntax error in ``text`` and its message without the position, for a
-    ``FILE:LINE: …`` line. Python 3.11's :class:`tomllib.TOMLDecodeError` carries no ``lineno``
-    (3.14 adds it), only a message ending ``(at line N, column M)`` or ``(at end of document)``
-    (then the last line); the column stays in the message (``… (column 9)``)."""
-    msg = str(exc)
-    lineno, colno = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    m = _TOML_AT.search(msg)
-    if m:
-        msg, lineno, colno = msg[: m.start()], lineno or int(m.group(1)), colno or int(m.group(2))
-    else:
-        m = _TOML_END.search(msg)
-        if m:
-            msg, colno = msg[: m.start()] + " at the end of the file", None
-            lineno = lineno or max(1, len(text.splitlines()))
-    return lineno, msg + (f" (column {colno})" if colno else "")
 
 
 def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:

@@ -214,3 +214,15 @@ def test_rule_file_errors(tmp_path):
     p.write_text('tile_set = "english"\nrack_size = 9\nbingo_bonus = 50\n', encoding="utf-8")
     nine = load_rules(str(p))
     assert nine.rack_size == 9 and nine.bingo_min_tiles == 9
+
+
+def test_rule_file_toml_error_names_its_line_and_a_bom_is_dropped(tmp_path):
+    """A rule set's TOML syntax error is FILE:LINE (as recipes and nightly configs); a leading
+    UTF-8 BOM is no TOML: dropped, as every reader drops it."""
+    p = tmp_path / "r.toml"
+    p.write_text('tile_set = "english"\nbingo_bonus = 50\nrack_size = = 7\n', encoding="utf-8")
+    with pytest.raises(DataError) as e:
+        read_rules(p)
+    assert str(e.value).startswith(f"{p}:3: not valid TOML: ") and "at line" not in str(e.value)
+    p.write_bytes(b"\xef\xbb\xbf" + 'tile_set = "english"\nbingo_bonus = 35\n'.encode())
+    assert load_rules(str(p)).bingo_bonus == 35
