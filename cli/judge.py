@@ -86,7 +86,8 @@ def _typed_invisible(key: str, ch: str) -> bool:
     category = unicodedata.category(ch)
     if category in ("Cf", "Co", "Cs"):
         return True
-    return category == "Cc" and ord(ch) >= 0x7F and not key.startswith("ctrl+")
+    # C1 controls only: DEL (0x7F) is what a terminal's Backspace sends (Textual's key "backspace")
+    return category == "Cc" and 0x80 <= ord(ch) <= 0x9F and not key.startswith("ctrl+")
 
 
 def _format_key(key: str) -> str | None:

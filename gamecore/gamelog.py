@@ -256,9 +256,9 @@ def parse_time(text: object):
         return None
     try:
         when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
+        return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+    except (ValueError, OverflowError):  # OverflowError: an offset past year 1 or 9999 in UTC
         return None
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
 
 
 TIME_EXAMPLE = "2025-08-11T15:58:35+00:00"

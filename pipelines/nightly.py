@@ -306,7 +306,7 @@ def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> N
     if lex.get("lang"):
         import lexicon_sources
 
-        if not (Path(lexicon_sources.__file__).parent / lex["lang"]).is_dir():
+        if not (Path(lexicon_sources.__file__).resolve().parent / lex["lang"]).is_dir():
             raise fail("lexicon", "lang", f"{lex['lang']!r}: no recipes for that language in lexicon_sources/")
     if not cfg["games"].get("source"):
         raise fail("games", "", "needs source = a folder of game files or postgresql://…")
@@ -368,7 +368,7 @@ def lexicon_fingerprint(cfg: dict) -> str:
         return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     import lexicon_sources
 
-    recipes = Path(lexicon_sources.__file__).parent / lex["lang"]
+    recipes = Path(lexicon_sources.__file__).resolve().parent / lex["lang"]
     if not recipes.is_dir():
         raise UsageError(f"[lexicon] lang = {lex['lang']!r}: no recipes in {recipes}")
     files = sorted(p for p in recipes.rglob("*") if p.is_file() and "__pycache__" not in p.parts)

@@ -743,6 +743,29 @@ def test_screen_refuses_an_invisible_character_as_the_terminal_sends_it(judge, t
     assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == ""
 
 
+def test_backspace_as_the_terminal_sends_it_deletes(judge, tmp_path):
+    """A terminal's Backspace is the byte DEL (0x7F): Textual's parser makes it the key
+    "backspace", which deletes the letter before the cursor (not a control character typed)."""
+    from textual._xterm_parser import XTermParser
+
+    log = AuditLog(tmp_path / "log.jsonl")
+    app = _app(judge, log=log, clear_after=30)
+    seen = {}
+
+    async def steps(pilot):
+        for event in XTermParser(debug=False).feed("jointt\x7f"):
+            app._driver.send_message(event)
+            await pilot.pause()
+        seen["value"] = app.query_one("#words").value
+        await pilot.press("enter")
+        await pilot.pause()
+
+    drive(app, [steps])
+    log.close()
+    assert seen["value"] == "joint"
+    assert [r.verdict for r in app.rulings] == ["ACCEPTABLE"]
+
+
 def test_screen_refuses_a_word_over_64_characters(judge, tmp_path):
     log = AuditLog(tmp_path / "log.jsonl")
     app = _app(judge, log=log, clear_after=30)

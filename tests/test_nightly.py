@@ -436,3 +436,24 @@ def test_failed_rerun_keeps_the_success_in_the_log(setup):
     assert r.returncode == 0, r.stderr
     steps = {s["step"]: s for s in json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))["steps"]}
     assert steps["lexicon"]["counts"]["changed"] is False and steps["replay"]["counts"]["since"] == "2025-08-12"
+
+
+def test_recipe_fingerprint_is_the_repository_folders_however_skrafl_is_imported(tmp_path):
+    """The recipes a nightly lexicon step fingerprints are the files of lexicon_sources/LANG in the
+    project, whether the code is imported from the project or from an install that links to it
+    (the strict editable install's tree holds only the package files it had when installed)."""
+    from clirun import PROJECT_ROOT
+
+    code = (
+        "import pipelines.nightly as n\n"
+        "for lang in ('is', 'en'):\n"
+        "    print(n.lexicon_fingerprint({'lexicon': {'lang': lang, 'source': 'wordlist'}}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runs = [
+        subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        for cwd in (PROJECT_ROOT, tmp_path)
+    ]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout.split()) == 2

@@ -106,7 +106,9 @@ def _record(shared, tmp_path, ts) -> str:
     return str(p)
 
 
-@pytest.mark.parametrize("ts", ["garbage", "2025-13-45T99:00:00Z", 1754927915])
+@pytest.mark.parametrize(
+    "ts", ["garbage", "2025-13-45T99:00:00Z", 1754927915, "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00"]
+)
 def test_unreadable_ts_last_move_is_a_warning_naming_it(shared, tmp_path, ts):
     res = replay_file(_record(shared, tmp_path, ts), ReplayOptions())
     row = res.game_row
