@@ -4,10 +4,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 EXTRAS := is,nb,ru,sl,test,bench,cluster,postgres,duckdb
-# The editable install is strict (setup.py): a link per package file, so the stamp is named by the
-# list of those files and a module added or removed installs again.
-PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache__ -prune -o -type f ! -name '*.so' -print 2>/dev/null | LC_ALL=C sort | cksum | cut -d' ' -f1)
-STAMP  := $(VENV)/.installed-$(PKG_FILES)
+# The editable install is strict (setup.py): a link per package file (modules and the package data
+# of pyproject.toml) under build/, so the stamp is named by the list of those files -- a module
+# added or removed installs again -- and a missing link tree (build/ removed) installs again too.
+PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache__ -prune -o -type f \( -name '*.py' -o -name '*.toml' -o -name '*.txt' -o -name '*.tsv' -o -name '*.json' \) ! -name '.*' -print 2>/dev/null | LC_ALL=C sort | cksum | cut -d' ' -f1)
+INSTALLED := $(VENV)/.installed-$(PKG_FILES)
+STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
 .PHONY: setup setup-en run test lint bench clean lexicons
 
@@ -19,7 +21,7 @@ $(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_walk.h gamecore/_
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable (strict, setup.py): the C extensions are built in place
 	rm -f $(VENV)/.installed*
 	@$(MAKE) --no-print-directory setup-en || echo "note: English source (Debian scowl) not installed; 'make setup-en' as root"
-	touch $@
+	touch $(INSTALLED)
 
 # The English source (SCOWL word lists) is a Debian package, not a PyPI one: `skrafl build en` reads
 # /usr/share/dict/scowl (or --source scowl --input FOLDER). `make setup` installs it when run as
