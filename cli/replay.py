@@ -292,20 +292,8 @@ def stdin_paths(items: List[str]) -> List[str]:
     return out
 
 
-_LEXICON_LANGS = (
-    ("netskrafl", "is"),
-    ("nsf", "nb"),
-    ("csw", "en"),
-    ("nwl", "en"),
-    ("nswl", "en"),
-    ("twl", "en"),
-    ("owl", "en"),
-    ("america", "en"),
-    ("ecwl", "en"),
-    ("cel", "en"),
-    ("slv", "sl"),
-)
-"""GCG ``#lexicon`` name prefixes → the language whose built lexicon checks its words (issue 12)."""
+_BUILT_LANGS = ("is", "nb", "en", "sl", "ru")
+"""The languages of ``#lexicon`` names (:func:`gamecore.gcg.lexicon_language`) whose lexicon skrafl builds (issue 12)."""
 
 _SCAN_MAX = 20_000
 
@@ -317,6 +305,7 @@ def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
     4 KB); a file naming none, or more than :data:`_SCAN_MAX` files, decides nothing."""
     import re
 
+    from gamecore.gcg import lexicon_language
     from pipelines.replay import collect_files
 
     try:
@@ -340,7 +329,8 @@ def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
                 continue
             m = re.search(r"^#lexicon[ \t]+(\S+)", head, re.MULTILINE | re.IGNORECASE)
             name = m.group(1).lower() if m else ""
-            langs.add(next((lang for prefix, lang in _LEXICON_LANGS if name.startswith(prefix)), None))
+            lang = lexicon_language(name)
+            langs.add(lang if lang in _BUILT_LANGS else None)
             if len(langs) > 1:
                 break
     unchecked = "words are not checked (no --lang/--lexicon"

@@ -46,6 +46,50 @@ MAX_PLAYERS = 4
 MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")
 
 GAME_TYPES = ("classic", "wordsmog", "classic_super", "wordsmog_super")
+LEXICON_PREFIXES = (
+    ("nswl", "english", "en"),
+    ("nwl", "english", "en"),
+    ("twl", "english", "en"),
+    ("owl", "english", "en"),
+    ("csw", "english", "en"),
+    ("america", "english", "en"),
+    ("cel", "english", "en"),
+    ("ecwl", "english", "en"),
+    ("iwi", "english", "en"),
+    ("osps", "polish", "pl"),
+    ("nsf", "norwegian", "nb"),
+    ("fra", "french", "fr"),
+    ("rd", "german", "de"),
+    ("deutsch", "german", "de"),
+    ("cgl", "german", "de"),
+    ("german", "german", "de"),
+    ("disc", "catalan", "ca"),
+    ("fise", "spanish", "es"),
+    ("file", "spanish", "es"),
+    ("dsw", "dutch", "nl"),
+    ("slv", "slovene", "sl"),
+    ("netskrafl", "icelandic", "is"),
+)
+"""``#lexicon`` name prefixes (macondo's, gcg.md §2) → (macondo tile distribution, language code)."""
+
+
+def _lexicon_prefix(name: str | None) -> tuple[str, str, str] | None:
+    name = (name or "").strip().lower()
+    return next((row for row in LEXICON_PREFIXES if name and name.startswith(row[0])), None)
+
+
+def lexicon_distribution(name: str | None) -> str | None:
+    """The macondo tile-distribution name a ``#lexicon`` name stands for (``CSW21`` → ``english``), or None."""
+    row = _lexicon_prefix(name)
+    return row[1] if row else None
+
+
+def lexicon_language(name: str | None) -> str | None:
+    """The language a ``#lexicon`` name stands for (``CSW21`` → ``en``, ``NSF23`` → ``nb``), or None."""
+    row = _lexicon_prefix(name)
+    return row[2] if row else None
+
+
 CHALLENGE_RULE_VALUES = ("void", "single", "double", "triple", "five_point", "ten_point", "five_point_per_word")
 """``#challenge-rule`` values (case and ``-``/``_`` aside): macondo/liwords' names (gcg.md §2: VOID,
 SINGLE, DOUBLE, FIVE_POINT, TEN_POINT, TRIPLE; not a pragma of the GCG spec, read when present) and

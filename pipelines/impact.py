@@ -72,34 +72,6 @@ def _game_columns(ds: str | Path) -> set[str]:
     return set(GAME_COLUMNS)
 
 
-# GCG ``#lexicon`` name prefixes → language (gcg.md §2: macondo's prefixes of its tile
-# distributions; ``netskrafl`` as a Netskrafl record names itself)
-LEXICON_LANGUAGES = (
-    ("netskrafl", "is"),
-    ("nswl", "en"),
-    ("nwl", "en"),
-    ("twl", "en"),
-    ("owl", "en"),
-    ("csw", "en"),
-    ("america", "en"),
-    ("cel", "en"),
-    ("ecwl", "en"),
-    ("iwi", "en"),
-    ("osps", "pl"),
-    ("nsf", "nb"),
-    ("fra", "fr"),
-    ("rd", "de"),
-    ("deutsch", "de"),
-    ("cgl", "de"),
-    ("german", "de"),
-    ("disc", "ca"),
-    ("fise", "es"),
-    ("file", "es"),
-    ("dsw", "nl"),
-    ("slv", "sl"),
-)
-
-
 def locale_language(locale: str | None) -> str | None:
     """The language of a locale (``is_IS`` → ``is``, ``nb-NO`` and ``no_NO`` → ``nb``)."""
     lang = (locale or "").strip().replace("-", "_").split("_")[0].lower()
@@ -107,9 +79,10 @@ def locale_language(locale: str | None) -> str | None:
 
 
 def lexicon_name_language(name: str | None) -> str | None:
-    """The language a GCG ``#lexicon`` name stands for (:data:`LEXICON_LANGUAGES`), else None."""
-    name = (name or "").strip().lower()
-    return next((lang for prefix, lang in LEXICON_LANGUAGES if name and name.startswith(prefix)), None)
+    """The language a GCG ``#lexicon`` name stands for (:func:`gamecore.gcg.lexicon_language`), else None."""
+    from gamecore.gcg import lexicon_language
+
+    return lexicon_language(name)
 
 
 def file_language(path: str) -> tuple[str | None, str]:

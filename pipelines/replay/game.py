@@ -34,31 +34,6 @@ if TYPE_CHECKING:
 
 from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
 
-# macondo: lexicon name prefix → tile distribution (gcg.md §2 #lexicon)
-_LEXICON_PREFIXES = (
-    ("nswl", "english"),
-    ("nwl", "english"),
-    ("twl", "english"),
-    ("owl", "english"),
-    ("csw", "english"),
-    ("america", "english"),
-    ("cel", "english"),
-    ("ecwl", "english"),
-    ("iwi", "english"),
-    ("osps", "polish"),
-    ("nsf", "norwegian"),
-    ("fra", "french"),
-    ("rd", "german"),
-    ("deutsch", "german"),
-    ("cgl", "german"),
-    ("german", "german"),
-    ("disc", "catalan"),
-    ("fise", "spanish"),
-    ("file", "spanish"),
-    ("dsw", "dutch"),
-    ("slv", "slovene"),
-    ("netskrafl", "icelandic"),
-)
 # macondo distribution names → our tile sets
 _TILE_SETS = {
     "english": "english",
@@ -81,13 +56,12 @@ def distribution_of(game: Game) -> str | None:
     dist = game.pragmas.get("tile-distribution", "").strip().lower()
     if dist:
         return dist
-    lex = game.pragmas.get("lexicon", "").strip().lower()
-    for prefix, name in _LEXICON_PREFIXES:
-        if lex.startswith(prefix):
-            return name + (
-                "_super" if game.pragmas.get("board-layout", "").lower() == "supercrosswordgame" and name == "english" else ""
-            )
-    return None
+    from gamecore.gcg import lexicon_distribution
+
+    name = lexicon_distribution(game.pragmas.get("lexicon", ""))
+    if name is None:
+        return None
+    return name + ("_super" if game.pragmas.get("board-layout", "").lower() == "supercrosswordgame" and name == "english" else "")
 
 
 def _guess_distribution(game: Game, strict: bool) -> str:
