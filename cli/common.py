@@ -86,7 +86,11 @@ def fail(error: SkraflError | str) -> "typer.Exit":
 
 
 def read_items(
-    items: Sequence[str], word: Callable[[str, tuple], str] | None = None, limit: int | None = None, what: str = "word"
+    items: Sequence[str],
+    word: Callable[[str, tuple], str] | None = None,
+    limit: int | None = None,
+    what: str = "word",
+    name: str | None = None,
 ) -> list[str]:
     """Command-line items, where ``-`` stands for the lines of standard input (blank lines skipped,
     a leading BOM dropped), each stripped and in Unicode NFC (:func:`gamecore.text.nfc`: an NFD
@@ -94,7 +98,8 @@ def read_items(
     item (``where`` is ``("-", LINE)`` for a stdin line, ``()`` for an argument, whose error then
     names it: ``argument N: …``). An item is at most ``limit`` characters (default
     :data:`gamecore.text.WORD_MAX`; ``what`` names it in the error); a longer stdin line is refused
-    after reading at most :data:`gamecore.text.LINE_CAP` bytes of it.
+    after reading at most :data:`gamecore.text.LINE_CAP` bytes of it. ``name``: what an argument's
+    error calls it (``PATTERN``, ``--anagram``) instead of ``argument N``.
 
     Raises:
         UsageError: an argument or a stdin line that is not valid UTF-8 (stdin: with its line
@@ -121,18 +126,19 @@ def read_items(
                 if line:
                     out.append(word(line, ("-", lineno)))
         else:
+            arg = name or f"argument {n}"
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                raise UsageError(f"argument {n} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
+                raise UsageError(f"{arg} is not valid UTF-8: {item.encode('utf-8', 'replace').decode()!r}") from None
             if not item.strip():
-                raise UsageError(f"argument {n} is empty: give a word")
+                raise UsageError(f"{arg} is empty: give a word")
             if len(item.strip()) > limit:
-                raise UsageError(f"argument {n}: {word_too_long(len(item.strip()), limit, what)}")
+                raise UsageError(f"{arg}: {word_too_long(len(item.strip()), limit, what)}")
             try:
                 out.append(word(item, ()))
             except UsageError as exc:
-                raise UsageError(f"argument {n}: {exc.message}") from None
+                raise UsageError(f"{arg}: {exc.message}") from None
     return out
 
 

@@ -116,7 +116,7 @@ def _one_item(value: str, name: str, what: str, limit: int | None = None) -> str
     Raises:
         UsageError: an empty argument (``--anagram is empty: give a rack``), standard input with no
             line or more than one (``-:2: one pattern per run…``), or what ``read_items`` refuses
-            (named ``NAME: …`` rather than ``argument 1: …``).
+            (named ``NAME: …``).
     """
     from gamecore.errors import UsageError
     from gamecore.text import nfc
@@ -124,10 +124,7 @@ def _one_item(value: str, name: str, what: str, limit: int | None = None) -> str
     if value != "-":
         if not value.strip():
             raise UsageError(f"{name} is empty: give a {what}")
-        try:
-            return read_items([value], limit=limit, what=what)[0]
-        except UsageError as exc:
-            raise UsageError(exc.message.replace("argument 1", name, 1)) from None
+        return read_items([value], limit=limit, what=what, name=name)[0]
     lines: list[int] = []
 
     def keep(text: str, where: tuple) -> str:

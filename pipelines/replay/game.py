@@ -21,16 +21,12 @@ from __future__ import annotations
 import copy
 import os
 from itertools import chain
-from typing import TYPE_CHECKING
 
 from gamecore.coords import parse_gcg
 from gamecore.errors import SkraflError
-from gamecore.gamelog import Event, Finding, Game, GameLogError
+from gamecore.gamelog import Event, Finding, Game, GameLogError, parse_time
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import replay_board
-
-if TYPE_CHECKING:
-    import datetime as dt
 
 from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
 
@@ -1172,14 +1168,6 @@ def replay_game(
     return GameResult.packed(row, rep.row_keys, rep.rows, findings, gcg_text)
 
 
-def _timestamp(text) -> "dt.datetime | None":
-    """An ISO 8601 time as an aware UTC datetime (no offset means UTC); ``None`` if unreadable
-    (the reader has then warned: ``TIMESTAMP_MALFORMED``)."""
-    from gamecore.gamelog import parse_time
-
-    return parse_time(text)
-
-
 def _flag(value) -> bool | None:
     return value if isinstance(value, bool) else None
 
@@ -1205,7 +1193,7 @@ def game_facts(game: Game) -> dict:
         manual = meta["manual"] if "manual" in meta else game.prefs.get("manual")
         return {
             "game_id": str(game.game_id) if game.game_id is not None else (os.path.basename(game.path) if game.path else None),
-            "finished_at": _timestamp(game.pragmas.get("ts_last_move")),
+            "finished_at": parse_time(game.pragmas.get("ts_last_move")),
             "competition": bool(manual) if isinstance(manual, bool) else None,
             "robot1": bool(_flag(meta.get("robot0"))),
             "robot2": bool(_flag(meta.get("robot1"))),
@@ -1217,7 +1205,7 @@ def game_facts(game: Game) -> dict:
     competition = game.pragmas.get("competition", "").strip().lower()
     return {
         "game_id": gid,
-        "finished_at": _timestamp(game.pragmas.get("finished-at")),
+        "finished_at": parse_time(game.pragmas.get("finished-at")),
         "competition": {"true": True, "false": False}.get(competition),
         "robot1": False,
         "robot2": False,
