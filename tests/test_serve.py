@@ -315,6 +315,17 @@ def wait_reading_stdin(pid: int, timeout: float = 60) -> None:
     raise AssertionError(f"process {pid} never read its standard input")
 
 
+def served_child(srv: Server, timeout: float = 60) -> int:
+    """The pid of the one command process the server runs now (its child)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        kids = Path(f"/proc/{srv.proc.pid}/task/{srv.proc.pid}/children").read_text().split()
+        if len(kids) == 1:
+            return int(kids[0])
+        time.sleep(0.05)
+    raise AssertionError("the server runs no command")
+
+
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stop_of_a_served_command_is_our_stop(server, small_lexicon, signum, status):
     """SIGTERM or Ctrl-C to the client of a command with no stop handling of its own (check,
@@ -334,10 +345,15 @@ def test_a_stop_of_a_served_command_is_our_stop(server, small_lexicon, signum, s
         proc.stdin.write("hestur\n")
         proc.stdin.flush()
         time.sleep(1.0)
-        if not served:  # in-process: a slow start (a loaded machine) must be past its imports
-            wait_reading_stdin(proc.pid)
+        # the command is past its start-up and reading stdin (a loaded machine starts slowly): the
+        # client itself in-process, else the server's child running it
+        wait_reading_stdin(proc.pid if not served else served_child(server))
         assert proc.poll() is None
         proc.send_signal(signum)
+        # stdin stays open until the command has stopped: closing it at once could let a served
+        # command see the end of its input and finish before the stop passed on by the client
+        # reaches it (a stop that comes after the work is done is no stop)
+        proc.wait(timeout=30)
         _, err = proc.communicate(timeout=30)
         name = signal.Signals(signum).name
         assert proc.returncode == status, (served, proc.returncode, err)
@@ -366,8 +382,8 @@ def test_a_client_waiting_on_a_stopped_server_can_be_interrupted(server, small_l
         assert proc.wait(timeout=10) == 130
     finally:
         server.proc.send_signal(signal.SIGCONT)
-    # the request sat in the stopped server's queue (the descriptors go only with the go, after
-    # the server's answer); the server, going on, finds the client gone and runs nothing
+    # the request sat in the stopped server's queue; the server, going on, finds the client gone
+    # and runs nothing
     before = server.ran()
     out, err = proc.communicate(timeout=30)
     assert out == "" and err.strip().splitlines() == ["skrafl: interrupted; nothing was changed"]
