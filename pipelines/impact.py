@@ -152,7 +152,7 @@ def _tables(
     from pipelines.replay.dataset import is_dataset, read_table
 
     if len(items) == 1 and Path(items[0]).is_dir() and is_dataset(items[0]):
-        ds = items[0]
+        ds, check_after = items[0], bool(language)  # the locale replay read, else the GCG file's #lexicon
     elif (
         len(items) == 1
         and Path(items[0]).is_dir()
@@ -175,10 +175,11 @@ def _tables(
         files = [i for i in items if not is_database_url(i)]
         if language and files == items:  # before any replay: a mismatch costs nothing
             check_games_language(((f, *file_language(f)) for f in collect_files(files)), language)
+        check_after = bool(language) and files != items  # games read from a database: their locale
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
     games = pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)]))
-    if language and ds == items[0]:  # a dataset given: the locale replay read, else the GCG file's #lexicon
+    if check_after:
         check_games_language(_table_languages(games), language)
     moves = pl.from_arrow(
         read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
@@ -398,7 +399,7 @@ def run_impact(
     """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``).
 
     ``check_language``: refuse games that say they are in another language than the lexicons
-    (:func:`check_games_language`; ``skrafl impact`` does, the nightly job's step not yet).
+    (:func:`check_games_language`; ``skrafl impact`` and the nightly job's impact step do).
 
     ``before_swap``: called with the result once the files are written and before the new output
     is swapped in (the command's printing: an error in it discards the new output)."""

@@ -659,7 +659,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 out = _under(cfg, cfg["impact"]["out"]) / day.isoformat()
                 rec["inputs"] = [str(previous), str(lexicon), str(dataset)]
                 rec["outputs"] = [str(out)]
-                r = run_impact(previous, lexicon, [str(dataset)], out, quiet=quiet)
+                r = run_impact(previous, lexicon, [str(dataset)], out, quiet=quiet, check_language=True)
                 p = r["plays"]
                 rec["counts"] = {
                     "plays_now_phony": p.filter(p["change"] == "now_phony").height,

@@ -152,10 +152,10 @@ def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
     (work / "incoming").mkdir(parents=True)
     for f in NETSKRAFL.glob("*.json"):
         shutil.copy(f, work / "incoming")
-    (work / "words.txt").write_text("cat\ndog\nhorse\n", encoding="utf-8")
+    (work / "words.txt").write_text("köttur\nhundur\nhestur\n", encoding="utf-8")
     config = work / "nightly.toml"
     config.write_text(
-        '[lexicon]\nlang = "en"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
+        '[lexicon]\nlang = "is"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
         '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
         encoding="utf-8",
     )
@@ -173,11 +173,37 @@ def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
     s2, log2 = night("2025-08-12")
     assert s2["lexicon"]["counts"]["built"] is False and log2["lexicon"] == log1["lexicon"]
     assert s2["impact"]["status"] == "skipped"
-    (work / "words.txt").write_text("cat\ndog\n", encoding="utf-8")
+    (work / "words.txt").write_text("köttur\nhundur\n", encoding="utf-8")
     s3, log3 = night("2025-08-13")
     assert s3["lexicon"]["counts"]["built"] is True and s3["lexicon"]["counts"]["changed"] is True
     assert log3["lexicon"] != log2["lexicon"] and s3["impact"]["status"] == "ok"
     assert (work / "data" / "impact" / "2025-08-13" / "summary.md").exists()
+
+
+def test_impact_step_refuses_games_of_another_language(tmp_path):
+    """An English lexicon rebuilt over Icelandic Netskrafl games (locale is_IS): the impact step
+    fails, naming both languages, rather than report that no play changed (every play is a phony
+    under both lexicons); the night fails and swaps no impact output in."""
+    work = tmp_path / "work"
+    (work / "incoming").mkdir(parents=True)
+    for f in NETSKRAFL.glob("*.json"):
+        shutil.copy(f, work / "incoming")
+    (work / "words.txt").write_text("cat\ndog\nhorse\n", encoding="utf-8")
+    config = work / "nightly.toml"
+    config.write_text(
+        '[lexicon]\nlang = "en"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
+        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
+        encoding="utf-8",
+    )
+    assert _skrafl("nightly", config, "--date", "2025-08-11", "-q").returncode == 0
+    (work / "words.txt").write_text("cat\ndog\n", encoding="utf-8")
+    r = _skrafl("nightly", config, "--date", "2025-08-12", "-q")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    log = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
+    steps = {s["step"]: s for s in log["steps"]}
+    assert steps["impact"]["status"] == "failed", steps
+    assert "'is' (locale is_IS)" in steps["impact"]["error"] and "'en'" in steps["impact"]["error"]
+    assert not (work / "data" / "impact" / "2025-08-12").exists()
 
 
 def test_a_failed_night_is_made_up_by_the_next(setup):

@@ -468,3 +468,22 @@ def test_replayed_database_games_rated_by_their_player_ids(netskrafl_db, tmp_pat
     r = _skrafl("elo", "--games", ds, "--out", tmp_path / "anon", "-q")
     assert r.returncode == 0 and "10 replayed Netskrafl game(s) not rated" in r.stderr, r.stderr
     assert pl.read_parquet(tmp_path / "anon" / "ratings.parquet").height == 0
+
+
+def test_impact_refuses_database_games_of_another_language(netskrafl_db, tmp_path):
+    """skrafl impact of games read from the database: their locale (is_IS, netskrafl.md) against
+    English lexicons is refused, one line and no output (as for the same games as files); with
+    Icelandic lexicons the report is made."""
+    from lexicon_helpers import make_lexicon
+
+    for lang in ("en", "is"):
+        make_lexicon(tmp_path / f"old-{lang}", ["létta", "árum"], language=lang)
+        make_lexicon(tmp_path / f"new-{lang}", ["árum"], language=lang)
+    args = ("impact", netskrafl_db, "-q", "--old", tmp_path / "old-en", "--new", tmp_path / "new-en", "--out", tmp_path / "out")
+    r = _skrafl(*args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "'is' (locale is_IS)" in r.stderr and "'en'" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()
+    r = _skrafl(*[str(a).replace("-en", "-is") for a in args])
+    assert r.returncode == 0, r.stderr
+    assert "LÉTTA" in (tmp_path / "out" / "words.csv").read_text(encoding="utf-8").upper()
