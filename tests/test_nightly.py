@@ -144,21 +144,27 @@ def test_failed_step_keeps_outputs(setup):
     assert r.returncode == 2 and "no such config" in r.stderr
 
 
-def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
-    """lang mode: the lexicon is built by 'skrafl build' when no lexicon of its recipe and input
-    exists yet; the same input the next night is not built again; a changed input is, and the
-    impact step runs."""
+def _lang_mode(tmp_path: Path, lang: str, words: list[str]) -> tuple[Path, Path]:
+    """A work folder of the Netskrafl games and a lang-mode config building ``words.txt``."""
     work = tmp_path / "work"
     (work / "incoming").mkdir(parents=True)
     for f in NETSKRAFL.glob("*.json"):
         shutil.copy(f, work / "incoming")
-    (work / "words.txt").write_text("köttur\nhundur\nhestur\n", encoding="utf-8")
+    (work / "words.txt").write_text("".join(w + "\n" for w in words), encoding="utf-8")
     config = work / "nightly.toml"
     config.write_text(
-        '[lexicon]\nlang = "is"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
-        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
+        f'[lexicon]\nlang = "{lang}"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n'
+        '[replay]\ndataset = "data/replay"\n[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
         encoding="utf-8",
     )
+    return work, config
+
+
+def test_lexicon_rebuilt_only_when_its_input_changes(tmp_path):
+    """lang mode: the lexicon is built by 'skrafl build' when no lexicon of its recipe and input
+    exists yet; the same input the next night is not built again; a changed input is, and the
+    impact step runs."""
+    work, config = _lang_mode(tmp_path, "is", ["köttur", "hundur", "hestur"])
 
     def night(day):
         r = _skrafl("nightly", config, "--date", day, "-q")
@@ -184,17 +190,7 @@ def test_impact_step_refuses_games_of_another_language(tmp_path):
     """An English lexicon rebuilt over Icelandic Netskrafl games (locale is_IS): the impact step
     fails, naming both languages, rather than report that no play changed (every play is a phony
     under both lexicons); the night fails and swaps no impact output in."""
-    work = tmp_path / "work"
-    (work / "incoming").mkdir(parents=True)
-    for f in NETSKRAFL.glob("*.json"):
-        shutil.copy(f, work / "incoming")
-    (work / "words.txt").write_text("cat\ndog\nhorse\n", encoding="utf-8")
-    config = work / "nightly.toml"
-    config.write_text(
-        '[lexicon]\nlang = "en"\nsource = "wordlist"\ninput = "words.txt"\n[games]\nsource = "incoming"\n[replay]\ndataset = "data/replay"\n'
-        '[elo]\nout = "data/elo"\n[impact]\nout = "data/impact"\n',
-        encoding="utf-8",
-    )
+    work, config = _lang_mode(tmp_path, "en", ["cat", "dog", "horse"])
     assert _skrafl("nightly", config, "--date", "2025-08-11", "-q").returncode == 0
     (work / "words.txt").write_text("cat\ndog\n", encoding="utf-8")
     r = _skrafl("nightly", config, "--date", "2025-08-12", "-q")
