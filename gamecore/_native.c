@@ -808,9 +808,18 @@ typedef struct {
 
 #define NEG_BOUND (-0x3FFFFFFF)
 /* for the anchor being searched: g_rmax[s][e] = the best bound of a span [s, e'] with e' >= e,
- * g_leftmax[s] = the best bound of a span starting at s or left of it */
+ * g_leftmax[s] = the best bound of a span starting at s or left of it, g_leftopen[s] the same over
+ * the spans that go on past the tiles right of the anchor (that have a right part, see _walk.h) */
 static int g_rmax[MAXD][MAXD + 1];
-static int g_leftmax[MAXD];
+static int g_leftmax[MAXD], g_leftopen[MAXD];
+/* and for a left part that has placed squares pos..a and goes on left (left_tables): a bound on
+ * its plays without a right part that follows the tiles still on the rack, see left_ok */
+static int g_lW[MAXD + 1], g_lF[MAXD + 1], g_lB[MAXD + 1][MAXD + 1], g_lHi[MAXD + 1], g_lLo[MAXD + 1];
+static int g_lready; /* the tables are made for the anchor being searched (made when first needed) */
+/* the rack at the anchor's start: its letters by value, best first (0: a blank, at the most it can
+ * score), the values of its tiles, best first, and the letters it can put down */
+static int g_ordt[MAX_TILE + 2], g_ordv[MAX_TILE + 2], g_nord, g_lx[MAXD], g_nlx;
+static uint64_t g_lusable;
 /* and for the right part of a play (squares p.. after its left part is placed), over every end:
  * the largest word multiplier still to come, the largest (main-word points to come) x (its word
  * multiplier), the largest cross-word points to come, and which numbers of new tiles can end it.
@@ -829,6 +838,122 @@ static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum
     return b >= g->thr;
 }
 
+
+/* (pruning) the rack's order for left_ok, at the start of an anchor's search. */
+static void left_order(const Gen *g) {
+    int bmax = -1; /* a blank scores at most its best letter (of those it may stand for) */
+    if (g->blanks > 0)
+        for (uint64_t m = g->blank_ok & ~1ull; m; m &= m - 1)
+            if (g->bvalues[__builtin_ctzll(m)] > bmax) bmax = g->bvalues[__builtin_ctzll(m)];
+    g_nord = 0;
+    for (uint64_t m = g->rackmask | (bmax >= 0 ? 1 : 0); m; m &= m - 1) {
+        int t = __builtin_ctzll(m), v = t ? g->values[t] : bmax, j = g_nord++;
+        while (j > 0 && g_ordv[j - 1] < v) { g_ordt[j] = g_ordt[j - 1]; g_ordv[j] = g_ordv[j - 1]; j--; }
+        g_ordt[j] = t;
+        g_ordv[j] = v;
+    }
+    g_nlx = 0;
+    for (int o = 0; o < g_nord; o++)
+        for (int c = g_ordt[o] ? g->rack[g_ordt[o]] : g->blanks; c > 0 && g_nlx < MAXD; c--) g_lx[g_nlx++] = g_ordv[o];
+    g_lusable = g->blanks > 0 ? ~1ull : g->rackmask;
+    g_lready = 0;
+}
+
+/* (pruning) g_lW, g_lF, g_lB, g_lHi, g_lLo for the left parts of the anchor being searched (see
+ * left_ok): for each pos, over the starts s < pos of the plays that end at the tiles right of it. */
+static void left_tables(const Gen *g) {
+    int a = g->anchor_pos;
+    for (int p = 0; p <= a; p++) g_lW[p] = -1;
+    int wmul = 1, np = 0; /* of the squares pos..a */
+    for (int pos = a; pos >= 1; pos--) {
+        if (!g->tiles[pos]) {
+            if (pos < a && (g->anchor[pos] || !(g->mask[pos] & g_lusable))) break;
+            wmul *= g->wm[pos];
+            np++;
+        }
+        int R = g->ntiles - np, mW = -1, mF = NEG_BOUND, B[MAXD + 1];
+        if (R < 0) break; /* (more squares than tiles: the walk cannot get here) */
+        if (R > MAXD) R = MAXD;
+        for (int j = 0; j <= R; j++) B[j] = 0;
+        int lm[MAXD], xw[MAXD], eff[MAXD], k = 0, W = wmul, board = 0, cross = 0;
+        for (int s = pos - 1; s >= 0; s--) {
+            uint8_t bt = g->tiles[s];
+            if (bt) {
+                board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
+            } else {
+                if (g->anchor[s] || !(g->mask[s] & g_lusable) || k == R || np + k == g->max_placed) break;
+                int l = g->lm[s], w = g->wm[s];
+                lm[k] = l;
+                xw[k] = g->hasx[s] ? l * w : 0;
+                if (g->hasx[s]) cross += g->xscore[s] * w;
+                k++;
+                if (w != 1) {
+                    W *= w;
+                    for (int i = 0; i < k; i++) eff[i] = lm[i] * W + xw[i];
+                    for (int i = 1; i < k; i++) { /* sorted again, best first */
+                        int x = eff[i], j = i;
+                        while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                        eff[j] = x;
+                    }
+                } else {
+                    int x = l * W + xw[k - 1], j = k - 1;
+                    while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                    eff[j] = x;
+                }
+            }
+            if ((s > 0 && g->tiles[s - 1]) || np + k < g->min_placed) continue;
+            int f = board * W + cross + (np + k >= g->bingo_tiles && g->part != 1 ? g->bingo : 0);
+            if (W > mW) mW = W;
+            if (f > mF) mF = f;
+            for (int j = 1, E = 0; j <= R; j++) {
+                if (j <= k) E += eff[j - 1];
+                if (E > B[j]) B[j] = E;
+            }
+        }
+        if (mW < 0) continue;
+        g_lW[pos] = mW;
+        g_lF[pos] = mF;
+        g_lHi[pos] = g_lLo[pos] = 0;
+        for (int i = 0; i < R; i++) {
+            int d = B[i + 1] - B[i];
+            g_lHi[pos] += (i < g_nlx ? g_lx[i] : 0) * d;
+            g_lLo[pos] += (i + np < g_nlx ? g_lx[i + np] : 0) * d;
+        }
+        memcpy(g_lB[pos], B, (R + 1) * sizeof(int));
+    }
+    g_lready = 1;
+}
+
+/* (pruning) Whether a left part that has placed squares pos..a (main_sum, xsum so far; one tile on
+ * each empty one) can still score at least the K-th best by going on left and ending at the tiles
+ * right of the anchor (no right part). Such a play adds k tiles on new squares s..pos-1, each of
+ * value v_i scoring v_i * eff_i (eff_i = lm_i * W + its cross word's share, W = the word
+ * multiplier of the whole play); with eff sorted best first and the tiles still on the rack
+ * r_0 >= r_1 >= ... >= r_{R-1} (none placed further on is worth more) that is at most
+ * sum_i eff_i r_i (rearrangement) = sum_j (r_{j-1} - r_j) E_j (E_j = eff_0 + ... + eff_{j-1},
+ * E_j = E_k past k, r_R = 0) <= sum_j (r_{j-1} - r_j) B_j = sum_i r_i (B_{i+1} - B_i), B_j = the
+ * largest E_j over the starts s (g_lB[pos][j]). So b = main_sum * (the largest W) + (the largest
+ * rest: board tiles, cross words' board tiles, bingo) + xsum + sum_i r_i (B_{i+1} - B_i), added up
+ * a letter at a time (its c tiles are r_i .. r_{i+c-1}, of one value v: v (B_{i+c} - B_i)). Unlike
+ * the span bounds it follows the tiles the part has used: a left part that placed the rack's best
+ * tiles cannot place them again. The sum lies between g_lLo[pos] and g_lHi[pos] (the rack's values
+ * x_0 >= x_1 >= ...: x_{i+m} <= r_i <= x_i, m the tiles placed) and is added up only when those do
+ * not settle it. */
+static inline int left_ok(const Gen *g, int pos, int main_sum, int xsum) {
+    if (!g_lready) left_tables(g);
+    if (g_lW[pos] < 0) return 0;
+    int b = main_sum * g_lW[pos] + g_lF[pos] + xsum, i = 0;
+    if (b + g_lLo[pos] >= g->thr) return 1;
+    if (b + g_lHi[pos] < g->thr) return 0;
+    const int *B = g_lB[pos];
+    for (int o = 0; o < g_nord; o++) {
+        int t = g_ordt[o], j = i + (t ? g->rack[t] : g->blanks);
+        if (j > MAXD) j = MAXD; /* (the tiles left are as many as the table's entries) */
+        b += g_ordv[o] * (B[j] - B[i]);
+        i = j;
+    }
+    return b >= g->thr;
+}
 
 static int g_busy; /* generate() is running (the buffers below are in use) */
 static Move *g_moves, *g_tmp;
@@ -1341,7 +1466,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
     int lm[MAXD], xw[MAXD], eff[MAXD];
     if (fill) {
         for (int s = 0; s <= a; s++) {
-            g_leftmax[s] = NEG_BOUND;
+            g_leftmax[s] = g_leftopen[s] = NEG_BOUND;
             for (int e = a; e <= n; e++) g_rmax[s][e] = NEG_BOUND;
         }
     }
@@ -1400,10 +1525,13 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
         }
     }
     if (fill) {
+        int rs = a + 1;
+        while (rs < n && L->tiles[rs]) rs++;
         for (int s = lo; s <= a; s++) {
             for (int e = n - 1; e >= a; e--)
                 if (g_rmax[s][e + 1] > g_rmax[s][e]) g_rmax[s][e] = g_rmax[s][e + 1];
             g_leftmax[s] = s > lo && g_leftmax[s - 1] > g_rmax[s][a] ? g_leftmax[s - 1] : g_rmax[s][a];
+            g_leftopen[s] = s > lo && g_leftopen[s - 1] > g_rmax[s][rs] ? g_leftopen[s - 1] : g_rmax[s][rs];
         }
     }
     return best;
@@ -2135,6 +2263,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
                         part == 2 ? &blank_ok : NULL);
             g->blank_ok = part == 2 ? blank_ok : ~0ull;
             right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
+            left_order(g);
             g->prune_in = 1;
             g->part = part;
             g->min_placed = part == 2 ? g->bingo_tiles : 0;

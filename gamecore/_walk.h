@@ -25,8 +25,15 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
         int left_empty = pos == 0 || g->tiles[pos - 1] == 0;
         int block = rs > a + 1; /* tiles right of the anchor: the word so far ends at rs - 1 */
         if (accepts && left_empty && !block) record(g, pos, a, main_sum, wmul, xsum, nplaced);
+        /* (pruning) going on left: some span from pos - 1 or further left has to make the cut; a
+         * play with a right part needs a tile still on the rack for square rs (none comes back
+         * further down the walk), one without a right part has to pass left_ok */
         if (next && pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
-            (!g->prune_in || g_leftmax[pos - 1] >= g->thr))
+            (!g->prune_in ||
+             (g_leftmax[pos - 1] >= g->thr &&
+              ((g_leftopen[pos - 1] >= g->thr && rs < n &&
+                (g->mask[rs] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask))) ||
+               left_ok(g, pos, main_sum, xsum)))))
             WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
         if (accepts && left_empty && block) record(g, pos, rs - 1, main_sum, wmul, xsum, nplaced);
         if (next && left_empty && rs < n &&
@@ -72,8 +79,11 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
     uint32_t maxt = 63 - (uint32_t)__builtin_clzll(allowed);
     int lm = g->lm[pos], wm = g->wm[pos];
     int hx = g->hasx[pos], xs = g->xscore[pos];
-    for (uint32_t i = list;; i++) {
-        uint32_t nv = WKW(i);
+    /* a sibling list has at most MAX_TILE + 1 nodes (its tiles differ): read that many at most,
+     * checking the graph's end once instead of at each node */
+    size_t last = (size_t)list + MAX_TILE < g_nnodes ? (size_t)list + MAX_TILE : g_nnodes - 1;
+    for (uint32_t i = list; i <= last; i++) {
+        uint32_t nv = g_kwg[i];
         uint32_t t = WT(nv);
         if (t > maxt) break;
         if ((allowed >> t) & 1) {
