@@ -1477,8 +1477,9 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
         if (s > 0 && L->tiles[s - 1]) continue; /* the word would go on to the left */
         /* the new squares' multipliers of a letter's value, eff_i = lm_i * W + xw_i (xw_i: its
          * cross word's share), kept sorted best first as the span grows (sorted again only when a
-         * word premium changes W); capped = sum of eff_i * cap_i = W * sa + sx */
-        int k = 0, W = 1, board = 0, cross = 0, nt = 0, sa = 0, sx = 0;
+         * word premium changes W); capped = sum of eff_i * cap_i = W * sa + sx; dot = sum of
+         * eff_i * rv_i, kept as eff is (an element moved from i to i + 1 adds eff_i (rv_{i+1} - rv_i)) */
+        int k = 0, W = 1, board = 0, cross = 0, nt = 0, sa = 0, sx = 0, dot = 0;
         uint8_t through[MAXD];
         for (int e = s; e < n; e++) {
             uint8_t bt = L->tiles[e];
@@ -1498,16 +1499,21 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                     W *= w;
                     for (int i = 0; i < k; i++) eff[i] = lm[i] * W + xw[i];
                     sort_desc(eff, k);
+                    dot = 0;
+                    for (int i = 0; i < k; i++) dot += eff[i] * rv[i];
                 } else {
                     int x = l * W + xw[k - 1], j = k - 1;
-                    while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                    while (j > 0 && eff[j - 1] < x) {
+                        eff[j] = eff[j - 1];
+                        dot += eff[j] * (rv[j] - rv[j - 1]);
+                        j--;
+                    }
                     eff[j] = x;
+                    dot += x * rv[j];
                 }
             }
             if (e < a || e == s || (e + 1 < n && L->tiles[e + 1])) continue;
-            int sum = 0, capped = W * sa + sx;
-            for (int i = 0; i < k; i++) sum += eff[i] * rv[i];
-            if (capped < sum) sum = capped;
+            int capped = W * sa + sx, sum = capped < dot ? capped : dot;
             int bingo_span = k >= g->bingo_tiles;
             sum += board * W + cross + (bingo_span ? g->bingo : 0);
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
@@ -1541,9 +1547,11 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
  * maximised on its own over the ends, the rack's best values on the best multipliers. */
 static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
-    int lmv[MAXD], xmv[MAXD]; /* the new squares' letter and cross-word premiums, each kept sorted */
+    /* the new squares' letter and cross-word premiums, each kept sorted, and their sums of
+     * premium_i * rv_i kept with them (as dot in span_bounds) */
+    int lmv[MAXD], xmv[MAXD];
     for (int p = a + 1; p < n; p++) {
-        int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0;
+        int mW = -1, mMW = 0, mX = 0, k = 0, W = 1, board = 0, cross = 0, dm = 0, dx = 0;
         uint64_t km = 0;
         for (int e = p; e < n; e++) {
             uint8_t bt = L->tiles[e];
@@ -1552,20 +1560,24 @@ static void right_tables(const Gen *g, const Lane *L, int n, int a, const int *r
             } else {
                 if (!(L->mask[e] & usable) || k == nrv) break;
                 int l = L->lm[e], x = L->hasx[e] ? L->lm[e] * L->wm[e] : 0, j;
-                for (j = k; j > 0 && lmv[j - 1] < l; j--) lmv[j] = lmv[j - 1];
+                for (j = k; j > 0 && lmv[j - 1] < l; j--) {
+                    lmv[j] = lmv[j - 1];
+                    dm += lmv[j] * (rv[j] - rv[j - 1]);
+                }
                 lmv[j] = l;
-                for (j = k; j > 0 && xmv[j - 1] < x; j--) xmv[j] = xmv[j - 1];
+                dm += l * rv[j];
+                for (j = k; j > 0 && xmv[j - 1] < x; j--) {
+                    xmv[j] = xmv[j - 1];
+                    dx += xmv[j] * (rv[j] - rv[j - 1]);
+                }
                 xmv[j] = x;
+                dx += x * rv[j];
                 if (L->hasx[e]) cross += L->xscore[e] * L->wm[e];
                 W *= L->wm[e];
                 k++;
             }
             if (e + 1 < n && L->tiles[e + 1]) continue;
-            int mr = board, xr = cross;
-            for (int i = 0; i < k; i++) {
-                mr += lmv[i] * rv[i];
-                xr += xmv[i] * rv[i];
-            }
+            int mr = board + dm, xr = cross + dx;
             if (W > mW) mW = W;
             if (mr * W > mMW) mMW = mr * W;
             if (xr > mX) mX = xr;
