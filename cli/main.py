@@ -255,7 +255,7 @@ def main() -> None:
     way out (a library may swallow the exception or turn it into another)."""
     import click
 
-    from pipelines.stops import Signalled, hold_stops, install_stop_handlers, stop_requested
+    from pipelines.stops import Signalled, hold_stops, install_stop_handlers, stop_message, stop_requested
 
     code: int | str | None = 0
     message = None
@@ -279,7 +279,7 @@ def main() -> None:
         pass  # reported below
     except (KeyboardInterrupt, click.Abort) as exc:
         code = 128 + getattr(exc, "signum", 2)
-        message = "skrafl: interrupted; the output being written was discarded, the previous one is kept"
+        message = stop_message()
     except BrokenPipeError:  # the reader closed the pipe (`| head`): it has what it wanted
         code = _pipe_closed()
     except OSError as exc:  # a file that cannot be opened, read or written; a full disk
@@ -307,13 +307,11 @@ def main() -> None:
             "Set SKRAFL_DEBUG=1 to see where, and please report it"
         )
     hold_stops()  # from here on a signal (a second Ctrl-C) is only recorded: the report is one line
-    import signal
 
     signum = stop_requested()
     if signum is not None:  # a stop wins over whatever the command returned or raised after it
-        name = signal.Signals(signum).name
         code = 128 + signum
-        message = f"skrafl: stopped by {name}; the output being written was discarded, the previous one is kept"
+        message = stop_message(signum)
     if message:
         from cli.common import shown_paths
 

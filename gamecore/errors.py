@@ -40,3 +40,19 @@ class UsageError(SkraflError):
 
 class DataError(SkraflError):
     """A data file that cannot be read as its format requires."""
+
+
+class OutputError(SkraflError):
+    """An output that could not be written (a full disk): nothing was changed."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the user's quota) is full: an ``OSError`` with errno ENOSPC
+    or EDQUOT, or a library's error that carries the system's words for it (pyarrow's ``[errno
+    28]``, polars' ``(os error 28)``)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    return any(s in text for s in ("No space left on device", "Disk quota exceeded", "errno 28]", "os error 28)"))

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from gamecore.errors import UsageError
+from gamecore.errors import OutputError, UsageError, is_disk_full
 from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
 from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
     Signalled,
@@ -41,6 +41,7 @@ from pipelines.stops import (  # noqa: F401  (the stops were defined here before
     check_stop,
     hold_stops,
     install_stop_handlers,
+    output_begun,
     signals_held,
     stop_requested,
 )
@@ -306,6 +307,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
         visible = check_output_dir(target, command, inputs)  # again, now that no one else writes
         try:
             with signals_held():  # a stop now would leave a stage no handler knows of
+                output_begun()
                 stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
                 os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
                 (stage / _STAGE_FLAG).touch()
@@ -313,11 +315,19 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             check_stop()  # a stop recorded on the way (even one a library swallowed): never swap it in
             _commit(stage, visible, command)
             committed = True
-        except BaseException:
+        except BaseException as exc:
+            # (before the stage is removed, which frees the space)
+            full = isinstance(exc, Exception) and (is_disk_full(exc) or _device_full(visible.parent))
             with signals_held():  # a second Ctrl-C must not cut the cleanup short
                 # a stop may land just after the swap: never remove the generation the output names
                 if stage is not None and not (visible.is_symlink() and os.readlink(visible) == stage.name):
                     shutil.rmtree(stage, ignore_errors=True)
+            if full:
+                # whichever library said it (pyarrow, polars, a write): one line naming the output
+                raise OutputError(
+                    "no space left on the device for this output: nothing was changed, the previous one is kept",
+                    visible,
+                ) from None
             raise
         with contextlib.suppress(OSError):  # the new output is in place: leftovers are only tidied
             _clean_stale(visible, keep=stage.name)
@@ -326,6 +336,17 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             lock.release()
             if not committed:
                 _remove_empty(created)
+
+
+def _device_full(folder: Path) -> bool:
+    """Whether the file system of ``folder`` has less than 1 MiB left for this user: an error of a
+    library that does not say why its write failed (marisa-trie's ``MARISA_IO_ERROR``) is then
+    the full disk."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
 
 
 def _remove_empty(folders: list[Path]) -> None:

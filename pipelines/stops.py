@@ -43,6 +43,7 @@ class _Stop:
     installed = False
     redeliver = False  # a stop was dropped in a finalizer: deliver it again until it is raised
     blocked = False  # SIGINT/SIGTERM/SIGHUP blocked until the handlers are in (skrafl serve's children)
+    writing = False  # an output folder was begun (pipelines.atomic): what a stop's one line says
 
 
 def _on_signal(signum: int, frame: object) -> None:
@@ -79,6 +80,12 @@ def _unraisable(previous):  # noqa: ANN001, ANN202
                 _Stop.redeliver = True
                 threading.Thread(target=_redeliver, args=(signum,), daemon=True, name="skrafl-stop").start()
             return
+        from gamecore.errors import is_disk_full
+
+        if is_disk_full(exc):
+            # a file closed by its finalizer (a Parquet writer whose write failed): the failed
+            # write itself is the command's error, said in its one line
+            return
         previous(unraisable)
 
     return hook
@@ -100,6 +107,22 @@ def install_stop_handlers() -> None:
     if _Stop.blocked:  # a skrafl serve child: the caller's stops, held until now, arrive here
         _Stop.blocked = False
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+
+
+def output_begun() -> None:
+    """Record that this run began writing an output folder (:func:`pipelines.atomic.output_dir`)."""
+    _Stop.writing = True
+
+
+def stop_message(signum: int | None = None) -> str:
+    """The one line of a stopped run: the signal, and that the output being written was discarded
+    when the run was writing one."""
+    import signal
+
+    what = f"stopped by {signal.Signals(signum).name}" if signum is not None else "interrupted"
+    if _Stop.writing:
+        return f"skrafl: {what}; the output being written was discarded, the previous one is kept"
+    return f"skrafl: {what}"
 
 
 def stop_requested() -> int | None:
