@@ -38,7 +38,10 @@ HELP = (
     "begun is never timed out).\n\n"
     "When a module file of the project changes, the server answers no more commands (the caller runs "
     "them itself) and exits. 'skrafl serve' and the full-screen 'skrafl judge' always run in the caller. "
-    "Stop the server with Ctrl-C or SIGTERM (its socket is removed)."
+    "Stop the server with Ctrl-C or SIGTERM (its socket is removed).\n\n"
+    "Examples:\n\n"
+    "  skrafl serve --socket /run/user/1000/skrafl.sock --preload is &\n\n"
+    "  SKRAFL_SERVER=/run/user/1000/skrafl.sock skrafl check --lang is hestur"
 )
 
 #: Environment of the server's own imports: no thread may exist when it forks (numpy's OpenBLAS
@@ -320,9 +323,17 @@ def _server_class():
             return len(self.active_children or ()) < self.limit
 
         def handle_error(self, request, client_address) -> None:  # noqa: ANN001
+            import sys
             import traceback
 
-            os.write(self.log, ("skrafl serve: a request failed:\n" + traceback.format_exc()).encode(errors="replace"))
+            exc = sys.exc_info()[1]
+            if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
+                # the caller went away before its answer (it gave up waiting, or was stopped): it
+                # runs the command itself or has ended; nothing of ours failed
+                line = f"skrafl serve: a caller left before its answer ({type(exc).__name__})\n"
+            else:
+                line = "skrafl serve: a request failed:\n" + traceback.format_exc()
+            os.write(self.log, line.encode(errors="replace"))
 
         def close(self) -> None:
             self.server_close()

@@ -127,3 +127,19 @@ def test_score_to_a_full_standard_output_is_one_line_naming_it(tmp_path):
     for args in runs:
         r = _to_full(*args)
         assert (r.returncode, r.stderr) == (2, "skrafl: error: standard output: No space left on device\n"), args
+
+
+def test_every_command_help_has_an_example():
+    """README: every command's --help ends with examples (the user trial found serve's had none)."""
+    import click
+
+    from cli.main import click_app
+
+    app = click_app()
+    ctx = click.Context(app)
+    missing = []
+    for name in app.list_commands(ctx):
+        cmd = app.get_command(ctx, name)
+        subs = [cmd.get_command(ctx, s) for s in cmd.list_commands(ctx)] if isinstance(cmd, click.Group) else [cmd]
+        missing += [f"{name} {s.name}".strip() for s in subs if "Example" not in (s.help or "") + (s.epilog or "")]
+    assert app.list_commands(ctx) and not missing, missing
