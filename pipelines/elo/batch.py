@@ -118,13 +118,20 @@ def compute(
 
     # New games of days the state has rated arrived late: listed, never rated out of order.
     late = _late_games(table, state)
+    earlier = _earlier_games(table, state, since if date is not None else None, late)
+    if earlier.height:
+        late = pl.concat([late, earlier]).sort(["finished_at", "game_id"])
     if late.height:
         games = games.join(late.select("game_id"), on="game_id", how="anti")
     notes = list(table.notes)
-    if late.height:
+    if earlier.height:
+        notes.append(_earlier_warning(earlier, state, since))
+    late_now = late.height - earlier.height
+    if late_now:
+        late_only = late.join(earlier.select("game_id"), on="game_id", how="anti")
         notes.append(
-            f"warning: {late.height} game(s) finished on a day the --state folder had already rated and were not rated "
-            f"(see late_games.csv; first: {late['game_id'][0]!r}, {late['finished_at'][0]})"
+            f"warning: {late_now} game(s) finished on a day the --state folder had already rated and were not rated "
+            f"(see late_games.csv; first: {late_only['game_id'][0]!r}, {late_only['finished_at'][0]})"
         )
 
     # Replayed Netskrafl games without player ids (:attr:`GamesTable.unnamed`): not rated as the
@@ -419,6 +426,52 @@ def _late_games(table: GamesTable, state: EloState) -> Any:
         )
         .select(LATE_COLUMNS)
         .cast(schema)
+    )
+
+
+def _earlier_games(table: GamesTable, state: EloState, since: dt.date | None, late: Any) -> Any:
+    """``--date D`` from no state, or from a state that records no rated days, without
+    ``--catch-up``: the run rates D only (``since`` = D) and its output records D as its first
+    rated day, so the games of the table that finished before D and are not in the state would be
+    left out for good without a word. They are returned (:data:`LATE_COLUMNS`, the reason saying
+    how to rate them) to be listed in ``late_games.csv`` and counted in a warning; a state that
+    records its days lists its own (:func:`_late_games`)."""
+    import polars as pl
+
+    if since is None or state.days_rated is not None or table.ordered_by_row:
+        return late.clear()
+    day = pl.col("finished_at").dt.date()
+    earlier = table.frame.filter(day < since)
+    if table.unnamed:  # never rated anyway: not listed
+        earlier = earlier.join(pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64}), on="row", how="anti")
+    if state.processed.height:
+        earlier = earlier.join(state.processed.select("game_id"), on="game_id", how="anti")
+    how = "add --catch-up" if state.folder is None else "rate the table from scratch (no --state, with --catch-up)"
+    return (
+        earlier.sort(["finished_at", "game_id"])
+        .with_columns(
+            pl.lit(f"finished before {since}, the first day this run rated (--date without --catch-up): not rated; {how}").alias(
+                "reason"
+            ),
+            pl.col("finished_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.fZ").alias("finished_at"),
+        )
+        .select(LATE_COLUMNS)
+        .cast(late.schema)
+    )
+
+
+def _earlier_warning(earlier: Any, state: EloState, since: dt.date) -> str:
+    if state.folder is None:
+        why, how = "from no --state", f"add --catch-up to rate every day up to {since}"
+    else:
+        why = "on a --state that records no rated days"
+        how = (
+            "that state cannot be caught up (--catch-up needs the days it rated): "
+            f"rate the table from scratch instead (no --state, --date {since} --catch-up)"
+        )
+    return (
+        f"warning: {earlier.height} game(s) finished before {since} and were not rated: --date {since} {why} rates "
+        f"that day only (see late_games.csv; first: {earlier['game_id'][0]!r}, {earlier['finished_at'][0]}); {how}"
     )
 
 

@@ -323,6 +323,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         game_id = pl.col("file")
         if "game_id" in df.columns:
             game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
+            _refuse_name_clash(df, table)
         kept = [c for c in ("finished_at", "robot0", "robot1", "competition") if c in df.columns]
         df = df.select(
             [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
@@ -405,6 +406,39 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
     table.notes = tuple(notes)
     table.ordered_by_row = ordered_by_row
     return table
+
+
+def _refuse_name_clash(df: Any, table: GamesTable) -> None:
+    """Refuse a replay table in which different games share a ``game_id`` that is only their file
+    name: replay names a GCG file without a ``#id`` line (and a Netskrafl record without a
+    ``game_id``) by its file name, so ``a/game.gcg`` and ``b/game.gcg`` both get ``game.gcg``.
+    Rated by that id, the second game would be skipped as already seen (and on a later night as
+    already rated): a wrong answer, so one line naming both files, nothing rated. Rows of one id
+    that are the same game (the same file given twice, or copies with the same players and
+    scores) are not refused: the later ones are skipped as repeats, with a warning.
+
+    Raises:
+        DataError: two rows of one name-only ``game_id`` differ in players or scores."""
+    import polars as pl
+
+    facts = [c for c in ("player1", "player2", "score1", "score2", "moves") if c in df.columns]
+    name = pl.col("file").cast(pl.String).str.replace(r"^.*[/\\]", "")
+    named = df.filter(pl.col("game_id").is_not_null() & pl.col("file").is_not_null()).with_columns(
+        (pl.col("game_id").cast(pl.String) == name).alias("_by_name")
+    )
+    clash = (
+        named.filter(pl.col("_by_name").any().over("game_id")).filter(pl.struct(facts).n_unique().over("game_id") > 1).sort("row")
+    )
+    if clash.height:
+        gid = clash["game_id"][0]
+        files = clash.filter(pl.col("game_id") == gid)["file"].unique(maintain_order=True).to_list()
+        more = f" and {len(files) - 2} more" if len(files) > 2 else ""
+        raise DataError(
+            f"game_id {gid!r} is shared by different games: {files[0]} and {files[1]}{more} (a GCG file without a "
+            "#id line is known by its file name); give each game a #id line or a file name of its own, then replay "
+            "them again. Nothing was rated",
+            path=table.path,
+        )
 
 
 SEATS = ("player0", "player1")

@@ -103,7 +103,8 @@ def plan_days(state: EloState, date: dt.date | None, catch_up: bool) -> tuple[dt
     if rated is None:
         if catch_up and state.folder is not None:
             raise UsageError(
-                f"--catch-up: {where} does not record the days it rated (written by an older skrafl); rate from scratch instead"
+                f"--catch-up: {where} does not record the days it rated (written by an older skrafl, or rated from games "
+                "without times); rate from scratch instead"
             )
         # From nothing: only D, or with --catch-up every day up to D.
         return (None, DaysRated(None, date)) if catch_up else (date, DaysRated(date, date))

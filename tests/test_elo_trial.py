@@ -1,0 +1,127 @@
+"""Problems of a user trial of ``skrafl elo`` (reproduced, then fixed):
+
+- different GCG games that share a file name (``a/game.gcg``, ``b/game.gcg``) both get the
+  ``game_id`` ``game.gcg`` from replay (a GCG file without ``#id`` is known by its file name):
+  rated by that id, the second was skipped as "already seen" (a wrong answer). Now refused, one
+  line naming both files; the same game twice is still rated once.
+- ``--date D`` from no state, or from a state that records no rated days (rated from replay's
+  undated games), rated D only and dropped the earlier games without a word: now they are listed
+  in ``late_games.csv`` and counted in a warning that says how to rate them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
+GCG = SHARED / "corpora" / "gcg"
+FIXTURE = ROOT / "tests" / "fixtures" / "elo" / "games.csv"
+needs_corpus = pytest.mark.skipif(not GCG.exists(), reason="no corpus in ../shared")
+
+TWO_GAMES = ("domino14_macondo__gcgio_testdata_doug_v_emely.gcg", "domino14_macondo__gcgio_testdata_noah_vs_mishu.gcg")
+
+
+def _skrafl(*args, cwd: Path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def _games2(tmp_path: Path) -> Path:
+    """The fixture's games of 1 and 2 May 2024 and one more on 3 May."""
+    path = tmp_path / "games2.csv"
+    path.write_text(
+        FIXTURE.read_text(encoding="utf-8") + "n7,2024-05-03T10:00:00Z,anna,dora,false,false,400,300,false\n", encoding="utf-8"
+    )
+    return path
+
+
+@needs_corpus
+def test_different_gcg_games_sharing_a_file_name_are_refused_naming_both(tmp_path):
+    for sub, name in zip("ab", TWO_GAMES):
+        (tmp_path / "dup" / sub).mkdir(parents=True)
+        shutil.copy(GCG / name, tmp_path / "dup" / sub / "game.gcg")
+    r = _skrafl("replay", "dup", "--out", "rp_dup", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert pl.read_parquet(tmp_path / "rp_dup" / "games.parquet")["game_id"].to_list() == ["game.gcg", "game.gcg"]
+    for extra in ([], ["--state", "rp_state"]):
+        if extra:  # nightly style: a state rated from another game first
+            (tmp_path / "one").mkdir()
+            shutil.copy(GCG / TWO_GAMES[0], tmp_path / "one" / "other.gcg")
+            assert _skrafl("replay", "one", "--out", "rp_one", "-q", cwd=tmp_path).returncode == 0
+            assert _skrafl("elo", "--games", "rp_one/games.parquet", "--out", "rp_state", "-q", cwd=tmp_path).returncode == 0
+        r = _skrafl("elo", "--games", "rp_dup/games.parquet", "--out", "elo_dup", *extra, cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "'game.gcg'" in lines[0] and "dup/a/game.gcg" in lines[0] and "dup/b/game.gcg" in lines[0], lines
+        assert "#id" in lines[0]
+        assert not (tmp_path / "elo_dup").exists()
+
+
+@needs_corpus
+def test_the_same_gcg_game_twice_is_still_rated_once(tmp_path):
+    # two copies of one game (same players, same scores): one game, the copy skipped with a warning
+    for sub in "ab":
+        (tmp_path / "dup" / sub).mkdir(parents=True)
+        shutil.copy(GCG / TWO_GAMES[0], tmp_path / "dup" / sub / "game.gcg")
+    assert _skrafl("replay", "dup", "--out", "rp", "-q", cwd=tmp_path).returncode == 0
+    r = _skrafl("elo", "--games", "rp/games.parquet", "--out", "elo", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "already seen" in r.stderr and "1 games rated" in r.stderr
+    # and ids of their own (#id) that differ are two games, whatever the file names
+    for sub, name in zip("ab", TWO_GAMES):
+        text = (GCG / name).read_text(encoding="utf-8", errors="replace")
+        (tmp_path / "dup" / sub / "game.gcg").write_text(f"#id test {sub}\n" + text, encoding="utf-8")
+    assert _skrafl("replay", "dup", "--out", "rp2", "-q", cwd=tmp_path).returncode == 0
+    r = _skrafl("elo", "--games", "rp2/games.parquet", "--out", "elo2", cwd=tmp_path)
+    assert r.returncode == 0 and "2 games rated" in r.stderr, r.stderr
+
+
+def test_date_from_no_state_lists_and_warns_about_the_earlier_games(tmp_path):
+    games = _games2(tmp_path)
+    r = _skrafl("elo", "--games", games, "--date", "2024-05-03", "--out", "d3x", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    warning = [line for line in r.stderr.splitlines() if "before 2024-05-03" in line]
+    assert len(warning) == 1 and "6 game(s)" in warning[0] and "--catch-up" in warning[0], r.stderr
+    late = pl.read_csv(tmp_path / "d3x" / "late_games.csv")
+    assert late["game_id"].to_list() == ["n1", "n2", "n3", "n4", "n5", "n6"]
+    assert all("--catch-up" in reason for reason in late["reason"])
+    assert "1 games rated" in r.stderr and "6 late" in r.stderr
+    # what the warning says to do rates them: the same as a run from scratch
+    r = _skrafl("elo", "--games", games, "--date", "2024-05-03", "--catch-up", "--out", "caught", cwd=tmp_path)
+    assert r.returncode == 0 and "before 2024-05-03" not in r.stderr, r.stderr
+    assert _skrafl("elo", "--games", games, "--out", "whole", "-q", cwd=tmp_path).returncode == 0
+    assert pl.read_parquet(tmp_path / "caught" / "ratings.parquet").equals(
+        pl.read_parquet(tmp_path / "whole" / "ratings.parquet")
+    )
+    # the first day of the window: no game before it, no warning
+    r = _skrafl("elo", "--games", games, "--date", "2024-05-01", "--out", "d1", cwd=tmp_path)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+
+
+@needs_corpus
+def test_date_on_a_state_without_rated_days_warns_about_the_earlier_games(tmp_path):
+    # a state rated from replay's undated games (GCG files): "days_rated": null
+    (tmp_path / "one").mkdir()
+    shutil.copy(GCG / TWO_GAMES[1], tmp_path / "one" / "x.gcg")
+    assert _skrafl("replay", "one", "--out", "rp", "-q", cwd=tmp_path).returncode == 0
+    assert _skrafl("elo", "--games", "rp/games.parquet", "--out", "elo_rp", "-q", cwd=tmp_path).returncode == 0
+    assert json.loads((tmp_path / "elo_rp" / "params.json").read_text())["days_rated"] is None
+    games = _games2(tmp_path)
+    r = _skrafl("elo", "--games", games, "--date", "2024-05-03", "--state", "elo_rp", "--out", "d3x", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    warning = [line for line in r.stderr.splitlines() if "before 2024-05-03" in line]
+    assert len(warning) == 1 and "6 game(s)" in warning[0] and "from scratch" in warning[0], r.stderr
+    assert pl.read_csv(tmp_path / "d3x" / "late_games.csv")["game_id"].to_list() == ["n1", "n2", "n3", "n4", "n5", "n6"]
+    # --catch-up on that state is refused, and says why
+    r = _skrafl("elo", "--games", games, "--date", "2024-05-03", "--state", "elo_rp", "--catch-up", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 2 and "does not record the days" in r.stderr, r.stderr
