@@ -60,6 +60,27 @@ class GameLogError(DataError):
         self.detail = message
 
 
+def read_game_bytes(path: str) -> bytes:
+    """The bytes of a game file (GCG or Netskrafl JSON record), read with a size cap: at most
+    :data:`gamecore.text.GAME_FILE_MAX` bytes (16 MiB; a real game file is a few KB), so a huge
+    or endless file (``/dev/zero``) costs no more memory than that.
+
+    Raises:
+        GameLogError: ``FILE_UNREADABLE`` (an OS error), ``FILE_TOO_LARGE`` (more than the cap)."""
+    from gamecore.text import GAME_FILE_MAX, mib, read_at_most
+
+    try:
+        with open(path, "rb") as f:
+            data = read_at_most(f, GAME_FILE_MAX)
+    except OSError as exc:
+        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
+    if data is None:
+        raise GameLogError(
+            "FILE_TOO_LARGE", f"more than {mib(GAME_FILE_MAX)}: not a game file (a game file is a few KB)", path, None
+        )
+    return data
+
+
 @dataclass
 class Finding:
     """A warning (lenient mode: the fault was repaired or ignored) or an error, with its code."""
@@ -240,6 +261,7 @@ __all__ = [
     "Player",
     "TIME_EXAMPLE",
     "parse_time",
+    "read_game_bytes",
     "split_tiles",
     "tile_text",
     "tiles_text",

@@ -36,7 +36,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time, split_tiles
+from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time, read_game_bytes, split_tiles
 from gamecore.text import INT32_MAX, nfc
 
 MAX_PLAYERS = 4
@@ -955,12 +955,10 @@ def read_gcg(path: str | Path, *, strict: bool = False, board_size: int | None =
 
     Raises:
         GameLogError: a fault (with ``code``, ``path``, ``line``); ``OSError`` is re-raised as
-        ``GameLogError("FILE_UNREADABLE", ...)``.
+        ``GameLogError("FILE_UNREADABLE", ...)``; a file of more than
+        :data:`gamecore.text.GAME_FILE_MAX` bytes is ``FILE_TOO_LARGE`` (read no further).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
+    data = read_game_bytes(str(path))
     return parse_gcg_bytes(data, path=str(path), strict=strict, board_size=board_size, multi=multi)
 
 

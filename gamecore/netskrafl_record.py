@@ -32,7 +32,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time
+from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, Player, parse_time, read_game_bytes
 from gamecore.text import INT32_MAX, nfc, strip_bom
 
 _ROWS = "ABCDEFGHIJKLMNOPQRSTU"
@@ -299,12 +299,10 @@ def read_netskrafl_record(path: str | Path, *, strict: bool = False) -> Game:
     """Read a Netskrafl JSON game record file (see :func:`parse_netskrafl_bytes`).
 
     Raises:
-        GameLogError: ``FILE_UNREADABLE``, ``RECORD_MALFORMED`` (not JSON, missing fields) and the
+        GameLogError: ``FILE_UNREADABLE``, ``FILE_TOO_LARGE`` (more than
+        :data:`gamecore.text.GAME_FILE_MAX` bytes), ``RECORD_MALFORMED`` (not JSON, missing fields) and the
         codes of :func:`parse_netskrafl_record`."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", str(path), None) from None
+    raw = read_game_bytes(str(path))
     return parse_netskrafl_bytes(raw, str(path), strict=strict)
 
 

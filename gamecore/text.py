@@ -14,7 +14,10 @@ word list, stdin), so a file with one reads as the same file without.
 A word read from a list or stdin is at most :data:`WORD_MAX` characters, more than any board's row
 holds (the largest boards are 21 squares): a longer line is one error, not a word.
 :func:`capped_lines` reads lines of at most :data:`LINE_CAP` bytes at once and only counts the
-characters of a longer line (a 50 MB "word" is not held in memory).
+characters of a longer line (a 50 MB "word" is not held in memory); :func:`bounded_lines` reads
+lines of at most a cap and stops at the first longer one without reading the rest of it (an endless
+stream such as ``/dev/zero`` ends at once). A whole file read into memory (a game log, a board) is
+read with :func:`read_at_most`: at most :data:`GAME_FILE_MAX` / :data:`BOARD_FILE_MAX` bytes.
 
 Numbers read at the same boundaries (scores, totals) must fit a signed 32-bit integer: the Parquet
 tables store them as int32. :data:`INT32_MIN` and :data:`INT32_MAX` are those bounds.
@@ -23,19 +26,27 @@ tables store them as int32. :data:`INT32_MIN` and :data:`INT32_MAX` are those bo
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 from typing import BinaryIO, Iterator
 from unicodedata import is_normalized as _is_normalized
 from unicodedata import normalize as _normalize
 
 __all__ = [
+    "BOARD_FILE_MAX",
     "BOM",
+    "DUMP_LINE_MAX",
+    "GAME_FILE_MAX",
     "INT32_MAX",
     "INT32_MIN",
     "LINE_CAP",
     "PATTERN_MAX",
     "WORD_MAX",
+    "bounded_lines",
     "capped_lines",
+    "mib",
     "nfc",
+    "read_at_most",
+    "read_board_text",
     "strip_bom",
     "word_too_long",
 ]
@@ -60,6 +71,74 @@ LINE_CAP = 4096
 """The most bytes of one line :func:`capped_lines` reads into memory at once (a word of
 :data:`WORD_MAX` letters is at most 256 bytes of UTF-8; the rest is room for white space and a
 ``#`` comment)."""
+
+
+DUMP_LINE_MAX = 1 << 16
+"""The most bytes of one line of a dictionary dump (a BÍN CSV row, an Ordbank form, a Hunspell
+``.dic``/``.aff`` line, a Sloleks row): a real line is under 1 KB; a longer one is one error
+``FILE:LINE``, read no further (:func:`bounded_lines`). Word lists (one word per line: ``wordlist``,
+SCOWL) are read with :data:`LINE_CAP`."""
+
+GAME_FILE_MAX = 16 << 20
+"""The most bytes of a game file (a GCG file, a Netskrafl JSON record): a real game is a few KB
+(a 4-player GCG with notes on every move, a few hundred KB at most); a larger file is one error,
+``FILE_TOO_LARGE``, read no further than this (an endless ``/dev/zero`` included)."""
+
+BOARD_FILE_MAX = 1 << 20
+"""The most bytes of a board or CGP file and of one ``--board -`` stdin line: a 21×21 board is
+under 2 KB even with bracketed multi-letter tiles."""
+
+
+def mib(n: int) -> str:
+    """``16 MiB`` for a byte count that is a whole number of MiB, else ``N bytes``."""
+    return f"{n >> 20} MiB" if n and n % (1 << 20) == 0 else f"{n} bytes"
+
+
+def read_at_most(fh: BinaryIO, cap: int) -> bytes | None:
+    """The whole rest of the binary stream ``fh`` when it is at most ``cap`` bytes, else None;
+    never reads more than ``cap + 1`` bytes (an endless stream ends)."""
+    data = fh.read(cap + 1)
+    return None if len(data) > cap else data
+
+
+def read_board_text(path: str | Path, what: str = "board") -> str:
+    """The text of a board or CGP file, UTF-8, read with :func:`read_at_most`: at most
+    :data:`BOARD_FILE_MAX` bytes (1 MiB) of it, so a huge file costs no memory.
+
+    Raises:
+        DataError: cannot be read, more than :data:`BOARD_FILE_MAX` bytes, or not UTF-8 (its line)."""
+    from gamecore.errors import DataError
+
+    try:
+        with open(path, "rb") as f:
+            data = read_at_most(f, BOARD_FILE_MAX)
+    except OSError as exc:
+        raise DataError(f"cannot read {what}: {exc.strerror or exc}", path) from None
+    if data is None:
+        raise DataError(f"more than {mib(BOARD_FILE_MAX)}: not a {what} file (a board is a few hundred bytes)", path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{what} file is not UTF-8 text", path, data.count(b"\n", 0, exc.start) + 1) from None
+
+
+def bounded_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes | None]]:
+    """Yield ``(line number, raw)`` for each line of the binary stream ``fh`` (``raw`` with its line
+    break) whose bytes without the line break are at most ``cap``; a longer line yields
+    ``(line number, None)`` and ends the iteration, the rest of it and of ``fh`` not read (unlike
+    :func:`capped_lines`, which reads on to count the line: ``/dev/zero`` would never end). At most
+    ``cap + 2`` bytes are held."""
+    lineno = 0
+    while True:
+        raw = fh.readline(cap + 2)
+        if not raw:
+            return
+        lineno += 1
+        body = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
+        if len(body) > cap:
+            yield lineno, None
+            return
+        yield lineno, raw
 
 
 def nfc(s: str) -> str:

@@ -7,11 +7,12 @@ import os
 from pathlib import Path
 
 from gamecore.errors import UsageError
-from gamecore.gamelog import Game, GameLogError
+from gamecore.gamelog import Game, GameLogError, read_game_bytes
 
 
 def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
-    """Read a GCG file or a Netskrafl JSON record, by content (a record starts with ``{``).
+    """Read a GCG file or a Netskrafl JSON record, by content (a record starts with ``{``); a file
+    of more than :data:`gamecore.text.GAME_FILE_MAX` bytes is ``FILE_TOO_LARGE``.
 
     Raises:
         GameLogError."""
@@ -19,11 +20,7 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
     from gamecore.netskrafl_record import parse_netskrafl_record
 
     path = str(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise GameLogError("FILE_UNREADABLE", f"cannot read: {exc.strerror or exc}", path, None) from None
+    data = read_game_bytes(path)  # at most GAME_FILE_MAX bytes: FILE_TOO_LARGE beyond
     from gamecore.text import strip_bom
 
     head = strip_bom(data[:64]).lstrip()
