@@ -273,17 +273,35 @@ def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet,
 
 def stdin_paths(items: List[str]) -> List[str]:
     """The arguments with ``-`` replaced by the paths read from stdin (one per line, blank lines
-    skipped). Raises UsageError when stdin gives no path."""
+    skipped; a leading byte-order mark and Windows line ends dropped). A line is read up to
+    :data:`gamecore.text.LINE_CAP` bytes (4 KiB, Linux's longest path), no more: a longer line,
+    an endless stdin included, is one error. Raises UsageError (``-:LINE: …`` for a line) when
+    stdin gives no path, a line is too long, or names no file or folder."""
     if "-" not in items:
         return list(items)
     import os
     import sys
 
+    from gamecore.text import LINE_CAP, bounded_lines, strip_bom
+
     out: List[str] = []
     for item in items:
         if item == "-":
-            # paths as the file system spells them: not put in NFC (an NFD file name stays NFD)
-            got = [os.fsdecode(line.rstrip(b"\r\n")) for line in sys.stdin.buffer if line.strip()]
+            got: List[str] = []
+            for lineno, raw in bounded_lines(sys.stdin.buffer, LINE_CAP):
+                if raw is None:
+                    raise UsageError(f"a line of more than {LINE_CAP} bytes: expected one file or folder per line", "-", lineno)
+                raw = raw.rstrip(b"\r\n")
+                if lineno == 1:
+                    raw = strip_bom(raw)
+                if not raw.strip():
+                    continue
+                # paths as the file system spells them: not put in NFC (an NFD file name stays NFD)
+                path = os.fsdecode(raw)
+                if not os.path.lexists(path):
+                    shown = path if len(path) <= 200 else path[:200] + "…"
+                    raise UsageError(f"no such file or folder: {shown}", "-", lineno)
+                got.append(path)
             if not got:
                 raise UsageError("'-' given but stdin holds no path (one file or folder per line)")
             out.extend(got)
