@@ -7,9 +7,11 @@ run with exit status 2 and leaves every earlier output as it was):
    ``build``, or a copy of a lexicon built elsewhere). The fingerprint covers what the lexicon is
    made of: the recipe folder ``lexicon_sources/LANG/`` and the ``--input`` file (``lang`` mode,
    built with ``skrafl build`` only when no lexicon of that fingerprint exists yet), or the files
-   of the lexicon at ``path`` (``path`` mode: its marker's sizes and checksums, without
-   ``build_stats.json``). The lexicon *changed* when the previous night's run log names another
-   fingerprint.
+   of the lexicon at ``path`` (``path`` mode: the sizes and checksums its marker lists for the
+   files under that folder, without ``build_stats.json``; a tier such as ``output/is/midlungur``
+   shares the marker of ``output/is`` but not its fingerprint). A kept copy in path mode is checked
+   against those files and copied again if it holds another lexicon. The lexicon *changed* when
+   the previous night's run log names another fingerprint.
 2. ``replay``: the games finished since the last night that rated (the day after the newest
    ``elo.out/DAY`` before D; from nothing: every day) up to D, into the dataset
    ``replay.dataset``, ``--since … --until D`` (:func:`pipelines.replay.jobs.run_replay_dataset`):
@@ -48,8 +50,11 @@ The run log ``WORK/logs/D.json`` (JSON; replaced whole at the end of each run, a
 except that a failed run of a day whose log records a success keeps that record and is appended
 to its ``failed_attempts``, see :func:`_write_log`):
 ``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), and per step
-``step, status (ok/skipped/failed), inputs, outputs, counts, seconds, error`` (and ``notes``:
-replay's days without games, elo's warnings). The lexicon step's counts: ``fingerprint``,
+``step, status (ok/skipped/failed/stopped), inputs, outputs, counts, seconds, error`` (and
+``notes``: replay's days without games, elo's warnings). A run stopped by SIGINT or SIGTERM is
+``failed`` with ``exit`` 128 + the signal's number, and the step it stopped is ``stopped`` with
+the error ``stopped by SIGINT`` (or ``SIGTERM``); a ``skrafl build`` under way is passed the
+signal and waited for, so that it discards its stage. The lexicon step's counts: ``fingerprint``,
 ``built`` (true only when ``skrafl build`` ran this night), ``got`` (how the night's lexicon was
 got: ``built``; ``copied`` from ``path``; ``kept``: ``WORK/lexicons/<fingerprint>`` was there
 already), ``changed`` and ``words``. The replay step's counts: ``since``, ``until``,
@@ -357,14 +362,33 @@ def _sha_files(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
+def _lexicon_files(folder: Path) -> dict:
+    """The files of the lexicon at the resolved ``folder`` with their sizes and checksums, as its
+    output's marker lists them, named relative to ``folder`` (``build_stats.json`` left out: its
+    times change from build to build). ``folder`` may be a tier inside a build's output
+    (``output/is/midlungur``): then only the files under it count, not the whole output's (the
+    tier and the full lexicon share one marker, in ``output/is``)."""
+    from gamecore.folders import output_root
+
+    found = output_root(folder)
+    if found is None:
+        return {}
+    root, marker = found
+    under = folder.relative_to(root).as_posix() if folder != root else ""
+    prefix = f"{under}/" if under else ""
+    return {
+        k[len(prefix) :]: v
+        for k, v in (marker or {}).get("files", {}).items()
+        if k.startswith(prefix) and not k.endswith("build_stats.json")
+    }
+
+
 def lexicon_fingerprint(cfg: dict) -> str:
     lex = cfg["lexicon"]
     if lex.get("path"):
-        from gamecore.folders import open_output, output_root
+        from gamecore.folders import open_output
 
-        folder = open_output(_under(cfg, lex["path"]), "lexicon")
-        _root, marker = output_root(folder)
-        files = {k: v for k, v in marker.get("files", {}).items() if not k.endswith("build_stats.json")}
+        files = _lexicon_files(open_output(_under(cfg, lex["path"]), "lexicon"))
         return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     import lexicon_sources
 
@@ -426,7 +450,7 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
     rec["inputs"] = [lex.get("path") or f"lexicon_sources/{lex['lang']}", *([lex["input"]] if lex.get("input") else [])]
     rec["outputs"] = [str(target)]
     rec["counts"] = {"fingerprint": fp[:16]}
-    if not (target / "manifest.json").exists():
+    if not (target / "manifest.json").exists() or (lex.get("path") and not _same_copy(cfg, target)):
         if lex.get("path"):
             from gamecore.folders import open_output
             from pipelines.atomic import output_dir
@@ -446,7 +470,7 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
                 cmd += ["--input", str(_under(cfg, lex["input"]))]
             if not lex.get("source"):
                 cmd += ["--entries", str(_entries(cfg))]
-            r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parents[1]))
+            r = _build(cmd)
             if r.returncode != 0:
                 raise StepFailed("lexicon", (r.stderr.strip().splitlines() or [f"skrafl build exited {r.returncode}"])[-1])
             rec["counts"]["built"], rec["counts"]["got"] = True, "built"
@@ -464,6 +488,47 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
     except (OSError, ValueError):
         pass
     return target, fp[:16], prev
+
+
+def _build(cmd: list[str]) -> subprocess.CompletedProcess:
+    """Run ``skrafl build`` (``cmd``). A stop of this run (SIGINT, SIGTERM) is passed on to the
+    build, which then discards its stage as any stopped command does, and waited for (at most
+    :data:`BUILD_STOP_WAIT` seconds, or until a second stop; then it is killed) before the stop
+    goes on up."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(Path(__file__).resolve().parents[1])
+    )
+    try:
+        out, err = proc.communicate()
+    except BaseException as exc:
+        import signal
+
+        try:
+            proc.send_signal(_stop_signal(exc) or signal.SIGTERM)
+            proc.wait(timeout=BUILD_STOP_WAIT)
+        except BaseException:  # noqa: BLE001 - a second stop, or a build that does not end: killed
+            proc.kill()
+            proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+BUILD_STOP_WAIT = 30.0
+"""Seconds a stopped nightly waits for its ``skrafl build`` to discard its stage."""
+
+
+def _same_copy(cfg: dict, target: Path) -> bool:
+    """Whether ``WORK/lexicons/<fingerprint>`` holds the files of the ``path`` lexicon (sizes and
+    checksums). A copy made by an older skrafl, whose fingerprint of a tier (``output/is/midlungur``)
+    was that of the whole output (``output/is``), may hold another lexicon under the same name:
+    it is copied again, not kept."""
+    from gamecore.folders import open_output
+
+    try:
+        copy = _lexicon_files(Path(os.path.realpath(target)))
+    except (OSError, ValueError):
+        return False
+    return copy == _lexicon_files(open_output(_under(cfg, cfg["lexicon"]["path"]), "lexicon"))
 
 
 DATE = "{date}"
@@ -714,8 +779,15 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
     except StepFailed as exc:
         failure = exc
         log["status"], log["exit"] = "failed", 2
+    except BaseException as exc:  # stopped (SIGINT, SIGTERM): still a log, the step that ran marked stopped
+        signum = _stop_signal(exc)
+        log["status"], log["exit"] = "failed", 128 + (signum or 2)
+        for rec in log["steps"]:
+            if rec["status"] == "running":
+                rec["status"], rec["error"] = "stopped", _stopped_text(signum)
+        raise
     finally:
-        if log["status"] == "running":  # interrupted: still a log
+        if log["status"] == "running":  # (not reached: every way out sets it)
             log["status"], log["exit"] = "failed", 130
         _write_log(work, day, log)
     if failure is not None:
@@ -742,10 +814,42 @@ def _run(rec: dict, fn):
         rec["status"], rec["error"] = "failed", _error_text(exc)
         raise StepFailed(rec["step"], rec["error"]) from None
     except Exception as exc:  # noqa: BLE001 - a step's bug fails the step, the log still says which
+        signum = _stop_signal(None)
+        if signum is not None:  # a stop that a library turned into another error: still a stop
+            rec["status"], rec["error"] = "stopped", _stopped_text(signum)
+            raise
         rec["status"], rec["error"] = "failed", f"internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})"
         raise StepFailed(rec["step"], rec["error"]) from None
+    except BaseException as exc:  # SIGINT, SIGTERM (pipelines.stops.Signalled, KeyboardInterrupt): the step was stopped
+        rec["status"], rec["error"] = "stopped", _stopped_text(_stop_signal(exc))
+        raise
     finally:
         rec["seconds"] = round(time.monotonic() - t, 3)
+
+
+def _stop_signal(exc: BaseException | None) -> int | None:
+    """The signal that stopped the run: the one ``exc`` carries (:class:`pipelines.stops.Signalled`,
+    replay's ``Stopped``), else the one recorded (:func:`pipelines.stops.stop_requested`), else
+    SIGINT for a plain :class:`KeyboardInterrupt`; None when no stop is known."""
+    import signal
+
+    from pipelines.stops import stop_requested
+
+    signum = getattr(exc, "signum", None) or stop_requested()
+    if signum is None and isinstance(exc, KeyboardInterrupt):
+        signum = signal.SIGINT
+    return int(signum) if signum is not None else None
+
+
+def _stopped_text(signum: int | None) -> str:
+    import signal
+
+    if signum is None:
+        return "stopped"
+    try:
+        return f"stopped by {signal.Signals(signum).name}"
+    except ValueError:
+        return f"stopped by signal {signum}"
 
 
 def _error_text(exc: BaseException) -> str:
