@@ -26,9 +26,13 @@ HELP = (
     "in the lexicon section, or steps whose folders overlap (such as the elo out inside the replay dataset) is one line "
     "FILE:LINE: what is wrong, exit 2, nothing run and no run log written.\n\n"
     "Exit status: 0 every step done; 2 bad config or a step failed, such as a day's games folder missing "
-    "(the log names it; every earlier output is kept as it was)."
+    "(the log names it; every earlier output is kept as it was); 130/143 stopped by SIGINT/SIGTERM (the log "
+    "marks the step stopped, naming the signal)."
 )
-EPILOG = "crontab: 15 2 * * * cd /srv/skrafl && .venv/bin/skrafl nightly nightly.toml -q >> logs/cron.log 2>&1"
+EPILOG = (
+    "Example: skrafl nightly nightly.toml --date 2025-08-11 (that day again: no output changes)   |   "
+    "crontab: 15 2 * * * cd /srv/skrafl && .venv/bin/skrafl nightly nightly.toml -q >> logs/cron.log 2>&1"
+)
 
 
 def nightly(
