@@ -134,10 +134,11 @@ def bounded_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, byte
         if not raw:
             return
         lineno += 1
-        body = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
-        if len(body) > cap:
-            yield lineno, None
-            return
+        if len(raw) > cap:  # (no copy of the common short line)
+            body = len(raw) - (2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0)
+            if body > cap:
+                yield lineno, None
+                return
         yield lineno, raw
 
 

@@ -48,14 +48,45 @@ STDIN_REFUSED = (
 
 
 def refuse_stdin(source: str | None, path: Path | str | None) -> None:
-    """Refuse ``-`` (stdin) as ``--source`` or ``--input`` of an ingest or a build, in one line.
+    """Refuse ``-`` (stdin) as ``--source`` or ``--input`` of an ingest or a build, in one line;
+    and a device or pipe given as either (:func:`refuse_special`).
 
     Raises:
-        UsageError: ``-: a dump is read from a file, not stdin …``."""
+        UsageError: ``-: a dump is read from a file, not stdin …``, ``PATH: not a regular file …``."""
     from gamecore.errors import UsageError
 
     if source == "-" or (path is not None and str(path) == "-"):
         raise UsageError(STDIN_REFUSED, "-")
+    for given in (source, path):
+        if given is not None:
+            refuse_special(given)
+
+
+def refuse_special(path: Path | str | None) -> None:
+    """Refuse a dump path that exists but is neither a regular file nor a folder: a device
+    (``/dev/zero``, endless), a named pipe, a socket. Such a file has no size or date to be the
+    source version, and an endless one would be read for ever. A path that does not exist (or a
+    source name) is left to :func:`lexicon_sources.source_for`.
+
+    Raises:
+        UsageError: ``PATH: not a regular file …``."""
+    import os
+    import stat
+
+    from gamecore.errors import UsageError
+
+    if path is None:
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UsageError(
+            "not a regular file (a device, pipe or socket): a dump is read from a file, whose name, size and "
+            "date are the source version; save the input to a file first",
+            str(path),
+        )
 
 
 def ingest(
@@ -70,7 +101,8 @@ def ingest(
         path: the dump file, for file sources.
         progress: tqdm progress bar on stderr.
     Raises:
-        UsageError: unknown language or source, missing file, ``-`` (stdin: :func:`refuse_stdin`).
+        UsageError: unknown language or source, missing file, ``-`` (stdin: :func:`refuse_stdin`),
+            a device or pipe (:func:`refuse_special`).
         DataError: the dump is malformed (file and line in the message).
     """
     from pipelines.atomic import check_output_dir, output_dir
@@ -98,6 +130,7 @@ def ingest_into(
 
     lang = language(lang_code)
     mod = reader(name)
+    refuse_special(path)  # /dev/zero would be read for ever
     started = time.time()
     rows = 0
     target = stage / ENTRIES

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom
+from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
 
 BATCH_ROWS = 200_000
 
@@ -42,12 +42,31 @@ class Batcher:
         return batch
 
 
-def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Iterator[tuple[int, str]]:
-    """Yield ``(line number, line without its newline)`` of a text file, each line in Unicode NFC
-    (the first without a leading byte-order mark: :func:`gamecore.text.strip_bom`).
+def too_long(cap: int, what: str) -> str:
+    """The message for a line over ``cap`` bytes (read no further: :func:`gamecore.text.bounded_lines`)."""
+    return f"a line of more than {cap} bytes: not a line of a {what}"
+
+
+def check_line_lengths(path: Path, cap: int = DUMP_LINE_MAX, what: str = "file") -> None:
+    """Read ``path`` once, a line of at most ``cap`` bytes at a time, and refuse a longer line:
+    for readers that hand a whole file to a parser (so that no line of it is huge).
 
     Raises:
-        DataError: the file is missing, empty, or a line is not in ``encoding`` (the line is named).
+        DataError: a line of more than ``cap`` bytes (file and line)."""
+    with open(path, "rb") as fh:
+        for lineno, raw in bounded_lines(fh, cap):
+            if raw is None:
+                raise DataError(too_long(cap, what), path, lineno)
+
+
+def text_lines(path: Path, encoding: str = "utf-8", what: str = "file", cap: int = DUMP_LINE_MAX) -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, line without its newline)`` of a text file, each line in Unicode NFC
+    (the first without a leading byte-order mark: :func:`gamecore.text.strip_bom`); a line is read
+    up to ``cap`` bytes, no further (:func:`gamecore.text.bounded_lines`).
+
+    Raises:
+        DataError: the file is missing, empty, a line is longer than ``cap`` bytes or not in
+        ``encoding`` (the line is named).
     """
     path = Path(path)
     try:
@@ -56,7 +75,9 @@ def text_lines(path: Path, encoding: str = "utf-8", what: str = "file") -> Itera
         raise DataError(f"{what} not found", path) from None
     with fh:
         lineno = 0
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in bounded_lines(fh, cap):
+            if raw is None:
+                raise DataError(too_long(cap, what), path, lineno)
             try:
                 line = raw.decode(encoding)
             except UnicodeDecodeError as exc:

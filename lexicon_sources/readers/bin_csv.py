@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom
-from lexicon_sources.readers._common import file_version, whole_number
+from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
+from lexicon_sources.readers._common import file_version, too_long, whole_number
 from lexicon_sources.readers.bin_schema import COLUMNS, INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
 
 SCHEMA = schema
@@ -32,7 +32,9 @@ def sniff(path: Path) -> str:
         DataError: empty file, or a first line with neither 6 nor 15 fields.
     """
     with open(path, "rb") as fh:
-        first = fh.readline()
+        first = fh.readline(DUMP_LINE_MAX + 2)
+    if len(first.rstrip(b"\r\n")) > DUMP_LINE_MAX:
+        raise DataError(too_long(DUMP_LINE_MAX, "BÍN CSV file"), path, 1)
     if not first.strip():
         raise DataError("empty file: expected BÍN CSV rows (SHsnid: 6 fields, KRsnid: 15 fields)", path, 1)
     n = first.count(b";") + 1
@@ -69,7 +71,9 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
         open(path, "rb") as fh,
         tqdm(total=size, unit="B", unit_scale=True, desc=path.name, disable=not progress, mininterval=0.5) as bar,
     ):
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in bounded_lines(fh, DUMP_LINE_MAX):
+            if raw is None:
+                raise DataError(too_long(DUMP_LINE_MAX, "BÍN CSV file"), path, lineno)
             bar.update(len(raw))
             done += len(raw)
             try:

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
-from gamecore.text import nfc, strip_bom
-from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
+from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
+from lexicon_sources.readers._common import Batcher, check_line_lengths, dist_versions, file_version, gc_paused, too_long
 
 NAME = "hunspell"
 DEFAULT_DICTIONARY = "sl_SI"
@@ -145,7 +145,8 @@ def load(path: Path) -> tuple[Any, Any]:
     """Parse ``NAME.dic`` + ``NAME.aff`` with spylls: ``(aff, dic)``.
 
     Raises:
-        DataError: the .aff is missing, the .dic is not in the encoding the .aff's ``SET`` names
+        DataError: the .aff is missing, a line of either is longer than
+            :data:`gamecore.text.DUMP_LINE_MAX` bytes, the .dic is not in the encoding the .aff's ``SET`` names
             (first bad line named), or spylls cannot parse a file.
     """
     try:
@@ -154,6 +155,7 @@ def load(path: Path) -> tuple[Any, Any]:
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise UsageError("the hunspell source needs 'spylls': pip install 'skrafl[sl]' (or make setup)") from exc
     dic_path, aff_path = _pair(path)
+    check_line_lengths(aff_path, DUMP_LINE_MAX, "Hunspell file")  # before spylls reads it
     try:
         aff, context = readers.read_aff(_bom_reader(FileReader)(str(aff_path)))
     except Exception as exc:  # spylls raises plain exceptions for bad directives
@@ -161,7 +163,9 @@ def load(path: Path) -> tuple[Any, Any]:
     encoding = context.encoding
     for path in (aff_path, dic_path):  # spylls would carry undecodable bytes on as surrogates
         with open(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
+            for lineno, raw in bounded_lines(fh, DUMP_LINE_MAX):  # no huge line reaches spylls
+                if raw is None:
+                    raise DataError(too_long(DUMP_LINE_MAX, "Hunspell file"), path, lineno)
                 try:
                     raw.decode(encoding)
                 except UnicodeDecodeError as exc:

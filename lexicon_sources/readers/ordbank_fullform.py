@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom
-from lexicon_sources.readers._common import Batcher, file_version, whole_number
+from gamecore.text import DUMP_LINE_MAX, nfc, strip_bom
+from lexicon_sources.readers._common import Batcher, check_line_lengths, file_version, whole_number
 
 NAME = "ordbank"
 FIELDS = 9
@@ -70,7 +70,8 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     """Yield one record batch per 200,000 forms.
 
     Raises:
-        DataError: no file, an empty file, mixed encodings, a line without 9 tab-separated fields,
+        DataError: no file, an empty file, a line of more than :data:`gamecore.text.DUMP_LINE_MAX`
+            bytes, mixed encodings, a line without 9 tab-separated fields,
             or a LEMMA_ID / BOY_NUMMER that is not a number (file and line named).
     """
     if path is None:
@@ -79,6 +80,7 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
 
     path = Path(path)
     try:
+        check_line_lengths(path, DUMP_LINE_MAX, "Ordbank form list")  # the whole file is read below
         data = path.read_bytes()
     except FileNotFoundError:
         raise DataError("file not found", path) from None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
+from gamecore.text import LINE_CAP
 from lexicon_sources.readers._common import Batcher, text_lines
 
 NAME = "scowl"
@@ -85,7 +86,7 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
     for f in tqdm(_files(folder), desc="SCOWL lists", unit=" files", disable=not progress, mininterval=0.5):
         m = _FILE.match(f.name)
         batcher = Batcher(SCHEMA())
-        for lineno, line in text_lines(f, what="SCOWL list"):
+        for lineno, line in text_lines(f, what="SCOWL list", cap=LINE_CAP):
             word = line.strip()
             if not word:
                 continue

@@ -2,7 +2,9 @@
 committee's own list). Usable for any language: ``skrafl build en --source wordlist --input FILE``.
 
 Blank lines and lines starting with ``#`` are skipped; surrounding white space, Windows line ends
-and a leading UTF-8 byte-order mark are stripped; words are read in Unicode NFC. A word written all in capitals (as tournament lists write
+and a leading UTF-8 byte-order mark are stripped; words are read in Unicode NFC. A line is read up to
+:data:`gamecore.text.LINE_CAP` bytes (4 KiB), no further: a longer one is an error naming the line
+(a long word shorter than that is the recipe's to drop, by its ``max_length`` rule). A word written all in capitals (as tournament lists write
 every word: ``AARDVARK``) carries no case information and is lowercased; any other word keeps its
 case and the recipe decides (``Paris``, capitalised, is a proper noun; ``aardvark`` is a word).
 """
@@ -13,8 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom
-from lexicon_sources.readers._common import file_version
+from gamecore.text import LINE_CAP, bounded_lines, nfc, strip_bom
+from lexicon_sources.readers._common import file_version, too_long
 
 NAME = "wordlist"
 
@@ -34,7 +36,8 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     """Yield one record batch of the list's words (``form`` = ``lemma`` = the word).
 
     Raises:
-        DataError: no file, a line that is not UTF-8, or no words at all.
+        DataError: no file, a line of more than :data:`gamecore.text.LINE_CAP` bytes or not UTF-8,
+            or no words at all.
     """
     if path is None:
         raise DataError("the wordlist source needs a file: --input WORDS.txt")
@@ -44,7 +47,9 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
     words: list[str] = []
     rows: list[int] = []
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in bounded_lines(fh, LINE_CAP):
+            if raw is None:
+                raise DataError(too_long(LINE_CAP, "word list (one word per line)"), path, lineno)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
