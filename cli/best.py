@@ -88,9 +88,10 @@ def best(
     letter; 'leave' is what stays on the rack.
     """
     from gamecore.best import load_bundle
-    from gamecore.board import parse_cgp, read_board
+    from gamecore.board import parse_board_text, parse_cgp
     from gamecore.errors import UsageError
     from gamecore.rules import load_rules, rules_for
+    from gamecore.text import read_board_text
 
     if lexicon is not None and lang is not None:
         raise UsageError("give --lang or --lexicon, not both")
@@ -153,14 +154,14 @@ def best(
     cgp_rack = None
     if board_format == BoardFormat.cgp:
         p = Path(board)
-        text, path = (p.read_text(encoding="utf-8"), p) if p.is_file() else (board, None)
+        text, path = (read_board_text(p, "CGP"), p) if p.is_file() else (board, None)
         pos = parse_cgp(text, tile_set, layout, path=path)  # a file: its own line numbers
         position, cgp_rack = pos.board, pos.racks[0]
     else:
         p = Path(board)
         if not p.is_file():
             raise UsageError(f"no board file {board}")
-        position = read_board(p, tile_set, layout, board_format.value)
+        position = parse_board_text(read_board_text(p), tile_set, layout, board_format.value, p)  # at most 1 MiB read
     if rack is not None:
         rack_tiles = tile_set.parse_rack(rack)
     elif cgp_rack:
@@ -216,20 +217,26 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
 def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
     """``--board -``: one CGP position per line of stdin, its plays written (and flushed) before
     the next line is read. A bad line: one error line ``-:LINE: why`` on stderr, no output, the
-    next lines go on. Returns the exit status: 0, or 2 when some line was bad."""
+    next lines go on; a line of more than :data:`gamecore.text.BOARD_FILE_MAX` bytes (1 MiB) is
+    read no further and ends the run. Returns the exit status: 0, or 2 when some line was bad."""
     import json
     import sys
 
     from gamecore.board import parse_cgp
     from gamecore.errors import SkraflError
-    from gamecore.text import nfc
+    from gamecore.text import BOARD_FILE_MAX, bounded_lines, mib, nfc
 
     out = sys.stdout
     bad = 0
     if fmt == OutputFormat.tsv:
         out.write("\t".join(["line", *columns]) + "\n")
     blocks = 0
-    for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+    for lineno, raw in bounded_lines(sys.stdin.buffer, BOARD_FILE_MAX):
+        if raw is None:  # the rest of the line (an endless stdin) is not read: the run ends here
+            bad += 1
+            out.flush()
+            typer.echo(f"skrafl: error: -:{lineno}: a line of more than {mib(BOARD_FILE_MAX)}: not a CGP position", err=True)
+            break
         try:
             try:
                 text = raw.decode("utf-8").lstrip("\ufeff").strip()

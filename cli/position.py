@@ -143,12 +143,14 @@ def load_position(
             p = Path(board)
             text, path = (_read_text(p), p) if p.is_file() else (board, None)
         return cgp_position(text, ruleset, path)
-    from gamecore.board import read_board
+    from gamecore.board import parse_board_text
+    from gamecore.text import read_board_text
 
     p = Path(board)
     if not p.is_file():
         raise UsageError(f"no board file {board}")
-    return Position(read_board(p, tile_set, layout, board_format.value), ruleset, what=str(p))
+    text = read_board_text(p)  # at most BOARD_FILE_MAX bytes read
+    return Position(parse_board_text(text, tile_set, layout, board_format.value, p), ruleset, what=str(p))
 
 
 def cgp_position(text: str, ruleset, path: Optional[Path] = None) -> Position:
@@ -165,12 +167,11 @@ def cgp_position(text: str, ruleset, path: Optional[Path] = None) -> Position:
 
 
 def _read_text(p: Path) -> str:
-    from gamecore.errors import DataError
+    """A CGP file's text: at most :data:`gamecore.text.BOARD_FILE_MAX` bytes read (DataError beyond,
+    or when it is not UTF-8)."""
+    from gamecore.text import read_board_text
 
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text", p) from None
+    return read_board_text(p, "CGP")
 
 
 def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang: Optional[str]) -> Position:
