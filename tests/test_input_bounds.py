@@ -1,0 +1,289 @@
+"""Memory is bounded whatever the input (a user trial: ``skrafl replay /dev/zero`` and ``skrafl build
+en --source wordlist --input /dev/zero`` were killed by the machine's OOM killer at 24 GB; a 200 MB
+one-line file peaked at 661 MB / 3 GB; ``best --board - < /dev/zero`` was an internal error).
+
+Every run is the real CLI in a subprocess under an address-space limit (RLIMIT_AS, 1.5 GiB: the
+imports need a few hundred MB of it) and a timeout, so a regression fails the test instead of
+exhausting the shared machine; the files are just over the caps (``gamecore.text``:
+``GAME_FILE_MAX`` 16 MiB, ``BOARD_FILE_MAX`` 1 MiB, ``DUMP_LINE_MAX`` 64 KiB, ``LINE_CAP`` 4 KiB).
+Each run must end with exit 2 and one stderr line naming the file (and the line where there is
+one), no traceback, no internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from clirun import PROJECT_ROOT, run_skrafl
+
+from gamecore.text import BOARD_FILE_MAX, DUMP_LINE_MAX, GAME_FILE_MAX, LINE_CAP
+
+LIMIT = 3 << 29  # 1.5 GiB of address space
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def bounded(*args: str, stdin=None, input: bytes | None = None, cwd: Path | None = None, timeout: int = 120):
+    """Run ``python -m cli.main ARGS`` under :data:`LIMIT` and a timeout; (exit status, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=cwd or PROJECT_ROOT,
+        env=env,
+        stdin=stdin,
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        preexec_fn=_limit,
+    )
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def one_line(err: str) -> str:
+    assert "Traceback" not in err and "internal error" not in err, err[:2000]
+    lines = [ln for ln in err.splitlines() if ln.startswith("skrafl: error:")]
+    assert len(lines) == 1, err[:2000]
+    assert len(lines[0]) < 400, lines[0][:400]
+    return lines[0]
+
+
+def _write_zeros(path: Path, n: int, byte: bytes = b"a") -> Path:
+    with open(path, "wb") as f:
+        chunk = byte * (1 << 20)
+        while n > 0:
+            f.write(chunk[: min(n, len(chunk))])
+            n -= len(chunk)
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_game(tmp_path_factory) -> Path:
+    """A GCG file one byte over GAME_FILE_MAX, no line break (the trial's z200.gcg, smaller)."""
+    return _write_zeros(tmp_path_factory.mktemp("big") / "z.gcg", GAME_FILE_MAX + 1)
+
+
+@pytest.fixture(scope="module")
+def cats(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("cats")
+    (tmp / "w.txt").write_text("cat\ncats\nact\nat\nta\n", encoding="utf-8")
+    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
+    assert res.returncode == 0, res.stderr
+    return tmp / "lex"
+
+
+# ---- game files -------------------------------------------------------------------------------
+
+
+def test_replay_dev_zero_is_one_line(tmp_path):
+    code, err = bounded("replay", "/dev/zero", "--out", str(tmp_path / "rp"), "--no-lexicon", "-q")
+    assert code == 2
+    line = one_line(err)
+    assert "/dev/zero: FILE_TOO_LARGE: more than 16 MiB" in line
+    assert not (tmp_path / "rp").exists()
+
+
+def test_replay_big_game_file_is_its_finding(tmp_path, big_game, fixtures):
+    """One file over the cap is that file's error row; the other games are replayed."""
+    games = tmp_path / "games"
+    games.mkdir()
+    good = next(p for p in sorted((fixtures / "gcg").glob("*.gcg")) if "bonus" not in p.name)
+    (games / "a.gcg").write_bytes(good.read_bytes())
+    os.symlink(big_game, games / "z.gcg")
+    code, err = bounded("replay", str(games / "a.gcg"), str(big_game), "--out", str(tmp_path / "rp"), "--no-lexicon")
+    assert "Traceback" not in err and "internal error" not in err, err
+    import polars as pl
+
+    rows = {Path(r["file"]).name: r for r in pl.read_parquet(tmp_path / "rp" / "games.parquet").to_dicts()}
+    assert rows["z.gcg"]["status"] == "error"
+    assert rows["z.gcg"]["error"].startswith("FILE_TOO_LARGE: more than 16 MiB"), rows["z.gcg"]
+    assert rows["a.gcg"]["error"] is None or not rows["a.gcg"]["error"].startswith("FILE_TOO_LARGE")
+
+
+def test_big_netskrafl_record(tmp_path):
+    record = tmp_path / "r.json"
+    with open(record, "wb") as f:
+        f.write(b'{"moves": ["')
+        _write_zeros(tmp_path / "pad", GAME_FILE_MAX)
+        f.write((tmp_path / "pad").read_bytes())
+        f.write(b'"]}')
+    code, err = bounded("replay", str(record), "--out", str(tmp_path / "rp"), "--no-lexicon", "-q")
+    assert code == 2
+    assert f"{record}: FILE_TOO_LARGE" in one_line(err)
+
+
+@pytest.mark.parametrize("command", ["score", "show"])
+def test_game_option_big_file(tmp_path, big_game, cats, command):
+    extra = ["--lexicon", str(cats)] if command == "score" else ["--out", str(tmp_path / "p.svg")]
+    code, err = bounded(command, "--game", str(big_game), "--move", "1", *extra)
+    assert code == 2
+    assert f"{big_game}: FILE_TOO_LARGE: more than 16 MiB" in one_line(err)
+    assert not (tmp_path / "p.svg").exists()
+
+
+def test_library_readers_cap(big_game):
+    from gamecore.gamelog import GameLogError
+    from gamecore.gcg import read_gcg
+    from gamecore.netskrafl_record import read_netskrafl_record
+
+    for read in (read_gcg, read_netskrafl_record):
+        with pytest.raises(GameLogError) as exc:
+            read(big_game)
+        assert exc.value.code == "FILE_TOO_LARGE" and exc.value.path == str(big_game)
+
+
+# ---- replay - ---------------------------------------------------------------------------------
+
+
+def test_replay_stdin_bom_crlf(tmp_path, fixtures):
+    """A list written by Notepad: a BOM, CRLF line ends, a name with spaces."""
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    good = next(p for p in sorted((fixtures / "gcg").glob("*.gcg")) if "bonus" not in p.name)
+    (folder / "my game.gcg").write_bytes(good.read_bytes())
+    code, err = bounded(
+        "replay",
+        "-",
+        "--out",
+        str(tmp_path / "rp"),
+        "--no-lexicon",
+        "-q",
+        input=b"\xef\xbb\xbfsp ace/my game.gcg\r\n\r\n",
+        cwd=tmp_path,
+    )
+    assert "no such file" not in err and "\ufeff" not in err, err
+    assert (tmp_path / "rp" / "games.parquet").is_file(), err
+
+
+def test_replay_stdin_missing_file_names_the_line(tmp_path):
+    code, err = bounded("replay", "-", "--out", str(tmp_path / "rp"), input=b"\xef\xbb\xbf\r\nnope.gcg\r\n", cwd=tmp_path)
+    assert code == 2
+    assert one_line(err) == "skrafl: error: -:2: no such file or folder: nope.gcg"
+
+
+def test_replay_stdin_long_line(tmp_path):
+    code, err = bounded("replay", "-", "--out", str(tmp_path / "rp"), input=b"x" * 30_000_000 + b"\n")
+    assert code == 2
+    assert one_line(err) == f"skrafl: error: -:1: a line of more than {LINE_CAP} bytes: expected one file or folder per line"
+
+
+def test_replay_stdin_dev_zero(tmp_path):
+    with open("/dev/zero", "rb") as zero:
+        code, err = bounded("replay", "-", "--out", str(tmp_path / "rp"), stdin=zero, timeout=60)
+    assert code == 2
+    assert one_line(err).startswith("skrafl: error: -:1: a line of more than")
+
+
+# ---- boards -----------------------------------------------------------------------------------
+
+
+def test_best_board_stdin_dev_zero(cats):
+    with open("/dev/zero", "rb") as zero:
+        code, err = bounded("best", "--lexicon", str(cats), "--board", "-", stdin=zero, timeout=60)
+    assert code == 2
+    assert one_line(err) == "skrafl: error: -:1: a line of more than 1 MiB: not a CGP position"
+
+
+def test_best_board_stdin_good_line_then_huge(cats):
+    cgp = b"15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 CAT/ 0/0 0\n"
+    code, err = bounded("best", "--lexicon", str(cats), "--board", "-", "-n", "1", input=cgp + b"x" * (BOARD_FILE_MAX + 1))
+    assert code == 2
+    assert one_line(err) == "skrafl: error: -:2: a line of more than 1 MiB: not a CGP position"
+
+
+@pytest.mark.parametrize("fmt", ["gcg", "cgp"])
+def test_big_board_file(tmp_path, cats, fmt):
+    board = _write_zeros(tmp_path / "b.txt", BOARD_FILE_MAX + 1, b".")
+    code, err = bounded("best", "--lexicon", str(cats), "--board", str(board), "--board-format", fmt, "--rack", "CAT")
+    assert code == 2
+    assert one_line(err).startswith(f"skrafl: error: {board}: more than 1 MiB: not a ")
+    code, err = bounded("score", "--lexicon", str(cats), "--board", str(board), "--board-format", fmt, "--play", "8D CAT")
+    assert code == 2
+    assert one_line(err).startswith(f"skrafl: error: {board}: more than 1 MiB: not a ")
+
+
+# ---- word lists and dumps ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["build", "ingest"])
+def test_dump_dev_zero(tmp_path, command):
+    code, err = bounded(
+        command, "en", "--source", "wordlist", "--input", "/dev/zero", "--out", str(tmp_path / "o"), "-q", timeout=60
+    )
+    assert code == 2
+    assert one_line(err).startswith("skrafl: error: /dev/zero: not a regular file")
+
+
+def test_word_list_one_huge_line(tmp_path):
+    """The trial's 200 MB one-line word list (3 GB peak), here 20 MB: refused after 4 KiB of it."""
+    words = tmp_path / "w.txt"
+    words.write_bytes(b"cat\ndog\n")
+    with open(words, "ab") as f:
+        f.write(b"a" * 20_000_000 + b"\n")
+    code, err = bounded("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "o"), "-q")
+    assert code == 2
+    assert (
+        one_line(err)
+        == f"skrafl: error: {words}:3: a line of more than {LINE_CAP} bytes: not a line of a word list (one word per line)"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_long_word_under_the_cap_is_dropped_by_max_length(tmp_path):
+    """A word of 200 letters is still the recipe's to drop (max_length), the build goes on."""
+    words = tmp_path / "w.txt"
+    words.write_text("cat\ndog\n" + "a" * 200 + "\n", encoding="utf-8")
+    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "o"), "-q")
+    assert res.returncode == 0, res.stderr
+    built = (tmp_path / "o" / "words.txt").read_text(encoding="utf-8").split()
+    assert "cat" in built and "a" * 200 not in built
+
+
+def test_dump_readers_line_cap(tmp_path):
+    """BÍN CSV, Sloleks, SCOWL and Hunspell lines are read no further than their cap."""
+    from gamecore.errors import DataError
+    from lexicon_sources.readers import bin_csv, hunspell, scowl, sloleks
+
+    csv = tmp_path / "SHsnid.csv"
+    csv.write_bytes(b"hestur;1;kk;alm;hestur;NFET\n" + b"x" * (DUMP_LINE_MAX + 1))
+    with pytest.raises(DataError) as exc:
+        list(bin_csv.read(csv, progress=False))
+    assert exc.value.line == 2 and f"more than {DUMP_LINE_MAX} bytes" in exc.value.message
+    with pytest.raises(DataError) as exc:
+        bin_csv.sniff(_write_zeros(tmp_path / "one.csv", DUMP_LINE_MAX + 1, b";"))
+    assert exc.value.line == 1
+
+    slo = tmp_path / "sloleks.tsv"
+    slo.write_bytes(b"pes\tpes\tSomei\n" + b"y" * (DUMP_LINE_MAX + 1))
+    with pytest.raises(DataError) as exc:
+        list(sloleks.read(slo, progress=False))
+    assert exc.value.line == 2
+
+    sc = tmp_path / "english-words.10"
+    sc.write_bytes(b"cat\n" + b"z" * (LINE_CAP + 1) + b"\n")
+    with pytest.raises(DataError) as exc:
+        list(scowl.read(sc, progress=False))
+    assert exc.value.line == 2
+
+    (tmp_path / "x.aff").write_bytes(b"SET UTF-8\n" + b"#" * (DUMP_LINE_MAX + 1) + b"\n")
+    (tmp_path / "x.dic").write_bytes(b"1\ncat\n")
+    with pytest.raises(DataError) as exc:
+        hunspell.load(tmp_path / "x.dic")
+    assert exc.value.line == 2 and exc.value.path == str(tmp_path / "x.aff")
+
+
+def test_bounded_lines_stops_at_a_long_line():
+    import io
+
+    from gamecore.text import bounded_lines
+
+    got = list(bounded_lines(io.BytesIO(b"ab\r\n" + b"c" * 5 + b"\r\n" + b"d" * 6 + b"\nrest\n"), 5))
+    assert got == [(1, b"ab\r\n"), (2, b"ccccc\r\n"), (3, None)]
+    with open("/dev/zero", "rb") as zero:
+        assert list(bounded_lines(zero, 1000)) == [(1, None)]
