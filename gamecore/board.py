@@ -78,6 +78,47 @@ class Board:
                     out[k] = out.get(k, 0) + 1
         return out
 
+    def tile_set_excess(self) -> tuple[str, int, int, int] | None:
+        """The first tile the board holds more of than its tile set has, as ``(label, count, have,
+        row)`` (``?`` for blanks, counted apart from real tiles: a blank Z is no Z; ``row`` the
+        0-based row of the first tile past the set's count, in reading order), or None when every
+        tile fits: a position no game can reach (three real Zs in English, which has one)."""
+        ts = self.tile_set
+        counts = self.used_counts()
+        over = {k for k, n in counts.items() if n > (ts.blanks if k == "?" else ts.counts.get(k, 0))}
+        if not over:
+            return None
+        seen: dict[str, int] = {}
+        for r, row in enumerate(self.squares):
+            for t in row:
+                if t is None:
+                    continue
+                k = "?" if t.blank else t.label
+                seen[k] = seen.get(k, 0) + 1
+                have = ts.blanks if k == "?" else ts.counts.get(k, 0)
+                if k in over and seen[k] == have + 1:
+                    return k, counts[k], have, r
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def check_tile_set(self, path: str | Path | None = None, line: int | None = None) -> None:
+        """Refuse a board that holds more of a tile than its tile set has (blanks against the
+        set's blanks): README's rule that the board's tiles must fit the tile set.
+
+        Raises:
+            DataError: ``the board holds 3 × 'Z', but tile set english has only 1`` (with ``path``
+                and ``line``; a board given as rows, ``line`` None: the row of the first tile too many).
+        """
+        excess = self.tile_set_excess()
+        if excess is None:
+            return
+        label, n, have, row = excess
+        name = f"{n} blanks" if label == "?" else f"{n} × {label!r}"
+        raise DataError(
+            f"the board holds {name}, but tile set {self.tile_set.name} has only {have}",
+            path,
+            line,
+        )
+
     # ---- writers -------------------------------------------------------------------------------
     def _square_text(self, t: Tile | None, fmt: str) -> str:
         if t is None:
@@ -181,6 +222,9 @@ def parse_board_text(
                     r + 1,
                 )
             board.squares[r][c] = tile
+    excess = board.tile_set_excess()
+    if excess is not None:  # the row of the first tile too many
+        board.check_tile_set(path, excess[3] + 1)
     return board
 
 
@@ -307,6 +351,7 @@ def _parse_cgp_line(text: str, tile_set: TileSet, layout: BoardLayout, path: str
             if op:
                 k, _, v = op.partition(" ")
                 ops[k] = v.strip()
+    board.check_tile_set(path)  # parse_cgp names the CGP's line of a file
     return CGPPosition(board, racks, scores, zeros, ops)
 
 
