@@ -289,14 +289,21 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
     real = Path(os.path.realpath(path))
     if real.is_dir():
         raise UsageError(f"{path}: is a folder; give the file name of {what}" + (f" {name_hint}" if name_hint else ""))
+    target = _file_id(real)  # the file itself, whatever its name: a hard link of an input is that input
+    linked = target is not None and os.stat(real).st_nlink > 1  # other names of it may lie in an input folder
     for given in inputs:
         if given is None or str(given) == "-":
             continue
         src = Path(os.path.realpath(given))
-        if real == src:
+        if real == src or (target is not None and _file_id(given) == target):
             raise UsageError(f"{path}: is an input of this command; give another file for {what} (nothing was written)")
         if src.is_dir() and src in real.parents:
             raise UsageError(f"{path}: is inside the input folder {given}; give a path outside it (nothing was written)")
+        if src.is_dir() and linked and _holds(src, target):
+            raise UsageError(
+                f"{path}: is a file of the input folder {given} under another name (a hard link); "
+                f"give another file for {what} (nothing was written)"
+            )
     found = output_root(real.parent)
     if found is not None:
         root, marker = found
@@ -304,6 +311,34 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
         owner = f"'skrafl {command}'" if command else "a skrafl command"
         raise UsageError(f"{path}: is inside {root}, an output of {owner}; give a path outside it (nothing was written)")
     return path
+
+
+def _file_id(path) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of the file at ``path`` (links followed; ``/dev/stdin``: the file
+    standard input comes from), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _holds(folder: Path, target: tuple[int, int], limit: int = 100_000) -> bool:
+    """Whether a file under ``folder`` is the file ``target`` (a hard link of it elsewhere: the
+    same file under another name); at most ``limit`` entries looked at."""
+    seen = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            seen += 1
+            if seen > limit:
+                return False
+            try:
+                st = os.stat(os.path.join(root, name), follow_symlinks=False)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == target:
+                return True
+    return False
 
 
 def check_picture_target(path: str | Path, inputs=()) -> Path:
