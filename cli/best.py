@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, input_file, output_root
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
 
@@ -154,13 +154,13 @@ def best(
     cgp_rack = None
     if board_format == BoardFormat.cgp:
         p = Path(board)
-        text, path = (read_board_text(p, "CGP"), p) if p.is_file() else (board, None)
+        if p.exists():  # a file (a folder is refused); else the CGP text itself
+            input_file(p, "board", "--board")
+        text, path = (read_board_text(p, "CGP"), p) if p.exists() else (board, None)
         pos = parse_cgp(text, tile_set, layout, path=path)  # a file: its own line numbers
         position, cgp_rack = pos.board, pos.racks[0]
     else:
-        p = Path(board)
-        if not p.is_file():
-            raise UsageError(f"no board file {board}")
+        p = input_file(board, "board", "--board")  # a folder is not missing; /dev/null or a FIFO is read
         position = parse_board_text(read_board_text(p), tile_set, layout, board_format.value, p)  # at most 1 MiB read
     if rack is not None:
         rack_tiles = tile_set.parse_rack(rack)

@@ -41,7 +41,8 @@ def check_word(text: str, where: tuple = ()) -> str:
 
     Raises:
         UsageError: ``one word per line expected`` (a stdin line) or ``… per argument``, ``a word
-            of N characters (at most 64)``, ``a control character (U+XXXX) in a word``.
+            of N characters (at most 64)``, ``a control character (U+0001) in a word`` (``an
+            invisible format character (U+200B)`` for a zero-width space, a soft hyphen).
     """
     from gamecore.errors import UsageError
     from gamecore.text import WORD_MAX, nfc, word_too_long
@@ -53,7 +54,9 @@ def check_word(text: str, where: tuple = ()) -> str:
         raise UsageError("one word per line expected" if where and where[0] == "-" else "one word per argument expected", *where)
     bad = next((ch for ch in word if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")), None)
     if bad is not None:
-        raise UsageError(f"a control character (U+{ord(bad):04X}) in a word", *where)
+        from gamecore.wordjudge import describe_char
+
+        raise UsageError(f"{describe_char(bad)} in a word", *where)
     return nfc(word)
 
 
@@ -99,6 +102,10 @@ def check(
 
     lex = Lexicon.load(lexicon_dir(lang, lexicon))
     items = read_words(words)
+    if not items:  # only stdin can hold none (an empty argument is refused): no verdict on nothing
+        from gamecore.errors import UsageError
+
+        raise UsageError(f"no words to {'rule on' if play else 'check'} in -")
     verdicts = list(zip(items, lex.contains_many(items)))
     all_valid = all(ok for _, ok in verdicts)
     if play:

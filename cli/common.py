@@ -142,6 +142,35 @@ def read_items(
     return out
 
 
+def input_file(path: str | Path, what: str, option: str) -> Path:
+    """``path`` as a file to read (``what``: ``board``, ``batch``, ``game``; ``option`` the option
+    that named it): a regular file, or anything else that reads like one (``/dev/null``, a FIFO,
+    a character device), which is read as it is.
+
+    Raises:
+        UsageError: nothing there (``no board file X``), a folder (``--board X is a folder, not a
+            file``), a socket, or a path that cannot be looked at (a folder on the way that may not
+            be entered): what it is, not that it is missing.
+    """
+    import errno
+    import stat
+
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise UsageError(f"no {what} file {path}") from None
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG):
+            raise UsageError(f"no {what} file {path}") from None
+        raise UsageError(f"cannot read the {what} file {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{option} {path} is a folder, not a file")
+    if stat.S_ISSOCK(st.st_mode):
+        raise UsageError(f"{option} {path} is a socket, not a file")
+    return p
+
+
 def terminal_width() -> int | None:
     """The terminal's width in columns when standard output is one (or ``$COLUMNS`` is set), else
     None: a table for a person is cut to fit, output for a script never."""
@@ -195,6 +224,7 @@ __all__ = [
     "UsageError",
     "emit",
     "fail",
+    "input_file",
     "output_root",
     "read_items",
     "terminal_width",

@@ -58,6 +58,9 @@ def check_log_target(log_file: Path, inputs) -> None:
     check_write_target(log_file, inputs, "the audit log", "(e.g. rulings.jsonl)")
 
 
+#: how the word check names a character that may not be typed (:func:`gamecore.wordjudge.describe_char`)
+_UNSEEN = ("a control character", "an invisible format character", "a private-use character", "a surrogate", "a line")
+
 #: pyfiglet fonts for the verdict, widest first (the first that fits the screen is used)
 _FONTS = ("standard", "small")
 
@@ -223,7 +226,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
                     return
                 ruling = judge.rule(words)
             except UsageError as exc:
-                if exc.message.startswith("a control character"):  # invisible: say how to get rid of it
+                if exc.message.startswith(_UNSEEN):  # invisible: say how to get rid of it
                     message.update(f"{exc.message}: no ruling; Ctrl+U clears the field, then type the words again")
                 elif exc.message.startswith("a word of"):
                     message.update(f"{exc.message}: no ruling")
@@ -440,9 +443,9 @@ def _rule_batch(wj, words, batch, fmt, log_file, quiet) -> None:
     elif batch == "-":
         asked = read_batch(wj, sys.stdin.buffer, "-", check_word)
     else:
-        path = Path(batch)
-        if not path.is_file():
-            raise UsageError(f"no batch file {batch}")
+        from cli.common import input_file
+
+        path = input_file(batch, "batch", "--batch")  # a folder is not missing; /dev/null or a FIFO is read
         with open(path, "rb") as fh:
             asked = read_batch(wj, fh, str(path), check_word)
     if not asked:

@@ -16,7 +16,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import BoardFormat, output_root
+from cli.common import BoardFormat, input_file, output_root
 
 BOARD_OPTION = typer.Option(
     None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
@@ -141,14 +141,14 @@ def load_position(
             text, path = cgp, None
         else:
             p = Path(board)
-            text, path = (_read_text(p), p) if p.is_file() else (board, None)
+            if p.exists():  # a file (a folder is refused); else the CGP text itself
+                input_file(p, "board", "--board")
+            text, path = (_read_text(p), p) if p.exists() else (board, None)
         return cgp_position(text, ruleset, path)
     from gamecore.board import parse_board_text
     from gamecore.text import read_board_text
 
-    p = Path(board)
-    if not p.is_file():
-        raise UsageError(f"no board file {board}")
+    p = input_file(board, "board", "--board")  # a folder is not missing; /dev/null or a FIFO is read
     text = read_board_text(p)  # at most BOARD_FILE_MAX bytes read
     return Position(parse_board_text(text, tile_set, layout, board_format.value, p), ruleset, what=str(p))
 
@@ -185,8 +185,7 @@ def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang:
     from gamecore.errors import UsageError
     from pipelines.replay import read_game_file
 
-    if not Path(path).is_file():
-        raise UsageError(f"no game file {path}")
+    input_file(path, "game", "--game")  # a folder is not missing; /dev/null or a FIFO is read
     g = read_game_file(str(path))
     n_events = len(g.events)
     if move is None:

@@ -248,8 +248,10 @@ def _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challe
         raise UsageError("--batch reads each rack from its line's CGP rack field; give no --rack")
     if challenged is not None:
         raise UsageError("--challenged names the words of one play; with --batch every word formed is challenged")
-    if batch != "-" and not Path(batch).is_file():
-        raise UsageError(f"no batch file {batch}")
+    if batch != "-":
+        from cli.common import input_file
+
+        input_file(batch, "batch", "--batch")  # a folder is not missing; /dev/null or a FIFO is read
 
 
 def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputFormat, quiet: bool) -> int:
@@ -300,7 +302,9 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
                     raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
                 bad = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf") and ch != "\t"), None)
                 if bad is not None:
-                    raise SkraflError(f"a control character (U+{ord(bad):04X}) in the line")
+                    from gamecore.wordjudge import describe_char
+
+                    raise SkraflError(f"{describe_char(bad)} in the line")
                 pos = cgp_position(cgp_text, ruleset)
                 ruling, data = _rule(pos, play, coords, pos.rack, lex, challenge, None)
             except SkraflError as exc:
@@ -320,8 +324,12 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     finally:
         if source is not sys.stdin.buffer:
             source.close()
+    n = counts["acceptable"] + counts["unacceptable"]
+    if not n and not counts["bad"]:  # an empty input: no ruling, and no verdict on nothing
+        out.flush()
+        typer.echo(f"skrafl: error: no plays to rule on in {name}", err=True)
+        return 2
     if not quiet:
-        n = counts["acceptable"] + counts["unacceptable"]
         typer.echo(
             f"skrafl score: {n} ruling{'' if n == 1 else 's'}: {counts['acceptable']} acceptable, "
             f"{counts['unacceptable']} illegal or unacceptable; {counts['bad']} bad line{'' if counts['bad'] == 1 else 's'}",

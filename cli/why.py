@@ -9,8 +9,8 @@ from typing import List, Optional
 
 import typer
 
-from cli.check import lexicon_dir
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, read_items, terminal_width
+from cli.check import lexicon_dir, read_words
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, terminal_width
 
 
 def why(
@@ -60,7 +60,11 @@ def why(
     recorded = lex.manifest.get("source", {}).get("entries")
     candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
     entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
-    items = read_items(words)
+    items = read_words(words)  # check's rule: one word per line, no control character
+    if not items:  # only stdin can hold none (an empty argument is refused)
+        from gamecore.errors import UsageError
+
+        raise UsageError("no words to explain in -")
     keys = [lex.key(w) for w in items]
     found = pl.DataFrame()
     if entries_path is not None:

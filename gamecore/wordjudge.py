@@ -23,7 +23,28 @@ from gamecore.errors import DataError, UsageError
 from gamecore.text import WORD_MAX, nfc, strip_bom
 
 ACCEPTABLE, UNACCEPTABLE = "ACCEPTABLE", "UNACCEPTABLE"
-_SEPARATORS = re.compile(r"[\s,;]+")
+#: what separates the words of a ruling: spaces (a tab, a no-break space: Unicode's space
+#: separators), commas, semicolons. Other white space (CR, a vertical tab, U+001C, U+2028) breaks
+#: a line or is a control character: refused, as ``skrafl check -`` refuses it, never a separator
+_SEPARATORS = re.compile(r"[\t ,;\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
+
+
+def describe_char(ch: str) -> str:
+    """How an error names a character no word may hold: ``a control character (U+0001)``, ``an
+    invisible format character (U+200B)`` (Unicode category Cf: a zero-width space, a soft hyphen,
+    a BOM), ``a private-use character (U+E000)``, ``a surrogate (U+D800)``, ``a line separator
+    (U+2028)``, or None for a character that is none of these."""
+    import unicodedata
+
+    kind = {
+        "Cc": "a control character",
+        "Cf": "an invisible format character",
+        "Co": "a private-use character",
+        "Cs": "a surrogate",
+        "Zl": "a line separator",
+        "Zp": "a paragraph separator",
+    }.get(unicodedata.category(ch))
+    return None if kind is None else f"{kind} (U+{ord(ch):04X})"
 
 
 @dataclass(frozen=True)
@@ -70,7 +91,11 @@ class WordJudge:
         Raises:
             UsageError: more than :attr:`max_words` words.
         """
-        words = [w for w in _SEPARATORS.split(nfc(text)) if w]
+        words = [w for w in _SEPARATORS.split(nfc(text).strip()) if w]
+        bad = next((ch for w in words for ch in w if ch.isspace()), None)
+        if bad is not None:  # a line break inside the line (CR, U+2028) or a control character, not a separator
+            what = describe_char(bad) or f"a white space character (U+{ord(bad):04X})"
+            raise UsageError(f"{what} in the line: one ruling per line, its words separated by spaces, commas or semicolons")
         if len(words) > self.max_words:
             raise UsageError(f"at most {self.max_words} words at once; got {len(words)}")
         return words
@@ -229,4 +254,13 @@ class AuditLog:
         self.close()
 
 
-__all__ = ["ACCEPTABLE", "UNACCEPTABLE", "AuditLog", "JudgeRuling", "WordJudge", "manifest_checksum", "read_batch"]
+__all__ = [
+    "ACCEPTABLE",
+    "UNACCEPTABLE",
+    "AuditLog",
+    "JudgeRuling",
+    "WordJudge",
+    "describe_char",
+    "manifest_checksum",
+    "read_batch",
+]

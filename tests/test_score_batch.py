@@ -307,7 +307,7 @@ def test_control_characters_and_a_bom_past_line_1_are_bad_lines(en):
     assert [json.loads(x)["line"] for x in out] == [1]
     assert err == [
         "skrafl: error: -:2: a control character (U+0001) in the line",
-        "skrafl: error: -:3: a control character (U+FEFF) in the line",
+        "skrafl: error: -:3: an invisible format character (U+FEFF) in the line",
     ]
 
 

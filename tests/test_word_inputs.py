@@ -100,7 +100,7 @@ def test_check_stdin_bom_only_at_the_start(lexicons):
     r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="\ufeffcat\ndog\n")
     assert r.returncode == 0 and r.stdout.splitlines() == ["cat\tVALID", "dog\tVALID"]
     r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n\ufeffdog\n")
-    assert one_error_line(r) == "skrafl: error: -:2: a control character (U+FEFF) in a word"
+    assert one_error_line(r) == "skrafl: error: -:2: an invisible format character (U+FEFF) in a word"
 
 
 def test_compare_huge_reference_line(lexicons):
