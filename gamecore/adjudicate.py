@@ -33,11 +33,14 @@ _GCG_LET_FIRST = re.compile(r"^([A-Za-z])(\d{1,2})$")
 
 @dataclass(frozen=True)
 class WordScore:
-    """One word a play forms: the lowercase word, its points and (with a lexicon) whether it is in it."""
+    """One word a play forms: the lowercase word (the lexicon's key), its points, (with a lexicon)
+    whether it is in it, and ``text``, the word in GCG case (uppercase tiles, a blank lowercase,
+    multi-letter tiles in brackets: ``QUIZzeS``)."""
 
     word: str
     score: int | None
     valid: bool | None = None
+    text: str | None = None
 
 
 #: the verdict on a play that cannot be made (no score, no challenge)
@@ -75,6 +78,7 @@ class Ruling:
     verdict: str | None = None
     played: ScoredPlay | None = None
     notes: list[str] = field(default_factory=list)
+    written: str | None = None  # the word as written in the play, when the oracle made no play of it
 
     @property
     def acceptable(self) -> bool:
@@ -82,8 +86,9 @@ class Ruling:
         return self.legal and self.verdict != "UNACCEPTABLE"
 
     def main_word(self) -> str | None:
-        """The main word in GCG notation (blank lowercase, board tiles as letters), if legal."""
-        return self.played.word_text() if self.played is not None else None
+        """The main word in GCG notation (blank lowercase, board tiles as letters); for a play the
+        oracle could not read on the board, the word as written; None when there is none."""
+        return self.played.word_text() if self.played is not None else self.written
 
     def as_dict(self) -> dict:
         """The JSON object of ``skrafl score --format json`` (without ``challenge``)."""
@@ -94,7 +99,13 @@ class Ruling:
             "legal": self.legal,
             "reason": None if self.reason is None else {"code": self.reason[0], "message": self.reason[1]},
             "words": [
-                {"word": w.word, **({"valid": w.valid} if w.valid is not None else {}), "score": w.score} for w in self.words
+                {
+                    "word": (w.text or w.word).upper(),  # as the table and TSV write it
+                    "gcg": w.text if w.text is not None else w.word.upper(),  # GCG case: a blank lowercase
+                    **({"valid": w.valid} if w.valid is not None else {}),
+                    "score": w.score,
+                }
+                for w in self.words
             ],
             "score": self.score,
             "tiles_placed": self.played.tiles_placed if self.played is not None else None,
@@ -161,7 +172,44 @@ def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int
             line = _read_line(squares, size, new, r, c, dc, dr, scoring)
             if len(line[2]) >= 2:
                 lines.append(line)
-    return [(ln[4], ln[5], len(ln[2])) for ln in lines]
+    return [(ln[4], ln[5], len(ln[2]), _gcg_text(ln[2])) for ln in lines]
+
+
+def _gcg_text(tiles) -> str:
+    """Tiles in GCG case: uppercase, a blank lowercase, a multi-letter tile in brackets."""
+    out = []
+    for label, blank in tiles:
+        s = label.lower() if blank else label
+        out.append(f"[{s}]" if len(label) > 1 else s)
+    return "".join(out)
+
+
+def _unplaced_words(board: Board, placements: list[Placement], across: bool, rules, lexicon) -> list[WordScore]:
+    """The words a play would form where the oracle refused it for where it lies (it touches no
+    tile, a first play off the start square): read from its squares as :func:`_line_words` reads
+    a legal play's, with no score (it cannot be made). Empty when its squares give no line."""
+    if not placements:
+        return []
+    layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
+    scoring = (layout.letter_mult, layout.word_mult, ts.values, False, False)
+    new = {(p.row, p.col): (p.label, p.blank) for p in placements}
+    if any(squares[r][c] is not None for r, c in new):  # pragma: no cover - refused before
+        return []
+    dr, dc = (0, 1) if across else (1, 0)
+    first = min(new)
+    lines = [_read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
+    if len(lines[0][2]) < len(placements):  # the new tiles are no one line
+        return []
+    for r, c in sorted(new):
+        line = _read_line(squares, size, new, r, c, dc, dr, scoring)
+        if len(line[2]) >= 2:
+            lines.append(line)
+    out = []
+    for ln in lines:
+        if len(ln[2]) < 2 and len(lines) > 1:
+            continue
+        out.append(WordScore(ln[4], None, None if lexicon is None else (ln[4] in lexicon), _gcg_text(ln[2])))
+    return out
 
 
 def adjudicate(
@@ -194,6 +242,16 @@ def adjudicate(
     Raises:
         UsageError: ``play`` is not COORD WORD.
     """
+    from gamecore.play import SQUARE_NAMES
+
+    token = SQUARE_NAMES.set(coords if coords in COORDS else "gcg")  # squares named in the play's order
+    try:
+        return _adjudicate(board, play, rack, lexicon, rules, coords, fold)
+    finally:
+        SQUARE_NAMES.reset(token)
+
+
+def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold: dict | None) -> Ruling:
     shown = " ".join(nfc(play).split())
     try:
         coord, word = split_play(play, board.size, coords)
@@ -203,6 +261,7 @@ def adjudicate(
 
     same = _fold_pairs(board, lexicon, fold)
     notes: list[str] = []
+    placements, across = None, None
     try:
         if same:
             word = _through_folded(board, coord, word, same, notes)
@@ -212,18 +271,20 @@ def adjudicate(
         sp = _validate(board, placements, rack, rules, across, (row, col))
         reason = None
     except CoordinateError as exc:
-        return Ruling(shown, None, False, ("off_board", exc.message), verdict=ILLEGAL)
+        return Ruling(shown, coord, False, ("off_board", exc.message), verdict=ILLEGAL, written=word)
     except IllegalPlay as exc:
         reason = (exc.code, exc.message)
         if exc.code != "not_on_rack":
-            return Ruling(shown, None, False, reason, verdict=ILLEGAL, notes=notes)
+            formed = _unplaced(board, placements, exc.code, rules, lexicon, across)
+            return Ruling(shown, coord, False, reason, formed, verdict=ILLEGAL, notes=notes, written=word)
         # the rack is wrong: without it, is the play one that could be made at all? The oracle
         # checks the rack before the squares (touching, in line, whole word), so a play that breaks
         # both is ruled on the rule the squares break, whatever the order (never an input error)
         try:
             sp = _validate(board, placements, None, rules, across, (row, col))
         except IllegalPlay as other:
-            return Ruling(shown, None, False, (other.code, other.message), verdict=ILLEGAL, notes=notes)
+            formed = _unplaced(board, placements, other.code, rules, lexicon, across)
+            return Ruling(shown, coord, False, (other.code, other.message), formed, verdict=ILLEGAL, notes=notes, written=word)
     words = _line_words(board, sp, rules)
     if reason is None and rules is not None and sp.tiles_placed > rules.rack_size:
         reason = (
@@ -233,28 +294,36 @@ def adjudicate(
     if reason is None:
         reason = _beyond_tile_set(board, sp)
     bingo = rules is not None and sp.tiles_placed >= rules.bingo_min_tiles
-    total = sum(s for _, s, _ in words) + (rules.bingo_bonus if bingo else 0)
-    if [w for w, _, _ in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
+    total = sum(w[1] for w in words) + (rules.bingo_bonus if bingo else 0)
+    if [w[0] for w in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
         raise AssertionError(f"word breakdown {words} does not add up to the oracle's {sp.words} = {sp.score}")
     shortest = getattr(rules, "min_word_length", 2) if rules is not None else 2
-    short = [w for w, _, n in words if n < shortest]
+    short = [w[0] for w in words if w[2] < shortest]
     if short and reason is None:
         reason = (
             "too_short",
             f"words must have at least {shortest} letters under rules {rules.name}: "
-            + ", ".join(f"{w.upper()} has {n}" for w, _, n in words if n < shortest),
+            + ", ".join(f"{w.upper()} has {n}" for w, _, n, _ in words if n < shortest),
         )
     verdict = None
     scored = []
-    for w, s, _ in words:
+    for w, s, _, text in words:
         valid = None if lexicon is None else (w in lexicon)
-        scored.append(WordScore(w, s, valid))
+        scored.append(WordScore(w, s, valid, text))
     if reason is not None:  # a play that cannot be made scores nothing and is not ruled on
-        scored = [WordScore(x.word, None, x.valid) for x in scored]
+        scored = [WordScore(x.word, None, x.valid, x.text) for x in scored]
         return Ruling(shown, sp.coord, False, reason, scored, None, False, ILLEGAL, sp, notes)
     if lexicon is not None:
         verdict = "ACCEPTABLE" if all(x.valid for x in scored) else "UNACCEPTABLE"
     return Ruling(shown, sp.coord, True, None, scored, sp.score, bingo, verdict, sp, notes)
+
+
+def _unplaced(board: Board, placements, code: str, rules, lexicon, across: bool | None) -> list[WordScore]:
+    """:func:`_unplaced_words` for a play refused for where it lies (``not_touching``,
+    ``first_play_off_start``); no words for the other refusals (its squares give none)."""
+    if placements is None or across is None or code not in ("not_touching", "first_play_off_start"):
+        return []
+    return _unplaced_words(board, placements, across, rules, lexicon)
 
 
 def _beyond_tile_set(board: Board, sp) -> tuple[str, str] | None:
@@ -345,7 +414,9 @@ def _from_rack(placements: list[Placement], rack: Sequence[str], same: dict[str,
 
 
 def _square(r: int, c: int) -> str:
-    return f"{LETTERS[c]}{r + 1}"
+    from gamecore.play import square_name
+
+    return square_name(r, c)
 
 
 def _validate(board: Board, placements: list[Placement], rack, rules, across: bool, start: tuple[int, int]) -> ScoredPlay:

@@ -20,6 +20,7 @@ check every generated move against :func:`validate_placements`.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Iterable, NamedTuple, Protocol, Sequence
 
 from gamecore.board import Board, Tile
@@ -170,13 +171,13 @@ def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bo
         if through[i] and existing is None:
             raise IllegalPlay(
                 "empty_through",
-                f"{coord} {word}: '({tok})' at {format_gcg(r, c, across)} marks a board tile, but the square is empty",
+                f"{coord} {word}: '({tok})' at {_sq(r, c)} marks a board tile, but the square is empty",
             )
         if tok == ".":
             if existing is None:
                 raise IllegalPlay(
                     "empty_through",
-                    f"{coord} {word}: '.' at {format_gcg(r, c, across)} marks a board tile, but the square is empty",
+                    f"{coord} {word}: '.' at {_sq(r, c)} marks a board tile, but the square is empty",
                 )
             continue
         label, blank = tok.upper(), tok != tok.upper()
@@ -197,8 +198,22 @@ def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bo
     return placements, across, row, col
 
 
-def _sq(r: int, c: int) -> str:
-    return f"{'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[c]}{r + 1}"
+#: how messages name a square: ``gcg`` (row number, then column letter: ``8D``, as a GCG
+#: coordinate across reads) or ``netskrafl`` (row letter, then column number: ``D8`` is row D,
+#: column 8); ``skrafl score --coords netskrafl`` sets it for its ruling
+SQUARE_NAMES: ContextVar[str] = ContextVar("SQUARE_NAMES", default="gcg")
+
+
+def square_name(r: int, c: int) -> str:
+    """The square at 0-based ``(r, c)`` as messages name it (:data:`SQUARE_NAMES`): ``8D`` in GCG's
+    order (row, then column), ``H4`` in Netskrafl's (row letter, then column number)."""
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    if SQUARE_NAMES.get() == "netskrafl":
+        return f"{letters[r]}{c + 1}"
+    return f"{r + 1}{letters[c]}"
+
+
+_sq = square_name
 
 
 # ---- validation and scoring --------------------------------------------------------------------------
@@ -360,7 +375,7 @@ def validate_placements(
     else:  # no board tile next to any new tile
         if board.is_empty():
             if layout.start not in new:
-                raise IllegalPlay("first_play_off_start", f"the first play must cover the start square {layout.start_coord()}")
+                raise IllegalPlay("first_play_off_start", f"the first play must cover the start square {_sq(*layout.start)}")
         else:
             raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     if len(pl) == 1:

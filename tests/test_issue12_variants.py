@@ -151,7 +151,7 @@ def test_score_a_three_letter_word_is_too_short(game):
     code, d = _score(game, "9I SOK")
     assert code == 1 and not d["legal"] and d["reason"]["code"] == "too_short" and "4 letters" in d["reason"]["message"]
     # a play that cannot be made is not scored (verdict ILLEGAL); the same play is (1 + 1 + 2) × 2 = 8 below
-    assert d["words"] == [{"word": "sok", "valid": True, "score": None}] and d["score"] is None
+    assert d["words"] == [{"word": "SOK", "gcg": "SOK", "valid": True, "score": None}] and d["score"] is None
     assert d["verdict"] == "ILLEGAL"
     code, d = _score(game, "9I SOK", rules=game["rules2"])  # the same play with words of 2 or more
     assert code == 0 and d["legal"] and d["score"] == 8

@@ -49,7 +49,7 @@ def test_yo_tile_play_valid_with_its_own_value(ru, tmp_path):
     # 8G ЁЖИК: Ё 3 + Ж 5 (H8, DW) + И 1 + К 2 = 11, × 2 = 22
     code, d = _score(ru, _board(tmp_path), "8G ЁЖИК", "--rack", "ЁЖИКАБВ")
     assert code == 0 and d["legal"] and d["verdict"] == "ACCEPTABLE"
-    assert d["words"] == [{"word": "ёжик", "valid": True, "score": 22}] and d["score"] == 22 and d["notes"] == []
+    assert d["words"] == [{"word": "ЁЖИК", "gcg": "ЁЖИК", "valid": True, "score": 22}] and d["score"] == 22 and d["notes"] == []
 
 
 def test_spelled_with_ye_valid_with_the_ye_value(ru, tmp_path):
@@ -85,7 +85,12 @@ def test_through_the_yo_tile_on_the_board(ru, tmp_path):
     board = _board(tmp_path, "......ЁЖИК.....")
     for play in ("G8 ЁЛКА", "G8 .ЛКА", "G8 ЕЛКА"):
         code, d = _score(ru, board, play, "--rack", "ЛКАБВГД")
-        assert code == 0 and d["legal"] and d["score"] == 10 and d["words"] == [{"word": "ёлка", "valid": True, "score": 10}]
+        assert (
+            code == 0
+            and d["legal"]
+            and d["score"] == 10
+            and d["words"] == [{"word": "ЁЛКА", "gcg": "ЁЛКА", "valid": True, "score": 10}]
+        )
         assert bool(d["notes"]) == (play == "G8 ЕЛКА")
 
 

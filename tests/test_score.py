@@ -600,7 +600,10 @@ def test_cli_json_and_exit_0(tmp_path, en_lexicon):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["legal"] and out["score"] == 11 and out["verdict"] == "ACCEPTABLE" and out["bingo"] is False
-    assert out["words"] == [{"word": "ta", "valid": True, "score": 2}, {"word": "ax", "valid": True, "score": 9}]
+    assert out["words"] == [
+        {"word": "TA", "gcg": "TA", "valid": True, "score": 2},
+        {"word": "AX", "gcg": "AX", "valid": True, "score": 9},
+    ]
     assert out["reason"] is None and out["coord"] == "H8" and out["word"] == "TA"
 
 
@@ -611,7 +614,7 @@ def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
     )
     assert r.returncode == 1
     out = json.loads(r.stdout)
-    assert out["verdict"] == "UNACCEPTABLE" and out["words"][0] == {"word": "fe", "valid": False, "score": 6}
+    assert out["verdict"] == "UNACCEPTABLE" and out["words"][0] == {"word": "FE", "gcg": "FE", "valid": False, "score": 6}
     assert out["challenge"]["play_stands"] is False and out["challenge"]["points"] == {"player": 0, "opponent": 0}
     assert out["challenge"]["next"] == "opponent"
 
@@ -789,7 +792,7 @@ def test_cli_nfd_play(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["play"] == "8H ÝF" and out["words"][0]["word"] == "ýf" and out["rack"] == "ÝFA"
+    assert out["play"] == "8H ÝF" and out["words"][0]["word"] == "ÝF" and out["rack"] == "ÝFA"
 
 
 def test_icelandic_real_lexicon():

@@ -244,7 +244,7 @@ def test_a_phony_exits_1(en):
     first, phony = map(json.loads, out)
     assert first["verdict"] == "ACCEPTABLE"
     assert phony["verdict"] == "UNACCEPTABLE" and phony["legal"] and phony["score"] == 26
-    assert phony["words"] == [{"word": "tinoj", "valid": False, "score": 26}]
+    assert phony["words"] == [{"word": "TINOJ", "gcg": "TINOJ", "valid": False, "score": 26}]
     assert err == ["skrafl score: 2 rulings: 1 acceptable, 1 illegal or unacceptable; 0 bad lines"]
     rc, out, err = _batch(en, [*lines, "nonsense\t8D JOINT"], "-f", "json", "-q")
     assert rc == 2 and len(out) == 2  # a bad line outranks an unacceptable ruling
@@ -259,7 +259,7 @@ def test_nfd_line_rules_as_nfc():
     rc, out, err = _batch(lex, [nfd_line, nfc_line], "-f", "json", "-q")
     assert rc == 0, err
     a, b = map(json.loads, out)
-    assert a["play"] == "8H ÝF" and a["rack"] == "ÝFAÁ" and a["words"][0]["word"] == "ýf" and a["verdict"] == "ACCEPTABLE"
+    assert a["play"] == "8H ÝF" and a["rack"] == "ÝFAÁ" and a["words"][0]["word"] == "ÝF" and a["verdict"] == "ACCEPTABLE"
     assert {**a, "line": 2} == b
     one = _one_play(lex, nfc_line, "-f", "json")
     assert one.returncode == 0 and json.loads(one.stdout) == {k: v for k, v in a.items() if k != "line"}
