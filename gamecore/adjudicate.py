@@ -273,7 +273,10 @@ def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold
     except CoordinateError as exc:
         return Ruling(shown, coord, False, ("off_board", exc.message), verdict=ILLEGAL, written=word)
     except IllegalPlay as exc:
-        reason = (exc.code, exc.message)
+        message, prefix = exc.message, f"{coord} {word}: "
+        if coords == "netskrafl" and message.startswith(prefix):  # the play as written, in its own order
+            message = f"{shown}: {message[len(prefix) :]}"
+        reason = (exc.code, message)
         if exc.code != "not_on_rack":
             formed = _unplaced(board, placements, exc.code, rules, lexicon, across)
             return Ruling(shown, coord, False, reason, formed, verdict=ILLEGAL, notes=notes, written=word)

@@ -290,3 +290,15 @@ def test_squares_are_named_row_then_column_or_in_the_chosen_order(lexicon):
     # the start square: row 8, column H; in Netskrafl's order row H, column 8
     assert message("--play", "2K QUIZ") == "the first play must cover the start square 8H"
     assert message("--play", "2K QUIZ", "--coords", "netskrafl") == "the first play must cover the start square H8"
+
+
+def test_a_netskrafl_play_is_named_as_written_in_its_error(lexicon, tmp_path):
+    joint = board_file(tmp_path, "....JOINT......")  # JOINT on row 8 from column E: Netskrafl's H5
+    lex = ("--lexicon", str(lexicon), "--board", str(joint), "-f", "json")
+
+    def message(*args):
+        return json.loads(run_skrafl("score", *lex, *args).stdout)["reason"]["message"]
+
+    assert message("--play", "8E XOINT") == "8E XOINT: square 8E holds J, not X"
+    assert message("--play", "H5 XOINT", "--coords", "netskrafl") == "H5 XOINT: square H5 holds J, not X"
+    assert message("--play", "H4 .A", "--coords", "netskrafl") == ("H4 .A: '.' at H4 marks a board tile, but the square is empty")
