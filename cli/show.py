@@ -81,6 +81,10 @@ def show(
         from gamecore.text import nfc
 
         rack_tiles = pos.board.tile_set.parse_rack(nfc(rack.strip())) if rack.strip() else []
+    if rack_tiles:  # rack and board together fit the tile set, as score and best check
+        from gamecore.best import check_tiles
+
+        check_tiles(pos.board, rack_tiles, pos.rules)
     played, caption = None, ""
     play_coords = coords.value
     if play == "recorded":

@@ -302,3 +302,13 @@ def test_a_netskrafl_play_is_named_as_written_in_its_error(lexicon, tmp_path):
     assert message("--play", "8E XOINT") == "8E XOINT: square 8E holds J, not X"
     assert message("--play", "H5 XOINT", "--coords", "netskrafl") == "H5 XOINT: square H5 holds J, not X"
     assert message("--play", "H4 .A", "--coords", "netskrafl") == ("H4 .A: '.' at H4 marks a board tile, but the square is empty")
+
+
+def test_show_refuses_a_rack_the_board_leaves_no_tiles_for(tmp_path):
+    fits = board_file(tmp_path, "...Zzz.........")  # English's one Z and both blanks on the board
+    out = tmp_path / "p.svg"
+    args = ("show", "--rules", "wespa", "--board", str(fits), "--out", str(out))
+    refused(run_skrafl(*args, "--rack", "Z"), "rack and board together hold 2 × 'Z', but tile set english has only 1")
+    refused(run_skrafl(*args, "--rack", "A?"), "rack and board together hold 3 × blanks, but tile set english has only 2")
+    assert not out.exists()
+    assert run_skrafl(*args, "--rack", "AT").returncode == 0 and out.exists()
