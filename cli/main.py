@@ -15,7 +15,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from gamecore.errors import SkraflError
+from gamecore.errors import SkraflError, raised_writing_stdout
 
 #: Every subcommand, in the order ``skrafl --help`` lists them, with its line there (the first
 #: paragraph of the command's own help; tests/test_startup.py keeps the two the same). The module
@@ -223,30 +223,6 @@ def _pipe_closed() -> int:
     return 0
 
 
-def _stdout_failed(exc: OSError) -> bool:
-    """Whether ``exc`` was raised writing standard output (a full disk, /dev/full): the innermost
-    Python frame it came through holds the stream (``emit``'s ``out``, ``click.echo``'s ``file``)."""
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    streams = [sys.stdout, sys.__stdout__]
-    streams += [getattr(s, "buffer", None) for s in streams]
-    ids = {id(s) for s in streams if s is not None}
-    values = list(tb.tb_frame.f_locals.values())
-    if any(id(v) in ids for v in values):
-        return True
-    for v in values:  # a writer holding the stream: rich's Console (typer's help) writes to self.file
-        try:
-            held = getattr(v, "file", None)
-        except Exception:  # noqa: BLE001  (a property that fails: not the stream)
-            continue
-        if held is not None and id(held) in ids:
-            return True
-    return False
-
-
 def main() -> None:
     """Console entry point: run the app; bad input and usage errors become one line on stderr and
     exit status 2, never a traceback. SIGINT and SIGTERM stop any command (one line, exit 128 + the
@@ -285,7 +261,7 @@ def main() -> None:
     except OSError as exc:  # a file that cannot be opened, read or written; a full disk
         if exc.filename and exc.strerror:
             detail = f"{exc.filename}: {exc.strerror}"
-        elif exc.strerror and _stdout_failed(exc):
+        elif exc.strerror and raised_writing_stdout(exc):
             detail = f"standard output: {exc.strerror}"
         else:
             detail = exc.strerror or str(exc) or type(exc).__name__

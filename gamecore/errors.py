@@ -56,3 +56,30 @@ def is_disk_full(exc: BaseException) -> bool:
         return True
     text = str(exc)
     return any(s in text for s in ("No space left on device", "Disk quota exceeded", "errno 28]", "os error 28)"))
+
+
+def raised_writing_stdout(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised writing standard output (a full disk, /dev/full): the innermost
+    Python frame it came through holds the stream (``emit``'s ``out``, ``click.echo``'s ``file``,
+    a flush of ``sys.stdout``)."""
+    import sys
+
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    streams = [sys.stdout, sys.__stdout__]
+    streams += [getattr(s, "buffer", None) for s in streams]
+    ids = {id(s) for s in streams if s is not None}
+    values = list(tb.tb_frame.f_locals.values())
+    if any(id(v) in ids for v in values):
+        return True
+    for v in values:  # a writer holding the stream: rich's Console (typer's help) writes to self.file
+        try:
+            held = getattr(v, "file", None)
+        except Exception:  # noqa: BLE001  (a property that fails: not the stream)
+            continue
+        if held is not None and id(held) in ids:
+            return True
+    return False

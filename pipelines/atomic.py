@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from gamecore.errors import OutputError, UsageError, is_disk_full
+from gamecore.errors import OutputError, UsageError, is_disk_full, raised_writing_stdout
 from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
 from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
     Signalled,
@@ -317,7 +317,12 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             committed = True
         except BaseException as exc:
             # (before the stage is removed, which frees the space)
-            full = isinstance(exc, Exception) and (is_disk_full(exc) or _device_full(visible.parent))
+            # (a full standard output, /dev/full, is said as such by the CLI)
+            full = (
+                isinstance(exc, Exception)
+                and (is_disk_full(exc) or _device_full(visible.parent))
+                and not raised_writing_stdout(exc)
+            )
             with signals_held():  # a second Ctrl-C must not cut the cleanup short
                 # a stop may land just after the swap: never remove the generation the output names
                 if stage is not None and not (visible.is_symlink() and os.readlink(visible) == stage.name):

@@ -284,7 +284,9 @@ def test_full_disk_is_one_line(tmp_path, fixtures, monkeypatch, capsys):
         cli_main.main()
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.strip().splitlines() == [f"skrafl: error: {out}: No space left on device"]
+    assert err.strip().splitlines() == [
+        f"skrafl: error: {out}: no space left on the device for this output: nothing was changed, the previous one is kept"
+    ]
     assert not out.exists()
 
 

@@ -383,6 +383,7 @@ def test_ratings_taken_back_when_the_swap_fails(netskrafl_db, tmp_path, monkeypa
     import errno
 
     import pipelines.atomic as atomic
+    from gamecore.errors import OutputError
     from pipelines import elo
 
     def stored():
@@ -400,7 +401,8 @@ def test_ratings_taken_back_when_the_swap_fails(netskrafl_db, tmp_path, monkeypa
         raise OSError(errno.ENOSPC, "No space left on device", str(visible))
 
     monkeypatch.setattr(atomic, "_swap", full_disk)
-    with pytest.raises(OSError):  # other ratings for the same day (start 1000): stored, then taken back
+    # other ratings for the same day (start 1000): stored, then taken back
+    with pytest.raises(OutputError, match="no space left on the device"):
         elo.run_elo(
             netskrafl_db,
             tmp_path / "b",
