@@ -33,7 +33,7 @@ _MAX_SIZE, _MAX_LETTERS, _MAX_TEXT = 32, 62, 8
 def _square(r: int, c: int) -> str:
     from gamecore.gcg import column_letters
 
-    return f"{column_letters(c)}{r + 1}"
+    return f"{r + 1}{column_letters(c)}"  # GCG's square names: row, then column (gamecore.play.square_name)
 
 
 def token_tile(tok: str) -> tuple[str, bool]:

@@ -312,3 +312,23 @@ def test_show_refuses_a_rack_the_board_leaves_no_tiles_for(tmp_path):
     refused(run_skrafl(*args, "--rack", "A?"), "rack and board together hold 3 × blanks, but tile set english has only 2")
     assert not out.exists()
     assert run_skrafl(*args, "--rack", "AT").returncode == 0 and out.exists()
+
+
+def test_replay_names_squares_as_score_does():
+    """The replay's own reading of a GCG word (gamecore.replay_board) names a square as the
+    oracle does: row, then column."""
+    from gamecore.board import Board
+    from gamecore.play import IllegalPlay
+    from gamecore.replay_board import tile_placements
+    from gamecore.rules import load_rules
+
+    wespa = load_rules("wespa")
+    board = Board(wespa.layout(), wespa.tiles())
+    for c, letter in enumerate("JOINT", start=4):  # JOINT on row 8 from column E
+        board.place(7, c, letter)
+    with pytest.raises(IllegalPlay) as exc:
+        tile_placements(board, 7, 4, True, ["X", ".", ".", ".", "."])
+    assert exc.value.message == "square 8E holds J, not X"
+    with pytest.raises(IllegalPlay) as exc:
+        tile_placements(board, 8, 3, True, [".", "A"])  # row 9 from column D: empty
+    assert exc.value.message == "'.' at 9D marks a board tile, but the square is empty"
