@@ -14,7 +14,10 @@ from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, terminal
 
 
 def why(
-    words: List[str] = typer.Argument(..., help="Words to explain; '-' reads them from stdin."),
+    words: List[str] = typer.Argument(
+        ...,
+        help="Words to explain; '-' reads one word per line from stdin, as 'skrafl check -' (a line with a space inside is an error: -:LINE).",
+    ),
     lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language whose built lexicon to use (output/LANG)."),
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
     entries: Optional[Path] = typer.Option(
