@@ -1,9 +1,10 @@
 """Problems of a user trial of ``skrafl elo`` (reproduced, then fixed):
 
-- different GCG games that share a file name (``a/game.gcg``, ``b/game.gcg``) both get the
-  ``game_id`` ``game.gcg`` from replay (a GCG file without ``#id`` is known by its file name):
-  rated by that id, the second was skipped as "already seen" (a wrong answer). Now refused, one
-  line naming both files; the same game twice is still rated once.
+- different GCG games that share a file name (``a/game.gcg``, ``b/game.gcg``) both got the
+  ``game_id`` ``game.gcg`` from replay (a GCG file without ``#id`` was known by its file name):
+  rated by that id, the second was skipped as "already seen" (a wrong answer). Now the id is the
+  file name and the game's content digest (two games); an older table with such a clash is
+  refused, one line naming both files; the same game twice is still rated once.
 - ``--date D`` from no state, or from a state that records no rated days (rated from replay's
   undated games), rated D only and dropped the earlier games without a word: now they are listed
   in ``late_games.csv`` and counted in a warning that says how to rate them.
@@ -45,26 +46,39 @@ def _games2(tmp_path: Path) -> Path:
 
 
 @needs_corpus
-def test_different_gcg_games_sharing_a_file_name_are_refused_naming_both(tmp_path):
+def test_different_gcg_games_sharing_a_file_name_are_two_games(tmp_path):
+    """replay knows a GCG file without #id by its file name and its content (the players and every
+    event): a/game.gcg and b/game.gcg of two different games are two games, rated both, also
+    nightly style (--state) and on a later night; a table of an older replay, which gave both the
+    bare file name, is refused naming both files."""
     for sub, name in zip("ab", TWO_GAMES):
         (tmp_path / "dup" / sub).mkdir(parents=True)
         shutil.copy(GCG / name, tmp_path / "dup" / sub / "game.gcg")
     r = _skrafl("replay", "dup", "--out", "rp_dup", "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert pl.read_parquet(tmp_path / "rp_dup" / "games.parquet")["game_id"].to_list() == ["game.gcg", "game.gcg"]
-    for extra in ([], ["--state", "rp_state"]):
-        if extra:  # nightly style: a state rated from another game first
-            (tmp_path / "one").mkdir()
-            shutil.copy(GCG / TWO_GAMES[0], tmp_path / "one" / "other.gcg")
-            assert _skrafl("replay", "one", "--out", "rp_one", "-q", cwd=tmp_path).returncode == 0
-            assert _skrafl("elo", "--games", "rp_one/games.parquet", "--out", "rp_state", "-q", cwd=tmp_path).returncode == 0
-        r = _skrafl("elo", "--games", "rp_dup/games.parquet", "--out", "elo_dup", *extra, cwd=tmp_path)
-        assert r.returncode == 2, r.stderr
-        lines = r.stderr.strip().splitlines()
-        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
-        assert "'game.gcg'" in lines[0] and "dup/a/game.gcg" in lines[0] and "dup/b/game.gcg" in lines[0], lines
-        assert "#id" in lines[0]
-        assert not (tmp_path / "elo_dup").exists()
+    games = pl.read_parquet(tmp_path / "rp_dup" / "games.parquet")
+    ids = games["game_id"].to_list()
+    assert len(set(ids)) == 2 and all(i.startswith("game.gcg#") for i in ids), ids
+    r = _skrafl("elo", "--games", "rp_dup/games.parquet", "--out", "elo_dup", cwd=tmp_path)
+    assert r.returncode == 0 and "2 games rated" in r.stderr, r.stderr
+    # a later night: the second game under the first one's name, against the state of the first
+    (tmp_path / "night1").mkdir()
+    (tmp_path / "night2").mkdir()
+    shutil.copy(GCG / TWO_GAMES[0], tmp_path / "night1" / "game1.gcg")
+    shutil.copy(GCG / TWO_GAMES[1], tmp_path / "night2" / "game1.gcg")
+    for night in ("night1", "night2"):
+        assert _skrafl("replay", night, "--out", f"rp_{night}", "-q", cwd=tmp_path).returncode == 0
+    assert _skrafl("elo", "--games", "rp_night1/games.parquet", "--out", "state1", "-q", cwd=tmp_path).returncode == 0
+    r = _skrafl("elo", "--games", "rp_night2/games.parquet", "--state", "state1", "--out", "state2", cwd=tmp_path)
+    assert r.returncode == 0 and "1 games rated, 0 already rated" in r.stderr, r.stderr
+    # an older replay's table: both games under the bare file name
+    games.with_columns(pl.lit("game.gcg").alias("game_id")).write_parquet(tmp_path / "old.parquet")
+    r = _skrafl("elo", "--games", "old.parquet", "--out", "elo_old", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "'game.gcg'" in lines[0] and "dup/a/game.gcg" in lines[0] and "dup/b/game.gcg" in lines[0], lines
+    assert not (tmp_path / "elo_old").exists()
 
 
 @needs_corpus

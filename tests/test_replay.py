@@ -340,7 +340,7 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
     assert ns["game_id"] == rec["game_id"]
     assert ns["finished_at"] == dt.datetime.fromisoformat(rec["ts_last_move"])
     assert ns["competition"] is rec["manual"] and ns["robot1"] is False and ns["robot2"] is False
-    assert by["base.gcg"]["game_id"] == "base.gcg" and by["base.gcg"]["finished_at"] is None
+    assert by["base.gcg"]["game_id"].startswith("base.gcg#") and by["base.gcg"]["finished_at"] is None
     assert by["base.gcg"]["competition"] is None and by["base.gcg"]["warnings"] == []
     assert by["withid.gcg"]["game_id"] == "io.woogles p6QRjJHG"
     # a lenient repair is listed on its game (expected.tsv: parenthesized_through → ok, PLAY_MALFORMED)
@@ -388,3 +388,29 @@ def test_collect_files_finds_game_files_as_before(tmp_path):
         f"{base}/link.gcg",
         str(other),
     ]
+
+
+def test_a_gcg_game_without_id_is_known_by_its_name_and_content(tmp_path):
+    """game_id of a GCG file without #id: FILE#DIGEST, the digest over its players and events. The
+    same game under another folder keeps it, a note does not change it, a changed score does (a
+    different game sharing the name: Elo would otherwise take it for the first, already rated)."""
+    from pathlib import Path
+
+    from gamecore.gcg import read_gcg
+    from pipelines.replay.game import game_facts
+
+    base = Path(__file__).resolve().parent / "fixtures" / "gcg" / "base.gcg"
+    text = base.read_text(encoding="utf-8")
+    variants = {
+        "same": text,
+        "noted": text.replace("#note exchange\n", "#note exchange, then a long think\n"),
+        "scored": text.replace("8D RETAINS +66 66", "8D RETAINS +68 68"),
+    }
+    ids = {}
+    for name, body in variants.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "game.gcg").write_text(body, encoding="utf-8")
+        ids[name] = game_facts(read_gcg(tmp_path / name / "game.gcg"))["game_id"]
+    assert ids["same"] == game_facts(read_gcg(base))["game_id"].replace("base.gcg", "game.gcg")
+    assert ids["same"] == ids["noted"] != ids["scored"]
+    assert all(i.startswith("game.gcg#") and len(i) == len("game.gcg#") + 12 for i in ids.values())

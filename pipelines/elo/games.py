@@ -434,9 +434,9 @@ def _refuse_name_clash(df: Any, table: GamesTable) -> None:
         files = clash.filter(pl.col("game_id") == gid)["file"].unique(maintain_order=True).to_list()
         more = f" and {len(files) - 2} more" if len(files) > 2 else ""
         raise DataError(
-            f"game_id {gid!r} is shared by different games: {files[0]} and {files[1]}{more} (a GCG file without a "
-            "#id line is known by its file name); give each game a #id line or a file name of its own, then replay "
-            "them again. Nothing was rated",
+            f"game_id {gid!r} is shared by different games: {files[0]} and {files[1]}{more} (an older skrafl knew a "
+            "GCG file without a #id line by its file name alone); replay them again (a game is now known by its name "
+            "and content) or give each a #id line. Nothing was rated",
             path=table.path,
         )
 

@@ -1176,10 +1176,28 @@ NETSKRAFL_ID = "is.netskrafl"
 """The ``#id`` authority of a Netskrafl record (``#id is.netskrafl GAME_ID``, gcg.md §2 ``authority id``)."""
 
 
+def content_id(game: Game) -> str:
+    """12 hex digits of a SHA-256 over what a game is: its players (nick and name) and every
+    event's player, kind, square, word, tiles, count, score and cumulative — not its notes, line
+    numbers or file name. A GCG file without ``#id`` is known by its file name and this: the
+    same game under any folder or name (a copy, the next night's re-read) keeps its id, and
+    different games sharing a file name (``a/game.gcg``, ``b/game.gcg``; ``game1.gcg`` of two
+    days) never share one (Elo would take the second for the first, already rated)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in game.players:
+        h.update(f"P\t{p.nick}\t{p.name}\n".encode())
+    for e in game.events:
+        tiles = "".join(e.tiles) if e.tiles else ""
+        h.update(f"E\t{e.player}\t{e.kind}\t{e.coord}\t{e.word}\t{tiles}\t{e.count}\t{e.score}\t{e.cumulative}\n".encode())
+    return h.hexdigest()[:12]
+
+
 def game_facts(game: Game) -> dict:
     """The ``games.parquet`` columns that describe the game rather than its replay:
     ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma, else the file
-    name), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
+    name and the game's :func:`content_id`, ``base.gcg#0123456789ab``), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
     (Netskrafl ``manual``, netskrafl.md "competition mode"; GCG: null), ``robot1``/``robot2``
     (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false), ``locale``
     (Netskrafl ``locale``, ``is_IS`` when absent; GCG: ``#locale``, else null).
@@ -1199,7 +1217,7 @@ def game_facts(game: Game) -> dict:
             "robot2": bool(_flag(meta.get("robot1"))),
             "locale": game.pragmas.get("locale") or "is_IS",
         }
-    gid = game.pragmas.get("id") or (os.path.basename(game.path) if game.path else None)
+    gid = game.pragmas.get("id") or (f"{os.path.basename(game.path)}#{content_id(game)}" if game.path else None)
     if gid and gid.startswith(NETSKRAFL_ID + " "):
         gid = gid[len(NETSKRAFL_ID) + 1 :].strip()  # a Netskrafl game exported to GCG: its own game_id
     competition = game.pragmas.get("competition", "").strip().lower()
