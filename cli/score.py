@@ -263,7 +263,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     import unicodedata
 
     from gamecore.errors import SkraflError
-    from gamecore.text import capped_lines, nfc, strip_bom
+    from gamecore.text import capped_lines, line_of, nfc, strip_bom
 
     out = sys.stdout
     name = "-" if batch == "-" else batch
@@ -277,7 +277,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
         for lineno, raw, length in capped_lines(source):
             try:
                 if length is not None:
-                    raise SkraflError(f"a line of {length} characters: a CGP string, a TAB and a play are far shorter")
+                    raise SkraflError(f"{line_of(length)}: a CGP string, a TAB and a play are far shorter")
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:

@@ -39,10 +39,12 @@ __all__ = [
     "INT32_MAX",
     "INT32_MIN",
     "LINE_CAP",
+    "LINE_COUNT_MAX",
     "PATTERN_MAX",
     "WORD_MAX",
     "bounded_lines",
     "capped_lines",
+    "line_of",
     "mib",
     "nfc",
     "read_at_most",
@@ -87,6 +89,17 @@ GAME_FILE_MAX = 16 << 20
 BOARD_FILE_MAX = 1 << 20
 """The most bytes of a board or CGP file and of one ``--board -`` stdin line: a 21×21 board is
 under 2 KB even with bracketed multi-letter tiles."""
+
+
+LINE_COUNT_MAX = 16 << 20
+"""The most bytes of one over-long line :func:`capped_lines` reads on, to count its characters: a
+longer line (an endless input such as /dev/zero) is "more than 16 MiB", and nothing after it is read."""
+
+
+def line_of(n: int) -> str:
+    """``a line of N characters``, or ``a line of more than 16 MiB`` for a line :func:`capped_lines`
+    stopped counting."""
+    return f"a line of more than {mib(LINE_COUNT_MAX)}" if n > LINE_COUNT_MAX else f"a line of {n} characters"
 
 
 def mib(n: int) -> str:
@@ -159,6 +172,8 @@ def strip_bom(text: str | bytes) -> str | bytes:
 def word_too_long(n: int, limit: int = WORD_MAX, what: str = "word") -> str:
     """The one message for an item over its limit: ``a word of N characters (at most M)``; for a
     line over :data:`LINE_CAP` bytes whose item is short (white space around it), that."""
+    if n > LINE_COUNT_MAX:
+        return line_of(n)
     if n <= limit:
         return f"a line of more than {LINE_CAP} bytes, most of it white space around a {what}"
     return f"a {what} of {n} characters (at most {limit})"
@@ -171,8 +186,10 @@ def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes
     ``raw`` is the line's bytes (its line break included), and ``length`` None, when the line is at
     most ``cap`` bytes; for a longer line ``raw`` is its first ``cap`` bytes and ``length`` the number
     of characters of the whole line without the white space around it and a leading BOM (bytes that
-    are not UTF-8 count one each), counted as the rest is read and dropped. The first line's BOM is
-    left in ``raw``: callers drop it with :func:`strip_bom`.
+    are not UTF-8 count one each), counted as the rest is read and dropped. A line of more than
+    :data:`LINE_COUNT_MAX` bytes is not counted to its end: its ``length`` is ``LINE_COUNT_MAX + 1``
+    (:func:`line_of` says "more than 16 MiB") and it is the last line yielded, so an endless input
+    ends. The first line's BOM is left in ``raw``: callers drop it with :func:`strip_bom`.
     """
     lineno = 0
     while True:
@@ -187,6 +204,7 @@ def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes
         length = trailing = 0
         started = False
         piece, chunk = decoder.decode(strip_bom(raw) if lineno == 1 else raw), raw
+        seen = len(raw)
         while True:
             if not started:
                 piece = piece.lstrip()
@@ -200,6 +218,10 @@ def capped_lines(fh: BinaryIO, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes
             if not chunk or chunk.endswith(b"\n"):
                 break
             chunk = fh.readline(1 << 20)
+            seen += len(chunk)
+            if seen > LINE_COUNT_MAX:
+                yield lineno, raw, LINE_COUNT_MAX + 1
+                return
             piece = decoder.decode(chunk, final=not chunk or chunk.endswith(b"\n"))
         yield lineno, raw, length
 

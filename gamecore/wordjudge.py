@@ -127,7 +127,9 @@ class WordJudge:
 
 
 def _too_long(n: int, limit: int, judge: WordJudge) -> str:
-    return f"a line of {n} characters (at most {limit}: {judge.max_words} words of at most {WORD_MAX})"
+    from gamecore.text import line_of
+
+    return f"{line_of(n)} (at most {limit}: {judge.max_words} words of at most {WORD_MAX})"
 
 
 def _capped(lines, limit: int, source: str, judge: WordJudge):

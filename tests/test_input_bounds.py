@@ -180,6 +180,29 @@ def test_replay_stdin_dev_zero(tmp_path):
     assert one_line(err).startswith("skrafl: error: -:1: a line of more than")
 
 
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "-"),
+        ("check", "--play", "-"),
+        ("why", "-"),
+        ("find", "-"),
+        ("judge", "--batch", "-", "-q"),
+        ("score", "--batch", "-"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_word_and_ruling_stdin_dev_zero_ends(tmp_path, cats, args):
+    """The readers that count an over-long line's characters (check -, why -, find -, judge and
+    score --batch) stop counting past 16 MiB: /dev/zero ran them for ever (memory flat)."""
+    if args[0] == "judge":
+        args = (*args, "--log", str(tmp_path / "log.jsonl"))
+    with open("/dev/zero", "rb") as zero:
+        code, err = bounded(args[0], "--lexicon", str(cats), *args[1:], stdin=zero, timeout=90)
+    assert code == 2
+    assert one_line(err).startswith("skrafl: error: -:1: a line of more than 16 MiB"), err
+
 # ---- boards -----------------------------------------------------------------------------------
 
 
