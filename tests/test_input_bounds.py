@@ -180,7 +180,6 @@ def test_replay_stdin_dev_zero(tmp_path):
     assert one_line(err).startswith("skrafl: error: -:1: a line of more than")
 
 
-
 @pytest.mark.parametrize(
     "args",
     [
@@ -202,6 +201,7 @@ def test_word_and_ruling_stdin_dev_zero_ends(tmp_path, cats, args):
         code, err = bounded(args[0], "--lexicon", str(cats), *args[1:], stdin=zero, timeout=90)
     assert code == 2
     assert one_line(err).startswith("skrafl: error: -:1: a line of more than 16 MiB"), err
+
 
 # ---- boards -----------------------------------------------------------------------------------
 
