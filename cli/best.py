@@ -227,11 +227,12 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
     from gamecore.text import BOARD_FILE_MAX, bounded_lines, mib, nfc
 
     out = sys.stdout
-    bad = 0
+    bad = seen = 0
     if fmt == OutputFormat.tsv:
         out.write("\t".join(["line", *columns]) + "\n")
     blocks = 0
     for lineno, raw in bounded_lines(sys.stdin.buffer, BOARD_FILE_MAX):
+        seen += 1
         if raw is None:  # the rest of the line (an endless stdin) is not read: the run ends here
             bad += 1
             out.flush()
@@ -243,6 +244,7 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
             except UnicodeDecodeError:
                 raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
             if not text:
+                seen -= 1
                 continue
             pos = parse_cgp(nfc(text), tile_set, layout)
             rack_tiles = pos.racks[0]
@@ -266,6 +268,10 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
             out.write(f"line {lineno}\n")
             emit(rows, columns, fmt)
         out.flush()
+    if not seen:  # no position at all: no answer is not "no plays"
+        out.flush()
+        typer.echo("skrafl: error: no positions in -: give one CGP position per line", err=True)
+        return 2
     return 2 if bad else 0
 
 

@@ -229,16 +229,12 @@ def parse_board_text(
 
 
 def read_board(path: str | Path, tile_set: TileSet, layout: BoardLayout, fmt: str = "gcg") -> Board:
-    """Read a board file (see :func:`parse_board_text`). Raises DataError (file, line)."""
+    """Read a board file (see :func:`parse_board_text`; at most 1 MiB, :func:`gamecore.text.read_board_text`).
+    Raises DataError (file, line)."""
+    from gamecore.text import read_board_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read board: {exc.strerror}", path) from exc
-    except UnicodeDecodeError as exc:
-        line = exc.object.count(b"\n", 0, exc.start) + 1
-        raise DataError("board file is not UTF-8 text", path, line) from None
-    return parse_board_text(text, tile_set, layout, fmt, path)
+    return parse_board_text(read_board_text(path), tile_set, layout, fmt, path)
 
 
 @dataclass

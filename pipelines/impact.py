@@ -93,18 +93,20 @@ def file_language(path: str) -> tuple[str | None, str]:
     import json
     import re
 
+    from gamecore.gamelog import GameLogError, read_game_bytes
+
     try:
         if path.lower().endswith(".json"):
             from gamecore.text import strip_bom
 
-            data = json.loads(strip_bom(Path(path).read_bytes()))
+            data = json.loads(strip_bom(read_game_bytes(path)))  # at most 16 MiB
             if not isinstance(data, dict):
                 return None, ""
             locale = data.get("locale") if isinstance(data.get("locale"), str) and data.get("locale") else "is_IS"
             return locale_language(locale), f"locale {locale}"
         with open(path, "rb") as f:
             head = f.read(4096).decode("latin-1")
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, GameLogError):
         return None, ""
     for pragma, language in (("locale", locale_language), ("lexicon", lexicon_name_language)):
         m = re.search(rf"^#{pragma}[ \t]+(\S+)", head, re.MULTILINE | re.IGNORECASE)

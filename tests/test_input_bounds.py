@@ -138,6 +138,23 @@ def test_library_readers_cap(big_game):
         assert exc.value.code == "FILE_TOO_LARGE" and exc.value.path == str(big_game)
 
 
+def test_library_board_and_language_readers_cap(tmp_path):
+    """gamecore.board.read_board (the library's board reader) and impact's look at a record's
+    language read at most their caps: a huge board file is one DataError, a huge .json record
+    names no language (the replay then reports the file)."""
+    from gamecore.board import read_board
+    from gamecore.boards import load_layout
+    from gamecore.errors import DataError
+    from gamecore.tilesets import load_tile_set
+    from pipelines.impact import file_language
+
+    board = _write_zeros(tmp_path / "big.board", BOARD_FILE_MAX + 1, b".")
+    with pytest.raises(DataError, match="more than 1 MiB"):
+        read_board(board, load_tile_set("english"), load_layout("standard"))
+    record = _write_zeros(tmp_path / "big.json", GAME_FILE_MAX + 1, b" ")
+    assert file_language(str(record)) == (None, "")
+
+
 # ---- replay - ---------------------------------------------------------------------------------
 
 
@@ -204,6 +221,14 @@ def test_word_and_ruling_stdin_dev_zero_ends(tmp_path, cats, args):
 
 
 # ---- boards -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\n \n"], ids=["empty", "blank lines"])
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_best_board_stdin_without_a_position_is_no_answer(cats, stdin, fmt):
+    """best --board - with no position at all printed nothing and exit 0, as if it had answered."""
+    code, err = bounded("best", "--lexicon", str(cats), "--board", "-", "-f", fmt, input=stdin)
+    assert code == 2 and one_line(err) == "skrafl: error: no positions in -: give one CGP position per line"
 
 
 def test_best_board_stdin_dev_zero(cats):
