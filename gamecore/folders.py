@@ -111,7 +111,8 @@ def open_output(path: Path | str, what: str = "output", checksums: bool = False)
     folder = Path(os.path.realpath(path))
     if not folder.is_dir():
         if folder.exists():
-            raise DataError(f"not a {what} folder (a folder written by skrafl is expected)", path)
+            article = "an" if what[:1] in "aeiou" else "a"
+            raise DataError(f"not {article} {what} folder (a folder written by skrafl is expected)", path)
         raise DataError(f"no {what} here (no such folder)", path)
     found = output_root(folder)
     if found is None:

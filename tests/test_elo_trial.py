@@ -139,3 +139,10 @@ def test_date_on_a_state_without_rated_days_warns_about_the_earlier_games(tmp_pa
     # --catch-up on that state is refused, and says why
     r = _skrafl("elo", "--games", games, "--date", "2024-05-03", "--state", "elo_rp", "--catch-up", "--out", "o", cwd=tmp_path)
     assert r.returncode == 2 and "does not record the days" in r.stderr, r.stderr
+
+
+def test_a_file_given_as_the_state_is_named_in_english(tmp_path):
+    state = tmp_path / "state.txt"
+    state.write_text("not a folder\n", encoding="utf-8")
+    r = _skrafl("elo", "--games", FIXTURE, "--state", state, "--out", "out", "-q", cwd=tmp_path)
+    assert r.returncode == 2 and "not an elo state folder" in r.stderr, r.stderr
