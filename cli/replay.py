@@ -268,6 +268,11 @@ def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet,
         )
         for status, file, error in summary["not_ok"]:
             typer.echo(f"  {status}: {file}: {error}", err=True)
+        listed = len(summary["not_ok"])
+        if listed < summary["games"] - summary["ok"]:
+            typer.echo(
+                f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in the dataset's games)", err=True
+            )
     return summary
 
 

@@ -414,3 +414,23 @@ def test_a_gcg_game_without_id_is_known_by_its_name_and_content(tmp_path):
     assert ids["same"] == game_facts(read_gcg(base))["game_id"].replace("base.gcg", "game.gcg")
     assert ids["same"] == ids["noted"] != ids["scored"]
     assert all(i.startswith("game.gcg#") and len(i) == len("game.gcg#") + 12 for i in ids.values())
+
+
+def test_the_summary_lists_the_first_games_not_ok_and_counts_the_rest(tmp_path):
+    """A user trial's folder of 7,810 games printed 450 lines of mismatches on stderr: the summary
+    lists the first 20 games not ok and counts the others (all are in games.parquet)."""
+    from pathlib import Path
+
+    from clirun import run_skrafl
+
+    games = tmp_path / "games"
+    games.mkdir()
+    shutil.copy(Path(__file__).resolve().parent / "fixtures" / "gcg" / "base.gcg", games / "base.gcg")
+    for i in range(25):
+        (games / f"empty{i:02}.gcg").write_text("", encoding="utf-8")
+    for args in (("--out", str(tmp_path / "out")), ("--dataset", str(tmp_path / "ds"))):
+        r = run_skrafl("replay", str(games), "--no-lexicon", *args)
+        assert r.returncode == 1, r.stderr
+        lines = r.stderr.splitlines()
+        assert sum(line.startswith("  error: ") for line in lines) == 20, r.stderr
+        assert lines[-1].startswith("  … and 5 more not ok"), r.stderr

@@ -53,14 +53,13 @@ from typing import Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
 
-from .tables import TableBatch, TableWriter, schemas
+from .tables import LISTED, TableBatch, TableWriter, schemas
 
 MANIFEST = "dataset.json"
 KIND = "skrafl-replay-dataset"
 KEY = "part"
 COMMAND = "replay-partition"
 SEGMENT_GAMES = 4096
-LISTED = 1000
 _EVENTS = "_events"
 
 

@@ -39,7 +39,7 @@ from gamecore.gamelog import GameLogError
 
 from .game import GameResult, _error_row, replay_game
 from .read import collect_files, read_game_file
-from .tables import UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
+from .tables import LISTED, UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
 
 
 @dataclass
@@ -438,10 +438,6 @@ def _stop_on_signals():
     finally:
         for s, h in saved.items():
             signal.signal(s, h)
-
-
-LISTED = 1000
-"""Games not ok listed in a summary (``not_ok``); the rest are counted (all are in games.parquet)."""
 
 
 def run_replay(

@@ -103,6 +103,10 @@ column of games.parquet)."""
 GROUP_GAMES = 4096
 """Games per Parquet row group (and the moves of those games per row group of moves.parquet)."""
 
+LISTED = 20
+"""Games not ok a replay summary lists on stderr (``not_ok``, the first ones); the rest are counted
+(every game has its status in games.parquet)."""
+
 _SCHEMAS: dict[bool, tuple] = {}
 
 
