@@ -28,7 +28,7 @@ HELP = (
     "Netskrafl records and #lexicon netskrafl → is; all files must name the same), else a note says "
     "once that words are not checked.\n\n"
     "Exit status: 0 every game ok; 1 some game is not ok (status mismatch or error in games.parquet; "
-    "listed on stderr); 2 usage error, no game file found, or no file readable as a game log (then "
+    "the first 20 listed on stderr); 2 usage error, no game file found, or no file readable as a game log (then "
     "nothing is written); 130 / 143 stopped by SIGINT / SIGTERM (nothing written, workers stopped)."
 )
 
