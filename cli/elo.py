@@ -200,17 +200,40 @@ def elo(
         )
 
 
+STDIN_TABLE_MAX = 4 << 30
+"""The most bytes of a games table piped to ``--games -`` (a million games are about 100 MB of CSV)."""
+
+
 def _stdin_table(folder: Path) -> Path:
     """Standard input saved as a games table in ``folder``: ``stdin.parquet`` (it starts with
-    ``PAR1``), ``stdin.jsonl`` (with ``{``) or ``stdin.csv``. Raises UsageError when stdin is empty."""
+    ``PAR1``), ``stdin.jsonl`` (with ``{``) or ``stdin.csv``, copied in 1 MiB pieces (memory stays
+    flat). Raises UsageError when stdin is empty, holds NUL bytes outside Parquet (no text table
+    does: ``/dev/zero``) or is longer than :data:`STDIN_TABLE_MAX`."""
     import sys
 
-    data = sys.stdin.buffer.read()
-    if not data.strip():
+    src = sys.stdin.buffer
+    head = src.read(1 << 20)
+    while head and not head.strip() and len(head) < 1 << 20:  # a few blank lines first, or a slow pipe
+        more = src.read(1 << 20)
+        if not more:
+            break
+        head += more
+    if not head.strip():
         raise UsageError("--games -: stdin is empty (pipe a games table: CSV, JSON lines or Parquet)")
-    suffix = ".parquet" if data[:4] == b"PAR1" else ".jsonl" if data.lstrip()[:1] == b"{" else ".csv"
+    parquet = head[:4] == b"PAR1"
+    if not parquet and b"\0" in head:
+        raise UsageError("--games -: stdin holds NUL bytes: not a games table (CSV, JSON lines or Parquet)")
+    suffix = ".parquet" if parquet else ".jsonl" if head.lstrip()[:1] == b"{" else ".csv"
     path = folder / f"stdin{suffix}"
-    path.write_bytes(data)
+    size = 0
+    with open(path, "wb") as out:
+        piece = head
+        while piece:
+            size += len(piece)
+            if size > STDIN_TABLE_MAX:
+                raise UsageError(f"--games -: stdin is longer than {STDIN_TABLE_MAX >> 30} GiB: not a games table")
+            out.write(piece)
+            piece = src.read(1 << 20)
     return path
 
 

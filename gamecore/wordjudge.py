@@ -86,7 +86,8 @@ class WordJudge:
         return cls(Lexicon.load(folder), max_words)
 
     def split(self, text: str) -> list[str]:
-        """The words of one line as typed: NFC, separated by spaces, commas or semicolons.
+        """The words of one line as typed: NFC, separated by spaces, tabs, no-break spaces, commas or
+        semicolons.
 
         Raises:
             UsageError: more than :attr:`max_words` words.
@@ -95,7 +96,9 @@ class WordJudge:
         bad = next((ch for w in words for ch in w if ch.isspace()), None)
         if bad is not None:  # a line break inside the line (CR, U+2028) or a control character, not a separator
             what = describe_char(bad) or f"a white space character (U+{ord(bad):04X})"
-            raise UsageError(f"{what} in the line: one ruling per line, its words separated by spaces, commas or semicolons")
+            raise UsageError(
+                f"{what} in the line: one ruling per line, its words separated by spaces, tabs, commas or semicolons"
+            )
         if len(words) > self.max_words:
             raise UsageError(f"at most {self.max_words} words at once; got {len(words)}")
         return words

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from gamecore.errors import OutputError, UsageError, is_disk_full, raised_writing_stdout
+from gamecore.errors import OutputError, SkraflError, UsageError, is_disk_full, raised_writing_stdout
 from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
 from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
     Signalled,
@@ -318,9 +318,12 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
         except BaseException as exc:
             # (before the stage is removed, which frees the space)
             # (a full standard output, /dev/full, is said as such by the CLI)
+            # a library's unexplained IO error (marisa-trie's RuntimeError) on a file system with
+            # almost no room left is the full disk too; an error about the input never is
             full = (
                 isinstance(exc, Exception)
-                and (is_disk_full(exc) or _device_full(visible.parent))
+                and not isinstance(exc, SkraflError)
+                and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and _device_full(visible.parent)))
                 and not raised_writing_stdout(exc)
             )
             with signals_held():  # a second Ctrl-C must not cut the cleanup short

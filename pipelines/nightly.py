@@ -787,8 +787,6 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 rec["status"], rec["error"] = "stopped", _stopped_text(signum)
         raise
     finally:
-        if log["status"] == "running":  # (not reached: every way out sets it)
-            log["status"], log["exit"] = "failed", 130
         _write_log(work, day, log)
     if failure is not None:
         raise failure

@@ -69,6 +69,17 @@ def test_replay_and_build_on_a_full_file_system(tmp_path, tiny_fs):
     assert snapshot(tiny_fs) == before
 
 
+def test_an_input_error_on_an_almost_full_disk_is_the_input_error(tmp_path, tiny_fs):
+    """An error about the input keeps its own line even when the output's file system has almost
+    no room left (the full-disk guess is only for a library's unexplained IO error)."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("cat\n" + "x" * 5000 + "\n", encoding="utf-8")
+    err = one_error_line(
+        run_skrafl("build", "en", "--source", "wordlist", "--input", str(bad), "--out", str(tiny_fs / "lex"), "-q")
+    )
+    assert err.startswith(f"skrafl: error: {bad}:2: a line of more than 4096 bytes"), err
+
+
 def _with_fault(patch: str, *args: str) -> subprocess.CompletedProcess:
     """Run the CLI in a real process after ``patch`` (Python code) made a library's write fail."""
     code = f"import sys\n{patch}\nsys.argv = ['skrafl', *{list(args)!r}]\nfrom cli.main import main\nmain()\n"

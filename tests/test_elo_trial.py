@@ -146,3 +146,42 @@ def test_a_file_given_as_the_state_is_named_in_english(tmp_path):
     state.write_text("not a folder\n", encoding="utf-8")
     r = _skrafl("elo", "--games", FIXTURE, "--state", state, "--out", "out", "-q", cwd=tmp_path)
     assert r.returncode == 2 and "not an elo state folder" in r.stderr, r.stderr
+
+
+@needs_corpus
+def test_a_state_of_an_older_skrafl_knows_its_games_by_their_bare_names(tmp_path):
+    """A state rated from an older replay's table (a GCG file without #id was game.gcg, now
+    game.gcg#DIGEST): its games are already rated, not rated a second time (a review found every
+    such game rated again after the upgrade)."""
+    shutil.copytree(GCG, tmp_path / "g")
+    # (exit 1: a corpus file or two are not ok; the others are the games)
+    assert _skrafl("replay", "g", "--no-lexicon", "--out", "r1", "-q", cwd=tmp_path).returncode in (0, 1)
+    games = pl.read_parquet(tmp_path / "r1" / "games.parquet")
+    assert games["game_id"].str.contains("#").sum() > 0
+    games.with_columns(pl.col("game_id").str.replace(r"#[0-9a-f]{12}$", "")).write_parquet(tmp_path / "old.parquet")
+    r = _skrafl("elo", "--games", "old.parquet", "--out", "e1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rated = int(r.stderr.split(" games rated")[0].rsplit(" ", 1)[-1])
+    assert rated > 0
+    r = _skrafl("elo", "--games", "r1/games.parquet", "--state", "e1", "--out", "e2", cwd=tmp_path)
+    assert r.returncode == 0 and "skrafl elo: 0 games rated, " in r.stderr, r.stderr
+    before = pl.read_parquet(tmp_path / "e1" / "ratings.parquet").drop("as_of")
+    assert pl.read_parquet(tmp_path / "e2" / "ratings.parquet").drop("as_of").equals(before)
+
+
+def test_netskrafl_records_without_an_id_sharing_a_name_are_two_games(tmp_path):
+    """A Netskrafl record with no game_id is known by its file name and content too: two such
+    records named game.json in two folders are two games (elo refused the table before)."""
+    records = sorted((SHARED / "corpora" / "netskrafl" / "games").glob("*.json"))[:2]
+    if len(records) < 2:
+        pytest.skip("no Netskrafl records in ../shared")
+    for sub, rec in zip("ab", records):
+        data = json.loads(rec.read_text(encoding="utf-8"))
+        data.pop("game_id", None)
+        (tmp_path / "n" / sub).mkdir(parents=True)
+        (tmp_path / "n" / sub / "game.json").write_text(json.dumps(data), encoding="utf-8")
+    assert _skrafl("replay", "n", "--no-lexicon", "--out", "rn", "-q", cwd=tmp_path).returncode == 0
+    ids = pl.read_parquet(tmp_path / "rn" / "games.parquet")["game_id"].to_list()
+    assert len(set(ids)) == 2 and all(i.startswith("game.json#") for i in ids), ids
+    r = _skrafl("elo", "--games", "rn/games.parquet", "--out", "en", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr  # (their seats are unnamed: a warning, not rated)

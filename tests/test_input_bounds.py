@@ -220,6 +220,14 @@ def test_word_and_ruling_stdin_dev_zero_ends(tmp_path, cats, args):
     assert one_line(err).startswith("skrafl: error: -:1: a line of more than 16 MiB"), err
 
 
+def test_elo_games_stdin_dev_zero(tmp_path):
+    """elo --games - held all of stdin in memory (/dev/zero: an internal MemoryError)."""
+    with open("/dev/zero", "rb") as zero:
+        code, err = bounded("elo", "--games", "-", "--out", str(tmp_path / "e"), stdin=zero, timeout=60)
+    assert code == 2 and "NUL bytes" in one_line(err)
+    assert not (tmp_path / "e").exists()
+
+
 # ---- boards -----------------------------------------------------------------------------------
 
 

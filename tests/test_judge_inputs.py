@@ -165,7 +165,7 @@ def test_a_hard_link_of_the_board_is_no_picture(lexicon, tmp_path):
 def test_judge_batch_refuses_a_line_break_inside_a_line_as_check_does(lexicon, tmp_path, stdin, what):
     log = tmp_path / "jcr.jsonl"
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "--log", str(log), "-q", stdin=stdin)
-    refused(r, f"-:1: {what} in the line: one ruling per line, its words separated by spaces, commas or semicolons")
+    refused(r, f"-:1: {what} in the line: one ruling per line, its words separated by spaces, tabs, commas or semicolons")
     assert not log.exists() or log.read_text(encoding="utf-8") == ""
     c = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin=stdin)
     assert c.returncode == 2 and c.stderr.startswith("skrafl: error: -:1: "), c.stderr
@@ -178,7 +178,7 @@ def test_judge_batch_separators_and_crlf(lexicon):
     )
     refused(
         r,
-        "-:3: a control character (U+000D) in the line: one ruling per line, its words separated by spaces, commas or semicolons",
+        "-:3: a control character (U+000D) in the line: one ruling per line, its words separated by spaces, tabs, commas or semicolons",
     )
     r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "-q", stdin="joint\r\nfore\tta\u00a0at\r\n")
     assert r.returncode == 0, r.stderr

@@ -110,10 +110,19 @@ def compute(
         day = pl.col("finished_at").dt.date()
         games = games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
 
-    # Skip games already rated in the state.
+    # Skip games already rated in the state. A state of an older skrafl knows a game file without
+    # an id by its bare file name (game.gcg), which replay now writes game.gcg#DIGEST: such a name
+    # in the state stands for every game of that file name, as it did when it was rated.
     n_before = games.height
     if state.processed.height:
         games = games.join(state.processed.select("game_id"), on="game_id", how="anti")
+        bare = games["game_id"].cast(pl.String).str.replace(r"#[0-9a-f]{12}$", "")
+        if (bare != games["game_id"].cast(pl.String)).any():
+            games = (
+                games.with_columns(bare.alias("_bare"))
+                .join(state.processed.select(pl.col("game_id").cast(pl.String).alias("_bare")), on="_bare", how="anti")
+                .drop("_bare")
+            )
     skipped = n_before - games.height
 
     # New games of days the state has rated arrived late: listed, never rated out of order.

@@ -1196,7 +1196,7 @@ def content_id(game: Game) -> str:
 
 def game_facts(game: Game) -> dict:
     """The ``games.parquet`` columns that describe the game rather than its replay:
-    ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma, else the file
+    ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma; else the file
     name and the game's :func:`content_id`, ``base.gcg#0123456789ab``), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
     (Netskrafl ``manual``, netskrafl.md "competition mode"; GCG: null), ``robot1``/``robot2``
     (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false), ``locale``
@@ -1210,7 +1210,9 @@ def game_facts(game: Game) -> dict:
         meta = game.meta
         manual = meta["manual"] if "manual" in meta else game.prefs.get("manual")
         return {
-            "game_id": str(game.game_id) if game.game_id is not None else (os.path.basename(game.path) if game.path else None),
+            "game_id": str(game.game_id)
+            if game.game_id is not None
+            else (f"{os.path.basename(game.path)}#{content_id(game)}" if game.path else None),
             "finished_at": parse_time(game.pragmas.get("ts_last_move")),
             "competition": bool(manual) if isinstance(manual, bool) else None,
             "robot1": bool(_flag(meta.get("robot0"))),
