@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import PROJECT_ROOT, run_skrafl
+from clirun import PROJECT_ROOT, build_word_lexicon, run_skrafl
 
 from gamecore.text import BOARD_FILE_MAX, DUMP_LINE_MAX, GAME_FILE_MAX, LINE_CAP
 
@@ -71,11 +71,7 @@ def big_game(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def cats(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("cats")
-    (tmp / "w.txt").write_text("cat\ncats\nact\nat\nta\n", encoding="utf-8")
-    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
-    assert res.returncode == 0, res.stderr
-    return tmp / "lex"
+    return build_word_lexicon(tmp_path_factory.mktemp("cats"), ["cat", "cats", "act", "at", "ta"], name="lex")
 
 
 # ---- game files -------------------------------------------------------------------------------

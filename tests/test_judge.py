@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import build_word_lexicon, run_skrafl
 
 from gamecore.errors import DataError, UsageError
 from gamecore.wordjudge import AuditLog, WordJudge, manifest_checksum
@@ -539,11 +539,7 @@ def _tree_bytes(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def other_output(tmp_path_factory) -> Path:
     """Another skrafl output (a second lexicon), not the one the judge uses."""
-    d = tmp_path_factory.mktemp("other")
-    (d / "w.txt").write_text("ax\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "w.txt"), "--out", str(d / "lex"), "-q")
-    assert r.returncode == 0, r.stderr
-    return d / "lex"
+    return build_word_lexicon(tmp_path_factory.mktemp("other"), ["ax"], name="lex")
 
 
 @pytest.mark.parametrize(

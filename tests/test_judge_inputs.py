@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import build_word_lexicon, run_skrafl
 
 WORDS = ["at", "fore", "joint", "ta", "za"]
 EMPTY = "/".join(["15"] * 15)
@@ -20,11 +20,7 @@ EMPTY = "/".join(["15"] * 15)
 
 @pytest.fixture(scope="module")
 def lexicon(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("judge_inputs")
-    (d / "words.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
-    assert r.returncode == 0, r.stderr
-    return d / "en"
+    return build_word_lexicon(tmp_path_factory.mktemp("judge_inputs"), WORDS)
 
 
 def refused(r, message: str) -> None:

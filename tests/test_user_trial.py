@@ -9,18 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import build_word_lexicon, run_skrafl
 
 WORDS = ["hestur", "joint", "fore"]
 
 
 @pytest.fixture(scope="module")
 def lexicon(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("trial")
-    (d / "words.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
-    assert r.returncode == 0, r.stderr
-    return d / "en"
+    return build_word_lexicon(tmp_path_factory.mktemp("trial"), WORDS)
 
 
 def one_error_line(r) -> str:
