@@ -258,4 +258,4 @@ class PrintBeforeSwap:
 
 
 def _flush(stream) -> None:
-    stream.flush()  # the stream is this frame's local: cli.main tells a failed standard output by it
+    stream.flush()  # the stream is this frame's local: gamecore.errors.raised_writing_stdout tells a failed stdout by it

@@ -212,12 +212,7 @@ def _stdin_table(folder: Path) -> Path:
     import sys
 
     src = sys.stdin.buffer
-    head = src.read(1 << 20)
-    while head and not head.strip() and len(head) < 1 << 20:  # a few blank lines first, or a slow pipe
-        more = src.read(1 << 20)
-        if not more:
-            break
-        head += more
+    head = src.read(1 << 20)  # (a buffered read waits for the whole MiB or the end of stdin)
     if not head.strip():
         raise UsageError("--games -: stdin is empty (pipe a games table: CSV, JSON lines or Parquet)")
     parquet = head[:4] == b"PAR1"

@@ -289,8 +289,11 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
     real = Path(os.path.realpath(path))
     if real.is_dir():
         raise UsageError(f"{path}: is a folder; give the file name of {what}" + (f" {name_hint}" if name_hint else ""))
-    target = _file_id(real)  # the file itself, whatever its name: a hard link of an input is that input
-    linked = target is not None and os.stat(real).st_nlink > 1  # other names of it may lie in an input folder
+    try:  # the file itself, whatever its name: a hard link of an input is that input
+        st = os.stat(real)
+        target, linked = (st.st_dev, st.st_ino), st.st_nlink > 1  # linked: other names may lie in an input folder
+    except OSError:
+        target, linked = None, False
     for given in inputs:
         if given is None or str(given) == "-":
             continue

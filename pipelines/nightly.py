@@ -100,6 +100,7 @@ from pathlib import Path
 from typing import Any
 
 from gamecore.errors import SkraflError, UsageError
+from pipelines.stops import stopped_by
 
 LOGS = "logs"
 LEXICONS = "lexicons"
@@ -784,7 +785,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
         log["status"], log["exit"] = "failed", 128 + (signum or 2)
         for rec in log["steps"]:
             if rec["status"] == "running":
-                rec["status"], rec["error"] = "stopped", _stopped_text(signum)
+                rec["status"], rec["error"] = "stopped", stopped_by(signum)
         raise
     finally:
         _write_log(work, day, log)
@@ -814,12 +815,12 @@ def _run(rec: dict, fn):
     except Exception as exc:  # noqa: BLE001 - a step's bug fails the step, the log still says which
         signum = _stop_signal(None)
         if signum is not None:  # a stop that a library turned into another error: still a stop
-            rec["status"], rec["error"] = "stopped", _stopped_text(signum)
+            rec["status"], rec["error"] = "stopped", stopped_by(signum)
             raise
         rec["status"], rec["error"] = "failed", f"internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})"
         raise StepFailed(rec["step"], rec["error"]) from None
     except BaseException as exc:  # SIGINT, SIGTERM (pipelines.stops.Signalled, KeyboardInterrupt): the step was stopped
-        rec["status"], rec["error"] = "stopped", _stopped_text(_stop_signal(exc))
+        rec["status"], rec["error"] = "stopped", stopped_by(_stop_signal(exc))
         raise
     finally:
         rec["seconds"] = round(time.monotonic() - t, 3)
@@ -837,17 +838,6 @@ def _stop_signal(exc: BaseException | None) -> int | None:
     if signum is None and isinstance(exc, KeyboardInterrupt):
         signum = signal.SIGINT
     return int(signum) if signum is not None else None
-
-
-def _stopped_text(signum: int | None) -> str:
-    import signal
-
-    if signum is None:
-        return "stopped"
-    try:
-        return f"stopped by {signal.Signals(signum).name}"
-    except ValueError:
-        return f"stopped by signal {signum}"
 
 
 def _error_text(exc: BaseException) -> str:

@@ -114,12 +114,22 @@ def output_begun() -> None:
     _Stop.writing = True
 
 
+def stopped_by(signum: int | None) -> str:
+    """``stopped by SIGINT`` (``stopped by signal N`` for another number, ``stopped`` for none)."""
+    import signal
+
+    if signum is None:
+        return "stopped"
+    try:
+        return f"stopped by {signal.Signals(signum).name}"
+    except ValueError:
+        return f"stopped by signal {signum}"
+
+
 def stop_message(signum: int | None = None) -> str:
     """The one line of a stopped run: the signal, and that the output being written was discarded
     when the run was writing one."""
-    import signal
-
-    what = f"stopped by {signal.Signals(signum).name}" if signum is not None else "interrupted"
+    what = stopped_by(signum) if signum is not None else "interrupted"
     if _Stop.writing:
         return f"skrafl: {what}; the output being written was discarded, the previous one is kept"
     return f"skrafl: {what}"

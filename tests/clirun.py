@@ -10,10 +10,13 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_skrafl(*args: str, output_root: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_skrafl(
+    *args: str, output_root: Path | None = None, stdin: str | None = None, stderr=subprocess.PIPE
+) -> subprocess.CompletedProcess:
     """Run ``python -m cli.main ARGS`` (the same entry point as ``skrafl``) and capture its output.
 
-    ``output_root`` sets ``SKRAFL_OUTPUT`` so the run reads and writes only there.
+    ``output_root`` sets ``SKRAFL_OUTPUT`` so the run reads and writes only there; ``stderr``: where
+    its standard error goes instead of being captured (a file, a descriptor: ``/dev/full``).
     """
     env = dict(os.environ)
     if output_root is not None:
@@ -23,7 +26,8 @@ def run_skrafl(*args: str, output_root: Path | None = None, stdin: str | None = 
         cwd=PROJECT_ROOT,
         env=env,
         input=stdin,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         timeout=600,
     )

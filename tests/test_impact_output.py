@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import run_skrafl
 from lexicon_helpers import make_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,26 +28,8 @@ def test_a_report_that_cannot_be_written_changes_nothing(tmp_path):
     out = tmp_path / "out"
 
     def impact(new_lexicon, stderr=subprocess.PIPE, quiet=()):
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "cli.main",
-                "impact",
-                "--old",
-                str(old),
-                "--new",
-                str(new_lexicon),
-                str(GAME),
-                "--out",
-                str(out),
-                *quiet,
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            timeout=300,
+        return run_skrafl(
+            "impact", "--old", str(old), "--new", str(new_lexicon), str(GAME), "--out", str(out), *quiet, stderr=stderr
         )
 
     same = make_lexicon(tmp_path / "same", WORDS, language="en")  # no change: an output without windy
