@@ -185,3 +185,32 @@ def test_netskrafl_records_without_an_id_sharing_a_name_are_two_games(tmp_path):
     assert len(set(ids)) == 2 and all(i.startswith("game.json#") for i in ids), ids
     r = _skrafl("elo", "--games", "rn/games.parquet", "--out", "en", cwd=tmp_path)
     assert r.returncode == 0, r.stderr  # (their seats are unnamed: a warning, not rated)
+
+
+@needs_corpus
+def test_a_gcg_game_renamed_or_copied_under_another_name_is_rated_once(tmp_path):
+    """A GCG file without #id is known by its name and content digest: the same game renamed on a
+    later night (game1.gcg, then final.gcg) was a new id and rated a second time; a copy under
+    another name in the same night was rated twice. Now the digest is the game: rated once."""
+    for night, name in (("night1", "game1.gcg"), ("night2", "final.gcg")):
+        (tmp_path / night).mkdir()
+        shutil.copy(GCG / TWO_GAMES[0], tmp_path / night / name)
+    shutil.copy(GCG / TWO_GAMES[1], tmp_path / "night2" / "other.gcg")  # and one new game
+    for night in ("night1", "night2"):
+        assert _skrafl("replay", night, "--out", f"rp_{night}", "-q", cwd=tmp_path).returncode == 0
+    ids = [pl.read_parquet(tmp_path / f"rp_{n}" / "games.parquet")["game_id"].sort().to_list() for n in ("night1", "night2")]
+    assert ids[0][0].split("#")[1] in {i.split("#")[1] for i in ids[1]} and ids[0][0] not in ids[1], ids
+    assert _skrafl("elo", "--games", "rp_night1/games.parquet", "--out", "state1", "-q", cwd=tmp_path).returncode == 0
+    r = _skrafl("elo", "--games", "rp_night2/games.parquet", "--state", "state1", "--out", "state2", cwd=tmp_path)
+    assert r.returncode == 0 and "1 games rated, 1 already rated" in r.stderr, r.stderr
+    # the same two nights' games in one table: the renamed copy is skipped as the same game
+    (tmp_path / "both").mkdir()
+    for night in ("night1", "night2"):
+        for f in (tmp_path / night).iterdir():
+            shutil.copy(f, tmp_path / "both" / f.name)
+    assert _skrafl("replay", "both", "--out", "rp_both", "-q", cwd=tmp_path).returncode == 0
+    r = _skrafl("elo", "--games", "rp_both/games.parquet", "--out", "elo_both", cwd=tmp_path)
+    assert r.returncode == 0 and "2 games rated" in r.stderr and "same game already seen" in r.stderr, r.stderr
+    assert pl.read_parquet(tmp_path / "elo_both" / "ratings.parquet").drop("as_of").equals(
+        pl.read_parquet(tmp_path / "state2" / "ratings.parquet").drop("as_of")
+    )

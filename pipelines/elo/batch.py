@@ -10,7 +10,7 @@ from typing import Any
 
 from gamecore.errors import DataError, UsageError
 
-from .games import GamesTable
+from .games import CONTENT_DIGEST, GamesTable, same_game_key
 from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, counts_in, expected_score
 from .state import RATINGS_COLUMNS, DaysRated, EloState, _ratings_schema, empty_state, plan_days
 
@@ -110,13 +110,16 @@ def compute(
         day = pl.col("finished_at").dt.date()
         games = games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
 
-    # Skip games already rated in the state. A state of an older skrafl knows a game file without
-    # an id by its bare file name (game.gcg), which replay now writes game.gcg#DIGEST: such a name
-    # in the state stands for every game of that file name, as it did when it was rated.
+    # Skip games already rated in the state: by game_id, and a game known by its file name and
+    # content digest by the digest (the same game renamed or copied since: rated once). A state of
+    # an older skrafl knows a game file without an id by its bare file name (game.gcg), which replay
+    # now writes game.gcg#DIGEST: such a name in the state stands for every game of that file name,
+    # as it did when it was rated.
     n_before = games.height
     if state.processed.height:
-        games = games.join(state.processed.select("game_id"), on="game_id", how="anti")
-        bare = games["game_id"].cast(pl.String).str.replace(r"#[0-9a-f]{12}$", "")
+        rated = state.processed.select(same_game_key(pl.col("game_id")).alias("_key"))
+        games = games.with_columns(same_game_key(pl.col("game_id")).alias("_key")).join(rated, on="_key", how="anti").drop("_key")
+        bare = games["game_id"].cast(pl.String).str.replace(CONTENT_DIGEST, "")
         if (bare != games["game_id"].cast(pl.String)).any():
             games = (
                 games.with_columns(bare.alias("_bare"))

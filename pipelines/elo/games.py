@@ -358,11 +358,12 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
                 f"(first: {first['game_id']!r}, player {first['player0']!r})"
             )
             df = df.join(same.select("row"), on="row", how="anti").sort("row")
-        dup = df.filter(pl.col("game_id").is_duplicated() & (pl.int_range(pl.len()).over("game_id") > 0))
+        key = same_game_key(pl.col("game_id"))
+        dup = df.filter(key.is_duplicated() & (pl.int_range(pl.len()).over(key) > 0))
         if dup.height:
             notes.append(
-                f"warning: {dup.height} replayed game(s) skipped: game_id already seen in the table "
-                f"(first: {dup['game_id'][0]!r})"
+                f"warning: {dup.height} replayed game(s) skipped: the same game already seen in the table (its game_id, "
+                f"or for a file without an id the same players and moves under another name; first: {dup['game_id'][0]!r})"
             )
             df = df.join(dup.select("row"), on="row", how="anti").sort("row")
     else:
@@ -406,6 +407,22 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
     table.notes = tuple(notes)
     table.ordered_by_row = ordered_by_row
     return table
+
+
+#: The end of a ``game_id`` that replay gives a game file without an id of its own: ``#`` and 12
+#: hex digits of its content (:func:`pipelines.replay.game.content_id`), after the file name.
+CONTENT_DIGEST = r"#[0-9a-f]{12}$"
+
+
+def same_game_key(game_id: Any) -> Any:
+    """A polars expression: what makes two rows the same game. A game known by its file name and
+    content digest (``x.gcg#0123456789ab``) is its digest alone, so the same game renamed or
+    copied (``y.gcg#0123456789ab``, another folder, another night) is one game, rated once;
+    any other id is itself."""
+    import polars as pl
+
+    text = game_id.cast(pl.String)
+    return pl.when(text.str.contains(CONTENT_DIGEST)).then(text.str.extract(f"({CONTENT_DIGEST})")).otherwise(text)
 
 
 def _refuse_name_clash(df: Any, table: GamesTable) -> None:
