@@ -422,7 +422,9 @@ def _inputs(folder: Path, batch: Optional[str]) -> list:
         except (OSError, ValueError):  # no standard input
             pass
     elif batch is not None:
-        inputs.append(batch)
+        from cli.common import input_file
+
+        inputs.append(input_file(batch, "batch", "--batch"))  # a folder or a missing file said first
     return inputs
 
 

@@ -211,6 +211,8 @@ def test_a_gcg_game_renamed_or_copied_under_another_name_is_rated_once(tmp_path)
     assert _skrafl("replay", "both", "--out", "rp_both", "-q", cwd=tmp_path).returncode == 0
     r = _skrafl("elo", "--games", "rp_both/games.parquet", "--out", "elo_both", cwd=tmp_path)
     assert r.returncode == 0 and "2 games rated" in r.stderr and "same game already seen" in r.stderr, r.stderr
-    assert pl.read_parquet(tmp_path / "elo_both" / "ratings.parquet").drop("as_of").equals(
-        pl.read_parquet(tmp_path / "state2" / "ratings.parquet").drop("as_of")
+    assert (
+        pl.read_parquet(tmp_path / "elo_both" / "ratings.parquet")
+        .drop("as_of")
+        .equals(pl.read_parquet(tmp_path / "state2" / "ratings.parquet").drop("as_of"))
     )

@@ -215,6 +215,10 @@ def test_a_folder_is_named_a_folder(lexicon, tmp_path):
     refused(run_skrafl("score", *lex, "--game", str(folder)), f"--game {folder} is a folder, not a file")
     refused(run_skrafl("score", *lex, "--batch", str(folder)), f"--batch {folder} is a folder, not a file")
     refused(run_skrafl("judge", *lex, "--batch", str(folder)), f"--batch {folder} is a folder, not a file")
+    # the batch is said to be a folder before the log is looked at (a log refused for another reason)
+    link = tmp_path / "log.jsonl"
+    os.link(Path(os.path.realpath(lexicon)) / "manifest.json", link)
+    refused(run_skrafl("judge", *lex, "--batch", str(folder), "--log", str(link)), f"--batch {folder} is a folder, not a file")
     refused(run_skrafl("score", *lex, "--board", str(tmp_path / "none"), "--play", "8D AT"), f"no board file {tmp_path / 'none'}")
 
 
