@@ -37,7 +37,13 @@
  * hashes of the long words) drops spans that would take the whole rack when no word fits them,
  * and with it an anchor's bingos are bounded and searched apart from its shorter plays, a blank in
  * them standing only for the letters of some word of the rack and the span's board tiles. The
- * result is exactly the first K of the full sorted list (tests/test_shadow*.py).
+ * index also holds a word map (every word of up to min_len + 1 letters, by multiset hash): with it
+ * and no blank on the rack, a span that can make the cut gets the best score of its plays instead
+ * of its bound before its anchor is searched (the sub-racks that make a word with the span's
+ * board tiles, each such word tried against the span's board tiles and cross-checks; MAGPIE
+ * generates plays from sub-racks and a word map, its WMP, in the same way), and the first move
+ * reads its words from the map instead of walking the DAWG. The result is exactly the first K of the full sorted list
+ * (tests/test_shadow*.py).
  *
  * SKRAFL_KWG_TIMING=1 in the environment prints the build's phases (wall, thread CPU) to stderr;
  * SKRAFL_KWG_ONE_THREAD=1 builds both GADDAG halves on the calling thread (same output).
@@ -1330,10 +1336,25 @@ static int rack_values(const Gen *g, int *rv) {
  * of the rack plus the span's board tiles (a blank: any letter). A bingo index (bingo_index()) holds
  * a multiset hash of every word of at least bingo_tiles letters: h(word) = sum of Z[tile] mod 2^64,
  * so equal multisets have equal hashes (a collision can only say "maybe": answers stay exact).
- * Layout: uint64 words; [0] = largest tile seen, [1] = table size (a power of two), then the
- * open-addressing table (0 = free). Without an index every bingo span counts. */
+ * Layout: uint64 words; [0] = largest tile seen (bits 0-7; bit 20: a word map follows, see
+ * g_wtab), [1] = table size (a power of two), then the open-addressing table (0 = free). Without an
+ * index every bingo span counts. */
 static const uint64_t *g_bidx;
 static uint64_t g_bidx_mask, g_bidx_maxt;
+/* (pruning) The index's word map (bit 20 of [0] set; after the table: [0] its table size wcap (a
+ * power of two), [1] its pool's bytes, [2] the longest word held, [3] and [4] the graph's node
+ * count and root nodes (an index is used only with its own graph), then wcap multiset hashes (0 =
+ * free, open addressing as above), wcap uint32 offsets into the pool, the pool): every word of 2
+ * to min_len + 1 letters, in groups of one hash: a uint32 count, then per word its length and
+ * tiles. With it (and no blank on the rack) the sub-racks of the rack that make a word with a
+ * span's board tiles are known (subrack_words), a span's plays can be scored word by word
+ * (span_exact) and the first move's words are read from it (first_words_map). */
+static const uint64_t *g_wtab;
+static const uint32_t *g_woff;
+static const uint8_t *g_wpool;
+static uint64_t g_wmask, g_wmaxlen, g_wpoolsize, g_wnodes, g_wroots;
+
+static inline const uint8_t *wmap_find(uint64_t h);
 #define BCACHE 64
 static uint64_t g_bcache_key[BCACHE];
 static uint64_t g_bcache_ok[BCACHE];
@@ -1391,6 +1412,186 @@ static uint64_t bingo_letters(const Gen *g, const uint8_t *through, int nt) {
     return ok;
 }
 
+/* (pruning) Sub-rack words. A span with k new squares and board tiles T can hold a play only with
+ * k tiles S of the rack such that S and T are an anagram of a word (the word's multiset hash is
+ * h(S) + h(T)). The rack's distinct sub-multisets (no blank) are listed once per search (g_sub*,
+ * by size k), the answers per (k, T) kept (g_scache, keyed by a hash as the bingo cache). */
+#define SUBMAX 64
+#define SUBK 8
+static int g_sub_on;
+static int g_nsub[SUBK + 1];
+static uint64_t g_subh[SUBK + 1][SUBMAX];
+static int g_subP[SUBK + 1][SUBMAX]; /* value sums */
+static uint64_t g_subt[SUBK + 1][SUBMAX]; /* their tiles, one a byte */
+#define SCACHE 128
+static uint64_t g_scache_key[SCACHE], g_scache_ok[SCACHE];
+static int g_nscache;
+
+/* The rack's sub-multisets (g->rack, no blanks) by size: their hashes, value sums and tiles (one a
+ * byte); 0 when there are too many. Each letter's copies are added to the sub-multisets so far. */
+static int list_subracks(const Gen *g) {
+    uint64_t fh[1 << SUBK], ft[1 << SUBK];
+    int fP[1 << SUBK], fk[1 << SUBK], nf = 1, n = 0;
+    for (uint64_t m = g->rackmask; m; m &= m - 1) n += g->rack[__builtin_ctzll(m)];
+    if (n > SUBK) return 0;
+    fh[0] = ft[0] = 0;
+    fP[0] = fk[0] = 0;
+    for (uint64_t m = g->rackmask; m; m &= m - 1) {
+        int t = __builtin_ctzll(m), v = g->values[t], n0 = nf;
+        uint64_t z = zobrist(t);
+        for (int q = 0; q < n0; q++) {
+            uint64_t h = fh[q], tt = ft[q];
+            int P = fP[q], k = fk[q];
+            for (int c = 0; c < g->rack[t]; c++) {
+                h += z;
+                P += v;
+                tt |= (uint64_t)t << (8 * k++);
+                fh[nf] = h, ft[nf] = tt, fP[nf] = P, fk[nf++] = k;
+            }
+        }
+    }
+    for (int k = 0; k <= SUBK; k++) g_nsub[k] = 0;
+    for (int q = nf - 1; q >= 0; q--) { /* (the sub-racks with the last letters first) */
+        int k = fk[q], j = g_nsub[k]++;
+        if (j == SUBMAX) return 0;
+        g_subh[k][j] = fh[q];
+        g_subP[k][j] = fP[q];
+        g_subt[k][j] = ft[q];
+    }
+    return 1;
+}
+
+/* Bit j: sub-rack j of size k with the board tiles of hash `base` is an anagram of a word. */
+static uint64_t subrack_words(int k, uint64_t base) {
+    uint64_t key = zobrist(64 + k) + base;
+    for (int i = 0; i < g_nscache; i++)
+        if (g_scache_key[i] == key) return g_scache_ok[i];
+    uint64_t ok = 0;
+    for (int j = 0; j < g_nsub[k]; j++)
+        if (wmap_find(base + g_subh[k][j])) ok |= 1ull << j;
+    if (g_nscache < SCACHE) {
+        g_scache_key[g_nscache] = key;
+        g_scache_ok[g_nscache++] = ok;
+    }
+    return ok;
+}
+
+static inline const uint8_t *wmap_find(uint64_t h) {
+    if (!h) h = 1;
+    for (uint64_t i = slot_of(h) & g_wmask;; i = (i + 1) & g_wmask) {
+        if (g_wtab[i] == h) return (uint64_t)g_woff[i] + 4 <= g_wpoolsize ? g_wpool + g_woff[i] : NULL;
+        if (!g_wtab[i]) return NULL;
+    }
+}
+
+/* (pruning) The best score of a play on span [s, e] of lane L whose new tiles are one of the
+ * sub-racks `ok` of size k (see subrack_words), word by word from the word map: the word's letters
+ * must match the span's board tiles and the cross-checks of its empty squares; NEG_BOUND when none
+ * does. (A hash that two multisets share only adds words: the result stays an upper bound.) */
+static int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, uint64_t ok) {
+    int len = e - s + 1, best = NEG_BOUND;
+    for (; ok; ok &= ok - 1) {
+        const uint8_t *grp = wmap_find(base + g_subh[k][__builtin_ctzll(ok)]);
+        if (!grp) continue;
+        const uint8_t *end = g_wpool + g_wpoolsize;
+        uint32_t cnt = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
+        const uint8_t *w = grp + 4;
+        for (uint32_t c = 0; c < cnt && w < end; c++, w += 1 + w[0]) {
+            if (w[0] != len || w + 1 + len > end) continue;
+            int main = 0, W = 1, cross = 0, i;
+            for (i = 0; i < len; i++) {
+                int p = s + i, t = w[1 + i];
+                uint8_t bt = L->tiles[p];
+                if (bt) {
+                    if ((bt & 63) != t) break;
+                    main += (bt & 64) ? g->bvalues[t] : g->values[t];
+                } else {
+                    if (!((L->mask[p] >> t) & 1)) break;
+                    int v = g->values[t] * L->lm[p];
+                    main += v;
+                    W *= L->wm[p];
+                    if (L->hasx[p]) cross += (L->xscore[p] + v) * L->wm[p];
+                }
+            }
+            if (i < len) continue;
+            int sc = main * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
+            if (sc > best) best = sc;
+        }
+    }
+    return best;
+}
+
+/* span_exact's answers for the anchor being bounded (g_exkey: the anchor's key, see span_bounds) */
+static int g_exv[MAXD][MAXD];
+static uint64_t g_exst[MAXD][MAXD], g_exkey;
+
+/* (pruning, the first move) With the word map and no blank on the rack: the words of each sub-rack
+ * of two tiles or more straight from the map (each word is in the group of its own multiset only),
+ * placed by first_place; a sub-rack whose words cannot reach the K-th best score so far
+ * (first_tables' bound, with the value sum of the sub-rack's tiles) is not looked up. */
+static void first_words_map(Gen *g, int ntiles) {
+    int cnt[MAX_TILE + 1] = {0};
+    for (int k = ntiles < g->n ? ntiles : g->n; k >= 2; k--) {
+        for (int j = 0; j < g_nsub[k]; j++) {
+            int P = g_subP[k][j];
+            if (g_fMmin[k] * P + g_fE[k] + (k >= g->bingo_tiles ? g->bingo : 0) < g->thr) continue;
+            const uint8_t *grp = wmap_find(g_subh[k][j]);
+            if (!grp) continue;
+            const uint8_t *end = g_wpool + g_wpoolsize, *w = grp + 4;
+            uint32_t n = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
+            for (uint32_t c = 0; c < n && w < end; c++, w += 1 + w[0]) {
+                if (w[0] != k || w + 1 + k > end) continue;
+                /* the word's tiles are this sub-rack's (not another multiset of the same hash) */
+                int same = 1;
+                uint64_t tt = g_subt[k][j];
+                for (int i = 0; i < k; i++) cnt[(tt >> (8 * i)) & 255]++;
+                for (int i = 0; i < k; i++)
+                    if (w[1 + i] > MAX_TILE || --cnt[w[1 + i]] < 0) same = 0;
+                for (int i = 0; i < k; i++) {
+                    cnt[(tt >> (8 * i)) & 255] = 0;
+                    if (w[1 + i] <= MAX_TILE) cnt[w[1 + i]] = 0;
+                }
+                if (same) first_place(g, w + 1, k);
+                if (g->error) return;
+            }
+        }
+    }
+}
+
+typedef struct { uint64_t h; uint32_t off; uint8_t len; } ShortWord;
+typedef struct { ShortWord *w; size_t n, cap; uint8_t *pool; size_t npool, cappool; int maxlen; int oom; } ShortWords;
+
+static void collect_short(ShortWords *sw, uint32_t list, uint64_t h, int depth, uint8_t *buf) {
+    if (!list || depth >= sw->maxlen) return;
+    for (uint32_t i = list;; i++) {
+        uint32_t nv = KW(i);
+        uint32_t t = N_TILE(nv);
+        if (t) {
+            uint64_t h2 = h + zobrist(t);
+            buf[depth] = (uint8_t)t;
+            if (N_ACC(nv) && depth + 1 >= 2) {
+                if ((sw->n == sw->cap && grow((void **)&sw->w, &sw->cap, sw->n + 1, sizeof(ShortWord)) < 0) ||
+                    (sw->npool + depth + 1 > sw->cappool && grow((void **)&sw->pool, &sw->cappool, sw->npool + depth + 1, 1) < 0)) {
+                    sw->oom = 1;
+                    return;
+                }
+                sw->w[sw->n++] = (ShortWord){h2 ? h2 : 1, (uint32_t)sw->npool, (uint8_t)(depth + 1)};
+                memcpy(sw->pool + sw->npool, buf, depth + 1);
+                sw->npool += depth + 1;
+            }
+            collect_short(sw, N_ARC(nv), h2, depth + 1, buf);
+            if (sw->oom) return;
+        }
+        if (N_END(nv)) break;
+    }
+}
+
+static int short_cmp(const void *x, const void *y) {
+    const ShortWord *a = x, *b = y;
+    if (a->h != b->h) return a->h < b->h ? -1 : 1;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
 typedef struct { uint64_t *h; size_t n, cap; uint32_t maxt; int min_len; int oom; } WordHashes;
 
 static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
@@ -1427,16 +1628,32 @@ static PyObject *py_bingo_index(PyObject *self, PyObject *args) {
     g_nnodes = nnodes;
     g_kwg = (const uint32_t *)kb.buf;
     WordHashes w = {NULL, 0, 0, 0, min_len < 1 ? 1 : min_len, 0};
+    ShortWords sw = {0};
     collect_words(&w, N_ARC(KW(0)), 0, 0);
     PyObject *out = NULL;
     if (w.oom) { PyErr_NoMemory(); goto done; }
     size_t cap = 16;
     while (cap < 2 * w.n + 16) cap *= 2;
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((cap + 2) * sizeof(uint64_t)));
+    /* the word map: words of 2 to min_len + 1 letters grouped by multiset hash */
+    uint8_t buf[MAX_WORD + 1];
+    sw.maxlen = min_len + 1 > MAXD ? MAXD : min_len + 1 < 2 ? 2 : min_len + 1;
+    collect_short(&sw, N_ARC(KW(0)), 0, 0, buf);
+    if (sw.oom) { PyErr_NoMemory(); goto done; }
+    qsort(sw.w, sw.n, sizeof(ShortWord), short_cmp);
+    size_t ngroups = 0, gpool = 0;
+    for (size_t i = 0; i < sw.n; i++) {
+        if (i == 0 || sw.w[i].h != sw.w[i - 1].h) { ngroups++; gpool += 4; }
+        gpool += 1 + sw.w[i].len;
+    }
+    size_t wcap = 16;
+    while (wcap < 2 * ngroups + 16) wcap *= 2;
+    size_t total = cap + 2 + 5 + wcap + (wcap + 1) / 2 + (gpool + 7) / 8;
+    if (gpool > UINT32_MAX) { PyErr_NoMemory(); goto done; }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(uint64_t)));
     if (!out) goto done;
     uint64_t *o = (uint64_t *)PyBytes_AS_STRING(out);
-    memset(o, 0, (cap + 2) * sizeof(uint64_t));
-    o[0] = w.maxt;
+    memset(o, 0, total * sizeof(uint64_t));
+    o[0] = w.maxt | 1ull << 20; /* (a word map follows) */
     o[1] = cap;
     uint64_t *tab = o + 2;
     for (size_t i = 0; i < w.n; i++) {
@@ -1445,8 +1662,36 @@ static PyObject *py_bingo_index(PyObject *self, PyObject *args) {
         while (tab[j] && tab[j] != h) j = (j + 1) & (cap - 1);
         tab[j] = h;
     }
+    uint64_t *wh = o + 2 + cap;
+    wh[0] = wcap;
+    wh[1] = gpool;
+    wh[2] = (uint64_t)sw.maxlen;
+    wh[3] = nnodes;
+    wh[4] = KW(0) | (uint64_t)KW(1) << 32;
+    uint64_t *wtab = wh + 5;
+    uint32_t *woff = (uint32_t *)(wtab + wcap);
+    uint8_t *pool = (uint8_t *)(wtab + wcap + (wcap + 1) / 2);
+    size_t at = 0;
+    for (size_t i = 0; i < sw.n;) {
+        size_t j = i;
+        while (j < sw.n && sw.w[j].h == sw.w[i].h) j++;
+        uint64_t h = sw.w[i].h, x = slot_of(h) & (wcap - 1);
+        while (wtab[x]) x = (x + 1) & (wcap - 1);
+        wtab[x] = h;
+        woff[x] = (uint32_t)at;
+        uint32_t cnt = (uint32_t)(j - i);
+        for (int b = 0; b < 4; b++) pool[at++] = (uint8_t)(cnt >> (8 * b));
+        for (size_t q = i; q < j; q++) {
+            pool[at++] = sw.w[q].len;
+            memcpy(pool + at, sw.pool + sw.w[q].off, sw.w[q].len);
+            at += sw.w[q].len;
+        }
+        i = j;
+    }
 done:
     free(w.h);
+    free(sw.w);
+    free(sw.pool);
     PyBuffer_Release(&kb);
     return out;
 }
@@ -1455,15 +1700,22 @@ done:
  * new squares, 2 at least that many); with `fill`, also g_rmax and g_leftmax for them; *bbest (when
  * given) = the best bound over the spans of part 2. With `check`, *blank_ok (when given) gathers
  * the letters a blank can stand for in the bingos of the spans that can still make the cut
- * (bingo_letters; all when one of them is not checked). */
+ * (bingo_letters; all when one of them is not checked). With `check` and the word map (g_sub_on),
+ * a span that can make the cut and is no longer than its words gets its plays' best score
+ * (span_exact) instead of its bound: when bounding (no `fill`), those spans are scored best bound
+ * first while they can raise the best; when filling, all of them once K plays are kept; each
+ * answer is kept for the anchor (g_exkey). */
+static uint64_t g_search_serial;
+typedef struct { int sum; int16_t s, e, k; uint64_t base; } SpanCand;
 static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
                        int check, int part, int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     *bs = *be = -1;
     if (bbest) *bbest = -1;
     if (!(L->mask[a] & usable)) return -1;
-    int best = -1;
+    int best = -1, ncand = 0;
     int lm[MAXD], xw[MAXD], eff[MAXD];
+    static SpanCand cand[MAXD * MAXD];
     if (fill) {
         for (int s = 0; s <= a; s++) {
             g_leftmax[s] = g_leftopen[s] = NEG_BOUND;
@@ -1517,7 +1769,34 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             int bingo_span = k >= g->bingo_tiles;
             sum += board * W + cross + (bingo_span ? g->bingo : 0);
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
-            if (check && bingo_span && sum >= g->thr) {
+            if (check && sum >= g->thr && g_sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)g_wmaxlen) {
+                /* the span's plays, word by word (sub-rack words): when they can change the best
+                 * bound (or, filling, once K plays are kept), answered once per anchor */
+                int ex;
+                if (!fill && g_exst[s][e] != g_exkey) {
+                    /* bounding: answered below, best bound first, while they can change it */
+                    if (ncand < MAXD * MAXD) {
+                        uint64_t base = 0;
+                        for (int i = 0; i < nt; i++) base += zobrist(through[i] & 63);
+                        cand[ncand++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, base};
+                        continue;
+                    }
+                }
+                if (g_exst[s][e] == g_exkey) {
+                    ex = g_exv[s][e];
+                } else if (fill ? g->nheap == g->limit : sum > best) {
+                    uint64_t base = 0;
+                    for (int i = 0; i < nt; i++) base += zobrist(through[i] & 63);
+                    uint64_t ok = subrack_words(k, base);
+                    ex = ok ? span_exact(g, L, s, e, k, base, ok) : NEG_BOUND;
+                    g_exv[s][e] = ex;
+                    g_exst[s][e] = g_exkey;
+                } else {
+                    ex = sum;
+                }
+                if (ex < sum) sum = ex;
+                if (sum < g->thr) continue;
+            } else if (check && bingo_span && sum >= g->thr) {
                 uint64_t bl = k == g->ntiles ? bingo_letters(g, through, nt) : ~0ull;
                 if (!bl) continue; /* no word takes the rack with these board tiles */
                 if (blank_ok) *blank_ok |= bl;
@@ -1528,6 +1807,23 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             }
             if (sum > best) { best = sum; *bs = (int16_t)s; *be = (int16_t)e; }
             if (fill) g_rmax[s][e] = sum;
+        }
+    }
+    if (ncand) {
+        for (int i = 1; i < ncand; i++) { /* best bound first */
+            SpanCand x = cand[i];
+            int j = i;
+            while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
+            cand[j] = x;
+        }
+        for (int i = 0; i < ncand && cand[i].sum > best; i++) {
+            const SpanCand *c = &cand[i];
+            uint64_t ok = subrack_words(c->k, c->base);
+            int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
+            g_exv[c->s][c->e] = ex;
+            g_exst[c->s][c->e] = g_exkey;
+            int v = ex < c->sum ? ex : c->sum;
+            if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
         }
     }
     if (fill) {
@@ -2163,6 +2459,9 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
+    /* an index made for another graph is not used (its words are not this lexicon's) */
+    if (g_bidx && g_wtab && (g_wnodes != g_nnodes || g_wroots != (g_kwg[0] | (uint64_t)g_kwg[1] << 32)))
+        g_bidx = NULL, g_wtab = NULL;
     /* The first move on a board symmetric about the start square's diagonal (two anchors, the
      * start square's row and column lanes alike): the plays down are the plays across turned
      * over, found by the same walk in the same order, so only the row is searched and each play
@@ -2196,9 +2495,12 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         /* the first move, sorted: every word of the rack once (first_words) */
         uint32_t droot = N_ARC(g_kwg[0]);
         uint8_t w[MAXD];
+        int by_map = 0, ntiles = 0;
         if (prune) {
             nrv = rack_values(g, rv);
             g->thr = 0; /* no play scores below 0 when pruning */
+            for (int t = 1; t <= MAX_TILE; t++) ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
+            by_map = g_bidx && g_wtab && g->blanks == 0 && ntiles <= (int)g_wmaxlen && list_subracks(g);
         }
         for (int i = 0; i < nanchors; i++) {
             const Anchor *A = &g_anchors[i];
@@ -2208,7 +2510,8 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             /* the best K: words that cannot make the cut are not placed */
             if (prune) first_tables(g, rv, nrv);
             g->prune_in = prune;
-            first_words(g, droot, w);
+            if (by_map) first_words_map(g, ntiles);
+            else first_words(g, droot, w);
             g->prune_in = 0;
             g_st_searched++;
             g_st_calls += g_calls;
@@ -2223,6 +2526,9 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         for (int t = 1; t <= MAX_TILE; t++) g->ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
         lane_caps(g, R, C);
         g_nbcache = 0;
+        g_nscache = 0;
+        g_sub_on = g_bidx && g_wtab && g->blanks == 0 && list_subracks(g);
+        g_search_serial++;
         g_naheap = 0;
         /* A rack that can make a bingo splits each anchor in two (heap entry 2i + p): its plays of
          * fewer than bingo_tiles tiles (p = 0, part 1) and its bingos (p = 1, part 2), each bounded
@@ -2242,7 +2548,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             P0->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
                                     split ? &bb : NULL, NULL);
             /* only bingo spans are checked against the index: nothing to check without one */
-            P0->checked = split || g_bidx == NULL;
+            P0->checked = (split && !g_sub_on) || g_bidx == NULL;
             if (P0->bound >= 0) aheap_push(2 * i);
             if (split) {
                 P1->bound = bb;
@@ -2261,6 +2567,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             int n = A->dir == 0 ? C : R;
             if (!P->checked) {
                 P->checked = 1;
+                g_exkey = g_search_serial << 16 | (uint64_t)(x >> 1);
                 P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be, NULL, NULL);
                 if (P->bound >= 0) aheap_push(x);
                 continue;
@@ -2271,6 +2578,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             g_cur_best = -1;
             /* the bingos' blanks: only the letters some word of the spans left takes */
             uint64_t blank_ok = 0;
+            g_exkey = g_search_serial << 16 | (uint64_t)(x >> 1);
             span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, part, &P->bs, &P->be, NULL,
                         part == 2 ? &blank_ok : NULL);
             g->blank_ok = part == 2 ? blank_ok : ~0ull;
@@ -2381,12 +2689,23 @@ static int play_args(PyObject *table_o, PyObject *type_o, PyObject **table_seq, 
 /* The bingo index argument into g_bidx (held in *bb); -1 on a bad one. */
 static int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
     g_bidx = NULL;
+    g_wtab = NULL;
     if (bidx_o == Py_None) return 0;
     if (PyObject_GetBuffer(bidx_o, bb, PyBUF_SIMPLE) < 0) return -1;
     const uint64_t *bi = bb->buf;
     size_t nw = (size_t)bb->len / 8;
-    if (bb->len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) || bi[1] + 2 != nw ||
-        bi[0] > MAX_TILE) {
+    int words = nw >= 3 && ((bi[0] >> 20) & 1);
+    uint64_t wcap = 0, wpool = 0, wmax = 0, extra = 0;
+    if (words && bi[1] < nw && bi[1] + 7 <= nw) {
+        const uint64_t *wh = bi + 2 + bi[1];
+        wcap = wh[0], wpool = wh[1], wmax = wh[2];
+        if (wcap >= 1 && !(wcap & (wcap - 1)) && wcap < nw && wpool < ((uint64_t)8 << 32))
+            extra = 5 + wcap + (wcap + 1) / 2 + (wpool + 7) / 8;
+        else
+            extra = (uint64_t)-1;
+    }
+    if (bb->len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) ||
+        (bi[0] & ~(0xFFull | 1ull << 20)) || bi[1] + 2 + (words ? extra : 0) != nw || (bi[0] & 0xFF) > MAX_TILE) {
         PyBuffer_Release(bb);
         bb->obj = NULL;
         PyErr_SetString(PyExc_ValueError, "not a bingo index");
@@ -2394,7 +2713,17 @@ static int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
     }
     g_bidx = bi;
     g_bidx_mask = bi[1] - 1;
-    g_bidx_maxt = bi[0];
+    g_bidx_maxt = bi[0] & 0xFF;
+    if (words) {
+        g_wtab = bi + 2 + bi[1] + 5;
+        g_wnodes = bi[2 + bi[1] + 3];
+        g_wroots = bi[2 + bi[1] + 4];
+        g_wmask = wcap - 1;
+        g_woff = (const uint32_t *)(g_wtab + wcap);
+        g_wpool = (const uint8_t *)(g_wtab + wcap + (wcap + 1) / 2);
+        g_wpoolsize = wpool;
+        g_wmaxlen = wmax;
+    }
     return 0;
 }
 
