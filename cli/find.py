@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from cli.check import lexicon_dir
+from cli.check import check_word, lexicon_dir
 from cli.common import QUIET_OPTION, OutputFormat, emit, read_items
 
 
@@ -60,8 +60,10 @@ def find(
         raise UsageError("--hooks takes no PATTERN or --anagram")
     if [pattern, anagram, hooks].count("-") > 1:
         raise UsageError("only one of PATTERN, --anagram and --hooks can be '-' (standard input)")
+    if hooks is not None and (length is not None or limit is not None):
+        raise UsageError("--length and --limit choose among the words of PATTERN or --anagram; --hooks lists one word's hooks")
     if hooks is not None:
-        word = _one_item(hooks, "--hooks", "word")
+        word = _one_item(hooks, "--hooks", "word", word=check_word)  # as check takes a word: no space or control character
         wild = next((ch for ch in word if ch in "?*[]"), None)
         if wild is not None:
             raise UsageError(f"--hooks takes a word, not a pattern: {wild!r} is a wildcard (find the words with PATTERN first)")
@@ -109,14 +111,14 @@ def find(
     raise typer.Exit(0 if words else 1)
 
 
-def _one_item(value: str, name: str, what: str, limit: int | None = None) -> str:
+def _one_item(value: str, name: str, what: str, limit: int | None = None, word=None) -> str:
     """The one PATTERN, --anagram RACK or --hooks WORD of a run: the argument, or with ``-`` the
     one non-blank line of standard input (NFC, stripped; :func:`cli.common.read_items`).
 
     Raises:
         UsageError: an empty argument (``--anagram is empty: give a rack``), standard input with no
             line or more than one (``-:2: one pattern per run…``), or what ``read_items`` refuses
-            (named ``NAME: …``).
+            (named ``NAME: …``). ``word(text, where)``: checks and returns the item (:func:`cli.check.check_word`).
     """
     from gamecore.errors import UsageError
     from gamecore.text import nfc
@@ -124,14 +126,14 @@ def _one_item(value: str, name: str, what: str, limit: int | None = None) -> str
     if value != "-":
         if not value.strip():
             raise UsageError(f"{name} is empty: give a {what}")
-        return read_items([value], limit=limit, what=what, name=name)[0]
+        return read_items([value], word, limit=limit, what=what, name=name)[0]
     lines: list[int] = []
 
     def keep(text: str, where: tuple) -> str:
         lines.append(where[1])
         if len(lines) > 1:
             raise UsageError(f"one {what} per run: standard input holds a second (run 'skrafl find' once per {what})", *where)
-        return nfc(text.strip())
+        return word(text, where) if word is not None else nfc(text.strip())
 
     items = read_items(["-"], keep, limit=limit, what=what)
     if not items:

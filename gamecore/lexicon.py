@@ -232,8 +232,18 @@ class Lexicon:
 
     def hooks(self, word: str) -> tuple[str, str]:
         """``(front hooks, back hooks)``: the letters that make a word before or after ``word``,
-        each in alphabet order."""
+        each in alphabet order.
+
+        Raises:
+            UsageError: a character of ``word`` that is not a letter of the lexicon (as a pattern's
+                or a rack's).
+        """
+        from gamecore.errors import UsageError
+
         key = self.key(word)
+        bad = [c for c in key if self.alphabet and c not in self.alphabet]
+        if bad:
+            raise UsageError(f"word {word!r}: {bad[0]!r} is not a letter of this lexicon ({self.alphabet})")
         front = "".join(c for c in self.alphabet if c + key in self._trie)
         back = "".join(c for c in self.alphabet if key + c in self._trie)
         return front, back

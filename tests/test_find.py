@@ -184,3 +184,30 @@ def test_full_standard_output_is_one_line_naming_it(nb, args):
             text=True,
         )
     assert (r.returncode, r.stderr) == (2, "skrafl: error: standard output: No space left on device\n")
+
+
+@pytest.mark.parametrize(
+    "word, error",
+    [
+        ("hest\x1b", "--hooks: a control character (U+001B) in a word"),
+        ("he\u200bst", "--hooks: an invisible format character (U+200B) in a word"),
+        ("hest xyz", "--hooks: one word per argument expected"),
+        ("hestq!", "word 'hestq!': '!' is not a letter of this lexicon"),
+    ],
+)
+def test_hooks_takes_a_word_as_check_does(nb, word, error):
+    """--hooks answered 'no hooks, not valid' for a word with a control character (echoed raw to the
+    terminal), a zero-width space, a space or a character outside the alphabet: check refuses
+    these, and find's PATTERN and --anagram refuse letters outside the alphabet."""
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", word)
+    assert r.returncode == 2 and r.stdout == "" and error in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "-", stdin=word.replace(" ", "\u2028") + "\n")
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+
+
+@pytest.mark.parametrize("option", [("--length", "3"), ("--limit", "1")])
+def test_hooks_refuses_length_and_limit(nb, option):
+    # they choose among the words found; --hooks lists one word's letters: an option ignored silently before
+    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "hest", *option)
+    assert r.returncode == 2 and option[0] in r.stderr and r.stdout == "", r.stderr
