@@ -194,12 +194,15 @@ class Lexicon:
         if words is None:
             key = self.key(pattern)
             prefix = re.match(r"[^?*\[]*", key).group(0)
-            words = self.all_words() if not prefix else self._in_order(self._trie.keys(prefix))
+            words = self.all_words() if not prefix else self.in_order(self._trie.keys(prefix))
         return [w for w in words if regex.match(w)]
 
-    def _in_order(self, words: list[str]) -> list[str]:
+    def in_order(self, words) -> list[str]:
+        """``words`` sorted in the lexicon's alphabet order (Icelandic á after a, þ æ ö last), the
+        order of ``words.txt`` and of every list a command prints; a character outside the
+        alphabet after its letters, by code point."""
         rank = {c: i for i, c in enumerate(self.alphabet)}
-        return sorted(words, key=lambda w: [rank.get(c, len(rank)) for c in w])
+        return sorted(words, key=lambda w: [rank.get(c, len(rank) + ord(c)) for c in w])
 
     def anagrams(self, rack: str, words: list[str] | None = None) -> list[str]:
         """Words that use every tile of ``rack`` exactly once (``?`` a blank: any letter), in

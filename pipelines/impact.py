@@ -230,7 +230,8 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
         (pl.col("kind") == "play") & pl.col("words_formed").is_not_null() & (pl.col("words_formed").list.len() > 0)
     )
     words = plays.select(pl.col("words_formed").explode().alias("w")).unique()["w"].to_list()
-    words = sorted(w for w in words if w)
+    words = new.in_order(w for w in words if w)  # the language's alphabet order, as words.txt
+    rank = {w: i for i, w in enumerate(words)}
     in_old = dict(zip(words, old.contains_many(words))) if words else {}
     in_new = dict(zip(words, new.contains_many(words))) if words else {}
     changed_words = {w for w in words if in_old[w] != in_new[w]}
@@ -249,7 +250,7 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
                 **{k: r[k] for k in ("file", "turn", "player", "coord", "word", "withdrawn")},
                 "score": r["score_computed"],
                 "change": "now_phony" if valid_old else "now_valid",
-                "words": sorted({w for w in ws if w in changed_words}),
+                "words": sorted({w for w in ws if w in changed_words}, key=rank.__getitem__),
             }
         )
     schema = {
@@ -282,7 +283,9 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
             pl.col("day").max().alias("last"),
         )
         .rename({"w": "word"})
-        .sort(["plays", "word"], descending=[True, False])
+        .with_columns(pl.col("word").replace_strict(rank, return_dtype=pl.Int64).alias("_rank"))
+        .sort(["plays", "_rank", "change"], descending=[True, False, False])
+        .drop("_rank")
     )
     per_word = per_word.with_columns(pl.col("plays").cast(pl.Int64), pl.col("games").cast(pl.Int64))
     # winners under a challenge

@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 
 
-def make_lexicon(folder: Path, words, language: str = "is", like: Path | None = None) -> Path:
+def make_lexicon(folder: Path, words, language: str = "is", like: Path | None = None, alphabet: str | None = None) -> Path:
     import marisa_trie
 
     from pipelines.atomic import output_dir
 
     manifest = {"language": language, "name": f"test-{language}", "fold": {}, "words": len(set(words))}
+    if alphabet is not None:
+        manifest["alphabet"] = alphabet
     if like is not None:
         manifest = {**json.loads((Path(like) / "manifest.json").read_text(encoding="utf-8")), "words": len(set(words))}
     with output_dir(folder, "build") as stage:

@@ -148,3 +148,29 @@ def test_cli_and_refusals(tmp_path):
     assert r.returncode == 2 and "same lexicon" in r.stderr
     r = skrafl(GAME, "--old", tmp_path / "nope", "--new", tmp_path / "new", "--out", tmp_path / "o3", "-q")
     assert r.returncode == 2 and not (tmp_path / "o3").exists()
+
+
+@needs_corpus
+def test_words_are_listed_in_the_alphabet_of_the_language(tmp_path):
+    """words.csv and summary.md listed words of equal counts in code-point order (spjark, sáa,
+    sénir; ægu, óguðu, örð, ýtar, þái): now in the language's alphabet (á after a, þ æ ö last),
+    the order of words.txt and of find."""
+    words = _corpus_words(tmp_path)
+    gone = [w for w in words if w[0] in "áéíóúýþæö"][:10] + [w for w in words if w[0] in "bfs" and w.isascii()][:6]
+    # the Icelandic alphabet as Netskrafl orders its tiles (src/languages.py, in ../shared/reference)
+    rows = [
+        line.split("\t") for line in (GAMES.parents[2] / "reference" / "tile_sets.tsv").read_text(encoding="utf-8").splitlines()
+    ]
+    alphabet = "".join(r[1].lower() for r in rows if r[0] == "icelandic_new" and r[1] != "?")
+    assert alphabet.index("á") == 1 and alphabet.endswith("þæö")
+    old = make_lexicon(tmp_path / "old", words, alphabet=alphabet)
+    new = make_lexicon(tmp_path / "new", [w for w in words if w not in gone], alphabet=alphabet)
+    run_impact(old, new, [str(GAME)], tmp_path / "out")
+    table = pl.read_csv(tmp_path / "out" / "words.csv")
+    listed = list(zip(table["plays"], table["word"]))
+    expected = sorted(listed, key=lambda pw: (-pw[0], [alphabet.index(c) for c in pw[1]]))
+    assert len(listed) >= 10 and listed == expected, listed
+    assert listed != sorted(listed, key=lambda pw: (-pw[0], pw[1]))  # the code-point order differs here
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    rows = [line.split(" | ")[0].lstrip("| ") for line in summary.splitlines() if line.startswith("| ") and "now_" in line]
+    assert rows == [w for _, w in listed][: len(rows)] and rows
