@@ -49,7 +49,8 @@ class DiffResult:
     report: str = ""
 
 
-def _load(folder: Path) -> tuple[set[str], Any, dict]:
+def _load(folder: Path) -> tuple[Any, Any, dict]:
+    """A build's words, its rejected entries (a lazy frame) and its manifest."""
     import polars as pl
 
     from gamecore.folders import open_output
@@ -63,15 +64,37 @@ def _load(folder: Path) -> tuple[set[str], Any, dict]:
         raise DataError("no manifest.json in the lexicon folder", folder) from None
     except json.JSONDecodeError as exc:
         raise DataError(f"damaged manifest: {exc}", folder / "manifest.json") from None
-    words = set((folder / "words.txt").read_text(encoding="utf-8").split())
+    try:
+        words = pl.read_csv(
+            folder / "words.txt",
+            has_header=False,
+            new_columns=["word"],
+            separator="\t",
+            quote_char=None,
+            schema={"word": pl.String},
+        ).drop_nulls()
+    except pl.exceptions.PolarsError as exc:
+        raise DataError(f"cannot read the word list: {str(exc).splitlines()[0]}", folder / "words.txt") from None
     rej_path = folder / "rejected.parquet"
     if rej_path.is_file():
-        rejected = (
-            pl.read_parquet(rej_path, columns=["word", "rule"]).group_by("word").agg(pl.col("rule").unique().sort().str.join(","))
-        )
+        rejected = pl.scan_parquet(rej_path).select("word", "rule")  # read later for the changed words only
     else:
-        rejected = pl.DataFrame({"word": [], "rule": []}, schema={"word": pl.String, "rule": pl.String})
+        rejected = pl.LazyFrame({"word": [], "rule": []}, schema={"word": pl.String, "rule": pl.String})
     return words, rejected, manifest
+
+
+def _rules_of(rejected: Any, words: Any) -> Any:
+    """``word, rule`` for the ``words`` (a frame) among a build's rejected entries, the rules of a
+    word's entries joined by ``,`` in order: a full dictionary's millions of rejected rows are
+    filtered to the changed words before they are grouped (memory: the changes, not the dump)."""
+    import polars as pl
+
+    return (
+        rejected.join(words.lazy(), on="word", how="semi")
+        .group_by("word")
+        .agg(pl.col("rule").unique().sort().str.join(","))
+        .collect()
+    )
 
 
 def check_one_language(old: dict, new: dict, old_label: str, new_label: str) -> None:
@@ -110,15 +133,15 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
     check_one_language(old_m, new_m, str(old_dir), str(new_dir))
     recipe_changed = (old_m.get("recipe") or {}).get("sha256") != (new_m.get("recipe") or {}).get("sha256")
     source_changed = _source_key(old_m) != _source_key(new_m)
-    changed = pl.DataFrame(
-        {
-            "word": sorted(new_words - old_words) + sorted(old_words - new_words),
-            "change": ["added"] * len(new_words - old_words) + ["removed"] * len(old_words - new_words),
-        },
-        schema={"word": pl.String, "change": pl.String},
+    changed = pl.concat(
+        [
+            new_words.join(old_words, on="word", how="anti").sort("word").with_columns(change=pl.lit("added")),
+            old_words.join(new_words, on="word", how="anti").sort("word").with_columns(change=pl.lit("removed")),
+        ]
     )
-    table = changed.join(old_rej.rename({"rule": "old_rule"}), on="word", how="left").join(
-        new_rej.rename({"rule": "new_rule"}), on="word", how="left"
+    del old_words, new_words
+    table = changed.join(_rules_of(old_rej, changed).rename({"rule": "old_rule"}), on="word", how="left").join(
+        _rules_of(new_rej, changed).rename({"rule": "new_rule"}), on="word", how="left"
     )
     dropped_rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
     by_both = "rule or source" if recipe_changed and source_changed else ("rule" if recipe_changed else "source")
