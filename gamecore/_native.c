@@ -1377,14 +1377,13 @@ static int bidx_has(const uint64_t *tab, uint64_t mask, uint64_t h) {
     }
 }
 
-/* 0 when no word takes the rack with these board tiles; else, for a rack of one or two blanks, the
+/* (key: the hash of the span's board tiles, zobrist() of each tile summed)
+ * 0 when no word takes the rack with these board tiles; else, for a rack of one or two blanks, the
  * letters a blank can stand for in such a word (bit t; all bits set otherwise, and without an index
  * or with more than two blanks): the word's multiset is the rack's letters, the board tiles and
  * the blanks' letters, so its hash is base + Z[x] (+ Z[y]) for some letters x (, y). */
-static uint64_t bingo_letters(const Gen *g, const uint8_t *through, int nt) {
+static uint64_t bingo_letters(const Gen *g, uint64_t key) {
     if (!g_bidx || g->blanks > 2) return ~0ull;
-    uint64_t key = 0;
-    for (int i = 0; i < nt; i++) key += zobrist(through[i] & 63);
     for (int i = 0; i < g_nbcache; i++)
         if (g_bcache_key[i] == key) return g_bcache_ok[i];
     uint64_t base = key;
@@ -1423,8 +1422,8 @@ static int g_nsub[SUBK + 1];
 static uint64_t g_subh[SUBK + 1][SUBMAX];
 static int g_subP[SUBK + 1][SUBMAX]; /* value sums */
 static uint64_t g_subt[SUBK + 1][SUBMAX]; /* their tiles, one a byte */
-#define SCACHE 128
-static uint64_t g_scache_key[SCACHE], g_scache_ok[SCACHE];
+#define SCACHE 256 /* (a power of two) */
+static uint64_t g_scache_key[SCACHE], g_scache_ok[SCACHE], g_scache_st[SCACHE], g_scache_serial;
 static int g_nscache;
 
 /* The rack's sub-multisets (g->rack, no blanks) by size: their hashes, value sums and tiles (one a
@@ -1463,15 +1462,18 @@ static int list_subracks(const Gen *g) {
 
 /* Bit j: sub-rack j of size k with the board tiles of hash `base` is an anagram of a word. */
 static uint64_t subrack_words(int k, uint64_t base) {
-    uint64_t key = zobrist(64 + k) + base;
-    for (int i = 0; i < g_nscache; i++)
+    uint64_t key = zobrist(64 + k) + base, i = (key ^ (key >> 32)) & (SCACHE - 1);
+    /* (open addressing; an entry of another search has another stamp: free) */
+    for (; g_scache_st[i] == g_scache_serial; i = (i + 1) & (SCACHE - 1))
         if (g_scache_key[i] == key) return g_scache_ok[i];
     uint64_t ok = 0;
     for (int j = 0; j < g_nsub[k]; j++)
         if (wmap_find(base + g_subh[k][j])) ok |= 1ull << j;
-    if (g_nscache < SCACHE) {
-        g_scache_key[g_nscache] = key;
-        g_scache_ok[g_nscache++] = ok;
+    if (g_nscache < SCACHE / 2) {
+        g_nscache++;
+        g_scache_st[i] = g_scache_serial;
+        g_scache_key[i] = key;
+        g_scache_ok[i] = ok;
     }
     return ok;
 }
@@ -1706,7 +1708,15 @@ done:
  * first while they can raise the best; when filling, all of them once K plays are kept; each
  * answer is kept for the anchor (g_exkey). */
 static uint64_t g_search_serial;
-typedef struct { int sum; int16_t s, e, k; uint64_t base; } SpanCand;
+typedef struct { int sum; int16_t s, e, k, bingo; uint64_t base; } SpanCand;
+/* (pruning) The spans of each anchor as its first bounding found them (the bound, the span, its
+ * new squares, whether it is a bingo span and its board tiles' hash): the anchor's bounding when
+ * it comes on top reads them instead of walking its spans again (g_aspan: anchor i's first entry
+ * in g_spool and how many; -1: not kept, the pool was full). */
+#define SPOOL (1 << 16)
+static SpanCand g_spool[SPOOL];
+static int g_nspool, g_spool_rec; /* g_spool_rec: span_bounds records its spans */
+static int g_aspan[2 * MAXD * MAXD][2];
 static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
                        int check, int part, int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
@@ -1731,13 +1741,13 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
          * cross word's share), kept sorted best first as the span grows (sorted again only when a
          * word premium changes W); capped = sum of eff_i * cap_i = W * sa + sx; dot = sum of
          * eff_i * rv_i, kept as eff is (an element moved from i to i + 1 adds eff_i (rv_{i+1} - rv_i)) */
-        int k = 0, W = 1, board = 0, cross = 0, nt = 0, sa = 0, sx = 0, dot = 0;
-        uint8_t through[MAXD];
+        int k = 0, W = 1, board = 0, cross = 0, sa = 0, sx = 0, dot = 0;
+        uint64_t tb = 0; /* the hash of the span's board tiles (see bingo_letters) */
         for (int e = s; e < n; e++) {
             uint8_t bt = L->tiles[e];
             if (bt) {
                 board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
-                through[nt++] = bt;
+                tb += zobrist(bt & 63);
             } else {
                 if (!(L->mask[e] & usable) || k == nrv) break;
                 int l = L->lm[e], w = L->wm[e];
@@ -1768,6 +1778,10 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             int capped = W * sa + sx, sum = capped < dot ? capped : dot;
             int bingo_span = k >= g->bingo_tiles;
             sum += board * W + cross + (bingo_span ? g->bingo : 0);
+            if (g_spool_rec) {
+                if (g_nspool < SPOOL) g_spool[g_nspool++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
+                else g_spool_rec = -1;
+            }
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
             if (check && sum >= g->thr && g_sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)g_wmaxlen) {
                 /* the span's plays, word by word (sub-rack words): when they can change the best
@@ -1776,19 +1790,15 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 if (!fill && g_exst[s][e] != g_exkey) {
                     /* bounding: answered below, best bound first, while they can change it */
                     if (ncand < MAXD * MAXD) {
-                        uint64_t base = 0;
-                        for (int i = 0; i < nt; i++) base += zobrist(through[i] & 63);
-                        cand[ncand++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, base};
+                        cand[ncand++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                         continue;
                     }
                 }
                 if (g_exst[s][e] == g_exkey) {
                     ex = g_exv[s][e];
                 } else if (fill ? g->nheap == g->limit : sum > best) {
-                    uint64_t base = 0;
-                    for (int i = 0; i < nt; i++) base += zobrist(through[i] & 63);
-                    uint64_t ok = subrack_words(k, base);
-                    ex = ok ? span_exact(g, L, s, e, k, base, ok) : NEG_BOUND;
+                    uint64_t ok = subrack_words(k, tb);
+                    ex = ok ? span_exact(g, L, s, e, k, tb, ok) : NEG_BOUND;
                     g_exv[s][e] = ex;
                     g_exst[s][e] = g_exkey;
                 } else {
@@ -1797,7 +1807,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 if (ex < sum) sum = ex;
                 if (sum < g->thr) continue;
             } else if (check && bingo_span && sum >= g->thr) {
-                uint64_t bl = k == g->ntiles ? bingo_letters(g, through, nt) : ~0ull;
+                uint64_t bl = k == g->ntiles ? bingo_letters(g, tb) : ~0ull;
                 if (!bl) continue; /* no word takes the rack with these board tiles */
                 if (blank_ok) *blank_ok |= bl;
             }
@@ -1834,6 +1844,53 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 if (g_rmax[s][e + 1] > g_rmax[s][e]) g_rmax[s][e] = g_rmax[s][e + 1];
             g_leftmax[s] = s > lo && g_leftmax[s - 1] > g_rmax[s][a] ? g_leftmax[s - 1] : g_rmax[s][a];
             g_leftopen[s] = s > lo && g_leftopen[s - 1] > g_rmax[s][rs] ? g_leftopen[s - 1] : g_rmax[s][rs];
+        }
+    }
+    return best;
+}
+
+/* span_bounds(check, no fill) of anchor i's `part` from its spans kept by its first bounding. */
+static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs, int16_t *be) {
+    static SpanCand cand[MAXD * MAXD];
+    int best = -1, ncand = 0;
+    *bs = *be = -1;
+    const SpanCand *sp = g_spool + g_aspan[i][0];
+    for (int q = 0; q < g_aspan[i][1]; q++) {
+        const SpanCand *c = &sp[q];
+        int sum = c->sum, k = c->k;
+        if ((part && part != 1 + c->bingo) || sum < g->thr) continue;
+        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen) {
+            if (g_exst[c->s][c->e] != g_exkey) {
+                if (ncand < MAXD * MAXD) {
+                    cand[ncand++] = *c;
+                    continue;
+                }
+                uint64_t ok = subrack_words(k, c->base);
+                g_exv[c->s][c->e] = ok ? span_exact(g, L, c->s, c->e, k, c->base, ok) : NEG_BOUND;
+                g_exst[c->s][c->e] = g_exkey;
+            }
+            if (g_exv[c->s][c->e] < sum) sum = g_exv[c->s][c->e];
+            if (sum < g->thr) continue;
+        } else if (c->bingo) {
+            if (k == g->ntiles && !bingo_letters(g, c->base)) continue;
+        }
+        if (sum > best) { best = sum; *bs = c->s; *be = c->e; }
+    }
+    if (ncand) {
+        for (int q = 1; q < ncand; q++) { /* best bound first */
+            SpanCand x = cand[q];
+            int j = q;
+            while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
+            cand[j] = x;
+        }
+        for (int q = 0; q < ncand && cand[q].sum > best; q++) {
+            const SpanCand *c = &cand[q];
+            uint64_t ok = subrack_words(c->k, c->base);
+            int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
+            g_exv[c->s][c->e] = ex;
+            g_exst[c->s][c->e] = g_exkey;
+            int v = ex < c->sum ? ex : c->sum;
+            if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
         }
     }
     return best;
@@ -2527,8 +2584,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         lane_caps(g, R, C);
         g_nbcache = 0;
         g_nscache = 0;
+        g_scache_serial++; /* (never 0: the stamps start at 0) */
         g_sub_on = g_bidx && g_wtab && g->blanks == 0 && list_subracks(g);
         g_search_serial++;
+        g_nspool = 0;
         g_naheap = 0;
         /* A rack that can make a bingo splits each anchor in two (heap entry 2i + p): its plays of
          * fewer than bingo_tiles tiles (p = 0, part 1) and its bingos (p = 1, part 2), each bounded
@@ -2545,8 +2604,12 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             A->searched = 0;
             int n = A->dir == 0 ? C : R, bb = -1;
             APart *P0 = &g_parts[2 * i], *P1 = &g_parts[2 * i + 1];
+            g_aspan[i][0] = g_nspool;
+            g_spool_rec = 1;
             P0->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
                                     split ? &bb : NULL, NULL);
+            g_aspan[i][1] = g_spool_rec > 0 ? g_nspool - g_aspan[i][0] : -1;
+            g_spool_rec = 0;
             /* only bingo spans are checked against the index: nothing to check without one */
             P0->checked = (split && !g_sub_on) || g_bidx == NULL;
             if (P0->bound >= 0) aheap_push(2 * i);
@@ -2568,7 +2631,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             if (!P->checked) {
                 P->checked = 1;
                 g_exkey = g_search_serial << 16 | (uint64_t)(x >> 1);
-                P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be, NULL, NULL);
+                if (g_aspan[x >> 1][1] >= 0)
+                    P->bound = pool_bounds(g, &g_L[A->dir][A->lane], x >> 1, part, &P->bs, &P->be);
+                else
+                    P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be, NULL, NULL);
                 if (P->bound >= 0) aheap_push(x);
                 continue;
             }
