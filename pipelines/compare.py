@@ -76,13 +76,16 @@ class CompareResult:
         return "\n".join(lines) + "\n"
 
 
-def read_reference(path: Path) -> tuple[list[str], str]:
+def read_reference(path: Path, lexicon: Any = None, lexicon_path: Path | None = None) -> tuple[list[str], str]:
     """Words of a reference: a lexicon folder (its ``words.txt``), a plain list, or ``-`` (a list
-    on stdin); with its label.
+    on stdin); with its label. ``lexicon``: the lexicon compared with it (the folder named
+    ``lexicon_path``), whose language a reference folder must have.
 
     Raises:
         DataError: no such list or folder, or a list that cannot be read (the message says it is
-            the reference list: :func:`pipelines.recipe.read_word_list`)."""
+            the reference list: :func:`pipelines.recipe.read_word_list`).
+        UsageError: a reference folder of another language than ``lexicon``'s
+            (:func:`pipelines.diff.check_one_language`)."""
     from pipelines.recipe import read_word_list
 
     if str(path) == "-":
@@ -92,6 +95,12 @@ def read_reference(path: Path) -> tuple[list[str], str]:
         from gamecore.lexicon import Lexicon
 
         lex = Lexicon.load(path)
+        if lexicon is not None:
+            from pipelines.diff import check_one_language
+
+            check_one_language(
+                lexicon.manifest, lex.manifest, f"the lexicon {lexicon_path or lexicon.folder}", f"the reference {path}"
+            )
         return (lex.folder / "words.txt").read_text(encoding="utf-8").split(), f"{path} (lexicon {lex.name})"
     if not path.is_file():
         raise DataError("no such reference list or lexicon folder", path)
@@ -137,7 +146,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
         raise UsageError("only one of REFERENCE and --reject can be - (stdin holds one list)")
     lex = Lexicon.load(lexicon)
     ours = set((lex.folder / "words.txt").read_text(encoding="utf-8").split())
-    ref_words, ref_label = read_reference(reference)
+    ref_words, ref_label = read_reference(reference, lex, lexicon)
     ref = {lex.key(w) for w in ref_words}
     rej = {lex.key(w) for w in read_word_list(reject, REJECT)} if reject else set()
     if not ref:

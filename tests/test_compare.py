@@ -72,6 +72,19 @@ def test_another_build_as_the_reference(setup):
     assert n["recall"] == 1.0 and n["precision"] == 1.0 and n["only_ours"] == 0
 
 
+def test_a_build_of_another_language_as_the_reference_is_refused(setup):
+    """An English build against a Norwegian one was compared without a word (thousands of words
+    folded together, the numbers meaningless): refused as diff refuses it, nothing written."""
+    tmp = setup["tmp"]
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "en"), "-q")
+    assert r.returncode == 0, r.stderr
+    for lexicon, reference in ((setup["lex"], tmp / "en"), (tmp / "en", setup["lex"])):
+        r = run_skrafl("compare", str(lexicon), str(reference), "--out", str(tmp / "cmp_lang"), "--quiet")
+        assert r.returncode == 2 and r.stdout == "", r.stderr
+        assert r.stderr.count("\n") == 1 and "'nb'" in r.stderr and "'en'" in r.stderr and str(lexicon) in r.stderr, r.stderr
+        assert not (tmp / "cmp_lang").exists()
+
+
 def test_table_output_and_errors(setup):
     r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp2"), "--quiet")
     assert r.returncode == 0 and r.stdout.splitlines()[1].split()[:2] == ["recall", "0.4000"]
