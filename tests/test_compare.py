@@ -185,3 +185,11 @@ def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(setu
         os.close(pipe)
     assert (r.returncode, r.stderr) == (0, "")
     assert json.loads((out / "numbers.json").read_text())["reference_words"] == 5  # the reference's five distinct words
+
+
+def test_a_compare_report_given_as_a_lexicon_is_named_so(setup):
+    # output/compare/nb was answered "run 'skrafl build nb' first" (its folder name is a language)
+    out = setup["tmp"] / "reports" / "nb"
+    assert run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out), "-q").returncode == 0
+    r = run_skrafl("find", "--lexicon", str(out), "hest")
+    assert r.returncode == 2 and "it is the output of 'skrafl compare'" in r.stderr and "build nb" not in r.stderr, r.stderr
