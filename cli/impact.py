@@ -78,7 +78,8 @@ def impact(
             check_language=True,
         )
     except Stopped as stop:  # replay's own stop (its workers): one line, the previous output kept
-        typer.echo(f"skrafl: impact {stop}; nothing written, the previous output is kept", err=True)
+        kept = ", the previous output is kept" if os.path.lexists(out) else ""
+        typer.echo(f"skrafl: impact {stop}; nothing written{kept}", err=True)
         raise typer.Exit(128 + stop.signum) from None
     printed.done()
 

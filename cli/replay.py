@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import List, Optional
 
@@ -163,7 +164,8 @@ def replay(
     try:
         summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
     except Stopped as stop:
-        typer.echo(f"skrafl: replay {stop}; nothing written, the previous output is kept", err=True)
+        kept = ", the previous output is kept" if os.path.lexists(out) else ""
+        typer.echo(f"skrafl: replay {stop}; nothing written{kept}", err=True)
         raise typer.Exit(128 + stop.signum) from None
     if not quiet:
         typer.echo(

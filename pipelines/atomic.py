@@ -305,9 +305,10 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
     stage: Path | None = None
     try:
         visible = check_output_dir(target, command, inputs)  # again, now that no one else writes
+        replaces = os.path.lexists(visible)  # an earlier output, which a failed or stopped run keeps
         try:
             with signals_held():  # a stop now would leave a stage no handler knows of
-                output_begun()
+                output_begun(replaces)
                 stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
                 os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
                 (stage / _STAGE_FLAG).touch()
@@ -332,10 +333,8 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
                     shutil.rmtree(stage, ignore_errors=True)
             if full:
                 # whichever library said it (pyarrow, polars, a write): one line naming the output
-                raise OutputError(
-                    "no space left on the device for this output: nothing was changed, the previous one is kept",
-                    visible,
-                ) from None
+                kept = ", the previous one is kept" if replaces else ""
+                raise OutputError(f"no space left on the device for this output: nothing was changed{kept}", visible) from None
             raise
         with contextlib.suppress(OSError):  # the new output is in place: leftovers are only tidied
             _clean_stale(visible, keep=stage.name)

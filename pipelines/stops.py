@@ -44,6 +44,7 @@ class _Stop:
     redeliver = False  # a stop was dropped in a finalizer: deliver it again until it is raised
     blocked = False  # SIGINT/SIGTERM/SIGHUP blocked until the handlers are in (skrafl serve's children)
     writing = False  # an output folder was begun (pipelines.atomic): what a stop's one line says
+    kept = False  # ... and one of them replaces an earlier output (kept when the run stops)
 
 
 def _on_signal(signum: int, frame: object) -> None:
@@ -109,9 +110,11 @@ def install_stop_handlers() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
-def output_begun() -> None:
-    """Record that this run began writing an output folder (:func:`pipelines.atomic.output_dir`)."""
+def output_begun(replaces: bool = False) -> None:
+    """Record that this run began writing an output folder (:func:`pipelines.atomic.output_dir`);
+    ``replaces``: one that is there already (a stop keeps it)."""
     _Stop.writing = True
+    _Stop.kept = _Stop.kept or replaces
 
 
 def stopped_by(signum: int | None) -> str:
@@ -131,7 +134,7 @@ def stop_message(signum: int | None = None) -> str:
     when the run was writing one."""
     what = stopped_by(signum) if signum is not None else "interrupted"
     if _Stop.writing:
-        return f"skrafl: {what}; the output being written was discarded, the previous one is kept"
+        return f"skrafl: {what}; the output being written was discarded" + (", the previous one is kept" if _Stop.kept else "")
     return f"skrafl: {what}"
 
 

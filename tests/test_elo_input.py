@@ -285,7 +285,7 @@ def test_full_disk_is_one_line(tmp_path, fixtures, monkeypatch, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [
-        f"skrafl: error: {out}: no space left on the device for this output: nothing was changed, the previous one is kept"
+        f"skrafl: error: {out}: no space left on the device for this output: nothing was changed"  # no previous output
     ]
     assert not out.exists()
 

@@ -135,3 +135,14 @@ def test_parent_killed_workers_follow(tmp_path, fixtures, big_input):
     proc.wait(timeout=10)
     assert _gone_within(workers, 2.0) == set()
     assert _tree(out) == before
+
+
+def test_a_stop_before_any_output_does_not_speak_of_a_previous_one(tmp_path, big_input):
+    """A stopped run on a new --out said 'the previous output is kept' (there was none)."""
+    out = tmp_path / "new_out"
+    proc, workers = _start(big_input, out)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines() == ["skrafl: replay stopped by SIGTERM; nothing written"], err
+    assert not os.path.lexists(out)
