@@ -9,18 +9,23 @@ from typing import Optional
 import typer
 
 from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, input_file, output_root
+from cli.position import CGP_OPTION
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
 
 HELP = (
     "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).\n\n"
     "Columns: coord (GCG: 8D = row 8 from column D across, D8 = column D from row 8 down; with --coords "
-    "netskrafl the Netskrafl order: H4 = row H from column 4 across, 4H = column 4 from row H down), word (a blank "
+    "netskrafl the Netskrafl order: H4 = row H from column 4 across, 4H = column 4 from row H down; the "
+    "--svg picture's edge labels and caption follow it too), word (a blank "
     "as a lowercase letter), score, tiles_placed, leave.\n\n"
     "Order: score, highest first; then fewer tiles placed; then coordinate (row, column, across before "
     "down); then word.\n\n"
     "Leave: the tiles that stay on the rack after the play, before drawing (alphabet order, blanks '?' "
     "last); empty when the play uses every tile.\n\n"
+    "Position: --board FILE (board text; --board-format cgp: a CGP string in the file or the text "
+    "itself), or --cgp 'CGP' (as score and show take it; its first rack is the rack unless --rack).\n\n"
+    "How many: the best 10, --top/-n N the best N, --all every legal play (not with --top).\n\n"
     "Many positions (--board -): one CGP string per line of stdin, each line's rack field giving the rack "
     "(blank lines skipped); the lexicon is loaded once and each position's plays are written as it is read "
     "(flushed): tsv rows with the input line number first (one header), json one object per line "
@@ -41,14 +46,15 @@ class Robot(str, Enum):
 
 
 def best(
-    board: str = typer.Option(
-        ...,
+    board: Optional[str] = typer.Option(
+        None,
         "--board",
         "-b",
         help="Board file: 15 lines of 15 ('.' empty; GCG: uppercase tile, lowercase blank). "
         "With --board-format cgp: a file holding a CGP string, or the CGP string itself. "
         "'-': many positions, one CGP string per line of stdin.",
     ),
+    cgp: Optional[str] = CGP_OPTION,
     rack: Optional[str] = typer.Option(
         None, "--rack", "-r", help="The rack, e.g. AEINRS? ('?' = blank). From the CGP string if omitted."
     ),
@@ -60,8 +66,8 @@ def best(
         help="Rules preset (netskrafl, ordspill, erudit, russian_scrabble, slovene, wespa) "
         "or a .toml file; default: the lexicon's, else the language's default.",
     ),
-    n: int = typer.Option(10, "--top", "-n", help="How many plays to show (the best N)."),
-    show_all: bool = typer.Option(False, "--all", help="Show every legal play."),
+    top: Optional[int] = typer.Option(None, "--top", "-n", help="How many plays to show (the best N; default 10)."),
+    show_all: bool = typer.Option(False, "--all", help="Show every legal play (not with --top/-n)."),
     board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl or cgp."),
     robot: Optional[Robot] = typer.Option(None, "--robot", help="Show only the play this Netskrafl robot would make."),
     vocabulary: Optional[Path] = typer.Option(
@@ -77,7 +83,10 @@ def best(
         help="Also draw the board with the top play (or the robot's pick) highlighted and the rack below (.svg or .png).",
     ),
     coords: Coords = typer.Option(
-        Coords.gcg, "--coords", help="Coordinates printed: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."
+        Coords.gcg,
+        "--coords",
+        help="Coordinates printed and drawn (the --svg edge labels and caption): gcg (8D across, D8 down) "
+        "or netskrafl (H4 across, 4H down).",
     ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
@@ -97,8 +106,17 @@ def best(
         raise UsageError("give --lang or --lexicon, not both")
     if lexicon is None and lang is None:
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    if show_all and top is not None:
+        raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
+    n = 10 if top is None else top
     if n < 1 and not show_all:
         raise UsageError("--top/-n must be at least 1")
+    if (board is None) == (cgp is None):
+        raise UsageError(
+            "give the position with one of --board FILE or --cgp 'CGP'" + (" (got --board, --cgp)" if board is not None else "")
+        )
+    if cgp is not None and board_format == BoardFormat.netskrafl:
+        raise UsageError("--cgp is a CGP string; give no --board-format netskrafl")
     if rack is not None and not rack.strip():
         raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
     if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
@@ -152,7 +170,12 @@ def best(
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
 
     cgp_rack = None
-    if board_format == BoardFormat.cgp:
+    if cgp is not None:
+        from gamecore.text import nfc
+
+        pos = parse_cgp(nfc(cgp), tile_set, layout)
+        position, cgp_rack = pos.board, pos.racks[0]
+    elif board_format == BoardFormat.cgp:
         p = Path(board)
         if p.exists():  # a file (a folder is refused); else the CGP text itself
             input_file(p, "board", "--board")
@@ -173,9 +196,20 @@ def best(
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
 
-        top = plays[0] if plays else None
-        caption = f"{top.coord} {top.word_text()} {top.score}" if top is not None else "no legal play"
-        write_picture(PositionPicture(position, play=top, rack=rack_tiles, caption=caption), svg, (board,))
+        first = plays[0] if plays else None
+        caption = f"{shown(first.coord)} {first.word_text()} {first.score}" if first is not None else "no legal play"
+        write_picture(
+            PositionPicture(
+                position,
+                play=first,
+                rack=rack_tiles,
+                coords=coords.value,
+                caption=caption,
+                blank_values=ruleset.blank_value == "letter",
+            ),
+            svg,
+            (board,),
+        )
 
 
 def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set):

@@ -46,8 +46,10 @@ class Position:
     Attributes:
         board: the :class:`gamecore.board.Board`; rules: the :class:`gamecore.rules.RuleSet`.
         rack: the mover's rack (labels, ``?`` = blank), or None when unknown.
-        players: the two names (game logs), or None. scores: the scores before the play, mover's
-            first is *not* implied: ``scores[i]`` is player i's. mover: the index of the player on turn.
+        players: every player's name (game logs: 2–4, in turn order), or None. scores: the scores
+            before the play, one per player, mover's first is *not* implied: ``scores[i]`` is player
+            i's (a CGP string: the player on turn first). mover: the index of the player on turn,
+            or None when nobody is (the end of a finished game).
         recorded_play: the play the game log records at this point (``8D WORD``), if any.
         recorded_score: its recorded score.
         what: where the position comes from, for messages and pictures.
@@ -57,13 +59,27 @@ class Position:
     board: object
     rules: object
     rack: list[str] | None = None
-    players: tuple[str, str] | None = None
-    scores: tuple[int, int] | None = None
-    mover: int = 0
+    players: tuple[str, ...] | None = None
+    scores: tuple[int, ...] | None = None
+    mover: int | None = 0
     recorded_play: str | None = None
     recorded_score: int | None = None
     what: str = ""
     extra: dict = field(default_factory=dict)
+
+
+def shown_coord(coord: Optional[str], size: int, coords) -> Optional[str]:
+    """A ruling's GCG ``coord`` as written under ``--coords``: unchanged for gcg, in Netskrafl's
+    order (row letter first across) for netskrafl (a coordinate off the board as it is)."""
+    if coord is None or getattr(coords, "value", coords) == "gcg":
+        return coord
+    from gamecore.coords import gcg_to_netskrafl
+    from gamecore.errors import SkraflError
+
+    try:
+        return gcg_to_netskrafl(coord, size)
+    except SkraflError:
+        return coord
 
 
 def lexicon_folder(lang: Optional[str], lexicon: Optional[Path]) -> Optional[Path]:
@@ -231,13 +247,13 @@ def game_positions(
         "time": rep.time,
         "resign": rep.resign,
     }
-    names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(2))
+    names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(rep.n))
     name = Path(path).name
     n_events = len(g.events)
     for n in range(1, n_events + 2):
         if n > n_events and g.format == "netskrafl":
             rep.netskrafl_end()  # Netskrafl records hold no end-of-game events: the replay adds them
-        scores = (rep.computed[0], rep.computed[1])
+        scores = tuple(rep.computed)
         if n <= n_events:
             ev = g.events[n - 1]
             mover = ev.player
@@ -248,7 +264,8 @@ def game_positions(
             played = None
             if ev.kind == "play" and ev.coord and ev.word:
                 played = f"{ev.coord} {''.join(t if len(t) == 1 else f'[{t}]' for t in ev.word)}"
-            what = f"{name}, before event {n} ({names[mover] if mover < 2 else mover + 1} to move)"
+            who = names[mover] if mover < len(names) else f"player {mover + 1}"
+            what = f"{name}, before event {n} ({who} to move)"
             yield (
                 n,
                 Position(
@@ -265,7 +282,8 @@ def game_positions(
                 ),
             )
         else:
-            mover = rep.expected if rep.expected is not None else 0
+            # a finished game has nobody on turn; an unfinished one the player whose turn it is
+            mover = None if rep.over is not None else rep.expected if rep.expected is not None else 0
             yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
             return
         if upto is not None and n >= upto:
@@ -290,4 +308,5 @@ __all__ = [
     "lexicon_folder",
     "load_position",
     "resolve_rules",
+    "shown_coord",
 ]

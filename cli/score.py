@@ -31,6 +31,7 @@ from cli.position import (  # noqa: F401  (re-exported: the position loading liv
     lexicon_folder,
     load_position,
     resolve_rules,
+    shown_coord,
 )
 
 HELP = (
@@ -41,15 +42,22 @@ HELP = (
     "Position: --board FILE (board text, GCG case: uppercase tile, lowercase blank; --board-format "
     "netskrafl swaps case; cgp reads a CGP string from the file), --cgp 'CGP', or --game FILE --move N "
     "(a GCG file or Netskrafl record: the position before its Nth event; the play defaults to the "
-    "recorded one and the rack to the recorded rack).\n\n"
+    "recorded one and the rack to the recorded rack; without --lang, --lexicon or --rules the words are "
+    "checked with the built lexicon the game names, a GCG #lexicon or a Netskrafl record's Icelandic, "
+    "as replay finds it).\n\n"
     "Play: GCG notation, '8D JOINT' across (row 8 from column D), 'H8 .A' down; '.' or the letter "
     "itself for tiles already on the board; a lowercase letter is a blank. --coords netskrafl reads "
-    "Netskrafl's order ('H4 JOINT' = row H from column 4 across; '4H' down).\n\n"
+    "Netskrafl's order ('H4 JOINT' = row H from column 4 across; '4H' down), and every coordinate "
+    "score writes (the coord field of table, tsv, json and --batch, the --svg edge labels and caption) "
+    "is then in that order too.\n\n"
     "Challenge rules (--challenge): void (a phony cannot be played: 0 points, the player plays again), "
     "single (a phony is taken back; a wrong challenge costs nothing), double (a wrong challenger loses "
-    "the turn), five_point (+5 to the player per word challenged), ten_point (+10), netskrafl (+10 to "
+    "the turn), five_point (+5 to the player for the wrong challenge, however many words it names), "
+    "five_point_per_word (+5 per word challenged), ten_point (+10), netskrafl (+10 to "
     "the player, the challenger keeps the turn). Under every rule a successful challenge takes the "
-    "play back for 0 points.\n\n"
+    "play back for 0 points. --challenged names each word at most as often as the play forms it. "
+    "In a game of 3 or 4 players the challenger is the next player in turn order (the one whose turn "
+    "it would be); under double a wrong challenger loses that turn and the player after them moves.\n\n"
     "Many plays (--batch FILE, or - for stdin): one ruling per line, each line a CGP string (board, rack "
     "field, scores, zero count, opcodes; the rack field is the rack, empty = no rack check), a TAB and the "
     "play ('8D JOINT'; --coords as for --play); blank lines skipped. The lexicon is loaded once, the "
@@ -75,6 +83,7 @@ class Challenge(str, Enum):
     single = "single"
     double = "double"
     five_point = "five_point"
+    five_point_per_word = "five_point_per_word"
     ten_point = "ten_point"
     netskrafl = "netskrafl"
 
@@ -107,7 +116,10 @@ def score(
         None, "--challenged", help="With --challenge: the words challenged, comma-separated (default: every word formed)."
     ),
     coords: Coords = typer.Option(
-        Coords.gcg, "--coords", help="Coordinate order of --play: gcg (8D across, D8 down) or netskrafl (H4 across, 4H down)."
+        Coords.gcg,
+        "--coords",
+        help="Coordinate order of --play and of every coordinate written (coord, the --svg picture): "
+        "gcg (8D across, D8 down) or netskrafl (H4 across, 4H down).",
     ),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Also draw the position with the play highlighted (.svg, or .png)."),
     batch: Optional[str] = typer.Option(
@@ -131,6 +143,8 @@ def score(
 
         check_picture_target(svg, (board, game))  # never over an input, nor into a skrafl output
     folder = lexicon_folder(lang, lexicon)
+    if folder is None and game is not None and not rules:
+        folder = _named_lexicon(game)
     lex = None
     if folder is not None:
         from gamecore.lexicon import Lexicon
@@ -144,13 +158,14 @@ def score(
         raise typer.Exit(_batch(batch, resolve_rules(rules, lex, lang), lex, challenge, coords, fmt, quiet))
     pos = load_position(board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=lex)
     board_obj = pos.board
+    read_coords = coords  # the order --play is written in; every coordinate written follows --coords
     if play is None:
         if pos.recorded_play is None:
             raise UsageError(
                 "give --play 'COORD WORD', e.g. --play '8D JOINT'"
                 + (" (this event of the game is not a tile play)" if game is not None else "")
             )
-        play, coords = pos.recorded_play, Coords.gcg
+        play, read_coords = pos.recorded_play, Coords.gcg
     rack_tiles = None
     if rack is not None:
         if not rack.strip():
@@ -160,7 +175,7 @@ def score(
         rack_tiles = board_obj.tile_set.parse_rack(nfc(rack.strip()))
     elif pos.rack:
         rack_tiles = pos.rack
-    ruling, data = _rule(pos, play, coords, rack_tiles, lex, challenge, challenged)
+    ruling, data = _rule(pos, play, read_coords, rack_tiles, lex, challenge, challenged, coords)
     if pos.recorded_score is not None and ruling.play == " ".join((pos.recorded_play or "").split()):
         data["recorded_score"] = pos.recorded_score
     _print(data, fmt)
@@ -175,7 +190,8 @@ def score(
             scores=pos.scores,
             mover=pos.mover,
             coords=coords.value,
-            caption=_caption(ruling),
+            caption=_caption(ruling, coords, board_obj.size),
+            blank_values=pos.rules.blank_value == "letter",
         )
         write_picture(pic, svg, (board, game))
         if not quiet:
@@ -184,10 +200,20 @@ def score(
     raise typer.Exit(0 if ruling.acceptable else 1)
 
 
-def _rule(pos: Position, play: str, coords: Coords, rack_tiles, lex, challenge, challenged: Optional[str]):
+def _rule(
+    pos: Position,
+    play: str,
+    coords: Coords,
+    rack_tiles,
+    lex,
+    challenge,
+    challenged: Optional[str],
+    out_coords: Optional[Coords] = None,
+):
     """Rule on ``play`` in ``pos`` (the rack checked against the tile set first, then
     :func:`gamecore.adjudicate.adjudicate`, then the challenge rule): ``(ruling, data)``, ``data``
-    being the JSON object of the ruling (without ``recorded_score``).
+    being the JSON object of the ruling (without ``recorded_score``). ``coords``: the order
+    ``play`` is written in; ``out_coords`` (default ``coords``): the order of the ``coord`` field.
 
     Raises:
         UsageError: the rack cannot be held (too long, more of a tile than the set has), or the play
@@ -200,6 +226,7 @@ def _rule(pos: Position, play: str, coords: Coords, rack_tiles, lex, challenge, 
 
         check_tiles(pos.board, rack_tiles, pos.rules)
     ruling = adjudicate(pos.board, play, rack_tiles, lex, pos.rules, coords.value)
+    n_players = len(pos.scores) if pos.scores is not None else len(pos.players) if pos.players is not None else 2
     outcome = None
     if challenge is not None and ruling.legal:
         from gamecore.challenge import challenge_outcome
@@ -211,21 +238,36 @@ def _rule(pos: Position, play: str, coords: Coords, rack_tiles, lex, challenge, 
             ruling.score,
             [(w.word, bool(w.valid)) for w in ruling.words],
             [nfc(w) for w in names] if names is not None else None,
+            players=n_players,
         )
     data = ruling.as_dict()
+    data["coord"] = shown_coord(ruling.coord, pos.board.size, out_coords or coords)
     data["rack"] = "".join(rack_tiles) if rack_tiles is not None else None
     data["lexicon"] = lex.name if lex is not None else None
     data["rules"] = pos.rules.name
     if challenge is not None:
         totals = None
         names = None
-        if pos.scores is not None:
-            other = 1 - pos.mover if pos.mover in (0, 1) else 1
-            totals = (pos.scores[pos.mover], pos.scores[other])
+        if pos.scores is not None and pos.mover is not None:
+            # the challenger: the next player in turn order (seed 003: a play is challenged before
+            # the next turn); under double a wrong challenger loses that turn to the player after
+            mover = pos.mover % n_players
+            other = (mover + 1) % n_players
+            totals = (pos.scores[mover], pos.scores[other])
             if pos.players is not None:
-                names = (pos.players[pos.mover], pos.players[other])
+                names = (pos.players[mover], pos.players[other], pos.players[(other + 1) % n_players])
         data["challenge"] = outcome.as_dict(names, totals) if outcome is not None else None
     return ruling, data
+
+
+def _named_lexicon(game: Path) -> Optional[Path]:
+    """The built lexicon a game log names (a GCG ``#lexicon``, a Netskrafl record: ``is``), found as
+    ``skrafl replay`` finds it (:func:`cli.replay.lexicon_named_by`), or None (no verdict then).
+    The ruling names it (``lexicon`` in JSON)."""
+    from cli.replay import lexicon_named_by
+
+    folder, _note = lexicon_named_by([str(game)])
+    return Path(folder) if folder is not None else None
 
 
 def _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challenged, svg) -> None:
@@ -338,10 +380,11 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     return 2 if counts["bad"] else 1 if counts["unacceptable"] else 0
 
 
-def _caption(ruling) -> str:
+def _caption(ruling, coords: Coords = Coords.gcg, size: int = 15) -> str:
+    """The --svg picture's caption: the play, its coordinate in the ``coords`` order."""
     if not ruling.legal:
         return f"{ruling.play}: not legal ({ruling.reason[0]})"
-    text = f"{ruling.coord} {ruling.main_word()} {ruling.score}"
+    text = f"{shown_coord(ruling.coord, size, coords)} {ruling.main_word()} {ruling.score}"
     return f"{text} {ruling.verdict}" if ruling.verdict else text
 
 

@@ -22,9 +22,13 @@ from cli.position import (
 HELP = (
     "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual "
     "colours with their labels (TW, DW, TL, DL; QW, QL on the 21×21 board), the start star, tiles with "
-    "letter and value (a blank: red letter in a dashed ring, no value), the play's new tiles "
-    "highlighted, coordinates on the edges, the rack below and, for a game, the scores above (▶ = on "
-    "turn).\n\n"
+    "letter and value (a blank: red letter in a dashed ring, no value, or the letter's value in red "
+    "under rules where a blank scores it), the play's new tiles highlighted, coordinates on the edges "
+    "(and the caption's coordinate) in the --coords order, the rack below and, for a game or a CGP "
+    "string, every player's score above (2–4 players; ▶ = on turn: a CGP's first score, nobody at "
+    "the end of a finished game).\n\n"
+    "--play is checked as score checks it: a play that cannot be made here, tiles not on the rack "
+    "included when a rack is known (--rack, the CGP's or the game's), is refused.\n\n"
     "Position: --board FILE (--board-format gcg, netskrafl or cgp), --cgp 'CGP', or --game FILE "
     "--move N (the position before event N of a GCG file or Netskrafl record; without --move the end "
     "of the game). The game system (board layout, tile values) comes from --rules, the lexicon "
@@ -55,7 +59,8 @@ def show(
     coords: Coords = typer.Option(
         Coords.gcg,
         "--coords",
-        help="Edge labels and --play order: gcg (columns A–O, rows 1–15) or netskrafl (rows A–O, columns 1–15).",
+        help="Edge labels, the caption's coordinate and --play order: gcg (columns A–O, rows 1–15; 8D across) "
+        "or netskrafl (rows A–O, columns 1–15; H4 across).",
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -87,26 +92,32 @@ def show(
         check_tiles(pos.board, rack_tiles, pos.rules)
     played, caption = None, ""
     play_coords = coords.value
+    check_rack = rack_tiles or None
     if play == "recorded":
         if pos.recorded_play is None:
             raise UsageError("--play recorded needs --game FILE --move N at a tile play")
         play, play_coords = pos.recorded_play, "gcg"
+        check_rack = None if rack is None else check_rack  # the game's own play: its replay checked the rack
     if play is not None:
+        from cli.position import shown_coord
+
         fold = (lex.manifest.get("fold") or None) if lex is not None else None  # a Ё tile read as Е (seed 002)
-        ruling = adjudicate(pos.board, play, None, None, pos.rules, play_coords, fold=fold)
+        # the tiles must come from the rack when one is known (--rack, the CGP's, the game's), as score checks
+        ruling = adjudicate(pos.board, play, check_rack, None, pos.rules, play_coords, fold=fold)
         if not ruling.legal:
             raise UsageError(f"--play {play!r} is not legal here: {ruling.reason[0]}: {ruling.reason[1]}")
         played = ruling.played
-        caption = f"{ruling.coord} {ruling.main_word()} {ruling.score}"
+        caption = f"{shown_coord(ruling.coord, pos.board.size, coords)} {ruling.main_word()} {ruling.score}"
     pic = PositionPicture(
         pos.board,
         play=played,
         rack=rack_tiles,
         players=pos.players,
         scores=pos.scores,
-        mover=pos.mover if pos.players else None,
+        mover=pos.mover if (pos.players or pos.scores) else None,
         coords=coords.value,
         caption=caption,
+        blank_values=pos.rules.blank_value == "letter",
     )
     write_picture(pic, out, (board, game))
     if not quiet:
@@ -155,7 +166,7 @@ def export_game_pictures(
                         break
                     if not every_move:
                         continue
-                    who = pos.players[pos.mover] if pos.players and pos.mover < 2 else f"player {pos.mover + 1}"
+                    who = pos.players[pos.mover] if pos.players and pos.mover < len(pos.players) else f"player {pos.mover + 1}"
                     played, caption = None, f"{n}. {who}: {pos.extra['kind'].replace('_', ' ')}"
                     if pos.recorded_play is not None:
                         ruling = adjudicate(pos.board, pos.recorded_play, None, None, pos.rules)
@@ -173,6 +184,7 @@ def export_game_pictures(
                                 scores=pos.scores,
                                 mover=pos.mover,
                                 caption=caption,
+                                blank_values=pos.rules.blank_value == "letter",
                             ),
                         )
                     )
@@ -182,7 +194,14 @@ def export_game_pictures(
             pictures.append(
                 (
                     f"{name}.svg",
-                    PositionPicture(end.board, players=end.players, scores=end.scores, caption=f"{Path(f).name}: final position"),
+                    PositionPicture(
+                        end.board,
+                        players=end.players,
+                        scores=end.scores,
+                        mover=end.mover,  # nobody at the end of a finished game
+                        caption=f"{Path(f).name}: final position",
+                        blank_values=end.rules.blank_value == "letter",
+                    ),
                 )
             )
             for rel, pic in pictures:

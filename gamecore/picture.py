@@ -2,9 +2,11 @@
 
 The layout's premium squares in the usual colours with their labels (TW red, DW pink, TL dark
 blue, DL light blue; QW/QL of the 21×21 board darker still; punctured squares dark grey), the start
-star, tiles with their letter and value (a blank's letter in red with no value, a ring around it),
+star, tiles with their letter and value (a blank's letter in red in a ring, with no value unless
+the rules give blanks their letter's value),
 the play's new tiles highlighted, coordinates on all four edges (GCG: columns A–O, rows 1–15;
-``coords="netskrafl"``: rows A–O, columns 1–15), the rack below and the scores above for a game.
+``coords="netskrafl"``: rows A–O, columns 1–15), the rack below and every player's score above
+for a game (2–4 players, ▶ on the player to move).
 
 The SVG is written by a small template (no drawing library): every square is a ``<rect>`` with
 ``class="square TW"`` (its premium) and ``data-square="H8"`` (column letter, row number, GCG's
@@ -55,20 +57,23 @@ class PositionPicture:
         board: the position (before the play).
         play: a :class:`gamecore.play.ScoredPlay` to place and highlight, or None.
         rack: the rack below the board (labels, ``?`` = blank), or None.
-        players, scores: the two names and scores above the board, or None.
-        mover: the index of the player on turn (marked ▶).
+        players, scores: every player's name and score above the board (2–4), or None.
+        mover: the index of the player on turn (marked ▶), or None (nobody: the end of a game).
         coords: ``gcg`` or ``netskrafl`` (the edge labels).
+        blank_values: a blank shows the value it scores (rules with ``blank_value = "letter"``:
+            the value of its letter); default: a blank shows no value (it scores 0).
         caption: a line under the rack (the ruling, say), or "".
     """
 
     board: Board
     play: object | None = None
     rack: Sequence[str] | None = None
-    players: tuple[str, str] | None = None
-    scores: tuple[int, int] | None = None
+    players: Sequence[str] | None = None
+    scores: Sequence[int] | None = None
     mover: int | None = None
     coords: str = "gcg"
     caption: str = ""
+    blank_values: bool = False
 
 
 def square_name(row: int, col: int) -> str:
@@ -98,7 +103,8 @@ def _text(
 def _tile(
     x: float, y: float, size: float, label: str, value: int | None, blank: bool, new: bool, cls: str, attrs: str
 ) -> list[str]:
-    """A tile at (x, y), top left, ``size`` wide: letter in the middle, value bottom right."""
+    """A tile at (x, y), top left, ``size`` wide: letter in the middle, value bottom right (a blank:
+    its letter in a ring, and the value only when it scores one)."""
     fill, edge, width = (NEW_FILL, NEW_EDGE, 3) if new else (TILE_FILL, TILE_EDGE, 1.2)
     flags = f' data-blank="{int(blank)}" data-new="{int(new)}"'
     out = [f'<g class="{cls}{" new" if new else ""}{" blank" if blank else ""}"{attrs}{flags}>']
@@ -116,8 +122,10 @@ def _tile(
             f'<circle class="blank-mark" cx="{x + size * 0.46:g}" cy="{y + size * 0.5:g}" r="{size * 0.33:g}" '
             f'fill="none" stroke="{BLANK_INK}" stroke-width="1" stroke-dasharray="2,2"/>'
         )
-    elif value is not None:
-        out.append(_text(x + size * 0.8, y + size * 0.78, str(value), size * 0.24, "#222222", cls="value"))
+    if value is not None:
+        out.append(
+            _text(x + size * 0.8, y + size * 0.78, str(value), size * 0.24, BLANK_INK if blank else "#222222", cls="value")
+        )
     out.append("</g>")
     return out
 
@@ -140,37 +148,25 @@ def board_svg(pic: PositionPicture) -> str:
         f'<rect class="background" x="0" y="0" width="{width}" height="{height}" fill="#fbfaf5"/>',
     ]
     if pic.players or pic.scores:
-        names = pic.players or ("player 1", "player 2")
-        scores = pic.scores or ("", "")
-        parts = []
-        for i in (0, 1):
-            mark = "▶ " if pic.mover == i else ""
-            parts.append(f"{mark}{names[i]} {scores[i]}")
+        count = max(len(pic.players or ()), len(pic.scores or ()))
+        names = list(pic.players or ()) + [f"player {i + 1}" for i in range(len(pic.players or ()), count)]
+        scores = list(pic.scores or ()) + [""] * (count - len(pic.scores or ()))
+        size = 17 if count <= 2 else 15 if count == 3 else 13
         out.append('<g class="scores">')
-        out.append(
-            _text(
-                width / 4,
-                top / 2,
-                parts[0],
-                17,
-                "#222222",
-                weight="bold" if pic.mover == 0 else "normal",
-                cls="score",
-                extra=' data-player="0"',
+        for i in range(count):
+            mark = "▶ " if pic.mover == i else ""
+            out.append(
+                _text(
+                    (2 * i + 1) * width / (2 * count),
+                    top / 2,
+                    f"{mark}{names[i]} {scores[i]}",
+                    size,
+                    "#222222",
+                    weight="bold" if pic.mover == i else "normal",
+                    cls="score",
+                    extra=f' data-player="{i}"' + (' data-to-move="1"' if pic.mover == i else ""),
+                )
             )
-        )
-        out.append(
-            _text(
-                3 * width / 4,
-                top / 2,
-                parts[1],
-                17,
-                "#222222",
-                weight="bold" if pic.mover == 1 else "normal",
-                cls="score",
-                extra=' data-player="1"',
-            )
-        )
         out.append("</g>")
     # the board: squares with their premiums and labels
     out.append(f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>')
@@ -217,7 +213,8 @@ def board_svg(pic: PositionPicture) -> str:
     out.append('<g class="tiles">')
     for (r, c), (label, blank, new) in sorted(tiles.items()):
         attrs = f' data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" data-letter={quoteattr(label)}'
-        out += _tile(x0 + c * cell, y0 + r * cell, cell, label, None if blank else ts.value(label), blank, new, "tile", attrs)
+        value = ts.value(label) if not blank or pic.blank_values else None
+        out += _tile(x0 + c * cell, y0 + r * cell, cell, label, value, blank, new, "tile", attrs)
     out.append("</g>")
     y = y0 + grid + EDGE + 8
     if pic.rack is not None:

@@ -285,8 +285,10 @@ PHONY = [("ax", True), ("ta", False)]
         ("single", PHONY, 0, 0, "opponent", False),
         ("double", VALID, 11, 0, "player", True),  # the wrong challenger loses the turn
         ("double", PHONY, 0, 0, "opponent", False),
-        ("five_point", VALID, 21, 10, "opponent", True),  # 5 × 2 words challenged
+        ("five_point", VALID, 16, 5, "opponent", True),  # rules.md: +5 per wrong challenge (2 words, one challenge)
         ("five_point", PHONY, 0, 0, "opponent", False),
+        ("five_point_per_word", VALID, 21, 10, "opponent", True),  # 5 × 2 words challenged
+        ("five_point_per_word", PHONY, 0, 0, "opponent", False),
         ("ten_point", VALID, 21, 10, "opponent", True),
         ("ten_point", PHONY, 0, 0, "opponent", False),
         ("netskrafl", VALID, 21, 10, "opponent", True),  # +10, the challenger keeps the turn
@@ -300,13 +302,14 @@ def test_challenge_rules(rule, words, player, bonus, nxt, stands):
 
 
 def test_five_point_counts_the_words_challenged():
+    assert challenge_outcome("five_point_per_word", 11, VALID, ["ax"]).player == 16
     assert challenge_outcome("five_point", 11, VALID, ["ax"]).player == 16
     assert challenge_outcome("five_point", 11, PHONY, ["ax"]).stands  # the phony TA was not challenged
     with pytest.raises(UsageError):
         challenge_outcome("five_point", 11, VALID, ["zz"])
     with pytest.raises(UsageError):
         challenge_outcome("triple", 11, VALID)
-    assert set(RULES) == {"void", "single", "double", "five_point", "ten_point", "netskrafl"}
+    assert set(RULES) == {"void", "single", "double", "five_point", "five_point_per_word", "ten_point", "netskrafl"}
 
 
 # ---- agreement with best and replay ----------------------------------------------------------------

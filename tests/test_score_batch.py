@@ -116,7 +116,8 @@ def test_hand_scored_lines_and_challenge_as_one_play(en):
     """Empty board, rack JOINTAB: 8D JOINT = (8x2 + 1+1+1+1) x 2 = 40 (J on the DL at D8, the star
     doubles); 8E JOINT = (8+1+1+1+1) x 2 = 24; 8H JOINT = (8+1+1+1+1x2) x 2 = 26 (T on the DL at L8).
     RETAINS from the star: (1x2 at D8 + 6) x 2 + 50 = 66. With five_point and scores 10/20 the player
-    gets 40 + 5 and ends on 55; the opponent stays on 20. --coords netskrafl: H4 = GCG 8D."""
+    gets 40 + 5 and ends on 55; the opponent stays on 20. --coords netskrafl: H4 = GCG 8D, scored as
+    8D and written back in the order asked for (coord H4)."""
     lines = [
         f"{EMPTY} JOINTAB/ 10/20 0\t8D JOINT",
         f"{EMPTY} JOINTAB/ 10/20 0\t8E JOINT",
@@ -137,7 +138,7 @@ def test_hand_scored_lines_and_challenge_as_one_play(en):
     rc, out, err = _batch(en, [f"{EMPTY} JOINTAB/ 0/0 0\tH4 JOINT"], "-f", "json", "--coords", "netskrafl", "-q")
     assert rc == 0, err
     (record,) = [json.loads(x) for x in out]
-    assert record["coord"] == "8D" and record["score"] == 40
+    assert record["coord"] == "H4" and record["score"] == 40
 
 
 def test_a_bad_line_in_the_middle(en, tmp_path):
