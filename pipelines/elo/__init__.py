@@ -229,5 +229,22 @@ def explain_player(
     run = compute(table, prev, params, date=date, explain=player, catch_up=catch_up)
     rows = [r for r in run.trace or [] if r["list"] in lists]
     if not rows:
-        raise UsageError(f"player {player!r} has no rated game in {games_path}")
+        raise UsageError(_no_rated_game(player, games_path, lists, run.trace or []))
     return rows
+
+
+def _no_rated_game(player: str, games_path: str | Path, lists: Sequence[str], trace: list[dict[str, Any]]) -> str:
+    """Why ``--explain PLAYER`` has nothing to show: no rated game at all, or none in the lists
+    asked for (``--list``), naming them and counting the player's games in the others."""
+    where = str(games_path)
+    if _is_url(games_path):
+        from pipelines.postgres import redact
+
+        where = redact(where)
+    asked = [name for name in LISTS if name in lists]
+    if not trace or len(asked) == len(LISTS):
+        return f"player {player!r} has no rated game in {where}"
+    counts = {name: sum(1 for r in trace if r["list"] == name) for name in LISTS if name not in asked}
+    others = ", ".join(f"{n} in the {name} list" for name, n in counts.items() if n)
+    names = " and ".join(asked)
+    return f"player {player!r} has no rated game in the {names} list{'s' if len(asked) > 1 else ''} of {where} ({others})"
