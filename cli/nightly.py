@@ -21,13 +21,14 @@ HELP = (
     "did not run is made up by the next. A source with {date} (incoming/{date}, a folder per UTC day) reads "
     "the folder of each of those days; a folder without game files is a day without games (rated as such, "
     "listed in the run log); a day without its folder fails the night with one line naming the days (a "
-    'failed upload?), unless the config\'s games section says missing_days = "empty".\n\n'
+    'failed upload?), unless the config\'s games section says missing_days = "empty". A game without a time of its '
+    "own (a GCG file) in a day's folder is a game of that day: rated that night, at the end of that UTC day.\n\n"
     "The whole config is checked before any step: a TOML error, an unknown key, a wrong type, lang with path "
     "in the lexicon section, or steps whose folders overlap (such as the elo out inside the replay dataset) is one line "
     "FILE:LINE: what is wrong, exit 2, nothing run and no run log written.\n\n"
     "Exit status: 0 every step done; 2 bad config or a step failed, such as a day's games folder missing "
-    "(the log names it; every earlier output is kept as it was); 130/143 stopped by SIGINT/SIGTERM (the log "
-    "marks the step stopped, naming the signal)."
+    "(the log names it; every earlier output is kept as it was); 130/143 stopped by SIGINT/SIGTERM in any step "
+    "(one line on stderr; the log marks the step stopped, naming the signal)."
 )
 EPILOG = (
     "Example: skrafl nightly nightly.toml --date 2025-08-11 (that day again: no output changes)   |   "
@@ -53,6 +54,8 @@ def nightly(
     except StepFailed as exc:
         typer.echo(f"skrafl: nightly: step {exc}; the earlier outputs are kept", err=True)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt as exc:
+        _stopped(exc)
     if not quiet:
         for rec in log["steps"]:
             typer.echo(
@@ -60,6 +63,25 @@ def nightly(
             )
             for note in rec.get("notes") or []:
                 typer.echo(f"nightly {log['date']}: {rec['step']}: note: {note}", err=True)
+
+
+def _stopped(exc: KeyboardInterrupt) -> None:
+    """A stop that the CLI's own mechanism did not record: the replay step's workers take SIGINT
+    and SIGTERM with handlers of their own (:class:`pipelines.replay.run.Stopped`, carrying the
+    signal), and typer turns a KeyboardInterrupt into a silent exit 130. Said here as every stop
+    is (:func:`pipelines.stops.stop_message`: one line), exit 128 + the signal's number. A recorded
+    stop (the lexicon build, impact, elo) is left to the CLI (:func:`cli.main.main`), which says it."""
+    import signal
+
+    from cli.common import shown_paths
+    from pipelines.stops import hold_stops, stop_message, stop_requested
+
+    if stop_requested() is not None:
+        raise exc
+    hold_stops()  # a second signal now is only recorded: the report stays one line
+    signum = int(getattr(exc, "signum", None) or signal.SIGINT)
+    typer.echo(shown_paths(stop_message(signum)), err=True)
+    raise typer.Exit(128 + signum) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -32,7 +32,14 @@ run with exit status 2 and leaves every earlier output as it was):
      late for ever (never rated). The next night reads the day again, so once the folder is
      there (an empty one for a day without games) nothing is lost. ``[games] missing_days =
      "empty"`` rates a day without its folder as a day without games instead (listed in
-     ``missing_days`` and a note in the run log).
+     ``missing_days`` and a note in the run log). A game without a time of its own (a GCG
+     file) read from a day's folder is a game of that day: it goes to that day's partition
+     ``part=DAY`` (its ``finished_at`` left empty, ``folder_days`` of
+     :func:`~pipelines.replay.jobs.run_replay_dataset`) and elo rates it that night, at the end
+     of that UTC day (``DAYT23:59:59.999999Z``: after the day's games with times, then by
+     ``game_id``; a note in the run log). A ``part=src-DAY`` an older skrafl made of such a
+     game is removed when the day's folder is read again. (A source without ``{date}`` has no
+     day for such a game: elo skips it with a warning naming it, and rates the others.)
 3. ``impact`` (only when the lexicon changed): the previous lexicon against the new one over the
    whole dataset, into ``impact.out/D`` (:mod:`pipelines.impact`).
 4. ``elo``: ``elo --games DATASET --date D --state <the newest elo.out/DAY before D>`` into
@@ -536,9 +543,10 @@ DATE = "{date}"
 MISSING_DAYS = ("error", "empty")
 
 
-def _day_folders(cfg: dict, since: dt.date | None, day: dt.date, rec: dict) -> list[str]:
+def _day_folders(cfg: dict, since: dt.date | None, day: dt.date, rec: dict) -> dict[str, dt.date]:
     """The game folders of a ``{date}`` source for the days ``since`` … ``day`` (from nothing:
-    from the first day that has a folder), each day's ``{date}`` expanded; counted in ``rec``
+    from the first day that has a folder), each day's ``{date}`` expanded, with their days (in
+    day order); counted in ``rec``
     (``first_day``, ``days``, ``days_with_games``, ``empty_days``, ``missing_days``, ``notes``). A day whose folder holds no game
     file is a day without games. A day without its folder fails the step (one line naming the
     days) unless ``[games] missing_days = "empty"``: then it too is a day without games."""
@@ -548,7 +556,8 @@ def _day_folders(cfg: dict, since: dt.date | None, day: dt.date, rec: dict) -> l
     if since is None:
         found = _dated_paths(template, day)
         since = found[0] if found else day
-    folders, empty, missing = [], [], []
+    folders: dict[str, dt.date] = {}
+    empty, missing = [], []
     d = since
     while d <= day:
         path = template.replace(DATE, d.isoformat())
@@ -560,7 +569,7 @@ def _day_folders(cfg: dict, since: dt.date | None, day: dt.date, rec: dict) -> l
                     os.listdir(path)  # an unreadable folder is no quiet day
                 except OSError as exc:
                     raise StepFailed("replay", f"{d.isoformat()}: {_error_text(exc)}") from None
-            folders.append(path)
+            folders[path] = d
             if not collect_files([path]):
                 empty.append(d)
         d += dt.timedelta(days=1)
@@ -686,12 +695,16 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
             rec["inputs"] = _shown([source])
             empty_ok = False
+            folder_days = None
             if is_url(source):
                 items = [source.replace("{date}", day.isoformat())]
             elif DATE not in source:
                 items = [str(_under(cfg, source))]  # one folder of every day's games
             else:
-                items = _day_folders(cfg, since, day, rec)
+                # a game without a time of its own (a GCG file) read from a day's folder is a game
+                # of that day: its partition is part=DAY, and elo rates it at the end of that day
+                folder_days = _day_folders(cfg, since, day, rec)
+                items = list(folder_days)
                 empty_ok = True
             rec["inputs"] = _shown(items) + [str(lexicon)]
             rec["outputs"] = [str(dataset)]
@@ -707,6 +720,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 until=day,
                 cluster=(cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None) if games else None,
                 empty_ok=empty_ok,
+                folder_days=folder_days,
             )
             rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
             rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])

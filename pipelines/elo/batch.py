@@ -104,7 +104,13 @@ def compute(
         )
     games = _with_extras(table)
     if date is not None and table.ordered_by_row:
-        raise UsageError("--date needs finished_at times, and this games table has none", path=table.path)
+        n = table.frame.height
+        first = table.frame.sort("row")["game_id"][0]
+        raise UsageError(
+            f"--date needs finished_at times, and none of this table's {n} game(s) has one (first: {first!r}; GCG files "
+            "have none: replayed by the nightly job from incoming/{date}, a game takes its folder's day)",
+            path=table.path,
+        )
     since, days_rated = plan_days(state, date, catch_up)
     if date is not None:
         day = pl.col("finished_at").dt.date()

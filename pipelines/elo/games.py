@@ -115,6 +115,12 @@ def _load_frame(path: Path) -> tuple[Any, int]:
     raise UsageError(f"unknown games file type {path.suffix!r}: expected .csv, .tsv, .parquet or .jsonl", path=path)
 
 
+DAY_COLUMN = "_part"
+"""The partition of each game of a replay dataset (``YYYY-MM-DD`` for a day's partition), kept
+while reading: a game without a ``finished_at`` of its own in a day's partition (a GCG file that
+the nightly job read from ``incoming/DAY``) is rated at the end of that UTC day
+(:func:`_read_games`)."""
+
 _DATASET_UNUSED = ("error", "unknown_words", "warnings")
 """Columns of a replay dataset's games that rating never reads (left on disk)."""
 
@@ -128,8 +134,33 @@ def _load_folder(path: Path) -> Any:
 
     if is_dataset(path):
         table = read_table(path, "games", exclude=_DATASET_UNUSED)
-        return pl.from_arrow(table.drop_columns(["part"]))
+        return pl.from_arrow(table).rename({"part": DAY_COLUMN})  # a day's partition: the day of its games
     return pl.read_parquet(_replay_folder_file(path))
+
+
+def _day_times(df: Any, notes: list[str]) -> Any:
+    """A replay dataset's games (column :data:`DAY_COLUMN`): a game without a ``finished_at`` of
+    its own in a day's partition ``part=YYYY-MM-DD`` (only a dated folder's game without a time is
+    put there: :func:`pipelines.replay.dataset.partition_of`) takes the end of that UTC day,
+    ``YYYY-MM-DDT23:59:59.999999Z``: rated on that day, after the day's games with times (then by
+    ``game_id``). Said in a note naming the first; the column is dropped."""
+    import polars as pl
+
+    if "finished_at" not in df.columns or not isinstance(df.schema["finished_at"], pl.Datetime):
+        return df.drop(DAY_COLUMN)  # (replay writes datetimes; anything else is checked as it is)
+    utc = pl.Datetime("us", "UTC")
+    day = pl.col(DAY_COLUMN).cast(pl.String).str.to_date("%Y-%m-%d", strict=False)
+    end = (day.cast(pl.Datetime("us")) + pl.duration(days=1) - pl.duration(microseconds=1)).dt.replace_time_zone("UTC")
+    times = pl.col("finished_at")
+    filled = df.filter(times.is_null() & day.is_not_null()).sort("row")
+    if filled.height:
+        first = filled.row(0, named=True)
+        notes.append(
+            f"{filled.height} replayed game(s) without a finished_at of their own (GCG files read from a day's folder) "
+            f"rated at the end of their partition's UTC day (first: {first['game_id']!r}, part={first[DAY_COLUMN]})"
+        )
+        df = df.with_columns(pl.coalesce(times.cast(utc), end).alias("finished_at"))
+    return df.drop(DAY_COLUMN)
 
 
 def _replay_folder_file(path: Path) -> Path:
@@ -267,8 +298,11 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     ``player0``/``player1``, ``score1``/``score2`` → ``score0``/``score1``; rows whose ``status``
     is not ``ok`` are dropped. Its ``game_id`` (null → ``file``), ``finished_at``,
     ``robot1``/``robot2`` (→ ``robot0``/``robot1``) and ``competition`` (null → false) are used when
-    present; without ``finished_at`` on every game (GCG files have none) games are rated in file
-    order. A replayed game whose two players have the same name, or whose ``game_id`` repeats an
+    present. A game without a ``finished_at`` (GCG files have none) in a day's partition of a
+    replay dataset (``part=YYYY-MM-DD``: read from the nightly job's ``incoming/{date}``) takes the
+    end of that UTC day (a note). Without a time on any game the games are rated in file order;
+    with times on some, the others are skipped with a ``warning:`` note counting them and naming
+    the first (they cannot be put in time order). A replayed game whose two players have the same name, or whose ``game_id`` repeats an
     earlier row, is skipped with a ``warning:`` note (one bad file must not stop the night). All
     of this is listed in :attr:`GamesTable.notes`.
 
@@ -324,10 +358,12 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         if "game_id" in df.columns:
             game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
             _refuse_name_clash(df, table)
-        kept = [c for c in ("finished_at", "robot0", "robot1", "competition") if c in df.columns]
+        kept = [c for c in ("finished_at", "robot0", "robot1", "competition", DAY_COLUMN) if c in df.columns]
         df = df.select(
             [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
         )
+        if DAY_COLUMN in df.columns:
+            df = _day_times(df, notes)
         for c in ("robot0", "robot1", "competition"):
             if c in kept:
                 df = df.with_columns(pl.col(c).fill_null(False))
@@ -335,9 +371,16 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         if "finished_at" in missing:
             df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
         elif 0 < df["finished_at"].null_count() < df.height:
-            n = df["finished_at"].null_count()
-            notes.append(f"{n} of {df.height} replayed games have no finished_at (GCG files): all games rated in file order")
-            df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
+            # Games with times and games without: the ones with times are rated in time order; a
+            # game without one cannot be put among them, so it is left out (said, naming the first).
+            timeless = df.filter(pl.col("finished_at").is_null()).sort("row")
+            n = timeless.height
+            notes.append(
+                f"warning: {n} of {df.height} replayed game(s) skipped: no finished_at (a GCG file has none) and not in a "
+                f"day's partition (first: {timeless['game_id'][0]!r}); the other {df.height - n} are rated in time order "
+                "(a game the nightly job reads from incoming/{date} takes that day)"
+            )
+            df = df.filter(pl.col("finished_at").is_not_null())
         for c in ("robot0", "robot1", "competition"):
             if c in missing:
                 df = df.with_columns(pl.lit(False).alias(c))

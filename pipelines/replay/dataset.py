@@ -19,8 +19,10 @@ and a reader resolving ``parts/P`` sees one whole run. The dataset folder itself
 writer at a time holds the lock ``.DIR.lock`` beside it for the whole run.
 
 Partitions: a game with a ``finished_at`` goes to ``part=YYYY-MM-DD`` (its UTC day); a game
-without one (GCG files, unreadable files) to ``part=src-FOLDER`` (its file's folder name, letters,
-digits, ``-``, ``_``, ``.`` kept). A run replaces every partition it has rows for, whole (a
+without one (GCG files, unreadable files) read from a *dated folder* of the run (the nightly job's
+``incoming/{date}``: ``run_replay_dataset(folder_days=…)``) to that folder's day, ``part=DAY``
+(its ``finished_at`` stays empty: elo rates it at the end of that day), else to
+``part=src-FOLDER`` (its file's folder name, letters, digits, ``-``, ``_``, ``.`` kept). A run replaces every partition it has rows for, whole (a
 nightly run for day D given every game of day D replaces ``part=D``); with a window (``--since``
 / ``--until``) only games finished in it are written, and every day of the window that has no
 game left is removed. A staged partition whose files are byte-identical to the current one is
@@ -72,17 +74,43 @@ def _source_name(file: str | None) -> str:
     return "src-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", folder).strip("._") or "top")
 
 
-def partition_of(file: str | None, finished_at) -> str:
-    """The partition value of a game row: its UTC day, else ``src-`` + its file's folder name."""
+def partition_of(file: str | None, finished_at, folder_days: dict[str, dt.date] | None = None) -> str:
+    """The partition value of a game row: its UTC day; else, for a file under one of the dated
+    folders of ``folder_days`` (the nightly job's ``incoming/{date}``: folder → its UTC day), that
+    folder's day; else ``src-`` + its file's folder name."""
     if finished_at is not None:
         return finished_at.astimezone(dt.timezone.utc).date().isoformat()
+    day = _folder_day(file, folder_days) if folder_days else None
+    if day is not None:
+        return day.isoformat()
     return _source_name(file)
 
 
-def _partitions(games) -> list[str]:
+def _folder_day(file: str | None, folder_days: dict[str, dt.date]) -> dt.date | None:
+    """The day of the dated folder ``file`` lies in (or is), the innermost one; None if none."""
+    if not file:
+        return None
+    path = os.path.normpath(file)
+    while True:
+        day = folder_days.get(path)
+        if day is not None:
+            return day
+        parent = os.path.dirname(path)
+        if not parent or parent == path:
+            return None
+        path = parent
+
+
+def _window_days(window: tuple) -> dict[str, dt.date]:
+    """The dated folders of a run's window (its optional third element), keys normalised."""
+    days = window[2] if len(window) > 2 and window[2] else {}
+    return {os.path.normpath(str(k)): v for k, v in days.items()}
+
+
+def _partitions(games, folder_days: dict[str, dt.date] | None = None) -> list[str]:
     files = games.column("file").to_pylist()
     times = games.column("finished_at").to_pylist()
-    return [partition_of(f, t) for f, t in zip(files, times)]
+    return [partition_of(f, t, folder_days) for f, t in zip(files, times)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,11 +132,13 @@ def write_segment(
     games_path: str,
     moves_path: str,
     analyze: bool,
-    window: tuple[dt.date | None, dt.date | None] = (None, None),
+    window: tuple = (None, None),
 ) -> tuple[Segment, dict]:
     """Group the rows of ``batches`` by partition and write them as one segment. Games finished
-    outside ``window`` (days, both ends included) are left out. Returns the segment and counts
-    ``{"games", "moves", "outside", statuses…}``."""
+    outside ``window`` (``(since, until)``, days, both ends included) are left out. A third
+    element of ``window``, ``{folder: day}``, gives a game without a ``finished_at`` read from a
+    file under one of those folders that day's partition (:func:`partition_of`). Returns the
+    segment and counts ``{"games", "moves", "outside", statuses…}``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.ipc as ipc
@@ -118,12 +148,13 @@ def write_segment(
     by_part: dict[str, tuple[list, list, list]] = {}
     counts: dict = {"games": 0, "moves": 0, "outside": 0, "unread": 0}
     not_ok: list = []
-    since, until = window
+    since, until = window[:2]
+    folder_days = _window_days(window)
     for b in batches:
         if len(b) == 0:
             continue
         counts["unread"] += b.unread
-        parts = _partitions(b.games)
+        parts = _partitions(b.games, folder_days)
         events = np.asarray(b.events, dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(events)])
         statuses = b.games.column("status").to_pylist()
@@ -553,7 +584,7 @@ class DatasetRun:
             _link_tables(self.ds, part)
             parts[part] = partition_info(self.ds, part)
         self.stages = {}
-        since, until = self.window
+        since, until = self.window[:2]
         if since and until:
             day = since
             while day <= until:
@@ -563,6 +594,16 @@ class DatasetRun:
                     parts.pop(p, None)
                     self.removed.append(p)
                 day += dt.timedelta(days=1)
+        # A dated folder read whole (the nightly job's incoming/DAY) replaces everything read from
+        # it: its games without times now go to part=DAY, so the part=src-DAY an older skrafl put
+        # them in (a folder named by its day) is gone with it.
+        for folder, day in sorted(_window_days(self.window).items()):
+            p = _source_name(os.path.join(folder, "x"))
+            if p == f"src-{day.isoformat()}" and p not in self.changed and p not in self.unchanged:
+                if _part_dir(self.ds, p).is_symlink() or p in parts:
+                    _remove_partition(self.ds, p)
+                    parts.pop(p, None)
+                    self.removed.append(p)
         manifest = {
             "format": 1,
             "kind": KIND,

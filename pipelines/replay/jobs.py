@@ -29,6 +29,7 @@ def run_replay_dataset(
     cluster: str | None = None,
     guess_lexicon: bool = False,
     empty_ok: bool = False,
+    folder_days: dict | None = None,
 ) -> dict:
     """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
     ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
@@ -43,6 +44,9 @@ def run_replay_dataset(
     locale says otherwise), else say once on stderr that they are not checked.
     ``empty_ok``: folders without a game file are no error but a run without games (the
     window's days are then all left without games; the nightly job's days without games).
+    ``folder_days``: ``{folder: day}``, the dated folders of ``items`` (the nightly job's
+    ``incoming/{date}``): a game without a ``finished_at`` read from one goes to that day's
+    partition (:func:`.dataset.partition_of`), not to ``part=src-FOLDER``.
 
     Raises:
         UsageError: a refused dataset folder; no game found (files, unless ``empty_ok``) or not
@@ -89,7 +93,7 @@ def run_replay_dataset(
             runs_iter = None
             shown = None
         run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze))
-        run.window = (since, until)
+        run.window = (since, until, dict(folder_days)) if folder_days else (since, until)
         if not quiet and total > 50:
             from tqdm import tqdm
 
