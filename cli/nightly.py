@@ -74,11 +74,13 @@ def _stopped(exc: KeyboardInterrupt) -> None:
     import signal
 
     from cli.common import shown_paths
-    from pipelines.stops import hold_stops, stop_message, stop_requested
+    from pipelines.stops import stop_message, stop_requested
 
     if stop_requested() is not None:
         raise exc
-    hold_stops()  # a second signal now is only recorded: the report stays one line
+    for late in (signal.SIGINT, signal.SIGTERM):  # the run is over: a second signal now changes nothing
+        if signal.getsignal(late) is not signal.SIG_IGN:
+            signal.signal(late, signal.SIG_IGN)
     signum = int(getattr(exc, "signum", None) or signal.SIGINT)
     typer.echo(shown_paths(stop_message(signum)), err=True)
     raise typer.Exit(128 + signum) from None
