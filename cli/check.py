@@ -110,13 +110,13 @@ def check(
     all_valid = all(ok for _, ok in verdicts)
     if play:
         verdict = "ACCEPTABLE" if all_valid else "UNACCEPTABLE"
-        if fmt == OutputFormat.json:
-            emit([[verdict]], ["verdict"], fmt)
+        if fmt == OutputFormat.json:  # "valid" as why, find --hooks and score's words have it
+            emit([[verdict, all_valid]], ["verdict", "valid"], fmt)
         else:
             typer.echo(verdict)
     else:
-        rows = [[w, "VALID" if ok else "INVALID"] for w, ok in verdicts]
-        emit(rows, ["word", "verdict"], fmt, header=fmt != OutputFormat.tsv)
+        rows = [[w, "VALID" if ok else "INVALID"] + [ok] * (fmt == OutputFormat.json) for w, ok in verdicts]
+        emit(rows, ["word", "verdict", "valid"], fmt, header=fmt != OutputFormat.tsv)
     sys.stdout.flush()
     raise typer.Exit(0 if all_valid else 1)
 

@@ -189,3 +189,21 @@ def test_a_long_line_of_white_space_says_so(lexicons):
     (at most 64)': the message says what is wrong."""
     r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat" + " " * 5000 + "\n")
     assert one_error_line(r) == "skrafl: error: -:1: a line of more than 4096 bytes, most of it white space around a word"
+
+
+def test_check_json_says_valid_as_the_other_commands_do(lexicons):
+    """check's JSON had only "verdict": "VALID" where why, find --hooks and score's words say
+    "valid": true: a script reading several commands needs one key."""
+    from clirun import EN_WORDS
+
+    word = EN_WORDS[0]
+    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), word, "qqqzz", "-f", "json")
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout) == [
+        {"word": word, "verdict": "VALID", "valid": True},
+        {"word": "qqqzz", "verdict": "INVALID", "valid": False},
+    ]
+    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "--play", word, "-f", "json")
+    assert r.returncode == 0 and json.loads(r.stdout) == [{"verdict": "ACCEPTABLE", "valid": True}], r.stdout
+    why = json.loads(run_skrafl("why", "--lexicon", str(lexicons["en"]), word, "-f", "json").stdout)
+    assert why[0]["valid"] is True
