@@ -97,7 +97,9 @@ def _print(result, target: Path, fmt: OutputFormat, quiet: bool) -> None:
                 ]
             )
         emit(rows, ["measure", "value", "of"], fmt)
-        if fmt == OutputFormat.table:  # TSV stays one table: the causes are in compare.csv and summary.md
+        if fmt == OutputFormat.table and not result.causes:
+            typer.echo("\nno differences: every reference word is in the lexicon and every lexicon word in the reference")
+        elif fmt == OutputFormat.table:  # TSV stays one table: the causes are in compare.csv and summary.md
             typer.echo("")
             emit(
                 [[c["difference"], c["cause"], c["rule"] or "", c["words"], ", ".join(c["examples"])] for c in result.causes],

@@ -70,6 +70,10 @@ def test_every_difference_classified(setup):
 def test_another_build_as_the_reference(setup):
     n = run(setup, str(setup["lex"]))
     assert n["recall"] == 1.0 and n["precision"] == 1.0 and n["only_ours"] == 0
+    # the table says there is no difference (it printed a header over no rows)
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["lex"]), "--out", str(setup["tmp"] / "same"), "-q")
+    assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("no differences"), r.stdout
+    assert "difference  cause" not in r.stdout
 
 
 def test_a_build_of_another_language_as_the_reference_is_refused(setup):
