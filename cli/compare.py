@@ -65,7 +65,7 @@ def compare(
     target = out or output_root() / "compare" / name
     inputs = [p for p in (folder, reference, reject) if p is not None and str(p) != "-"]  # stdin is no path
     check_output_dir(target, "compare", inputs)
-    result = run(folder, reference, reject)
+    result = run(folder, reference, reject, progress=not quiet)
     from cli.common import PrintBeforeSwap
 
     printed = PrintBeforeSwap(lambda: _print(result, target, fmt, quiet))

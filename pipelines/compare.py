@@ -130,20 +130,37 @@ def _entries_of(lex: Any, keys: list[str]) -> Any:
     ).select("word", "form", "rule", *[c for c in cols if c in pl.scan_parquet(entries).collect_schema().names()]).collect(), cols
 
 
-def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> CompareResult:
-    """Compare the lexicon folder ``lexicon`` with ``reference`` (and a ``reject`` list).
+def compare(lexicon: Path, reference: Path, reject: Path | None = None, progress: bool = False) -> CompareResult:
+    """Compare the lexicon folder ``lexicon`` with ``reference`` (and a ``reject`` list);
+    ``progress``: a bar of its steps on stderr (a full Norwegian build takes seconds).
 
     Raises:
         DataError: not a lexicon folder, a reference that cannot be read.
         UsageError: both REFERENCE and ``reject`` are ``-``.
     """
+    import sys
+
+    from tqdm import tqdm
+
+    if reject is not None and str(reference) == "-" and str(reject) == "-":
+        raise UsageError("only one of REFERENCE and --reject can be - (stdin holds one list)")
+
+    bar = tqdm(total=4, desc="compare", unit=" step", file=sys.stderr, disable=not progress, leave=False, delay=1.5)
+
+    def step(name: str) -> None:
+        bar.set_postfix_str(name, refresh=False)
+        bar.update(1)
+
+    with bar:
+        return _compare(lexicon, reference, reject, step)
+
+
+def _compare(lexicon: Path, reference: Path, reject: Path | None, step: Callable[[str], None]) -> CompareResult:
     import polars as pl
 
     from gamecore.lexicon import Lexicon
     from pipelines.recipe import read_word_list
 
-    if reject is not None and str(reference) == "-" and str(reject) == "-":
-        raise UsageError("only one of REFERENCE and --reject can be - (stdin holds one list)")
     lex = Lexicon.load(lexicon)
     ours = set((lex.folder / "words.txt").read_text(encoding="utf-8").split())
     ref_words, ref_label = read_reference(reference, lex, lexicon)
@@ -160,6 +177,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
         + [(w, "reject_accepted") for w in rej_in]
     )
     table = pl.DataFrame(rows, schema={"word": pl.String, "difference": pl.String}, orient="row")
+    step("the rejected entries")
 
     # why each word is where it is: the rejected entries (rule) and the entries that kept it
     rejected = (
@@ -172,6 +190,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
     )
     table = table.join(rules, on="word", how="left")
     kept_keys = sorted(set(only_ours) | set(rej_in))
+    step("the source's entries")
     found = _entries_of(lex, kept_keys) if kept_keys else None
     detail = pl.DataFrame(schema={"word": pl.String, "detail": pl.String, "group": pl.String})
     if found is not None:
@@ -194,6 +213,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
                 .agg(detail=pl.col("d").unique().sort().head(3).str.join("; "), group=pl.col("g").unique().sort().str.join(" + "))
             )
     table = table.join(detail, on="word", how="left")
+    step("the causes")
     additions = set()
     from pipelines.recipe import load_recipe
 
@@ -230,6 +250,7 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None) -> Compa
     )
     if causes.height > 60:
         causes = causes.group_by("difference").head(20)
+    step("done")
     numbers = {
         "lexicon_words": len(ours),
         "reference_words": len(ref),
