@@ -24,8 +24,9 @@ Output folder (one output, command ``impact``, written whole):
   score, change, words`` (the words whose verdict changed), ``withdrawn``.
 - ``words.parquet`` / ``words.csv``: per changed word: ``word, change, plays, games, first, last``
   (UTC days of the first and last game; empty for games without times), most plays first.
-- ``winners.parquet`` / ``winners.csv``: ``file, game_id, finished_at, player1, player2, score1,
-  score2, winner, score1_new, score2_new, winner_new``.
+- ``winners.parquet`` / ``winners.csv``: ``file, game_id, finished_at, player1 … player4, score1
+  … score4, winner, score1_new … score4_new, winner_new`` (the third and fourth seats empty in a
+  two-player game; the new winner is the one highest new score, none on a tie).
 - ``summary.md``: the counts and the words, for a committee to circulate.
 """
 
@@ -57,8 +58,16 @@ GAME_COLUMNS = (
     "winner",
     "finished",
     "locale",
+    "player3",
+    "player4",
+    "score3",
+    "score4",
 )
-"""The games-table columns impact reads (``finished`` and ``locale`` only where the replay wrote them)."""
+"""The games-table columns impact reads (``finished``, ``locale`` and the third and fourth seats
+only where the replay wrote them)."""
+
+SEATS = (1, 2, 3, 4)
+"""A GCG game has 2 to 4 players (replay's ``player1`` … ``player4``, ``score1`` … ``score4``)."""
 
 
 def _game_columns(ds: str | Path) -> set[str]:
@@ -300,25 +309,29 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
             .alias("d")
         )
         .group_by("file")
-        .agg((pl.col("d") * (pl.col("player") == 1)).sum().alias("d1"), (pl.col("d") * (pl.col("player") == 2)).sum().alias("d2"))
+        .agg([(pl.col("d") * (pl.col("player") == k)).sum().alias(f"d{k}") for k in SEATS])
     )
     # only a finished game has a winner to change: an unfinished one (null winner, the game not
     # over) is left out, and counted for the summary
     finished = pl.col("finished").fill_null(False) if "finished" in games.columns else pl.lit(True)
     ok = games.filter(pl.col("status") == "ok")
     unfinished = ok.filter(~finished).join(changes.select("file").unique(), on="file", how="semi").height
+    for k in SEATS:  # a replay table of an older skrafl, or a hand-made one: two seats
+        if f"player{k}" not in ok.columns:
+            ok = ok.with_columns(
+                pl.lit(None, dtype=pl.String).alias(f"player{k}"), pl.lit(None, dtype=pl.Int64).alias(f"score{k}")
+            )
     g = (
         ok.filter(finished)
         .join(delta, on="file", how="inner")
-        .with_columns(
-            (pl.col("score1") + pl.col("d1")).alias("score1_new"), (pl.col("score2") + pl.col("d2")).alias("score2_new")
-        )
+        .with_columns([(pl.col(f"score{k}") + pl.col(f"d{k}")).alias(f"score{k}_new") for k in SEATS])
     )
+    # the winner: the one highest new score among the game's 2-4 seats (a tie: none)
+    top = pl.max_horizontal([pl.col(f"score{k}_new") for k in SEATS])
+    at_top = pl.sum_horizontal([(pl.col(f"score{k}_new") == top).fill_null(False).cast(pl.Int32) for k in SEATS])
     g = g.with_columns(
-        pl.when(pl.col("score1_new") > pl.col("score2_new"))
-        .then(pl.col("player1"))
-        .when(pl.col("score2_new") > pl.col("score1_new"))
-        .then(pl.col("player2"))
+        pl.when(at_top == 1)
+        .then(pl.coalesce([pl.when(pl.col(f"score{k}_new") == top).then(pl.col(f"player{k}")) for k in SEATS]))
         .otherwise(None)
         .alias("winner_new")
     )
@@ -331,11 +344,17 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
                 "finished_at",
                 "player1",
                 "player2",
+                "player3",
+                "player4",
                 "score1",
                 "score2",
+                "score3",
+                "score4",
                 "winner",
                 "score1_new",
                 "score2_new",
+                "score3_new",
+                "score4_new",
                 "winner_new",
             ]
         )

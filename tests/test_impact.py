@@ -174,3 +174,22 @@ def test_words_are_listed_in_the_alphabet_of_the_language(tmp_path):
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     rows = [line.split(" | ")[0].lstrip("| ") for line in summary.splitlines() if line.startswith("| ") and "now_" in line]
     assert rows == [w for _, w in listed][: len(rows)] and rows
+
+
+def test_a_three_player_games_winner_change_counts_every_seat(tmp_path):
+    """Winners were computed between seats 1 and 2 only: in a finished three-player game (ann 24,
+    ben 64, cat 77 after 3 scoreless rounds and the rack penalties) cat's ELINVAR (+93) a phony
+    under the new lexicon makes ben the winner (cat 77 - 93 = -16); the third seat was ignored."""
+    game = ROOT / "tests" / "fixtures" / "gcg" / "three_players_finished.gcg"
+    words = ["joint", "trusteed", "elinvar", "ajoint"]
+    old = make_lexicon(tmp_path / "old", words, language="en")
+    new = make_lexicon(tmp_path / "new", [w for w in words if w != "elinvar"], language="en")
+    result = run_impact(old, new, [str(game)], tmp_path / "out")
+    assert result["plays"].select("player", "word", "change").rows() == [(3, "ELINVAR", "now_phony")]
+    (w,) = result["winners"].to_dicts()
+    assert (w["player1"], w["player2"], w["player3"], w["player4"]) == ("ann", "ben", "cat", None)
+    assert (w["score1"], w["score2"], w["score3"], w["winner"]) == (24, 64, 77, "cat")
+    assert (w["score1_new"], w["score2_new"], w["score3_new"], w["score4_new"], w["winner_new"]) == (24, 64, -16, None, "ben")
+    # the reverse: nothing changes seat 1 or 2, and a two-seat game still has its two seats
+    back = run_impact(new, old, [str(game)], tmp_path / "out2")
+    assert back["winners"].height == 0
