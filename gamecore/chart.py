@@ -55,15 +55,18 @@ def rating_chart_svg(rows: Iterable[dict], player: str, beginner_k: int | None =
         raise UsageError(f"no dated game of {player} to draw")
     times = [p[0] for pts in series.values() for p in pts]
     ratings = [v for pts in series.values() for p in pts for v in (p[1], p[2])]
-    t0, t1 = min(times), max(times)
-    span = (t1 - t0).total_seconds() or 86400.0
+    # the time axis: whole UTC days, from the first game's day to the end of the last game's
+    first_day, last_day = min(times).date(), max(times).date()
+    n_days = (last_day - first_day).days + 1
+    t0 = dt.datetime(first_day.year, first_day.month, first_day.day, tzinfo=dt.timezone.utc)
+    span = n_days * 86400.0
     lo, hi = min(ratings), max(ratings)
     pad = max(10, (hi - lo) // 10)
     lo, hi = (lo - pad) // 10 * 10, (hi + pad + 9) // 10 * 10
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(t: dt.datetime) -> float:
-        return LEFT + plot_w * ((t - t0).total_seconds() / span if t1 > t0 else 0.5)
+        return LEFT + plot_w * (t - t0).total_seconds() / span
 
     def y(v: float) -> float:
         return TOP + plot_h * (1 - (v - lo) / (hi - lo))
@@ -85,18 +88,17 @@ def rating_chart_svg(rows: Iterable[dict], player: str, beginner_k: int | None =
             f'<text class="tick rating" x="{LEFT - 6}" y="{yy:.1f}" font-size="11" fill="#444444" text-anchor="end" dominant-baseline="central">{v}</text>'
         )
         v += step
-    # date axis: the first and last day and up to four between
-    days = sorted({t.date() for t in times})
-    shown = days if len(days) <= 6 else [days[round(i * (len(days) - 1) / 5)] for i in range(6)]
-    for d in dict.fromkeys(shown):
-        t = dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc)
-        t = min(max(t, t0), t1)
-        xx = x(t)
+    # date axis: a mark at the start of every STEP-th day (at most seven labels), the day's date
+    # under the middle of it; days without games are days of the axis too
+    step = -(-n_days // 7)
+    for i in range(0, n_days, step):
+        start = t0 + dt.timedelta(days=i)
+        xx, mid = x(start), x(start + dt.timedelta(hours=12))
         out.append(
             f'<line class="tick-mark" x1="{xx:.1f}" y1="{TOP + plot_h}" x2="{xx:.1f}" y2="{TOP + plot_h + 5}" stroke="#999999"/>'
         )
         out.append(
-            f'<text class="tick date" x="{xx:.1f}" y="{TOP + plot_h + 18}" font-size="11" fill="#444444" text-anchor="middle">{d.isoformat()}</text>'
+            f'<text class="tick date" x="{mid:.1f}" y="{TOP + plot_h + 18}" font-size="11" fill="#444444" text-anchor="middle">{start.date().isoformat()}</text>'
         )
     # one line per list; the first point is the rating before the first game
     for i, (name, pts) in enumerate(series.items()):

@@ -308,3 +308,33 @@ def test_position_options_defined_once():
         params = inspect.signature(fn).parameters
         for name, option in shared.items():
             assert params[name].default is option, (fn.__name__, name)
+
+
+def test_rating_chart_date_axis_is_whole_days():
+    """The first date label stood at the first game's time, the others at midnights, and a day
+    without games had none: the axis is whole UTC days, every day (or every STEP-th, at most
+    seven labels) marked at its start and labelled under its middle."""
+    from gamecore.chart import LEFT, WIDTH, rating_chart_svg
+
+    def axis(rows):
+        root = _parse(rating_chart_svg(rows, "anna"))
+        texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "tick date"]
+        marks = [float(m.get("x1")) for m in root.iter("{http://www.w3.org/2000/svg}line") if m.get("class") == "tick-mark"]
+        return [t.text for t in texts], [float(t.get("x")) for t in texts], marks
+
+    two = [
+        {"list": "all", "finished_at": "2024-05-01T21:00:00Z", "k": 20, "before": 1200, "rating": 1210},
+        {"list": "all", "finished_at": "2024-05-05T06:00:00Z", "k": 20, "before": 1210, "rating": 1201},
+    ]
+    labels, xs, marks = axis(two)
+    assert labels == ["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04", "2024-05-05"]
+    assert marks[0] == LEFT  # the first day's midnight, not the first game's time
+    day = marks[1] - marks[0]
+    assert all(abs((b - a) - day) < 0.2 for a, b in zip(marks, marks[1:]))
+    assert all(abs(x - (m + day / 2)) < 0.2 for x, m in zip(xs, marks))
+    month = [
+        {"list": "all", "finished_at": f"2024-05-{d:02d}T12:00:00Z", "k": 20, "before": 1200, "rating": 1200 + d} for d in (1, 30)
+    ]
+    labels, xs, marks = axis(month)
+    assert labels == ["2024-05-01", "2024-05-06", "2024-05-11", "2024-05-16", "2024-05-21", "2024-05-26"]  # every 5th day of 30
+    assert max(xs) < WIDTH
