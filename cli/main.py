@@ -49,7 +49,7 @@ COMMANDS: dict[str, str] = {
     "before the verdict is shown.",
     "show": "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual colours "
     "with their labels (TW, DW, TL, DL; QW, QL on the 21×21 board), the start star, tiles with letter and value (a "
-    "blank: red letter in a dashed ring, no value), the play's new tiles highlighted, coordinates on the edges, the "
+    "blank: red letter in a dashed ring), the play's new tiles highlighted, coordinates on the edges, the "
     "rack below and, for a game, the scores above (▶ = on turn).",
     "compare": "Compare a build with an official list: precision, recall, and every difference classified by cause.",
     "find": "Search a lexicon: words matching a pattern, anagrams of a rack, hooks of a word.",
