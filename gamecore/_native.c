@@ -1717,6 +1717,28 @@ typedef struct { int sum; int16_t s, e, k, bingo; uint64_t base; } SpanCand;
 static SpanCand g_spool[SPOOL];
 static int g_nspool, g_spool_rec; /* g_spool_rec: span_bounds records its spans */
 static int g_aspan[2 * MAXD * MAXD][2];
+/* The spans of `cand` scored word by word (span_exact, cached in g_exv), best bound first, while
+ * their bound can still beat `best`: the best of `best` and those at or above the threshold, its
+ * span in *bs, *be (span_bounds and pool_bounds). */
+static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int ncand, int best, int16_t *bs, int16_t *be) {
+    for (int i = 1; i < ncand; i++) { /* best bound first */
+        SpanCand x = cand[i];
+        int j = i;
+        while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
+        cand[j] = x;
+    }
+    for (int i = 0; i < ncand && cand[i].sum > best; i++) {
+        const SpanCand *c = &cand[i];
+        uint64_t ok = subrack_words(c->k, c->base);
+        int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
+        g_exv[c->s][c->e] = ex;
+        g_exst[c->s][c->e] = g_exkey;
+        int v = ex < c->sum ? ex : c->sum;
+        if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
+    }
+    return best;
+}
+
 static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
                        int check, int part, int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
@@ -1819,23 +1841,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             if (fill) g_rmax[s][e] = sum;
         }
     }
-    if (ncand) {
-        for (int i = 1; i < ncand; i++) { /* best bound first */
-            SpanCand x = cand[i];
-            int j = i;
-            while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
-            cand[j] = x;
-        }
-        for (int i = 0; i < ncand && cand[i].sum > best; i++) {
-            const SpanCand *c = &cand[i];
-            uint64_t ok = subrack_words(c->k, c->base);
-            int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
-            g_exv[c->s][c->e] = ex;
-            g_exst[c->s][c->e] = g_exkey;
-            int v = ex < c->sum ? ex : c->sum;
-            if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
-        }
-    }
+    if (ncand) best = exact_candidates(g, L, cand, ncand, best, bs, be);
     if (fill) {
         int rs = a + 1;
         while (rs < n && L->tiles[rs]) rs++;
@@ -1876,23 +1882,7 @@ static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs
         }
         if (sum > best) { best = sum; *bs = c->s; *be = c->e; }
     }
-    if (ncand) {
-        for (int q = 1; q < ncand; q++) { /* best bound first */
-            SpanCand x = cand[q];
-            int j = q;
-            while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
-            cand[j] = x;
-        }
-        for (int q = 0; q < ncand && cand[q].sum > best; q++) {
-            const SpanCand *c = &cand[q];
-            uint64_t ok = subrack_words(c->k, c->base);
-            int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
-            g_exv[c->s][c->e] = ex;
-            g_exst[c->s][c->e] = g_exkey;
-            int v = ex < c->sum ? ex : c->sum;
-            if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
-        }
-    }
+    if (ncand) best = exact_candidates(g, L, cand, ncand, best, bs, be);
     return best;
 }
 
