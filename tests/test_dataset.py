@@ -228,3 +228,30 @@ def test_stop_leaves_the_dataset_as_it_was(tmp_path):
     assert "no partition of this run was swapped in" in err
     assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
     assert not any(p.name.startswith(".") for p in ds.iterdir())
+
+
+def test_a_stop_just_after_the_spool_is_made_leaves_no_spool(tmp_path, monkeypatch):
+    """A stop that came after the spool folder's mkdir but before the run held it left the spool
+    behind (seen under load in test_stop_leaves_the_dataset_as_it_was): the spool is removed by
+    name. The stop is injected at that instant (as a signal handler raises there)."""
+    import tempfile
+
+    from pipelines.replay import dataset as ds_mod
+    from pipelines.replay.run import Stopped
+
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    before = _tree(ds), (ds / "dataset.json").read_bytes()
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_stop(*args, **kwargs):
+        made = real(*args, **kwargs)
+        if kwargs.get("prefix") == ".spool-":
+            raise Stopped(15)
+        return made
+
+    monkeypatch.setattr(ds_mod.tempfile, "mkdtemp", mkdtemp_then_stop)
+    with pytest.raises(Stopped):
+        run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
+    assert not any(p.name.startswith(".") for p in ds.iterdir())

@@ -495,8 +495,12 @@ def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = Fa
             shutil.rmtree(ds, ignore_errors=True)
         raise
     finally:
-        if run is not None:
-            shutil.rmtree(run.spool, ignore_errors=True)
+        # every spool folder is this run's (_tidy removed older ones under the lock): removed by
+        # name, so one made just before a stop, when no run held it yet, goes too
+        if ds.is_dir():
+            for entry in ds.iterdir():
+                if entry.name.startswith(".spool-") and entry.is_dir():
+                    shutil.rmtree(entry, ignore_errors=True)
         lock.release()
 
 
