@@ -20,8 +20,9 @@ a GCG ``#locale`` or ``#lexicon``) are refused by ``skrafl impact`` before any r
 
 Output folder (one output, command ``impact``, written whole):
 
-- ``plays.parquet`` / ``plays.csv``: ``file, game_id, finished_at, turn, player, coord, word,
-  score, change, words`` (the words whose verdict changed), ``withdrawn``.
+- ``plays.parquet`` / ``plays.csv``: ``file, game_id, finished_at, turn, player`` (the seat,
+  1–4), ``name`` (that seat's player, as ``winners`` names them), ``coord, word, score, change,
+  words`` (the words whose verdict changed), ``withdrawn``.
 - ``words.parquet`` / ``words.csv``: per changed word: ``word, change, plays, games, first, last``
   (UTC days of the first and last game; empty for games without times), most plays first.
 - ``winners.parquet`` / ``winners.csv``: ``file, game_id, finished_at, player1 … player4, score1
@@ -274,10 +275,17 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
         "words": pl.List(pl.String),
     }
     changes = pl.DataFrame(rows, schema=schema)
-    info = games.select(["file", "game_id", "finished_at"]).unique("file", keep="first", maintain_order=True)
+    seats = [f"player{k}" for k in SEATS if f"player{k}" in games.columns]
+    info = games.select(["file", "game_id", "finished_at", *seats]).unique("file", keep="first", maintain_order=True)
+    name = pl.lit(None, dtype=pl.String)  # the seat's player, as games.parquet and winners name them
+    for k, seat in enumerate(seats, start=1):
+        name = pl.when(pl.col("player") == k).then(pl.col(seat)).otherwise(name)
     changes = (
         changes.join(info, on="file", how="left")
-        .select(["file", "game_id", "finished_at", "turn", "player", "coord", "word", "score", "change", "words", "withdrawn"])
+        .with_columns(name.alias("name"))
+        .select(
+            ["file", "game_id", "finished_at", "turn", "player", "name", "coord", "word", "score", "change", "words", "withdrawn"]
+        )
         .sort(["file", "turn"])
     )
     per_word = (

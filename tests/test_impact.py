@@ -185,7 +185,7 @@ def test_a_three_player_games_winner_change_counts_every_seat(tmp_path):
     old = make_lexicon(tmp_path / "old", words, language="en")
     new = make_lexicon(tmp_path / "new", [w for w in words if w != "elinvar"], language="en")
     result = run_impact(old, new, [str(game)], tmp_path / "out")
-    assert result["plays"].select("player", "word", "change").rows() == [(3, "ELINVAR", "now_phony")]
+    assert result["plays"].select("player", "name", "word", "change").rows() == [(3, "cat", "ELINVAR", "now_phony")]
     (w,) = result["winners"].to_dicts()
     assert (w["player1"], w["player2"], w["player3"], w["player4"]) == ("ann", "ben", "cat", None)
     assert (w["score1"], w["score2"], w["score3"], w["winner"]) == (24, 64, 77, "cat")
