@@ -16,7 +16,7 @@ typer CLI cannot go under: ``python -c "import typer"`` in the same environment 
 imported by every ``skrafl`` command). And ``skrafl best --board -`` (many positions, one CGP line
 each, the lexicon loaded once): positions per second over the shared positions repeated
 ``BENCH_STDIN_COPIES`` times (default 50), the whole process and per position after start-up (the
-run on an empty stdin subtracted), against one whole ``skrafl best -n 1`` process per position.
+run fed one position subtracted), against one whole ``skrafl best -n 1`` process per position.
 
 MAGPIE (jvc56/MAGPIE, not in this repository): with ``MAGPIE_DIR`` naming a checkout built with
 ``make magpie BUILD=release``, a whole MAGPIE process finding the top play of the same position with
@@ -169,13 +169,13 @@ def _stdin_throughput(lex: Path, lines: list[str], one_process: float) -> None:
         if r.returncode:
             raise SystemExit(r.stderr)
 
-    full, empty = batch_throughput(args, text, check)
+    full, one = batch_throughput(args, text, check)
     n = len(lines) * copies
-    per = (full[0] - empty[0]) / n
+    per = (full[0] - one[0]) / (n - 1)
     print(
         f"'best --board - -n 1' ({len(lines)} positions x {copies}): {n} positions in {full[0] * 1000:.0f} ms wall "
         f"({full[1] * 1000:.0f} ms CPU), {n / full[0]:,.0f} positions/s whole process; after start-up "
-        f"({empty[0] * 1000:.0f} ms, empty stdin) {per * 1000:.2f} ms a position = {1 / per:,.0f} positions/s; "
+        f"({one[0] * 1000:.0f} ms with one position) {per * 1000:.2f} ms a position = {1 / per:,.0f} positions/s; "
         f"one 'best -n 1' process per position: {one_process * 1000:.0f} ms a position"
     )
 
