@@ -13,6 +13,7 @@ shown, so a killed station loses no ruling. Standard library only (the screen is
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import os
 import re
@@ -214,31 +215,71 @@ class AuditLog:
     device such as ``/dev/null``, a pipe) has nothing to fsync: where the kernel says fsync is not
     supported there (EINVAL, ENOTSUP) it is skipped; on a regular file every error is raised.
 
+    A file that is there already must be a rulings log: its first line a ruling (a JSON object
+    with ``time``, ``words`` and ``verdict``), so that a word list or a report given as ``--log``
+    by mistake is not appended to; a last line without its line break (a write cut short: a full
+    disk, a crash) is ended before the next ruling, which then starts a line of its own.
+
     Raises:
         OSError: the file cannot be opened for appending (at start, before any ruling), or a line
             cannot be written or synced (a full disk); its ``filename`` is the log's path.
+        DataError: an existing file that is not a rulings log (at start).
     """
+
+    #: the keys a line of a rulings log has (:meth:`WordJudge.record`)
+    KEYS = ("time", "words", "verdict")
 
     def __init__(self, path: str | Path):
         import stat
 
         self.path = Path(path)
+        self._fd: int | None = None
+        self._end_line = False  # the file's last line lacks its line break
         try:
-            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            self._regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         except OSError as exc:
-            raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+            if exc.errno not in (errno.EACCES, errno.EISDIR, errno.EINVAL):
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+            try:  # a device or pipe that cannot be read: appended to as it is
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            except OSError as exc2:
+                raise OSError(exc2.errno, exc2.strerror, str(self.path)) from None
+        try:
+            st = os.fstat(fd)
+            self._regular = stat.S_ISREG(st.st_mode)
+            if self._regular and st.st_size:
+                self._check_existing(fd, st.st_size)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def _check_existing(self, fd: int, size: int) -> None:
+        first = os.pread(fd, 65536, 0).split(b"\n", 1)[0]
+        try:
+            record = json.loads(first.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            record = None
+        if not (isinstance(record, dict) and all(k in record for k in self.KEYS)):
+            raise DataError(
+                "not a rulings log: its first line is no ruling (a JSON object with time, words, verdict); "
+                "give a new file or a log this station wrote",
+                self.path,
+                1,
+            )
+        self._end_line = os.pread(fd, 1, size - 1) != b"\n"
 
     def write(self, record: dict) -> None:
-        import errno
-
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         if self._fd is None:
             raise ValueError("the audit log is closed")
+        if self._end_line:  # the last line was cut short: the ruling starts a line of its own
+            data = b"\n" + data
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
+            self._end_line = False
             try:
                 os.fsync(self._fd)
             except OSError as exc:

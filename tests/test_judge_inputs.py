@@ -332,3 +332,25 @@ def test_replay_names_squares_as_score_does():
     with pytest.raises(IllegalPlay) as exc:
         tile_placements(board, 8, 3, True, [".", "A"])  # row 9 from column D: empty
     assert exc.value.message == "'.' at 9D marks a board tile, but the square is empty"
+
+
+def test_the_log_is_a_rulings_log_and_a_cut_last_line_is_ended(lexicon, tmp_path):
+    """judge --log appended to any file (a word list given by mistake) and glued the next ruling
+    onto a last line left without its line break (a write cut short): the file became one line
+    that is not JSON. Now another file is refused and a cut line is ended first."""
+    log = tmp_path / "rulings.jsonl"
+    lex = ("--lexicon", str(lexicon))
+    assert run_skrafl("judge", *lex, "--word", "joint", "--log", str(log), "-q").returncode == 0
+    log.write_bytes(log.read_bytes()[:-1])  # the line break of the last ruling lost
+    assert run_skrafl("judge", *lex, "--word", "joint", "--log", str(log), "-q").returncode == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and all(json.loads(line)["words"] == ["joint"] for line in lines), lines
+    words = tmp_path / "words.txt"
+    words.write_text("joint\nxyzzy\n", encoding="utf-8")
+    r = run_skrafl("judge", *lex, "--word", "joint", "--log", str(words), "-q")
+    assert r.returncode == 2 and f"{words}:1: not a rulings log" in r.stderr and "ACCEPTABLE" not in r.stdout, r.stderr
+    assert words.read_text(encoding="utf-8") == "joint\nxyzzy\n"
+    # an empty file and a device are logs to write (as before)
+    (tmp_path / "empty.jsonl").touch()
+    assert run_skrafl("judge", *lex, "--word", "joint", "--log", str(tmp_path / "empty.jsonl"), "-q").returncode == 0
+    assert run_skrafl("judge", *lex, "--word", "joint", "--log", "/dev/null", "-q").returncode == 0
