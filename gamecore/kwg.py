@@ -53,6 +53,11 @@ def _native():
     try:
         from gamecore import _native
     except ImportError as exc:  # pragma: no cover - only without a compiled build
+        if "failed to map segment" in str(exc) or "cannot allocate memory" in str(exc).lower():
+            raise UsageError(  # the library is there: the loader found no memory for it (a ulimit -v)
+                "out of memory: the compiled core gamecore._native could not be loaded into memory "
+                "(a memory limit such as ulimit -v too low for this run?)"
+            ) from exc
         raise UsageError(
             "the compiled core gamecore._native is missing; install the package with `pip install -e .` (it needs a C compiler)"
         ) from exc
