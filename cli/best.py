@@ -108,6 +108,10 @@ def best(
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
     if show_all and top is not None:
         raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
+    if robot is not None and (show_all or top is not None):
+        raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
+    if vocabulary is not None and robot is None:
+        raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
     n = 10 if top is None else top
     if n < 1 and not show_all:
         raise UsageError("--top/-n must be at least 1")
@@ -380,7 +384,15 @@ def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: 
     ``fullsterkur`` uses every word (None). Raises UsageError when a tier robot has neither."""
     from gamecore.errors import UsageError
 
-    if robot is None or vocabulary is not None:
+    if robot is None:
+        return None
+    if vocabulary is not None:
+        theirs, ours = _language_of(Path(vocabulary)), _language_of(folder)
+        if (Path(vocabulary) / "manifest.json").is_file() and (folder / "manifest.json").is_file() and theirs != ours:
+            raise UsageError(
+                f"--vocabulary {vocabulary} is a lexicon of language {theirs!r} and the game's lexicon {folder} of "
+                f"{ours!r}: a robot's vocabulary is words of the game's language"
+            )
         return vocabulary
     if robot == Robot.fullsterkur:
         return None

@@ -528,3 +528,25 @@ def test_cli_empty_rack_is_an_error(tiny_lexicon, tmp_path):
     b = _board_file(tmp_path, empty())
     r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "")
     assert r.returncode == 2 and r.stderr.startswith("skrafl: error: ") and "rack" in r.stderr
+
+
+def test_cli_robot_options_that_would_be_ignored_are_refused(tiny_lexicon, tmp_path):
+    """--robot with -n or --all printed the robot's one play and ignored them; --vocabulary without
+    --robot was ignored; a vocabulary of another language was played from (only two-letter words
+    of it fitted): each is one error line now."""
+    b = _board_file(tmp_path, empty())
+    base = ("best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "AEINRST")
+    for extra, said in (
+        (("--robot", "fullsterkur", "-n", "5"), "--robot shows the one play fullsterkur makes: give no --top/-n"),
+        (("--robot", "fullsterkur", "--all"), "give no --all"),
+        (("--vocabulary", str(tiny_lexicon)), "--vocabulary is the words a --robot plays: give --robot too"),
+    ):
+        r = _skrafl(*base, *extra)
+        assert r.returncode == 2 and said in r.stderr and r.stdout == "", (extra, r.stderr)
+    (tmp_path / "nb.txt").write_text("hest\n", encoding="utf-8")
+    r = _skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "nb.txt"), "--out", str(tmp_path / "nb"), "-q")
+    assert r.returncode == 0, r.stderr
+    r = _skrafl(*base, "--robot", "midlungur", "--vocabulary", str(tmp_path / "nb"))
+    assert r.returncode == 2 and "language 'nb'" in r.stderr and "'en'" in r.stderr, r.stderr
+    r = _skrafl(*base, "--robot", "fullsterkur")
+    assert r.returncode == 0 and len(r.stdout.strip().splitlines()) == 2, r.stdout  # a header and the one play
