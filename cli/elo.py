@@ -144,6 +144,9 @@ def elo(
     params = lib.resolve_params(preset, state, **overrides)
 
     if explain is not None:
+        given = [name for name, v in (("--out", out), ("--ratings-to", ratings_to), ("--table", table)) if v is not None]
+        if given:  # --explain writes nothing: these would be ignored without a word
+            raise UsageError(f"--explain prints one player's history and writes no ratings: give no {given[0]} (or no --explain)")
         chosen = tuple(lists) if lists else lib.LISTS
         for name in chosen:
             if name not in lib.LISTS:

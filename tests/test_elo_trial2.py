@@ -57,3 +57,13 @@ def test_explain_names_every_list_asked_for(tmp_path):
 def test_explain_a_player_without_any_rated_game_says_so_plainly():
     line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "zed", "--list", "competition"))
     assert line == f"skrafl: error: player 'zed' has no rated game in {FIXTURE}"
+
+
+def test_explain_with_an_output_is_refused_not_ignored(tmp_path):
+    # --explain writes nothing: an --out (or --ratings-to) given with it was ignored without a word
+    out = tmp_path / "ratings"
+    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "anna", "--out", str(out)))
+    assert line == "skrafl: error: --explain prints one player's history and writes no ratings: give no --out (or no --explain)"
+    assert not out.exists()
+    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "anna", "--ratings-to", "postgresql://x/y"))
+    assert "give no --ratings-to" in line
