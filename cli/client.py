@@ -219,7 +219,8 @@ def forward(path: str, argv: list[str]) -> int | None:
     if answer != b"a" and _Link.pending:  # stopped while waiting: nothing more is run (a command
         sock.close()  # the server had just begun sees its client gone and stops, output discarded)
         restore()
-        sys.stderr.write("skrafl: interrupted; nothing was changed\n")
+        name = {2: "SIGINT", 15: "SIGTERM", 1: "SIGHUP"}.get(_Link.pending[0], f"signal {_Link.pending[0]}")
+        sys.stderr.write(f"skrafl: stopped by {name}; nothing was changed\n")  # as every command says it
         return 128 + _Link.pending[0]
     if answer != b"a":  # not run there (no answer, refused, stale, too slow): run it here
         sock.close()  # (a server that answers later finds this end closed and runs nothing)
