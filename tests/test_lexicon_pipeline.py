@@ -425,3 +425,22 @@ def test_why_names_the_letters_outside_the_alphabet_and_cuts_table_lines(kr_buil
     lines = p.stdout.splitlines()
     assert len(lines) > 2 and max(len(line) for line in lines[1:]) <= 40, lines
     assert any(line.endswith("…") for line in lines)
+
+
+def test_a_bin_csv_starting_with_blank_lines_is_read(tmp_path):
+    """Blank lines are skipped anywhere in a BÍN CSV, but at its start they made it an 'empty
+    file': the format is now told from the first line that is not blank."""
+    src = tmp_path / "blank_first.csv"
+    src.write_bytes(b"\n\r\n" + (FIX / "SHsnid_small.csv").read_bytes())
+    r = run_skrafl("ingest", "is", "--source", str(src), "--quiet", output_root=tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    ref = run_skrafl("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path / "ref")
+    assert ref.returncode == 0, ref.stderr
+    import polars as pl
+
+    got = pl.read_parquet(tmp_path / "out" / "entries" / "is" / "entries.parquet").drop("row")
+    assert got.equals(pl.read_parquet(tmp_path / "ref" / "entries" / "is" / "entries.parquet").drop("row"))
+    bad = tmp_path / "blank_then_short.csv"
+    bad.write_bytes(b"\n\nhestur;6179\n")
+    r = run_skrafl("ingest", "is", "--source", str(bad), "--quiet", output_root=tmp_path / "out2")
+    assert r.returncode == 2 and f"{bad.name}:3: 2 semicolon-separated fields" in r.stderr, r.stderr

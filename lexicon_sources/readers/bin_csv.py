@@ -31,17 +31,20 @@ def sniff(path: Path) -> str:
     Raises:
         DataError: empty file, or a first line with neither 6 nor 15 fields.
     """
-    with open(path, "rb") as fh:
-        first = fh.readline(DUMP_LINE_MAX + 2)
-    if len(first.rstrip(b"\r\n")) > DUMP_LINE_MAX:
-        raise DataError(too_long(DUMP_LINE_MAX, "BÍN CSV file"), path, 1)
-    if not first.strip():
-        raise DataError("empty file: expected BÍN CSV rows (SHsnid: 6 fields, KRsnid: 15 fields)", path, 1)
+    lineno, first = 0, b""
+    with open(path, "rb") as fh:  # the first line that is not blank (the reader skips blank lines too)
+        while not first.strip():
+            first = fh.readline(DUMP_LINE_MAX + 2)
+            lineno += 1
+            if len(first.rstrip(b"\r\n")) > DUMP_LINE_MAX:
+                raise DataError(too_long(DUMP_LINE_MAX, "BÍN CSV file"), path, lineno)
+            if not first:
+                raise DataError("empty file: expected BÍN CSV rows (SHsnid: 6 fields, KRsnid: 15 fields)", path, 1)
     n = first.count(b";") + 1
     for name, fields in FORMATS.items():
         if n == len(fields):
             return name
-    raise DataError(f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, 1)
+    raise DataError(f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, lineno)
 
 
 def version(path: Path | None) -> str:
