@@ -180,7 +180,7 @@ def test_a_three_player_games_winner_change_counts_every_seat(tmp_path):
     """Winners were computed between seats 1 and 2 only: in a finished three-player game (ann 24,
     ben 64, cat 77 after 3 scoreless rounds and the rack penalties) cat's ELINVAR (+93) a phony
     under the new lexicon makes ben the winner (cat 77 - 93 = -16); the third seat was ignored."""
-    game = ROOT / "tests" / "fixtures" / "gcg" / "three_players_finished.gcg"
+    game = ROOT / "tests" / "fixtures" / "gcg" / "other" / "three_players_finished.gcg"
     words = ["joint", "trusteed", "elinvar", "ajoint"]
     old = make_lexicon(tmp_path / "old", words, language="en")
     new = make_lexicon(tmp_path / "new", [w for w in words if w != "elinvar"], language="en")
