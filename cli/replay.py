@@ -107,6 +107,70 @@ def replay(
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
 
     Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
+    from gamecore.errors import SkraflError
+
+    try:
+        _replay(
+            files,
+            out,
+            dataset,
+            since,
+            until,
+            cluster,
+            lang,
+            lexicon,
+            no_lexicon,
+            rules,
+            strict,
+            workers,
+            quiet,
+            export_gcg,
+            analyze,
+            coords,
+            export_svg,
+            every_move,
+        )
+    except SkraflError as exc:
+        _name_commands(exc)
+        raise
+
+
+_COMMANDS_SHOWN = {"replay-svg": "replay --export-svg", "replay-export": "replay --export-gcg"}
+"""The commands an output marker names (:mod:`pipelines.atomic`) that are options of ``replay``,
+as a user types them."""
+
+
+def _name_commands(exc) -> None:
+    """Say ``'skrafl replay --export-svg'`` where the message names the marker's command
+    ``'skrafl replay-svg'`` (no such command), and so for ``replay-export``."""
+    message = exc.message
+    for marker, shown in _COMMANDS_SHOWN.items():
+        message = message.replace(f"'skrafl {marker}'", f"'skrafl {shown}'")
+    if message != exc.message:
+        exc.message = message
+        exc.args = (message,)
+
+
+def _replay(
+    files,
+    out,
+    dataset,
+    since,
+    until,
+    cluster,
+    lang,
+    lexicon,
+    no_lexicon,
+    rules,
+    strict,
+    workers,
+    quiet,
+    export_gcg,
+    analyze,
+    coords,
+    export_svg,
+    every_move,
+) -> None:
     from pipelines.replay import ReplayOptions, Stopped, run_replay
 
     # every check of the options goes before any note or work: a usage error is the only line
@@ -138,10 +202,6 @@ def replay(
         Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
     if analyze and lexicon_dir is None:
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
-    if export_svg is not None:
-        from pipelines.atomic import check_output_dir
-
-        check_output_dir(export_svg, command="replay-svg", inputs=list(files))  # refused before any work
     opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords)
     if rules or lang:
         from gamecore.rules import rules_for
@@ -153,20 +213,41 @@ def replay(
 
         if any(is_database_url(f) for f in files):
             raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
-        check_output_dir(out, command="replay", inputs=list(files))  # as run_replay does, but before the note
+        # every output is checked before any note or work, as run_replay and the pictures' output
+        # do again: a refused one is the run's one line, and nothing is written
+        check_output_dir(out, command="replay", inputs=list(files))
         if export_gcg is not None:
             check_output_dir(export_gcg, command="replay-export", inputs=list(files))
+        if export_svg is not None:
+            check_output_dir(export_svg, command="replay-svg", inputs=list(files))
     if note and not quiet:
         typer.echo(f"skrafl replay: note: {note}", err=True)
     if dataset is not None:
         summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess)
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+    draw = None
+    if export_svg is not None:
+        from cli.show import export_game_pictures
+
+        def draw(game_files: List[str]):
+            # inside the run: the pictures are drawn once the tables are complete, and the outputs
+            # are committed together (a failure here discards the tables and the GCG export too)
+            return export_game_pictures(
+                game_files, export_svg, preset=rules, lang=lang, every_move=every_move, inputs=list(files)
+            )
+
     try:
-        summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg)
+        summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw)
     except Stopped as stop:
         kept = ", the previous output is kept" if os.path.lexists(out) else ""
         typer.echo(f"skrafl: replay {stop}; nothing written{kept}", err=True)
         raise typer.Exit(128 + stop.signum) from None
+    if not quiet and summary["repeats"]:
+        typer.echo(
+            f"skrafl replay: note: {summary['repeats']} repeated name(s) of a file already found dropped "
+            "(each file is replayed once, under the first name given)",
+            err=True,
+        )
     if not quiet:
         typer.echo(
             f"replay: {summary['games']} games, {summary['ok']} ok, {summary['mismatch']} mismatch, "
@@ -181,12 +262,7 @@ def replay(
                 f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True
             )
     if export_svg is not None:
-        from cli.show import export_game_pictures
-        from pipelines.replay import collect_files
-
-        drawn, undrawn = export_game_pictures(
-            collect_files(list(files)), export_svg, preset=rules, lang=lang, every_move=every_move
-        )
+        drawn, undrawn = summary["finish"]
         if not quiet:
             typer.echo(
                 f"replay: {drawn} pictures → {export_svg}"
@@ -218,10 +294,15 @@ def _check_options(
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR, not --no-lexicon")
     if every_move and export_svg is None:
         raise UsageError("--every-move goes with --export-svg DIR")
-    if export_svg is not None:
-        for other, flag in ((out, "--out"), (export_gcg, "--export-gcg")):
-            if other is not None and Path(other).resolve() == Path(export_svg).resolve():
-                raise UsageError(f"--export-svg {export_svg}: must be apart from {flag} {other} (each is a whole output)")
+    # each output is a whole folder of its own: none may be another or lie inside it (--export-svg
+    # inside a new --out would be refused only once the tables were written)
+    from pipelines.replay.run import paths_apart
+
+    named = [(flag, path) for flag, path in (("--out", out), ("--export-gcg", export_gcg), ("--export-svg", export_svg)) if path]
+    for i, (flag, path) in enumerate(named):
+        for other_flag, other in named[:i]:
+            if not paths_apart(path, other):
+                raise UsageError(f"{flag} {path}: must be apart from {other_flag} {other} (each is a whole output)")
     if coords not in ("gcg", "netskrafl"):
         raise UsageError(f"--coords {coords!r}: expected gcg or netskrafl")
     if dataset is None and out is None:

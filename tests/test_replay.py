@@ -372,7 +372,7 @@ def test_collect_files_finds_game_files_as_before(tmp_path):
     outside.mkdir()
     (outside / "o.gcg").write_text("x")
     os.symlink(outside, d / "linked")
-    os.symlink(d / "a.gcg", d / "link.gcg")
+    os.symlink(outside / "o.gcg", d / "link.gcg")  # a link to a game found nowhere else (one to a.gcg is a repeat)
     os.symlink(tmp_path / "missing.gcg", d / "broken.gcg")
     other = tmp_path / "named.txt"
     other.write_text("x")

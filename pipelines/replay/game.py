@@ -1038,6 +1038,14 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     if game.format == "netskrafl":
         out.last_racks = {}  # the game is finished: rack{0,1}_final are the end-of-game racks above
     facts = game_facts(game)
+    gid = facts["game_id"]
+    if not game.pragmas.get("id") or (game.format == "netskrafl" and game.game_id is None):
+        # no id of its own (a GCG file without #id, a record without game_id): it is known by its
+        # file name and content digest, which the export (another name, its words and
+        # cumulative scores written out) would not give again; #id SKRAFL_ID keeps it
+        out.pragmas.pop("id", None)
+        if gid and "\n" not in gid and "\r" not in gid and gid == gid.strip():
+            out.pragmas["id"] = f"{SKRAFL_ID} {gid}"
     if facts["finished_at"] is not None:
         out.pragmas["finished-at"] = facts["finished_at"].isoformat().replace("+00:00", "Z")
     if facts["competition"] is not None:
@@ -1175,6 +1183,11 @@ def _flag(value) -> bool | None:
 NETSKRAFL_ID = "is.netskrafl"
 """The ``#id`` authority of a Netskrafl record (``#id is.netskrafl GAME_ID``, gcg.md §2 ``authority id``)."""
 
+SKRAFL_ID = "skrafl.replay"
+"""The ``#id`` authority of the id replay gave a game that had none of its own (``FILE#DIGEST``,
+:func:`content_id`), written by ``--export-gcg``: ``#id skrafl.replay boys1.gcg#5a4a29d7f6e2``
+is read back as ``boys1.gcg#5a4a29d7f6e2``, so the export is the same game."""
+
 
 def content_id(game: Game) -> str:
     """12 hex digits of a SHA-256 over what a game is: its players (nick and name) and every
@@ -1203,7 +1216,8 @@ def game_facts(game: Game) -> dict:
     (Netskrafl ``locale``, ``is_IS`` when absent; GCG: ``#locale``, else null).
 
     A GCG file written by ``--export-gcg`` carries them as pragmas, so re-reading it gives the same
-    facts: ``#id is.netskrafl GAME_ID`` (→ ``GAME_ID``), ``#finished-at`` (ISO 8601 UTC),
+    facts: ``#id is.netskrafl GAME_ID`` (→ ``GAME_ID``), ``#id skrafl.replay FILE#DIGEST`` (→
+    ``FILE#DIGEST``: a game that had no id of its own keeps the one replay gave it), ``#finished-at`` (ISO 8601 UTC),
     ``#competition true|false`` and ``#locale`` (not pragmas of the GCG spec: other readers skip
     or refuse unknown pragmas; ours knows them)."""
     if game.format == "netskrafl":
@@ -1220,8 +1234,11 @@ def game_facts(game: Game) -> dict:
             "locale": game.pragmas.get("locale") or "is_IS",
         }
     gid = game.pragmas.get("id") or (f"{os.path.basename(game.path)}#{content_id(game)}" if game.path else None)
-    if gid and gid.startswith(NETSKRAFL_ID + " "):
-        gid = gid[len(NETSKRAFL_ID) + 1 :].strip()  # a Netskrafl game exported to GCG: its own game_id
+    for authority in (NETSKRAFL_ID, SKRAFL_ID):
+        if gid and gid.startswith(authority + " "):
+            # a Netskrafl game exported to GCG: its own game_id; a game without an id of its own
+            # exported: the id replay gave it (FILE#DIGEST)
+            gid = gid[len(authority) + 1 :].strip()
     competition = game.pragmas.get("competition", "").strip().lower()
     return {
         "game_id": gid,

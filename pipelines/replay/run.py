@@ -32,13 +32,13 @@ from collections import deque
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from gamecore.errors import UsageError
 from gamecore.gamelog import GameLogError
 
 from .game import GameResult, _error_row, replay_game
-from .read import collect_files, read_game_file
+from .read import collect_game_files, read_game_file
 from .tables import LISTED, UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
 
 
@@ -421,15 +421,27 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+class _Hold:
+    """Whether a stop is held back (``held``: the outputs are being committed, one after the
+    other: a stop then would leave some of them new and the others old) and the signal held."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self.signum: int | None = None
+
+
 @contextmanager
-def _stop_on_signals():
+def _stop_on_signals(hold: _Hold | None = None):
     """SIGTERM and SIGINT raise :class:`Stopped` in the main thread while the block runs (only
-    there: elsewhere signals stay as they are)."""
+    there: elsewhere signals stay as they are); while ``hold.held``, they are only recorded."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def stop(signum, frame):
+        if hold is not None and hold.held:
+            hold.signum = hold.signum or signum
+            return
         raise Stopped(signum)
 
     saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -448,13 +460,22 @@ def run_replay(
     workers: int = 1,
     quiet: bool = False,
     export_dir: str | Path | None = None,
+    finish: Callable[[list[str]], object] | None = None,
 ) -> dict:
     """Replay files and folders, streaming the tables (and GCG exports) into their outputs; return
-    a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok"}``
-    (``not_ok``: ``(status, file, error)`` of the first :data:`LISTED` games not ok).
+    a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok",
+    "repeats", "finish"}`` (``not_ok``: ``(status, file, error)`` of the first :data:`LISTED` games
+    not ok; ``repeats``: the names dropped as naming a file already found, see
+    :func:`~pipelines.replay.read.collect_game_files`; ``finish``: what ``finish`` returned).
 
     The tables are one output (:func:`pipelines.atomic.output_dir`, command ``replay``), the
-    exports another (``replay-export``); each is committed whole at the end or not at all.
+    exports another (``replay-export``); each is committed whole at the end or not at all, and
+    the outputs are committed together: only once every output is complete (a failure before
+    discards them all), one after the other with stops held back.
+
+    ``finish``: called with the game files once the tables and exports are complete, before any
+    of them is committed (``replay --export-svg`` draws its pictures there, its own output): an
+    exception from it discards every output of the run.
 
     Raises:
         UsageError: ``out_dir``/``export_dir`` is refused (checked before any work); no game file
@@ -468,14 +489,26 @@ def run_replay(
     out = check_output_dir(Path(out_dir), command="replay", inputs=inputs)
     if export_dir is not None:
         exp = check_output_dir(Path(export_dir), command="replay-export", inputs=inputs)
-        if exp == out or out in exp.parents or exp in out.parents:
+        if not paths_apart(exp, out):
             raise UsageError(f"--export-gcg {export_dir}: must be apart from --out {out_dir} (each is a whole output)")
     opts.export = export_dir is not None
-    summary = {"games": 0, "ok": 0, "mismatch": 0, "error": 0, "moves": 0, "warnings": 0, "exported": 0, "not_ok": []}
+    summary = {
+        "games": 0,
+        "ok": 0,
+        "mismatch": 0,
+        "error": 0,
+        "moves": 0,
+        "warnings": 0,
+        "exported": 0,
+        "not_ok": [],
+        "repeats": 0,
+        "finish": None,
+    }
     unread = 0
     first_unread = None
     tq = None
-    with _stop_on_signals(), ExitStack() as outputs:
+    hold = _Hold()
+    with _stop_on_signals(hold), ExitStack() as outputs:
         _lexicon(opts)  # loaded before the workers fork: shared, loaded once
         _bundle(opts)
         pools = None
@@ -485,7 +518,7 @@ def run_replay(
             pools = _Pool(workers)
             outputs.callback(pools.discard)
             pools.start()
-        files = collect_files(items)
+        files, summary["repeats"] = collect_game_files(items)
         if not files:
             raise UsageError(f"no game files (.gcg, .json) in {', '.join(items)}; nothing written")
         stage = outputs.enter_context(output_dir(Path(out_dir), command="replay", inputs=inputs))
@@ -527,7 +560,20 @@ def run_replay(
             raise UsageError(f"no file could be read as a game log; nothing written. {name}: {err}{more}")
         writer.close()
         summary["exported"] = exporter.count if exporter is not None else 0
+        if finish is not None:
+            summary["finish"] = finish(files)
+        # every output is complete: from here on only the commits (the stack unwinding), which a
+        # stop must not cut in two (some outputs new, the others old)
+        hold.held = True
     return summary
+
+
+def paths_apart(a: str | Path, b: str | Path) -> bool:
+    """Whether two output paths are apart: neither is the other nor lies inside it, as written
+    (absolute) or resolved (links followed)."""
+    forms_a = {Path(os.path.abspath(a)), Path(os.path.realpath(a))}
+    forms_b = {Path(os.path.abspath(b)), Path(os.path.realpath(b))}
+    return not any(x == y or x in y.parents or y in x.parents for x in forms_a for y in forms_b)
 
 
 def is_database_url(item: str) -> bool:

@@ -1,0 +1,294 @@
+"""What the ninth user trial of ``skrafl replay`` found: ``--export-svg`` inside or around a new
+``--out`` failed after the tables were written; the same file named twice was replayed twice;
+``--export-gcg`` gave a game without ``#id`` another id when read again; an error named a command
+``skrafl replay-svg`` that does not exist.
+
+Expected values come from the README's guarantees (a run that exits 2 writes nothing; each output
+is a whole folder of its own), gcg.md (§2: the pragmas and their meaning, ``#id authority id``)
+and the shared corpora (10 Netskrafl records; 52 GCG files; ``boys1.gcg`` known as
+``…boys1.gcg#5a4a…`` as the trial recorded)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+class _Runner:
+    """``CliRunner`` with the entry point's error rule (:func:`cli.main.main`): a
+    :class:`~gamecore.errors.SkraflError` is one line ``skrafl: error: …`` and exit status 2."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def invoke(self, app, args, **kwargs):
+        from types import SimpleNamespace
+
+        from gamecore.errors import SkraflError
+
+        res = self.runner.invoke(app, args, **kwargs)
+        if isinstance(res.exception, SkraflError):
+            return SimpleNamespace(exit_code=2, output=f"{res.output}skrafl: error: {res.exception}\n")
+        return res
+
+
+runner = _Runner()
+
+
+def _records(shared: Path, tmp_path: Path) -> Path:
+    ns = tmp_path / "ns"
+    ns.mkdir()
+    for f in sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json")):
+        shutil.copy(f, ns / f.name)
+    assert len(list(ns.iterdir())) == 10  # the corpus: 10 records
+    return ns
+
+
+def _tree(folder: Path) -> list[str]:
+    """Every entry under ``folder``, hidden ones too (a generation, a lock)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) if folder.exists() else []
+
+
+@pytest.fixture
+def ns(shared, tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return _records(shared, tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. every output checked before any work, all committed together: exit 2 writes nothing
+
+
+@pytest.mark.parametrize(
+    "out, svg",
+    [
+        ("xs9/inner", "xs9"),  # the pictures around a new --out
+        ("rpz", "rpz/svg"),  # the pictures inside a new --out
+        ("same", "same"),
+    ],
+)
+def test_export_svg_in_or_around_a_new_out_is_refused_before_any_work(ns, tmp_path, out, svg):
+    before = _tree(tmp_path)
+    res = runner.invoke(app, ["replay", "ns", "--out", out, "--no-lexicon", "-q", "--export-svg", svg])
+    assert res.exit_code == 2, res.output
+    assert f"--export-svg {svg}: must be apart from --out {out}" in res.output
+    assert _tree(tmp_path) == before  # nothing written: no table, no generation, no folder
+
+
+def test_export_svg_and_export_gcg_must_be_apart(ns, tmp_path):
+    before = _tree(tmp_path)
+    for gcg, svg in (("x", "x/svg"), ("y/gcg", "y"), ("z", "z")):
+        res = runner.invoke(
+            app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", gcg, "--export-svg", svg]
+        )
+        assert res.exit_code == 2, res.output
+        assert f"--export-svg {svg}: must be apart from --export-gcg {gcg}" in res.output
+    assert _tree(tmp_path) == before
+
+
+def test_export_svg_inside_an_earlier_out_is_refused_and_changes_nothing(ns, tmp_path):
+    res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    before = _tree(tmp_path)
+    res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q", "--export-svg", "r/svg"])
+    assert res.exit_code == 2, res.output
+    assert "must be apart from --out r" in res.output
+    assert _tree(tmp_path) == before
+
+
+def test_a_failure_of_the_pictures_discards_the_tables_and_the_gcg_export(ns, tmp_path, monkeypatch):
+    """The pictures are drawn after the tables: an error there (here the pictures' output refused
+    as the run ends, as a folder appearing meanwhile would be) must not leave the tables or the
+    GCG export of the failed run behind."""
+    import cli.show
+    from gamecore.errors import UsageError
+
+    def refused(*args, **kwargs):
+        raise UsageError("svg: is a folder of files that skrafl did not write; give a new or empty folder (nothing was changed)")
+
+    monkeypatch.setattr(cli.show, "export_game_pictures", refused)
+    before = _tree(tmp_path)
+    res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", "g", "--export-svg", "svg"])
+    assert res.exit_code == 2, res.output
+    assert _tree(tmp_path) == before
+
+
+def test_export_svg_still_drawn_and_the_tables_written(ns, tmp_path):
+    res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon", "--export-svg", "svg"])
+    assert res.exit_code == 0, res.output
+    assert "10 pictures → svg" in res.output
+    assert sorted(p.name for p in (tmp_path / "svg").iterdir() if p.suffix == ".svg") == sorted(
+        p.stem + ".svg" for p in ns.iterdir()
+    )
+    assert pl.read_parquet(tmp_path / "o" / "games.parquet").height == 10
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. each file replayed once, by its resolved path
+
+
+def _files(folder: Path) -> list[str]:
+    return pl.read_parquet(folder / "games.parquet")["file"].to_list()
+
+
+def test_a_folder_named_three_ways_is_replayed_once(ns, tmp_path):
+    res = runner.invoke(app, ["replay", "ns", "ns/", "./ns", "--out", "o", "--no-lexicon"])
+    assert res.exit_code == 0, res.output
+    names = sorted(f"ns/{p.name}" for p in ns.iterdir())
+    assert _files(tmp_path / "o") == names  # the first name each file was found by, in order
+    assert "20 repeated name(s)" in res.output
+    assert "replay: 10 games" in res.output
+
+
+def test_stdin_and_a_link_to_a_file_do_not_repeat_a_game(ns, tmp_path):
+    first = sorted(ns.iterdir())[0]
+    os.symlink(first, tmp_path / "link.json")
+    res = runner.invoke(app, ["replay", "-", "ns", "link.json", "--out", "o", "--no-lexicon"], input="ns\n")
+    assert res.exit_code == 0, res.output
+    assert _files(tmp_path / "o") == sorted(f"ns/{p.name}" for p in ns.iterdir())
+    assert "11 repeated name(s)" in res.output
+    # a link inside the folder names a file of the folder: read once too
+    os.symlink(first.name, ns / "again.json")
+    res = runner.invoke(app, ["replay", "ns", "--out", "o2", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    assert len(_files(tmp_path / "o2")) == 10
+
+
+def test_the_order_is_that_of_the_arguments(ns, tmp_path):
+    from pipelines.replay.read import collect_game_files
+
+    one, two = sorted(ns.iterdir())[:2]
+    files, repeats = collect_game_files([str(two), "ns", str(one)])
+    assert files[0] == str(two) and len(files) == 10 and repeats == 2
+    assert files[1:] == [f"ns/{p.name}" for p in sorted(ns.iterdir()) if p != two]
+    assert collect_game_files([str(two), "ns", str(one)]) == (files, repeats)  # the same again
+
+
+def test_no_repeat_no_note(ns, tmp_path):
+    res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon"])
+    assert res.exit_code == 0, res.output
+    assert "repeated" not in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. --export-gcg keeps the game: its pragmas and its id
+
+
+# the pragmas of gcg.md §2 that say something of the game (not #character-encoding, which the
+# writer always gives; not #tile-set/#game-board/#-, ignored; not #note, an event's)
+GAME_PRAGMAS = (
+    "title",
+    "description",
+    "id",
+    "lexicon",
+    "game-type",
+    "board-layout",
+    "tile-distribution",
+    "tile",
+    "incomplete",
+    "challenge-rule",
+)
+
+
+def _by_name(folder: Path) -> dict[str, dict]:
+    rows = pl.read_parquet(folder / "games.parquet").to_dicts()
+    return {Path(r["file"]).stem: r for r in rows}
+
+
+def test_gcg_export_keeps_each_games_id_and_pragmas(shared, tmp_path, monkeypatch):
+    from gamecore.gcg import read_gcg
+
+    monkeypatch.chdir(tmp_path)
+    corpus = shared / "corpora" / "gcg"
+    assert len(list(corpus.glob("*.gcg"))) == 52
+    res = runner.invoke(app, ["replay", str(corpus), "--out", "a", "--no-lexicon", "-q", "--export-gcg", "x"])
+    assert res.exit_code in (0, 1), res.output
+    res = runner.invoke(app, ["replay", "x", "--out", "b", "--no-lexicon", "-q"])
+    assert res.exit_code in (0, 1), res.output
+    first, again = _by_name(tmp_path / "a"), _by_name(tmp_path / "b")
+    assert len(first) == len(again) == 52
+    assert first["quackle_quackle__test_positions_boys1"]["game_id"].startswith("quackle_quackle__test_positions_boys1.gcg#5a4a")
+    changed = {k: (first[k]["game_id"], again[k]["game_id"]) for k in first if first[k]["game_id"] != again[k]["game_id"]}
+    assert changed == {}
+    for name in ("quackle_quackle__test_positions_boys1", "domino14_macondo__gcgio_testdata_incomplete_elise"):
+        src = read_gcg(corpus / f"{name}.gcg")
+        exp = read_gcg(tmp_path / "x" / f"{name}.gcg")
+        assert exp.incomplete == src.incomplete
+        for p in GAME_PRAGMAS:
+            if p != "id":
+                assert exp.pragmas.get(p) == src.pragmas.get(p), (name, p)
+    boys1 = read_gcg(corpus / "quackle_quackle__test_positions_boys1.gcg")
+    assert boys1.incomplete and "Human vs. Computer Showdown" in boys1.pragmas["description"]
+    for src_path in sorted(corpus.glob("*.gcg")):
+        src, exp = read_gcg(src_path), read_gcg(tmp_path / "x" / src_path.name)
+        assert exp.incomplete == src.incomplete, src_path.name
+        for p in GAME_PRAGMAS:
+            if p == "id" and "id" not in src.pragmas:
+                continue  # the id replay gave it, written as #id skrafl.replay …: checked above
+            assert exp.pragmas.get(p) == src.pragmas.get(p), (src_path.name, p)
+
+
+def test_a_renamed_export_is_still_the_same_game(shared, tmp_path, monkeypatch):
+    """The id of a game without #id no longer hangs on the export's file name or its rewritten
+    lines (a second game of the same stem is exported as NAME-2.gcg)."""
+    monkeypatch.chdir(tmp_path)
+    src = shared / "corpora" / "gcg" / "quackle_quackle__test_positions_boys1.gcg"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    shutil.copy(src, tmp_path / "a" / "game.gcg")
+    shutil.copy(src, tmp_path / "b" / "game.gcg")
+    res = runner.invoke(app, ["replay", "a", "b", "--out", "o", "--no-lexicon", "-q", "--export-gcg", "x"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "x").iterdir() if p.suffix == ".gcg") == ["game-2.gcg", "game.gcg"]
+    res = runner.invoke(app, ["replay", "x", "--out", "o2", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    ids = set(pl.read_parquet(tmp_path / "o" / "games.parquet")["game_id"].to_list())
+    assert len(ids) == 1
+    assert set(pl.read_parquet(tmp_path / "o2" / "games.parquet")["game_id"].to_list()) == ids
+
+
+def test_netskrafl_record_ids_survive_the_export(ns, tmp_path):
+    """A record with a game_id keeps it (#id is.netskrafl GAME_ID); one without is known by its
+    name and content, and keeps that too (it came back as 'is.netskrafl')."""
+    first = sorted(ns.iterdir())[0]
+    data = json.loads(first.read_text(encoding="utf-8"))
+    gid = data.pop("game_id")
+    assert first.name == f"game_{gid}.json"
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "no_id.json").write_text(json.dumps(data), encoding="utf-8")
+    res = runner.invoke(app, ["replay", "ns", "bare", "--out", "a", "--no-lexicon", "-q", "--export-gcg", "x"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["replay", "x", "--out", "b", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    a, b = _by_name(tmp_path / "a"), _by_name(tmp_path / "b")
+    assert a[first.stem]["game_id"] == gid and b[first.stem]["game_id"] == gid
+    assert a["no_id"]["game_id"].startswith("no_id.json#")
+    assert b["no_id"]["game_id"] == a["no_id"]["game_id"]
+    assert {k: r["game_id"] for k, r in a.items()} == {k: r["game_id"] for k, r in b.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. errors name commands that exist
+
+
+def test_errors_name_replay_export_svg_not_replay_svg(ns, tmp_path):
+    res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q", "--export-svg", "s"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["replay", "ns", "--out", "r2", "--no-lexicon", "-q", "--export-svg", "r"])
+    assert res.exit_code == 2
+    assert "'skrafl replay --export-svg' writes only its own outputs" in res.output
+    res = runner.invoke(app, ["replay", "ns", "--out", "s", "--no-lexicon", "-q"])
+    assert res.exit_code == 2
+    assert "is the output of 'skrafl replay --export-svg'" in res.output
+    res = runner.invoke(app, ["replay", "ns", "--out", "r3", "--no-lexicon", "-q", "--export-gcg", "s"])
+    assert res.exit_code == 2
+    assert "'skrafl replay --export-gcg' writes only its own outputs" in res.output
+    for bad in ("'skrafl replay-svg'", "'skrafl replay-export'"):
+        assert bad not in res.output
