@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 
+
 class _Runner:
     """``CliRunner`` with the entry point's error rule (:func:`cli.main.main`): a
     :class:`~gamecore.errors.SkraflError` is one line ``skrafl: error: …`` and exit status 2."""
@@ -85,9 +86,7 @@ def test_export_svg_in_or_around_a_new_out_is_refused_before_any_work(ns, tmp_pa
 def test_export_svg_and_export_gcg_must_be_apart(ns, tmp_path):
     before = _tree(tmp_path)
     for gcg, svg in (("x", "x/svg"), ("y/gcg", "y"), ("z", "z")):
-        res = runner.invoke(
-            app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", gcg, "--export-svg", svg]
-        )
+        res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", gcg, "--export-svg", svg])
         assert res.exit_code == 2, res.output
         assert f"--export-svg {svg}: must be apart from --export-gcg {gcg}" in res.output
     assert _tree(tmp_path) == before
