@@ -107,70 +107,6 @@ def replay(
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
 
     Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
-    from gamecore.errors import SkraflError
-
-    try:
-        _replay(
-            files,
-            out,
-            dataset,
-            since,
-            until,
-            cluster,
-            lang,
-            lexicon,
-            no_lexicon,
-            rules,
-            strict,
-            workers,
-            quiet,
-            export_gcg,
-            analyze,
-            coords,
-            export_svg,
-            every_move,
-        )
-    except SkraflError as exc:
-        _name_commands(exc)
-        raise
-
-
-_COMMANDS_SHOWN = {"replay-svg": "replay --export-svg", "replay-export": "replay --export-gcg"}
-"""The commands an output marker names (:mod:`pipelines.atomic`) that are options of ``replay``,
-as a user types them."""
-
-
-def _name_commands(exc) -> None:
-    """Say ``'skrafl replay --export-svg'`` where the message names the marker's command
-    ``'skrafl replay-svg'`` (no such command), and so for ``replay-export``."""
-    message = exc.message
-    for marker, shown in _COMMANDS_SHOWN.items():
-        message = message.replace(f"'skrafl {marker}'", f"'skrafl {shown}'")
-    if message != exc.message:
-        exc.message = message
-        exc.args = (message,)
-
-
-def _replay(
-    files,
-    out,
-    dataset,
-    since,
-    until,
-    cluster,
-    lang,
-    lexicon,
-    no_lexicon,
-    rules,
-    strict,
-    workers,
-    quiet,
-    export_gcg,
-    analyze,
-    coords,
-    export_svg,
-    every_move,
-) -> None:
     from pipelines.replay import ReplayOptions, Stopped, run_replay
 
     # every check of the options goes before any note or work: a usage error is the only line
@@ -229,16 +165,19 @@ def _replay(
     if export_svg is not None:
         from cli.show import export_game_pictures
 
-        def draw(game_files: List[str]):
-            # inside the run: the pictures are drawn once the tables are complete, and the outputs
-            # are committed together (a failure here discards the tables and the GCG export too)
+        def draw(game_files: List[str], outputs):
+            # inside the run: the pictures are drawn once the tables are complete, into an output
+            # of the run's stack, committed with the others (a failure here discards them all)
             return export_game_pictures(
-                game_files, export_svg, preset=rules, lang=lang, every_move=every_move, inputs=list(files)
+                game_files, export_svg, preset=rules, lang=lang, every_move=every_move, inputs=list(files), stack=outputs
             )
 
     try:
         summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw)
     except Stopped as stop:
+        if stop.committed:  # held back while the outputs were committed: they are all in place
+            typer.echo(f"skrafl: replay {stop} as its outputs were committed; they are complete and in place", err=True)
+            raise typer.Exit(128 + stop.signum) from None
         kept = ", the previous output is kept" if os.path.lexists(out) else ""
         typer.echo(f"skrafl: replay {stop}; nothing written{kept}", err=True)
         raise typer.Exit(128 + stop.signum) from None

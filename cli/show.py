@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -133,12 +134,17 @@ def export_game_pictures(
     lang: Optional[str] = None,
     every_move: bool = False,
     inputs: list[str] | None = None,
+    stack: Any = None,
 ) -> tuple[int, list[tuple[str, str]]]:
     """Draw each game's end position as ``FOLDER/NAME.svg`` (the scores above) and, with
     ``every_move``, each event as ``FOLDER/NAME/NNN.svg``: the position before event NNN with its
     tile play placed and highlighted. ``FOLDER`` is one output written whole
     (:func:`pipelines.atomic.output_dir`, command ``replay-svg``); two games of the same file name get
     ``NAME-2``, ``NAME-3``….
+
+    ``stack``: an :class:`contextlib.ExitStack` of the caller's outputs to enter this output in
+    (committed when the caller's stack ends, with its other outputs; discarded with them); without
+    it, the output is committed when the pictures are drawn.
 
     Returns:
         (pictures written, [(file, reason)] for the games that could not be replayed to the end).
@@ -153,7 +159,10 @@ def export_game_pictures(
 
     written, failed = 0, []
     used: dict[str, int] = {}
-    with output_dir(Path(folder), command="replay-svg", inputs=inputs or files) as stage:
+    with contextlib.ExitStack() as own:
+        stage = (stack if stack is not None else own).enter_context(
+            output_dir(Path(folder), command="replay-svg", inputs=inputs or files)
+        )
         for f in files:
             stem = Path(f).stem
             used[stem] = used.get(stem, 0) + 1

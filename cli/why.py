@@ -40,7 +40,7 @@ def why(
     """
     import polars as pl
 
-    from gamecore.errors import DataError
+    from gamecore.errors import DataError, SkraflError
     from gamecore.lexicon import Lexicon
     from lexicon_sources import language
     from pipelines.build import rule_columns
@@ -80,7 +80,7 @@ def why(
         entries_path = Path(meta["folder"]) / ENTRIES
         try:
             found = classify_words(pl.scan_parquet(entries_path), recipe, meta.get("source"), keys)
-        except DataError:
+        except SkraflError:  # a recipe that cannot be applied, a frequency package missing: said as it is
             raise
         except Exception as exc:  # polars: a file that is not Parquet, or damaged inside
             raise DataError(f"cannot read entries: {' '.join(str(exc).split())[:300]}", entries_path) from None

@@ -23,6 +23,13 @@ from gamecore.errors import DataError
 MARKER = ".skrafl-output"
 FORMAT = 1
 GEN = ".gen-"
+#: The commands a marker names that are options of another command, as a user types them.
+COMMANDS_SHOWN = {"replay-svg": "replay --export-svg", "replay-export": "replay --export-gcg"}
+
+
+def command_shown(command: object) -> str:
+    """A marker's ``command`` as the user runs it: ``replay --export-svg`` for ``replay-svg``."""
+    return COMMANDS_SHOWN.get(str(command), str(command))
 
 
 def read_marker(folder: Path) -> dict | None:
@@ -80,16 +87,18 @@ def verify(root: Path, marker: dict, under: str = "", checksums: bool = False) -
             size = os.stat(path).st_size
         except OSError:
             raise DataError(
-                f"incomplete output: {rel} is missing (written by 'skrafl {marker.get('command')}'): run it again", root
+                f"incomplete output: {rel} is missing (written by 'skrafl {command_shown(marker.get('command'))}'): run it again",
+                root,
             ) from None
         if size != info.get("size"):
             raise DataError(
-                f"damaged output: {rel} has {size} bytes, its marker says {info.get('size')}: run 'skrafl {marker.get('command')}' again",
+                f"damaged output: {rel} has {size} bytes, its marker says {info.get('size')}: run 'skrafl {command_shown(marker.get('command'))}' again",
                 root,
             )
         if checksums and sha256_of(path) != info.get("sha256"):
             raise DataError(
-                f"damaged output: {rel} does not match its checksum: run 'skrafl {marker.get('command')}' again", root
+                f"damaged output: {rel} does not match its checksum: run 'skrafl {command_shown(marker.get('command'))}' again",
+                root,
             )
 
 

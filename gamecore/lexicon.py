@@ -257,11 +257,11 @@ def _build_hint(folder: Path) -> str:
     name is a language with a recipe (``lexicon_sources/LANG``), else what to give instead (a
     folder named ``tmp`` is not a language); a folder another command wrote says so
     (``output/compare/nb`` is a compare report, not a lexicon to build)."""
-    from gamecore.folders import read_marker
+    from gamecore.folders import command_shown, read_marker
 
     marker = read_marker(folder) or {}
     if marker.get("command") not in (None, "build"):
-        return f"it is the output of 'skrafl {marker['command']}'; give a folder written by 'skrafl build LANG'"
+        return f"it is the output of 'skrafl {command_shown(marker['command'])}'; give a folder written by 'skrafl build LANG'"
     sources = Path(__file__).resolve().parents[1] / "lexicon_sources" / folder.name
     if (sources / "recipe.toml").is_file():
         return f"run 'skrafl build {folder.name}' first (after 'skrafl ingest {folder.name}'; or give --lexicon a built lexicon folder)"

@@ -153,6 +153,8 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
     game_id = data.get("game_id")
     if game_id is not None and not isinstance(game_id, str) and not (type(game_id) is int and abs(game_id) < 10**18):
         raise GameLogError("RECORD_MALFORMED", f"'game_id' must be text, got {str(game_id)[:40]!r}", path, None)
+    if isinstance(game_id, str) and not game_id.strip():
+        game_id = None  # an empty id names no game: the record is known by its file and content
     game = Game(format="netskrafl", path=path, encoding="utf-8", prefs=dict(prefs))
     game.game_id = game_id
     game.meta = {k: data[k] for k in ("manual", "robot0", "robot1") if isinstance(data.get(k), bool)}
@@ -170,7 +172,7 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
         if strict:
             raise GameLogError("TIMESTAMP_MALFORMED", message, path, None)
         game.warnings.append(Finding("TIMESTAMP_MALFORMED", message))
-    game.pragmas["id"] = f"is.netskrafl {data.get('game_id', '')}".strip()
+    game.pragmas["id"] = f"is.netskrafl {game_id if game_id is not None else ''}".strip()
     game.pragmas["lexicon"] = "netskrafl"
     racks: dict[int, list[str]] = {}
     for p in (0, 1):

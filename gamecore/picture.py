@@ -280,7 +280,7 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
     Raises:
         UsageError: one line, nothing written.
     """
-    from gamecore.folders import output_root
+    from gamecore.folders import command_shown, output_root
 
     path = Path(path)
     real = Path(os.path.realpath(path))
@@ -308,7 +308,7 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
     if found is not None:
         root, marker = found
         command = marker.get("command") if isinstance(marker, dict) else None
-        owner = f"'skrafl {command}'" if command else "a skrafl command"
+        owner = f"'skrafl {command_shown(command)}'" if command else "a skrafl command"
         raise UsageError(f"{path}: is inside {root}, an output of {owner}; give a path outside it (nothing was written)")
     return path
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from gamecore.errors import OutputError, SkraflError, UsageError, is_disk_full, raised_writing_stdout
-from gamecore.folders import FORMAT, GEN, MARKER, output_root, read_marker, sha256_of
+from gamecore.folders import FORMAT, GEN, MARKER, command_shown, output_root, read_marker, sha256_of
 from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
     Signalled,
     _Stop,
@@ -54,7 +54,7 @@ def _generation_re(name: str) -> re.Pattern:
 
 
 def _describe(marker: dict | None) -> str:
-    return f"the output of 'skrafl {marker.get('command')}'" if marker else "an output of an older skrafl"
+    return f"the output of 'skrafl {command_shown(marker.get('command'))}'" if marker else "an output of an older skrafl"
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -102,7 +102,7 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
         marker = read_marker(real) if real.is_dir() else None
         if marker and marker.get("command") != command:
             raise UsageError(
-                f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder"
+                f"{target}: is {_describe(marker)}; 'skrafl {command_shown(command)}' writes only its own outputs: give another folder"
             )
         return visible
     if not visible.exists():
@@ -126,7 +126,9 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
             f"{target}: was written by an older skrafl (no file list in its {MARKER}); remove it or give a new folder"
         )
     if marker.get("command") != command:
-        raise UsageError(f"{target}: is {_describe(marker)}; 'skrafl {command}' writes only its own outputs: give another folder")
+        raise UsageError(
+            f"{target}: is {_describe(marker)}; 'skrafl {command_shown(command)}' writes only its own outputs: give another folder"
+        )
     return visible
 
 

@@ -9,12 +9,14 @@ asked: it classifies only the entries the recipe's rules need to decide them:
 - a window (``… OVER (PARTITION BY lemma)``) needs every entry of the same partition: the
   entries sharing the partition value of one of the words' entries are classified too (their
   own verdicts are not returned);
-- an aggregate over the whole source (``MAX(…) OVER ()``) is computed once over the whole source
-  (only the columns it reads, streamed) and put into the condition as its value.
+- an aggregate over the whole source (``MAX(…) OVER ()``: :data:`AGGREGATES`) is computed once
+  over the whole source (only the columns it reads, streamed) and put into the condition as its
+  value.
 
-Anything else — an aggregate or window this module does not recognise, a window over the
-computed ``frequency`` or ``lemma_in_hunspell`` — falls back to classifying every entry, which is
-slow but gives the same answer.
+Anything else — an aggregate or window this module does not recognise, a window inside another
+window or inside a partition key, a window over the computed ``frequency`` or
+``lemma_in_hunspell`` — falls back to classifying every entry, which is slow but gives the same
+answer.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ ELEMENTWISE = {
     "Sql": {"IsIn"},
 }
 PLAIN_FUNCTIONS = {"Coalesce", "Abs", "FillNull"}
+#: The SQL aggregates whose ``NAME(…) OVER ()`` over the whole source is one value, put into the
+#: condition as that value; any other function ``OVER ()`` makes :func:`classify_words` classify
+#: every entry.
+AGGREGATES = {"MAX", "MIN", "SUM", "COUNT", "AVG"}
 
 
 def _global_calls(sql: str) -> list[tuple[int, int]]:
@@ -149,12 +155,19 @@ def _walk(node: Any, partitions: list, inside_window: bool = False) -> None:
         if kind == "Over":
             if not body.get("partition_by"):
                 raise _Unsupported("window without partition")
+            if inside_window:
+                # a window inside a window's function: its partitions would be needed for every
+                # row of the outer one's (not restricted: classify every entry)
+                raise _Unsupported("window inside a window")
+            inner: list = []
             for p in body["partition_by"]:
-                _walk(p, [], False)  # a partition key must itself be row by row
+                _walk(p, inner, False)  # a partition key must itself be row by row
+            if body.get("order_by"):
+                _walk(body["order_by"], inner, False)
+            if inner:  # a window inside a partition key or an order: computed over the whole source
+                raise _Unsupported("window inside a partition key")
             partitions.append(body["partition_by"])
             _walk(body.get("function"), [], True)
-            if body.get("order_by"):
-                _walk(body["order_by"], [], False)
         elif kind == "Agg":
             if not inside_window:
                 raise _Unsupported("aggregate over the whole source")
@@ -198,13 +211,18 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
         spans = _global_calls(drop.when) if drop.applies_to(source) else []
         calls += [drop.when[a:b] for a, b in spans]
         drops.append((drop, spans))
+    if any(re.match(r"[A-Za-z_]+", c).group(0).upper() not in AGGREGATES for c in calls):
+        return None  # ROW_NUMBER() OVER (), UPPER(form) OVER (): a value per row, not one
     values: list[str | None] = []
     if calls:
         try:
             exprs = [pl.sql_expr(re.sub(r"\s*OVER\s*\(\s*\)$", "", c, flags=re.IGNORECASE)) for c in calls]
             if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
                 return None
-            row = keyed.select([e.alias(f"_g{i}") for i, e in enumerate(exprs)]).collect(engine="streaming").row(0)
+            values_frame = keyed.select([e.alias(f"_g{i}") for i, e in enumerate(exprs)]).collect(engine="streaming")
+            if values_frame.height != 1:
+                return None  # not one value over the whole source
+            row = values_frame.row(0)
         except Exception:  # polars raises several error types for SQL it cannot apply
             return None
         values = [_sql_literal(v) for v in row]

@@ -291,3 +291,90 @@ def test_errors_name_replay_export_svg_not_replay_svg(ns, tmp_path):
     assert "'skrafl replay --export-gcg' writes only its own outputs" in res.output
     for bad in ("'skrafl replay-svg'", "'skrafl replay-export'"):
         assert bad not in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. a stop: before the commits nothing is written; during them, held until all are in place
+
+
+def _signal_at_commit(monkeypatch, when: str, signum: int) -> None:
+    """Send ``signum`` to this process as the output of command ``when`` is committed."""
+    import signal  # noqa: F401  (the numbers)
+
+    import pipelines.atomic as atomic
+
+    real = atomic._commit
+
+    def commit(stage, visible, command):
+        if command == when:
+            os.kill(os.getpid(), signum)
+        return real(stage, visible, command)
+
+    monkeypatch.setattr(atomic, "_commit", commit)
+
+
+@pytest.mark.parametrize("when", ["replay", "replay-export", "replay-svg"])
+def test_a_stop_during_the_commits_is_held_until_every_output_is_in_place(ns, tmp_path, monkeypatch, when):
+    import signal
+
+    _signal_at_commit(monkeypatch, when, signal.SIGTERM)
+    res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", "g", "--export-svg", "svg"])
+    assert res.exit_code == 128 + signal.SIGTERM, res.output
+    assert "stopped by SIGTERM as its outputs were committed; they are complete and in place" in res.output
+    assert pl.read_parquet(tmp_path / "o" / "games.parquet").height == 10
+    assert len(list((tmp_path / "g").glob("*.gcg"))) == 10
+    assert len(list((tmp_path / "svg").glob("*.svg"))) == 10
+    assert not [p for p in tmp_path.iterdir() if ".gen-" in p.name and not p.is_dir()]
+
+
+def test_a_stop_while_the_pictures_are_drawn_writes_nothing(ns, tmp_path, monkeypatch):
+    import signal
+
+    import gamecore.picture
+
+    real = gamecore.picture.board_svg
+    calls = []
+
+    def board_svg(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gamecore.picture, "board_svg", board_svg)
+    before = _tree(tmp_path)
+    res = runner.invoke(app, ["replay", "ns", "--out", "o", "--no-lexicon", "-q", "--export-gcg", "g", "--export-svg", "svg"])
+    assert res.exit_code == 128 + signal.SIGINT, res.output
+    assert "stopped by SIGINT; nothing written" in res.output
+    assert _tree(tmp_path) == before
+
+
+def test_other_commands_name_replay_export_svg_too(ns, tmp_path):
+    """The marker's command is named as a user runs it in every message, not only replay's."""
+    from clirun import run_skrafl
+
+    res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q", "--export-svg", "s"])
+    assert res.exit_code == 0, res.output
+    words = tmp_path / "w.txt"
+    words.write_text("hestur\n", encoding="utf-8")
+    r = run_skrafl("ingest", "is", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "s"), "-q")
+    assert r.returncode == 2
+    assert "is the output of 'skrafl replay --export-svg'" in r.stderr and "replay-svg" not in r.stderr
+    r = run_skrafl("check", "--lexicon", str(tmp_path / "s"), "hestur")
+    assert r.returncode == 2 and "replay-svg" not in r.stderr, r.stderr
+
+
+def test_an_empty_netskrafl_id_is_no_id(ns, tmp_path):
+    """``"game_id": ""`` names no game: known by file and content, before and after the export
+    (it came back as the id 'is.netskrafl', one for every such record)."""
+    data = json.loads(sorted(ns.iterdir())[0].read_text(encoding="utf-8"))
+    (tmp_path / "blank").mkdir()
+    for name, gid in (("empty", ""), ("spaces", "   ")):
+        (tmp_path / "blank" / f"{name}.json").write_text(json.dumps(dict(data, game_id=gid)), encoding="utf-8")
+    res = runner.invoke(app, ["replay", "blank", "--out", "a", "--no-lexicon", "-q", "--export-gcg", "x"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["replay", "x", "--out", "b", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    a, b = _by_name(tmp_path / "a"), _by_name(tmp_path / "b")
+    assert a["empty"]["game_id"].startswith("empty.json#") and a["spaces"]["game_id"].startswith("spaces.json#")
+    assert {k: r["game_id"] for k, r in a.items()} == {k: r["game_id"] for k, r in b.items()}

@@ -248,3 +248,33 @@ def test_entries_folder_without_entries_is_refused(sl_build, tmp_path):
     r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(tmp_path), "nelepo")
     assert r.returncode == 2
     assert "no entries.parquet here" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "ROW_NUMBER() OVER () > 1",  # a value per row, not one over the source
+        "UPPER(form) OVER () = 'AB'",
+        "COUNT(*) OVER (PARTITION BY level + COUNT(*) OVER (PARTITION BY lemma)) > 1",  # a window in a key
+        "MAX(CASE WHEN COUNT(*) OVER (PARTITION BY tag) > 1 THEN 1 ELSE 0 END) OVER (PARTITION BY lemma) = 1",
+    ],
+)
+def test_windows_it_cannot_restrict_exactly_fall_back(tmp_path, when):
+    """Found by review: a per-row function OVER () was put in as the first row's value, and a
+    window inside a partition key was computed over the classified entries only."""
+    text = RECIPE.split("[[drop]]")[0] + f'[[drop]]\nrule = "r0"\nwhy = "x"\nwhen = """{when}"""\n'
+    recipe = _recipe(tmp_path, text)
+    rows = [
+        {"form": "ab", "lemma": "x", "tag": "N", "level": 3},
+        {"form": "ba", "lemma": "x", "tag": "P", "level": 1},
+        {"form": "cd", "lemma": "y", "tag": "N", "level": 2},
+        {"form": "dc", "lemma": "y", "tag": "Q", "level": 5},
+        {"form": "aa", "lemma": "z", "tag": "N", "level": 4},
+    ]
+    entries = pl.DataFrame(rows)
+    assert restricted(entries.lazy().with_columns(word=pl.col("form")), recipe, None) is None
+    for keys in (["ab"], ["cd"], ["aa", "dc"]):
+        assert (
+            classify_words(entries.lazy(), recipe, None, keys).to_dicts()
+            == _reference(entries.lazy(), recipe, None, keys).to_dicts()
+        )

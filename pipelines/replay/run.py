@@ -414,11 +414,14 @@ def _resubmit(pools: _Pool, run: list[str], opts: ReplayOptions):
 
 
 class Stopped(KeyboardInterrupt):
-    """The run was stopped by a signal (``signum``); nothing was written."""
+    """The run was stopped by a signal (``signum``); nothing was written, unless ``committed``:
+    the signal came while the outputs, all complete, were being committed (held back until every
+    one of them was in place)."""
 
-    def __init__(self, signum: int):
+    def __init__(self, signum: int, committed: bool = False):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
         self.signum = signum
+        self.committed = committed
 
 
 class _Hold:
@@ -460,7 +463,7 @@ def run_replay(
     workers: int = 1,
     quiet: bool = False,
     export_dir: str | Path | None = None,
-    finish: Callable[[list[str]], object] | None = None,
+    finish: Callable[[list[str], ExitStack], object] | None = None,
 ) -> dict:
     """Replay files and folders, streaming the tables (and GCG exports) into their outputs; return
     a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok",
@@ -473,9 +476,13 @@ def run_replay(
     the outputs are committed together: only once every output is complete (a failure before
     discards them all), one after the other with stops held back.
 
-    ``finish``: called with the game files once the tables and exports are complete, before any
-    of them is committed (``replay --export-svg`` draws its pictures there, its own output): an
+    ``finish``: called with the game files and the run's stack of outputs once the tables and
+    exports are complete, before any of them is committed (``replay --export-svg`` draws its
+    pictures there, into an output it enters in that stack: committed with the others): an
     exception from it discards every output of the run.
+
+    A stop (SIGINT, SIGTERM) during the commits is held back until every output is in place, then
+    raised as :class:`Stopped` with ``committed`` true.
 
     Raises:
         UsageError: ``out_dir``/``export_dir`` is refused (checked before any work); no game file
@@ -561,10 +568,12 @@ def run_replay(
         writer.close()
         summary["exported"] = exporter.count if exporter is not None else 0
         if finish is not None:
-            summary["finish"] = finish(files)
+            summary["finish"] = finish(files, outputs)
         # every output is complete: from here on only the commits (the stack unwinding), which a
         # stop must not cut in two (some outputs new, the others old)
         hold.held = True
+    if hold.signum is not None:
+        raise Stopped(hold.signum, committed=True)
     return summary
 
 
