@@ -144,7 +144,7 @@ def test_show_and_export_at_the_end_keep_the_third_player(three, tmp_path):
 def test_show_refuses_tiles_not_on_the_rack(shared, tmp_path):
     out = tmp_path / "j.svg"
     err = _one_line_exit_2(
-        run_skrafl("show", "--lang", "en", "--cgp", f"{EMPTY} AB/ 0/0 0", "--play", "8D JOINT", "--out", str(out))
+        run_skrafl("show", "--rules", "wespa", "--cgp", f"{EMPTY} AB/ 0/0 0", "--play", "8D JOINT", "--out", str(out))
     )
     assert "not_on_rack" in err and not out.exists()
     g = _gcg(shared, "domino14_macondo__gcgio_testdata_doug_v_emely.gcg")  # doug's rack at event 12: ?BDERUW
