@@ -210,7 +210,11 @@ def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str
 
 
 def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str, Any]]:
-    """Like :func:`expand`, with the last suffix rule applied (or None) as a third item."""
+    """Like :func:`expand`, with the last suffix rule applied (or None) as a third item.
+
+    Flags are taken in sorted order (they are sets: in hash order, which changes from run to run,
+    the first of two ways to the same form — the one ``read`` keeps — and so ``affixes``,
+    ``last_suffix`` and ``s_variant`` changed between two ingests of the same dictionary)."""
     flags = set(flags)
     need, forbid, only_cpd, circ = aff.NEEDAFFIX, aff.FORBIDDENWORD, aff.ONLYINCOMPOUND, aff.CIRCUMFIX
     if (forbid and forbid in flags) or (only_cpd and only_cpd in flags):
@@ -219,7 +223,7 @@ def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[st
         yield stem, "", None
 
     def suffixes(word: str, allowed: set[str], with_prefix: Any) -> Iterator[tuple[str, str, Any]]:
-        for flag in allowed:
+        for flag in sorted(allowed):  # sorted: a form reached twice keeps the same rules on every run
             for sfx in aff.SFX.get(flag, ()):
                 if with_prefix is not None and not sfx.crossproduct:
                     continue
@@ -230,7 +234,7 @@ def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[st
                 form = _add_sfx(sfx, word)
                 if s_circ == p_circ and not (need and need in sfx.flags):
                     yield form, sfx.flag, sfx
-                for flag2 in sfx.flags:  # a second suffix (continuation class)
+                for flag2 in sorted(sfx.flags):  # a second suffix (continuation class)
                     for sfx2 in aff.SFX.get(flag2, ()):
                         if with_prefix is not None and not sfx2.crossproduct:
                             continue
@@ -240,7 +244,7 @@ def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[st
                                 yield _add_sfx(sfx2, form), sfx.flag + "+" + sfx2.flag, sfx2
 
     yield from suffixes(stem, flags, None)
-    for flag in flags:
+    for flag in sorted(flags):
         for pfx in aff.PFX.get(flag, ()):
             if not _pfx_ok(pfx, stem):
                 continue
