@@ -274,7 +274,8 @@ def committee_not_applied(
     return sorted(out, key=lambda d: (d["list"], d["reason"], d["word"]))
 
 
-def _committee_words(recipe: Recipe, path: Path | None) -> list[str]:
+def committee_words(recipe: Recipe, path: Path | None) -> list[str]:
+    """The words of a committee list (``path``; none for None) as lexicon keys (lowercased, folded)."""
     if not path:
         return []
     key = folder_of(recipe.fold)
@@ -315,9 +316,9 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
     df = classify(entries.with_row_index("_entry"), recipe, source.get("reader")).select("word", "rule", "_entry").collect()
     lap("filter")
     kept = df.lazy().filter(pl.col("rule").is_null()).select("word").unique().collect().lazy()
-    short_list = _committee_words(recipe, recipe.short_list)
-    additions = _committee_words(recipe, recipe.additions)
-    removals = sorted(set(_committee_words(recipe, recipe.removals)))
+    short_list = committee_words(recipe, recipe.short_list)
+    additions = committee_words(recipe, recipe.additions)
+    removals = sorted(set(committee_words(recipe, recipe.removals)))
     both = sorted(set(short_list + additions) & set(removals))
     if both:
         raise DataError(

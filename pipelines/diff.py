@@ -14,8 +14,10 @@ Inputs are two folders written by ``skrafl build`` (``words.txt``, ``rejected.pa
     word has no entry at all in the build that lacks it (``summary.txt``: ``new in the source`` for
     an added word, ``no longer in the source`` for a removed one);
   - ``rule or source`` — both changed and the word is dropped on one side;
-  - ``committee`` — kept or dropped by the committee lists (``committee_removal``) or added by
-    them (in NEW only, with no entry in NEW's rejected list and no entry in OLD's);
+  - ``committee`` — kept or dropped by the committee lists (``committee_removal``,
+    ``short_word_not_in_committee_list``) or added by them: listed in NEW's short-word list or
+    additions (read from the recipe NEW names while it is the one built with), or, when those
+    cannot be read, in NEW only with no entry in NEW's rejected list and no entry in OLD's;
 - ``detail``: one line for people.
 
 Outputs (atomically, in ``OUT``): ``diff.parquet`` and ``diff.csv`` (one row per changed word, sorted
@@ -114,6 +116,26 @@ def check_one_language(old: dict, new: dict, old_label: str, new_label: str) -> 
         )
 
 
+def committee_listed(manifest: dict) -> set[str] | None:
+    """The words a build's committee lists add (its short-word list and additions, as lexicon
+    keys), read from the recipe the manifest names when that recipe is still the one built with
+    (same SHA-256 over its files); None when it cannot be told (moved, changed or unreadable)."""
+    from gamecore.errors import SkraflError
+    from pipelines.build import committee_words
+    from pipelines.recipe import load_recipe
+
+    rec = manifest.get("recipe") or {}
+    if not rec.get("path"):
+        return None
+    try:
+        recipe = load_recipe(Path(rec["path"]))
+        if recipe.sha256() != rec.get("sha256"):
+            return None
+        return set(committee_words(recipe, recipe.short_list)) | set(committee_words(recipe, recipe.additions))
+    except (SkraflError, OSError):
+        return None
+
+
 def _source_key(manifest: dict) -> tuple:
     src = manifest.get("source") or {}
     return (src.get("reader"), src.get("version"), src.get("entries_sha256"))
@@ -145,9 +167,13 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
     )
     dropped_rule = pl.when(pl.col("change") == "added").then(pl.col("old_rule")).otherwise(pl.col("new_rule"))
     by_both = "rule or source" if recipe_changed and source_changed else ("rule" if recipe_changed else "source")
+    # a word NEW's committee lists add is the committee's, whatever dropped its entries before (its
+    # entries are still dropped: a word of the lexicon has no rows in rejected.parquet)
+    listed = sorted(committee_listed(new_m) or ())
+    by_list = (pl.col("change") == "added") & pl.col("word").is_in(listed)
     table = (
         table.with_columns(
-            cause=pl.when(dropped_rule.str.contains("committee_removal"))
+            cause=pl.when(dropped_rule.str.contains("committee_removal|short_word_not_in_committee_list") | by_list)
             .then(pl.lit("committee"))
             .when(dropped_rule.is_not_null())
             .then(pl.lit(by_both))
@@ -163,7 +189,9 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
         .with_columns(
             detail=pl.when(pl.col("change") == "added")
             .then(
-                pl.when(pl.col("old_rule").is_not_null())
+                pl.when(by_list & pl.col("old_rule").is_not_null())
+                .then(pl.lit("was dropped by ") + pl.col("old_rule") + pl.lit(", now added by the committee lists"))
+                .when(pl.col("old_rule").is_not_null())
                 .then(pl.lit("was dropped by ") + pl.col("old_rule") + pl.lit(", now kept"))
                 .when(pl.col("cause") == "committee")
                 .then(pl.lit("added by the committee lists"))

@@ -163,3 +163,35 @@ def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(buil
         os.close(write)
     assert (r.returncode, r.stderr) == (0, "")
     assert pl.read_parquet(out / "diff.parquet")["word"].sort().to_list() == ["cd", "hest", "sterk"]
+
+
+def test_a_word_the_committee_adds_is_the_committees(builds):
+    """A word of NEW's additions list is added by the committee even where a rule still drops its
+    entries (it was credited to the rule: 'was dropped by genitive, now kept', cause rule)."""
+    tmp = builds["tmp"]
+    text = RECIPE.read_text(encoding="utf-8") + '\n[committee]\nadditions = "add.txt"\n'
+
+    committee = tmp / "committee"
+    committee.mkdir()
+    (committee / "recipe.toml").write_text(text, encoding="utf-8")
+    (committee / "add.txt").write_text("Guttens\nzzapp\n", encoding="utf-8")  # a dropped word, one of no entry
+    out = tmp / "committee_build"
+    r = run_skrafl(
+        "build", "nb", "--recipe", str(committee / "recipe.toml"), "--entries", str(builds["old"]), "--out", str(out), "-q"
+    )
+    assert r.returncode == 0, r.stderr
+    _, table = diff(builds["old"], out, tmp / "d_committee")
+    got = {r["word"]: (r["cause"], r["detail"]) for r in table.iter_rows(named=True)}
+    assert got == {
+        "guttens": ("committee", "was dropped by genitive, now added by the committee lists"),
+        "zzapp": ("committee", "added by the committee lists"),
+    }
+
+
+def test_quiet_silences_stderr_only(builds):
+    """--quiet: 'no progress bars or summaries on stderr'; the summary on stdout is the result (as
+    compare prints its table with -q); diff -q printed nothing at all."""
+    out = builds["tmp"] / "d_quiet"
+    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(out), "-q")
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout == (out / "summary.txt").read_text(encoding="utf-8") and "added: 1" in r.stdout
