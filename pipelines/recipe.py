@@ -160,6 +160,29 @@ def read_word_list(path: Path | str, what: str = "committee list") -> list[str]:
     return words
 
 
+#: The keys each table of a recipe may hold.
+SECTION_KEYS = {
+    "lexicon": {
+        "name",
+        "language",
+        "description",
+        "tile_set",
+        "rules",
+        "alphabet",
+        "min_length",
+        "max_length",
+        "credit",
+        "extends",
+        "without",
+        "why_columns",
+        "frequency",
+        "hunspell_lemmas",
+    },
+    "short_words": {"list", "max_length"},
+    "committee": {"additions", "removals"},
+}
+
+
 def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
     alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
@@ -188,6 +211,12 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     for section in ("lexicon", "fold", "short_words", "committee"):
         if not isinstance(data.get(section, {}), dict):
             raise DataError(f"[{section}] must be a table", path)
+    for section, known in SECTION_KEYS.items():
+        extra = set(data.get(section, {})) - known
+        if extra:  # a misplaced or misspelt key ([lexicon] additions) would be ignored without a word
+            where = {k: s for s, ks in SECTION_KEYS.items() for k in ks if s != section}
+            hints = [f"{k} goes in [{where[k]}]" for k in sorted(extra) if k in where]
+            raise DataError(f"[{section}]: unknown key(s) {sorted(extra)}" + (f" ({'; '.join(hints)})" if hints else ""), path)
     if not isinstance(data.get("drop", []), list) or not all(isinstance(r, dict) for r in data.get("drop", [])):
         raise DataError("[[drop]] must be an array of tables", path)
     if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):

@@ -103,6 +103,29 @@ def test_without_unknown_rule_and_bad_keys_are_errors(recipe, tmp_path):
         load_recipe(bad)
 
 
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (
+            '[lexicon]\nadditions = "add.txt"\n',
+            r"\[lexicon\]: unknown key\(s\) \['additions'\] \(additions goes in \[committee\]\)",
+        ),
+        ('[committee]\naddition = "add.txt"\n', r"\[committee\]: unknown key\(s\) \['addition'\]"),
+        ('[short_words]\nlists = "short.txt"\n', r"\[short_words\]: unknown key\(s\) \['lists'\]"),
+    ],
+)
+def test_a_misplaced_or_misspelt_key_is_an_error(tmp_path, extra, message):
+    """A curator's additions list under [lexicon] (or a misspelt key) was ignored without a word:
+    the build ran with no additions (found by the tenth user trial)."""
+    text = BASE.replace("[lexicon]\n", extra if extra.startswith("[lexicon]") else "[lexicon]\n", 1)
+    if not extra.startswith("[lexicon]"):
+        text += "\n" + extra
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        load_recipe(bad)
+
+
 def test_fast_lowercase_equals_polars_lowercase():
     from pipelines.build import _lowercase_series
 
