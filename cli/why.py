@@ -57,10 +57,15 @@ def why(
         recipe = next((r for r in recipes_for(language(lex.language).folder) if r.name == lex.name), None)
     if recipe is None:
         raise DataError(f"no recipe named {lex.name!r} for language {lex.language!r}", folder)
-    if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256") and not quiet:
+    if recipe.sha256() != lex.manifest.get("recipe", {}).get("sha256"):  # a warning: shown even with --quiet
+        moved = "" if built_from.is_file() else f" (the recipe it was built with, {built_from}, is gone)"
         typer.echo(
-            "skrafl: warning: the recipe changed since this lexicon was built; explanations follow the current recipe", err=True
+            f"skrafl: warning: the recipe changed since this lexicon was built{moved}; "
+            f"explanations follow the current recipe {recipe.path}",
+            err=True,
         )
+    if entries is not None and Path(entries).name == ENTRIES and Path(entries).is_file():
+        entries = Path(entries).parent  # the file itself given: its folder (its entries.json, its marker)
     built_source = lex.manifest.get("source", {})
     recorded = built_source.get("entries")
     candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
@@ -76,7 +81,7 @@ def why(
     found = pl.DataFrame()
     meta: dict = {}
     if entries_path is not None:
-        meta = entries_meta(entries_path.parent, lex, built_source, quiet)
+        meta = entries_meta(entries_path.parent, lex, built_source)
         entries_path = Path(meta["folder"]) / ENTRIES
         try:
             found = classify_words(pl.scan_parquet(entries_path), recipe, meta.get("source"), keys)
@@ -195,11 +200,12 @@ def hunspell_dictionary(version: str) -> str:
     return m.group(1) if m else ""
 
 
-def entries_meta(folder: Path, lex, built: dict, quiet: bool) -> dict:
+def entries_meta(folder: Path, lex, built: dict) -> dict:
     """Check the entries folder ``folder`` for explaining ``lex``: whole (its files as its marker
-    lists them: :func:`gamecore.folders.open_output`) and of the lexicon's language; warn (unless
-    ``quiet``) when they are not the entries the lexicon was built from (``built``: the manifest's
-    ``source``). Returns the folder's ``entries.json``, with ``folder``: the generation to read.
+    lists them: :func:`gamecore.folders.open_output`) and of the lexicon's language; warn (even
+    with ``--quiet``: a warning, not a summary) when they are not the entries the lexicon was built
+    from (``built``: the manifest's ``source``), naming both folders. Returns the folder's
+    ``entries.json``, with ``folder``: the generation to read.
 
     Raises:
         DataError: a damaged or unmarked folder, entries of another language.
@@ -223,18 +229,18 @@ def entries_meta(folder: Path, lex, built: dict, quiet: bool) -> dict:
             folder,
         )
     recorded = built.get("entries_sha256")
-    if recorded and meta.get("sha256") != recorded and not quiet:
+    if recorded and meta.get("sha256") != recorded:
 
-        def what(rows, version, sha) -> str:
+        def what(where, rows, version, sha) -> str:
             count = f"{rows:,} rows" if isinstance(rows, int) else "? rows"
-            return f"{count} of {version or 'an unknown source'}, SHA-256 {str(sha)[:12]}"
+            return f"{where}: {count} of {version or 'an unknown source'}, SHA-256 {str(sha)[:12]}"
 
         typer.echo(
-            "skrafl: warning: the entries changed since this lexicon was built (built from "
-            + what(built.get("entries_rows"), built.get("version"), recorded)
-            + "; now "
-            + what(meta.get("rows"), meta.get("source_version"), meta.get("sha256"))
-            + "); explanations follow the current entries",
+            "skrafl: warning: these are not the entries this lexicon was built from (built from "
+            + what(built.get("entries") or "?", built.get("entries_rows"), built.get("version"), recorded)
+            + "; read now "
+            + what(folder, meta.get("rows"), meta.get("source_version"), meta.get("sha256"))
+            + "); explanations follow the entries read now",
             err=True,
         )
     meta["folder"] = str(gen)

@@ -206,15 +206,15 @@ def _ingest(tmp_path: Path, name: str, extra: str = "") -> Path:
 def test_entries_changed_since_the_build_are_said(sl_build, tmp_path):
     r = run_skrafl("why", "--lexicon", str(sl_build), "nelepo")  # the entries it was built from
     assert r.returncode == 0, r.stderr
-    assert "entries changed" not in r.stderr
+    assert "warning" not in r.stderr
     more = _ingest(tmp_path, "more", "dodatek")
     r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo")
     assert r.returncode == 0, r.stderr
-    assert "warning: the entries changed since this lexicon was built (built from 39 rows" in r.stderr
-    assert "now 40 rows" in r.stderr
+    assert f"warning: these are not the entries this lexicon was built from (built from {sl_build}: 39 rows" in r.stderr, r.stderr
+    assert f"read now {more}: 40 rows" in r.stderr
     assert "nelepo" in r.stdout
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo", "-q")
-    assert r.returncode == 0 and r.stderr == ""
+    quiet = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == r.stderr  # a warning, not a summary: shown with -q too
 
 
 def test_entries_of_another_language_are_refused(sl_build, tmp_path):
@@ -278,3 +278,34 @@ def test_windows_it_cannot_restrict_exactly_fall_back(tmp_path, when):
             classify_words(entries.lazy(), recipe, None, keys).to_dicts()
             == _reference(entries.lazy(), recipe, None, keys).to_dicts()
         )
+
+
+def test_a_changed_or_gone_recipe_is_said_and_named(sl_build, tmp_path):
+    copy = tmp_path / "rec" / "recipe.toml"
+    copy.parent.mkdir()
+    shutil.copy(ROOT / "lexicon_sources" / "sl" / "recipe.toml", copy)
+    shutil.copy(ROOT / "lexicon_sources" / "sl" / "interjections.txt", copy.parent / "interjections.txt")
+    with open(copy, "a", encoding="utf-8") as fh:
+        fh.write("# the committee's copy\n")  # not the installed recipe's bytes
+    out = tmp_path / "lex"
+    r = run_skrafl("build", "sl", "--recipe", str(copy), "--entries", str(sl_build), "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    assert r.returncode == 0 and r.stderr == ""
+    with open(copy, "a", encoding="utf-8") as fh:
+        fh.write("# edited after the build\n")
+    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    assert r.returncode == 0
+    assert f"warning: the recipe changed since this lexicon was built; explanations follow the current recipe {copy}" in r.stderr
+    shutil.rmtree(copy.parent)
+    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    assert r.returncode == 0
+    installed = (ROOT / "lexicon_sources" / "sl" / "recipe.toml").resolve()
+    assert f"(the recipe it was built with, {copy}, is gone); explanations follow the current recipe {installed}" in r.stderr
+
+
+def test_the_entries_file_itself_names_its_folder(sl_build, tmp_path):
+    entries = _ingest(tmp_path, "same")
+    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(entries / "entries.parquet"), "nelepo")
+    assert r.returncode == 0, r.stderr
+    assert "nelepo" in r.stdout and "kept" in r.stdout
