@@ -92,9 +92,37 @@ def _unraisable(previous):  # noqa: ANN001, ANN202
     return hook
 
 
+class _KeepSigintIgnored:
+    """A meta-path finder that ignores SIGINT again once polars is imported: polars' start-up
+    (its runtime's ``register_startup_deps``) installs a SIGINT handler of its own in C, over an
+    inherited SIG_IGN, and a Ctrl-C meant for the foreground job then ended a background run
+    (``skrafl … &`` in a script) at once, exit 130, without a word and without its clean-up."""
+
+    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201
+        if name != "polars":
+            return None
+        import importlib.machinery
+        import signal
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, exec_module = spec.loader, spec.loader.exec_module
+
+        def exec_and_ignore(module) -> None:  # noqa: ANN001
+            try:
+                exec_module(module)
+            finally:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # sigaction: replaces polars' handler
+
+        loader.exec_module = exec_and_ignore
+        return spec
+
+
 def install_stop_handlers() -> None:
     """SIGTERM and SIGINT stop the run (see above); a signal inherited as ignored (SIGINT of a
-    background job) stays ignored. Called once, by the CLI, in the main thread."""
+    background job) stays ignored, also once polars is imported (:class:`_KeepSigintIgnored`).
+    Called once, by the CLI, in the main thread."""
     import signal
     import sys
 
@@ -104,6 +132,11 @@ def install_stop_handlers() -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _on_signal)
+        elif signum == signal.SIGINT:
+            if "polars" in sys.modules:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            else:
+                sys.meta_path.insert(0, _KeepSigintIgnored())
     sys.unraisablehook = _unraisable(sys.unraisablehook)
     if _Stop.blocked:  # a skrafl serve child: the caller's stops, held until now, arrive here
         _Stop.blocked = False

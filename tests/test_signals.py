@@ -304,3 +304,33 @@ def test_an_ignored_sigint_stays_ignored_while_the_command_is_imported(tmp_path)
     )
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.splitlines()) == 1 and "no lexicon here" in r.stderr, r.stderr
+
+
+# A background job's SIGINT (inherited ignored) once polars is imported: polars' start-up installs
+# a SIGINT handler of its own in C over the SIG_IGN, and a SIGINT then ended the run at once (exit
+# 130, no line, no clean-up). The kernel's view of the disposition (/proc: SigIgn) is the check;
+# then a SIGINT sent to the process itself after polars has run a query is ignored.
+SIGINT_AFTER_POLARS = """
+import os, signal, sys
+from pipelines.stops import install_stop_handlers
+install_stop_handlers()
+import polars as pl
+pl.DataFrame({"a": [1, 2]}).lazy().select(pl.col("a").sum()).collect()
+mask = next(int(line.split()[1], 16) for line in open("/proc/self/status") if line.startswith("SigIgn:"))
+print("ignored" if mask & (1 << (signal.SIGINT - 1)) else "caught", flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+print("still running", flush=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_an_ignored_sigint_stays_ignored_once_polars_is_imported():
+    r = subprocess.run(
+        [sys.executable, "-c", SIGINT_AFTER_POLARS],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert (r.returncode, r.stdout.splitlines()) == (0, ["ignored", "still running"]), r.stderr
