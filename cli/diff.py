@@ -53,8 +53,8 @@ def diff(
     result = run(old, new)
 
     def show() -> None:
+        typer.echo(result.summary, nl=False)  # the result, on stdout: --quiet silences stderr only (as compare)
         if not quiet:
-            typer.echo(result.summary, nl=False)
             typer.echo(f"→ {target / 'diff.parquet'}", err=True)
 
     from cli.common import PrintBeforeSwap
