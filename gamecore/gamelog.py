@@ -167,6 +167,9 @@ class Game:
         meta: other facts of the source about the game, not its moves (Netskrafl top-level
             ``manual`` = competition mode, and ``robot0``/``robot1`` when a record has them).
         ascii: the source file was all ASCII (then no tile is a letter English lacks).
+        unknown_pragmas: GCG pragma lines the reader does not know (``#style wsc2001``), as read
+            before the first event: ignored (``UNKNOWN_PRAGMA``), kept so that a writer can give
+            them back.
     """
 
     format: str
@@ -184,6 +187,7 @@ class Game:
     game_id: str | None = None
     meta: dict = field(default_factory=dict)
     ascii: bool = False
+    unknown_pragmas: list[str] = field(default_factory=list)
 
     def recorded_totals(self) -> list[int | None]:
         """Each player's last recorded cumulative score (``None`` when a player has no event)."""

@@ -381,6 +381,8 @@ class _Parser:
             return
         if name not in KNOWN_PRAGMAS:
             self.fault("UNKNOWN_PRAGMA", f"unknown pragma #{name}", lineno)
+            if not g.events:
+                g.unknown_pragmas.append(text.strip())  # ignored, kept for the writer
             return
         if g.events and not KNOWN_PRAGMAS[name]:
             self.fault(
@@ -1007,7 +1009,9 @@ def write_gcg(game: Game) -> str:
     GCG reader then gets the same final scores and winner), followed by ``#note #resign``, from
     which our reader reads it back as ``resign``. A Netskrafl ``challenge`` (CHALL, no score)
     becomes ``#note #challenge`` after the challenged play. Parse → write → parse gives the same
-    players, pragmas and events (a CHALL is kept only as that note)."""
+    players, pragmas and events (a CHALL is kept only as that note), the notes before the first
+    event and the pragmas the reader does not know (``#style``: ignored, written back after the
+    known ones)."""
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(game.players, 1):
         out.append(f"#player{i} {p.nick} {p.name}".rstrip())
@@ -1022,8 +1026,9 @@ def write_gcg(game: Game) -> str:
             out.append(f"#tile {part}")
     if game.incomplete:
         out.append(f"#incomplete {game.pragmas.get('incomplete', '')}".rstrip())
-    if "note" in game.pragmas and not game.events:
-        out.append(f"#note {game.pragmas['note']}")
+    out.extend(game.unknown_pragmas)  # ignored when read, given back as they were
+    if "note" in game.pragmas:  # the notes before the first event (the reader joins their lines)
+        out.extend(f"#note {line}".rstrip() for line in game.pragmas["note"].split("\n"))
     for ev in game.events:
         if ev.kind == "challenge":
             out.append(f"#note #{ev.kind}")

@@ -160,6 +160,21 @@ def test_stdin_and_a_link_to_a_file_do_not_repeat_a_game(ns, tmp_path):
     assert len(_files(tmp_path / "o2")) == 10
 
 
+def test_a_hard_link_is_the_same_game(ns, tmp_path):
+    """A hard link is the same file (device and inode), as a symbolic link is: one game."""
+    first = sorted(ns.iterdir())[0]
+    (tmp_path / "hl").mkdir()
+    os.link(first, tmp_path / "hl" / "a.json")
+    os.link(first, tmp_path / "hl" / "b.json")
+    res = runner.invoke(app, ["replay", "hl", "--out", "o", "--no-lexicon"])
+    assert res.exit_code == 0, res.output
+    assert _files(tmp_path / "o") == ["hl/a.json"]
+    assert "1 repeated name(s)" in res.output
+    res = runner.invoke(app, ["replay", "ns", "hl", "--out", "o2", "--no-lexicon"])
+    assert res.exit_code == 0, res.output
+    assert len(_files(tmp_path / "o2")) == 10 and "2 repeated name(s)" in res.output
+
+
 def test_the_order_is_that_of_the_arguments(ns, tmp_path):
     from pipelines.replay.read import collect_game_files
 
@@ -378,3 +393,24 @@ def test_an_empty_netskrafl_id_is_no_id(ns, tmp_path):
     a, b = _by_name(tmp_path / "a"), _by_name(tmp_path / "b")
     assert a["empty"]["game_id"].startswith("empty.json#") and a["spaces"]["game_id"].startswith("spaces.json#")
     assert {k: r["game_id"] for k, r in a.items()} == {k: r["game_id"] for k, r in b.items()}
+
+
+def test_gcg_export_keeps_the_notes_before_the_first_move_and_unknown_pragmas(shared, tmp_path, monkeypatch):
+    """Found by the eleventh trial: the #note lines before the first move (a Woogles export's
+    Variant/BoardLayout/LetterDistribution) and an unknown pragma (Quackle's #style) were not in
+    the export. Every note's text of every corpus game reads back the same."""
+    from gamecore.gcg import read_gcg
+
+    monkeypatch.chdir(tmp_path)
+    corpus = shared / "corpora" / "gcg"
+    res = runner.invoke(app, ["replay", str(corpus), "--out", "a", "--no-lexicon", "-q", "--export-gcg", "x"])
+    assert res.exit_code in (0, 1), res.output
+    woogles = (tmp_path / "x" / "andy-k_wolges__src_main_endgame.rs__embedded4_ecwl_8hg8XMSK.gcg").read_text(encoding="utf-8")
+    assert "#note Variant: classic\n#note BoardLayout: CrosswordGame\n#note LetterDistribution: english\n" in woogles
+    assert "#style wsc2001" in (tmp_path / "x" / "quackle_quackle__quackleio_iotest_capp.gcg").read_text(encoding="utf-8")
+    for src_path in sorted(corpus.glob("*.gcg")):
+        src, exp = read_gcg(src_path), read_gcg(tmp_path / "x" / src_path.name)
+        assert exp.pragmas.get("note") == src.pragmas.get("note"), src_path.name
+        assert exp.unknown_pragmas == src.unknown_pragmas, src_path.name
+        notes = [e.note for e in src.events if e.note]
+        assert [e.note for e in exp.events if e.note][: len(notes)] == notes, src_path.name

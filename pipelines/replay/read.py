@@ -53,11 +53,11 @@ def collect_game_files(items: list[str]) -> tuple[list[str], int]:
     Files named, and the ``.gcg``/``.json`` files under named folders (sorted, recursive; links
     to folders are not followed, unreadable folders skipped), in the order of ``items``.
 
-    Each file is given once, by its resolved path (``os.path.realpath``): the same file named
-    twice (``ns ns/ ./ns``, a path listed twice on stdin, a link to a file also found in a folder)
-    is replayed once, under the first name it was found by; the later names are dropped and
-    counted. The order is that of ``items`` (folders sorted), so the same arguments give the same
-    files in the same order.
+    Each file is given once, known by its device and inode (``os.stat``, links followed): the same
+    file named twice (``ns ns/ ./ns``, a path listed twice on stdin, a symbolic or hard link to a
+    file also found) is replayed once, under the first name it was found by; the later names are
+    dropped and counted. The order is that of ``items`` (folders sorted), so the same arguments
+    give the same files in the same order.
 
     Hidden entries (names starting with ``.``) under a named folder are skipped: a skrafl output
     inside it (``replay --export-gcg x``) is a link ``x`` to its hidden generation ``.x.gen-XXXX``
@@ -66,37 +66,29 @@ def collect_game_files(items: list[str]) -> tuple[list[str], int]:
     command line is read whatever its name (``skrafl replay x`` reads that export).
 
     Paths are built as text (``os.scandir``, no ``Path`` object per file): a folder of a million
-    games costs the million path strings, not several times that (the resolved paths are only
-    made when a repeat is possible: more than one item, or a link to a file in the folder).
+    games costs the million path strings and a ``stat`` each (about 1 s), not several times that.
 
     Raises:
         UsageError: a path that does not exist."""
-    groups: list[tuple[str | None, list[str]]] = []  # (folder walked or None for a file named, its files)
-    links: set[str] = set()  # files found under a folder that are symbolic links
+    out: list[str] = []
+    seen: set[tuple[int, int] | str] = set()
+    repeats = 0
     for item in items:
         p = Path(item)
         if p.is_dir():
             found: list[str] = []
-            _walk(str(p), found, links)
+            _walk(str(p), found)
             found.sort()
-            groups.append((str(p), found))
         elif p.exists():
-            groups.append((None, [str(p)]))
+            found = [str(p)]
         else:
             raise UsageError(f"no such file or folder: {item}")
-    if len(groups) == 1 and not links:
-        return groups[0][1], 0  # one folder without links to files (or one file): no file twice
-    out: list[str] = []
-    seen: set[str] = set()
-    repeats = 0
-    for folder, files in groups:
-        real_root = os.path.realpath(folder) if folder is not None else None
-        for f in files:
-            if real_root is None or f in links:
-                key = os.path.realpath(f)
-            else:  # under a folder walked without following links: its real path, without a syscall
-                rel = f if folder == "." else f[len(folder) :].lstrip(os.sep)
-                key = os.path.join(real_root, rel)
+        for f in found:
+            try:
+                st = os.stat(f)
+                key: tuple[int, int] | str = (st.st_dev, st.st_ino)
+            except OSError:  # gone meanwhile: known by its name (reading it says what happened)
+                key = f
             if key in seen:
                 repeats += 1
                 continue
@@ -108,9 +100,8 @@ def collect_game_files(items: list[str]) -> tuple[list[str], int]:
 _SUFFIXES = (".gcg", ".json")
 
 
-def _walk(folder: str, found: list[str], links: set[str] | None = None) -> None:
-    """Append the game files under ``folder`` (as ``Path.rglob`` + ``is_file`` would find them);
-    those that are symbolic links (to a file) also to ``links``."""
+def _walk(folder: str, found: list[str]) -> None:
+    """Append the game files under ``folder`` (as ``Path.rglob`` + ``is_file`` would find them)."""
     subfolders = []
     try:
         with os.scandir(folder) as entries:
@@ -121,13 +112,10 @@ def _walk(folder: str, found: list[str], links: set[str] | None = None) -> None:
                     if entry.is_dir(follow_symlinks=False):
                         subfolders.append(entry.name)
                     elif os.path.splitext(entry.name)[1].lower() in _SUFFIXES and entry.is_file():
-                        path = os.path.join(folder, entry.name) if folder != "." else entry.name
-                        found.append(path)
-                        if links is not None and entry.is_symlink():
-                            links.add(path)
+                        found.append(os.path.join(folder, entry.name) if folder != "." else entry.name)
                 except OSError:
                     continue
     except PermissionError:
         return
     for name in subfolders:
-        _walk(os.path.join(folder, name) if folder != "." else name, found, links)
+        _walk(os.path.join(folder, name) if folder != "." else name, found)
