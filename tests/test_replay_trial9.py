@@ -414,3 +414,18 @@ def test_gcg_export_keeps_the_notes_before_the_first_move_and_unknown_pragmas(sh
         assert exp.unknown_pragmas == src.unknown_pragmas, src_path.name
         notes = [e.note for e in src.events if e.note]
         assert [e.note for e in exp.events if e.note][: len(notes)] == notes, src_path.name
+
+
+def test_a_folder_another_command_wrote_is_not_game_logs(ns, tmp_path):
+    """An elo output or replay's own tables named as games: their .json files were read as
+    Netskrafl records (RECORD_MALFORMED rows); an --export-gcg output is game logs and is read."""
+    res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q", "--export-gcg", "g"])
+    assert res.exit_code == 0, res.output
+    before = _tree(tmp_path)
+    res = runner.invoke(app, ["replay", "r", "--out", "again", "--no-lexicon", "-q"])
+    assert res.exit_code == 2
+    assert "r: is the output of 'skrafl replay', not game logs" in res.output
+    assert _tree(tmp_path) == before
+    res = runner.invoke(app, ["replay", "g", "--out", "again", "--no-lexicon", "-q"])
+    assert res.exit_code == 0, res.output
+    assert len(_files(tmp_path / "again")) == 10

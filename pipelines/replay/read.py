@@ -76,6 +76,7 @@ def collect_game_files(items: list[str]) -> tuple[list[str], int]:
     for item in items:
         p = Path(item)
         if p.is_dir():
+            _not_another_output(item)
             found: list[str] = []
             _walk(str(p), found)
             found.sort()
@@ -95,6 +96,22 @@ def collect_game_files(items: list[str]) -> tuple[list[str], int]:
             seen.add(key)
             out.append(f)
     return out, repeats
+
+
+#: The skrafl outputs that hold game logs: a folder written by any other command (an elo output,
+#: replay's tables, a compare report) holds no games, whatever its .json files are.
+GAME_OUTPUTS = ("replay-export",)
+
+
+def _not_another_output(item: str) -> None:
+    """Refuse a named folder that another skrafl command wrote (its ``params.json`` read as a
+    Netskrafl record made a RECORD_MALFORMED game)."""
+    from gamecore.folders import command_shown, read_marker
+
+    marker = read_marker(Path(item))
+    if marker is not None and marker.get("command") not in GAME_OUTPUTS:
+        what = f"the output of 'skrafl {command_shown(marker['command'])}'" if marker.get("command") else "a skrafl output"
+        raise UsageError(f"{item}: is {what}, not game logs: give a folder of GCG files or Netskrafl records")
 
 
 _SUFFIXES = (".gcg", ".json")
