@@ -160,24 +160,24 @@ def read_word_list(path: Path | str, what: str = "committee list") -> list[str]:
     return words
 
 
+#: The ``[lexicon]`` keys by kind: text, whole numbers 0..1000, lists of names.
+LEXICON_TEXT = (
+    "name",
+    "language",
+    "description",
+    "tile_set",
+    "rules",
+    "alphabet",
+    "credit",
+    "extends",
+    "frequency",
+    "hunspell_lemmas",
+)
+LEXICON_NUMBERS = ("min_length", "max_length")
+LEXICON_LISTS = ("without", "why_columns")
 #: The keys each table of a recipe may hold.
 SECTION_KEYS = {
-    "lexicon": {
-        "name",
-        "language",
-        "description",
-        "tile_set",
-        "rules",
-        "alphabet",
-        "min_length",
-        "max_length",
-        "credit",
-        "extends",
-        "without",
-        "why_columns",
-        "frequency",
-        "hunspell_lemmas",
-    },
+    "lexicon": {*LEXICON_TEXT, *LEXICON_NUMBERS, *LEXICON_LISTS},
     "short_words": {"list", "max_length"},
     "committee": {"additions", "removals"},
 }
@@ -222,21 +222,10 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):
         raise DataError('[fold] maps letters to letters ("é" = "e")', path)
     lex = data.get("lexicon", {})
-    for key in (
-        "name",
-        "language",
-        "description",
-        "tile_set",
-        "rules",
-        "alphabet",
-        "credit",
-        "extends",
-        "frequency",
-        "hunspell_lemmas",
-    ):
+    for key in LEXICON_TEXT:
         if key in lex and not isinstance(lex[key], str):
             raise DataError(f"[lexicon] {key} must be text", path)
-    for key in ("min_length", "max_length"):
+    for key in LEXICON_NUMBERS:
         if key in lex and (type(lex[key]) is not int or not 0 <= lex[key] <= 1000):
             raise DataError(f"[lexicon] {key} must be a whole number 0..1000", path)
     for table, keys in (("short_words", ("list",)), ("committee", ("additions", "removals"))):
@@ -246,7 +235,7 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     short_max = data.get("short_words", {}).get("max_length", 0)
     if type(short_max) is not int or not 0 <= short_max <= 1000:
         raise DataError("[short_words] max_length must be a whole number 0..1000", path)
-    for key in ("without", "why_columns"):
+    for key in LEXICON_LISTS:
         if key in lex and not (isinstance(lex[key], list) and all(isinstance(x, str) for x in lex[key])):
             raise DataError(f"[lexicon] {key} must be a list of names", path)
     for i, rule in enumerate(data.get("drop", []), start=1):
