@@ -40,6 +40,26 @@ COLOURS = {
     "X": ("#3c3c3c", "#bbbbbb"),
     "": ("#e8e2cf", "#000000"),
 }
+#: Erudit's own colours (its layout's source, Ksinia/erudite-client ``Board.css``: word ×3 salmon,
+#: word ×2 orange, letter ×3 steel blue, letter ×2 yellow-green, each at half strength on white), so an
+#: Erudit board does not look like a Scrabble one
+ERUDIT_COLOURS = {
+    "TW": ("#fcc0b8", "#7a2520"),
+    "DW": ("#ffd280", "#6b4300"),
+    "TL": ("#a2c0da", "#173d73"),
+    "DL": ("#cce698", "#3d5a10"),
+    "": ("#ffffff", "#000000"),
+}
+#: layout name → its palette (a layout not named here is drawn in Scrabble's colours)
+PALETTES = {"erudit": ERUDIT_COLOURS}
+
+
+def palette(layout_name: str) -> dict[str, tuple[str, str]]:
+    """The colours of a layout's premium squares: its own where it has them, else Scrabble's."""
+    own = PALETTES.get(layout_name.lower())
+    return {**COLOURS, **own} if own else COLOURS
+
+
 TILE_FILL, TILE_EDGE = "#f7e4b5", "#a88450"
 NEW_FILL, NEW_EDGE = "#ffd54a", "#d35400"
 BLANK_INK = "#c0392b"
@@ -171,10 +191,11 @@ def board_svg(pic: PositionPicture) -> str:
     # the board: squares with their premiums and labels
     out.append(f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>')
     out.append('<g class="squares">')
+    colours = palette(layout.name)
     for r in range(n):
         for c in range(n):
             kind = layout.premium(r, c)
-            fill, ink = COLOURS.get(kind, COLOURS[""])
+            fill, ink = colours.get(kind, colours[""])
             x, y = x0 + c * cell, y0 + r * cell
             start = (r, c) == layout.start
             cls = "square" + (f" {kind}" if kind else "") + (" start" if start else "")
@@ -378,6 +399,8 @@ def save_svg(svg: str, path: str | Path, inputs=()) -> Path:
 
 __all__ = [
     "COLOURS",
+    "ERUDIT_COLOURS",
+    "palette",
     "PositionPicture",
     "board_svg",
     "check_picture_target",

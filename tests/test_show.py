@@ -70,6 +70,44 @@ def test_standard_colours():
     assert fills["F2"] == COLOURS["TL"][0] and fills["D1"] == COLOURS["DL"][0]
 
 
+def test_erudit_board_in_its_own_colours(tmp_path):
+    """An Erudit board is drawn in Erudit's colours, not Scrabble's: those of the layout's source
+    (Ksinia/erudite-client Board.css: rgba fills at half strength, seen on a white board)."""
+    from PIL import Image
+
+    def on_white(r, g, b, a=0.5):
+        return "#%02x%02x%02x" % tuple(round(v * a + 255 * (1 - a)) for v in (r, g, b))
+
+    expected = {
+        "TW": on_white(250, 128, 114),  # salmon
+        "DW": on_white(255, 165, 0),  # orange
+        "TL": on_white(70, 130, 180),  # steelblue
+        "DL": on_white(154, 205, 50),  # yellowgreen
+    }
+    layout = load_layout("erudit")
+    pic = PositionPicture(Board(layout, load_rules("erudit").tiles()))
+    root = _parse(board_svg(pic))
+    rects = {r.get("data-square"): r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("data-square")}
+    seen = set()
+    for name, kind in _premium_names(layout).items():
+        if kind:
+            assert rects[name].get("fill") == expected[kind], (name, kind)
+            assert rects[name].get("fill") != COLOURS[kind][0]
+            seen.add(kind)
+    assert seen == set(expected)
+    # and so in the PNG a person looks at
+    img = Image.open(write_picture(pic, tmp_path / "e.png")).convert("RGB")
+    a1 = rects["A1"]
+    x, y = int(float(a1.get("x")) + 4), int(float(a1.get("y")) + 4)
+    assert "#%02x%02x%02x" % img.getpixel((x, y)) == expected["TW"]
+    # the standard board keeps Scrabble's
+    std = _parse(board_svg(PositionPicture(Board(load_layout("standard"), WESPA.tiles()))))
+    assert (
+        next(r for r in std.iter("{http://www.w3.org/2000/svg}rect") if r.get("data-square") == "A1").get("fill")
+        == COLOURS["TW"][0]
+    )
+
+
 def _position():
     b = Board(WESPA.layout(), WESPA.tiles())
     b = apply_play(b, validate_play(b, "8D JOiNT", None, None, WESPA))  # a blank i at F8
