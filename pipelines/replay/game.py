@@ -90,20 +90,24 @@ def _guess_distribution(game: Game, strict: bool) -> str:
 def rules_for_game(game: Game, preset: str | None = None, lang: str | None = None, strict: bool = False):
     """The :class:`~gamecore.rules.RuleSet` to replay ``game`` with.
 
-    ``preset`` (``--rules``) or ``lang`` (``--lang``) win. Otherwise Netskrafl records use the
-    ``netskrafl`` preset with their prefs (``newbag`` false → old tile set, ``board_type`` explo →
-    explo board); a GCG file uses tournament rules (``wespa``) with the tile set its
+    ``preset`` (``--rules``) or ``lang`` (``--lang``) win, except over a Netskrafl record's own
+    bag and board: a record uses the ``netskrafl`` preset (or the one the options name) with its
+    prefs (``newbag`` false → the old tile set, ``board_type`` explo → the explo board), whatever
+    the options; a GCG file uses tournament rules (``wespa``) with the tile set its
     ``#tile-distribution``/``#lexicon`` names (English when it names nothing).
 
     Raises:
         GameLogError: ``UNKNOWN_TILE_DISTRIBUTION`` (a distribution we have no tile set for).
         UsageError: unknown preset or language.
     """
+    if game.format == "netskrafl":
+        # the record's bag and board are the game's: they win over --lang/--rules (issue 23 item 5)
+        board_type = str(game.prefs.get("board_type", "standard")).lower()
+        return _cached_rules(
+            ("netskrafl", game.prefs.get("newbag") is False, board_type == "explo", (lang, preset) if preset or lang else None)
+        )
     if preset or lang:
         return _cached_rules(("options", lang, preset))
-    if game.format == "netskrafl":
-        board_type = str(game.prefs.get("board_type", "standard")).lower()
-        return _cached_rules(("netskrafl", game.prefs.get("newbag") is False, board_type == "explo"))
     dist = distribution_of(game) or _guess_distribution(game, strict)
     if dist == "icelandic":
         return _cached_rules(("preset", "netskrafl"))  # e.g. a Netskrafl game exported to GCG (#lexicon netskrafl)
@@ -139,13 +143,10 @@ def _build_rules(key: tuple):
     if kind == "options":
         return rules_for(key[1], key[2])
     if kind == "netskrafl":
-        _, old_bag, explo = key
-        r = load_rules("netskrafl")
-        if old_bag:
-            r = r.replace(tile_set="icelandic_old")
-        if explo:
-            r = r.replace(board="explo")
-        return r
+        _, old_bag, explo, options = key
+        r = rules_for(*options) if options else load_rules("netskrafl")
+        # a Netskrafl record is Icelandic: its bag is the old or the new one, its board standard or explo
+        return r.replace(tile_set="icelandic_old" if old_bag else "icelandic_new", board="explo" if explo else "standard")
     _, ts, super_board = key
     changes = {"tile_set": ts}
     if super_board:
