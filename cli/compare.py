@@ -33,6 +33,13 @@ def compare(
         "-o",
         help="Folder for compare.parquet, compare.csv, summary.md, numbers.json. Default: output/compare/NAME.",
     ),
+    reference_size: Optional[int] = typer.Option(
+        None,
+        "--reference-size",
+        help="REFERENCE is a sample of an official list of this many words: precision is then estimated "
+        "(recall x this / the lexicon's words, with a 95% interval). A reference of fewer words than a tenth "
+        "of the lexicon's is taken as a sample too, and its precision is not given without this.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -65,7 +72,7 @@ def compare(
     target = out or output_root() / "compare" / name
     inputs = [p for p in (folder, reference, reject) if p is not None and str(p) != "-"]  # stdin is no path
     check_output_dir(target, "compare", inputs)
-    result = run(folder, reference, reject, progress=not quiet)
+    result = run(folder, reference, reject, progress=not quiet, reference_size=reference_size)
     from cli.common import PrintBeforeSwap
 
     printed = PrintBeforeSwap(lambda: _print(result, target, fmt, quiet))
@@ -86,7 +93,7 @@ def _print(result, target: Path, fmt: OutputFormat, quiet: bool) -> None:
     else:
         rows = [
             ["recall", f"{n['recall']:.4f}", f"{n['both']} of {n['reference_words']} reference words"],
-            ["precision", f"{n['precision']:.4f}", f"{n['both']} of {n['lexicon_words']} lexicon words"],
+            _precision_row(n),
         ]
         if n.get("reject_words"):
             rows.append(
@@ -108,6 +115,19 @@ def _print(result, target: Path, fmt: OutputFormat, quiet: bool) -> None:
             )
     if not quiet:
         typer.echo(f"→ {target / 'summary.md'}", err=True)
+
+
+def _precision_row(n: dict) -> list[str]:
+    """Precision as measured (the whole list), estimated (a sample and --reference-size), or none."""
+    if n["precision"] is not None:
+        return ["precision", f"{n['precision']:.4f}", f"{n['both']} of {n['lexicon_words']} lexicon words"]
+    if n["precision_estimate"] is not None:
+        return [
+            "precision_estimate",
+            f"{n['precision_estimate']:.4f}",
+            f"95% {n['precision_low']:.4f}-{n['precision_high']:.4f}: recall x {n['reference_size']} / {n['lexicon_words']}",
+        ]
+    return ["precision", "n/a", f"the reference is a sample of {n['reference_words']} words: give --reference-size"]
 
 
 def register(app: typer.Typer) -> None:

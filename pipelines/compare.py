@@ -7,8 +7,12 @@ lexicon must *not* hold (``--reject``: a sample of words the official list lacks
 Every word is keyed as the lexicon keys it (NFC, lowercase, the recipe's letter folds), then:
 
 - ``recall`` = reference words in the lexicon / reference words;
-- ``precision`` = lexicon words in the reference / lexicon words (meaningful only when the
-  reference is the whole list: for a sample, see ``reject_accepted``);
+- ``precision`` = lexicon words in the reference / lexicon words, only when the reference is the
+  whole list. Against a *sample* of the list (``reference_size`` given, or a reference of fewer
+  words than a tenth of the lexicon's) it means nothing (a 3,000-word sample "holds" 0.5 % of a
+  600,000-word lexicon): ``precision`` is None and, with the full list's size ``reference_size``,
+  ``precision_estimate`` = recall × reference_size / lexicon words (the lexicon words the full list
+  would hold), with the 95 % Wilson interval of the sample's recall carried over;
 - ``reject_accepted`` = ``--reject`` words the lexicon holds / ``--reject`` words.
 
 Every difference is classified (one row per word, ``compare.parquet`` / ``compare.csv``):
@@ -52,14 +56,7 @@ class CompareResult:
             f"- lexicon words: {n['lexicon_words']:,}; reference words: {n['reference_words']:,}; in both: {n['both']:,}"
         )
         lines.append(f"- recall: {n['recall']:.2%} of the reference is in the lexicon ({n['only_reference']:,} missing)")
-        lines.append(
-            f"- precision: {n['precision']:.2%} of the lexicon is in the reference ({n['only_ours']:,} only ours"
-            + (
-                "; the reference is a sample, so this understates precision)"
-                if n["reference_words"] < n["lexicon_words"] / 10
-                else ")"
-            )
-        )
+        lines.append(f"- precision: {precision_text(n)}")
         if n.get("reject_words"):
             lines.append(
                 f"- must-reject list: {n['reject_accepted']:.2%} accepted ({n['reject_in_lexicon']:,} of {n['reject_words']:,})"
@@ -74,6 +71,46 @@ class CompareResult:
                 f"| {c['difference']} | {c['cause']} | {md(c['rule'] or '')} | {c['words']:,} | {md(', '.join(c['examples']))} |"
             )
         return "\n".join(lines) + "\n"
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def precision_numbers(lexicon_words: int, reference_words: int, both: int, reference_size: int | None) -> dict:
+    """``precision`` (None against a sample), ``reference_is_sample`` and, with the full list's size,
+    ``precision_estimate`` and its 95 % interval (see the module's docstring)."""
+    sample = reference_size is not None or reference_words < lexicon_words / 10
+    out: dict = {"reference_is_sample": sample, "reference_size": reference_size}
+    out["precision"] = None if sample else (both / lexicon_words if lexicon_words else 0.0)
+    estimate = low = high = None
+    if sample and reference_size is not None and lexicon_words and reference_words:
+        lo, hi = wilson(both, reference_words)
+        scale = reference_size / lexicon_words
+        estimate, low, high = (min(1.0, v * scale) for v in (both / reference_words, lo, hi))
+    out.update(precision_estimate=estimate, precision_low=low, precision_high=high)
+    return out
+
+
+def precision_text(n: dict) -> str:
+    """The precision line of the summary and the table (a sample's precision is said to be none)."""
+    if n["precision"] is not None:
+        return f"{n['precision']:.2%} of the lexicon is in the reference ({n['only_ours']:,} only ours)"
+    if n["precision_estimate"] is not None:
+        return (
+            f"about {n['precision_estimate']:.2%} (95 % interval {n['precision_low']:.2%}–{n['precision_high']:.2%}): "
+            f"recall × the full list's {n['reference_size']:,} words / the lexicon's {n['lexicon_words']:,}"
+        )
+    return (
+        f"not measurable: the reference is a sample ({n['reference_words']:,} words against the lexicon's "
+        f"{n['lexicon_words']:,}); give --reference-size (the full list's word count) for an estimate"
+    )
 
 
 def read_reference(path: Path, lexicon: Any = None, lexicon_path: Path | None = None) -> tuple[list[str], str]:
@@ -130,9 +167,12 @@ def _entries_of(lex: Any, keys: list[str]) -> Any:
     ).select("word", "form", "rule", *[c for c in cols if c in pl.scan_parquet(entries).collect_schema().names()]).collect(), cols
 
 
-def compare(lexicon: Path, reference: Path, reject: Path | None = None, progress: bool = False) -> CompareResult:
+def compare(
+    lexicon: Path, reference: Path, reject: Path | None = None, progress: bool = False, reference_size: int | None = None
+) -> CompareResult:
     """Compare the lexicon folder ``lexicon`` with ``reference`` (and a ``reject`` list);
-    ``progress``: a bar of its steps on stderr (a full Norwegian build takes seconds).
+    ``progress``: a bar of its steps on stderr (a full Norwegian build takes seconds);
+    ``reference_size``: the reference is a sample of a list of this many words.
 
     Raises:
         DataError: not a lexicon folder, a reference that cannot be read.
@@ -144,6 +184,8 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None, progress
 
     if reject is not None and str(reference) == "-" and str(reject) == "-":
         raise UsageError("only one of REFERENCE and --reject can be - (stdin holds one list)")
+    if reference_size is not None and reference_size < 1:
+        raise UsageError(f"--reference-size is the full list's word count: expected a positive number, got {reference_size}")
 
     bar = tqdm(total=4, desc="compare", unit=" step", file=sys.stderr, disable=not progress, leave=False, delay=1.5)
 
@@ -152,10 +194,12 @@ def compare(lexicon: Path, reference: Path, reject: Path | None = None, progress
         bar.update(1)
 
     with bar:
-        return _compare(lexicon, reference, reject, step)
+        return _compare(lexicon, reference, reject, step, reference_size)
 
 
-def _compare(lexicon: Path, reference: Path, reject: Path | None, step: Callable[[str], None]) -> CompareResult:
+def _compare(
+    lexicon: Path, reference: Path, reject: Path | None, step: Callable[[str], None], reference_size: int | None = None
+) -> CompareResult:
     import polars as pl
 
     from gamecore.lexicon import Lexicon
@@ -165,6 +209,11 @@ def _compare(lexicon: Path, reference: Path, reject: Path | None, step: Callable
     ours = set((lex.folder / "words.txt").read_text(encoding="utf-8").split())
     ref_words, ref_label = read_reference(reference, lex, lexicon)
     ref = {lex.key(w) for w in ref_words}
+    if reference_size is not None and reference_size < len(ref):
+        raise UsageError(
+            f"--reference-size {reference_size:,} is smaller than the reference itself ({len(ref):,} words): "
+            "give the full list's word count"
+        )
     rej = {lex.key(w) for w in read_word_list(reject, REJECT)} if reject else set()
     if not ref:
         raise DataError("the reference has no words", reference)
@@ -256,7 +305,7 @@ def _compare(lexicon: Path, reference: Path, reject: Path | None, step: Callable
         "reference_words": len(ref),
         "both": len(ours & ref),
         "recall": len(ours & ref) / len(ref),
-        "precision": len(ours & ref) / len(ours) if ours else 0.0,
+        **precision_numbers(len(ours), len(ref), len(ours & ref), reference_size),
         "only_ours": len(only_ours),
         "only_reference": len(only_ref),
         "reject_words": len(rej),

@@ -197,3 +197,30 @@ def test_a_compare_report_given_as_a_lexicon_is_named_so(setup):
     assert run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out), "-q").returncode == 0
     r = run_skrafl("find", "--lexicon", str(out), "hest")
     assert r.returncode == 2 and "it is the output of 'skrafl compare'" in r.stderr and "build nb" not in r.stderr, r.stderr
+
+
+def test_precision_against_a_sample_is_not_given_but_estimated(setup):
+    """Against a sample of the official list, the share of the lexicon in the sample is no precision
+    (a 3,000-word sample of NSF 'held' 0.47 % of the Norwegian build): none is given unless the full
+    list's size is, and then the estimate is recall x full size / lexicon words."""
+    # the same reference declared a sample of a 10-word list: recall 2/5 -> 4 of the 10 in the lexicon, of its 5
+    n = run(setup, str(setup["ref"]), "--reference-size", "10")
+    assert n["reference_is_sample"] is True and n["precision"] is None
+    assert n["precision_estimate"] == pytest.approx((2 / 5) * 10 / 5)
+    # the 95 % Wilson interval of 2 of 5, scaled the same way (textbook values 0.1176-0.7693)
+    assert n["precision_low"] == pytest.approx(0.1176 * 2, abs=2e-4) and n["precision_high"] == pytest.approx(1.0)
+    summary = (setup["tmp"] / "cmp" / "summary.md").read_text(encoding="utf-8")
+    assert "precision: about 80.00%" in summary
+    # a reference of under a tenth of the lexicon's words is a sample: no precision, and the table says why
+    big = setup["tmp"] / "big_source.txt"
+    big.write_text("\n".join(f"hest{'e' * (i % 3)}{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(200)) + "\n")
+    lex = setup["tmp"] / "big_lex"
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(big), "--out", str(lex), "--quiet")
+    assert r.returncode == 0, r.stderr
+    r = run_skrafl("compare", str(lex), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp_big"), "-f", "tsv", "-q")
+    assert r.returncode == 0, r.stderr
+    row = next(line for line in r.stdout.splitlines() if line.startswith("precision"))
+    assert row.split("\t")[1] == "n/a" and "give --reference-size" in row
+    # a full-list size below the sample's own is refused
+    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--reference-size", "3", "--out", str(setup["tmp"] / "c4"))
+    assert r.returncode == 2 and "smaller than the reference itself" in r.stderr and len(r.stderr.strip().splitlines()) == 1
