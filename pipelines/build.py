@@ -406,6 +406,8 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
             "path": str(recipe.path),
             "files": [str(f.relative_to(recipe.path.parent.parent)) for f in recipe.files],
             "sha256": recipe.sha256(),
+            "files_sha256": recipe.file_sha256(),
+            "committee_files": recipe.committee_files(),
         },
         "source": source,
         "words": len(words),

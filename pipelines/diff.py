@@ -212,6 +212,24 @@ def diff(old_dir: Path, new_dir: Path) -> DiffResult:
     return DiffResult(added, table.height - added, summary, table, report)
 
 
+def recipe_change(old_m: dict, new_m: dict) -> str:
+    """What changed in the recipe between two builds, as said in the reports: ``unchanged``, ``changed:
+    committee lists only (FILES)``, ``changed: rules (FILES)`` (the TOML files, with any lists that
+    changed too), or ``changed`` (a build whose manifest has no per-file hashes)."""
+    old_r, new_r = old_m.get("recipe") or {}, new_m.get("recipe") or {}
+    if old_r.get("sha256") == new_r.get("sha256"):
+        return "unchanged"
+    old_f, new_f = old_r.get("files_sha256"), new_r.get("files_sha256")
+    if not isinstance(old_f, dict) or not isinstance(new_f, dict):
+        return "changed"
+    files = sorted(f for f in set(old_f) | set(new_f) if old_f.get(f) != new_f.get(f))
+    lists = set(old_r.get("committee_files") or ()) | set(new_r.get("committee_files") or ())
+    named = ", ".join(files)
+    if files and all(f in lists for f in files):
+        return f"changed: committee lists only ({named})"
+    return f"changed: rules ({named})" if files else "changed"
+
+
 def _md(value: Any) -> str:
     return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
 
@@ -242,7 +260,7 @@ def _report(
         build_line("old", old_dir, old_m),
         build_line("new", new_dir, new_m),
         "",
-        f"Source {'changed' if source_changed else 'unchanged'}; recipe {'changed' if recipe_changed else 'unchanged'}.",
+        f"Source {'changed' if source_changed else 'unchanged'}; recipe {recipe_change(old_m, new_m)}.",
         "",
         "## Counts per cause",
         "",
@@ -284,7 +302,7 @@ def _summary(
         if isinstance(old_m.get("words"), int) and isinstance(new_m.get("words"), int)
         else f"lexicon diff: {old_dir} → {new_dir}",
         f"source: {src(old_m)}" + (f" → {src(new_m)}" if source_changed else " (unchanged)"),
-        "recipe: " + ("changed" if recipe_changed else "unchanged"),
+        "recipe: " + recipe_change(old_m, new_m),
     ]
     for change in ("added", "removed"):
         part = table.filter(pl.col("change") == change)

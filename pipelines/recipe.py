@@ -42,6 +42,7 @@ folding), ``too_short``, ``too_long``, then the other ``[[drop]]`` rules in file
 from __future__ import annotations
 
 import hashlib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,19 @@ class Recipe:
     files: list[Path] = field(default_factory=list)
     frequency: str | None = None
     hunspell_lemmas: str | None = None
+
+    def _file_name(self, f: Path) -> str:
+        return os.path.relpath(f, self.path.parent)
+
+    def file_sha256(self) -> dict[str, str]:
+        """SHA-256 of each file the recipe reads, by its path from the recipe's folder (``additions.txt``;
+        a base recipe's ``../is/recipe.toml``), so that a copy of a recipe folder names the same files."""
+        return {self._file_name(f): hashlib.sha256(f.read_bytes()).hexdigest() for f in self.files}
+
+    def committee_files(self) -> list[str]:
+        """The names (as :meth:`file_sha256` gives them) of the committee's word lists among the files."""
+        lists = {p.resolve() for p in (self.short_list, self.additions, self.removals) if p is not None}
+        return [self._file_name(f) for f in self.files if f.resolve() in lists]
 
     def sha256(self) -> str:
         """Hash of every file the recipe reads (recipe TOML files and committee lists)."""

@@ -65,7 +65,30 @@ def test_recipe_change(builds):
         "guttens": ("removed", "rule", None, "genitive"),
         "bondens": ("removed", "rule", None, "genitive"),
     }
-    assert "recipe: changed" in summary and "(unchanged)" in summary
+    assert "recipe: changed: rules (recipe.toml)" in summary and "(unchanged)" in summary
+    report = (builds["tmp"] / "d2" / "summary.md").read_text(encoding="utf-8")
+    assert "recipe changed: rules (recipe.toml)." in report
+
+
+def test_committee_lists_alone_are_not_a_recipe_change(builds):
+    """Two builds whose recipes differ only in the committee's additions list: the report says the
+    committee lists changed (naming the list), not that the recipe (its rules) did."""
+    text = RECIPE.read_text(encoding="utf-8")
+    outs = []
+    for name, words in (("c1", ["hestar"]), ("c2", ["hestar", "kattar"])):
+        folder = builds["tmp"] / name / "recipe"
+        folder.mkdir(parents=True)
+        (folder / "recipe.toml").write_text(text + '\n[committee]\nadditions = "additions.txt"\n', encoding="utf-8")
+        (folder / "additions.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+        out = builds["tmp"] / name / "lex"
+        r = run_skrafl(
+            "build", "nb", "--recipe", str(folder / "recipe.toml"), "--entries", str(builds["old"]), "--out", str(out), "-q"
+        )
+        assert r.returncode == 0, r.stderr
+        outs.append(out)
+    summary, table = diff(outs[0], outs[1], builds["tmp"] / "d_committee")
+    assert "recipe: changed: committee lists only (additions.txt)" in summary, summary
+    assert rows(table) == {"kattar": ("added", "committee", None, None)}
 
 
 def test_same_build_no_changes(builds):
