@@ -26,10 +26,11 @@ import json
 import os
 import re
 import resource
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gamecore.errors import DataError
 from gamecore.lexicon import folder_of
@@ -282,9 +283,16 @@ def committee_words(recipe: Recipe, path: Path | None) -> list[str]:
     return [key(w) for w in read_word_list(path)]
 
 
-def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) -> BuildResult:
+#: the phases of :func:`compile_recipe`, in order (each is a step of the build's progress bar)
+PHASES = ("filter", "select_and_sort", "rejected", "marisa", "kwg", "manifest")
+
+
+def compile_recipe(
+    entries: Any, recipe: Recipe, out_dir: Path, source: dict, on_phase: Callable[[str], None] | None = None
+) -> BuildResult:
     """Filter ``entries`` (a polars LazyFrame) by ``recipe`` and write the lexicon into ``out_dir``
-    (which must be a fresh staging folder; see :func:`pipelines.atomic.output_dir`).
+    (which must be a fresh staging folder; see :func:`pipelines.atomic.output_dir`). ``on_phase``:
+    called with each phase's name (:data:`PHASES`) as it ends (the progress bar).
 
     Raises:
         DataError: a recipe condition that does not apply to the entries' columns.
@@ -307,6 +315,8 @@ def compile_recipe(entries: Any, recipe: Recipe, out_dir: Path, source: dict) ->
         phases[name] = round(now - clock, 2)
         phases[name + "_peak_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         clock = now
+        if on_phase is not None:
+            on_phase(name)
         check_stop()  # a safe point between phases (a stop a library swallowed or turned into its own error)
 
     names = entries.collect_schema().names()
@@ -603,11 +613,20 @@ def build(
 
             ingest_stats = ingest_into(stage, *ingest_source, progress=progress).stats
             entries, source = load_entries(stage, shown=Path(out_dir))
-        for i, recipe in enumerate(tqdm(recipes, desc="recipes", unit=" lexicon", disable=not progress)):
-            folder = stage if i == 0 else stage / recipe.name
-            results.append(compile_recipe(entries, recipe, folder, source))
-            if progress:
-                _report_committee(results[-1])
+        # one step per phase of each recipe: a one-recipe build moved from 0/1 to 1/1 only at its end
+        bar = tqdm(total=len(recipes) * len(PHASES), desc="build", unit=" step", disable=not progress, file=sys.stderr)
+        with bar:
+            for i, recipe in enumerate(recipes):
+                folder = stage if i == 0 else stage / recipe.name
+                bar.set_description_str(f"build {recipe.name}", refresh=False)
+
+                def on_phase(name: str) -> None:
+                    bar.set_postfix_str(name, refresh=False)
+                    bar.update(1)
+
+                results.append(compile_recipe(entries, recipe, folder, source, on_phase))
+                if progress:
+                    _report_committee(results[-1])
         stats = {
             "seconds": round(time.time() - started, 2),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

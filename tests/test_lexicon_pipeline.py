@@ -444,3 +444,21 @@ def test_a_bin_csv_starting_with_blank_lines_is_read(tmp_path):
     bad.write_bytes(b"\n\nhestur;6179\n")
     r = run_skrafl("ingest", "is", "--source", str(bad), "--quiet", output_root=tmp_path / "out2")
     assert r.returncode == 2 and f"{bad.name}:3: 2 semicolon-separated fields" in r.stderr, r.stderr
+
+
+def test_the_build_progress_bar_moves_phase_by_phase(tmp_path):
+    """The build's bar counts the phases of each recipe (it sat at 0/1 for a whole one-recipe build
+    and jumped to 1/1 at its end): every phase compile_recipe times is a step, in order, and a
+    one-recipe build ends at that many steps of that many."""
+    from pipelines.build import PHASES
+
+    source = tmp_path / "words.txt"
+    source.write_text("hest\nhesten\nkatt\n", encoding="utf-8")
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(source), "--out", str(tmp_path / "lex"))
+    assert r.returncode == 0, r.stderr
+    manifest_phases = json.loads((tmp_path / "lex" / "build_stats.json").read_text())["phase_seconds"]
+    timed = [k for k in next(iter(manifest_phases.values())) if not k.endswith("_peak_mib")]
+    assert timed == list(PHASES)  # the bar's steps are the phases the build times
+    final = r.stderr.replace("\r", "\n").splitlines()
+    assert any(f"{len(PHASES)}/{len(PHASES)}" in line and "build" in line for line in final), r.stderr
+    assert not any(" 0/1 " in line for line in final), r.stderr
