@@ -14,10 +14,10 @@ void                no challenge: the play stands; opponent moves            the
 single              play stands; no penalty; opponent moves                  taken back, scores 0; opponent moves
 double              play stands; the opponent loses the turn: player moves   taken back, scores 0; opponent moves
                     (3–4 players: the player after the challenger moves)
-five_point          play stands; +5 to the player (one bonus per wrong       taken back, scores 0; opponent moves
-                    challenge, rules.md); opponent moves
-five_point_per_word play stands; +5 to the player per word challenged;       taken back, scores 0; opponent moves
-                    opponent moves
+five_point          play stands; +5 to the player per word challenged        taken back, scores 0; opponent moves
+                    (WESPA, NASPA's CSW rule; issue 23 item 6); opponent
+                    moves
+five_point_per_word the same as five_point (its older name)                  taken back, scores 0; opponent moves
 ten_point           play stands; +10 to the player; opponent moves           taken back, scores 0; opponent moves
 netskrafl           play stands; +10 to the player (competition mode), the   taken back with its tiles, scores 0;
                     opponent keeps the turn: opponent moves                  opponent moves
@@ -43,7 +43,7 @@ _BONUS = {
     "void": (0, 0),
     "single": (0, 0),
     "double": (0, 0),
-    "five_point": (0, 5),
+    "five_point": (5, 0),  # per word challenged (WESPA; NASPA CSW): not one bonus per challenge
     "five_point_per_word": (5, 0),
     "ten_point": (0, 10),
     "netskrafl": (0, 10),

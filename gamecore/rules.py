@@ -25,6 +25,7 @@ END_OUT = ("double_opponent_rack", "others_racks")
 END_PASSES = ("minus_own_rack",)
 WORD_PREMIUMS = ("multiply", "add")
 TIE_BREAKS = ("none", "score_before_adjustments")
+CHALLENGE_BONUS_PER = ("challenge", "word")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class RuleSet:
         end_passes: when the game ends by scoreless turns: ``minus_own_rack``.
         score_floor_zero: final scores never below 0 (Netskrafl).
         challenge_bonus: points to the challenged player for a wrong challenge (0, 5, 10).
+        challenge_bonus_per: ``challenge`` (one bonus per wrong challenge: Netskrafl's +10) or
+            ``word`` (the bonus per word challenged: WESPA's and NASPA's CSW five-point rule, +5 for
+            each word of the play the challenger names, at most the words it forms).
         time_penalty: points lost per started ``time_penalty_seconds`` over time (0 = none).
         time_penalty_max: the most a time penalty may cost (0 = no cap).
         time_loss_minutes: minutes over time that lose/end the game (0 = never).
@@ -84,6 +88,7 @@ class RuleSet:
     end_passes: str = "minus_own_rack"
     score_floor_zero: bool = False
     challenge_bonus: int = 0
+    challenge_bonus_per: str = "challenge"
     time_penalty: int = 0
     time_penalty_seconds: int = 60
     time_penalty_max: int = 0
@@ -150,6 +155,7 @@ _CHOICES = {
     "end_passes": END_PASSES,
     "word_premiums": WORD_PREMIUMS,
     "tie_break": TIE_BREAKS,
+    "challenge_bonus_per": CHALLENGE_BONUS_PER,
 }
 
 

@@ -42,3 +42,57 @@ def test_the_record_old_bag_wins_over_the_options(tmp_path, opts):
     row, moves = _replay(_old_bag_record(tmp_path), strict=True, **opts)
     assert row["status"] == "ok", row["error"]
     assert [m["score_computed"] for m in moves] == [22]
+
+
+# --- issue 23 item 6: the five-point challenge is five points per word challenged ---------------------
+
+# A game made for the rule. 8D JOINT: J on the double letter at D8, the star doubles the word:
+# (8×2 + 1+1+1+1) × 2 = 40. 9F FE under IN forms FE (4 + 1×2 on the DL at G9 = 6), IF (5) and NE (3):
+# 14. 8D .....S: JOINTS, no premium left = 13.
+_FIVE_POINT_GAME = """#player1 alice Alice
+#player2 bob Bob
+>alice: ABIJNOT 8D JOINT +40 40
+>bob: EFQRSUV 9F FE +14 14
+>bob: QRSUV (challenge) +{two} {bob}
+>alice: ABEEGLS 8D .....S +13 53
+>alice: ABEEGL (challenge) +5 58
+"""
+
+
+def _five_point_file(tmp_path, two=10, pragma=""):
+    path = tmp_path / "five.gcg"
+    path.write_text(pragma + _FIVE_POINT_GAME.format(two=two, bob=14 + two), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "opts", [{"strict": True}, {"strict": True, "preset": "wespa"}, {"strict": True, "lang": "en"}], ids=["file", "wespa", "en"]
+)
+def test_five_points_per_word_challenged(tmp_path, opts):
+    """WESPA (and NASPA's CSW) rule: +5 for each word the challenger names: FE's challenge of two of
+    its three words is +10, JOINTS's of its one word +5, in the same game."""
+    row, moves = _replay(_five_point_file(tmp_path), **opts)
+    assert row["status"] == "ok", row["error"]
+    assert (row["score1"], row["score2"]) == (58, 24)
+    assert [m["score_computed"] for m in moves if m["kind"] == "challenge_bonus"] == [10, 5]
+
+
+def test_a_bonus_beyond_five_per_word_formed_is_refused(tmp_path):
+    """FE forms three words: at most 3 × 5 = 15 under the five-point rule; +20 is not one."""
+    row, _ = _replay(_five_point_file(tmp_path, two=15), strict=True, preset="wespa")
+    assert row["status"] == "ok", row["error"]
+    row, _ = _replay(_five_point_file(tmp_path, two=20), strict=True, preset="wespa")
+    assert row["status"] == "error" and row["error"].startswith("CHALLENGE_BONUS_INCORRECT"), row["error"]
+    row, _ = _replay(_five_point_file(tmp_path, two=10, pragma="#challenge-rule FIVE_POINT\n"), strict=True)
+    assert row["status"] == "ok", row["error"]
+
+
+def test_many_challenges_replays_with_its_written_scores(shared):
+    """Woogles' many_challenges.gcg (+10 and +5 bonuses: two words of STRaINT, one of POOVIER and
+    SANTI.) replays under --strict to its written scores, Winter 373, jvc 477."""
+    path = next(iter(sorted(shared.glob("corpora/gcg/*many_challenges.gcg"))), None)
+    if path is None:
+        pytest.skip("many_challenges.gcg is not in ../shared/corpora/gcg")
+    row, _ = _replay(path, strict=True)
+    assert row["status"] == "ok", row["error"]
+    assert (row["score1"], row["score2"]) == (373, 477)

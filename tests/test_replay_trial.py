@@ -56,11 +56,14 @@ def test_lang_keeps_the_files_challenge_rule(shared, tmp_path, pragma):
 
 def test_rules_option_still_names_the_challenge_rule(shared, tmp_path):
     """README: the rule is taken from the first bonus unless #challenge-rule or --rules says
-    otherwise: --rules wespa (+5 per wrong challenge) holds the +10 bonus to +5."""
-    res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="wespa"))
+    otherwise. VOX forms VOX, JO and AX: --rules wespa (+5 per word challenged, issue 23 item 6)
+    accepts the +10 (two of the three words); --rules scrabble (seed 003: no bonus) holds it to 0."""
+    res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="wespa", strict=True))
+    assert res.game_row["status"] == "ok", res.game_row["error"]
+    res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="scrabble"))
     assert res.game_row["status"] == "mismatch"
     assert "CHALLENGE_BONUS_INCORRECT" in _codes(res)
-    assert res.game_row["score2"] == 60
+    assert res.game_row["score2"] == 55
 
 
 # ---------------------------------------------------------------------------------------------

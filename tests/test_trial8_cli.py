@@ -236,16 +236,16 @@ def test_best_svg_follows_coords(en, tmp_path):
 
 
 def test_a_word_named_twice_is_refused(en, shared):
-    """doug's A1 WEB (event 12) forms WEB, ET and BE once each. rules.md: five-point is +5 per
-    wrong challenge: 5 whether one word or all three are challenged."""
+    """doug's A1 WEB (event 12) forms WEB, ET and BE once each. Five-point is +5 per word
+    challenged (WESPA; issue 23 item 6): 5 for WEB alone, 15 for all three."""
     g = _gcg(shared, "domino14_macondo__gcgio_testdata_doug_v_emely.gcg")
     base = ["score", "--lang", "en", "--game", str(g), "--move", "12", "--challenge", "five_point", "-f", "json"]
     err = _one_line_exit_2(run_skrafl(*base, "--challenged", "WEB,WEB,WEB,WEB"))
     assert "WEB" in err
-    for named in (["--challenged", "WEB"], []):
+    for named, bonus in ((["--challenged", "WEB"], 5), ([], 15), (["--rules", "wespa"], 15)):
         r = run_skrafl(*base, *named)
         assert r.returncode == 0, r.stderr
-        assert json.loads(r.stdout)["challenge"]["bonus"] == 5
+        assert json.loads(r.stdout)["challenge"]["bonus"] == bonus
     r = run_skrafl(*base[:-3], "five_point_per_word", "-f", "json")
     assert json.loads(r.stdout)["challenge"]["bonus"] == 15  # +5 x 3 words
 

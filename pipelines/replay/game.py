@@ -159,13 +159,14 @@ def _build_rules(key: tuple):
 # ---------------------------------------------------------------------------------------------
 # the challenge rule
 
-CHALLENGE_RULES: tuple[tuple[str, int], ...] = (("challenge", 5), ("challenge", 10), ("word", 5))
-"""The bonus rules for a wrong challenge, in the order a first bonus is read as (issue 12): +5 per
-challenge (WESPA), +10 per challenge (NASPA, e.g. liwords ``many_challenges.gcg``), +5 per word
-formed by the challenged play."""
+CHALLENGE_RULES: tuple[tuple[str, int], ...] = (("word", 5), ("challenge", 10))
+"""The bonus rules for a wrong challenge, in the order a first bonus is read as (issue 12; the
+rule set's own rule is tried first): +5 per word challenged (the five-point rule of WESPA and
+NASPA's CSW: the challenger names some or all of the words the play forms, issue 23 item 6; e.g.
+liwords ``many_challenges.gcg``: +10 and +5), +10 per challenge."""
 
 CHALLENGE_PRAGMA = {
-    "five_point": ("challenge", 5),
+    "five_point": ("word", 5),
     "ten_point": ("challenge", 10),
     "five_point_per_word": ("word", 5),
     "void": ("challenge", 0),
@@ -177,13 +178,36 @@ CHALLENGE_PRAGMA = {
 when present; :data:`gamecore.gcg.CHALLENGE_RULE_VALUES`, the reader refuses others) → the bonus rule."""
 
 
-def _bonus(rule: tuple[str, int], words: int) -> int:
+def _bonus_fits(rule: tuple[str, int], words: int, bonus: int) -> bool:
+    """Whether ``bonus`` is one the rule gives for a wrong challenge of a play forming ``words``
+    words: per challenge, exactly the points; per word challenged, the points times 1 to ``words``."""
     kind, points = rule
-    return points * words if kind == "word" else points
+    if kind != "word" or points == 0:
+        return bonus == points
+    return bonus % points == 0 and 1 <= bonus // points <= max(1, words)
 
 
-def _rule_text(rule: tuple[str, int]) -> str:
-    return f"+{rule[1]} per word of the challenged play" if rule[0] == "word" else f"+{rule[1]} per wrong challenge"
+def _bonus(rule: tuple[str, int], words: int, recorded: int | None = None) -> int:
+    """The bonus the rule gives: per challenge, the points; per word challenged, the points times
+    the words challenged (the recorded bonus's count, within 1 to ``words``; all of them when unknown)."""
+    kind, points = rule
+    if kind != "word" or points == 0:
+        return points
+    n = max(1, words) if recorded is None else min(max(1, recorded // points), max(1, words))
+    return points * n
+
+
+def _rule_text(rule: tuple[str, int], words: int | None = None) -> str:
+    if rule[0] != "word":
+        return f"+{rule[1]} per wrong challenge"
+    if words is None:
+        return f"+{rule[1]} per word challenged"
+    return f"+{rule[1]} per word challenged (+{rule[1]} to +{rule[1] * max(1, words)}: the play forms {words} word{'s' if words != 1 else ''})"
+
+
+def _own_rule(rules) -> tuple[str, int]:
+    """The challenge bonus rule of a rule set: (``challenge`` or ``word``, points)."""
+    return (rules.challenge_bonus_per, rules.challenge_bonus)
 
 
 def challenge_rule_of(game: Game) -> tuple[str, int] | None:
@@ -722,7 +746,13 @@ class _Replayer:
             return
         bonus = self.challenge_value(ev)
         if ev.score is not None and ev.score != bonus:
-            self.fault("CHALLENGE_BONUS_INCORRECT", f"challenge bonus {ev.score:+d}, the rules give +{bonus}", ev)
+            rule = self.challenge_rules[0] if self.challenge_rules else _own_rule(self.rules)
+            self.fault(
+                "CHALLENGE_BONUS_INCORRECT",
+                f"challenge bonus {ev.score:+d}, the rules give +{bonus}"
+                + (f" ({_rule_text(rule, self.last_words)})" if rule[0] == "word" else ""),
+                ev,
+            )
         self.computed[p] += bonus
         self.check_cumulative(ev)
         self.row(ev, "challenge_bonus", computed=bonus)
@@ -730,29 +760,32 @@ class _Replayer:
     def challenge_value(self, ev: Event) -> int:
         """The bonus the challenge rule gives for this wrong challenge. Without a rule fixed by
         ``--rules`` or ``#challenge-rule``, the rule is inferred from the file's first
-        bonus (+5 or +10 per challenge, or +5 per word formed by the challenged play) and the rest
-        of the game is held to it (the candidates that agree with every bonus so far)."""
+        bonus (+5 per word challenged, up to the words the challenged play forms, or +10 per
+        challenge; the rule set's own rule first) and the rest of the game is held to it (the
+        candidates that agree with every bonus so far)."""
         words = self.last_words
+        recorded = ev.score
         if self.challenge_rules is None:
-            recorded = ev.score or 0
-            fits = [c for c in CHALLENGE_RULES if _bonus(c, words) == recorded]
+            own = _own_rule(self.rules)
+            order = [own] + [c for c in CHALLENGE_RULES if c != own] if own[1] else list(CHALLENGE_RULES)
+            fits = [c for c in order if _bonus_fits(c, words, recorded or 0)]
             if not fits:
-                return self.rules.challenge_bonus or recorded
+                return _bonus(own, words, recorded) if own[1] else (recorded or 0)
             self.challenge_rules = fits
-            if fits[0] != ("challenge", self.rules.challenge_bonus):
+            if fits[0] != own:
                 self.findings.append(
                     Finding(
                         "CHALLENGE_RULE_INFERRED",
-                        f"the file names no challenge rule: {_rule_text(fits[0])} (from its first bonus, {recorded:+d})",
+                        f"the file names no challenge rule: {_rule_text(fits[0])} (from its first bonus, {recorded or 0:+d})",
                         ev.line,
                     )
                 )
-            return recorded
-        fits = [c for c in self.challenge_rules if _bonus(c, words) == (ev.score or 0)]
-        if fits and ev.score is not None:
+            return recorded or 0
+        fits = [c for c in self.challenge_rules if _bonus_fits(c, words, recorded or 0)]
+        if fits and recorded is not None:
             self.challenge_rules = fits
-            return ev.score
-        return _bonus(self.challenge_rules[0], words)
+            return recorded
+        return _bonus(self.challenge_rules[0], words, recorded)
 
     def check_zeros(self, ev: Event) -> None:
         if self.over is None and self.zeros >= self.rules.scoreless_turns_end(self.n):
@@ -1100,7 +1133,7 @@ def replay_game(
             if preset or lang:
                 rules = rules_for_game(game, preset, lang, strict)
                 if preset:  # --rules names the challenge rule; --lang only the language (its words, its tiles)
-                    fixed = ("challenge", rules.challenge_bonus)
+                    fixed = _own_rule(rules)
             elif game.format == "gcg" and not game.pragmas.get("lexicon") and not game.pragmas.get("tile-distribution"):
                 rules = rules_for_game(game, None, None, False)
                 if strict and lexicon is None and rules.tile_set not in ("english", "english_super"):
@@ -1122,9 +1155,9 @@ def replay_game(
             else:
                 rules = rules_for_game(game, preset, lang, strict)
         else:
-            fixed = challenge_rule_of(game) or ("challenge", rules.challenge_bonus)
+            fixed = challenge_rule_of(game) or _own_rule(rules)
         if game.format == "netskrafl":
-            fixed = ("challenge", rules.challenge_bonus)
+            fixed = _own_rule(rules)
         rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed)
         rep.export = export
         rep.run()
