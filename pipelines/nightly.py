@@ -334,10 +334,12 @@ def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> N
     if workers is not None and not 1 <= workers <= 1024:
         raise fail("replay", "workers", f"{workers}: expected 1 to 1024")
     elo = cfg["elo"]
-    from pipelines.postgres import check_table_name, is_url, redact
+    from pipelines.postgres import check_table_name, is_url, redact, url_problem
 
-    if elo.get("ratings_to") is not None and not is_url(elo["ratings_to"]):
-        raise fail("elo", "ratings_to", f"{redact(elo['ratings_to'])!r}: expected a PostgreSQL URL postgresql://…")
+    if is_url(cfg["games"]["source"]) and url_problem(cfg["games"]["source"]):
+        raise fail("games", "source", f"{redact(cfg['games']['source'])!r}: {url_problem(cfg['games']['source'])}")
+    if elo.get("ratings_to") is not None and url_problem(elo["ratings_to"]):
+        raise fail("elo", "ratings_to", f"{redact(elo['ratings_to'])!r}: {url_problem(elo['ratings_to'])}")
     if elo.get("table") is not None:
         if elo.get("ratings_to") is None:
             raise fail("elo", "table", "goes with ratings_to = postgresql://…")

@@ -64,57 +64,157 @@ _SCHEMES = ("postgresql", "postgres")
 
 
 def is_url(text: Any) -> bool:
-    return isinstance(text, str) and text.split("://", 1)[0].lower() in _SCHEMES
+    """Whether ``text`` is a PostgreSQL URL (``postgresql://…`` or ``postgres://…``): the one
+    check every command uses (replay's and elo's inputs, ``--ratings-to``, the nightly config)."""
+    return isinstance(text, str) and "://" in text and text.split("://", 1)[0].lower() in _SCHEMES
 
 
 def check_url(url: str) -> str:
-    """Refuse what is not a PostgreSQL URL (usage error; the URL shown without credentials)."""
-    if not is_url(url):
-        raise UsageError(f"{redact(url)}: expected a PostgreSQL URL postgresql://[USER@]HOST[:PORT]/DB")
+    """Refuse what is not a PostgreSQL URL, or one libpq would read otherwise than it was meant
+    (:func:`url_problem`): a usage error, the URL shown without credentials."""
+    problem = url_problem(url)
+    if problem:
+        raise UsageError(f"{redact(url)}: {problem}")
     _driver()
     return url
 
 
-def redact(url: str) -> str:
-    """``url`` without its user and password (also ``password=``/``user=`` query parameters)."""
+def url_problem(url: Any) -> str | None:
+    """What is wrong with a PostgreSQL URL, or None. Besides not being one: a user or password
+    holding an unencoded ``/`` or ``@``. libpq ends the user and password at the *first* ``@``
+    before any ``/`` (``conninfo_uri_parse_options``), so ``postgresql://u:p@ss@host/db`` is the
+    password ``p`` on the host ``ss@host``, and ``postgresql://u:pa/ss@host/db`` no password at
+    all but the host ``u``, port ``pa`` and database ``ss@host/db``: a piece of the password
+    would be sent as a host name and shown in the driver's errors. Refused instead, with how to
+    write it (``#``, ``?`` and ``:`` in a password are read as meant)."""
+    if not is_url(url):
+        return "expected a PostgreSQL URL postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB"
+    if _ambiguous(url.split("://", 1)[1]):
+        return (
+            "the user or password holds an unencoded '/' or '@', which libpq reads as the end of the "
+            "password or of the host: percent-encode them ('/' as %2F, '@' as %40)"
+        )
+    return None
+
+
+def _ambiguous(rest: str) -> bool:
+    """Whether a URL (``rest``: after ``scheme://``) holds an ``@`` beyond the user and password
+    libpq reads: in the host, port or database (none holds one), or in a query that is not
+    ``KEY=VALUE&…`` of libpq's keys. Then the password held an ``@`` or a ``/``."""
+    after = _libpq_userinfo(rest)[1]
+    head, _, query = after.partition("?")
+    if "@" in head:
+        return True
+    return "@" in query and not all(_QUERY_PAIR.fullmatch(pair) for pair in query.split("&"))
+
+
+def _libpq_userinfo(rest: str) -> tuple[str | None, str]:
+    """The URL after ``scheme://`` split as libpq splits it: ``(userinfo or None, the rest)``;
+    the user and password end at the first ``@`` met before any ``/``."""
+    for i, ch in enumerate(rest):
+        if ch == "@":
+            return rest[:i], rest[i + 1 :]
+        if ch == "/":
+            break
+    return None, rest
+
+
+#: The connection parameters whose values are credentials (or name where they are kept): never
+#: shown, in a URL's query or a ``key=value`` connection string.
+_SECRET_KEYS = ("password", "sslpassword", "user", "passfile", "scram_client_key", "scram_server_key")
+
+#: libpq's connection parameters (a URL's query is ``?KEY=VALUE&KEY=VALUE``): a secret value runs
+#: on to the next ``&KEY=`` of one of these, so a password holding a raw ``&`` is hidden whole.
+_LIBPQ_KEYS = (
+    "host hostaddr port dbname user password passfile require_auth channel_binding connect_timeout "
+    "client_encoding options application_name fallback_application_name keepalives keepalives_idle "
+    "keepalives_interval keepalives_count tcp_user_timeout replication gssencmode sslmode sslnegotiation "
+    "requiressl sslcompression sslcert sslkey sslkeylogfile sslpassword sslcertmode sslrootcert sslcrl "
+    "sslcrldir sslsni requirepeer ssl_min_protocol_version ssl_max_protocol_version min_protocol_version "
+    "max_protocol_version krbsrvname gsslib gssdelegation service target_session_attrs load_balance_hosts "
+    "scram_client_key scram_server_key"
+).split()
+_QUERY_SECRET = re.compile(
+    r"(?i)([?&](?:" + "|".join(_SECRET_KEYS) + r")=)(.*?)(?=&(?:" + "|".join(_LIBPQ_KEYS) + r")=|$)", re.DOTALL
+)
+_QUERY_PAIR = re.compile(r"(?i)(?:" + "|".join(_LIBPQ_KEYS) + r")=[^&]*")
+_KEYWORD_SECRET = re.compile(r"(?i)(?<![\w.])((?:" + "|".join(_SECRET_KEYS) + r")\s*=\s*)('(?:\\.|[^'\\])*'?|\S*)")
+
+
+def redact(url: Any) -> str:
+    """``url`` as it may be shown: without its user and password, whatever its shape.
+
+    A URL loses its user and password as libpq reads them (:func:`_libpq_userinfo`), or, when a
+    password holds an unencoded ``@`` or ``/`` (:func:`url_problem`), everything up to the *last*
+    ``@``: nothing of such a password is shown either; and it loses the values of ``password``, ``user``, ``sslpassword``, ``passfile`` in its
+    query; a ``key=value`` connection string (``host=h password=x``) the values of those keys,
+    quoted or not. ``postgresql://u:p/w@host/db?sslmode=off`` → ``postgresql://host/db?sslmode=off``."""
     text = str(url)
-    text = re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^@/?#]*@", r"\1", text)
-    text = re.sub(r"(?i)([?&](?:password|user|passfile)=)[^&]*", r"\1***", text)
-    return text
+    if is_url(text):
+        scheme, rest = text.split("://", 1)
+        rest = rest[rest.rindex("@") + 1 :] if _ambiguous(rest) else _libpq_userinfo(rest)[1]
+        return f"{scheme}://" + _QUERY_SECRET.sub(lambda m: m.group(1) + "***", rest)
+    return _KEYWORD_SECRET.sub(lambda m: m.group(1) + "***", text)
 
 
-def _secrets(url: str) -> list[str]:
-    from urllib.parse import unquote, urlsplit
-
-    out = []
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            out += [parts.password, unquote(parts.password)]
-    except ValueError:
-        pass
-    out += [unquote(m) for m in re.findall(r"(?i)[?&]password=([^&]*)", url)]
-    return [s for s in out if s]
+def _unquote_keyword(value: str) -> str:
+    if value.startswith("'"):
+        value = value[1:-1] if value.endswith("'") and len(value) > 1 else value[1:]
+        value = re.sub(r"\\(.)", r"\1", value)
+    return value
 
 
-def _user(url: str) -> str | None:
-    from urllib.parse import unquote, urlsplit
+def _credentials(url: str) -> tuple[list[str], list[str], list[str]]:
+    """The passwords, the pieces of passwords and the users ``url`` holds, in every form they may
+    be quoted in: as written, percent-decoded and percent-encoded; read as libpq reads them
+    (:func:`_libpq_userinfo`) and as meant (up to the last ``@``); the pieces are those libpq
+    would read as a host, port or database of a password holding ``/`` or ``@``."""
+    from urllib.parse import quote, unquote
 
-    try:
-        user = urlsplit(url).username
-    except ValueError:
-        user = None
-    found = re.findall(r"(?i)[?&]user=([^&]*)", url)
-    return unquote(user or (found[0] if found else "")) or os.environ.get("PGUSER") or None
+    passwords: list[str] = []
+    pieces: list[str] = []
+    users: list[str] = []
+    text = str(url)
+    if is_url(text):
+        rest = text.split("://", 1)[1]
+        libpq = _libpq_userinfo(rest)[0]
+        meant = rest[: rest.rindex("@")] if _ambiguous(rest) else libpq
+        for userinfo, found in ((meant, passwords), (libpq, pieces)):
+            if userinfo is not None:
+                user, _, password = userinfo.partition(":")
+                users.append(user)
+                found.append(password)
+        if meant and meant != libpq:
+            pieces += re.split(r"[/@?#:&=]", meant.partition(":")[2])
+        for m in _QUERY_SECRET.finditer(rest):
+            (users if m.group(1)[1:-1].lower() == "user" else passwords).append(m.group(2))
+    else:
+        for m in _KEYWORD_SECRET.finditer(text):
+            key = m.group(1).split("=")[0].strip().lower()
+            (users if key == "user" else passwords).append(_unquote_keyword(m.group(2)))
+    if os.environ.get("PGPASSWORD"):
+        passwords.append(os.environ["PGPASSWORD"])
+    if os.environ.get("PGUSER"):
+        users.append(os.environ["PGUSER"])
+
+    def forms(values: list[str]) -> list[str]:
+        out = {f for v in values for f in (v, unquote(v), quote(v, safe=""), quote(unquote(v), safe="")) if f}
+        return sorted(out, key=len, reverse=True)
+
+    return forms(passwords), [p for p in forms(pieces) if len(p) >= 3], forms(users)
 
 
 def _scrub(message: str, url: str) -> str:
-    for secret in _secrets(url) + ([os.environ["PGPASSWORD"]] if os.environ.get("PGPASSWORD") else []):
+    """A driver's error text without the credentials of ``url`` (and ``PGPASSWORD``): the URL
+    itself shown as :func:`redact` shows it, every form of its password replaced by ``***`` (a
+    piece of 3 characters or more that libpq read as a host, port or database too), the user
+    where the server names it (``role "x" does not exist``)."""
+    message = message.replace(str(url), redact(url))
+    passwords, pieces, users = _credentials(url)
+    for secret in passwords + pieces:
         message = message.replace(secret, "***")
-    user = _user(url)
-    if user:  # the server names the role it refused: "role "x" does not exist", "user "x""
+    for user in users:  # the server names the role it refused: "role "x" does not exist", "user "x""
         message = message.replace(f'"{user}"', '"***"')
-    message = message.replace(url, redact(url))
     return " ".join(message.split())[:300]
 
 

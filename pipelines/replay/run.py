@@ -586,5 +586,8 @@ def paths_apart(a: str | Path, b: str | Path) -> bool:
 
 
 def is_database_url(item: str) -> bool:
-    """Whether a replay/elo input is a PostgreSQL URL (``postgresql://…``, ``postgres://…``)."""
-    return isinstance(item, str) and item.split("://", 1)[0].lower() in ("postgresql", "postgres")
+    """Whether a replay/elo input is a PostgreSQL URL (``postgresql://…``, ``postgres://…``):
+    :func:`pipelines.postgres.is_url`, the one check."""
+    from pipelines.postgres import is_url
+
+    return is_url(item)
