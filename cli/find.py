@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from cli.check import check_word, lexicon_dir
-from cli.common import QUIET_OPTION, OutputFormat, emit, read_items
+from cli.common import QUIET_OPTION, OutputFormat, emit, emit_columns, read_items
 
 
 def find(
@@ -104,7 +104,7 @@ def find(
         json.dump(words, out, ensure_ascii=False)
         out.write("\n")
     elif fmt == OutputFormat.table:
-        emit([[w, len(w)] for w in words], ["word", "length"], fmt)
+        emit_columns([words, list(map(str, map(len, words)))], ["word", "length"], fmt)  # by column: as fast as tsv
     else:
         out.write("".join(w + "\n" for w in words))
     out.flush()
