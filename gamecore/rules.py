@@ -41,7 +41,9 @@ class RuleSet:
         bingo_tiles: tiles needed for the bingo bonus; 0 means ``rack_size`` (wolges: tiles = rack size).
         blank_value: ``zero`` (blank scores 0) or ``letter`` (the value of the letter it stands for;
             Russian variant).
-        exchange_min_bag: an exchange needs at least this many tiles in the bag (7; 0 = any number).
+        exchange_min_bag: an exchange needs at least this many tiles in the bag (7; 0 = no minimum
+            of its own). Whatever it is, an exchange draws its tiles from the bag: never more
+            tiles than the bag holds, never from an empty bag.
         scoreless_rounds_end: consecutive scoreless turns *per player* that end the game
             (Netskrafl/WESPA 3 = 6 turns for two players; Russian/Slovenian 2).
         end_out: when a player goes out: ``double_opponent_rack`` (out-player +2× opponent's rack,

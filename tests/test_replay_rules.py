@@ -96,3 +96,41 @@ def test_many_challenges_replays_with_its_written_scores(shared):
     row, _ = _replay(path, strict=True)
     assert row["status"] == "ok", row["error"]
     assert (row["score1"], row["score2"]) == (373, 477)
+
+
+# --- issue 23 item 7 / issue 25: an exchange draws from the bag -------------------------------------
+
+# tests/fixtures/multi/tiny.tsv: 6 A and 4 B; racks of 3 (tiny_scrabble.toml: exchange_min_bag = 0, as
+# the Slovenian and Russian presets). After the deal of two racks the bag holds 10 − 6 = 4 tiles.
+# 8G BA: (3 + 1) × 2 on the star = 8, ben draws 2: 2 left. H7 A.B: 1 + 1 + 3 = 5, ann draws 2: none left.
+_TINY_GAME = """#player1 ann Ann
+#player2 ben Ben
+>ann: AAB -AAB +0 0
+>ben: ABB 8G BA +8 8
+"""
+
+
+def _tiny(tmp_path, text):
+    from pathlib import Path
+
+    rules = Path(__file__).parent / "fixtures" / "multi" / "tiny_scrabble.toml"
+    path = tmp_path / "tiny.gcg"
+    path.write_text(text, encoding="utf-8")
+    res = replay_file(str(path), ReplayOptions(strict=True, preset=str(rules)))
+    return res.game_row
+
+
+def test_an_exchange_within_the_bag_is_allowed(tmp_path):
+    row = _tiny(tmp_path, _TINY_GAME + ">ann: AAB -AB +0 0\n")  # 2 tiles, 2 in the bag
+    assert row["status"] == "ok", row["error"]
+
+
+def test_an_exchange_larger_than_the_bag_is_refused(tmp_path):
+    row = _tiny(tmp_path, _TINY_GAME + ">ann: AAB -AAB +0 0\n")  # 3 tiles, 2 in the bag
+    assert row["status"] == "error" and row["error"].startswith("EXCHANGE_BAG_TOO_SMALL"), row["error"]
+
+
+def test_an_exchange_from_an_empty_bag_is_refused(tmp_path):
+    row = _tiny(tmp_path, _TINY_GAME + ">ann: AAB H7 A.B +5 5\n>ben: AAB -A +0 8\n")
+    assert row["status"] == "error" and row["error"].startswith("EXCHANGE_BAG_TOO_SMALL"), row["error"]
+    assert "0 tiles in the bag" in row["error"]

@@ -816,12 +816,19 @@ class _Replayer:
         if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
-        if self.bag_n < max(self.rules.exchange_min_bag, n if self.rules.exchange_min_bag else 0):
-            self.fault(
-                "EXCHANGE_BAG_TOO_SMALL",
-                f"exchange with {self.bag_n} tiles in the bag (the rules need {self.rules.exchange_min_bag})",
-                ev,
+        # the rule set's minimum (WESPA, Netskrafl: 7); whatever it is, the tiles drawn come from
+        # the bag: never more than it holds, never from an empty bag (seed 004: "draws as many
+        # new ones from the bag"; issues 23 item 7 and 25)
+        need = max(self.rules.exchange_min_bag, n, 1)
+        if self.bag_n < need:
+            why = (
+                f"the rules of {self.rules.name} need {self.rules.exchange_min_bag}"
+                if self.rules.exchange_min_bag >= max(n, 1)
+                else f"{n} tile{'s' if n != 1 else ''} exchanged need as many in the bag"
+                if n
+                else "an exchange needs a tile in the bag"
             )
+            self.fault("EXCHANGE_BAG_TOO_SMALL", f"exchange with {self.bag_n} tiles in the bag ({why})", ev)
         if ev.score not in (None, 0):
             self.fault("PLAY_SCORE_INCORRECT", f"an exchange scores 0, recorded {ev.score:+d}", ev)
         if self.over is None:
