@@ -73,7 +73,6 @@ _LOWERCASED = {
     "english-words.55": ["hmm"],
     "english-words.60": ["xi"],
     "english-words.70": ["kb", "lm", "cwm", "crwth"],
-    "english-words.80": ["qs", "nth", "pht", "zo"],
     "english-words.95": [
         "atp",
         "mr",
@@ -89,11 +88,14 @@ _LOWERCASED = {
         "nasa",
         "monday",
         "freon",
+        "london",
         "crossopodia",
+        "paris",
     ],
     "english-abbreviations.40": ["NASA"],
     "english-upper.35": ["Monday"],
-    "english-upper.50": ["Freon"],
+    "english-upper.50": ["Freon", "London", "Paris"],
+    "english-words.80": ["qs", "nth", "pht", "zo", "paris"],
     "english-abbreviations.50": ["ATP", "AA", "FBI", "IOU"],
     "english-abbreviations.70": ["aa"],
     "english-abbreviations.95": ["QS", "MR", "QP", "LASER", "RADAR", "SCUBA", "TEC"],
@@ -150,7 +152,10 @@ def test_two_letter_words_of_level_95_dropped(lowercased_build):
 
 def test_lowercased_proper_nouns_of_level_95_dropped(lowercased_build):
     _dropped_by(lowercased_build, "monday", "capitalised_word_lowercased")  # Monday: upper list, level 35
-    assert "freon" in words(lowercased_build)  # Freon at level 50: not common enough to say
+    _dropped_by(lowercased_build, "london", "capitalised_word_lowercased")  # London: upper list, level 50
+    _dropped_by(lowercased_build, "freon", "capitalised_word_lowercased")  # Freon: upper list, level 50
+    # paris is also a common noun (herb Paris) in a words list of level 80 (ENABLE, UKACD): kept
+    assert "paris" in words(lowercased_build)
 
 
 def test_accents_folded(lowercased_build):
@@ -179,11 +184,15 @@ def test_real_scowl_no_abbreviations_and_no_reference_word_lost(tmp_path, shared
     (words three engines accepted) is dropped by the rules above."""
     folder = build(tmp_path, "en", "--source", "scowl")
     lexicon = words(folder)
-    assert not {"atp", "qs", "qp", "qh", "mr", "iv", "xx", "kb", "nasa", "monday"} & lexicon
+    assert not {"atp", "qs", "qp", "qh", "mr", "iv", "xx", "kb", "nasa", "monday", "london", "tokyo", "madrid"} & lexicon
     assert {"aa", "laser", "radar", "scuba", "ok", "xi", "qi", "za", "hmm", "nth", "cwm", "cafe"} <= lexicon
     reference = set()
     for f in sorted((shared / "corpora" / "positions").glob("*.words")):
         reference |= set(f.read_text(encoding="utf-8").lower().split())
     rejected = rules_of(folder)
     lost = sorted(w for w in reference - lexicon if rejected.get(w, set()) & _NEW_RULES)
-    assert not lost, lost
+    # Seed 003 puts proper nouns out: the words SCOWL writes with a capital in its upper list at level
+    # 50 or below and in lowercase only at level 95 (Moby) go, though Collins has three of them as
+    # common nouns; every other reference word stays. Each lost word must be such a word.
+    assert all(rejected[w] & _NEW_RULES == {"capitalised_word_lowercased"} for w in lost), lost
+    assert len(lost) <= 3, lost  # 3 of the 2,795 reference words (0.11 %), for about 2,500 proper nouns out
