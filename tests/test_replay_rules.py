@@ -134,3 +134,72 @@ def test_an_exchange_from_an_empty_bag_is_refused(tmp_path):
     row = _tiny(tmp_path, _TINY_GAME + ">ann: AAB H7 A.B +5 5\n>ben: AAB -A +0 8\n")
     assert row["status"] == "error" and row["error"].startswith("EXCHANGE_BAG_TOO_SMALL"), row["error"]
     assert "0 tiles in the bag" in row["error"]
+
+
+# --- issue 25: the rule set's minimum word length in replay and in --analyze's best play -------------
+
+# A club's own Križemkražem files, as in test_issue12_variants.py (the real ones are not published):
+# Z 3, O 1, K 2, N 1, S 1, T 1; a double word on the start square I9 of a 17×17 board. Words: okno,
+# sok, zok. From I9 across: ZOK = (3 + 1 + 2) × 2 = 12, OKNO = (1 + 2 + 1 + 1) × 2 = 10, SOK = 8.
+_KK_TILES = """# tile set: my_kk
+# source: a club's own set for this test
+letter	count	value	vowel
+?	10	0	0
+A	20	1	1
+O	15	1	1
+K	10	2	0
+N	10	1	0
+S	10	1	0
+T	10	1	0
+Z	4	3	0
+"""
+
+
+@pytest.fixture(scope="module")
+def kk(tmp_path_factory):
+    from clirun import run_skrafl
+
+    d = tmp_path_factory.mktemp("kk_replay")
+    (d / "tiles.tsv").write_text(_KK_TILES, encoding="utf-8")
+    rows = ["|" + " " * 17 + "|" for _ in range(17)]
+    rows[8] = "|" + " " * 8 + "-" + " " * 8 + "|"  # I9: DW, the start square
+    (d / "board17.txt").write_text(
+        "# my 17x17\n# start square: I9\n# source: this test\n" + "\n".join(rows) + "\n", encoding="utf-8"
+    )
+    # the shipped template's values (rack_size 10, min_word_length 4) with this test's own files
+    from pathlib import Path
+
+    template = (Path(__file__).resolve().parents[1] / "gamecore" / "data" / "rules" / "krizemkrazem.toml").read_text(
+        encoding="utf-8"
+    )
+    mine = "\n".join(ln for ln in template.splitlines() if not ln.startswith("unpublished"))
+    mine = mine.replace('"YOUR_TILES.tsv"', '"tiles.tsv"').replace('"YOUR_BOARD_17x17.txt"', '"board17.txt"')
+    (d / "kk.toml").write_text(mine + "\n", encoding="utf-8")
+    (d / "kk2.toml").write_text(mine.replace("min_word_length = 4", "min_word_length = 2") + "\n", encoding="utf-8")
+    (d / "words.txt").write_text("okno\nsok\nzok\n", encoding="utf-8")
+    r = run_skrafl("build", "sl", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "sl"), "-q")
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def _kk_replay(kk, tmp_path, play, rules="kk.toml", **opts):
+    path = tmp_path / "kk.gcg"
+    path.write_text(f"#player1 a A\n#player2 b B\n>a: KNOOSTZ {play}\n", encoding="utf-8")
+    res = replay_file(str(path), ReplayOptions(preset=str(kk / rules), lexicon_dir=str(kk / "sl"), **opts))
+    return res.game_row, res.move_rows
+
+
+def test_replay_refuses_a_word_shorter_than_the_rules_allow(kk, tmp_path):
+    row, _ = _kk_replay(kk, tmp_path, "9I ZOK +12 12")
+    assert row["status"] == "error" and row["error"].startswith("ILLEGAL_PLAY"), row["error"]
+    assert "too_short" in row["error"] and "ZOK has 3" in row["error"]
+    row, _ = _kk_replay(kk, tmp_path, "9I ZOK +12 12", rules="kk2.toml", strict=True)  # words of 2 or more
+    assert row["status"] == "ok", row["error"]
+
+
+def test_analyze_best_play_forms_no_short_word(kk, tmp_path):
+    row, moves = _kk_replay(kk, tmp_path, "9I OKNO +10 10", strict=True, analyze=True)
+    assert row["status"] == "ok", row["error"]
+    assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("OKNO", 10, 0)
+    row, moves = _kk_replay(kk, tmp_path, "9I OKNO +10 10", rules="kk2.toml", strict=True, analyze=True)
+    assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("ZOK", 12, 2)

@@ -377,6 +377,7 @@ class _Replayer:
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
         self.bingo_min = rules.bingo_min_tiles
+        self.shortest = rules.min_word_length  # the shortest word a play may form (2; Križemkražem 4)
         # the challenge rule: fixed by --rules or a #challenge-rule pragma, else inferred from
         # the first bonus of the file (candidates kept while the bonuses agree with them)
         self.challenge_rules: list[tuple[str, int]] | None = None if fixed_challenge is None else [fixed_challenge]
@@ -567,6 +568,8 @@ class _Replayer:
         except SkraflError as exc:
             self.fault("COORDINATE_OUT_OF_BOUNDS", f"{_play_text(ev)}: {exc.message}", ev, kind="error")
             return
+        if self.shortest > 2:
+            self.check_word_lengths(ev, words)
         placed = len(used)
         kept = None
         if rack is not None:
@@ -620,6 +623,28 @@ class _Replayer:
         self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
+
+    def check_word_lengths(self, ev: Event, words) -> None:
+        """The rule set's shortest word (``min_word_length``; seed 004's Križemkražem: 4), for
+        the main word and every cross word, counted in tiles, as ``score`` rules it (``too_short``).
+        The play is taken back before the error: it cannot be made."""
+        short = []
+        for w in words:
+            try:
+                n = len(self.ts.split_word(w.upper()))
+            except SkraflError:
+                n = len(w)
+            if n < self.shortest:
+                short.append(f"{w.upper()} has {n}")
+        if short:
+            self.pboard.undo()
+            self.fault(
+                "ILLEGAL_PLAY",
+                f"{_play_text(ev)}: words must have at least {self.shortest} letters under rules {self.rules.name}: "
+                f"{', '.join(short)} (too_short)",
+                ev,
+                kind="error",
+            )
 
     def play_text(self, ev: Event):
         """Play an event from its coordinate and its word read as text (as
@@ -680,10 +705,12 @@ class _Replayer:
             from gamecore.best import GameAnalyzer
 
             self.analyzer = GameAnalyzer(self.bundle, self.rules)
-        if self.folded:
+        if self.folded or self.shortest > 2:
             board = position if codes is None else self.analyzer.board(codes)
-            if any(t in self.folded for t in rack) or any(
-                t is not None and t.label in self.folded for row in board.squares for t in row
+            if (
+                self.shortest > 2  # the best play forms no word shorter than min_word_length (issue 25)
+                or any(t in self.folded for t in rack)
+                or any(t is not None and t.label in self.folded for row in board.squares for t in row)
             ):
                 from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
 
