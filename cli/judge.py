@@ -18,9 +18,10 @@ from cli.common import QUIET_OPTION, OutputFormat
 
 HELP = (
     "The Word Judge station: a full-screen terminal screen where players type the words of a challenged "
-    "play (up to --max-words, separated by spaces) and press Enter; the screen shows only a big "
-    "ACCEPTABLE (green) or UNACCEPTABLE (red), never which word failed, and clears after --clear-after "
-    "seconds. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
+    "play (up to --max-words, separated by spaces) and press Enter; the screen shows a big "
+    "ACCEPTABLE (green) or UNACCEPTABLE (red) with the words ruled on under it, all alike (never which "
+    "word failed), and clears after --clear-after seconds; a refusal message clears once the field is "
+    "edited or cleared. Every ruling is appended to --log FILE as a JSON line (time, words, verdict, lexicon name "
     "and its manifest checksum), flushed to disk before the verdict is shown.\n\n"
     "A word with a control or invisible format character (U+0001, a zero-width space U+200B…) is "
     "refused, never ruled on, as 'skrafl check' refuses it: --word and --batch stop with one error "
@@ -245,18 +246,24 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             self.rulings.append(ruling)
             event.input.value = ""
             message.update("")
-            self._show_verdict(ruling.verdict)
+            self._show_verdict(ruling.verdict, ruling.words)
 
         def on_input_changed(self, event: Input.Changed) -> None:
             # a key or a paste that went into the words field while a verdict shows clears it (the
             # field emptied by the ruling itself changes it to "", which clears nothing)
             if event.input.id == "words" and self.state == "verdict" and event.value:
                 self.clear_verdict()
+            # a refusal is about the entry it refused: once the field is edited or cleared it is stale
+            if event.input.id == "words" and self.state == "entry":
+                self.query_one("#message", Static).update("")
 
-        def _show_verdict(self, verdict: str) -> None:
+        def _show_verdict(self, verdict: str, words=()) -> None:
             self.state = "verdict"
             panel = self.query_one("#verdict", Static)
-            panel.update(big_text(verdict, self.size.width) + f"\n\n{verdict}")
+            # under the verdict, the words ruled on, all alike (as Zyzzyva's Word Judge shows them):
+            # the players see what was judged, never which word failed
+            ruled = " ".join(w.upper() for w in words)
+            panel.update(big_text(verdict, self.size.width) + f"\n\n{verdict}" + (f"\n\n{ruled}" if ruled else ""))
             panel.set_classes("acceptable" if verdict == "ACCEPTABLE" else "unacceptable")
             if clear_after > 0:
                 self._timer = self.set_timer(clear_after, self.clear_verdict)

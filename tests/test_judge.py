@@ -123,7 +123,7 @@ def _app(judge, **kw):
     return make_app(judge, **kw)
 
 
-def test_screen_shows_the_verdict_and_never_the_words(judge, tmp_path):
+def test_screen_shows_the_verdict_and_the_words_never_which_failed(judge, tmp_path):
     log = AuditLog(tmp_path / "log.jsonl")
     app = _app(judge, log=log, clear_after=30)
     seen = {}
@@ -137,8 +137,10 @@ def test_screen_shows_the_verdict_and_never_the_words(judge, tmp_path):
     log.close()
     text = seen["text"]
     assert "UNACCEPTABLE" in text
-    for w in ("joint", "xyzzy", "fore", "JOINT", "XYZZY"):
-        assert w not in text
+    # the words ruled on are shown under the verdict (as Zyzzyva's Word Judge does), all alike, in
+    # the order typed: nothing marks the one that failed
+    assert "JOINT XYZZY FORE" in text
+    assert "INVALID" not in text and "VALID" not in text.replace("UNACCEPTABLE", "")
     assert app.state == "verdict" and [r.verdict for r in app.rulings] == ["UNACCEPTABLE"]
     line = json.loads((tmp_path / "log.jsonl").read_text(encoding="utf-8"))
     assert line["words"] == ["joint", "xyzzy", "fore"] and line["verdict"] == "UNACCEPTABLE"
@@ -165,6 +167,27 @@ def test_screen_acceptable_then_cleared(judge):
     assert "ACCEPTABLE" in seen["during"] and "UNACCEPTABLE" not in seen["during"] and seen["class"] == {"acceptable"}
     assert "ACCEPTABLE" not in seen["after"] and "Type the words" in seen["after"] and app.state == "entry"
     assert seen["value"] == ""
+
+
+def test_a_refusal_clears_when_the_field_is_cleared(judge):
+    """A refusal (too many words) is about the entry it refused: once the field is cleared it goes
+    (it stayed on the screen under an empty field)."""
+    app = _app(judge, clear_after=30)
+    seen = {}
+
+    async def refuse_then_clear(pilot):
+        app.query_one("#words").value = " ".join(["ta"] * 9)
+        await pilot.press("enter")
+        await pilot.pause()
+        seen["refused"] = screen_text(app)
+        await pilot.press("ctrl+u")  # the readline key that clears the field
+        await pilot.pause()
+        seen["cleared"] = screen_text(app)
+        seen["value"] = app.query_one("#words").value
+
+    drive(app, [refuse_then_clear])
+    assert "at most 8 words" in seen["refused"]
+    assert seen["value"] == "" and "at most 8 words" not in seen["cleared"] and app.rulings == []
 
 
 def test_nfd_typing_is_ruled_as_nfc(tmp_path):
