@@ -46,6 +46,10 @@ class RuleSet:
             tiles than the bag holds, never from an empty bag.
         scoreless_rounds_end: consecutive scoreless turns *per player* that end the game
             (Netskrafl/WESPA 3 = 6 turns for two players; Russian/Slovenian 2).
+        player_passes_end: a player who passes this many of their turns in a row ends the game,
+            whatever the others do between (0 = no such rule; seed 003's boxed game, "Ef leikmaður
+            fer framhjá tveimur beygjum í röð er leiknum lokið": 2). Only passes count, not
+            exchanges; each player then loses their own rack (``end_passes``).
         end_out: when a player goes out: ``double_opponent_rack`` (out-player +2× opponent's rack,
             Netskrafl/WESPA) or ``others_racks`` (each −own rack, out-player + the others' racks).
         end_passes: when the game ends by scoreless turns: ``minus_own_rack``.
@@ -86,6 +90,7 @@ class RuleSet:
     blank_value: str = "zero"
     exchange_min_bag: int = 7
     scoreless_rounds_end: int = 3
+    player_passes_end: int = 0
     end_out: str = "double_opponent_rack"
     end_passes: str = "minus_own_rack"
     score_floor_zero: bool = False
@@ -225,6 +230,8 @@ def read_rules(path: str | Path) -> RuleSet:
         raise DataError("rack_size must be at least 1", path)
     if kwargs.get("min_word_length", 2) < 2:
         raise DataError("min_word_length must be at least 2 (a word is two letters or more)", path)
+    if kwargs.get("player_passes_end", 0) < 0:
+        raise DataError("player_passes_end must be 0 (no such rule) or more", path)
     if not 2 <= kwargs.get("players_max", 4) <= 4:
         raise DataError("players_max must be from 2 to 4", path)
     return RuleSet(**kwargs)

@@ -203,3 +203,47 @@ def test_analyze_best_play_forms_no_short_word(kk, tmp_path):
     assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("OKNO", 10, 0)
     row, moves = _kk_replay(kk, tmp_path, "9I OKNO +10 10", rules="kk2.toml", strict=True, analyze=True)
     assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("ZOK", 12, 2)
+
+
+# --- issue 23 item 9: seed 003's "a player who passes twice in a row ends the game" -------------------
+
+# 8D JOINT = 40 and 8D .....S = 13 as above. bob passes twice in a row (alice plays between): seed 003
+# ends the game there ("Ef leikmaður fer framhjá tveimur beygjum í röð er leiknum lokið") and each
+# player loses their own rack ("Stigagjöf"): alice ABDEEGL = 1+3+2+1+1+2+1 = 11, bob EFQRSUV =
+# 1+4+10+1+1+1+4 = 22.
+_PASSES_TWICE = """#player1 alice Alice
+#player2 bob Bob
+>alice: ABIJNOT 8D JOINT +40 40
+>bob: EFQRSUV - +0 0
+>alice: ABEEGLS 8D .....S +13 53
+>bob: EFQRSUV {second} +0 0
+"""
+_PENALTIES = """>alice: ABDEEGL (ABDEEGL) -11 42
+>bob: EFQRSUV (EFQRSUV) -22 -22
+"""
+
+
+def _passes_game(tmp_path, second="-", tail=_PENALTIES, preset="scrabble_passes_twice", strict=True):
+    path = tmp_path / "passes.gcg"
+    path.write_text(_PASSES_TWICE.format(second=second) + tail, encoding="utf-8")
+    return _replay(path, strict=strict, preset=preset)
+
+
+def test_a_player_passing_twice_in_a_row_ends_the_game(tmp_path):
+    row, _ = _passes_game(tmp_path)
+    assert row["status"] == "ok", row["error"]
+    assert (row["finished"], row["ended_by"], row["score1"], row["score2"], row["winner"]) == (True, "passes", 42, -22, "alice")
+
+
+def test_after_two_passes_no_move_is_made(tmp_path):
+    row, _ = _passes_game(tmp_path, tail=">alice: ABDEEGL 9E BE +7 60\n")
+    assert row["status"] == "error" and row["error"].startswith("MOVE_EVENT_AFTER_GAME_END"), row["error"]
+
+
+def test_an_exchange_is_no_pass_and_other_presets_play_on(tmp_path):
+    row, _ = _passes_game(tmp_path, second="-EFQ", tail="")  # pass, exchange: not two passes
+    assert row["status"] == "ok" and not row["finished"], row["error"]
+    row, _ = _passes_game(tmp_path, tail="", preset="scrabble")  # the boxed game without the rule
+    assert row["status"] == "ok" and not row["finished"], row["error"]
+    row, _ = _passes_game(tmp_path, preset="scrabble")  # so the rack lines come before the end
+    assert row["status"] == "error" and row["error"].startswith("END_GAME_EVENT_BEFORE_GAME_END"), row["error"]

@@ -359,6 +359,7 @@ class _Replayer:
         self.computed = [0] * self.n
         self.recorded = [0] * self.n
         self.zeros = 0
+        self.passes = [0] * self.n  # each player's passes in a row (rule player_passes_end)
         self.expected: int | None = None
         self.over: str | None = None
         self.out_player: int | None = None
@@ -616,6 +617,7 @@ class _Replayer:
         self.last_play = (p, used, score, ev.score, drawn, self.zeros, bingo, self.over)
         self.last_words = max(1, len(words))
         self.zeros = 0
+        self.passes[p] = 0
         if holds[p] == 0 and self.bag_n == 0 and self.over is None:
             self.over, self.out_player, self.final_pass_ok = "out", p, True
         elif self.target is not None and self.over is None and self.computed[p] >= self.target:
@@ -815,8 +817,14 @@ class _Replayer:
         return _bonus(self.challenge_rules[0], words, recorded)
 
     def check_zeros(self, ev: Event) -> None:
-        if self.over is None and self.zeros >= self.rules.scoreless_turns_end(self.n):
+        """The end of the game by scoreless turns (``scoreless_rounds_end``), or by a player's
+        passes in a row (``player_passes_end``, seed 003: twice)."""
+        if self.over is not None:
+            return
+        if self.zeros >= self.rules.scoreless_turns_end(self.n):
             self.over = "zeros"
+        elif self.rules.player_passes_end and self.passes[ev.player] >= self.rules.player_passes_end:
+            self.over = "passes"
 
     def pass_(self, ev: Event) -> None:
         self.after_move_over_check(ev)
@@ -825,6 +833,7 @@ class _Replayer:
         best = self.best(ev, rack, 0, self.before()) if self.analyze and rack else None
         if self.over is None:
             self.zeros += 1
+            self.passes[ev.player] += 1
         if ev.score not in (None, 0):
             self.fault("PLAY_SCORE_INCORRECT", f"a pass scores 0, recorded {ev.score:+d}", ev)
         self.check_cumulative(ev)
@@ -860,6 +869,7 @@ class _Replayer:
             self.fault("PLAY_SCORE_INCORRECT", f"an exchange scores 0, recorded {ev.score:+d}", ev)
         if self.over is None:
             self.zeros += 1
+            self.passes[ev.player] = 0  # an exchange is no pass
         self.check_cumulative(ev)
         if rack is not None:
             kept = list(rack)
@@ -919,10 +929,10 @@ class _Replayer:
                 ev,
             )
         v = _value(self.ts, tiles, self.rules)
-        allowed = self.over == "zeros" or (self.over == "out" and p != self.out_player)
+        allowed = self.over in ("zeros", "passes") or (self.over == "out" and p != self.out_player)
         if not allowed:
             self.fault("END_GAME_EVENT_BEFORE_GAME_END", f"own-rack penalty for {self.nick(p)} before the game ended", ev)
-        if p in self.done_adjust and self.over == "zeros":
+        if p in self.done_adjust and self.over in ("zeros", "passes"):
             self.fault("GAME_EVENT_OFF_TURN", f"second own-rack penalty for {self.nick(p)}", ev)
         if ev.score is not None and ev.score != -v:
             self.fault(
@@ -943,7 +953,7 @@ class _Replayer:
             each = self.one_x or self.others_racks
             need = {self.out_player} | ({q for q in range(self.n) if q != self.out_player} if each else set())
             return not need <= self.done_adjust
-        if self.over == "zeros":
+        if self.over in ("zeros", "passes"):
             return not set(range(self.n)) <= self.done_adjust
         return False
 
@@ -1015,14 +1025,18 @@ class _Replayer:
         if g.format == "netskrafl":
             self.netskrafl_end()
         else:
-            if self.over == "zeros" and not g.incomplete and not g.last_racks:
+            if self.over in ("zeros", "passes") and not g.incomplete and not g.last_racks:
                 missing = [q for q in range(self.n) if q not in self.done_adjust and self.holds[q]]
                 if missing:
                     have = len(set(range(self.n)) - set(missing))
                     self.fault(
                         "END_RACK_PENALTY_MISSING",
-                        f"the game ended on {self.rules.scoreless_turns_end(self.n)} scoreless turns, "
-                        f"but {', '.join(self.nick(q) for q in missing)} {'has' if len(missing) == 1 else 'have'} no own-rack deduction line "
+                        (
+                            f"the game ended on {self.rules.scoreless_turns_end(self.n)} scoreless turns, "
+                            if self.over == "zeros"
+                            else f"the game ended on a player's {self.rules.player_passes_end} passes in a row, "
+                        )
+                        + f"but {', '.join(self.nick(q) for q in missing)} {'has' if len(missing) == 1 else 'have'} no own-rack deduction line "
                         f"({have} of {self.n} recorded; every player loses their own rack)",
                         None,
                         kind="warning",
@@ -1056,7 +1070,7 @@ class _Replayer:
             self.computed[p] += v
             self.row(ev, "end_rack", word="".join(tiles), computed=v)
             self.synthetic.append(Event("end_rack", p, tiles=tiles, score=v, cumulative=self.computed[p]))
-        elif self.over == "zeros":
+        elif self.over in ("zeros", "passes"):
             for p in range(self.n):
                 v = _value(self.ts, racks[p], self.rules)
                 ev = Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=None)

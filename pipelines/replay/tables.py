@@ -24,7 +24,8 @@ Tables (Parquet, zstd):
   unfinished game has a null ``winner``), ``locale`` (Netskrafl's ``locale``, else GCG
   ``#locale``), ``players`` (2 to 4) and ``player3``/``player4``, ``score3``/``score4``,
   ``bingos3``/``bingos4`` (null in a two-player game; turns go round in ``#player`` order),
-  ``ended_by`` (``out``, ``zeros`` — the scoreless turns —, ``resign`` or ``target`` — Endline —;
+  ``ended_by`` (``out``, ``zeros`` — the scoreless turns —, ``passes`` — a player's passes in a row,
+  rule ``player_passes_end`` —, ``resign`` or ``target`` — Endline —;
   null when not finished).
 - ``moves.parquet``, one row per event: ``file``, ``turn`` (1-based event number), ``player``
   (1-based, file order), ``kind`` (see :mod:`gamecore.gamelog`), ``coord`` (GCG notation),
