@@ -197,6 +197,121 @@ SECTION_KEYS = {
 }
 
 
+#: The functions a ``[[drop]]`` condition may call (scalar functions and the aggregates and window
+#: functions of a whole-lexeme rule): nothing that reads a file or a table (``read_csv``,
+#: ``read_parquet``), as a recipe is data, not a program.
+CONDITION_FUNCTIONS = frozenset(
+    """abs avg btrim cast ceil ceiling char_length character_length coalesce concat concat_ws count
+    ends_with first floor greatest if ifnull initcap last least left length ln log log10 log2 lower
+    ltrim max mean median min mod nullif octet_length pow power regexp_like regexp_replace replace
+    reverse right round row_number rank dense_rank rtrim sign sqrt starts_with stddev strpos substr
+    substring sum trim upper var variance""".split()
+)
+#: Words that may stand before a parenthesis without being a call (``x IN (…)``, ``OVER (…)``).
+_CONDITION_KEYWORDS = frozenset(
+    "and or not in is null true false like ilike between case when then else end over partition by order "
+    "asc desc nulls as distinct".split()
+)
+#: Words that begin or join a query: a condition that holds one reads a table, so it is refused.
+_QUERY_WORDS = frozenset(
+    """select from with where join union intersect except values table exists lateral unnest into
+    insert update delete create drop alter copy show explain truncate set pragma attach load execute
+    call limit offset group having qualify window returning""".split()
+)
+_CONDITION_PUNCTUATION = set("()=<>!+-*/%|,")
+
+
+def condition_problem(when: str) -> str | None:
+    """Why ``when`` is not a condition a recipe may hold, or None when it is one: column names,
+    literals ('text', numbers, TRUE/FALSE/NULL), operators, CASE, IN (list), LIKE, window clauses
+    (``OVER (PARTITION BY …)``) and calls of :data:`CONDITION_FUNCTIONS` only. Refused: a table
+    function (``read_csv('/etc/passwd')``), a subquery (``SELECT``, ``VALUES``, ``EXISTS``), any
+    other function, comments, ``;``, ``::`` casts, qualified names (``t.col``) and the string forms
+    whose ends polars' parser finds by other rules than ``'…'`` (``$$…$$``, ``E'…'``, backquotes):
+    the condition is checked token by token, as polars will read it, before polars sees it."""
+    i, n = 0, len(when)
+    tokens: list[tuple[str, str]] = []  # (kind, text): word, quoted, string, number, punct
+    while i < n:
+        ch = when[i]
+        if ch in " \t\r\n":
+            i += 1
+        elif ch == "'":
+            j = i + 1
+            while True:
+                if j >= n:
+                    return "a text literal without its closing quote"
+                if when[j] == "'":  # '' is a quote in the text; a backslash escapes nothing (as polars reads it)
+                    if j + 1 < n and when[j + 1] == "'":
+                        j += 2
+                    else:
+                        break
+                else:
+                    j += 1
+            tokens.append(("string", when[i : j + 1]))
+            i = j + 1
+        elif ch == '"':
+            j = when.find('"', i + 1)
+            while j != -1 and j + 1 < n and when[j + 1] == '"':
+                j = when.find('"', j + 2)
+            if j == -1:
+                return "a quoted column name without its closing quote"
+            if "\\" in when[i:j]:
+                return "a backslash in a quoted column name"
+            tokens.append(("quoted", when[i : j + 1]))
+            i = j + 1
+        elif ch.isdigit() or (ch == "." and i + 1 < n and when[i + 1].isdigit()):
+            j = i
+            while j < n and (when[j].isdigit() or when[j] == "."):
+                j += 1
+            if j < n and when[j] in "eE" and (j + 1 < n and (when[j + 1].isdigit() or when[j + 1] in "+-")):
+                j += 2
+                while j < n and when[j].isdigit():
+                    j += 1
+            if j < n and (when[j].isalpha() or when[j] == "_"):
+                return f"{when[i : j + 1]!r}: a number run into a name"
+            tokens.append(("number", when[i:j]))
+            i = j
+        elif ch.isalpha() or ch == "_":
+            j = i
+            while j < n and (when[j].isalnum() or when[j] == "_"):
+                j += 1
+            if j < n and when[j] in "'\"":
+                return f"{when[i:j]}{when[j]}…: prefixed text ({when[i:j]}'…') is not allowed: write plain '…'"
+            tokens.append(("word", when[i:j]))
+            i = j
+        elif ch in _CONDITION_PUNCTUATION:
+            if when.startswith("--", i) or when.startswith("/*", i):
+                return "a comment: conditions hold no comments (put them in the TOML, after #)"
+            tokens.append(("punct", ch))
+            i += 1
+        else:
+            what = {";": "';' (one condition, no statements)", ":": "':' (no :: casts; use CAST(x AS type))"}
+            return what.get(ch, f"the character {ch!r} (U+{ord(ch):04X})")
+    for k, (kind, text) in enumerate(tokens):
+        if kind != "word":
+            continue
+        word = text.lower()
+        if word in _QUERY_WORDS:
+            return f"{text.upper()}: conditions are over the entry's columns; no subqueries or tables"
+        called = k + 1 < len(tokens) and tokens[k + 1] == ("punct", "(")
+        if called and word not in _CONDITION_KEYWORDS and word not in CONDITION_FUNCTIONS:
+            if word.startswith("read_") or word.startswith("scan_"):
+                return f"{text}(…) reads a file: a recipe is data; conditions are over the entry's columns"
+            return f"{text}(…) is not one of the functions a condition may call ({', '.join(sorted(CONDITION_FUNCTIONS))})"
+    return None
+
+
+def _drop_line(text: str, number: int) -> int | None:
+    """The line of the ``number``-th ``[[drop]]`` header in a recipe's text (None: not found)."""
+    seen = 0
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.split("#", 1)[0].strip().replace(" ", "") == "[[drop]]":
+            seen += 1
+            if seen == number:
+                return lineno
+    return None
+
+
 def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
     alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
@@ -323,6 +438,13 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
         sources = rule.get("sources", [])
         if isinstance(sources, str) or not all(isinstance(x, str) for x in sources):
             raise DataError(f"[[drop]] rule {rule['rule']!r}: sources must be a list of source names", path)
+        problem = condition_problem(rule["when"])
+        if problem is not None:
+            raise DataError(
+                f"[[drop]] rule {rule['rule']!r}: its when is not a condition a recipe may hold: {problem}",
+                path,
+                _drop_line(text, i),
+            )
         recipe.drops.append(
             DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False)))
         )
