@@ -31,6 +31,13 @@ HELP = (
     "(flushed): tsv rows with the input line number first (one header), json one object per line "
     '({"line": N, "plays": [...]}), table one block per position (headed "line N"). A bad line is one error '
     "line on stderr (-:LINE: why) and gives no output; the other lines go on, and the exit status is then 2.\n\n"
+    "Equity (--leaves FILE, a KLV2 leave file as MAGPIE and wolges write it, e.g. MAGPIE-DATA's "
+    "data/lexica/CSW21.klv2): plays and exchanges ranked by MAGPIE's static equity, highest first: score + the "
+    "value of the tiles kept (while the bag has tiles) + its opening and endgame terms; columns kind (play or "
+    "exchange), coord, word (an exchange: the tiles exchanged), score, tiles_placed, leave, equity (points, to "
+    "the thousandth). Exchanges are listed when the bag allows one. The opponent's rack, when the CGP gives it, is "
+    "not in the bag. --leaves LANG: the leave file shipped for a language (skrafl leaves path --lang LANG). "
+    "Without --leaves: by score.\n\n"
     "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
     "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
     "e.g. output/is/midlungur).\n\n"
@@ -77,6 +84,11 @@ def best(
         "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur).",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed for the robot's pick (reproducible)."),
+    leaves: Optional[str] = typer.Option(
+        None,
+        "--leaves",
+        help="Rank plays and exchanges by static equity with this KLV2 leave file (or LANG: its shipped leaves).",
+    ),
     svg: Optional[Path] = typer.Option(
         None,
         "--svg",
@@ -110,6 +122,8 @@ def best(
         raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
     if robot is not None and (show_all or top is not None):
         raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
+    if leaves is not None and robot is not None:
+        raise UsageError(f"--robot {robot.value} picks by score as Netskrafl's robots do: give no --leaves")
     if vocabulary is not None and robot is None:
         raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
     n = 10 if top is None else top
@@ -147,6 +161,11 @@ def best(
     else:
         ruleset = rules_for(bundle.language or lang)
     tile_set, layout = ruleset.tiles(), ruleset.layout()
+    table = None
+    if leaves is not None:
+        if ruleset.blank_swap:
+            raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
+        table = _leave_table(leaves, tile_set)
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
@@ -161,31 +180,35 @@ def best(
         return vocabs[0]
 
     columns = COLUMNS + (["swap"] if ruleset.blank_swap else [])
+    if table is not None:
+        columns = ["kind", *COLUMNS, "equity"]
     shown = _coord_writer(coords, layout.size)
 
     from gamecore.folded import _manifest_fold
 
     fold = _manifest_fold(bundle)  # the lexicon's letter folds, read once (not once per position)
 
-    def plays_of(position, rack_tiles):
+    def plays_of(position, rack_tiles, opponent=()):
+        if table is not None:
+            return _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, None if show_all else n, table, shown)
         return _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set)
 
     if many:
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
 
-    cgp_rack = None
+    cgp_rack, opponent = None, []
     if cgp is not None:
         from gamecore.text import nfc
 
         pos = parse_cgp(nfc(cgp), tile_set, layout)
-        position, cgp_rack = pos.board, pos.racks[0]
+        position, cgp_rack, opponent = pos.board, pos.racks[0], pos.racks[1]
     elif board_format == BoardFormat.cgp:
         p = Path(board)
         if p.exists():  # a file (a folder is refused); else the CGP text itself
             input_file(p, "board", "--board")
         text, path = (read_board_text(p, "CGP"), p) if p.exists() else (board, None)
         pos = parse_cgp(text, tile_set, layout, path=path)  # a file: its own line numbers
-        position, cgp_rack = pos.board, pos.racks[0]
+        position, cgp_rack, opponent = pos.board, pos.racks[0], pos.racks[1]
     else:
         p = input_file(board, "board", "--board")  # a folder is not missing; /dev/null or a FIFO is read
         position = parse_board_text(read_board_text(p), tile_set, layout, board_format.value, p)  # at most 1 MiB read
@@ -195,13 +218,15 @@ def best(
         rack_tiles = cgp_rack
     else:
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
-    plays, rows = plays_of(position, rack_tiles)
+    plays, rows = plays_of(position, rack_tiles, opponent)
     emit(rows, columns, fmt)
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
 
         first = plays[0] if plays else None
         caption = f"{shown(first.coord)} {first.word_text()} {first.score}" if first is not None else "no legal play"
+        if table is not None and rows:
+            caption = f"{caption} equity {rows[0][-1]}" if first is not None else f"exchange {rows[0][2]} equity {rows[0][-1]}"
         write_picture(
             PositionPicture(
                 position,
@@ -252,6 +277,46 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
     return plays, rows
 
 
+def _leave_table(value: str, tile_set):
+    """``--leaves``: a KLV2 file (or a language's shipped one) read against the rule set's tile set."""
+    import re
+
+    from gamecore.equity import LeaveTable
+    from gamecore.errors import UsageError
+    from gamecore.klv import Klv, shipped_leaves
+
+    p = Path(value)
+    if not p.exists() and re.fullmatch(r"[a-z]{2,3}", value):
+        shipped = shipped_leaves(value)
+        if shipped is None:
+            raise UsageError(f"--leaves {value}: no leave file is shipped for language {value!r} yet; give a KLV2 file")
+        p = shipped
+    else:
+        input_file(p, "leave", "--leaves")
+    return LeaveTable(Klv.read(p), tile_set)
+
+
+def _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, limit, table, shown):
+    """``--leaves``: every play and exchange by static equity (the best ``limit``, or all), as rows.
+    Returns (the plays, None for an exchange; rows)."""
+    from gamecore.best import leave_text
+    from gamecore.equity import rank
+    from gamecore.folded import best_plays_folded
+
+    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None, fold)
+    ranked = rank(position, rack_tiles, plays, table, ruleset, opponent)[:limit]
+    ts = table.tile_set
+    rows = []
+    for r in ranked:
+        eq = round(r.milli / 1000, 3)
+        if r.kind == "play":
+            p = r.play
+            rows.append(["play", shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, ts), eq])
+        else:
+            rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, 0, table.labels(table.tiles(r.leave)), eq])
+    return [r.play for r in ranked], rows
+
+
 def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
     """``--board -``: one CGP position per line of stdin, its plays written (and flushed) before
     the next line is read. A bad line: one error line ``-:LINE: why`` on stderr, no output, the
@@ -288,7 +353,7 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
             rack_tiles = pos.racks[0]
             if not rack_tiles:
                 raise SkraflError("the CGP rack field is empty: write the rack after the board (e.g. '15/…/15 AEINRS?/ 0/0 0')")
-            _, rows = plays_of(pos.board, rack_tiles)  # the rack's tiles are checked there
+            _, rows = plays_of(pos.board, rack_tiles, pos.racks[1])  # the rack's tiles are checked there
         except SkraflError as exc:
             bad += 1
             out.flush()

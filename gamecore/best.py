@@ -3,7 +3,8 @@
 The move generator (:mod:`gamecore.movegen`, compiled) works on plain arrays; this module is the
 adapter from the game model (:class:`gamecore.board.Board`, :class:`gamecore.rules.RuleSet`) to
 those arrays and back to :class:`gamecore.play.ScoredPlay`. Order (issue 3): score descending, then
-fewer tiles, then coordinate (row, column, across before down), then word.
+fewer tiles, then coordinate (row, column, across before down), then word. With a leave file
+(:func:`best_by_equity`): by static equity, exchanges included (:mod:`gamecore.equity`).
 
 Robots (netskrafl.md "Robots"; lexicon_rules.md): ``fullsterkur`` plays the top move (ties: fewer
 tiles first); ``midlungur`` and ``amlodi`` walk the moves in that order, keep those whose main word is
@@ -236,6 +237,31 @@ def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, 
     """
     check_tiles(board, rack, rules)
     return generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
+
+
+def best_by_equity(
+    board: Board,
+    rack: Sequence[str],
+    bundle: LexiconBundle,
+    rules,
+    leaves,
+    opponent_rack: Sequence[str] = (),
+    limit: int | None = None,
+) -> list:
+    """Every legal play and every exchange the bag allows, by static equity (score + leave value +
+    MAGPIE's static terms), best first: :func:`gamecore.equity.rank` over :func:`best_plays`.
+
+    Args:
+        leaves: a :class:`gamecore.equity.LeaveTable` (a KLV2 file read against the tile set).
+        opponent_rack: the opponent's tiles when known (they are not in the bag).
+    Raises:
+        UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
+        lexicon's alphabet.
+    """
+    from gamecore.equity import rank
+
+    plays = best_plays(board, rack, bundle, rules, None)
+    return rank(board, rack, plays, leaves, rules, opponent_rack)[:limit]
 
 
 def best_play(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -> ScoredPlay | None:
