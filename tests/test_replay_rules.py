@@ -247,3 +247,37 @@ def test_an_exchange_is_no_pass_and_other_presets_play_on(tmp_path):
     assert row["status"] == "ok" and not row["finished"], row["error"]
     row, _ = _passes_game(tmp_path, preset="scrabble")  # so the rack lines come before the end
     assert row["status"] == "error" and row["error"].startswith("END_GAME_EVENT_BEFORE_GAME_END"), row["error"]
+
+
+# --- issue 23 item 8: Ordspill's time penalties bounded by seed 001 ------------------------------------
+
+# Seed 001 ("Tidstrekk"): −10 per started minute over (Lynrask, Panikk: per started 15 s); the game
+# ends by itself once a player is more than five minutes over: at most 21 started 15-second periods,
+# −210. The game: 8G ORD (norwegian_nsf: O 2, R 1, D 1; the star doubles) = 8, then six passes end it
+# (3 each, rules.md); each loses their own rack: kari AEGNSTT = 1+1+2+1+1+1+1 = 8, ola BHKLMPU =
+# 4+3+2+1+2+4+4 = 20.
+_ORDSPILL = """#player1 kari Kari
+#player2 ola Ola
+>kari: DEGNORS 8G ORD +8 8
+>ola: BHKLMPU - +0 0
+>kari: AEGNSTT - +0 8
+>ola: BHKLMPU - +0 0
+>kari: AEGNSTT - +0 8
+>ola: BHKLMPU - +0 0
+>kari: AEGNSTT - +0 8
+>kari: AEGNSTT (AEGNSTT) -8 0
+>ola: BHKLMPU (BHKLMPU) -20 -20
+>ola: BHKLMPU (time) {penalty} {total}
+"""
+
+
+@pytest.mark.parametrize(("penalty", "ok"), [(-10, True), (-60, True), (-210, True), (-7, False), (-500, False), (-220, False)])
+def test_ordspill_time_penalties_are_bounded(tmp_path, penalty, ok):
+    path = tmp_path / "ordspill.gcg"
+    path.write_text(_ORDSPILL.format(penalty=penalty, total=-20 + penalty), encoding="utf-8")
+    row, _ = _replay(path, strict=True, preset="ordspill")
+    if ok:
+        assert row["status"] == "ok", row["error"]
+        assert (row["score1"], row["score2"]) == (0, -20 + penalty)
+    else:
+        assert row["status"] == "error" and row["error"].startswith("TIME_PENALTY_INCORRECT"), row["error"]

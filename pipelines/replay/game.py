@@ -10,6 +10,8 @@ Error codes raised here (besides those of :mod:`gamecore.gcg`): ``GAME_EVENT_OFF
 ``GAME_REDUNDANT_TIME_PENALTY``, ``CHALLENGE_BONUS_INCORRECT``, ``PHONY_SCORE_INCORRECT``,
 ``INVALID_PHONY_TILES_PLAYER_INDEX``, ``INVALID_CHALLENGE_BONUS_PLAYER_INDEX``,
 ``RACK_AFTER_MOVE_INCORRECT``, ``RESIGN_SCORE_INCORRECT``, ``FINAL_SCORE_MISMATCH``,
+``TIME_PENALTY_INCORRECT`` (not a multiple of the rule set's ``time_penalty``, or beyond its
+``time_penalty_max``),
 ``LEXICON_NOT_SPECIFIED`` (strict, and only when a file without ``#lexicon`` has letters English
 lacks; otherwise a warning: English/WESPA rules), ``UNKNOWN_TILE_DISTRIBUTION``,
 ``RACK_TOO_LARGE``, ``UNSUPPORTED_PLAYER_NUMBER`` (more players than the rule set allows);
@@ -969,6 +971,19 @@ class _Replayer:
         score = ev.score or 0
         if score > 0:
             self.fault("PLAY_SCORE_INCORRECT", f"a time penalty is negative, recorded {score:+d}", ev)
+        elif self.rules.time_penalty and (
+            score % self.rules.time_penalty or (self.rules.time_penalty_max and -score > self.rules.time_penalty_max)
+        ):
+            # the rule set's penalty per started period (Ordspill, Netskrafl, WESPA: 10) and its most
+            # (Ordspill: a game ends once a player is more than 5 minutes over; per started 15 s in
+            # Lynrask and Panikk, at most 21 × 10; Netskrafl: 100). Issue 23 item 8.
+            r = self.rules
+            most = f", at most -{r.time_penalty_max}" if r.time_penalty_max else ""
+            self.fault(
+                "TIME_PENALTY_INCORRECT",
+                f"time penalty {score:+d}: the rules of {r.name} take {r.time_penalty} per started period over time{most}",
+                ev,
+            )
         self.computed[p] += score
         self.check_cumulative(ev)
         self.row(ev, "time", computed=score)
