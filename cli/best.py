@@ -299,21 +299,27 @@ def _leave_table(value: str, tile_set):
 def _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, limit, table, shown):
     """``--leaves``: every play and exchange by static equity (the best ``limit``, or all), as rows.
     Returns (the plays, None for an exchange; rows)."""
-    from gamecore.best import leave_text
     from gamecore.equity import rank
     from gamecore.folded import best_plays_folded
 
     plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None, fold)
     ranked = rank(position, rack_tiles, plays, table, ruleset, opponent)[:limit]
-    ts = table.tile_set
+    texts: dict[tuple, str] = {}  # leave text once per distinct leave
+
+    def text(kept: tuple) -> str:
+        t = texts.get(kept)
+        if t is None:
+            t = texts[kept] = table.labels(table.tiles(kept))
+        return t
+
     rows = []
     for r in ranked:
         eq = round(r.milli / 1000, 3)
         if r.kind == "play":
             p = r.play
-            rows.append(["play", shown(p.coord), p.word_text(), p.score, p.tiles_placed, leave_text(rack_tiles, p, ts), eq])
+            rows.append(["play", shown(p.coord), p.word_text(), p.score, p.tiles_placed, text(r.leave), eq])
         else:
-            rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, 0, table.labels(table.tiles(r.leave)), eq])
+            rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, 0, text(r.leave), eq])
     return [r.play for r in ranked], rows
 
 

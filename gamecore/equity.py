@@ -173,21 +173,32 @@ def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_
     across, down = opening_penalties(board.layout) if opening else ([], [])
     vowels = ts.vowels
     rows: list[tuple] = []
+    # the leave's kept tiles and its equity term, once per distinct set of tiles used (at most 2^7)
+    terms: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {}
+    outplay = 2 * RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?")
     for i, p in enumerate(plays):
-        kept = p.leave(rack)
-        eq = p.score * RESOLUTION
-        if bag > 0:
-            eq += leaves.milli(kept) if kept else 0
-        elif kept:
-            eq += -2 * RESOLUTION * sum(ts.value(t) for t in kept if t != "?") - NON_OUTPLAY_CONSTANT_PENALTY
-        else:
-            eq += 2 * RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?")
+        used = tuple(sorted(p.used()))
+        term = terms.get(used)
+        if term is None:
+            kept_list = list(rack)
+            for u in used:
+                kept_list.remove(u)
+            kept_t = tuple(kept_list)
+            if bag > 0:
+                v = leaves.milli(kept_t) if kept_t else 0
+            elif kept_t:
+                v = -2 * RESOLUTION * sum(ts.value(t) for t in kept_t if t != "?") - NON_OUTPLAY_CONSTANT_PENALTY
+            else:
+                v = outplay
+            term = terms[used] = (kept_t, v)
+        kept, v = term
+        eq = p.score * RESOLUTION + v
         if opening:
             table, start = (across, p.col) if p.across else (down, p.row)
             for j, (t, new) in enumerate(zip(p.word, p.new)):
                 if new and t.label in vowels:
                     eq += table[start + j]
-        rows.append((-eq, 0, i, Ranked("play", p.score, eq, tuple(kept), play=p)))
+        rows.append((-eq, 0, i, Ranked("play", p.score, eq, kept, play=p)))
     unseen = bag + len(opponent_rack)
     if unseen - rules.rack_size >= max(rules.exchange_min_bag, 1):
         order = {label: i for i, label in enumerate(ts.letters, 1)}
