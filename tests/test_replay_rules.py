@@ -281,3 +281,34 @@ def test_ordspill_time_penalties_are_bounded(tmp_path, penalty, ok):
         assert (row["score1"], row["score2"]) == (0, -20 + penalty)
     else:
         assert row["status"] == "error" and row["error"].startswith("TIME_PENALTY_INCORRECT"), row["error"]
+
+
+# --- seed 001's Spesial and Tilfeldig boards: templates for the user's own board ---------------------
+
+
+@pytest.mark.parametrize("name", ["ordspill_spesial", "ordspill_tilfeldig"])
+def test_ordspill_boards_without_a_published_layout(name, tmp_path):
+    """Seed 001: "Det finnes tre ulike spillebrett: Standard, Spesial og Tilfeldig". The presets say
+    in one line what is missing; a copy with the game's own board replays under it: a triple letter
+    on G8 makes 8G ORD (O 2 × 3 + R 1 + D 1) × 2 on the star = 16 (8 on the standard board)."""
+    from pathlib import Path
+
+    from clirun import run_skrafl
+
+    r = run_skrafl("score", "--rules", name, "--board", "-", "--play", "8G ORD", stdin="")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "board" in lines[0] and "Traceback" not in r.stderr, r.stderr
+    rules_dir = Path(__file__).resolve().parents[1] / "gamecore" / "data" / "rules"
+    standard = (rules_dir.parent / "boards" / "standard.txt").read_text(encoding="utf-8").splitlines()
+    row8 = next(i for i, ln in enumerate(standard) if ln.startswith("|=  '   -   '  =|"))
+    standard[row8] = "|=  '  \"-   '  =|"  # G8: a triple letter
+    (tmp_path / "mine.txt").write_text("\n".join(standard) + "\n", encoding="utf-8")
+    text = (rules_dir / f"{name}.toml").read_text(encoding="utf-8")
+    mine = [ln for ln in text.splitlines() if not ln.startswith("unpublished")]
+    mine = [('board = "mine.txt"' if ln.startswith("board =") else ln) for ln in mine]
+    (tmp_path / "mine.toml").write_text("\n".join(mine) + "\n", encoding="utf-8")
+    game = tmp_path / "g.gcg"
+    game.write_text("#player1 kari Kari\n#player2 ola Ola\n>kari: DEGNORS 8G ORD +16 16\n", encoding="utf-8")
+    row, moves = _replay(game, strict=True, preset=str(tmp_path / "mine.toml"))
+    assert row["status"] == "ok", row["error"]
+    assert [m["score_computed"] for m in moves] == [16]
