@@ -49,8 +49,8 @@ def replay(
     dataset: Optional[Path] = typer.Option(
         None,
         "--dataset",
-        help="Instead of --out: a partitioned dataset folder (games/ and moves/, Hive partitions part=DAY or part=src-FOLDER); "
-        "only the partitions this run has games for are replaced, each atomically.",
+        help="Instead of --out: a partitioned dataset folder (games/ and moves/, Hive partitions part=DAY or part=src-FOLDER-HASH); "
+        "the run's games are added, a game already there (same id) replaced, all others kept; published whole, atomically.",
     ),
     since: Optional[str] = typer.Option(
         None, "--since", help="With --dataset: only games finished on or after this UTC day (YYYY-MM-DD)."
@@ -58,7 +58,13 @@ def replay(
     until: Optional[str] = typer.Option(
         None,
         "--until",
-        help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD); days of the window without games are removed.",
+        help="With --dataset: only games finished on or before this UTC day (YYYY-MM-DD).",
+    ),
+    drop_missing: bool = typer.Option(
+        False,
+        "--drop-missing",
+        help="With --dataset: drop the games of the partitions this run writes (and of the days of --since/--until) "
+        "that it did not bring; says how many. Without it no game is ever dropped: games are added or replaced by id.",
     ),
     cluster: Optional[str] = typer.Option(
         None,
@@ -111,6 +117,8 @@ def replay(
 
     # every check of the options goes before any note or work: a usage error is the only line
     _check_options(out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords)
+    if drop_missing and dataset is None:
+        raise UsageError("--drop-missing goes with --dataset DIR")
     files = stdin_paths(files)
     lexicon_dir, guess, note = None, False, None
     if lexicon is not None:
@@ -159,7 +167,7 @@ def replay(
     if note and not quiet:
         typer.echo(f"skrafl replay: note: {note}", err=True)
     if dataset is not None:
-        summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess)
+        summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess, drop_missing)
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
     draw = None
     if export_svg is not None:
@@ -261,7 +269,7 @@ def _check_options(
         raise UsageError("--cluster goes with --dataset DIR (the workers write partitions of a dataset)")
 
 
-def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess=False) -> dict:
+def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess=False, drop_missing=False) -> dict:
     """``replay --dataset DIR`` (see :func:`pipelines.replay.run.run_replay_dataset`); the options
     were checked by :func:`_check_options`."""
     from pipelines.replay import Stopped
@@ -273,10 +281,19 @@ def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet,
 
         cluster = cluster or os.environ.get("SKRAFL_DASK_SCHEDULER") or None
         summary = run_replay_dataset(
-            list(files), dataset, opts, workers=workers, quiet=quiet, since=lo, until=hi, cluster=cluster, guess_lexicon=guess
+            list(files),
+            dataset,
+            opts,
+            workers=workers,
+            quiet=quiet,
+            since=lo,
+            until=hi,
+            cluster=cluster,
+            guess_lexicon=guess,
+            drop_missing=drop_missing,
         )
     except Stopped as stop:
-        typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in", err=True)
+        typer.echo(f"skrafl: replay {stop}; no partition of this run was swapped in (the dataset is as it was)", err=True)
         raise typer.Exit(128 + stop.signum) from None
     if not quiet:
         source = summary.get("source") or ", ".join(f for f in files if not is_database_url(f))
@@ -285,6 +302,9 @@ def _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet,
             f"{summary['moves']} events from {source} → {dataset}: partitions replaced {', '.join(summary['partitions']) or 'none'}"
             + (f"; unchanged {', '.join(summary['unchanged'])}" if summary["unchanged"] else "")
             + (f"; removed {', '.join(summary['removed'])}" if summary["removed"] else "")
+            + (f"; {summary['replaced']} games replaced (same id)" if summary.get("replaced") else "")
+            + (f"; {summary['duplicates']} games read twice (the later kept)" if summary.get("duplicates") else "")
+            + (f"; dropped {summary['dropped']} games this run did not bring (--drop-missing)" if drop_missing else "")
             + (f"; {summary['outside']} games outside --since/--until left out" if summary["outside"] else ""),
             err=True,
         )

@@ -37,7 +37,8 @@ def _tree(ds: Path) -> dict[str, bytes]:
 def test_partitions_and_readers(tmp_path):
     ds = tmp_path / "ds"
     s = run_replay_dataset([str(NETSKRAFL), str(GCG)], ds, ReplayOptions(), quiet=True)
-    assert s["partitions"] == ["2025-08-11", "2025-08-12", "2025-08-16", "src-gcg"]
+    src = "src-gcg-" + __import__("hashlib").sha256(str(GCG.resolve()).encode()).hexdigest()[:8]
+    assert s["partitions"] == ["2025-08-11", "2025-08-12", "2025-08-16", src]
     assert s["games"] == 62
     # one table to polars, pyarrow and DuckDB; the same rows as the monolithic replay
     mono = tmp_path / "mono"
@@ -62,33 +63,35 @@ def test_partitions_and_readers(tmp_path):
 def test_one_partition_replaced_rest_untouched(tmp_path):
     ds = tmp_path / "ds"
     run_replay_dataset([str(NETSKRAFL), str(GCG)], ds, ReplayOptions(), quiet=True)
-    before = {p.name: os.readlink(p) for p in (ds / "parts").iterdir() if p.is_symlink()}
+    version = os.readlink(ds / "current")
     trees = _tree(ds)
-    # a nightly run for 2025-08-12 only: that partition alone is looked at; identical → not swapped
+    # a nightly run for 2025-08-12 only: that partition alone is looked at; identical → no new version
     s = run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-12"))
     assert s["partitions"] == [] and s["unchanged"] == ["2025-08-12"] and s["outside"] == 8
-    # new games of that day (one file only): the partition is replaced, the others keep their generation
+    assert os.readlink(ds / "current") == version
+    # a game of that day again (one file only): the partition is rewritten, its other game kept,
+    # the other partitions are the same files (hard links into the new version)
     one = tmp_path / "in"
     one.mkdir()
     day12 = [f for f in sorted(NETSKRAFL.iterdir()) if '"2025-08-12' in f.read_text(encoding="utf-8")]
     shutil.copy(day12[0], one)
     s = run_replay_dataset([str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-12"))
-    assert s["partitions"] == ["part=2025-08-12".split("=")[1]]
-    after = {p.name: os.readlink(p) for p in (ds / "parts").iterdir() if p.is_symlink()}
-    assert {k: v for k, v in after.items() if k != "part=2025-08-12"} == {
-        k: v for k, v in before.items() if k != "part=2025-08-12"
-    }
-    assert after["part=2025-08-12"] != before["part=2025-08-12"]
-    assert read_manifest(ds)["partitions"]["2025-08-12"]["games"] == 1
+    assert s["partitions"] == ["2025-08-12"] and s["replaced"] == 1
+    assert os.readlink(ds / "current") != version and not (ds / version).exists()
+    assert read_manifest(ds)["partitions"]["2025-08-12"]["games"] == len(day12)
     now = _tree(ds)
     assert {k: v for k, v in now.items() if "2025-08-12" not in k} == {k: v for k, v in trees.items() if "2025-08-12" not in k}
-    # a window day without games is removed
-    s = run_replay_dataset([str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-16"), until=_d("2025-08-16"))
-    assert s["removed"] == ["2025-08-16"]
+    # --drop-missing: the window's day keeps only the games the run brought; a window day without
+    # games is removed
+    day16 = [f for f in sorted(NETSKRAFL.iterdir()) if '"2025-08-16' in f.read_text(encoding="utf-8")]
+    s = run_replay_dataset(
+        [str(one)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-12"), until=_d("2025-08-16"), drop_missing=True
+    )
+    assert s["removed"] == ["2025-08-16"] and s["dropped"] == len(day12) - 1 + len(day16)
     assert "2025-08-16" not in read_manifest(ds)["partitions"] and not (ds / "games" / "part=2025-08-16").exists()
-    # the hidden generations: exactly one per partition
-    gens = [p for p in (ds / "parts").iterdir() if p.name.startswith(".")]
-    assert len(gens) == len(read_manifest(ds)["partitions"])
+    assert read_manifest(ds)["partitions"]["2025-08-12"]["games"] == 1
+    # one hidden version, nothing else hidden
+    assert [p.name.startswith(".v-") for p in ds.iterdir() if p.name.startswith(".")] == [True]
 
 
 def _d(text):
@@ -176,27 +179,25 @@ def test_elo_reads_dataset_like_the_table(tmp_path):
 
 
 def test_leftovers_of_a_killed_run_are_tidied(tmp_path):
-    """What a kill can leave — a spool, a partition stage, a partition swapped in before the
-    manifest was written, a missing table link — is put right by the next run."""
-    import json
-
+    """What a kill can leave — a spool, a version never published, temporary links — is removed
+    by the next run; readers never see any of it (nothing hidden inside games/ or moves/)."""
     ds = tmp_path / "ds"
     run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    before = _tree(ds)
     (ds / ".spool-dead").mkdir()
     (ds / ".spool-dead" / "seg-0000000.games.arrow").write_bytes(b"x")
-    stage = ds / "parts" / ".part=2030-01-01.gen-dead"
-    stage.mkdir()
-    (stage / ".skrafl-stage").touch()
-    manifest = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
-    del manifest["partitions"]["2025-08-16"]  # swapped in, then killed before the manifest
-    (ds / "dataset.json").write_text(json.dumps(manifest), encoding="utf-8")
-    (ds / "moves" / "part=2025-08-12").unlink()  # killed before its table link
+    dead = ds / ".v-dead"
+    shutil.copytree(os.path.realpath(ds / "current"), dead, symlinks=True)
+    os.symlink(dead.name, ds / ".current.tmp-1")
+    os.symlink("current/games", ds / ".games.tmp-1")
+    assert not any(p.name.startswith(".") for t in ("games", "moves") for p in (ds / t).iterdir())
     s = run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True, since=_d("2025-08-11"), until=_d("2025-08-11"))
     assert s["unchanged"] == ["2025-08-11"]
-    assert not (ds / ".spool-dead").exists() and not stage.exists()
+    assert _tree(ds) == before
+    assert sorted(p.name for p in ds.iterdir()) == sorted(
+        [os.readlink(ds / "current"), "current", "dataset.json", "games", "moves"]
+    )
     assert list(read_manifest(ds)["partitions"]) == ["2025-08-11", "2025-08-12", "2025-08-16"]
-    assert (ds / "moves" / "part=2025-08-12" / "data.parquet").is_file()
-    assert sorted(p.name for p in ds.iterdir()) == ["dataset.json", "games", "moves", "parts"]
 
 
 def test_stop_leaves_the_dataset_as_it_was(tmp_path):
@@ -227,7 +228,7 @@ def test_stop_leaves_the_dataset_as_it_was(tmp_path):
     assert proc.returncode == 143, err
     assert "no partition of this run was swapped in" in err
     assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
-    assert not any(p.name.startswith(".") for p in ds.iterdir())
+    assert [p.name for p in ds.iterdir() if p.name.startswith(".")] == [os.readlink(ds / "current")]
 
 
 def test_a_stop_just_after_the_spool_is_made_leaves_no_spool(tmp_path, monkeypatch):
@@ -254,4 +255,4 @@ def test_a_stop_just_after_the_spool_is_made_leaves_no_spool(tmp_path, monkeypat
     with pytest.raises(Stopped):
         run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
     assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
-    assert not any(p.name.startswith(".") for p in ds.iterdir())
+    assert [p.name for p in ds.iterdir() if p.name.startswith(".")] == [os.readlink(ds / "current")]

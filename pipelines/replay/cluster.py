@@ -5,8 +5,9 @@ phases as a local dataset run (:mod:`.dataset`), each a set of Dask tasks.
   (:func:`~pipelines.replay.run.replay_run`, runs of 64) and writes the batch's segment straight
   into the dataset's spool folder (the dataset must be on a file system the workers share); it
   returns only the segment's index and counts. Then **one task per partition** writes that
-  partition's Parquet files into a stage folder the client made. The **commit** (every partition
-  swapped in, the manifest) is done once, by the client (:meth:`.dataset.DatasetRun.finish`).
+  partition's Parquet files (the previous partition's kept rows, then the batch's) into a stage
+  folder of the new version the client made. The **commit** (the version
+  sealed and published by one swap) is done once, by the client (:meth:`.dataset.DatasetRun.finish`).
 - **Byte-identical to local runs**: a partition's bytes depend only on its rows in input order
   (segments are read in batch order), never on which worker did what.
 - **A lost worker's batch is retried**: Dask reschedules the tasks of a worker that died, and each
@@ -95,10 +96,10 @@ def replay_one_task(item, opts):
     return replay_run([item], opts)
 
 
-def write_partition_task(pieces: list, stage: str, analyze: bool) -> dict:
+def write_partition_task(job, stage: str, analyze: bool) -> dict:
     from .dataset import write_partition
 
-    return write_partition(pieces, stage, analyze)
+    return write_partition(job, stage, analyze)
 
 
 def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
@@ -183,8 +184,8 @@ def replay_on_cluster(
             run.add_segment(*results[index])
         plan = run.plan()
         parts = [
-            client.submit(write_partition_task, pieces, str(run.stages[part].path), opts.analyze, pure=False, retries=RETRIES)
-            for part, pieces in plan.items()
+            client.submit(write_partition_task, job, str(run.stages[part]), opts.analyze, pure=False, retries=RETRIES)
+            for part, job in plan.items()
         ]
         client.gather(parts)
     finally:

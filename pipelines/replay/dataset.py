@@ -1,49 +1,68 @@
 """A replay *dataset*: ``games`` and ``moves`` as Hive-partitioned Parquet, one partition per
-finished day (Netskrafl records) or per source folder (GCG files), each partition replaced
-atomically by the run that writes it, the rest left as they are (``skrafl replay --dataset DIR``).
+finished day (Netskrafl records) or per source folder (GCG files), games added and replaced by
+their id, every run published whole by one ``rename`` (``skrafl replay --dataset DIR``).
 
 Layout (``part`` is the Hive key; any Parquet reader reads ``DIR/games`` as one table)::
 
-    DIR/dataset.json                        the manifest: format, schema flavour (--analyze),
-                                            and per partition its counts and files (size, SHA-256)
-    DIR/games/part=2025-08-11               -> ../parts/part=2025-08-11/games   (fixed link)
-    DIR/moves/part=2025-08-11               -> ../parts/part=2025-08-11/moves   (fixed link)
-    DIR/parts/part=2025-08-11               -> .part=2025-08-11.gen-XXXX        (swapped link)
-    DIR/parts/.part=2025-08-11.gen-XXXX/{games/data.parquet, moves/data.parquet, .skrafl-output}
+    DIR/current                 -> .v-XXXX                    the one link a run swaps
+    DIR/games                   -> current/games              (fixed links, made once)
+    DIR/moves                   -> current/moves
+    DIR/dataset.json            -> current/dataset.json
+    DIR/.v-XXXX/dataset.json                                  the manifest: format, --analyze,
+                                                              per partition its counts and files
+    DIR/.v-XXXX/games/part=P    -> ../parts/part=P/games
+    DIR/.v-XXXX/moves/part=P    -> ../parts/part=P/moves
+    DIR/.v-XXXX/parts/part=P/{games/data.parquet, moves/data.parquet, events.arrow}
+    DIR/.v-XXXX/.skrafl-output                                marker (command replay-dataset)
 
-Each partition is an ordinary skrafl output (command ``replay-partition``): a generation folder
-with its marker (:mod:`gamecore.folders`), made visible by one ``rename`` of its link
-(:mod:`pipelines.atomic`'s commit), so the games and the moves of a partition change together
-and a reader resolving ``parts/P`` sees one whole run. The dataset folder itself has no marker
-(partitions are outputs inside it); it is owned by ``replay`` through ``dataset.json``, and one
-writer at a time holds the lock ``.DIR.lock`` beside it for the whole run.
+A *version* ``.v-XXXX`` holds every partition (a partition the run leaves as it was is hard-linked
+from the previous version, not copied), its manifest and its marker (every file's size and
+SHA-256). ``current`` is swapped onto a complete, fsynced version by one ``rename``: a reader of
+``DIR/games``, ``DIR/moves`` or ``DIR/dataset.json`` sees the old version or the new one, whole,
+after a kill at any point; readers that list folders (polars' Hive scan, DuckDB's glob) never see
+a hidden or temporary entry inside ``games/`` or ``moves/``. skrafl's own readers
+(:func:`dataset_partitions`, :func:`read_table`) resolve ``current`` once and read every file from
+that version. The previous version is removed after the swap; what a killed run left (hidden
+versions, spools, temporary links) is removed by the next run, under the lock ``.DIR.lock``
+beside the folder. A dataset of the older layout (``parts/part=P`` links swapped one by one) is
+converted on its next run: first to a version holding exactly its partitions, then the run.
+
+Games are **merged by id** (``game_id``: a Netskrafl record's id, a GCG ``#id``, else
+``FILE#DIGEST``; a row without one, an unreadable file, by its ``file``): a game the run brings
+replaces the dataset's row of that id, in whatever partition it was, and every other game stays.
+A game the run reads twice is kept once (the later), counted as ``duplicates``. Dropping games a
+run did not bring is asked for explicitly (``drop_missing``, ``--drop-missing``): the games of
+every partition the run writes, and of every day of its window, that the run did not bring; the
+summary counts them (``dropped``). A dated folder of the nightly job read whole (``folder_days``)
+replaces what was read from it before (the ``part=src-…`` of that folder, the count in
+``dropped``).
 
 Partitions: a game with a ``finished_at`` goes to ``part=YYYY-MM-DD`` (its UTC day); a game
 without one (GCG files, unreadable files) read from a *dated folder* of the run (the nightly job's
 ``incoming/{date}``: ``run_replay_dataset(folder_days=…)``) to that folder's day, ``part=DAY``
 (its ``finished_at`` stays empty: elo rates it at the end of that day), else to
-``part=src-FOLDER`` (its file's folder name, letters, digits, ``-``, ``_``, ``.`` kept). A run replaces every partition it has rows for, whole (a
-nightly run for day D given every game of day D replaces ``part=D``); with a window (``--since``
-/ ``--until``) only games finished in it are written, and every day of the window that has no
-game left is removed. A staged partition whose files are byte-identical to the current one is
-not swapped (a rerun changes nothing). The manifest is rewritten (temp file + rename) after the
-partitions.
+``part=src-FOLDER-XXXXXXXX`` (its file's folder name, letters, digits, ``-``, ``_``, ``.`` kept,
+and 8 hex digits of the SHA-256 of the folder's real path: ``site1/games`` and ``site2/games``
+never share a partition). With a window (``--since`` / ``--until``) only games finished in it are
+written. A partition whose rows end up byte-identical is reported ``unchanged``; a run that
+changes nothing publishes no new version.
 
 Streaming, in two phases, so memory is bounded by a segment (4,096 games) whatever the input:
 
 1. **Spool.** Replayed batches (in input order) are cut into segments; a segment is one Arrow IPC
    file per table in ``DIR/.spool-XXXX/``, its rows grouped by partition (one record batch per
    partition, in input order inside it).
-2. **Write.** Each partition's Parquet files are written from its record batches, segment by
-   segment, by :class:`~pipelines.replay.tables.TableWriter` (row group per 4,096 games), so the
-   bytes depend only on the partition's rows in input order: never on workers, segment sizes or
-   where the work ran (local processes or a Dask cluster: :mod:`.cluster`).
+2. **Write.** Each partition to write is its kept old rows (in their order) then the run's rows
+   (in input order), streamed by :class:`~pipelines.replay.tables.TableWriter` (row group per
+   4,096 games), so the bytes depend only on the rows: never on workers, segment sizes or where
+   the work ran (local processes or a Dask cluster: :mod:`.cluster`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import os
 import re
@@ -69,9 +88,27 @@ _EVENTS = "_events"
 # partitions
 
 
-def _source_name(file: str | None) -> str:
+def _legacy_source_name(file: str | None) -> str:
+    """``src-FOLDER``: the partition an older skrafl gave a file's games (two folders of one name
+    shared it)."""
     folder = os.path.basename(os.path.dirname(file or "")) or "top"
     return "src-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", folder).strip("._") or "top")
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_digest(folder: str) -> str:
+    import hashlib
+
+    where = folder if "://" in folder else os.path.realpath(folder or ".")
+    return hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def _source_name(file: str | None) -> str:
+    """``src-FOLDER-XXXXXXXX``: the folder's name and 8 hex digits of its real path's SHA-256, so
+    two folders of one name never share a partition."""
+    if file is None:
+        return "src-top"
+    return f"{_legacy_source_name(file)}-{_folder_digest(os.path.dirname(file))}"
 
 
 def partition_of(file: str | None, finished_at, folder_days: dict[str, dt.date] | None = None) -> str:
@@ -225,27 +262,163 @@ def _read_piece(seg: Segment, index: int, analyze: bool) -> TableBatch:
     return TableBatch(games, mb, events, [None] * len(events), 0)
 
 
-def write_partition(pieces: list[tuple[Segment, int]], stage: str | Path, analyze: bool) -> dict:
-    """Write one partition's ``games/data.parquet`` and ``moves/data.parquet`` into ``stage``
-    from its spooled pieces (in segment order). Returns ``{"games", "moves"}``. What a cluster
-    task does per partition, too."""
+def _filtered(batch: TableBatch, keep) -> TableBatch:
+    """The games of ``batch`` whose ``keep`` is true (a bool array; None: all), with their moves."""
+    import numpy as np
+    import pyarrow as pa
+
+    if keep is None or bool(np.all(keep)):
+        return batch
+    idx = np.flatnonzero(keep)
+    events = np.asarray(batch.events, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(events)])[:-1][idx]
+    lengths = events[idx]
+    total = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    move_idx = np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)
+    games = batch.games.take(pa.array(idx, pa.int64()))
+    moves = batch.moves.take(pa.array(move_idx, pa.int64()))
+    return TableBatch(games, moves, [int(e) for e in lengths], [None] * len(idx), 0)
+
+
+def _as_batch(batches: list, schema):
+    """Record batches (of a Parquet file) as one record batch of ``schema``."""
+    import pyarrow as pa
+
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    return _one_batch(pa.Table.from_batches(batches).cast(schema))
+
+
+def _old_batches(folder: Path, events, analyze: bool, size: int = SEGMENT_GAMES) -> Iterator[TableBatch]:
+    """The rows of a written partition (``folder``: ``games/data.parquet``, ``moves/data.parquet``),
+    ``size`` games at a time with their moves, ``events`` giving each game's move rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    game_schema, move_schema = schemas(analyze)
+    pg = pq.ParquetFile(folder / "games" / "data.parquet")
+    pm = pq.ParquetFile(folder / "moves" / "data.parquet")
+    moves_iter = pm.iter_batches(batch_size=65536)
+    buf: list = []
+    buffered = 0
+    pos = 0
+    for gb in pg.iter_batches(batch_size=size):
+        n = gb.num_rows
+        ev = events[pos : pos + n]
+        pos += n
+        need = int(ev.sum())
+        while buffered < need:
+            mb = next(moves_iter)
+            buf.append(mb)
+            buffered += mb.num_rows
+        mt = pa.Table.from_batches(buf, schema=buf[0].schema) if buf else move_schema.empty_table()
+        rest = mt.slice(need)
+        buf = rest.to_batches()
+        buffered = rest.num_rows
+        yield TableBatch(
+            _as_batch([gb], game_schema),
+            _as_batch(mt.slice(0, need).to_batches(), move_schema),
+            [int(e) for e in ev],
+            [None] * n,
+            0,
+        )
+
+
+EVENTS_FILE = "events.arrow"
+
+
+def _events_of(folder: Path):
+    """Each game's number of move rows in a written partition: its ``events.arrow``; for a
+    partition of an older skrafl (none), the runs of equal ``file`` in its moves, in game order
+    (each file was one game of one run there)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    path = folder / EVENTS_FILE
+    if path.is_file():
+        with pa.memory_map(str(path)) as src:
+            return ipc.open_file(src).read_all().column("events").to_numpy().astype(np.int64)
+    games = pq.read_table(folder / "games" / "data.parquet", columns=["file"]).column("file").to_pylist()
+    moves = pq.read_table(folder / "moves" / "data.parquet", columns=["file"]).column("file").to_pylist()
+    values, lengths = [], []
+    for f in moves:
+        if values and values[-1] == f:
+            lengths[-1] += 1
+        else:
+            values.append(f)
+            lengths.append(1)
+    out = np.zeros(len(games), dtype=np.int64)
+    j = 0
+    for i, f in enumerate(games):
+        if j < len(values) and values[j] == f:
+            out[i] = lengths[j]
+            j += 1
+    if j != len(values):
+        raise DataError("a partition's moves do not follow its games; replay it again into a new dataset", folder)
+    return out
+
+
+@dataclass
+class PartitionJob:
+    """What one partition of a run is written from: the run's pieces (segment, record batch) with
+    the rows kept of each (None: all), and the previous partition's folder with the rows kept."""
+
+    pieces: list = field(default_factory=list)
+    keep: list = field(default_factory=list)
+    old: str | None = None
+    old_keep: object = None
+    old_events: object = None
+
+
+def write_partition(job: PartitionJob, stage: str | Path, analyze: bool) -> dict:
+    """Write one partition's ``games/data.parquet``, ``moves/data.parquet`` and ``events.arrow``
+    into ``stage``: the previous partition's kept rows (in their order), then the run's (in input
+    order). Returns ``{"games", "moves"}``. What a cluster task does per partition, too."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
     stage = Path(stage)
+    stage.mkdir(parents=True, exist_ok=True)
     writer = TableWriter(stage, analyze)
-    for seg, index in pieces:
-        writer.add(_read_piece(seg, index, analyze))
+    events: list[int] = []
+
+    def add(batch: TableBatch) -> None:
+        if len(batch):
+            writer.add(batch)
+            events.extend(batch.events)
+
+    if job.old is not None and job.old_keep is not None and bool(np.any(job.old_keep)):
+        pos = 0
+        for batch in _old_batches(Path(job.old), job.old_events, analyze):
+            add(_filtered(batch, job.old_keep[pos : pos + len(batch)]))
+            pos += len(batch)
+    for (seg, index), keep in zip(job.pieces, job.keep):
+        add(_filtered(_read_piece(seg, index, analyze), keep))
     writer.close()
     for table in ("games", "moves"):
         (stage / table).mkdir(exist_ok=True)
         os.replace(stage / f"{table}.parquet", stage / table / "data.parquet")
+    with ipc.new_file(str(stage / EVENTS_FILE), pa.schema([("events", pa.int32())])) as w:
+        w.write_batch(pa.record_batch([pa.array(events, pa.int32())], names=["events"]))
     return {"games": writer.games, "moves": writer.moves}
 
 
 # ---------------------------------------------------------------------------------------------
 # the dataset folder
 
+CURRENT = "current"
+VERSION = ".v-"
+VERSION_COMMAND = "replay-dataset"
+_FIXED = (MANIFEST, "games", "moves")
+
 
 def read_manifest(folder: Path) -> dict | None:
-    """The dataset manifest of ``folder``, or None when it has none."""
+    """The dataset manifest of ``folder`` (a dataset, or one of its versions), or None when it has
+    none."""
     try:
         data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
     except (FileNotFoundError, NotADirectoryError):
@@ -257,6 +430,21 @@ def read_manifest(folder: Path) -> dict | None:
 
 def is_dataset(path: str | Path) -> bool:
     return bool(read_manifest(Path(path)))
+
+
+def _unpublished(folder: Path) -> bool:
+    """Whether ``folder`` holds only what a first ``replay --dataset`` run killed before its first
+    version was published leaves: the fixed links (to ``current/…``) and hidden entries."""
+    for entry in folder.iterdir():
+        if entry.name.startswith("."):
+            continue
+        if entry.name not in _FIXED and entry.name != CURRENT:
+            return False
+        if not entry.is_symlink():
+            return False
+        if entry.name in _FIXED and os.readlink(entry) != f"{CURRENT}/{entry.name}":
+            return False
+    return True
 
 
 def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> Path:
@@ -304,6 +492,8 @@ def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> 
         return visible
     manifest = read_manifest(visible)
     if manifest is None:
+        if _unpublished(visible):
+            return visible
         from gamecore.folders import read_marker
 
         marker = read_marker(visible)
@@ -317,157 +507,228 @@ def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> 
     return visible
 
 
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
+def _write_json(path: Path, data: dict) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _part_dir(ds: Path, part: str) -> Path:
-    return ds / "parts" / f"{KEY}={part}"
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """``dst`` the same file as ``src`` (a hard link; a copy where the file system has none)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+        _fsync(dst)
 
 
-def _same_files(stage: Path, current: Path) -> bool:
-    """Whether the staged partition's files are byte-identical to the current generation's."""
-    from gamecore.folders import read_marker, sha256_of
+def _file_info(path: Path, known: dict | None = None) -> dict:
+    """``{size, sha256}`` of a file; ``known`` (its entry in a marker, for a hard-linked file) is
+    taken when its size matches."""
+    from gamecore.folders import sha256_of
 
-    marker = read_marker(current)
-    if not marker:
-        return False
-    listed = marker.get("files", {})
-    staged = {p.relative_to(stage).as_posix(): p for p in stage.rglob("*.parquet")}
-    if set(staged) != set(listed):
-        return False
-    return all(p.stat().st_size == listed[r]["size"] and sha256_of(p) == listed[r]["sha256"] for r, p in staged.items())
+    size = path.stat().st_size
+    if known and known.get("size") == size and known.get("sha256"):
+        return {"size": size, "sha256": known["sha256"]}
+    return {"size": size, "sha256": sha256_of(path)}
 
 
-class PartitionStage:
-    """A stage folder for one partition inside the dataset (``parts/.part=P.gen-XXXX``), made by
-    the client before any worker writes into it; :meth:`commit` makes it the partition (marker +
-    one ``rename`` of the link, by :mod:`pipelines.atomic`'s commit), :meth:`discard` removes it."""
-
-    def __init__(self, ds: Path, part: str):
-        from gamecore.folders import GEN
-        from pipelines.atomic import _STAGE_FLAG, _umask
-
-        self.part = part
-        self.visible = _part_dir(ds, part)
-        self.visible.parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.visible.name}{GEN}", dir=self.visible.parent))
-        os.chmod(self.path, 0o777 & ~_umask())
-        (self.path / _STAGE_FLAG).touch()
-
-    def commit(self) -> bool:
-        """Swap the partition onto the stage; False (stage removed) when it equals the current one."""
-        from pipelines.atomic import _clean_stale, _commit
-
-        if self.visible.is_symlink() and _same_files(self.path, Path(os.path.realpath(self.visible))):
-            self.discard()
-            return False
-        _commit(self.path, self.visible, COMMAND)
-        with contextlib.suppress(OSError):
-            _clean_stale(self.visible, keep=self.path.name)
-        return True
-
-    def discard(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+def _partition_files(folder: Path, known: dict | None = None, prefix: str = "") -> dict:
+    """The files of a partition folder (its Parquet files and ``events.arrow``), ``{rel: info}``,
+    reusing ``known`` (marker entries under ``prefix``) for files of the same size."""
+    known = known or {}
+    out = {}
+    for rel in ("games/data.parquet", "moves/data.parquet", EVENTS_FILE):
+        path = folder / rel
+        if path.is_file():
+            out[rel] = _file_info(path, known.get(prefix + rel))
+    return out
 
 
-def _link_tables(ds: Path, part: str) -> None:
-    """The fixed links ``games/part=P`` and ``moves/part=P`` into the partition (made once)."""
-    for table in ("games", "moves"):
-        (ds / table).mkdir(exist_ok=True)
-        link = ds / table / f"{KEY}={part}"
-        if not link.is_symlink():
-            tmp = link.with_name(f".{link.name}.tmp")
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            os.symlink(f"../parts/{KEY}={part}/{table}", tmp)
-            os.replace(tmp, link)
-
-
-def _remove_partition(ds: Path, part: str) -> None:
-    for table in ("games", "moves"):
-        with contextlib.suppress(FileNotFoundError):
-            (ds / table / f"{KEY}={part}").unlink()
-    visible = _part_dir(ds, part)
-    if visible.is_symlink():
-        real = Path(os.path.realpath(visible))
-        visible.unlink()
-        shutil.rmtree(real, ignore_errors=True)
-
-
-def partition_info(ds: Path, part: str) -> dict:
-    from gamecore.folders import read_marker
-
-    real = Path(os.path.realpath(_part_dir(ds, part)))
-    marker = read_marker(real) or {}
+def _rows(folder: Path, table: str) -> int:
     import pyarrow.parquet as pq
 
-    return {
-        "games": pq.ParquetFile(real / "games" / "data.parquet").metadata.num_rows,
-        "moves": pq.ParquetFile(real / "moves" / "data.parquet").metadata.num_rows,
-        "files": marker.get("files", {}),
-    }
+    return pq.ParquetFile(folder / table / "data.parquet").metadata.num_rows
 
 
-def _tidy(ds: Path) -> None:
-    """Remove what killed runs left (under the lock): spool folders, partition stages never
-    committed, old generations, temporary links, table links to no partition."""
-    from pipelines.atomic import _STAGE_FLAG, _clean_stale
+def _current_version(ds: Path) -> Path | None:
+    """The version folder ``current`` names, or None (no version published yet)."""
+    link = ds / CURRENT
+    if not link.is_symlink():
+        return None
+    target = Path(os.path.realpath(link))
+    return target if target.is_dir() else None
 
-    for entry in ds.iterdir():
-        if entry.name.startswith(".spool-") and entry.is_dir():
-            shutil.rmtree(entry, ignore_errors=True)
+
+def _legacy_partitions(ds: Path) -> dict[str, Path]:
+    """The partitions of a dataset of the older layout (``parts/part=P`` links in place)."""
     parts = ds / "parts"
-    if parts.is_dir():
-        linked = set()
-        for entry in parts.iterdir():
-            if entry.is_symlink() and entry.name.startswith(f"{KEY}="):
-                linked.add(os.readlink(entry))
-                with contextlib.suppress(OSError):
-                    _clean_stale(entry, keep=os.readlink(entry))
-        for entry in parts.iterdir():
-            if entry.name.startswith(f".{KEY}=") and entry.name not in linked:
-                if entry.is_symlink() or entry.is_file():
-                    entry.unlink(missing_ok=True)
-                elif entry.is_dir() and ((entry / _STAGE_FLAG).exists() or not any(entry.iterdir()) or ".gen-" in entry.name):
-                    shutil.rmtree(entry, ignore_errors=True)
-    for table in ("games", "moves"):
-        folder = ds / table
-        if folder.is_dir():
-            for entry in folder.iterdir():
-                if entry.is_symlink() and not entry.exists():
-                    entry.unlink(missing_ok=True)
-                elif entry.name.startswith(".") and entry.is_symlink():
-                    entry.unlink(missing_ok=True)
-    for part in _on_disk(ds):  # a run killed between a partition's swap and its table links
-        _link_tables(ds, part)
+    if not parts.is_dir() or parts.is_symlink():
+        return {}
+    out = {}
+    for e in sorted(parts.iterdir(), key=lambda e: e.name):
+        if e.is_symlink() and e.name.startswith(f"{KEY}=") and e.exists():
+            out[e.name.split("=", 1)[1]] = Path(os.path.realpath(e))
+    return out
 
 
-def _on_disk(ds: Path) -> list[str]:
-    """The partitions whose link is in place (the truth the manifest is rebuilt from)."""
-    parts = ds / "parts"
-    if not parts.is_dir():
-        return []
-    return sorted(
-        e.name.split("=", 1)[1] for e in parts.iterdir() if e.is_symlink() and e.name.startswith(f"{KEY}=") and e.exists()
+def _is_legacy(ds: Path) -> bool:
+    return (
+        ((ds / "parts").is_dir() and not (ds / "parts").is_symlink())
+        or ((ds / "games").is_dir() and not (ds / "games").is_symlink())
+        or (ds / MANIFEST).is_file()
+        and not (ds / MANIFEST).is_symlink()
     )
 
 
+def _fixed_links(ds: Path) -> None:
+    """``games``, ``moves`` and ``dataset.json`` as links to ``current/…`` (each made once; a
+    folder or file of the older layout swapped for its link by one rename, its contents being
+    those of ``current``)."""
+    from pipelines.atomic import _exchange
+
+    for name in _FIXED:
+        path = ds / name
+        want = f"{CURRENT}/{name}"
+        if path.is_symlink() and os.readlink(path) == want:
+            continue
+        tmp = ds / f".{name}.tmp-{os.getpid()}"
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        os.symlink(want, tmp)
+        if path.is_dir() and not path.is_symlink():
+            if not _exchange(tmp, path):
+                aside = ds / f".{name}.old-{os.getpid()}"
+                os.rename(path, aside)
+                os.rename(tmp, path)
+                tmp = aside
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    _fsync(ds)
+
+
+def _publish(ds: Path, version: Path) -> None:
+    """Make ``version`` the dataset: one ``rename`` of ``current``."""
+    tmp = ds / f".{CURRENT}.tmp-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    os.symlink(version.name, tmp)
+    os.replace(tmp, ds / CURRENT)
+    with contextlib.suppress(OSError):
+        _fsync(ds)
+
+
+def _seal(version: Path, partitions: dict, analyze: bool) -> None:
+    """Write a version's table links, manifest and marker, and fsync it (its files were fsynced
+    as they were written or linked)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as pkg_version
+
+    from gamecore.folders import FORMAT, MARKER
+
+    for table in ("games", "moves"):
+        (version / table).mkdir(exist_ok=True)
+        for part in partitions:
+            link = version / table / f"{KEY}={part}"
+            if not link.is_symlink():
+                os.symlink(f"../parts/{KEY}={part}/{table}", link)
+    manifest = {
+        "format": 2,
+        "kind": KIND,
+        "command": "replay",
+        "key": KEY,
+        "analyze": analyze,
+        "partitions": dict(sorted(partitions.items())),
+    }
+    _write_json(version / MANIFEST, manifest)
+    files = {MANIFEST: _file_info(version / MANIFEST)}
+    for part, info in sorted(partitions.items()):
+        for rel, f in info["files"].items():
+            files[f"parts/{KEY}={part}/{rel}"] = f
+    try:
+        skrafl = pkg_version("skrafl")
+    except PackageNotFoundError:
+        skrafl = None
+    marker = {"format": FORMAT, "command": VERSION_COMMAND, "skrafl": skrafl, "files": dict(sorted(files.items()))}
+    _write_json(version / MARKER, marker)
+    for dirpath, _dirs, _files in os.walk(version):
+        _fsync(Path(dirpath))
+    _fsync(version.parent)
+
+
+def _new_version(ds: Path) -> Path:
+    from pipelines.atomic import _umask
+
+    path = Path(tempfile.mkdtemp(prefix=VERSION, dir=ds))
+    os.chmod(path, 0o777 & ~_umask())
+    (path / "parts").mkdir()
+    return path
+
+
+def _migrate(ds: Path) -> None:
+    """A dataset of the older layout made a version dataset, its partitions as they are (hard
+    links): first a version of exactly them is published, then the fixed links replace the old
+    folders and manifest, then ``parts/`` goes. A kill on the way: the next run goes on from where
+    it stopped; a reader sees the same games throughout."""
+    from gamecore.folders import read_marker
+
+    if _current_version(ds) is None:
+        version = _new_version(ds)
+        partitions = {}
+        for part, folder in _legacy_partitions(ds).items():
+            stage = version / "parts" / f"{KEY}={part}"
+            for rel in ("games/data.parquet", "moves/data.parquet"):
+                _link_or_copy(folder / rel, stage / rel)
+            known = (read_marker(folder) or {}).get("files", {})
+            partitions[part] = {
+                "games": _rows(stage, "games"),
+                "moves": _rows(stage, "moves"),
+                "files": _partition_files(stage, known),
+            }
+        manifest = read_manifest(ds) or {}
+        _seal(version, partitions, bool(manifest.get("analyze")))
+        _publish(ds, version)
+    _fixed_links(ds)
+    shutil.rmtree(ds / "parts", ignore_errors=True)
+
+
+def _tidy(ds: Path) -> None:
+    """Under the lock: what killed runs left goes (hidden versions other than the current one,
+    spools, temporary links), and a dataset of the older layout is converted (:func:`_migrate`)."""
+    keep = os.readlink(ds / CURRENT) if (ds / CURRENT).is_symlink() else None
+    for entry in ds.iterdir():
+        if not entry.name.startswith(".") or entry.name == keep:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+    if keep is not None and _current_version(ds) is None:
+        (ds / CURRENT).unlink()  # a link to nothing (a version removed by hand): as if unpublished
+    if _is_legacy(ds):
+        _migrate(ds)
+
+
 @contextlib.contextmanager
-def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = False) -> Iterator["DatasetRun"]:
-    """Hold the dataset's lock and yield a :class:`DatasetRun`: spool, write partitions, commit.
-    On an exception every stage and the spool are removed; committed partitions stay (each whole)."""
-    from pipelines.atomic import _Lock
+def dataset_writer(
+    target: str | Path, inputs: Iterable = (), analyze: bool = False, drop_missing: bool = False
+) -> Iterator["DatasetRun"]:
+    """Hold the dataset's lock and yield a :class:`DatasetRun`: spool, write partitions, publish.
+    On an exception the new version and the spool are removed: the dataset is as it was (a full
+    disk is one :class:`OutputError` naming the dataset)."""
+    from gamecore.errors import OutputError, SkraflError, is_disk_full, raised_writing_stdout
+    from pipelines.atomic import _device_full, _Lock
 
     inputs = list(inputs)
     ds = check_dataset_dir(target, inputs)
@@ -485,14 +746,24 @@ def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = Fa
                 "every partition has the same columns: give the same option or another folder"
             )
         _tidy(ds)
-        run = DatasetRun(ds, analyze, manifest)
+        run = DatasetRun(ds, analyze, drop_missing)
         yield run
         run.finish()
-    except BaseException:
+    except BaseException as exc:
+        full = (
+            isinstance(exc, Exception)
+            and not isinstance(exc, SkraflError)
+            and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and _device_full(ds.parent)))
+            and not raised_writing_stdout(exc)
+        )
+        replaces = _current_version(ds) is not None and not created
         if run is not None:
             run.abort()
-        if created and ds.is_dir() and not any(p for p in ds.iterdir() if not p.name.startswith(".spool-")):
+        if created and ds.is_dir() and _current_version(ds) is None:
             shutil.rmtree(ds, ignore_errors=True)
+        if full:
+            kept = ", the previous one is kept" if replaces else ""
+            raise OutputError(f"no space left on the device for this output: nothing was changed{kept}", ds) from None
         raise
     finally:
         # every spool folder is this run's (_tidy removed older ones under the lock): removed by
@@ -504,21 +775,44 @@ def dataset_writer(target: str | Path, inputs: Iterable = (), analyze: bool = Fa
         lock.release()
 
 
-class DatasetRun:
-    """One run writing into a dataset: segments spooled, then partitions staged, written and
-    committed (see the module doc)."""
+def _keys(game_id, file):
+    """A game's key: its ``game_id``, else (an unreadable file) ``NUL`` + its file (polars)."""
+    import polars as pl
 
-    def __init__(self, ds: Path, analyze: bool, manifest: dict):
+    df = pl.DataFrame({"game_id": game_id, "file": file}, schema={"game_id": pl.String, "file": pl.String})
+    return df.select(pl.coalesce(pl.col("game_id"), pl.lit("\0") + pl.col("file")).alias("key"))["key"]
+
+
+def _is_in(values, among):
+    """Whether each of ``values`` (a polars Series of text) is one of ``among``: a bool array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    v = values.to_arrow().cast(pa.large_string())
+    return pc.is_in(v, value_set=among.to_arrow().cast(pa.large_string())).fill_null(False).to_numpy(zero_copy_only=False)
+
+
+class DatasetRun:
+    """One run writing into a dataset: segments spooled, then partitions planned (games merged by
+    id), written into a new version, and the version published (see the module doc)."""
+
+    def __init__(self, ds: Path, analyze: bool, drop_missing: bool = False):
         self.ds = ds
         self.analyze = analyze
-        self.manifest = manifest
+        self.drop_missing = drop_missing
+        self.old_version = _current_version(ds)
+        self.old_manifest = (read_manifest(self.old_version) or {}) if self.old_version else {}
         self.spool = Path(tempfile.mkdtemp(prefix=".spool-", dir=ds))
         self.segments: list[Segment] = []
-        self.stages: dict[str, PartitionStage] = {}
-        self.counts: dict[str, int] = {}
+        self.version: Path | None = None
+        self.stages: dict[str, Path] = {}
+        self.jobs: dict[str, PartitionJob] = {}
+        self.linked: list[str] = []
+        self.counts: dict = {}
         self.changed: list[str] = []
         self.unchanged: list[str] = []
         self.removed: list[str] = []
+        self.published = False
         self._pending: list[TableBatch] = []
         self._pending_games = 0
         self.window: tuple = (None, None)
@@ -553,76 +847,183 @@ class DatasetRun:
                 self.counts[k] = self.counts.get(k, 0) + v
 
     # phase 2
-    def plan(self) -> dict[str, list[tuple[Segment, int]]]:
-        """The partitions this run writes, each with its pieces in segment order; their stages
-        made."""
+    def _drop_parts(self, run_parts: set[str]) -> set[str]:
+        """The previous partitions whose games the run did not bring are dropped from: with
+        ``drop_missing`` those the run writes and the days of its window; a dated folder read
+        whole (``folder_days``) replaces the ``src-`` partitions of that folder."""
+        old = set(self.old_manifest.get("partitions", {}))
+        drop: set[str] = set()
+        if self.drop_missing:
+            drop |= run_parts & old
+            since, until = self.window[:2]
+            for p in old:
+                if p.startswith("src-"):
+                    continue
+                with contextlib.suppress(ValueError):
+                    day = dt.date.fromisoformat(p)
+                    if (since or until) and not (since and day < since) and not (until and day > until):
+                        drop.add(p)
+        for folder, day in _window_days(self.window).items():
+            x = os.path.join(folder, "x")
+            for p in (_legacy_source_name(x), _source_name(x)):
+                if p in old and p.startswith(f"src-{day.isoformat()}"):
+                    drop.add(p)
+        return drop
+
+    def plan(self) -> dict[str, PartitionJob]:
+        """The partitions this run writes, each with what it is written from (the previous
+        partition's kept rows, the run's pieces with their kept rows); their stage folders made
+        in a new version. Every other partition is hard-linked into the version."""
+        import numpy as np
+        import polars as pl
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+        import pyarrow.parquet as pq
+
         self.flush()
+        # the run's games, in input order: the later of two with one key wins
         pieces: dict[str, list[tuple[Segment, int]]] = {}
+        piece_keys: list = []
         for seg in self.segments:
-            for part, (index, _n) in seg.parts.items():
-                pieces.setdefault(part, []).append((seg, index))
+            with pa.memory_map(seg.games_path) as src:
+                reader = ipc.open_file(src)
+                for part, (index, _n) in seg.parts.items():
+                    b = reader.get_batch(index)
+                    pieces.setdefault(part, []).append((seg, index))
+                    piece_keys.append(
+                        (
+                            part,
+                            len(pieces[part]) - 1,
+                            _keys(b.column("game_id").to_pylist(), b.column("file").to_pylist()),
+                            b.column("file").to_pylist(),
+                        )
+                    )
+        sizes = [len(k[2]) for k in piece_keys]
+        all_keys = pl.concat([k[2] for k in piece_keys]) if piece_keys else pl.Series("key", [], pl.String)
+        order = pl.DataFrame({"key": all_keys, "pos": np.arange(len(all_keys))})
+        last = order.group_by("key").agg(pl.col("pos").max())["pos"].to_numpy()
+        keep_all = np.zeros(len(all_keys), dtype=bool)
+        keep_all[last] = True
+        self.counts["duplicates"] = int(len(all_keys) - keep_all.sum())
+        run_keys = all_keys.filter(pl.Series(keep_all))
+        run_files = pl.Series("file", [f for k in piece_keys for f in k[3]], pl.String)
+        keeps: dict[str, list] = {p: [None] * len(v) for p, v in pieces.items()}
+        start = 0
+        for (part, i, _k, _f), n in zip(piece_keys, sizes):
+            k = keep_all[start : start + n]
+            keeps[part][i] = None if k.all() else k
+            start += n
+        kept_new = {
+            p: sum(int(k.sum()) if k is not None else pieces[p][i][0].parts[p][1] for i, k in enumerate(ks))
+            for p, ks in keeps.items()
+        }
+        # the previous partitions: rows the run replaces (by key; an unreadable file's row by its
+        # file) or drops
+        old_parts = self.old_manifest.get("partitions", {})
+        drop = self._drop_parts(set(pieces))
+        replaced = dropped = 0
+        jobs: dict[str, PartitionJob] = {}
+        for part in sorted(old_parts):
+            folder = self.old_version / "parts" / f"{KEY}={part}"
+            t = pq.read_table(folder / "games" / "data.parquet", columns=["game_id", "file"])
+            gid = pl.from_arrow(t.column("game_id")).cast(pl.String)
+            files = pl.from_arrow(t.column("file")).cast(pl.String)
+            keys = _keys(gid, files)
+            hit = _is_in(keys, run_keys) | (gid.is_null().to_numpy() & _is_in(files, run_files))
+            n_hit = int(hit.sum())
+            replaced += n_hit
+            if part in drop:
+                dropped += len(hit) - n_hit
+                keep = np.zeros(len(hit), dtype=bool)
+            else:
+                keep = ~hit
+            if part not in pieces and bool(keep.all()):
+                self.linked.append(part)
+                continue
+            if part not in pieces and not keep.any():
+                self.removed.append(part)
+                continue
+            jobs[part] = PartitionJob(old=str(folder), old_keep=keep, old_events=_events_of(folder) if keep.any() else None)
         for part in sorted(pieces):
-            self.stages[part] = PartitionStage(self.ds, part)
-        return dict(sorted(pieces.items()))
+            job = jobs.setdefault(part, PartitionJob())
+            job.pieces, job.keep = pieces[part], keeps[part]
+            if kept_new[part] == 0 and (job.old_keep is None or not bool(np.any(job.old_keep))):
+                del jobs[part]  # every game of it went to a later partition of the run
+                if part in old_parts:
+                    self.removed.append(part)
+        self.counts["replaced"] = replaced
+        self.counts["dropped"] = dropped
+        self.version = _new_version(self.ds)
+        self.jobs = dict(sorted(jobs.items()))
+        self.stages = {p: self.version / "parts" / f"{KEY}={p}" for p in self.jobs}
+        self._run_parts = set(pieces)
+        return self.jobs
 
     def write_all(self) -> None:
         """Phase 2 in this process (a cluster runs it as tasks: :mod:`.cluster`)."""
-        plan = self.plan()
-        for part, pieces in plan.items():
-            write_partition(pieces, self.stages[part].path, self.analyze)
+        for part, job in self.plan().items():
+            write_partition(job, self.stages[part], self.analyze)
 
     def finish(self) -> None:
-        """Commit: every staged partition swapped in (sorted order), window days without games
-        removed, the manifest rewritten."""
-        if not self.stages and self.segments:
+        """Publish: the partitions written, the others linked, the manifest, one swap of
+        ``current`` (none when nothing changed)."""
+        from pipelines.stops import check_stop
+
+        if self.version is None:
             self.write_all()
-        # the manifest lists what is on disk: a run killed after some partitions and before its
-        # manifest left partitions the old manifest does not name
-        old = self.manifest.get("partitions", {})
-        parts = {p: old[p] if p in old else partition_info(self.ds, p) for p in _on_disk(self.ds)}
-        for part, stage in sorted(self.stages.items()):
-            if stage.commit():
-                self.changed.append(part)
+        old_parts = self.old_manifest.get("partitions", {})
+        old_files = {}
+        if self.old_version is not None:
+            from gamecore.folders import read_marker
+
+            old_files = (read_marker(self.old_version) or {}).get("files", {})
+        partitions: dict[str, dict] = {}
+        for part, stage in self.stages.items():
+            for rel in ("games/data.parquet", "moves/data.parquet", EVENTS_FILE):
+                _fsync(stage / rel)
+            info = {"games": _rows(stage, "games"), "moves": _rows(stage, "moves"), "files": _partition_files(stage)}
+            before = old_parts.get(part)
+            if before is not None and _same(info["files"], before.get("files", {})):
+                if part in self._run_parts:
+                    self.unchanged.append(part)
             else:
-                self.unchanged.append(part)
-            _link_tables(self.ds, part)
-            parts[part] = partition_info(self.ds, part)
-        self.stages = {}
-        since, until = self.window[:2]
-        if since and until:
-            day = since
-            while day <= until:
-                p = day.isoformat()
-                if p not in self.changed and p not in self.unchanged and (_part_dir(self.ds, p).is_symlink() or p in parts):
-                    _remove_partition(self.ds, p)
-                    parts.pop(p, None)
-                    self.removed.append(p)
-                day += dt.timedelta(days=1)
-        # A dated folder read whole (the nightly job's incoming/DAY) replaces everything read from
-        # it: its games without times now go to part=DAY, so the part=src-DAY an older skrafl put
-        # them in (a folder named by its day) is gone with it.
-        for folder, day in sorted(_window_days(self.window).items()):
-            p = _source_name(os.path.join(folder, "x"))
-            if p == f"src-{day.isoformat()}" and p not in self.changed and p not in self.unchanged:
-                if _part_dir(self.ds, p).is_symlink() or p in parts:
-                    _remove_partition(self.ds, p)
-                    parts.pop(p, None)
-                    self.removed.append(p)
-        manifest = {
-            "format": 1,
-            "kind": KIND,
-            "command": "replay",
-            "key": KEY,
-            "analyze": self.analyze,
-            "partitions": dict(sorted(parts.items())),
-        }
-        _write_json_atomic(self.ds / MANIFEST, manifest)
-        self.manifest = manifest
+                self.changed.append(part)
+            partitions[part] = info
+        for part in self.linked:
+            folder = self.old_version / "parts" / f"{KEY}={part}"
+            stage = self.version / "parts" / f"{KEY}={part}"
+            for rel in ("games/data.parquet", "moves/data.parquet", EVENTS_FILE):
+                if (folder / rel).is_file():
+                    _link_or_copy(folder / rel, stage / rel)
+            partitions[part] = dict(old_parts[part])
+            partitions[part]["files"] = _partition_files(stage, old_files, f"parts/{KEY}={part}/")
+        self.removed = sorted(set(self.removed))
+        if self.old_version is not None and not self.changed and not self.removed:
+            self.abort()  # nothing changed: no new version
+            return
+        _seal(self.version, partitions, self.analyze)
+        _fixed_links(self.ds)
+        check_stop()  # a stop recorded on the way: never published
+        _publish(self.ds, self.version)
+        self.published = True
+        if self.old_version is not None:
+            shutil.rmtree(self.old_version, ignore_errors=True)
 
     def abort(self) -> None:
-        for stage in self.stages.values():
-            stage.discard()
-        self.stages = {}
+        """Remove the new version (never the one ``current`` names)."""
+        if self.version is not None and not self.published:
+            current = os.readlink(self.ds / CURRENT) if (self.ds / CURRENT).is_symlink() else None
+            if current != self.version.name:
+                shutil.rmtree(self.version, ignore_errors=True)
+        self.version = None if not self.published else self.version
+
+
+def _same(files: dict, before: dict) -> bool:
+    """Whether a written partition's data files are those of the previous one (SHA-256)."""
+    return all(
+        files.get(rel, {}).get("sha256") == before.get(rel, {}).get("sha256")
+        for rel in ("games/data.parquet", "moves/data.parquet")
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -630,20 +1031,28 @@ class DatasetRun:
 
 
 def dataset_partitions(ds: str | Path) -> dict[str, Path]:
-    """The partitions of a dataset, each resolved once to its generation folder and checked whole
-    (sizes against its marker): ``{part: folder}``, sorted.
+    """The partitions of a dataset, from one version (``current`` resolved once, its files'
+    sizes checked against its marker): ``{part: folder}`` (``folder/games/data.parquet``,
+    ``folder/moves/data.parquet``), sorted.
 
     Raises:
-        DataError: not a dataset, or a damaged partition."""
+        DataError: not a dataset, or a damaged one."""
     from gamecore.folders import open_output
 
     ds = Path(ds)
+    version = _current_version(ds)
+    if version is not None:
+        open_output(version, "replay dataset")
+        manifest = read_manifest(version)
+        if not manifest:
+            raise DataError(f"not a replay dataset (no {MANIFEST}): write it with 'skrafl replay --dataset'", ds)
+        return {part: version / "parts" / f"{KEY}={part}" for part in sorted(manifest.get("partitions", {}))}
     manifest = read_manifest(ds)
     if not manifest:
         raise DataError(f"not a replay dataset (no {MANIFEST}): write it with 'skrafl replay --dataset'", ds)
     out: dict[str, Path] = {}
-    for part in sorted(manifest.get("partitions", {})):
-        out[part] = open_output(_part_dir(ds, part), "dataset partition")
+    for part in sorted(manifest.get("partitions", {})):  # a dataset of the older layout
+        out[part] = open_output(ds / "parts" / f"{KEY}={part}", "dataset partition")
     return out
 
 
@@ -654,7 +1063,8 @@ def read_table(ds: str | Path, table: str = "games", columns: list[str] | None =
     import pyarrow.parquet as pq
 
     parts = []
-    for part, folder in dataset_partitions(ds).items():
+    found = dataset_partitions(ds)
+    for part, folder in found.items():
         path = folder / table / "data.parquet"
         wanted = columns
         if exclude:

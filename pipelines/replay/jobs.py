@@ -30,15 +30,20 @@ def run_replay_dataset(
     guess_lexicon: bool = False,
     empty_ok: bool = False,
     folder_days: dict | None = None,
+    drop_missing: bool = False,
 ) -> dict:
     """Replay files and folders (or the finished games of a PostgreSQL database, ``items`` =
-    ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): each partition the
-    run has games for is replaced whole and atomically, the others are kept. ``since``/``until``
-    (dates, both included): only games finished in that window are written, and the days of the
-    window left without games are removed. ``cluster``: a Dask scheduler address (:mod:`.cluster`).
+    ``[URL]``) into the partitioned dataset ``dataset_dir`` (:mod:`.dataset`): the run's games are
+    added, a game already there (by id) replaced, every other game kept; the whole dataset is
+    published by one swap. ``since``/``until`` (dates, both included): only games finished in that
+    window are written. ``drop_missing``: the games of the partitions the run writes, and of the
+    days of its window, that the run did not bring are dropped (counted in ``dropped``).
+    ``cluster``: a Dask scheduler address (:mod:`.cluster`).
 
     Returns the summary of :func:`run_replay` plus ``outside`` (games outside the window),
-    ``partitions`` (replaced), ``unchanged`` (identical, not swapped) and ``removed``.
+    ``partitions`` (changed or new), ``unchanged`` (identical), ``removed`` (partitions left
+    without games), ``replaced`` (games of the dataset replaced by the run's), ``dropped`` (games
+    dropped that the run did not bring) and ``duplicates`` (games the run read twice, kept once).
     ``guess_lexicon``: with a database and no lexicon in ``opts``, check the words with the built
     lexicon the games' locale names (:func:`pipelines.postgres.lexicon_named`; Icelandic unless a
     locale says otherwise), else say once on stderr that they are not checked.
@@ -51,7 +56,7 @@ def run_replay_dataset(
     Raises:
         UsageError: a refused dataset folder; no game found (files, unless ``empty_ok``) or not
             one readable.
-        Stopped: SIGINT or SIGTERM (no partition of this run is swapped in: each stays whole).
+        Stopped: SIGINT or SIGTERM (the dataset is left as it was).
     """
     from .dataset import check_dataset_dir, dataset_writer
 
@@ -92,7 +97,7 @@ def run_replay_dataset(
             total = len(files)
             runs_iter = None
             shown = None
-        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze))
+        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze, drop_missing=drop_missing))
         run.window = (since, until, dict(folder_days)) if folder_days else (since, until)
         if not quiet and total > 50:
             from tqdm import tqdm
@@ -138,6 +143,9 @@ def run_replay_dataset(
         "partitions": run.changed,
         "unchanged": run.unchanged,
         "removed": run.removed,
+        "replaced": counts.get("replaced", 0),
+        "dropped": counts.get("dropped", 0),
+        "duplicates": counts.get("duplicates", 0),
         "source": shown,
     }
     return summary
