@@ -312,3 +312,22 @@ def test_ordspill_boards_without_a_published_layout(name, tmp_path):
     row, moves = _replay(game, strict=True, preset=str(tmp_path / "mine.toml"))
     assert row["status"] == "ok", row["error"]
     assert [m["score_computed"] for m in moves] == [16]
+
+
+def test_score_five_point_challenge_is_five_per_word_under_wespa(tmp_path):
+    """skrafl score --rules wespa --challenge five_point: 9F FE under JOINT forms FE, IF and NE
+    (14 points, above): +5 for each word challenged, 15 for all three, 10 for two."""
+    from clirun import run_skrafl
+
+    (tmp_path / "words.txt").write_text("fe\nif\nne\njoint\n", encoding="utf-8")
+    r = run_skrafl(
+        "build", "en", "--source", "wordlist", "--input", str(tmp_path / "words.txt"), "--out", str(tmp_path / "en"), "-q"
+    )
+    assert r.returncode == 0, r.stderr
+    cgp = "15/15/15/15/15/15/15/3JOINT7/15/15/15/15/15/15/15 EFQRSUV/ 40/0 0"
+    base = ["score", "--rules", "wespa", "--lexicon", str(tmp_path / "en"), "--cgp", cgp, "--play", "9F FE"]
+    for named, bonus in (([], 15), (["--challenged", "FE,IF"], 10), (["--challenged", "NE"], 5)):
+        r = run_skrafl(*base, "--challenge", "five_point", *named, "-f", "json")
+        assert r.returncode == 0, r.stderr
+        got = json.loads(r.stdout)["challenge"]
+        assert (got["bonus"], got["points"]["player"]) == (bonus, 14 + bonus)
