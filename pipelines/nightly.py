@@ -98,6 +98,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -198,8 +199,28 @@ def load_config(path: str | Path) -> dict:
     if not work.is_absolute():
         work = (path.resolve().parent / work).resolve()
     cfg["workdir"] = work
+    _check_rules(path, cfg, lines)
     _check_folders(path, cfg, lines)
     return cfg
+
+
+def _check_rules(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
+    """``[replay] rules``: a shipped preset or a rules ``.toml`` (under ``workdir`` when
+    relative), loaded now, before any step: an unknown preset made every game of the night a
+    ``RULES_ERROR`` row, none rated, and the night said ok. A path is kept resolved."""
+    rules = cfg["replay"].get("rules")
+    if not rules:
+        return
+    from gamecore.rules import load_rules
+
+    value = str(_under(cfg, rules)) if rules.endswith(".toml") else rules
+    try:
+        load_rules(value)
+    except SkraflError as exc:
+        line = lines.get(("replay", "rules")) or lines.get(("replay", ""))
+        where = f"{path}:{line}" if line else str(path)
+        raise UsageError(f"{where}: [replay] rules: {rules!r}: {exc}") from None
+    cfg["replay"]["rules"] = value
 
 
 def _check_folders(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
@@ -726,6 +747,8 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             )
             rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
             rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])
+            if s["games"] and not s["ok"]:
+                raise StepFailed("replay", _none_replayed(s))
 
         _run(rec, replay)
         # 3. impact
@@ -785,7 +808,8 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
             rec["counts"] = {
                 "rated": run.games_rated,
                 "unnamed": run.games_unnamed,  # replayed Netskrafl games without player ids: not rated
-                "skipped": run.games_skipped,
+                "skipped": skipped_in_notes(run.notes),  # games elo could not use, each kind in a note
+                "already_rated": run.games_skipped,  # rated by an earlier night (the same day run again)
                 "late": run.late.height if run.late is not None else 0,
                 "top100": sorted(p.name for p in out.glob("top100_*.csv")),
             }
@@ -808,6 +832,39 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
     if failure is not None:
         raise failure
     return log
+
+
+_SKIPPED_NOTE = re.compile(r"(?:warning: )?(\d+)(?: of \d+)? (?:replay(?:ed)? )?(?:game|row)\(s\)")
+
+
+def skipped_in_notes(notes) -> int:
+    """The games an elo run was given and could not use, summed over its notes (``N replay row(s)
+    with status other than 'ok' skipped``, ``warning: N replayed game(s) skipped: both players
+    have the same name``, ``… not rated``): the run log's ``skipped`` (it said 0 while its notes
+    listed 110). Counted apart: ``unnamed`` (Netskrafl records naming no players), ``late``
+    (games of days already rated) and ``already_rated``."""
+    total = 0
+    for note in notes:
+        m = _SKIPPED_NOTE.match(note)
+        if m and (" skipped" in note or " not rated" in note) and "already rated" not in note:
+            total += int(m.group(1))
+    return total
+
+
+def _none_replayed(summary: dict) -> str:
+    """Why a replay step that replayed none of its games fails: the statuses counted, the first
+    game named. None of them can be rated, and a night that said ok would count the day as rated
+    (never rated again)."""
+    from collections import Counter
+
+    listed = summary.get("not_ok") or []
+    kinds = Counter(status for status, _, _ in listed)
+    first = f"; first: {listed[0][1]}: {listed[0][0]}: {listed[0][2]}" if listed else ""
+    shown = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or f"error {summary['error']}"
+    return (
+        f"none of the {summary['games']} games replayed ok ({shown}{' among the first listed' if len(listed) < summary['games'] else ''})"
+        f"{first}; nothing is rated and the day is not counted as rated: fix the cause and run the day again"
+    )
 
 
 def _begin(log: dict, step: str) -> dict:
