@@ -101,7 +101,6 @@ def _bad_files(tmp: Path) -> dict[str, tuple[Path, str]]:
         "old": (old, "older kind"),
         "arc": (good[:4] + struct.pack("<I", 0x00400000 | 999) + good[8:], "points past"),
         "count": (good[: 4 + 4 * k] + struct.pack("<I", n - 1) + good[8 + 4 * k : -4], "holds 11 leaves"),
-        "nan": (good[:-4] + struct.pack("<f", float("nan")), "not a number"),
     }
     out = {}
     for name, (data, needle) in cases.items():
@@ -117,6 +116,18 @@ def test_not_klv2_is_one_data_error(tmp_path):
             Klv.read(p)
         assert needle in e.value.message, (name, e.value.message)
         assert e.value.path is not None
+
+
+def test_a_value_that_is_not_a_number_is_refused_when_used(tmp_path):
+    good = (LEAVES / "CSW21_small.klv2").read_bytes()
+    p = tmp_path / "nan.klv2"
+    p.write_bytes(good[:-4] + struct.pack("<f", float("nan")))  # the last leave in the file's order: B
+    klv = Klv.read(p)
+    assert klv.value(_tiles("AAB")) == 4.0
+    with pytest.raises(DataError, match="leave value number 11 is nan: not a number of points"):
+        klv.milli(_tiles("B"))
+    r = run_skrafl("leaves", "show", str(p), "B")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not a number of points" in r.stderr
 
 
 def test_cli_not_klv2_one_line_exit_2(tmp_path):
