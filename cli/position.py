@@ -53,7 +53,8 @@ class Position:
         recorded_play: the play the game log records at this point (``8D WORD``), if any.
         recorded_score: its recorded score.
         what: where the position comes from, for messages and pictures.
-        extra: more about it (game logs: ``kind``, the kind of the event that follows; absent at the end).
+        extra: more about it (game logs: ``kind``, the kind of the event that follows, absent at the end;
+            ``format``, the log's format: ``gcg`` or ``netskrafl``).
     """
 
     board: object
@@ -278,13 +279,15 @@ def game_positions(
                     played,
                     ev.score if ev.kind == "play" else None,
                     what,
-                    {"kind": ev.kind},
+                    {"kind": ev.kind, "format": g.format},
                 ),
             )
         else:
             # a finished game has nobody on turn; an unfinished one the player whose turn it is
             mover = None if rep.over is not None else rep.expected if rep.expected is not None else 0
-            yield n, Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
+            end = Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
+            end.extra["format"] = g.format
+            yield n, end
             return
         if upto is not None and n >= upto:
             return

@@ -242,6 +242,9 @@ def _rule(
         )
     data = ruling.as_dict()
     data["coord"] = shown_coord(ruling.coord, pos.board.size, out_coords or coords)
+    parts = str(data.get("play") or "").split(None, 1)
+    if data["coord"] is not None and len(parts) == 2:
+        data["play"] = f"{data['coord']} {parts[1]}"  # the play as --coords writes it (a game's is read in GCG order)
     data["rack"] = "".join(rack_tiles) if rack_tiles is not None else None
     data["lexicon"] = lex.name if lex is not None else None
     data["rules"] = pos.rules.name

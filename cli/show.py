@@ -58,11 +58,11 @@ def show(
     lang: Optional[str] = LANG_OPTION,
     lexicon: Optional[Path] = LEXICON_OPTION,
     rules: Optional[str] = RULES_OPTION,
-    coords: Coords = typer.Option(
-        Coords.gcg,
+    coords: Optional[Coords] = typer.Option(
+        None,
         "--coords",
         help="Edge labels, the caption's coordinate and --play order: gcg (columns A–O, rows 1–15; 8D across) "
-        "or netskrafl (rows A–O, columns 1–15; H4 across).",
+        "or netskrafl (rows A–O, columns 1–15; H4 across). Default: netskrafl for a Netskrafl game record, else gcg.",
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -83,6 +83,8 @@ def show(
 
         lex = Lexicon.load(folder)
     pos = load_position(board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=lex)
+    if coords is None:  # a Netskrafl record is labelled as Netskrafl labels its board
+        coords = Coords.netskrafl if pos.extra.get("format") == "netskrafl" else Coords.gcg
     rack_tiles = pos.rack
     if rack is not None:
         from gamecore.text import nfc

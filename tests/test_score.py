@@ -889,3 +889,21 @@ def test_cli_no_rack_play_beyond_the_tile_set_is_illegal():
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
     assert data["verdict"] == "ILLEGAL" and data["reason"]["code"] == "not_on_rack" and data["score"] is None
+
+
+def test_a_game_play_is_written_in_the_coords_asked(shared):
+    """score --game --coords netskrafl printed the recorded play in GCG order (15G ÁRUM) while its
+    coord said O7: both follow --coords (Netskrafl: row letter first for a play across)."""
+    game = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
+    r = run_skrafl("score", "--game", str(game), "--move", "3", "--coords", "netskrafl", "-f", "json")
+    assert r.returncode in (0, 1), r.stderr
+    data = json.loads(r.stdout)
+    coord, word = data["play"].split(" ", 1)
+    assert coord == data["coord"] and coord[0].isalpha() and coord[1:].isdigit()  # row letter, column number: across
+    r = run_skrafl("score", "--game", str(game), "--move", "3", "-f", "json")
+    gcg = json.loads(r.stdout)
+    g_coord, g_word = gcg["play"].split(" ", 1)
+    assert g_word == word and g_coord == gcg["coord"] and g_coord[0].isdigit()  # GCG: row number first across
+    from gamecore.coords import gcg_to_netskrafl
+
+    assert gcg_to_netskrafl(g_coord, 15) == coord

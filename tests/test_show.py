@@ -376,3 +376,25 @@ def test_rating_chart_date_axis_is_whole_days():
     labels, xs, marks = axis(month)
     assert labels == ["2024-05-01", "2024-05-06", "2024-05-11", "2024-05-16", "2024-05-21", "2024-05-26"]  # every 5th day of 30
     assert max(xs) < WIDTH
+
+
+def test_a_netskrafl_record_is_labelled_the_netskrafl_way(tmp_path, shared):
+    """A Netskrafl game record is drawn with Netskrafl's edge labels (rows A–O, columns 1–15) and
+    its play in Netskrafl's order unless --coords says otherwise; a GCG file keeps GCG's."""
+    game = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
+
+    def labels(out):
+        root = _parse(out.read_text(encoding="utf-8"))
+        rows = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "coord row"]
+        caption = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"]
+        return rows[0], caption
+
+    r = run_skrafl("show", "--game", str(game), "--move", "3", "--play", "recorded", "--out", str(tmp_path / "n.svg"), "-q")
+    assert r.returncode == 0, r.stderr
+    row, caption = labels(tmp_path / "n.svg")
+    assert row == "A" and caption and caption[0].split()[0][0].isalpha()  # O7 ÁRUM 40, not 15G
+    r = run_skrafl("show", "--game", str(game), "--move", "3", "--coords", "gcg", "--out", str(tmp_path / "g.svg"), "-q")
+    assert r.returncode == 0 and labels(tmp_path / "g.svg")[0] == "1", r.stderr
+    gcg = sorted((shared / "corpora" / "gcg").glob("*doug_v_emely.gcg"))[0]
+    r = run_skrafl("show", "--game", str(gcg), "--move", "3", "--out", str(tmp_path / "d.svg"), "-q")
+    assert r.returncode == 0 and labels(tmp_path / "d.svg")[0] == "1", r.stderr
