@@ -1,7 +1,7 @@
 """Static equity (gamecore/equity.py, ``skrafl best --leaves``) against MAGPIE's own move lists.
 
 External truth: tests/fixtures/leaves/reference/*.tsv.gz, MAGPIE's complete move lists (every
-placement and exchange with score and static equity to 0.01) for five positions with MAGPIE-DATA's
+placement and exchange with score and static equity to 0.01) for seven positions with MAGPIE-DATA's
 CSW21 leaves, written by tests/fixtures/leaves/make_reference.py; the leave file the tests use
 (csw21_subset.klv2) holds CSW21.klv2's value of every sub-leave of those racks. The positions'
 boards and word lists are ../shared/corpora/positions (the tests skip without it). The hand-made
@@ -114,6 +114,9 @@ def test_exchanges_listed_only_when_the_bag_allows(shared):
     kinds = Counter(r.kind for r in _ranked(shared, "mid2_b0"))
     assert kinds["exchange"] == 2**7 - 1  # BDEGORW: seven distinct tiles, one or more exchanged
     assert Counter(r.kind for r in _ranked(shared, "mid2_end"))["exchange"] == 0  # the bag is empty
+    # MAGPIE: an exchange when the bag and the opponent's rack hold 2 x 7 tiles (WESPA: 7 in the bag)
+    assert Counter(r.kind for r in _ranked(shared, "mid2_bag6"))["exchange"] == 0
+    assert Counter(r.kind for r in _ranked(shared, "mid2_bag7"))["exchange"] == 127
 
 
 def test_opening_penalties_from_the_rule():
