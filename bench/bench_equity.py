@@ -1,4 +1,4 @@
-"""Static equity against MAGPIE (issue 25): ``skrafl best --leaves CSW21.klv2 --all -f json`` on the five
+"""Static equity against MAGPIE (issue 25): ``skrafl best --leaves CSW21.klv2 --all -f json`` on the
 parity positions of tests/fixtures/leaves/positions.tsv (the shared positions' boards and word lists,
 and an endgame made from mid2), compared with MAGPIE's complete move list for the same position, KWG
 and leave file; and the time of each.
