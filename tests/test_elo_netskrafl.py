@@ -23,7 +23,9 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 
+from gamecore.errors import DataError
 from pipelines import elo
 
 T0 = dt.datetime(2024, 3, 1, 8, 0, tzinfo=dt.timezone.utc)
@@ -246,5 +248,7 @@ def test_replay_table_carries_locale_moves_and_players(tmp_path, shared, fixture
         ],
     )
     assert res.exit_code == 0, res.output
-    run = elo.run_elo(tmp_path / "rep3" / "games.parquet", tmp_path / "elo3")
-    assert run.games_rated == 0 and any("3 or 4 players" in n for n in run.notes)
+    # its only game is of 3 players: nothing rated is an error naming why (issue 23), nothing written
+    with pytest.raises(DataError, match=r"nothing rated: .*of 3 or 4 players"):
+        elo.run_elo(tmp_path / "rep3" / "games.parquet", tmp_path / "elo3")
+    assert not (tmp_path / "elo3").exists()

@@ -184,7 +184,10 @@ def test_netskrafl_records_without_an_id_sharing_a_name_are_two_games(tmp_path):
     ids = pl.read_parquet(tmp_path / "rn" / "games.parquet")["game_id"].to_list()
     assert len(set(ids)) == 2 and all(i.startswith("game.json#") for i in ids), ids
     r = _skrafl("elo", "--games", "rn/games.parquet", "--out", "en", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr  # (their seats are unnamed: a warning, not rated)
+    # not refused as one game (the point here); their seats are unnamed, so none can be rated:
+    # that is an error of its own (issue 23 item 3: never "nothing rated" and exit 0)
+    assert r.returncode == 2 and "shared by different games" not in r.stderr, r.stderr
+    assert "nothing rated: none of the table's 2 game(s) can be rated (2 replayed Netskrafl game(s) not rated" in r.stderr
 
 
 @needs_corpus

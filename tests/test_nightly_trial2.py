@@ -162,10 +162,13 @@ def test_elo_rates_the_games_with_times_and_names_the_one_without(tmp_path, word
     n = len(list(NETSKRAFL.glob("*.json")))
     r = _skrafl("elo", "--games", dataset, "--out", tmp_path / "e1")
     assert r.returncode == 0, r.stderr
-    assert f"1 of {n + 1} replayed game(s) skipped: no finished_at" in r.stderr, r.stderr
-    assert f"first: '{GCG.name}#" in r.stderr and f"the other {n} are rated in time order" in r.stderr, r.stderr
+    # without --date the game without a time is rated after those with times, in file order (issue 23 item 3)
+    assert "1 game(s) without a finished_at (a GCG file has none) rated in file order" in r.stderr, r.stderr
+    assert f"first: '{GCG.name}#" in r.stderr, r.stderr
     r = _skrafl("elo", "--games", dataset, "--out", tmp_path / "e2", "--date", "2025-08-11", "--catch-up")
     assert r.returncode == 0, r.stderr
+    assert f"1 of {n + 1} replayed game(s) skipped: no finished_at" in r.stderr, r.stderr  # --date: its day is unknown
+    assert f"first: '{GCG.name}#" in r.stderr and f"the other {n} are rated in time order" in r.stderr, r.stderr
     assert "this games table has none" not in r.stderr
 
 

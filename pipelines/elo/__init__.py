@@ -12,7 +12,13 @@ The rules (``reference/netskrafl.md`` "Elo", seed 000 FAQ "Elo-stig"):
 - Start 1200; a rating never goes below 0; a game that ends 0–0 is ignored entirely (not counted).
 - Three independent lists: ``all`` (every game, robots rated, one rating per robot name),
   ``human`` (both players human) and ``competition`` (human games played in competition mode).
-- Games are processed in order of ``finished_at``, then ``game_id``.
+- Games are processed in order of ``finished_at``, then ``game_id``; games without a time (GCG
+  files, which have none unless ``#finished-at``) after them, in file order (a note says so).
+- Not rated, each counted in a note: a game against oneself (seed 001), a game marked unrated
+  (optional ``rated``/``unrated`` column), a game of 3–4 players, an unfinished game, a replayed
+  Netskrafl record without player ids. A run without ``--date`` whose table has games and rates
+  none of them (nor had rated them before, nor ignored them as 0–0) is a :class:`DataError`
+  saying why, nothing written: never "0 games rated" and exit 0.
 
 Input: one games table (CSV, Parquet or JSON lines) with the columns of :data:`GAME_COLUMNS`, or
 the ``games.parquet`` written by ``skrafl replay`` (see :func:`read_games`).

@@ -112,6 +112,17 @@ def compute(
             path=table.path,
         )
     since, days_rated = plan_days(state, date, catch_up)
+    notes = list(table.notes)
+    timeless = games.filter(pl.col("finished_at").is_null()) if not table.ordered_by_row else games.clear()
+    if date is not None and timeless.height:
+        # Games without a time among games with times (GCG files outside a day's partition):
+        # --date cannot tell their day, so they are left out (said, naming the first).
+        first, n = timeless.sort("row")["game_id"][0], timeless.height
+        notes.append(
+            f"warning: {n} of {games.height} replayed game(s) skipped: no finished_at (a GCG file has none) and not in a "
+            f"day's partition (first: {first!r}); the other {games.height - n} are rated in time order "
+            "(a game the nightly job reads from incoming/{date} takes that day)"
+        )
     if date is not None:
         day = pl.col("finished_at").dt.date()
         games = games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
@@ -141,7 +152,6 @@ def compute(
         late = pl.concat([late, earlier]).sort(["finished_at", "game_id"])
     if late.height:
         games = games.join(late.select("game_id"), on="game_id", how="anti")
-    notes = list(table.notes)
     if earlier.height:
         notes.append(_earlier_warning(earlier, state, since))
     late_now = late.height - earlier.height
@@ -166,8 +176,11 @@ def compute(
             )
         games = games.join(rows, on="row", how="anti", maintain_order="left")
 
-    # Game order: finished_at then game_id, or file order for a replay table without times.
-    games = games.sort("row") if table.ordered_by_row else games.sort(["finished_at", "game_id"])
+    # Game order: finished_at then game_id; the games without a time (GCG files) after them, in
+    # file order (the table's rows: replay writes its files in path order), said in a note.
+    untimed = pl.col("finished_at").is_null()
+    timed_games, untimed_games = games.filter(~untimed).sort(["finished_at", "game_id"]), games.filter(untimed).sort("row")
+    games = pl.concat([timed_games, untimed_games])
     processed_new = games.select("game_id", "finished_at")
     zero = (pl.col("score0") == 0) & (pl.col("score1") == 0)
     if params.min_moves:  # the per-game model: no change for a game resigned on move 1 or 2
@@ -185,10 +198,27 @@ def compute(
         if left_out.height:
             notes.append(f"warning: {left_out.height} game(s) {what} not rated (first: {left_out['game_id'][0]!r})")
     games = games.filter(~many & ~unfinished)
+    n_untimed = games.filter(untimed).height
+    if n_untimed:
+        with_times = games.height - n_untimed
+        where = f", after the {with_times} with times (at the end of the last day rated)" if with_times else ""
+        notes.append(
+            f"{n_untimed} game(s) without a finished_at (a GCG file has none) rated in file order (the table's "
+            f"rows){where}; first: {games.filter(untimed)['game_id'][0]!r}"
+        )
+    if date is None and explain is None and table.source_rows and not (games.height or skipped or ignored or late.height):
+        # The table has games and not one was rated, nor rated before, nor a 0-0 game the rules
+        # ignore (counted in the summary): an error naming why, not "0 games rated" and exit 0.
+        why = "; ".join(n.removeprefix("warning: ") for n in notes if " not rated" in n or " skipped" in n)
+        raise DataError(
+            f"nothing rated: none of the table's {table.source_rows} game(s) can be rated ({why or 'no game left'}); "
+            "nothing written",
+            path=table.path,
+        )
 
     as_of = state.as_of
-    if games.height and not table.ordered_by_row:
-        last = games["finished_at"].max()
+    last = games["finished_at"].max() if games.height and not table.ordered_by_row else None
+    if last is not None:
         as_of = last if as_of is None or last > as_of else as_of
     report_day = date if date is not None else (as_of.date() if as_of is not None else None)
     if date is None and not table.ordered_by_row and as_of is not None:
@@ -213,7 +243,11 @@ def compute(
         .then(0.0)
         .otherwise(0.5)
         .alias("result0"),
-        (pl.col("finished_at").dt.date().cast(pl.Int32) if not table.ordered_by_row else pl.lit(0, dtype=pl.Int32)).alias("day"),
+        (
+            pl.col("finished_at").dt.date().cast(pl.Int32).fill_null((report_day - _EPOCH).days if report_day else 0)
+            if not table.ordered_by_row
+            else pl.lit(0, dtype=pl.Int32)
+        ).alias("day"),
     )
     old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
     old = (

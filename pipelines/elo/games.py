@@ -70,6 +70,9 @@ class GamesTable:
     never rated (:func:`.batch.compute` leaves them out, counted in one warning)."""
     players_from: str | None = None
     """The PostgreSQL URL the replayed Netskrafl games' players were looked up in, if any."""
+    source_rows: int = 0
+    """The games (data rows) of the input, before any was skipped: a run without ``--date`` that
+    rates none of them is an error (:func:`.batch.compute`), not "0 games rated"."""
 
     def where(self, row: int) -> tuple[str, int | None]:
         """(path, line) of a 1-based data row, for error messages (parquet: no line, row in text)."""
@@ -300,11 +303,14 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     ``robot1``/``robot2`` (→ ``robot0``/``robot1``) and ``competition`` (null → false) are used when
     present. A game without a ``finished_at`` (GCG files have none) in a day's partition of a
     replay dataset (``part=YYYY-MM-DD``: read from the nightly job's ``incoming/{date}``) takes the
-    end of that UTC day (a note). Without a time on any game the games are rated in file order;
-    with times on some, the others are skipped with a ``warning:`` note counting them and naming
-    the first (they cannot be put in time order). A replayed game whose two players have the same name, or whose ``game_id`` repeats an
-    earlier row, is skipped with a ``warning:`` note (one bad file must not stop the night). All
-    of this is listed in :attr:`GamesTable.notes`.
+    end of that UTC day (a note). Games without a time are kept with a null ``finished_at``:
+    :func:`.batch.compute` rates them in file order, after the games with times (with ``--date``
+    it leaves them out, their day unknown), each said in a note. A replayed game whose two
+    players have the same name, or whose ``game_id`` repeats an earlier row, is skipped with a
+    ``warning:`` note (one bad file must not stop the night). In any table a game against oneself
+    is not rated (seed 001: it has no effect on the ranking), nor a game whose optional ``rated``
+    column is false or ``unrated`` column true (:data:`RATED_COLUMNS`; an empty value is rated):
+    skipped with a note. All of this is listed in :attr:`GamesTable.notes`.
 
     Player identities: a Netskrafl game record has no player ids (``reference/netskrafl.md``
     "Game record": ``game_id``, ``ts_last_move``, ``moves``, scores… and no user), so replay
@@ -317,8 +323,8 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     counts those of the run in one ``warning:`` note).
 
     Raises:
-        DataError: a missing column, an empty or malformed value (naming the column and row), a
-            duplicate ``game_id`` or a player meeting themself.
+        DataError: a missing column, an empty or malformed value (naming the column and row), or a
+            duplicate ``game_id``.
         UsageError: the file does not exist or has an unknown extension.
     """
     import polars as pl
@@ -340,7 +346,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
 
     df, line_offset = loaded if loaded is not None else _load_frame(path)
     notes: list[str] = []
-    table = GamesTable(frame=None, path=str(path), line_offset=line_offset)
+    table = GamesTable(frame=None, path=str(path), line_offset=line_offset, source_rows=df.height)
     df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row"))
 
     is_replay = "player0" not in df.columns and all(c in df.columns for c in ("file", "player1", "player2", "score1", "score2"))
@@ -358,7 +364,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         if "game_id" in df.columns:
             game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
             _refuse_name_clash(df, table)
-        kept = [c for c in ("finished_at", "robot0", "robot1", "competition", DAY_COLUMN) if c in df.columns]
+        kept = [c for c in ("finished_at", "robot0", "robot1", "competition", *RATED_COLUMNS, DAY_COLUMN) if c in df.columns]
         df = df.select(
             [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
         )
@@ -370,17 +376,9 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         missing = [c for c in ("finished_at", "robot0", "robot1", "competition") if c not in df.columns]
         if "finished_at" in missing:
             df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
-        elif 0 < df["finished_at"].null_count() < df.height:
-            # Games with times and games without: the ones with times are rated in time order; a
-            # game without one cannot be put among them, so it is left out (said, naming the first).
-            timeless = df.filter(pl.col("finished_at").is_null()).sort("row")
-            n = timeless.height
-            notes.append(
-                f"warning: {n} of {df.height} replayed game(s) skipped: no finished_at (a GCG file has none) and not in a "
-                f"day's partition (first: {timeless['game_id'][0]!r}); the other {df.height - n} are rated in time order "
-                "(a game the nightly job reads from incoming/{date} takes that day)"
-            )
-            df = df.filter(pl.col("finished_at").is_not_null())
+        # Games with times and games without (GCG files, not in a day's partition) are both kept:
+        # a run without --date rates the ones without after the others, in file order; --date
+        # leaves them out (a day cannot be told), each said in a note (:func:`.batch.compute`).
         for c in ("robot0", "robot1", "competition"):
             if c in missing:
                 df = df.with_columns(pl.lit(False).alias(c))
@@ -418,6 +416,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
                 line=1 if line_offset else None,
             )
 
+    df = _drop_unrated(df, table, notes)
     df = df.select([*GAME_COLUMNS, "row"])
     out = {"row": df["row"]}
     out["game_id"] = _text_column(df, "game_id", table)
@@ -432,7 +431,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         out["finished_at"] = pl.Series("finished_at", [None] * df.height, dtype=pl.Datetime("us", "UTC"))
         ordered_by_row = is_replay and df.height > 0  # no game: no order to need (a day without games)
     else:
-        out["finished_at"] = _time_column(df, table)
+        out["finished_at"] = _time_column(df, table, allow_null=is_replay)  # a replayed GCG file has none
         ordered_by_row = False
     frame = pl.DataFrame(out).select([*GAME_COLUMNS, "row"])
 
@@ -442,10 +441,15 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         dup = sorted(set(ids.slice(1).filter(repeated).to_list()))[0]
         rows = frame.filter(pl.col("game_id") == dup)["row"].sort().to_list()
         raise DataError(f"column 'game_id', row {rows[1]}: duplicate game id {dup!r} (also row {rows[0]})", *table.where(rows[1]))
-    same = frame.filter(pl.col("player0") == pl.col("player1"))
-    if same.height:
-        r = int(same["row"].min())
-        raise DataError(f"column 'player1', row {r}: player {same['player0'][0]!r} plays against themself", *table.where(r))
+    same = frame.filter(pl.col("player0") == pl.col("player1")).sort("row")
+    if same.height:  # a game against oneself is not ranked (seed 001: "har ikke konsekvenser for ranking")
+        r = int(same["row"][0])
+        path, line = table.where(r)
+        notes.append(
+            f"{same.height} game(s) against oneself not rated (first: {same['game_id'][0]!r}, row {r}"
+            f"{f', line {line}' if line is not None else ''}, player {same['player0'][0]!r})"
+        )
+        frame = frame.join(same.select("row"), on="row", how="anti").sort("row")
     table.frame = frame
     table.notes = tuple(notes)
     table.ordered_by_row = ordered_by_row
@@ -669,7 +673,42 @@ def _int_column(df: Any, column: str, table: GamesTable) -> Any:
     return res.alias(column)
 
 
-def _time_column(df: Any, table: GamesTable) -> Any:
+RATED_COLUMNS: tuple[str, ...] = ("rated", "unrated")
+"""Optional games-table columns (booleans): a game with ``rated`` false or ``unrated`` true is
+not rated (a note counts them); an empty value is a rated game."""
+
+
+def _drop_unrated(df: Any, table: GamesTable, notes: list[str]) -> Any:
+    """``df`` without the games its ``rated``/``unrated`` column marks unrated (checked as
+    booleans, naming the row of a bad value), counted in a note naming the first."""
+    import polars as pl
+
+    if not any(c in df.columns for c in RATED_COLUMNS):
+        return df
+    unrated = pl.select(pl.repeat(False, df.height, dtype=pl.Boolean)).to_series()
+    for column in RATED_COLUMNS:
+        if column in df.columns:
+            default = column == "rated"  # an empty value: a rated game
+            s = df[column]
+            if s.dtype == pl.Boolean:
+                s = s.fill_null(default)
+            elif s.dtype.is_integer():
+                s = s.fill_null(int(default))
+            elif s.dtype == pl.String:
+                s = s.str.strip_chars().replace("", None).fill_null(str(default).lower())
+            flag = _bool_column(df.with_columns(s.alias(column)), column, table)
+            unrated = unrated | (~flag if column == "rated" else flag)
+    marked = df.filter(unrated)
+    if marked.height:
+        first = marked.sort("row").row(0, named=True)
+        notes.append(
+            f"{marked.height} game(s) marked unrated (column 'rated' false or 'unrated' true) not rated "
+            f"(first: {first['game_id']!r}, row {first['row']})"
+        )
+    return df.filter(~unrated)
+
+
+def _time_column(df: Any, table: GamesTable, allow_null: bool = False) -> Any:
     import polars as pl
 
     s = df["finished_at"]
@@ -677,7 +716,7 @@ def _time_column(df: Any, table: GamesTable) -> Any:
     if isinstance(s.dtype, pl.Datetime):
         res = s.dt.replace_time_zone("UTC") if s.dtype.time_zone is None else s.dt.convert_time_zone("UTC")
         res = res.cast(target)
-        bad = res.is_null()
+        bad = res.is_null() & (not allow_null)
     elif s.dtype == pl.String:
         t = s.str.strip_chars().str.replace(r"[zZ]$", "+00:00").str.replace(" ", "T", literal=True)
         t = pl.select(pl.when(t.str.contains(r"[+-]\d\d:?\d\d$")).then(t).otherwise(t + "+00:00")).to_series()
