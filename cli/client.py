@@ -153,6 +153,32 @@ def _set_wait(sock, _socket, seconds: float) -> None:
         sock.setsockopt(_socket.SOL_SOCKET, opt, tv)
 
 
+def build_request(argv: list[str]) -> tuple[bytes, list[int]]:
+    """The request for ``argv`` (:data:`MAGIC`, its length, its fields) and the forwarded signals
+    this process ignores. The caller's privileges (user and group IDs, groups, capabilities,
+    resource limits) are not in it: the server reads them from the kernel (``/proc/PID``).
+
+    Raises:
+        OSError, ValueError, AttributeError: a standard stream missing or without an encoding."""
+    import _signal
+
+    facts = fingerprint()
+    streams = [_stream_facts(n) for n in ("stdin", "stdout", "stderr")]
+    pairs = list(facts.items())
+    pairs.append(("cwd", os.fsencode(os.getcwd())))
+    mask = os.umask(0o022)
+    os.umask(mask)
+    pairs.append(("umask", str(mask).encode()))
+    for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams):
+        pairs += [(f"{name}.encoding", enc), (f"{name}.errors", err)]
+    pairs.append(("unbuffered", b"1" if sys.stdout.write_through else b"0"))  # python -u, PYTHONUNBUFFERED
+    ignored = [s for s in FORWARDED if _signal.getsignal(s) == _signal.SIG_IGN]
+    pairs.append(("ignored", ",".join(map(str, ignored)).encode()))
+    pairs += [("argv", os.fsencode(a)) for a in argv]
+    pairs += [("env", k + b"=" + v) for k, v in os.environb.items()]
+    return encode(pairs), ignored
+
+
 def forward(path: str, argv: list[str]) -> int | None:
     """Run ``argv`` in the server at ``path``: its exit status, or None when it did not run there
     (no server, refused, stale: the caller runs it itself). A signal received here is passed on."""
@@ -160,21 +186,7 @@ def forward(path: str, argv: list[str]) -> int | None:
     import _socket
 
     try:
-        facts = fingerprint()
-        streams = [_stream_facts(n) for n in ("stdin", "stdout", "stderr")]
-        pairs = list(facts.items())
-        pairs.append(("cwd", os.fsencode(os.getcwd())))
-        mask = os.umask(0o022)
-        os.umask(mask)
-        pairs.append(("umask", str(mask).encode()))
-        for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams):
-            pairs += [(f"{name}.encoding", enc), (f"{name}.errors", err)]
-        pairs.append(("unbuffered", b"1" if sys.stdout.write_through else b"0"))  # python -u, PYTHONUNBUFFERED
-        ignored = [s for s in FORWARDED if _signal.getsignal(s) == _signal.SIG_IGN]
-        pairs.append(("ignored", ",".join(map(str, ignored)).encode()))
-        pairs += [("argv", os.fsencode(a)) for a in argv]
-        pairs += [("env", k + b"=" + v) for k, v in os.environb.items()]
-        request = encode(pairs)
+        request, ignored = build_request(argv)
     except (OSError, ValueError, AttributeError):
         return None
     previous = {}

@@ -4,7 +4,9 @@ The parent imports what the commands need (typer, click, every command module, t
 its C extensions, pyarrow.parquet), optionally reads lexicons (``--preload``), checks that it has
 one thread only, and listens on a Unix socket. Each request (from :mod:`cli.client`, when
 ``SKRAFL_SERVER`` names the socket) is run in a forked child (``socketserver.ForkingMixIn``): it
-takes the client's current folder, environment, umask and standard file descriptors, rebuilds
+takes the client's privileges (:func:`_match_caller`: resource limits, groups, capabilities, read
+from ``/proc/PID`` of the connected process; a caller it cannot match is refused), then its
+current folder, environment, umask and standard file descriptors, rebuilds
 ``sys.stdin``/``stdout``/``stderr`` as Python does at start-up, runs :func:`cli.main.main` (the
 normal entry: same outputs, errors and exit statuses) and sends the exit status back. Signals the
 client receives are passed on and delivered to the child's main thread; a client that goes away
@@ -31,7 +33,9 @@ HELP = (
     "(--preload: a language code or a lexicon folder, repeatable), and listens on PATH (a new socket, "
     "mode 0600, only the same user may connect; a stale socket left by a killed server is replaced). "
     "With SKRAFL_SERVER=PATH, 'skrafl COMMAND ...' sends the command there: it runs in a child with the "
-    "caller's folder, environment, umask, stdin, stdout and stderr, and the caller exits with its status; "
+    "caller's folder, environment, umask, stdin, stdout and stderr, and the caller's privileges (resource "
+    "limits, groups, capabilities, read from /proc; a caller they cannot be matched for runs the command "
+    "itself), and the caller exits with its status; "
     "Ctrl-C and SIGTERM stop it as they would stop it in the caller. Outputs are the same either way. "
     "A server that does not answer within 10 s (SKRAFL_SERVER_TIMEOUT=SECONDS; stopped or stuck) is given up: "
     "the caller runs the command itself after one 'skrafl: note:' line on stderr (a command the server has "
@@ -356,10 +360,70 @@ def _decode(body: bytes) -> dict[str, list[bytes]]:
         n = int.from_bytes(body[pos : pos + 4], "big")
         items.append(body[pos + 4 : pos + 4 + n])
         pos += 4 + n
+        if pos > len(body):
+            raise ValueError("a field runs past the end of the request")
+    if len(items) % 2:
+        raise ValueError("a key without its value")
     fields: dict[str, list[bytes]] = {}
     for key, value in zip(items[::2], items[1::2]):
-        fields.setdefault(key.decode(), []).append(value)
+        fields.setdefault(key.decode("ascii"), []).append(value)
     return fields
+
+
+def _parse(fields: dict[str, list[bytes]]) -> dict:
+    """The request's fields checked and decoded: the folder, environment, umask, the streams'
+    encodings, argv and the signals the caller ignores.
+
+    Raises:
+        ValueError: what is wrong with the request (one line, sent back to the caller)."""
+    import codecs
+
+    from cli.client import FORWARDED
+
+    def one(key: str) -> bytes:
+        values = fields.get(key)
+        if not values:
+            raise ValueError(f"no {key}")
+        if len(values) > 1:
+            raise ValueError(f"more than one {key}")
+        return values[0]
+
+    out: dict = {}
+    cwd = one("cwd")
+    if not cwd.startswith(b"/") or b"\0" in cwd:
+        raise ValueError("cwd is not an absolute path")
+    out["cwd"] = os.fsdecode(cwd)
+    env = []
+    for item in fields.get("env", []):
+        key, eq, value = item.partition(b"=")
+        if not key or not eq or b"\0" in item:
+            raise ValueError("an env item is not NAME=VALUE")
+        env.append((key, value))
+    out["env"] = env
+    umask = one("umask")
+    if not umask.isdigit() or int(umask) > 0o777:
+        raise ValueError("umask is not a number 0..511")
+    out["umask"] = int(umask)
+    for name in ("stdin", "stdout", "stderr"):
+        try:
+            enc, err = one(f"{name}.encoding").decode("ascii"), one(f"{name}.errors").decode("ascii")
+            codecs.lookup(enc)
+            codecs.lookup_error(err)
+        except (UnicodeDecodeError, LookupError):
+            raise ValueError(f"{name}: not a known encoding and error handler") from None
+        out[name] = (enc, err)
+    if one("unbuffered") not in (b"0", b"1"):
+        raise ValueError("unbuffered is not 0 or 1")
+    out["unbuffered"] = one("unbuffered") == b"1"
+    argv = fields.get("argv", [])
+    if not argv or any(b"\0" in a for a in argv):
+        raise ValueError("no argv, or a NUL in it")
+    out["argv"] = [os.fsdecode(a) for a in argv]
+    ignored = one("ignored").decode("ascii", "replace").split(",") if one("ignored") else []
+    if not all(x.isdigit() and int(x) in FORWARDED for x in ignored):
+        raise ValueError("ignored names a signal that is not passed on")
+    out["ignored"] = {int(x) for x in ignored}
+    return out
 
 
 def _receive(sock) -> tuple[dict[str, list[bytes]], list[int]]:
@@ -399,6 +463,165 @@ def _stdio(fd: int, mode: str, encoding: str, errors: str, name: str, buffered: 
     return text
 
 
+#: ``/proc/PID/limits`` names of the resource limits a command runs with (the caller's, applied).
+_LIMITS = {
+    "Max cpu time": "RLIMIT_CPU",
+    "Max file size": "RLIMIT_FSIZE",
+    "Max data size": "RLIMIT_DATA",
+    "Max stack size": "RLIMIT_STACK",
+    "Max core file size": "RLIMIT_CORE",
+    "Max resident set": "RLIMIT_RSS",
+    "Max processes": "RLIMIT_NPROC",
+    "Max open files": "RLIMIT_NOFILE",
+    "Max locked memory": "RLIMIT_MEMLOCK",
+    "Max address space": "RLIMIT_AS",
+    "Max file locks": "RLIMIT_LOCKS",
+    "Max pending signals": "RLIMIT_SIGPENDING",
+    "Max msgqueue size": "RLIMIT_MSGQUEUE",
+    "Max nice priority": "RLIMIT_NICE",
+    "Max realtime priority": "RLIMIT_RTPRIO",
+    "Max realtime timeout": "RLIMIT_RTTIME",
+}
+_CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+
+
+def _status(pid: int | str) -> dict[str, str]:
+    """The fields of ``/proc/PID/status``."""
+    with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as fh:
+        return {k: v.strip() for k, _, v in (line.partition(":") for line in fh)}
+
+
+def _limits(pid: int | str) -> dict[int, tuple[int, int]]:
+    """``/proc/PID/limits`` as ``{RLIMIT_X: (soft, hard)}`` (``unlimited``: ``RLIM_INFINITY``)."""
+    import resource
+
+    out = {}
+    with open(f"/proc/{pid}/limits", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            name = next((n for n in _LIMITS if line.startswith(n + " ")), None)
+            if name is None or not hasattr(resource, _LIMITS[name]):
+                continue
+            soft, hard = line[len(name) :].split()[:2]
+            out[getattr(resource, _LIMITS[name])] = tuple(
+                resource.RLIM_INFINITY if v == "unlimited" else int(v) for v in (soft, hard)
+            )
+    return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    st_a, st_b = os.stat(a), os.stat(b)
+    return (st_a.st_dev, st_a.st_ino) == (st_b.st_dev, st_b.st_ino)
+
+
+def _match_caller(pid: int, uid: int) -> str | None:
+    """Make this child act with the caller's privileges, read from the kernel (``/proc/PID``: what
+    the caller process is, not what its request says): its resource limits, group IDs and
+    supplementary groups, capability sets (effective, permitted, inheritable, bounding, ambient)
+    and no-new-privileges flag. None when done; else why the caller cannot be matched (then
+    nothing is run: the caller runs the command itself): another user ID, namespace, root folder
+    or security label, a seccomp filter or a capability or limit the server does not have, or a
+    change the server has no privilege to make."""
+    import errno
+
+    try:
+        theirs, ours = _status(pid), _status("self")
+        if theirs.get("Uid") != ours.get("Uid") or theirs.get("Uid", "").split()[1:2] != [str(uid)]:
+            return "the caller's user IDs (real, effective, saved, file system) are not the server's"
+        for ns in ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup"):
+            if os.path.exists(f"/proc/self/ns/{ns}") and not _same_file(f"/proc/{pid}/ns/{ns}", f"/proc/self/ns/{ns}"):
+                return f"the caller is in another {ns} namespace"
+        if not _same_file(f"/proc/{pid}/root", "/"):
+            return "the caller has another root folder (chroot)"
+        labels = []
+        for who in (pid, "self"):
+            try:
+                with open(f"/proc/{who}/attr/current", "rb") as fh:
+                    labels.append(fh.read())
+            except OSError:
+                labels.append(None)
+        if labels[0] != labels[1]:
+            return "the caller has another security label (SELinux, AppArmor)"
+        if int(theirs.get("Seccomp", "0") or 0) != int(ours.get("Seccomp", "0") or 0) or theirs.get(
+            "Seccomp_filters"
+        ) != ours.get("Seccomp_filters"):
+            return "the caller runs under a seccomp filter the server does not"
+        limits = _limits(pid)
+        caps = {k: int(theirs[k], 16) for k in _CAP_SETS}
+        mine = {k: int(ours[k], 16) for k in _CAP_SETS}
+        nnp = theirs.get("NoNewPrivs", "0") == "1"
+        if ours.get("NoNewPrivs", "0") == "1" and not nnp:
+            return "the server runs with no-new-privileges and the caller does not"
+    except (OSError, ValueError, KeyError) as exc:
+        return f"the caller's credentials cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    if caps["CapPrm"] & ~mine["CapPrm"] or caps["CapBnd"] & ~mine["CapBnd"]:
+        return "the caller has capabilities the server does not"
+    import resource
+
+    try:  # first what needs the server's capabilities (raising a limit, setting groups, dropping from the bounding set)
+        for res, (soft, hard) in sorted(limits.items()):
+            if resource.getrlimit(res) != (soft, hard):
+                resource.setrlimit(res, (soft, hard))
+        gids = [int(g) for g in theirs["Gid"].split()[:3]]
+        if list(os.getresgid()) != gids:
+            os.setresgid(*gids)
+        groups = sorted({int(g) for g in theirs.get("Groups", "").split()})
+        if sorted(set(os.getgroups())) != groups:
+            os.setgroups(groups)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno not in (errno.EPERM, errno.EINVAL):
+            raise
+        return "the caller's limits or groups cannot be matched (the server lacks the privilege to set them)"
+    if caps != mine or nnp:
+        problem = _set_capabilities(caps, mine, nnp)
+        if problem:
+            return problem
+        if {k: int(v, 16) for k, v in ((k, _status("self")[k]) for k in _CAP_SETS)} != caps:
+            return "the caller's capabilities could not be matched"
+    return None
+
+
+def _set_capabilities(caps: dict[str, int], mine: dict[str, int], nnp: bool) -> str | None:
+    """Drop this process's capabilities to the caller's ``caps`` (bounding set, then effective,
+    permitted and inheritable by capset(2), then ambient) and set no-new-privileges when the caller
+    has it. None when done, else why not."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, PR_CAP_AMBIENT_CLEAR_ALL, PR_SET_NO_NEW_PRIVS = 24, 47, 2, 4, 38
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
+            last = int(fh.read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        if mine["CapBnd"] >> cap & 1 and not caps["CapBnd"] >> cap & 1:
+            if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                return "the caller's capability bounding set cannot be matched (the server lacks CAP_SETPCAP)"
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    header = Header(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two 32-bit words per set
+    data = (Data * 2)()
+    for word in (0, 1):
+        shift = 32 * word
+        data[word].effective = caps["CapEff"] >> shift & 0xFFFFFFFF
+        data[word].permitted = caps["CapPrm"] >> shift & 0xFFFFFFFF
+        data[word].inheritable = caps["CapInh"] >> shift & 0xFFFFFFFF
+    if libc.capset(ctypes.byref(header), data) != 0:
+        return f"the caller's capabilities cannot be set ({os.strerror(ctypes.get_errno())})"
+    for cap in range(last + 1):
+        if caps["CapAmb"] >> cap & 1 and libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0:
+            return "the caller's ambient capabilities cannot be matched"
+    if nnp and libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return "no-new-privileges cannot be set"
+    return None
+
+
 class _Handler:
     """One request, in the forked child (a ``socketserver`` handler: made with the request, the
     client address and the server)."""
@@ -412,6 +635,16 @@ class _Handler:
 
     def answer(self, data: bytes) -> None:
         self.sock.sendall(data)
+
+    def refuse(self, reason: str) -> None:
+        """Answer ``r`` + ``reason`` (one line; the caller runs the command itself) and log it."""
+        reason = " ".join(reason.split())
+        try:
+            self.answer(b"r" + reason.encode(errors="replace"))
+        except OSError:
+            pass
+        if not self.server.quiet:
+            os.write(self.server.log, f"skrafl serve: pid {os.getpid()} refused a request: {reason}\n".encode(errors="replace"))
 
     def run(self) -> None:
         import signal
@@ -432,7 +665,10 @@ class _Handler:
             self.sock.settimeout(10)  # a client that sends nothing does not hold a child
             fields, fds = _receive(self.sock)
             self.sock.settimeout(None)
-        except (OSError, ValueError):
+        except ValueError as exc:  # a malformed request: one line back, none in the server's log
+            self.refuse(f"a malformed request: {exc}")
+            return
+        except OSError:
             return
         try:
             self.serve(fields, fds)
@@ -447,15 +683,17 @@ class _Handler:
     def serve(self, fields: dict[str, list[bytes]], fds: list[int]) -> None:
         import signal
 
-        def one(key: str) -> bytes:
-            return fields.get(key, [b""])[0]
-
         for key, value in self.server.fingerprint.items():
-            if one(key) != value:
-                self.answer(b"r" + f"{key} differs".encode())
+            if fields.get(key, [b""]) != [value]:
+                self.refuse(f"{key} differs")
                 return
         if len(fds) != 3:
-            self.answer(b"r" + b"three file descriptors expected")
+            self.refuse("three file descriptors expected")
+            return
+        try:
+            request = _parse(fields)
+        except ValueError as exc:
+            self.refuse(f"a malformed request: {exc}")
             return
         changed = changed_files(self.server.files)
         if changed:
@@ -464,18 +702,25 @@ class _Handler:
             if os.getppid() == self.server.pid:  # the server stops taking requests and exits
                 os.kill(self.server.pid, signal.SIGUSR1)
             return
-        cwd = os.fsdecode(one("cwd"))
+        import socket
+        import struct
+
+        creds = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        peer, uid, _gid = struct.unpack("3i", creds)
+        problem = _match_caller(peer, uid)  # before anything is opened by path: as the caller could
+        if problem is not None:
+            self.refuse(problem)
+            return
+        cwd = request["cwd"]
         try:
             os.chdir(cwd)
         except OSError:
-            self.answer(b"r" + b"cannot enter the folder")
+            self.refuse("cannot enter the folder")
             return
         os.environ.clear()
-        for item in fields.get("env", []):
-            key, _, value = item.partition(b"=")
-            if key:
-                os.environb[key] = value
-        os.umask(int(one("umask")))
+        for key, value in request["env"]:
+            os.environb[key] = value
+        os.umask(request["umask"])
         try:
             import locale
             import time
@@ -492,13 +737,12 @@ class _Handler:
         fds.clear()
         streams = []
         for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
-            enc, err = one(f"{name}.encoding").decode(), one(f"{name}.errors").decode()
-            streams.append(_stdio(fd, mode, enc, err, f"<{name}>", one("unbuffered") != b"1"))
+            enc, err = request[name]
+            streams.append(_stdio(fd, mode, enc, err, f"<{name}>", not request["unbuffered"]))
         sys.stdin, sys.stdout, sys.stderr = streams
         sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
-        sys.argv = [os.fsdecode(a) for a in fields.get("argv", [])]
-        ignored = {int(s) for s in one("ignored").decode().split(",") if s}
-        for signum in ignored:
+        sys.argv = request["argv"]
+        for signum in request["ignored"]:
             signal.signal(signum, signal.SIG_IGN)
         try:
             self.answer(b"a" + os.getpid().to_bytes(4, "big"))  # the client signals this process
