@@ -210,3 +210,39 @@ def test_cli_best_leaves_bad_input(shared, tmp_path_factory, tmp_path):
     bad = cgp.replace("EJOQUXZ/", "EJOQUXZ/QQ")
     r = run_skrafl("best", "--lexicon", str(lex), "--cgp", bad, "--leaves", str(SUBSET))
     assert r.returncode == 2 and "tile set english has only 1" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_cli_best_leaves_many_positions_and_an_exchange_on_top(shared, tmp_path_factory, tmp_path):
+    from gamecore.klv import write_klv2
+
+    lex = _lexicon(tmp_path_factory, shared, "open3_b0.words")
+    cgp = POSITIONS["open3_b0"]["cgp"]
+    keep_e = tmp_path / "keep_e.klv2"
+    write_klv2(keep_e, {(5,): 100.0})  # keeping E alone is worth 100: only the exchange of JOQUXZ keeps it
+    svg = tmp_path / "top.svg"
+    r = run_skrafl(
+        "best", "--lexicon", str(lex), "--cgp", cgp, "--leaves", str(keep_e), "-n", "2", "-f", "json", "--svg", str(svg)
+    )
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert rows[0] == {
+        "kind": "exchange",
+        "coord": "",
+        "word": "JOQUXZ",
+        "score": 0,
+        "tiles_placed": 0,
+        "leave": "E",
+        "equity": 100.0,
+    }
+    assert rows[1]["kind"] == "play" and rows[1]["equity"] == 38.0  # ZEX, 38 points, its leave JOQU worth 0 here
+    assert "exchange JOQUXZ equity 100.0" in svg.read_text(encoding="utf-8")
+    # --board -: one CGP per line, each ranked by equity (JSON lines), a bad line one error line
+    lines = f"{cgp}\nnot a position\n{POSITIONS['mid2_b0']['cgp']}\n"
+    r = run_skrafl("best", "--lexicon", str(lex), "--board", "-", "--leaves", str(SUBSET), "-n", "3", "-f", "json", stdin=lines)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "-:2:" in r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["line"] for x in out] == [1, 3]
+    first = out[0]["plays"]
+    ref = _reference("open3_b0")
+    # the empty board: each opening play both ways (ZEX down and across first), then JEUX
+    assert [(x["word"], f"{x['equity']:.2f}") for x in first] == [("ZEX", ref[0]["equity"])] * 2 + [("JEUX", ref[1]["equity"])]
