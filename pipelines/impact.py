@@ -155,16 +155,40 @@ def _tables(
     preset: str | None,
     lang: str | None,
     language: str | None = None,
+    skip_other_language: bool = False,
 ):
-    """(games, moves) polars frames of the input: a dataset or replay folder read as it is, game
-    files replayed into a scratch dataset first. ``language``: the lexicons' language; game files
-    that say they are in another are refused before the replay (:func:`check_games_language`)."""
+    """(games, moves, skipped) of the input: a dataset or replay folder read as it is, game files
+    replayed into a scratch dataset first. ``language``: the lexicons' language; game files that
+    say they are in another are refused before the replay (:func:`check_games_language`), or with
+    ``skip_other_language`` left out of both frames and listed in ``skipped`` (``file, game_id,
+    reason``): the nightly job's impact step, where one such game in an old partition stopped every
+    night after a lexicon change."""
     import polars as pl
 
     from pipelines.replay.dataset import is_dataset, read_table
 
+    def checked(games, moves, again: bool = True):
+        if not language or not again:
+            return games, moves, _skipped_frame([])
+        said = list(_table_languages(games))
+        if not skip_other_language:
+            check_games_language(said, language)
+            return games, moves, _skipped_frame([])
+        other = [
+            (f, f"the game is in {lang!r} ({what}), the lexicons in {language!r}")
+            for f, lang, what in said
+            if lang and lang != language
+        ]
+        if not other:
+            return games, moves, _skipped_frame([])
+        files = pl.Series("file", [f for f, _ in other], dtype=pl.String)
+        ids = dict(games.select("file", "game_id").unique("file", keep="first").iter_rows())
+        skipped = _skipped_frame([(f, ids.get(f), why) for f, why in other])
+        return games.filter(~pl.col("file").is_in(files)), moves.filter(~pl.col("file").is_in(files)), skipped
+
+    checked_before = False
     if len(items) == 1 and Path(items[0]).is_dir() and is_dataset(items[0]):
-        ds, check_after = items[0], bool(language)  # the locale replay read, else the GCG file's #lexicon
+        ds = items[0]  # languages: the locale replay read, else the GCG file's #lexicon
     elif (
         len(items) == 1
         and Path(items[0]).is_dir()
@@ -176,27 +200,33 @@ def _tables(
         folder = open_output(items[0], "replay output")
         games = pl.read_parquet(folder / "games.parquet")
         games = games.select([c for c in GAME_COLUMNS if c in games.columns])
-        if language:  # the locale replay read, else the GCG file's #lexicon
-            check_games_language(_table_languages(games), language)
-        return games, pl.read_parquet(folder / "moves.parquet")
+        return checked(games, pl.read_parquet(folder / "moves.parquet"))  # the locale replay read, else #lexicon
     else:
         from pipelines.replay import collect_files
         from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
         from pipelines.replay.run import is_database_url
 
         files = [i for i in items if not is_database_url(i)]
-        if language and files == items:  # before any replay: a mismatch costs nothing
+        checked_before = bool(language) and files == items and not skip_other_language
+        if checked_before:  # before any replay: a mismatch costs nothing
             check_games_language(((f, *file_language(f)) for f in collect_files(files)), language)
-        check_after = bool(language) and files != items  # games read from a database: their locale
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
     games = pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)]))
-    if check_after:
-        check_games_language(_table_languages(games), language)
     moves = pl.from_arrow(
         read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
     )
-    return games.drop("part"), moves.drop("part")
+    return checked(games.drop("part"), moves.drop("part"), again=not checked_before)
+
+
+SKIPPED_COLUMNS = ("file", "game_id", "reason")
+"""``skipped.{parquet,csv}`` (the nightly job's impact step): the games left out, and why."""
+
+
+def _skipped_frame(rows: list[tuple]):
+    import polars as pl
+
+    return pl.DataFrame(rows, schema={c: pl.String for c in SKIPPED_COLUMNS}, orient="row").sort("file")
 
 
 def _table_languages(games):
@@ -400,6 +430,12 @@ def summary_text(result: dict, old_name: str, new_name: str) -> str:
         p = result["plays"].filter(result["plays"]["change"] == change)
         lines.append(f"- {label}: {w.height} words, {p.height} plays in {p['file'].n_unique() if p.height else 0} games")
     lines.append(f"- games whose winner would change under a challenge: {result['winners'].height}")
+    skipped = result.get("skipped")
+    if skipped is not None and skipped.height:
+        lines.append(
+            f"- games left out: {skipped.height} (not of the lexicons' language; each with its reason in skipped.csv, "
+            f"first: {skipped['file'][0]})"
+        )
     left_out = result.get("unfinished_left_out", 0)
     if left_out:
         lines.append(f"- unfinished games with a changed play, left out of that count (no winner to change): {left_out}")
@@ -427,11 +463,15 @@ def run_impact(
     lang: str | None = None,
     before_swap: Callable[[dict], None] | None = None,
     check_language: bool = False,
+    skip_other_language: bool = False,
 ) -> dict[str, Any]:
     """The whole ``skrafl impact`` job: the output folder ``out_dir`` (command ``impact``).
 
     ``check_language``: refuse games that say they are in another language than the lexicons
     (:func:`check_games_language`; ``skrafl impact`` and the nightly job's impact step do).
+    ``skip_other_language`` (the nightly job): such games are not refused but left out, each a row
+    of ``skipped.{parquet,csv}`` with its reason (``result["skipped"]``; the file is written, empty
+    or not, in this mode only), and counted in ``summary.md``.
 
     ``before_swap``: called with the result once the files are written and before the new output
     is swapped in (the command's printing: an error in it discards the new output)."""
@@ -448,14 +488,23 @@ def run_impact(
     )  # beside the output: on the workers' shared file system
     try:
         language = (old.manifest.get("language") or new.manifest.get("language")) if check_language else None
-        games, moves = _tables(
-            items, scratch, workers=workers, cluster=cluster, quiet=quiet, preset=preset, lang=lang, language=language
+        games, moves, skipped = _tables(
+            items,
+            scratch,
+            workers=workers,
+            cluster=cluster,
+            quiet=quiet,
+            preset=preset,
+            lang=lang,
+            language=language,
+            skip_other_language=skip_other_language,
         )
         result = compute_impact(games, moves, old, new)
+        result["skipped"] = skipped
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     with output_dir(Path(out_dir), "impact", inputs) as stage:
-        for name in ("plays", "words", "winners"):
+        for name in ("plays", "words", "winners", *(("skipped",) if skip_other_language else ())):
             result[name].write_parquet(stage / f"{name}.parquet", compression="zstd", statistics=False)
             _csv(result[name], stage / f"{name}.csv")
         (stage / "summary.md").write_text(summary_text(result, str(old_dir), str(new_dir)), encoding="utf-8")
