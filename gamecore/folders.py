@@ -6,8 +6,8 @@ marker file ``.skrafl-output`` (JSON: the command that wrote it, the format vers
 file, its size and SHA-256). The visible path ``NAME`` is a symbolic link to the current
 generation, replaced atomically by the writer (:mod:`pipelines.atomic`). A reader resolves the
 link once (:func:`open_output`) and reads every file from the generation it found, so it never
-mixes two runs; it checks the files' sizes against the marker (cheap) and refuses a folder that
-does not match.
+mixes two runs; it checks the files' sizes against the marker and, for batch inputs, their
+SHA-256 (:func:`checksums_by_default`), and refuses a folder that does not match.
 
 Standard library only: the game core loads lexicons through this module.
 """
@@ -102,7 +102,20 @@ def verify(root: Path, marker: dict, under: str = "", checksums: bool = False) -
             )
 
 
-def open_output(path: Path | str, what: str = "output", checksums: bool = False) -> Path:
+#: what a reader opens that is checked by size only by default: the lexicon (loaded by every
+#: check, judge, best and score start-up, where reading it whole to hash it would cost more than
+#: the command) and an ingest's entries; ``SKRAFL_VERIFY=1`` checks their SHA-256 too
+SIZE_CHECKED = frozenset({"lexicon", "entries"})
+
+
+def checksums_by_default(what: str) -> bool:
+    """Whether :func:`open_output` checks SHA-256 when its caller does not say: yes for every batch
+    input (replay outputs, datasets and their partitions, elo state: a flipped bit in them changed
+    reports silently), not for what :data:`SIZE_CHECKED` names unless ``SKRAFL_VERIFY`` is set."""
+    return what not in SIZE_CHECKED or os.environ.get("SKRAFL_VERIFY", "") not in ("", "0")
+
+
+def open_output(path: Path | str, what: str = "output", checksums: bool | None = None) -> Path:
     """Resolve a visible output path to the generation folder it names now, checked whole.
 
     Every file the caller then reads must be read from the returned folder (not from ``path``
@@ -111,7 +124,8 @@ def open_output(path: Path | str, what: str = "output", checksums: bool = False)
     Args:
         path: the visible folder (``output/is``, ``output/is/midlungur``, an ``--out`` folder).
         what: what the caller expects there, for messages (``lexicon``, ``elo state``).
-        checksums: also check every file's SHA-256 (slower; sizes are always checked).
+        checksums: also check every file's SHA-256 (sizes are always checked); None: as
+            :func:`checksums_by_default` says for ``what``.
     Raises:
         DataError: not a folder; no marker (not written by skrafl, or by an older version); a
             file missing or of the wrong size.
@@ -130,5 +144,5 @@ def open_output(path: Path | str, what: str = "output", checksums: bool = False)
     if not marker:
         raise DataError(f"written by an older skrafl (its {MARKER} has no file list): write it again", path)
     under = folder.relative_to(root).as_posix() if folder != root else ""
-    verify(root, marker, under, checksums)
+    verify(root, marker, under, checksums_by_default(what) if checksums is None else checksums)
     return folder
