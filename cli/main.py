@@ -293,8 +293,9 @@ def main() -> None:
         message = stop_message(signum)
     if message:
         from cli.common import shown_paths
+        from gamecore.text import one_line
 
-        typer.echo(shown_paths(message), err=True)
+        typer.echo(one_line(shown_paths(message)), err=True)  # a line break quoted from the input shown as \n
     # The run is over and its status decided. Python's finalization puts SIGINT and SIGTERM back to
     # the default action, so a stop in its last instant (freeing a large build) killed the process
     # silently (-2) after a complete run: when the interpreter exits (atexit, before that), they are

@@ -19,6 +19,13 @@ lines of at most a cap and stops at the first longer one without reading the res
 stream such as ``/dev/zero`` ends at once). A whole file read into memory (a game log, a board) is
 read with :func:`read_at_most`: at most :data:`GAME_FILE_MAX` / :data:`BOARD_FILE_MAX` bytes.
 
+A configuration or recipe (TOML) is read whole with :func:`read_text_file`, at most
+:data:`CONFIG_FILE_MAX` bytes, and parsed with :func:`toml_loads` (a 5,000-digit integer is a TOML
+error with its line, not Python's ``ValueError``). A JSON game record nested deeper than
+:data:`JSON_DEPTH_MAX` is refused at the line where it goes too deep (:func:`json_too_deep`),
+before the parser recurses. An error message is one line (:func:`one_line`): a line break that
+came from the input (a CSV header holding one) is shown as ``\n``.
+
 Numbers read at the same boundaries (scores, totals) must fit a signed 32-bit integer: the Parquet
 tables store them as int32. :data:`INT32_MIN` and :data:`INT32_MAX` are those bounds.
 """
@@ -34,6 +41,8 @@ from unicodedata import normalize as _normalize
 __all__ = [
     "BOARD_FILE_MAX",
     "BOM",
+    "CONFIG_FILE_MAX",
+    "JSON_DEPTH_MAX",
     "DUMP_LINE_MAX",
     "GAME_FILE_MAX",
     "INT32_MAX",
@@ -44,12 +53,16 @@ __all__ = [
     "WORD_MAX",
     "bounded_lines",
     "capped_lines",
+    "json_too_deep",
+    "one_line",
     "line_of",
     "mib",
     "nfc",
     "read_at_most",
     "read_board_text",
+    "read_text_file",
     "strip_bom",
+    "toml_loads",
     "word_too_long",
 ]
 
@@ -89,6 +102,15 @@ GAME_FILE_MAX = 16 << 20
 BOARD_FILE_MAX = 1 << 20
 """The most bytes of a board or CGP file and of one ``--board -`` stdin line: a 21×21 board is
 under 2 KB even with bracketed multi-letter tiles."""
+
+
+CONFIG_FILE_MAX = 1 << 20
+"""The most bytes of a configuration or recipe file (``nightly.toml``, ``lexicon_sources/*/*.toml``,
+a rule set): a real one is a few KB; a larger file (``/dev/zero``) is one error, read no further."""
+
+JSON_DEPTH_MAX = 64
+"""The deepest nesting of arrays and objects in a JSON game record: a Netskrafl record nests 3
+levels; a deeper one is one error ``FILE:LINE`` (Python's parser recurses, and ran out of stack)."""
 
 
 LINE_COUNT_MAX = 16 << 20
@@ -244,3 +266,78 @@ def toml_error(exc: Exception, text: str) -> tuple[int | None, str]:
             msg, colno = msg[: m.start()] + " at the end of the file", None
             lineno = lineno or max(1, len(text.splitlines()))
     return lineno, msg + (f" (column {colno})" if colno else "")
+
+
+def read_text_file(path: str | Path, cap: int = CONFIG_FILE_MAX, what: str = "configuration") -> str:
+    """The text of a UTF-8 file of at most ``cap`` bytes (:func:`read_at_most`: an endless
+    ``/dev/zero`` ends at once), one leading BOM dropped.
+
+    Raises:
+        DataError: the file is missing or cannot be read, is larger than ``cap`` (``more than 1 MiB:
+            not a configuration file``) or is not UTF-8 (with its line)."""
+    from gamecore.errors import DataError
+
+    try:
+        with open(path, "rb") as f:
+            data = read_at_most(f, cap)
+    except FileNotFoundError:
+        raise DataError(f"{what} not found", path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
+    if data is None:
+        raise DataError(f"more than {mib(cap)}: not a {what} file (a real one is a few KB)", path)
+    try:
+        return strip_bom(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(f"not UTF-8 (byte {data[exc.start]:#04x}); a {what} is UTF-8 text", path, line) from None
+
+
+def toml_loads(text: str) -> dict:
+    """``tomllib.loads(text)``, with every error a :class:`tomllib.TOMLDecodeError` whose message
+    ends ``(at line N, column M)`` (:func:`toml_error` reads it): an integer of more digits than
+    Python converts (4,300) raised a bare ``ValueError`` with no position."""
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        m = re.search(r"[0-9_]{4000,}", text)
+        if m is None:
+            raise tomllib.TOMLDecodeError(f"{' '.join(str(exc).split())[:200]} (at end of document)") from None
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        raise tomllib.TOMLDecodeError(
+            f"a number of {len(m.group().replace('_', ''))} digits (at line {line}, column {column})"
+        ) from None
+
+
+def json_too_deep(data: bytes, limit: int = JSON_DEPTH_MAX) -> int | None:
+    """The line where the JSON text ``data`` nests arrays and objects deeper than ``limit``, or
+    None when it does not (brackets inside strings do not count). A check before ``json.loads``,
+    whose C parser recurses once per level."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    import re
+
+    depth = 0
+    for m in re.finditer(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', data):
+        c = m.group()
+        if c in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return data.count(b"\n", 0, m.start()) + 1
+        elif c in (b"]", b"}"):
+            depth -= 1
+    return None
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: each line break (CR, LF, the other Unicode line separators) shown as
+    ``\\n``, so an error that quotes its input (a CSV header holding a newline) stays one line."""
+    if message.isprintable() or not any(ch in message for ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+        return message
+    return "\\n".join(message.replace("\r\n", "\n").splitlines())

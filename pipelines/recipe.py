@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gamecore.errors import DataError
-from gamecore.text import nfc, strip_bom, toml_error
+from gamecore.text import CONFIG_FILE_MAX, nfc, read_text_file, toml_error, toml_loads
 
 BUILTIN_RULES = {
     "not_lowercase": "the form is written with capitals (proper noun, abbreviation)",
@@ -323,14 +323,10 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     path = Path(path).resolve()
     if path in _seen:
         raise DataError(f"'extends' goes round in a circle: {' → '.join(p.name for p in _seen + (path,))}", path)
-    text = ""
+    # at most CONFIG_FILE_MAX bytes (a recipe named /dev/zero ends at once); a leading BOM is no TOML
+    text = nfc(read_text_file(path, CONFIG_FILE_MAX, "recipe"))
     try:
-        text = nfc(strip_bom(path.read_text(encoding="utf-8")))  # a leading BOM is no TOML
-        data = tomllib.loads(text)
-    except FileNotFoundError:
-        raise DataError("recipe not found", path) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); recipes are UTF-8 TOML", path) from None
+        data = toml_loads(text)  # a 5,000-digit number is a TOML error with its line
     except tomllib.TOMLDecodeError as exc:
         line, what = toml_error(exc, text)
         raise DataError(f"not valid TOML: {what}", path, line) from None

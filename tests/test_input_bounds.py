@@ -339,3 +339,75 @@ def test_bounded_lines_stops_at_a_long_line():
     assert got == [(1, b"ab\r\n"), (2, b"ccccc\r\n"), (3, None)]
     with open("/dev/zero", "rb") as zero:
         assert list(bounded_lines(zero, 1000)) == [(1, None)]
+
+
+# ---- issue 24 item 5: configurations, recipes, JSON nesting, one-line messages ----------------
+
+RECIPE_HEAD = """[lexicon]
+name = "t"
+language = "en"
+tile_set = "english"
+rules = "wespa"
+alphabet = "abcdefghijklmnopqrstuvwxyz"
+"""
+
+
+def _build_with(tmp_path: Path, recipe_text: str):
+    words = tmp_path / "words.txt"
+    words.write_text("cat\ndog\n", encoding="utf-8")
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(recipe_text, encoding="utf-8")
+    out = tmp_path / "lex"
+    code, err = bounded("build", "en", "--recipe", str(recipe), "--source", "wordlist", "--input", str(words), "--out", str(out))
+    assert not out.exists()
+    return code, err, recipe
+
+
+def test_a_recipe_extending_dev_zero_is_one_line(tmp_path):
+    """``extends = "/dev/zero"``: the recipe it names was read whole (the memory limit ended it as
+    an internal error); now at most 1 MiB of it is read."""
+    code, err, _ = _build_with(tmp_path, RECIPE_HEAD + 'extends = "/dev/zero"\nmin_length = 2\nmax_length = 15\n')
+    assert code == 2
+    assert one_line(err) == "skrafl: error: /dev/zero: more than 1 MiB: not a recipe file (a real one is a few KB)"
+
+
+def test_a_5000_digit_number_in_a_recipe_is_its_line(tmp_path):
+    code, err, recipe = _build_with(tmp_path, RECIPE_HEAD + "min_length = 2\nmax_length = " + "9" * 5000 + "\n")
+    assert code == 2
+    assert one_line(err) == f"skrafl: error: {recipe}:8: not valid TOML: a number of 5000 digits (column 14)"
+
+
+@pytest.mark.parametrize("command", [["score"], ["show", "--out", "x.svg"]])
+def test_deeply_nested_json_game_is_its_line(tmp_path, command):
+    """A game record of 100,000 nested arrays was an internal error (RecursionError) in ``score
+    --game`` and ``show --game``: now the line where it nests deeper than 64 levels."""
+    game = tmp_path / "deep.json"
+    game.write_text('{"moves":\n\n' + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    code, err = bounded(command[0], "--game", str(game), *command[1:], cwd=tmp_path)
+    assert code == 2
+    assert one_line(err) == f"skrafl: error: {game}:3: RECORD_MALFORMED: not a JSON game record: nested too deeply"
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_a_csv_header_holding_a_newline_is_one_line(tmp_path):
+    """A quoted CSV header with a line break in it came back in the error as two lines."""
+    games = tmp_path / "games.csv"
+    games.write_text('"game\nid",finished_at\n1,2\n', encoding="utf-8")
+    code, err = bounded("elo", "--games", str(games), "--out", str(tmp_path / "out"))
+    assert code == 2
+    line = one_line(err)
+    assert len(err.splitlines()) == 1 and "game\\nid" in line, err
+
+
+def test_text_helpers():
+    from gamecore.text import json_too_deep, toml_loads
+    from gamecore.text import one_line as flat
+
+    assert flat("a\nb\r\nc\u2028d") == "a\\nb\\nc\\nd" and flat("plain") == "plain"
+    assert json_too_deep(b"[" * 64 + b"]" * 64) is None
+    assert json_too_deep(b'["' + b"[" * 100 + b'"]') is None  # brackets in a string do not count
+    assert json_too_deep(b"[\n" * 65) == 65
+    import tomllib
+
+    with pytest.raises(tomllib.TOMLDecodeError, match=r"a number of 4400 digits \(at line 2, column 5\)"):
+        toml_loads("a = 1\nb = " + "1" * 4400)

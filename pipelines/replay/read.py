@@ -27,6 +27,11 @@ def read_game_file(path: str | Path, *, strict: bool = False) -> Game:
     if path.lower().endswith(".json") or head.startswith(b"{"):
         import json
 
+        from gamecore.text import json_too_deep
+
+        deep = json_too_deep(data)  # before json.loads, which recurses once per level
+        if deep is not None:
+            raise GameLogError("RECORD_MALFORMED", "not a JSON game record: nested too deeply", path, deep)
         try:
             obj = json.loads(strip_bom(data).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
