@@ -46,8 +46,9 @@ COMMANDS: dict[str, str] = {
     "included), the verdict ACCEPTABLE / UNACCEPTABLE, and with --challenge what the challenge rule gives each side "
     "and who moves next.",
     "judge": "The Word Judge station: a full-screen terminal screen where players type the words of a challenged play "
-    "(up to --max-words, separated by spaces) and press Enter; the screen shows only a big ACCEPTABLE (green) or "
-    "UNACCEPTABLE (red), never which word failed, and clears after --clear-after seconds. Every ruling is appended "
+    "(up to --max-words, separated by spaces) and press Enter; the screen shows a big ACCEPTABLE (green) or "
+    "UNACCEPTABLE (red) with the words ruled on under it, all alike (never which word failed), and clears after "
+    "--clear-after seconds; a refusal message clears once the field is edited or cleared. Every ruling is appended "
     "to --log FILE as a JSON line (time, words, verdict, lexicon name and its manifest checksum), flushed to disk "
     "before the verdict is shown.",
     "show": "Draw a position as SVG or PNG (by the --out suffix): the layout's premium squares in the usual colours "
