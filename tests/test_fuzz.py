@@ -808,3 +808,71 @@ def test_opencorpora_xml_unknown_encoding(tmp_path):
     p.write_bytes(b'<?xml version="1.0" encoding="utfX-8"?>\n<dictionary><lemmata></lemmata></dictionary>\n')
     with pytest.raises(DataError):
         list(opencorpora_xml.read(p, progress=False))
+
+
+# ---- recipe conditions (issue 24 item 7): 300 seeded mutants of the real `when`s ----------------
+
+
+def test_fuzz_recipe_conditions(tmp_path):
+    """300 seeded mutants of every real ``[[drop]] when`` (lexicon_sources/*/*.toml), with table
+    functions, subqueries, quotes, comments and casts put in: each recipe is read and applied to
+    entries holding the columns the rules read; every outcome is a condition applied or a
+    :class:`SkraflError` (one line), never another exception, and the file a mutant names in
+    ``read_csv``/``read_parquet`` is never read (its first line is in no message)."""
+    import random
+    import tomllib
+
+    import polars as pl
+
+    from pipelines.build import classify
+    from pipelines.recipe import load_recipe
+
+    root = Path(__file__).resolve().parents[1] / "lexicon_sources"
+    whens = [r["when"] for p in sorted(root.glob("*/*.toml")) for r in tomllib.loads(p.read_text("utf-8")).get("drop", [])]
+    secret = tmp_path / "secret.csv"
+    secret.write_text("s3cr3t_line\nx\n", encoding="utf-8")
+    tokens = [
+        f"read_csv('{secret}')",
+        f"form IN (SELECT * FROM read_parquet('{secret}'))",
+        f"(SELECT column_1 FROM read_csv('{secret}'))",
+        " OR ", "(", ")", "'", "''", '"', "--", "/*", ";", "::", "$$", "`", "\\", "MAX(", "OVER ()",
+        "9" * 30, "\n", "NULL", "form", "CASE WHEN ", " END", ",", "*", "x.y", "E'a'", "||", "%",
+    ]  # fmt: skip
+    text_columns = "category spelling tag domain visibility register word_class tags last_suffix stem_flags source edit_state grammemes pos case_ number lexeme msd"
+    columns = {c: ["words", "ABBR", None] for c in text_columns.split()}
+    columns.update(
+        form=["cat", "Dog", "x-y"], lemma=["cat", "dog", "x"], word=["cat", "dog", "x-y"], row=[1, 2, 3], grade=[1, None, 2],
+        frequency=[5, 20, None], level=[10, 95, 50], corpus_cell=[0, 1, 2], corpus_other=[300, 0, 5],
+        s_variant=[True, False, None], lemma_in_hunspell=[False, True, True],
+    )  # fmt: skip
+    entries = pl.DataFrame(columns)
+    head = '[lexicon]\nname = "t"\nlanguage = "en"\ntile_set = "english"\nrules = "wespa"\nalphabet = "abcdefghijklmnopqrstuvwxyz"\nmin_length = 2\nmax_length = 15\n'
+    rng = random.Random(2024)
+    outcomes = {"refused": 0, "error": 0, "applied": 0}
+    recipe = tmp_path / "recipe.toml"
+    for n in range(300):
+        chars = list(rng.choice(whens))
+        for _ in range(rng.randint(1, 4)):
+            op, i = rng.randrange(3), rng.randrange(len(chars) + 1)
+            if op == 0:
+                chars[i:i] = list(rng.choice(tokens))
+            elif op == 1:
+                del chars[i : i + rng.randint(1, 6)]
+            else:
+                chars[i:i] = chars[rng.randrange(len(chars)) :][: rng.randint(1, 10)]
+        when = "".join(chars)
+        recipe.write_text(head + f'[[drop]]\nrule = "r{n}"\nwhen = {json.dumps(when)}\n', encoding="utf-8")
+        try:
+            loaded = load_recipe(recipe)
+        except SkraflError as exc:
+            assert "s3cr3t_line" not in str(exc)
+            outcomes["refused"] += 1
+            continue
+        assert not re.search(r"read_\w+\s*\(|\bselect\b", when, re.IGNORECASE) or "'" in when, when
+        try:
+            classify(entries, loaded, None)
+            outcomes["applied"] += 1
+        except SkraflError as exc:
+            assert "s3cr3t_line" not in str(exc), when
+            outcomes["error"] += 1
+    assert outcomes["refused"] >= 100 and outcomes["applied"] >= 10, outcomes
