@@ -256,3 +256,23 @@ def test_a_table_of_unrated_games_only_is_an_error(tmp_path):
     games = _csv(tmp_path / "g.csv", ["g1,2024-05-01T10:00:00Z,anna,bob,false,false,300,420,false,false"], extra=",rated")
     r = _skrafl("elo", "--games", games, "--out", tmp_path / "elo")
     assert r.returncode == 2 and "nothing rated" in r.stderr and "marked unrated" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_a_game_marked_unrated_in_json_lines_or_parquet(tmp_path, kind):
+    """The same in JSON lines (a record without the key is rated) and Parquet (a boolean column,
+    null = rated)."""
+    base = {"robot0": False, "robot1": False, "competition": False, "player0": "anna", "player1": "bob"}
+    rows = [
+        {**base, "game_id": "g1", "finished_at": "2024-05-01T10:00:00Z", "score0": 300, "score1": 420, "rated": False},
+        {**base, "game_id": "g2", "finished_at": "2024-05-01T11:00:00Z", "score0": 400, "score1": 350},
+    ]
+    path = tmp_path / f"g.{kind}"
+    if kind == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    else:
+        pl.DataFrame([{**r, "rated": r.get("rated")} for r in rows]).write_parquet(path)
+    r = _skrafl("elo", "--games", path, "--out", tmp_path / "elo")
+    assert r.returncode == 0, r.stderr
+    assert "1 game(s) marked unrated" in r.stderr and "skrafl elo: 1 games rated," in r.stderr, r.stderr
+    assert _ratings(tmp_path / "elo") == elo_by_the_rules([("anna", "bob", 400, 350)])
