@@ -84,6 +84,12 @@ def best(
         "Default for midlungur/amlodi: the tier LEXICON_DIR/ROBOT (e.g. output/is/midlungur).",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed for the robot's pick (reproducible)."),
+    pick_from: Optional[int] = typer.Option(
+        None,
+        "--pick-from",
+        min=1,
+        help="How many plays midlungur/amlodi pick among (default as Netskrafl's code: 20 and 30; its FAQ says 10 and 20).",
+    ),
     leaves: Optional[str] = typer.Option(
         None,
         "--leaves",
@@ -124,6 +130,8 @@ def best(
         raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
     if leaves is not None and robot is not None:
         raise UsageError(f"--robot {robot.value} picks by score as Netskrafl's robots do: give no --leaves")
+    if pick_from is not None and (robot is None or robot.value == "fullsterkur"):
+        raise UsageError("--pick-from is how many plays midlungur or amlodi pick among: give --robot midlungur or amlodi")
     if vocabulary is not None and robot is None:
         raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
     n = 10 if top is None else top
@@ -191,7 +199,9 @@ def best(
     def plays_of(position, rack_tiles, opponent=()):
         if table is not None:
             return _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, None if show_all else n, table, shown)
-        return _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set)
+        return _plays(
+            position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, (seed, pick_from), quiet, shown, tile_set
+        )
 
     if many:
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
@@ -241,9 +251,10 @@ def best(
         )
 
 
-def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, seed, quiet, shown, tile_set):
+def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, robot_opts, quiet, shown, tile_set):
     """The plays ``best`` shows for one position and rack (best first, the top N, every play, or
-    the robot's pick) and their output rows. ``vocab()``: the robot's vocabulary (None: every word)."""
+    the robot's pick) and their output rows. ``vocab()``: the robot's vocabulary (None: every word);
+    ``robot_opts``: its (seed, pick_from)."""
     from gamecore.best import leave_text, robot_pick
     from gamecore.folded import best_plays_folded
 
@@ -256,7 +267,7 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
         plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays, fold)
         plays = plays if limit is None else plays[:limit]
     if robot is not None:
-        pick = robot_pick(plays, robot.value, vocab(), seed)
+        pick = robot_pick(plays, robot.value, vocab(), *robot_opts)
         if pick is None:
             if not quiet:
                 typer.echo("no legal play: the robot exchanges all its tiles if the bag allows, else passes", err=True)

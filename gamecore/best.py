@@ -365,7 +365,9 @@ class GameAnalyzer:
         return plays[0] if plays else None
 
 
-def robot_pick(plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None) -> ScoredPlay | None:
+def robot_pick(
+    plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: int | None = None, pick_from: int | None = None
+) -> ScoredPlay | None:
     """The play a Netskrafl robot makes from ``plays`` (sorted best first), or None (no legal play:
     the robot exchanges all tiles when the bag allows, else passes).
 
@@ -373,6 +375,8 @@ def robot_pick(plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: i
         robot: ``fullsterkur``, ``midlungur`` or ``amlodi``.
         vocabulary: the robot's word list (``word in vocabulary``, lowercase); None = every word.
         seed: for ``random.Random`` (reproducible picks).
+        pick_from: how many plays midlungur and amlodi pick among (default :data:`ROBOTS`'s, as
+            Netskrafl's code; its FAQ says 10 and 20).
     Raises:
         UsageError: unknown robot.
     """
@@ -382,7 +386,7 @@ def robot_pick(plays: Sequence[ScoredPlay], robot: str, vocabulary=None, seed: i
         raise UsageError(f"unknown robot {robot!r}; known: {', '.join(ROBOTS)}")
     if not plays:
         return None
-    pick_from = ROBOTS[robot]
+    pick_from = ROBOTS[robot] if pick_from is None or ROBOTS[robot] == 0 else pick_from
     if pick_from == 0:
         return plays[0]
     chosen: list[ScoredPlay] = []

@@ -264,6 +264,20 @@ def test_robots_pick_as_netskrafl_says():
     assert robot_pick([], "midlungur", vocab, 1) is None
 
 
+def test_robots_pick_from_the_faqs_numbers_when_asked():
+    """Netskrafl's FAQ says Miðlungur picks among the top 10 and Amlóði among 20 (its code: 20 and
+    30, our default); --pick-from gives the FAQ's numbers."""
+    from gamecore.best import robot_pick
+
+    plays = [_fake(100 - i, "WORD", row=i) for i in range(60)]
+    for robot, faq in (("midlungur", 10), ("amlodi", 20)):
+        picks = {id(robot_pick(plays, robot, None, s, pick_from=faq)) for s in range(400)}
+        assert picks == {id(p) for p in plays[:faq]}, robot  # every one of the top N, nothing below
+    default = {id(robot_pick(plays, "midlungur", None, s)) for s in range(400)}
+    assert default == {id(p) for p in plays[:20]}
+    assert robot_pick(plays, "fullsterkur", None, 1, pick_from=5) is plays[0]  # the best play, always
+
+
 # ---- the command ------------------------------------------------------------------------------------------
 
 
@@ -550,3 +564,11 @@ def test_cli_robot_options_that_would_be_ignored_are_refused(tiny_lexicon, tmp_p
     assert r.returncode == 2 and "language 'nb'" in r.stderr and "'en'" in r.stderr, r.stderr
     r = _skrafl(*base, "--robot", "fullsterkur")
     assert r.returncode == 0 and len(r.stdout.strip().splitlines()) == 2, r.stdout  # a header and the one play
+
+
+def test_cli_pick_from_only_for_a_picking_robot(tiny_lexicon, tmp_path):
+    b = _board_file(tmp_path, empty())
+    for extra in ([], ["--robot", "fullsterkur"]):
+        r = _skrafl("best", "--lexicon", str(tiny_lexicon), "--board", str(b), "--rack", "AEINRST", "--pick-from", "10", *extra)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "--pick-from" in r.stderr and "midlungur or amlodi" in r.stderr
