@@ -255,3 +255,22 @@ def test_malformed_requests_are_refused_in_one_line(server, tmp_path):
         for x in servers[1:]:
             x.proc.terminate()
             x.proc.wait(timeout=10)
+
+
+@ROOT_WITH_SETPRIV
+def test_the_callers_groups_are_the_commands(server, tmp_path):
+    """A lexicon in a folder only group 4242 may enter (0750, another owner): a caller without
+    capabilities reads it when 4242 is one of its groups and not otherwise, served as in its own
+    process (the server itself has neither the group nor, for the command, the capabilities)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    lex = _lexicon(shared, ["hestur", "joint"])
+    os.chown(shared, 12345, 4242)
+    os.chmod(shared, 0o750)
+    args = ["check", "--lexicon", str(lex), "hestur"]
+    for groups, status in (("4242", 0), ("4243", 2)):
+        before = server.ran()
+        served, here = both_ways(server, args, [*DROP_CAPS, f"--groups={groups}"])
+        assert here.returncode == status, here.stderr
+        assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
+        assert server.ran() == before + 1, server.log.read_text()
