@@ -527,6 +527,10 @@ def _match_caller(pid: int, uid: int) -> str | None:
         theirs, ours = _status(pid), _status("self")
         if theirs.get("Uid") != ours.get("Uid") or theirs.get("Uid", "").split()[1:2] != [str(uid)]:
             return "the caller's user IDs (real, effective, saved, file system) are not the server's"
+        caps = {k: int(theirs[k], 16) for k in _CAP_SETS}
+        mine = {k: int(ours[k], 16) for k in _CAP_SETS}
+        if caps["CapPrm"] & ~mine["CapPrm"] or caps["CapBnd"] & ~mine["CapBnd"]:
+            return "the caller has capabilities the server does not"
         for ns in ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup"):
             if os.path.exists(f"/proc/self/ns/{ns}") and not _same_file(f"/proc/{pid}/ns/{ns}", f"/proc/self/ns/{ns}"):
                 return f"the caller is in another {ns} namespace"
@@ -546,15 +550,11 @@ def _match_caller(pid: int, uid: int) -> str | None:
         ) != ours.get("Seccomp_filters"):
             return "the caller runs under a seccomp filter the server does not"
         limits = _limits(pid)
-        caps = {k: int(theirs[k], 16) for k in _CAP_SETS}
-        mine = {k: int(ours[k], 16) for k in _CAP_SETS}
         nnp = theirs.get("NoNewPrivs", "0") == "1"
         if ours.get("NoNewPrivs", "0") == "1" and not nnp:
             return "the server runs with no-new-privileges and the caller does not"
     except (OSError, ValueError, KeyError) as exc:
         return f"the caller's credentials cannot be read ({getattr(exc, 'strerror', None) or exc})"
-    if caps["CapPrm"] & ~mine["CapPrm"] or caps["CapBnd"] & ~mine["CapBnd"]:
-        return "the caller has capabilities the server does not"
     import resource
 
     try:  # first what needs the server's capabilities (raising a limit, setting groups, dropping from the bounding set)

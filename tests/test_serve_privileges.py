@@ -274,3 +274,43 @@ def test_the_callers_groups_are_the_commands(server, tmp_path):
         assert here.returncode == status, here.stderr
         assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
         assert server.ran() == before + 1, server.log.read_text()
+
+
+@ROOT_WITH_SETPRIV
+def test_a_caller_with_more_capabilities_than_the_server_is_refused_and_runs_it_itself(tmp_path):
+    """A server started without capabilities cannot act for a root caller that has them: it
+    refuses (one line in its log), and the caller runs the command itself: the private folder is
+    read, as the caller may."""
+    import time
+
+    from test_serve import Server
+
+    private = tmp_path / "private"
+    private.mkdir()
+    lex = _lexicon(private, ["hestur", "joint"])
+    os.chown(private, 12345, 12345)
+    os.chmod(private, 0o700)
+    path, log = tmp_path / "skrafl.sock", tmp_path / "serve.log"
+    proc = subprocess.Popen(
+        [*DROP_CAPS, sys.executable, "-m", "cli.main", "serve", "--socket", str(path)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "wb"),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "listening on" not in log.read_text(errors="replace") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        srv = Server(path, proc, log)
+        served, here = both_ways(srv, ["check", "--lexicon", str(lex), "hestur"])
+        assert (
+            (served.returncode, served.stdout, served.stderr)
+            == (here.returncode, here.stdout, here.stderr)
+            == (0, "hestur\tVALID\n", "")
+        )
+        assert srv.ran() == 0
+        assert "refused a request: the caller has capabilities the server does not" in log.read_text(), log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
