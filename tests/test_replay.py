@@ -434,3 +434,29 @@ def test_the_summary_lists_the_first_games_not_ok_and_counts_the_rest(tmp_path):
         lines = r.stderr.splitlines()
         assert sum(line.startswith("  error: ") for line in lines) == 20, r.stderr
         assert lines[-1].startswith("  … and 5 more not ok"), r.stderr
+
+
+def test_a_mismatch_names_its_cause_not_the_note_before_it(tmp_path):
+    """A file naming no challenge rule whose first bonus (+10 after a one-word play: only the
+    ten-point rule gives it) sets the rule, and whose later bonus (+7) no rule gives: the game is a
+    mismatch because of that bonus, and its error (and the summary line) says so, not the note
+    that the rule was inferred."""
+    import polars as pl
+    from clirun import run_skrafl
+
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "g.gcg").write_text(
+        "#character-encoding UTF-8\n#player1 alice Alice Able\n#player2 bob Bob Baker\n#lexicon CSW21\n"
+        ">alice: AEINRST 8D RETAINS +66 66\n"
+        ">alice: EFHLOTW (challenge) +10 76\n"
+        ">bob: BDEGLOU G7 B.D +11 11\n"
+        ">bob: EGLOUXY (challenge) +7 18\n",
+        encoding="utf-8",
+    )
+    r = run_skrafl("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"))
+    assert r.returncode == 1, r.stderr
+    row = pl.read_parquet(tmp_path / "out" / "games.parquet").row(0, named=True)
+    assert row["status"] == "mismatch" and row["error"].startswith("CHALLENGE_BONUS_INCORRECT") and "(line 8)" in row["error"]
+    assert any("CHALLENGE_RULE_INFERRED" in w for w in row["warnings"])  # the note is still kept
+    assert "mismatch: " in r.stderr and "CHALLENGE_BONUS_INCORRECT" in r.stderr and "CHALLENGE_RULE_INFERRED" not in r.stderr

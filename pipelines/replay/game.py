@@ -374,6 +374,7 @@ class _Replayer:
         self.last_play: tuple | None = None
         self.findings: list[Finding] = []
         self.mismatch = False
+        self.mismatches: list[Finding] = []  # the findings that made the game a mismatch (not the notes)
         self.rows: list[tuple] = []
         self.row_keys = MOVE_COLUMNS + (ANALYZE_COLUMNS if analyze else ())
         self.bingos = [0] * self.n
@@ -424,6 +425,7 @@ class _Replayer:
         self.findings.append(Finding(code, msg, line))
         if kind == "mismatch":
             self.mismatch = True
+            self.mismatches.append(self.findings[-1])
 
     def nick(self, p: int) -> str:
         return self.game.players[p].nick if p < len(self.game.players) else f"player{p + 1}"
@@ -1236,7 +1238,9 @@ def replay_game(
         return GameResult(row, [], list(game.warnings), None)
     findings = list(game.warnings) + rep.findings
     status = "mismatch" if rep.mismatch else "ok"
-    first = next((f for f in rep.findings if f.code and f.code not in ("GAME_EVENT_OFF_TURN",)), None) if rep.mismatch else None
+    # the cause named is the first finding that made the game a mismatch, not a note before it (the
+    # challenge rule inferred from a first bonus named a game whose later bonus disagreed)
+    first = next((f for f in rep.mismatches if f.code and f.code not in ("GAME_EVENT_OFF_TURN",)), None) if rep.mismatch else None
     scores = rep.computed + [None] * 4
     bingos = rep.bingos + [None] * 4
     # finished: someone went out, the scoreless turns ran out or a player resigned (a GCG file
