@@ -483,9 +483,7 @@ def run_impact(
     old, new = Lexicon.load(old_dir), Lexicon.load(new_dir)
     parent = Path(os.path.dirname(os.path.abspath(out_dir)))
     parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(
-        tempfile.mkdtemp(prefix=".skrafl-impact-", dir=parent)
-    )  # beside the output: on the workers' shared file system
+    scratch, held = _new_scratch(parent)  # beside the output: on the workers' shared file system
     try:
         language = (old.manifest.get("language") or new.manifest.get("language")) if check_language else None
         games, moves, skipped = _tables(
@@ -501,8 +499,19 @@ def run_impact(
         )
         result = compute_impact(games, moves, old, new)
         result["skipped"] = skipped
+    except Exception as exc:  # a full disk while the games are replayed beside the output: named as the output
+        from gamecore.errors import OutputError, SkraflError, is_disk_full
+
+        if isinstance(exc, OutputError) or (is_disk_full(exc) and not isinstance(exc, SkraflError)):
+            raise OutputError(
+                "no space left on the device for this output (the games are replayed into a scratch folder beside "
+                "it first): nothing was changed",
+                out_dir,
+            ) from None
+        raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        os.close(held)
     with output_dir(Path(out_dir), "impact", inputs) as stage:
         for name in ("plays", "words", "winners", *(("skipped",) if skip_other_language else ())):
             result[name].write_parquet(stage / f"{name}.parquet", compression="zstd", statistics=False)
@@ -511,6 +520,66 @@ def run_impact(
         if before_swap is not None:
             before_swap(result)
     return result
+
+
+SCRATCH_PREFIX = ".skrafl-impact-"
+"""The scratch folder of a run (a replayed copy of its games) beside its output."""
+_SCRATCH_LOCK = ".skrafl-scratch.lock"
+SCRATCH_GRACE = 60.0
+"""Seconds a scratch folder without its lock file is left alone (a run between making it and
+locking it); older, it is a killed run's (or an older skrafl's)."""
+
+
+def _new_scratch(parent: Path) -> tuple[Path, int]:
+    """A new scratch folder in ``parent``, held by an exclusive ``flock`` on its lock file for the
+    run (the kernel drops it when the process dies), after the scratch folders of killed runs
+    there are removed (:func:`tidy_scratch`). Returns the folder and the lock's descriptor."""
+    import fcntl
+
+    tidy_scratch(parent)
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent))
+    fd = os.open(scratch / f"{_SCRATCH_LOCK}.new", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(scratch / f"{_SCRATCH_LOCK}.new", scratch / _SCRATCH_LOCK)  # seen by a tidy-up only once held
+    return scratch, fd
+
+
+def tidy_scratch(parent: Path) -> list[Path]:
+    """Remove the scratch folders that killed ``impact`` runs left in ``parent`` (a full copy of
+    the replayed games each): those whose lock no live run holds, and those without a lock file
+    older than :data:`SCRATCH_GRACE`. A running impact's scratch is left alone. Returns those removed."""
+    import fcntl
+    import time
+
+    removed = []
+    try:
+        found = [p for p in parent.iterdir() if p.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return removed
+    for p in sorted(found):
+        if p.is_symlink() or not p.is_dir():
+            continue
+        try:
+            fd = os.open(p / _SCRATCH_LOCK, os.O_RDWR)
+        except FileNotFoundError:
+            try:
+                if time.time() - p.stat().st_mtime > SCRATCH_GRACE:
+                    shutil.rmtree(p, ignore_errors=True)
+                    removed.append(p)
+            except OSError:
+                pass
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # a running impact's
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+        os.close(fd)
+    return removed
 
 
 def check_lexicons(old_dir, new_dir) -> None:

@@ -94,6 +94,7 @@ Config (TOML; relative paths are under ``workdir``, default the config's folder)
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -692,6 +693,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
         "status": "running",
         "exit": None,
         "lexicon": None,
+        "started": _now(),
         "steps": [],
     }
     failure: StepFailed | None = None
@@ -836,10 +838,19 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 rec["status"], rec["error"] = "stopped", stopped_by(signum)
         raise
     finally:
-        _write_log(work, day, log)
+        log_error = _write_log(work, day, log)
+    if log_error is not None:  # a full disk: said with the step's failure, or alone
+        if failure is not None:
+            message = str(failure).removeprefix(f"{failure.step}: ")
+            raise StepFailed(failure.step, f"{message}; and the run log was not written ({log_error})")
+        raise log_error
     if failure is not None:
         raise failure
     return log
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 _SKIPPED_NOTE = re.compile(r"(?:warning: )?(\d+)(?: of \d+)? (?:replay(?:ed)? )?(?:game|row)\(s\)")
@@ -927,30 +938,91 @@ def _error_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def _write_log(work: Path, day: dt.date, log: dict) -> None:
-    """Write the run log ``WORK/logs/DAY.json``, replaced whole (a temporary file, then a rename).
+def _write_log(work: Path, day: dt.date, log: dict) -> SkraflError | None:
+    """Write the run log ``WORK/logs/DAY.json``, replaced whole (a temporary file, then a rename),
+    under an exclusive ``flock`` on ``WORK/logs/.lock`` (two runs of a day end one after the
+    other, neither losing the other's record).
 
-    A run that succeeds replaces the log. A run that fails or is stopped on a day whose log
-    records a success does not erase it: the log keeps the successful run's record (``status``
-    ``ok``: its outputs are still in place, since a failed step swaps nothing in) and lists the
-    failed run under ``failed_attempts`` (the newest last, with ``at``, the UTC time it ended;
-    its steps marked ``ok`` did replace their outputs, e.g. a day's partitions replayed again).
-    Without an earlier success the failed run is the log."""
+    A run that succeeds replaces the log, keeping as ``failed_attempts`` the runs that failed
+    *while it ran* (started after it: a run that found an output locked by this one, and failed).
+    A run that fails or is stopped on a day whose log records a success does not erase it: the
+    log keeps the successful run's record (``status`` ``ok``: its outputs are still in place,
+    since a failed step swaps nothing in) and lists the failed run under ``failed_attempts`` (the
+    newest last, with ``at``, the UTC time it ended; its steps marked ``ok`` did replace their
+    outputs, e.g. a day's partitions replayed again). Without an earlier success the failed run is
+    the log. Temporary files of killed runs (``.DAY.json.tmp-PID``, the process gone) are removed.
+
+    Returns None, or the :class:`OutputError` of a full disk (nothing changed, the temporary file
+    removed); other errors are raised."""
+    import fcntl
+
+    from gamecore.errors import OutputError, is_disk_full
+
     folder = work / LOGS
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{day.isoformat()}.json"
-    if log.get("status") != "ok":
+    tmp = folder / f".{path.name}.tmp-{os.getpid()}"
+    lock_fd = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        _tidy_log_temporaries(folder)
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = None
-        if isinstance(old, dict) and old.get("status") == "ok":
-            attempt = {"at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"), **log}
-            attempt.pop("failed_attempts", None)
-            log = {**old, "failed_attempts": [*(old.get("failed_attempts") or []), attempt][-MAX_ATTEMPTS:]}
-    tmp = folder / f".{path.name}.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(log, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+        old = old if isinstance(old, dict) else None
+        ended = _now()
+        if log.get("status") != "ok":
+            if old is not None and old.get("status") == "ok":
+                attempt = {"at": ended.split(".")[0] + "Z", **log}
+                attempt.pop("failed_attempts", None)
+                log = {**old, "failed_attempts": [*(old.get("failed_attempts") or []), attempt][-MAX_ATTEMPTS:]}
+        elif old is not None:
+            started = str(log.get("started") or "")
+            during = [
+                a for a in old.get("failed_attempts") or [] if isinstance(a, dict) and str(a.get("started") or "") >= started
+            ]
+            if old.get("status") != "ok" and str(old.get("started") or "") >= started:
+                during.append(
+                    {"at": old.get("at") or old.get("ended") or "", **{k: v for k, v in old.items() if k != "failed_attempts"}}
+                )
+            if during:
+                log = {**log, "failed_attempts": during[-MAX_ATTEMPTS:]}
+        log = {**log, "ended": ended}
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(log, ensure_ascii=False, indent=1, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        return None
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if is_disk_full(exc):
+            return OutputError("no space left on the device for the run log: it was not written", path)
+        raise
+    finally:
+        if lock_fd is not None:
+            os.close(lock_fd)
+
+
+def _tidy_log_temporaries(folder: Path) -> None:
+    """Remove ``.DAY.json.tmp-PID`` files whose process is gone (a run killed while writing its
+    log)."""
+    for p in folder.glob(".*.json.tmp-*"):
+        pid = p.name.rsplit("-", 1)[-1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # that run is alive (or another process has its id): left alone
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        with contextlib.suppress(OSError):
+            p.unlink()
 
 
 MAX_ATTEMPTS = 20
