@@ -194,8 +194,30 @@ def emit(
         json.dump([dict(zip(columns, r)) for r in rows], out, ensure_ascii=False, indent=1)
         out.write("\n")
         return
+    if any(len(r) != len(columns) for r in rows):  # a row of another width: cell by cell, as it always was
+        _emit_ragged(rows, columns, fmt, header, max_width)
+        return
     cols = [list(c) for c in zip(*rows)] if rows else [[] for _ in columns]
     emit_columns(cols, columns, fmt, header, max_width)
+
+
+def _emit_ragged(rows: list[list], columns: Sequence[str], fmt: OutputFormat, header: bool, max_width: int | None) -> None:
+    out = sys.stdout
+    text_rows = [[_text(v) for v in r] for r in rows]
+    if fmt == OutputFormat.tsv:
+        if header:
+            out.write("\t".join(columns) + "\n")
+        out.write("".join("\t".join(r) + "\n" for r in text_rows))
+        return
+    widths = [len(c) for c in columns]
+    for r in text_rows:
+        widths = [max(w, len(v)) for w, v in zip(widths, r)]
+
+    def line(cells: Sequence[str]) -> str:
+        text = "  ".join(v.ljust(w) for v, w in zip(cells, widths)).rstrip()
+        return text if max_width is None or len(text) <= max_width else text[: max(1, max_width - 1)] + "…"
+
+    out.write("".join(line(r) + "\n" for r in ([list(columns)] if header else []) + text_rows))
 
 
 _CHUNK = 1 << 16  # lines joined per write: one write per chunk, not per line
