@@ -284,7 +284,7 @@ def test_a_changed_or_gone_recipe_is_said_and_named(sl_build, tmp_path):
     copy = tmp_path / "rec" / "recipe.toml"
     copy.parent.mkdir()
     shutil.copy(ROOT / "lexicon_sources" / "sl" / "recipe.toml", copy)
-    shutil.copy(ROOT / "lexicon_sources" / "sl" / "interjections.txt", copy.parent / "interjections.txt")
+    shutil.copy(ROOT / "lexicon_sources" / "sl" / "additions.txt", copy.parent / "additions.txt")
     with open(copy, "a", encoding="utf-8") as fh:
         fh.write("# the committee's copy\n")  # not the installed recipe's bytes
     out = tmp_path / "lex"
