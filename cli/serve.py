@@ -644,7 +644,14 @@ class _Handler:
         except OSError:
             pass
         if not self.server.quiet:
-            os.write(self.server.log, f"skrafl serve: pid {os.getpid()} refused a request: {reason}\n".encode(errors="replace"))
+            self.log(f"skrafl serve: pid {os.getpid()} refused a request: {reason}\n")
+
+    def log(self, line: str) -> None:
+        """A line in the server's log, if it can be written (the caller's ``ulimit -f`` holds here too)."""
+        try:
+            os.write(self.server.log, line.encode(errors="replace"))
+        except OSError:
+            pass
 
     def run(self) -> None:
         import signal
@@ -757,10 +764,7 @@ class _Handler:
             pass
         if not self.server.quiet:
             words = " ".join(sys.argv[1:3])
-            os.write(
-                self.server.log,
-                f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n".encode(errors="replace"),
-            )
+            self.log(f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n")
 
     def listen(self) -> None:
         """A thread watching the client's end of the socket: the client gone (killed), the
