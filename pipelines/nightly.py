@@ -973,6 +973,7 @@ def _write_log(work: Path, day: dt.date, log: dict) -> SkraflError | None:
             old = None
         old = old if isinstance(old, dict) else None
         ended = _now()
+        log = {**log, "ended": ended}
         if log.get("status") != "ok":
             if old is not None and old.get("status") == "ok":
                 attempt = {"at": ended.split(".")[0] + "Z", **log}
@@ -984,12 +985,10 @@ def _write_log(work: Path, day: dt.date, log: dict) -> SkraflError | None:
                 a for a in old.get("failed_attempts") or [] if isinstance(a, dict) and str(a.get("started") or "") >= started
             ]
             if old.get("status") != "ok" and str(old.get("started") or "") >= started:
-                during.append(
-                    {"at": old.get("at") or old.get("ended") or "", **{k: v for k, v in old.items() if k != "failed_attempts"}}
-                )
+                at = str(old.get("ended") or "").split(".")[0]
+                during.append({"at": at + "Z" if at else "", **{k: v for k, v in old.items() if k != "failed_attempts"}})
             if during:
                 log = {**log, "failed_attempts": during[-MAX_ATTEMPTS:]}
-        log = {**log, "ended": ended}
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(log, ensure_ascii=False, indent=1, default=str) + "\n")
             fh.flush()
