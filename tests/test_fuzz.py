@@ -876,3 +876,103 @@ def test_fuzz_recipe_conditions(tmp_path):
             assert "s3cr3t_line" not in str(exc), when
             outcomes["error"] += 1
     assert outcomes["refused"] >= 100 and outcomes["applied"] >= 10, outcomes
+
+
+# ---- the command line, in-process (issue 24): 300 seeded mutants per command form ----------------
+
+_ARG_TOKENS = [
+    "?", "*", "[", "]", "^", "-", "\u0301", "²", "٣", "é", "ß", "\n", " ", "'", "\\", "x" * 70, "--limit", "0",
+    "-1", "2147483648", "9" * 40, "-f", "table", "json", "--length", "--anagram", "--hooks", "\ufeff", "\u200b",
+    "Å", "ø", "/", "8D", "H8", "15/", " 0/0 0", "--top", "--rack", "--play", "??", "\t",
+]  # fmt: skip
+_STDIN_TOKENS = [t.encode() for t in _ARG_TOKENS] + [b"\x00", b"\xff", b"\xc3", b"\r\n", b"\t8D HEST\n"]
+_EMPTY_CGP = "15/" * 14 + "15 HEST/ 0/0 0"
+
+
+def _run_in_process(argv: list[str], stdin: bytes) -> tuple[object, str]:
+    """``skrafl ARGV`` through :func:`cli.main.main` in this process: (exit code, stderr)."""
+    import io
+    import sys
+
+    from cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr
+    sys.argv = ["skrafl", *argv]
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    sys.stdout, sys.stderr = out, err
+    code: object = None
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
+    return code, err.getvalue()
+
+
+def _mutate_args(rng, args: list[str]) -> list[str]:
+    args = list(args)
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(args))
+        op = rng.randrange(4)
+        if op == 2:
+            args.insert(i, rng.choice(_ARG_TOKENS))
+        elif op == 3:
+            args[i] = rng.choice(_ARG_TOKENS)
+        else:
+            chars, j = list(args[i]), rng.randrange(len(args[i]) + 1)
+            if op == 0:
+                chars[j:j] = list(rng.choice(_ARG_TOKENS))
+            else:
+                del chars[j : j + rng.randint(1, 3)]
+            args[i] = "".join(chars)
+    return args
+
+
+@pytest.fixture(scope="module")
+def nb_lexicon(tmp_path_factory) -> str:
+    tmp = tmp_path_factory.mktemp("cli_fuzz")
+    (tmp / "words.txt").write_text("hest\nhesten\nøl\nsøl\nide\nål\n", encoding="utf-8")
+    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp / "words.txt"), "--out", str(tmp / "lex"), "-q")
+    assert r.returncode == 0, r.stderr
+    return str(tmp / "lex")
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        ["check", "hest", "øl"],
+        ["check", "-"],
+        ["find", "h?st*"],
+        ["find", "--anagram", "tseh?"],
+        ["find", "--hooks", "øl"],
+        ["best", "--cgp", _EMPTY_CGP, "-n", "2"],
+        ["score", "--cgp", _EMPTY_CGP, "--play", "H5 HEST"],
+        ["score", "--batch", "-"],
+    ],
+    ids=lambda f: " ".join(f[:2]),
+)
+def test_fuzz_cli_in_process(nb_lexicon, form):
+    """300 seeded mutants of each command form (arguments changed, inserted, cut; standard input
+    of random tokens, NUL and bytes that are not UTF-8), run through ``cli.main.main`` in this
+    process (a few ms each): every run ends 0, 1 or 2 with at most one error line (a batch: one
+    ``-:LINE:`` line per bad line) and never an ``internal error``. (Arguments hold no NUL: a process's arguments cannot.)"""
+    import random
+
+    rng = random.Random(" ".join(form))
+    base = [form[0], "--lexicon", nb_lexicon, *form[1:]]
+    seed_stdin = (_EMPTY_CGP + "\tH5 HEST\n").encode() if form[-1] == "-" else b"hest\n"
+    failures = []
+    for n in range(300):
+        args = base[:3] + _mutate_args(rng, base[3:]) if rng.random() < 0.85 else _mutate_args(rng, base)
+        stdin = bytearray(seed_stdin)
+        for _ in range(rng.randint(0, 4)):
+            i = rng.randrange(len(stdin) + 1)
+            stdin[i:i] = rng.choice(_STDIN_TOKENS)
+        code, err = _run_in_process(args, bytes(stdin))
+        errors = [line for line in err.splitlines() if line.startswith("skrafl: error:")]
+        per_line = all(re.match(r"skrafl: error: -:\d+: ", e) for e in errors)  # a batch: one line per bad line
+        if "internal error" in err or "Traceback" in err or (len(errors) > 1 and not per_line) or code not in (0, 1, 2):
+            failures.append((args, bytes(stdin), code, err[-600:]))
+    assert not failures, failures[:5]
