@@ -11,6 +11,7 @@ succeed. The reference outputs come from clean runs of the same commands, not fr
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -39,7 +40,9 @@ SYSCALLS = ("rename", "symlink", "fsync", "unlink", "openat", "close")
 LINE = re.compile(r"^(\d+) +(\w+)\((.*)\) += (-?\d+)")
 
 
-def skrafl(args: list[str], inject: tuple[str, int] | None = None, trace: Path | None = None) -> subprocess.CompletedProcess:
+def skrafl(
+    args: list[str], inject: tuple[str, int] | None = None, trace: Path | None = None, syscalls: tuple[str, ...] = SYSCALLS
+) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "cli.main", *args]
     if inject is not None:
         syscall, n = inject
@@ -56,11 +59,11 @@ def skrafl(args: list[str], inject: tuple[str, int] | None = None, trace: Path |
             *cmd,
         ]
     elif trace is not None:
-        cmd = [STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=" + ",".join(SYSCALLS), *cmd]
+        cmd = [STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=" + ",".join(syscalls), *cmd]
     return subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
 
 
-def kill_points(trace: Path, out_name: str, closes: int = 6) -> list[tuple[str, int]]:
+def kill_points(trace: Path, out_name: str, closes: int = 6, syscalls: tuple[str, ...] = SYSCALLS) -> list[tuple[str, int]]:
     """(syscall, N) for each call of the main thread worth a kill: every rename, symlink, fsync and
     unlink, every openat for writing, and ``closes`` closes spread over the writing phase."""
     counts: dict[str, int] = {}
@@ -74,7 +77,7 @@ def kill_points(trace: Path, out_name: str, closes: int = 6) -> list[tuple[str, 
             continue
         pid, name, args, _ = m.groups()
         main_pid = main_pid or pid
-        if pid != main_pid or name not in SYSCALLS:
+        if pid != main_pid or name not in syscalls:
             continue
         counts[name] = counts.get(name, 0) + 1
         n = counts[name]
@@ -259,5 +262,188 @@ def test_disk_full_changes_nothing(kind: str, tmp_path: Path) -> None:
         assert sorted(p.name for p in small.iterdir()) == sorted([os.readlink(out), "filler", "out"])
         filler.unlink()
         assert skrafl(make({KIND_INPUT[kind]: inputs[KIND_INPUT[kind]]["b"]}, out)).returncode == 0
+    finally:
+        subprocess.run(["umount", "-l", str(small)], capture_output=True)
+
+
+# --- replay --dataset: every kill point, every reader the README names --------------------------
+
+
+def _dataset_inputs(tmp: Path) -> dict[str, list[Path]]:
+    """Two contents of one input folder (so both land in one partition): 'a' one game, 'b' six."""
+    base = FIXTURES / "gcg" / "base.gcg"
+    return {"a": [base], "b": [base] * 6}
+
+
+def _fill(folder: Path, files: list[Path]) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for i, f in enumerate(files):
+        shutil.copy(f, folder / (f.name if len(set(files)) == len(files) else f"game{i}.gcg"))
+
+
+DATASET_SYSCALLS = (*SYSCALLS, "unlinkat", "link", "linkat", "mkdir", "renameat", "renameat2")
+"""A dataset run also links files (a partition left as it was), makes folders and removes trees."""
+
+
+def _dataset_args(games: Path, ds: Path) -> list[str]:
+    return ["replay", str(games), "--dataset", str(ds), "--drop-missing", "--no-lexicon", "-q"]
+
+
+def dataset_state(ds: Path) -> tuple | None:
+    """What every reader the README names sees of a dataset, checked to agree: polars' Hive scan
+    of games/ and moves/, pyarrow's dataset, DuckDB's glob (when installed), dataset.json, and
+    skrafl's own reader (elo's and impact's). None when there is no dataset (nothing published)."""
+    import polars as pl
+    import pyarrow.dataset as pads
+
+    from pipelines.replay.dataset import read_table
+
+    if not (ds / "dataset.json").exists():
+        assert not any((ds / t).exists() for t in ("games", "moves")), "tables without a manifest"
+        return None
+    manifest = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
+    counts = tuple(sorted((p, i["games"], i["moves"]) for p, i in manifest["partitions"].items()))
+    for table in ("games", "moves"):
+        names = [p.name for p in (ds / table).iterdir()]
+        assert all(not n.startswith(".") for n in names), names  # nothing hidden where readers glob
+    games = pl.scan_parquet(str(ds / "games" / "**" / "*.parquet"), hive_partitioning=True).collect()
+    moves = pl.scan_parquet(str(ds / "moves" / "**" / "*.parquet"), hive_partitioning=True).collect()
+    seen = (
+        tuple(sorted(games.select("file", "game_id", "status").rows())),
+        tuple(sorted(moves.group_by("file").len().rows())),
+    )
+    own_games = pl.from_arrow(read_table(ds, "games"))
+    own_moves = pl.from_arrow(read_table(ds, "moves"))
+    assert (
+        tuple(sorted(own_games.select("file", "game_id", "status").rows())),
+        tuple(sorted(own_moves.group_by("file").len().rows())),
+    ) == seen
+    assert sum(c[1] for c in counts) == games.height and sum(c[2] for c in counts) == moves.height, (counts, games.height)
+    assert pads.dataset(ds / "games", partitioning="hive", format="parquet").count_rows() == games.height
+    try:
+        import duckdb
+    except ImportError:
+        duckdb = None
+    if duckdb is not None:
+        n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{ds}/games/*/*.parquet', hive_partitioning=true)").fetchall()[0][0]
+        m = duckdb.sql(f"SELECT count(*) FROM read_parquet('{ds}/moves/*/*.parquet', hive_partitioning=true)").fetchall()[0][0]
+        assert (n, m) == (games.height, moves.height)
+    return seen + (counts,)
+
+
+def test_kill_at_every_step_of_a_dataset_run_leaves_old_or_new(tmp_path: Path) -> None:
+    """kill -9 at every write step of ``replay --dataset`` (spool, partitions, links, manifest,
+    the swap, the clean-up): every reader sees the whole old dataset or the whole new one, the
+    next run of the same command succeeds and leaves no leftover."""
+
+    contents = _dataset_inputs(tmp_path)
+    games = tmp_path / "in" / "games"
+    other = tmp_path / "other" / "games"  # a partition no run below touches: hard-linked each time
+    _fill(other, [FIXTURES / "gcg" / "duplicate_names.gcg", FIXTURES / "gcg" / "duplicate_nicknames.gcg"])
+    refs = {}
+    for side in ("a", "b"):
+        assert skrafl(_dataset_args(other, tmp_path / f"ref_{side}")).returncode == 0
+        _fill(games, contents[side])
+        r = skrafl(_dataset_args(games, tmp_path / f"ref_{side}"))
+        assert r.returncode == 0, r.stderr
+        refs[side] = dataset_state(tmp_path / f"ref_{side}")
+        assert len(refs[side][2]) == 2
+    assert refs["a"] != refs["b"]
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("a user's file beside the dataset\n")
+    out = work / "out"
+
+    def run(side: str, inject=None, trace=None):
+        _fill(games, contents[side])
+        return skrafl(_dataset_args(games, out), inject=inject, trace=trace, syscalls=DATASET_SYSCALLS)
+
+    assert skrafl(_dataset_args(other, out)).returncode == 0
+    assert run("a").returncode == 0
+    trace = tmp_path / "trace.txt"
+    assert run("b", trace=trace).returncode == 0
+    assert run("a").returncode == 0
+    points = kill_points(trace, "out", syscalls=DATASET_SYSCALLS)
+    assert len(points) >= 8, points
+    landed = {"old": 0, "new": 0}
+    current = "a"
+    for syscall, n in points:
+        target = "b" if current == "a" else "a"
+        r = run(target, inject=(syscall, n))
+        assert r.returncode in (0, -9), (syscall, n, r.returncode, r.stderr)
+        assert "Traceback" not in r.stderr
+        state = dataset_state(out)
+        assert state in (refs[current], refs[target]), (syscall, n, "a mixed or damaged dataset")
+        if r.returncode == -9:
+            landed["old" if state == refs[current] else "new"] += 1
+        elif state != refs[target]:
+            pytest.fail(f"exit 0 at {syscall} #{n} but the dataset is the old one")
+        current = "a" if state == refs["a"] else "b"
+        assert (work / "notes.txt").read_text() == "a user's file beside the dataset\n"
+    print(f"replay --dataset: {len(points)} kill points, {landed}")
+    assert landed["old"] >= 1 and landed["new"] >= 1, landed
+    target = "b" if current == "a" else "a"
+    r = run(target)
+    assert r.returncode == 0, r.stderr
+    assert dataset_state(out) == refs[target]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [os.readlink(out / "current"), "current", "dataset.json", "games", "moves"]
+    )
+    assert sorted(p.name for p in work.iterdir()) == ["notes.txt", "out"]
+
+
+def test_kill_of_a_first_dataset_run_leaves_nothing_or_the_whole_dataset(tmp_path: Path) -> None:
+    contents = _dataset_inputs(tmp_path)
+    games = tmp_path / "in" / "games"
+    _fill(games, contents["b"])
+    assert skrafl(_dataset_args(games, tmp_path / "ref")).returncode == 0
+    ref = dataset_state(tmp_path / "ref")
+    trace = tmp_path / "trace.txt"
+    assert skrafl(_dataset_args(games, tmp_path / "t" / "out"), trace=trace, syscalls=DATASET_SYSCALLS).returncode == 0
+    for i, (syscall, n) in enumerate(kill_points(trace, "out", syscalls=DATASET_SYSCALLS)):
+        out = tmp_path / f"w{i}" / "out"
+        r = skrafl(_dataset_args(games, out), inject=(syscall, n))
+        assert r.returncode in (0, -9)
+        assert dataset_state(out) in (None, ref), (syscall, n)
+        # the next run of the same command takes what the kill left and tidies it
+        r = skrafl(_dataset_args(games, out))
+        assert r.returncode == 0, (syscall, n, r.stderr)
+        assert dataset_state(out) == ref
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [os.readlink(out / "current"), "current", "dataset.json", "games", "moves"]
+        )
+
+
+def test_disk_full_in_a_dataset_run_names_it_and_changes_nothing(tmp_path: Path) -> None:
+    contents = _dataset_inputs(tmp_path)
+    games = tmp_path / "in" / "games"
+    small = tmp_path / "small"
+    if not _mount_tmpfs(small, "1m"):
+        pytest.skip("cannot mount a small tmpfs here (not root?)")
+    try:
+        out = small / "out"
+        _fill(games, contents["a"])
+        r = skrafl(_dataset_args(games, out))
+        assert r.returncode == 0, r.stderr
+        before = dataset_state(out)
+        filler = small / "filler"
+        free = os.statvfs(small).f_bavail * os.statvfs(small).f_frsize
+        with open(filler, "wb") as fh:
+            fh.write(b"\0" * max(0, free - 6 * 1024))
+        _fill(games, contents["b"])
+        r = skrafl(_dataset_args(games, out))
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "no space left" in lines[0].lower() and str(out) in lines[0], r.stderr
+        assert "Traceback" not in r.stderr
+        assert dataset_state(out) == before
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [os.readlink(out / "current"), "current", "dataset.json", "games", "moves"]
+        )
+        filler.unlink()
+        r = skrafl(_dataset_args(games, out))
+        assert r.returncode == 0, r.stderr
     finally:
         subprocess.run(["umount", "-l", str(small)], capture_output=True)
