@@ -838,15 +838,42 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
                 rec["status"], rec["error"] = "stopped", stopped_by(signum)
         raise
     finally:
+        # no credential in the log or on stderr, whatever a library's message quoted
+        urls = [u for u in (cfg["games"].get("source"), cfg["elo"].get("ratings_to")) if _is_url(u)]
+        log.update(_hidden({k: v for k, v in log.items()}, urls))
         log_error = _write_log(work, day, log)
     if log_error is not None:  # a full disk: said with the step's failure, or alone
         if failure is not None:
-            message = str(failure).removeprefix(f"{failure.step}: ")
+            message = _hidden(str(failure).removeprefix(f"{failure.step}: "), urls)
             raise StepFailed(failure.step, f"{message}; and the run log was not written ({log_error})")
         raise log_error
     if failure is not None:
-        raise failure
+        raise StepFailed(failure.step, _hidden(str(failure).removeprefix(f"{failure.step}: "), urls))
     return log
+
+
+def _is_url(value: Any) -> bool:
+    from pipelines.postgres import is_url
+
+    return is_url(value)
+
+
+def _hidden(value: Any, urls: list[str]) -> Any:
+    """``value`` (a run log, a message) with the credentials of ``urls`` hidden in every text
+    (:func:`pipelines.postgres.hide_credentials`)."""
+    if not urls:
+        return value
+    from pipelines.postgres import hide_credentials
+
+    if isinstance(value, str):
+        for url in urls:
+            value = hide_credentials(value, url)
+        return value
+    if isinstance(value, dict):
+        return {k: _hidden(v, urls) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_hidden(v, urls) for v in value]
+    return value
 
 
 def _now() -> str:

@@ -204,18 +204,24 @@ def _credentials(url: str) -> tuple[list[str], list[str], list[str]]:
     return forms(passwords), [p for p in forms(pieces) if len(p) >= 3], forms(users)
 
 
+def hide_credentials(text: str, url: str) -> str:
+    """``text`` (any message or log text) without the credentials of ``url``: the URL shown as
+    :func:`redact` shows it, every form of its password ``***``, its user where quoted."""
+    text = text.replace(str(url), redact(url))
+    passwords, pieces, users = _credentials(url)
+    for secret in passwords + pieces:
+        text = text.replace(secret, "***")
+    for user in users:  # the server names the role it refused: "role "x" does not exist", "user "x""
+        text = text.replace(f'"{user}"', '"***"')
+    return text
+
+
 def _scrub(message: str, url: str) -> str:
     """A driver's error text without the credentials of ``url`` (and ``PGPASSWORD``): the URL
     itself shown as :func:`redact` shows it, every form of its password replaced by ``***`` (a
     piece of 3 characters or more that libpq read as a host, port or database too), the user
     where the server names it (``role "x" does not exist``)."""
-    message = message.replace(str(url), redact(url))
-    passwords, pieces, users = _credentials(url)
-    for secret in passwords + pieces:
-        message = message.replace(secret, "***")
-    for user in users:  # the server names the role it refused: "role "x" does not exist", "user "x""
-        message = message.replace(f'"{user}"', '"***"')
-    return " ".join(message.split())[:300]
+    return " ".join(hide_credentials(message, url).split())[:300]
 
 
 def _driver():

@@ -169,3 +169,33 @@ def test_pgpassword_never_shown(server, tmp_path):
     r = _skrafl("elo", "--games", "postgresql://", "--out", tmp_path / "f", env=env)
     assert r.returncode == 2
     _assert_hidden(secret, r.stderr)
+
+
+@pytest.mark.parametrize("password", ["Pa#ss-w0rd", "Pa%40ss%2Fw0rd"])
+def test_nightly_hides_a_url_a_library_quoted(tmp_path, monkeypatch, password):
+    """Whatever a library's error quotes (a Dask or driver message naming the URL as given), the
+    nightly's stderr line and run log hold no credential."""
+    from lexicon_helpers import make_lexicon
+
+    import pipelines.replay.jobs as jobs
+    from pipelines.nightly import StepFailed, run_nightly
+
+    url = f"postgresql://spy:{password}@db.example/netskrafl"
+
+    def boom(*args, **kwargs):
+        raise RuntimeError(f'could not reach {url} (role "spy", password {password})')
+
+    monkeypatch.setattr(jobs, "run_replay_dataset", boom)
+    work = tmp_path / "work"
+    make_lexicon(work / "lex", ["létta", "árum"])
+    config = work / "nightly.toml"
+    config.write_text(
+        f'[lexicon]\npath = "lex"\n[games]\nsource = "{url}"\n[replay]\ndataset = "data/replay"\n'
+        f'[elo]\nout = "data/elo"\nratings_to = "{url}"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(StepFailed) as failed:
+        run_nightly(config, __import__("datetime").date(2025, 8, 11))
+    text = (work / "logs" / "2025-08-11.json").read_text(encoding="utf-8")
+    assert "internal error (RuntimeError: could not reach postgresql://db.example/netskrafl" in str(failed.value)
+    _assert_hidden(password, str(failed.value), text)
