@@ -24,10 +24,13 @@ HELP = (
     'failed upload?), unless the config\'s games section says missing_days = "empty". A game without a time of its '
     "own (a GCG file) in a day's folder is a game of that day: rated that night, at the end of that UTC day.\n\n"
     "The whole config is checked before any step: a TOML error, an unknown key, a wrong type, lang with path "
-    "in the lexicon section, or steps whose folders overlap (such as the elo out inside the replay dataset) is one line "
-    "FILE:LINE: what is wrong, exit 2, nothing run and no run log written.\n\n"
+    "in the lexicon section, a bad choice (an unknown replay rules preset or elo preset, a PostgreSQL URL whose "
+    "password holds an unencoded / or @), or steps whose folders overlap (such as the elo out inside the replay "
+    "dataset) is one line FILE:LINE: what is wrong, exit 2, nothing run and no run log written. Every key, with "
+    "its default: docs/nightly.example.toml. No credential is printed or logged.\n\n"
     "Exit status: 0 every step done; 2 bad config or a step failed, such as a day's games folder missing "
-    "(the log names it; every earlier output is kept as it was); 130/143 stopped by SIGINT/SIGTERM in any step "
+    "or a replay that replayed none of its games ok (the log names it; nothing is rated and the day is rated by "
+    "the next run; every earlier output is kept as it was); 130/143 stopped by SIGINT/SIGTERM in any step "
     "(one line on stderr; the log marks the step stopped, naming the signal)."
 )
 EPILOG = (
