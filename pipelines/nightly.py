@@ -56,7 +56,8 @@ line and key; nothing runs and the run log is not touched.
 The run log ``WORK/logs/D.json`` (JSON; replaced whole at the end of each run, also a failed one,
 except that a failed run of a day whose log records a success keeps that record and is appended
 to its ``failed_attempts``, see :func:`_write_log`):
-``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), and per step
+``date``, ``status`` (``ok``/``failed``), ``exit``, ``lexicon`` (fingerprint), ``started`` and
+``ended`` (UTC), and per step
 ``step, status (ok/skipped/failed/stopped), inputs, outputs, counts, seconds, error`` (and
 ``notes``: replay's days without games, elo's warnings). A run stopped by SIGINT or SIGTERM is
 ``failed`` with ``exit`` 128 + the signal's number, and the step it stopped is ``stopped`` with
@@ -66,7 +67,11 @@ signal and waited for, so that it discards its stage. The lexicon step's counts:
 got: ``built``; ``copied`` from ``path``; ``kept``: ``WORK/lexicons/<fingerprint>`` was there
 already), ``changed`` and ``words``. The replay step's counts: ``since``, ``until``,
 the games and partitions; with a ``{date}`` source also ``first_day`` (the window's first day
-read), ``days``, ``days_with_games``, ``empty_days`` and ``missing_days``. Database URLs are
+read), ``days``, ``days_with_games``, ``empty_days`` and ``missing_days``. A replay step that
+replays none of its games ok fails (nothing could be rated; the day is not counted as rated).
+The impact step's counts: ``games``, ``skipped`` (games of another language left out, each a row
+of ``skipped.csv`` and a note), the plays, words and winners changed. The elo step's: ``rated``,
+``unnamed``, ``skipped`` (what its notes say it could not use), ``already_rated``, ``late``. Database URLs are
 shown without credentials. Running the same day twice changes no output (identical partitions
 are kept, the other outputs are rewritten with the same bytes).
 
