@@ -876,7 +876,6 @@ class DatasetRun:
         in a new version. Every other partition is hard-linked into the version."""
         import numpy as np
         import polars as pl
-        import pyarrow as pa
         import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
 
@@ -885,19 +884,14 @@ class DatasetRun:
         pieces: dict[str, list[tuple[Segment, int]]] = {}
         piece_keys: list = []
         for seg in self.segments:
-            with pa.memory_map(seg.games_path) as src:
+            with open(seg.games_path, "rb") as src:
                 reader = ipc.open_file(src)
                 for part, (index, _n) in seg.parts.items():
-                    b = reader.get_batch(index)
+                    b = reader.get_batch(index).select(["game_id", "file"])
+                    gid = pl.from_arrow(b.column(0)).cast(pl.String)
+                    files = pl.from_arrow(b.column(1)).cast(pl.String)
                     pieces.setdefault(part, []).append((seg, index))
-                    piece_keys.append(
-                        (
-                            part,
-                            len(pieces[part]) - 1,
-                            _keys(b.column("game_id").to_pylist(), b.column("file").to_pylist()),
-                            b.column("file").to_pylist(),
-                        )
-                    )
+                    piece_keys.append((part, len(pieces[part]) - 1, _keys(gid, files), files))
         sizes = [len(k[2]) for k in piece_keys]
         all_keys = pl.concat([k[2] for k in piece_keys]) if piece_keys else pl.Series("key", [], pl.String)
         order = pl.DataFrame({"key": all_keys, "pos": np.arange(len(all_keys))})
@@ -906,7 +900,7 @@ class DatasetRun:
         keep_all[last] = True
         self.counts["duplicates"] = int(len(all_keys) - keep_all.sum())
         run_keys = all_keys.filter(pl.Series(keep_all))
-        run_files = pl.Series("file", [f for k in piece_keys for f in k[3]], pl.String)
+        run_files = pl.concat([k[3] for k in piece_keys]) if piece_keys else pl.Series("file", [], pl.String)
         keeps: dict[str, list] = {p: [None] * len(v) for p, v in pieces.items()}
         start = 0
         for (part, i, _k, _f), n in zip(piece_keys, sizes):
