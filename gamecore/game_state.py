@@ -1,0 +1,408 @@
+"""One game state: board, bag, racks, scores, turn, scoreless turns and end, changed only by :meth:`GameState.apply`.
+
+The state follows a game of two to ``players_max`` players under one :class:`gamecore.rules.RuleSet`
+and checks every rule-set field in one place (issue 25 item 1), as ``replay`` applies them
+(``pipelines/replay/game.py``):
+
+- a **play** (:class:`Play`): the tiles must be on the mover's rack; it is validated and scored
+  again by the oracle (:func:`gamecore.play.validate_placements`, with the lexicon when the state
+  has one) and every word it forms must have ``min_word_length`` tiles or more; the mover draws
+  back up to ``rack_size`` from the bag; the game ends when the bag is empty and the mover's rack is
+  too (going out), or when the mover reaches the Endline target (``end_targets``);
+- an **exchange** (:class:`Exchange`): needs at least ``max(exchange_min_bag, tiles exchanged, 1)``
+  tiles in the bag (never more tiles than the bag holds, never from an empty bag); the new tiles are
+  drawn first, then the old ones go back and the bag is shuffled;
+- a **pass** (:class:`Pass`);
+- a **challenge bonus** (:class:`ChallengeBonus`, a wrong challenge of the last play): ``challenge_bonus``
+  per challenge, or per word challenged (``challenge_bonus_per = "word"``: at most the words the
+  play formed) to the player who made the play;
+- a **time penalty** (:class:`TimePenalty`, after the game ended): a multiple of ``time_penalty``,
+  at most ``time_penalty_max``.
+
+Scoreless turns: a pass or an exchange adds one, a tile play sets the count back to 0; the game ends
+after ``scoreless_rounds_end`` × players of them, or when one player has passed ``player_passes_end``
+of their own turns in a row (an exchange is no pass). At the end the state adds the end-of-game
+rack points itself (:attr:`GameState.adjustments`): going out under ``double_opponent_rack`` (two
+players) the out-player gains twice the opponent's rack; under ``others_racks`` (or more than two
+players) each other player loses their rack and the out-player gains the sum; an end by scoreless
+turns or passes (``end_passes = "minus_own_rack"``): each player loses their own rack; an Endline
+end: no adjustment. ``score_floor_zero`` then lifts negative scores to 0. The winner: the highest
+final score; under ``tie_break = "score_before_adjustments"`` a tie goes to the tied player who had
+more before the adjustments. A blank is worth 0 on a rack.
+
+Drawing is random: the state owns a :class:`random.Random` (given, or from ``seed``), so the same seed
+and the same moves give the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+from gamecore.board import Board
+from gamecore.errors import SkraflError
+from gamecore.play import IllegalPlay, ScoredPlay, validate_placements
+
+BLANK = "?"
+
+
+class IllegalMove(SkraflError):
+    """A move the rules do not allow in this state (``code``: ``not_on_turn``, ``game_over``,
+    ``not_on_rack``, ``illegal_play``, ``score_mismatch``, ``too_short``, ``bag_too_small``,
+    ``no_play_to_challenge``, ``no_challenge_bonus``, ``time_penalty``)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Play:
+    player: int
+    play: ScoredPlay
+
+
+@dataclass(frozen=True)
+class Exchange:
+    player: int
+    tiles: tuple[str, ...]  # labels, ``?`` = blank
+
+
+@dataclass(frozen=True)
+class Pass:
+    player: int
+
+
+@dataclass(frozen=True)
+class ChallengeBonus:
+    """A wrong challenge of the last play: the bonus goes to the player who made it. ``words``: the
+    words challenged (``challenge_bonus_per = "word"``; 0 = every word the play formed)."""
+
+    player: int
+    words: int = 0
+
+
+@dataclass(frozen=True)
+class TimePenalty:
+    """Points lost for time, after the game ended (``points`` ≤ 0)."""
+
+    player: int
+    points: int
+
+
+Event = Union[Play, Exchange, Pass, ChallengeBonus, TimePenalty]
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """An end-of-game rack adjustment: ``player`` gets ``points`` for ``tiles`` (whose rack they were)."""
+
+    player: int
+    points: int
+    tiles: tuple[str, ...]
+
+
+@dataclass
+class Record:
+    """One applied event and what it did: ``score`` the points it gave its player, ``drawn`` the
+    tiles drawn, ``rack`` the mover's rack before it."""
+
+    event: Event
+    score: int
+    rack: tuple[str, ...] = ()
+    drawn: tuple[str, ...] = ()
+
+
+def rack_value(tiles: Sequence[str], tile_set) -> int:
+    """Points of rack tiles (a blank is 0)."""
+    return sum(tile_set.value(t) for t in tiles if t != BLANK)
+
+
+@dataclass
+class GameState:
+    """A game in progress. Make one with :meth:`new`; change it only with :meth:`apply`.
+
+    Attributes:
+        rules, tile_set, board: the rule set, its tile set, the position.
+        bag: the tiles in the bag (drawn from the end).
+        racks: each player's rack (labels, ``?`` = blank).
+        scores: each player's score (after :attr:`adjustments` and the floor once the game is over).
+        turn: the player on turn.
+        scoreless: consecutive scoreless turns (passes and exchanges).
+        passes: each player's own passes in a row (``player_passes_end``).
+        over: ``None`` while the game goes on, else ``out``, ``zeros``, ``passes`` or ``target``.
+        out_player: who went out (``over == "out"``).
+        pre_end: the scores before the end-of-game adjustments.
+        adjustments: the end-of-game rack adjustments.
+        history: every applied event (:class:`Record`).
+    """
+
+    rules: object
+    tile_set: object
+    board: Board
+    bag: list[str]
+    racks: list[list[str]]
+    rng: random.Random
+    lexicon: object = None
+    scores: list[int] = field(default_factory=list)
+    turn: int = 0
+    scoreless: int = 0
+    passes: list[int] = field(default_factory=list)
+    over: str | None = None
+    out_player: int | None = None
+    pre_end: list[int] | None = None
+    adjustments: list[Adjustment] = field(default_factory=list)
+    history: list[Record] = field(default_factory=list)
+    last_play: tuple[int, int] | None = None  # (player, words formed) of the last tile play, for a challenge
+
+    @classmethod
+    def new(
+        cls, rules, players: int = 2, seed: object = None, rng: random.Random | None = None, lexicon=None, first: int = 0
+    ) -> "GameState":
+        """A new game: the whole tile set shuffled into the bag (tile-set order, then shuffled by the
+        state's RNG: ``random.Random(seed)`` unless ``rng`` is given), each player dealt ``rack_size``
+        tiles in turn from player 0, ``first`` on turn.
+
+        Raises:
+            IllegalMove: fewer than 2 or more than ``players_max`` players.
+        """
+        if not 2 <= players <= rules.players_max:
+            raise IllegalMove("players", f"{players} players: the rules of {rules.name} allow 2 to {rules.players_max}")
+        ts = rules.tiles()
+        bag = [label for label in ts.letters for _ in range(ts.counts.get(label, 0))] + [BLANK] * ts.blanks
+        rng = rng if rng is not None else random.Random(seed)
+        rng.shuffle(bag)
+        state = cls(rules, ts, Board(rules.layout(), ts), bag, [[] for _ in range(players)], rng, lexicon)
+        state.scores = [0] * players
+        state.passes = [0] * players
+        state.turn = first
+        for p in range(players):
+            state._draw(p)
+        return state
+
+    # ---------------------------------------------------------------- views
+
+    @property
+    def players(self) -> int:
+        return len(self.racks)
+
+    def unseen(self, player: int) -> list[str]:
+        """What ``player`` cannot see: the bag and the other players' racks (sorted)."""
+        out = list(self.bag)
+        for q, r in enumerate(self.racks):
+            if q != player:
+                out.extend(r)
+        return sorted(out)
+
+    def tile_counts(self) -> dict[str, int]:
+        """Tiles in the bag, on the racks and on the board, per label (``?`` blanks): always the
+        tile set's counts (tile conservation)."""
+        out = dict(self.board.used_counts())
+        for t in self.bag + [t for r in self.racks for t in r]:
+            out[t] = out.get(t, 0) + 1
+        return out
+
+    def winner(self) -> int | None:
+        """The winner's index once the game is over; ``None`` for a tie (or a game not over)."""
+        if self.over is None:
+            return None
+        top = max(self.scores)
+        best = [i for i, s in enumerate(self.scores) if s == top]
+        if len(best) > 1 and self.rules.tie_break == "score_before_adjustments" and self.pre_end is not None:
+            high = max(self.pre_end[i] for i in best)
+            best = [i for i in best if self.pre_end[i] == high]
+        return best[0] if len(best) == 1 else None
+
+    def can_exchange(self, n: int = 1) -> bool:
+        """Whether an exchange of ``n`` tiles is allowed now (the bag's minimum, and as many tiles)."""
+        return self.over is None and len(self.bag) >= max(self.rules.exchange_min_bag, n, 1)
+
+    # ---------------------------------------------------------------- events
+
+    def apply(self, ev: Event) -> Record:
+        """Apply one event; return its :class:`Record`. The state is unchanged when it raises.
+
+        Raises:
+            IllegalMove: the event breaks a rule (see its ``code``).
+        """
+        if isinstance(ev, TimePenalty):
+            return self._time(ev)
+        if isinstance(ev, ChallengeBonus):
+            return self._challenge(ev)
+        if self.over is not None:
+            raise IllegalMove("game_over", f"the game is over ({self.over}): no more moves")
+        if ev.player != self.turn:
+            raise IllegalMove("not_on_turn", f"player {ev.player} moved, but player {self.turn} is on turn")
+        if isinstance(ev, Play):
+            rec = self._play(ev)
+        elif isinstance(ev, Exchange):
+            rec = self._exchange(ev)
+        elif isinstance(ev, Pass):
+            rec = Record(ev, 0, tuple(self.racks[ev.player]))
+            self.scoreless += 1
+            self.passes[ev.player] += 1
+            self.last_play = None
+        else:
+            raise TypeError(f"not a game event: {ev!r}")
+        self.history.append(rec)
+        if self.over is None:
+            if self.scoreless >= self.rules.scoreless_turns_end(self.players):
+                self.over = "zeros"
+            elif self.rules.player_passes_end and self.passes[ev.player] >= self.rules.player_passes_end:
+                self.over = "passes"
+        if self.over is not None:
+            self._finish()
+        else:
+            self.turn = (self.turn + 1) % self.players
+        return rec
+
+    def _take(self, player: int, tiles: Sequence[str]) -> list[str]:
+        rest = list(self.racks[player])
+        for t in tiles:
+            if t not in rest:
+                raise IllegalMove(
+                    "not_on_rack", f"tiles {''.join(tiles)} are not all on player {player}'s rack {''.join(self.racks[player])}"
+                )
+            rest.remove(t)
+        return rest
+
+    def _draw(self, player: int) -> tuple[str, ...]:
+        n = min(self.rules.rack_size - len(self.racks[player]), len(self.bag))
+        drawn = tuple(self.bag.pop() for _ in range(max(0, n)))
+        self.racks[player].extend(drawn)
+        return drawn
+
+    def _play(self, ev: Play) -> Record:
+        p, sp = ev.player, ev.play
+        used = sp.used()
+        rest = self._take(p, used)
+        try:
+            checked = validate_placements(self.board, sp.placements(), self.racks[p], self.lexicon, self.rules, across=sp.across)
+        except IllegalPlay as exc:
+            raise IllegalMove("illegal_play", f"{sp.coord} {sp.word_text()}: {exc.message} ({exc.code})") from None
+        if checked.score != sp.score:
+            raise IllegalMove("score_mismatch", f"{sp.coord} {sp.word_text()} scores {checked.score}, given {sp.score}")
+        shortest = self.rules.min_word_length
+        if shortest > 2:
+            short = [w for w in checked.words if len(self.tile_set.split_word(w.upper())) < shortest]
+            if short:
+                raise IllegalMove(
+                    "too_short",
+                    f"{sp.coord} {sp.word_text()}: words must have at least {shortest} letters under rules "
+                    f"{self.rules.name}: {', '.join(w.upper() for w in short)}",
+                )
+        rack = tuple(self.racks[p])
+        for pl in sp.placements():
+            self.board.place(pl.row, pl.col, pl.label, pl.blank)
+        self.racks[p] = rest
+        drawn = self._draw(p)
+        self.scores[p] += checked.score
+        self.scoreless = 0
+        self.passes[p] = 0
+        self.last_play = (p, max(1, len(checked.words)))
+        if not self.racks[p] and not self.bag:
+            self.over, self.out_player = "out", p
+        else:
+            target = self.rules.end_target(self.players)
+            if target is not None and self.scores[p] >= target:
+                self.over = "target"
+        return Record(ev, checked.score, rack, drawn)
+
+    def _exchange(self, ev: Exchange) -> Record:
+        p, tiles = ev.player, list(ev.tiles)
+        n = len(tiles)
+        rest = self._take(p, tiles)
+        if not n:
+            raise IllegalMove("not_on_rack", "an exchange swaps at least one tile (a pass swaps none)")
+        need = max(self.rules.exchange_min_bag, n, 1)
+        if len(self.bag) < need:
+            raise IllegalMove(
+                "bag_too_small",
+                f"exchange with {len(self.bag)} tiles in the bag: "
+                + (
+                    f"the rules of {self.rules.name} need {self.rules.exchange_min_bag}"
+                    if self.rules.exchange_min_bag >= n
+                    else f"{n} tiles exchanged need as many in the bag"
+                ),
+            )
+        rack = tuple(self.racks[p])
+        self.racks[p] = rest
+        drawn = self._draw(p)
+        self.bag.extend(tiles)
+        self.rng.shuffle(self.bag)
+        self.scoreless += 1
+        self.passes[p] = 0  # an exchange is no pass
+        self.last_play = None
+        return Record(ev, 0, rack, drawn)
+
+    def _challenge(self, ev: ChallengeBonus) -> Record:
+        r = self.rules
+        if self.last_play is None or self.last_play[0] != ev.player:
+            raise IllegalMove("no_play_to_challenge", f"a challenge bonus to player {ev.player}, who made no play just now")
+        if not r.challenge_bonus:
+            raise IllegalMove("no_challenge_bonus", f"the rules of {r.name} give no challenge bonus")
+        words = self.last_play[1]
+        if r.challenge_bonus_per == "word":
+            n = words if ev.words <= 0 else ev.words
+            if n > words:
+                raise IllegalMove("no_challenge_bonus", f"{n} words challenged, but the play formed {words}")
+            bonus = r.challenge_bonus * n
+        else:
+            bonus = r.challenge_bonus
+        self.scores[ev.player] += bonus
+        if self.pre_end is not None:
+            self.pre_end[ev.player] += bonus
+        rec = Record(ev, bonus)
+        self.history.append(rec)
+        if self.over is None:
+            target = r.end_target(self.players)
+            if target is not None and self.scores[ev.player] >= target:
+                self.over = "target"
+                self._finish()
+        return rec
+
+    def _time(self, ev: TimePenalty) -> Record:
+        r = self.rules
+        if self.over is None:
+            raise IllegalMove("time_penalty", "a time penalty comes after the game ended")
+        pts = ev.points
+        if pts > 0 or (r.time_penalty and pts % r.time_penalty) or (r.time_penalty_max and -pts > r.time_penalty_max):
+            most = f", at most -{r.time_penalty_max}" if r.time_penalty_max else ""
+            raise IllegalMove(
+                "time_penalty",
+                f"time penalty {pts:+d}: the rules of {r.name} take {r.time_penalty} per started period over time{most}",
+            )
+        if any(isinstance(h.event, TimePenalty) and h.event.player == ev.player for h in self.history):
+            raise IllegalMove("time_penalty", f"a second time penalty for player {ev.player}")
+        self.scores[ev.player] += pts
+        if self.rules.score_floor_zero:
+            self.scores[ev.player] = max(0, self.scores[ev.player])
+        rec = Record(ev, pts)
+        self.history.append(rec)
+        return rec
+
+    def _finish(self) -> None:
+        """The end-of-game rack adjustments of the preset, then the floor at 0."""
+        self.pre_end = list(self.scores)
+        ts, n = self.tile_set, self.players
+        adj: list[Adjustment] = []
+        if self.over == "out":
+            p = self.out_player
+            others = [q for q in range(n) if q != p]
+            tiles = tuple(t for q in others for t in self.racks[q])
+            v = rack_value(tiles, ts)
+            if self.rules.end_out == "others_racks" or n > 2:
+                for q in others:
+                    adj.append(Adjustment(q, -rack_value(self.racks[q], ts), tuple(self.racks[q])))
+                adj.append(Adjustment(p, v, tiles))
+            else:
+                adj.append(Adjustment(p, 2 * v, tiles))
+        elif self.over in ("zeros", "passes"):
+            for q in range(n):
+                adj.append(Adjustment(q, -rack_value(self.racks[q], ts), tuple(self.racks[q])))
+        for a in adj:
+            self.scores[a.player] += a.points
+        self.adjustments = adj
+        if self.rules.score_floor_zero:
+            self.scores = [max(0, s) for s in self.scores]
