@@ -467,9 +467,9 @@ def test_replayed_database_games_rated_by_their_player_ids(netskrafl_db, tmp_pat
     named = pl.read_parquet(tmp_path / "named" / "ratings.parquet").sort("list", "locale", "player")
     db = pl.read_parquet(tmp_path / "db" / "ratings.parquet").sort("list", "locale", "player")
     assert set(named["player"]) == set(PLAYERS) and named.equals(db)
-    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "anon", "-q")
-    assert r.returncode == 0 and "10 replayed Netskrafl game(s) not rated" in r.stderr, r.stderr
-    assert pl.read_parquet(tmp_path / "anon" / "ratings.parquet").height == 0
+    r = _skrafl("elo", "--games", ds, "--out", tmp_path / "anon", "-q")  # none can be rated: refused (5850bed)
+    assert r.returncode == 2 and "nothing rated" in r.stderr and "10 replayed Netskrafl game(s) not rated" in r.stderr, r.stderr
+    assert not (tmp_path / "anon").exists()
 
 
 def test_impact_refuses_database_games_of_another_language(netskrafl_db, tmp_path):
