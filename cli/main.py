@@ -33,6 +33,11 @@ COMMANDS: dict[str, str] = {
     "leaves": "Leave values: 'skrafl leaves show FILE RACK' prints the value of keeping RACK's tiles (a KLV2 leave "
     "file, as MAGPIE and wolges write it, e.g. MAGPIE-DATA's data/lexica/CSW21.klv2); 'skrafl leaves path --lang L' "
     "prints the path of the leave file shipped for language L.",
+    "autoplay": "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity "
+    "(static equity with a leave file, exchanges included) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints "
+    "a summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
+    "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
+    "DIR/gcg/game-NNNNNN.gcg, replaced whole.",
     "replay": "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the bag, "
     "totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes OUT/games.parquet "
     "(one row per file) and OUT/moves.parquet (one row per event), streamed as the games are replayed; OUT is "

@@ -1,0 +1,161 @@
+"""``skrafl autoplay``: self-play games between two strategies, a games table and a summary."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_file, output_root
+
+HELP = (
+    "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity (static "
+    "equity with a leave file, exchanges included) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints a "
+    "summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
+    "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
+    "DIR/gcg/game-NNNNNN.gcg, replaced whole.\n\n"
+    "Game i is a function of --seed and i only (the same seed gives the same bytes at any --workers); p1 moves first "
+    "in even games, p2 in odd ones. --pairs: games 2k and 2k+1 share one bag, so each strategy plays the other's "
+    "tiles from the same seat.\n\n"
+    "Exit status: 0 done; 2 usage or input error (one line on stderr)."
+)
+
+
+class Strategy(str, Enum):
+    score = "score"
+    equity = "equity"
+    fullsterkur = "fullsterkur"
+    midlungur = "midlungur"
+    amlodi = "amlodi"
+
+
+def autoplay(
+    lang: Optional[str] = typer.Option(None, "--lang", "-l", help="Language: the built lexicon output/LANG."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="A lexicon folder written by 'skrafl build'."),
+    rules: Optional[str] = typer.Option(None, "--rules", help="Rules preset or .toml file (default: the lexicon's)."),
+    games: int = typer.Option(100, "--games", "-n", help="Games to play."),
+    seed: int = typer.Option(0, "--seed", help="Seed (0 or more): the same seed gives the same games."),
+    p1: Strategy = typer.Option(Strategy.score, "--p1", help="Player 1's strategy."),
+    p2: Strategy = typer.Option(Strategy.score, "--p2", help="Player 2's strategy."),
+    leaves: Optional[str] = typer.Option(
+        None, "--leaves", help="KLV2 leave file (or LANG: its shipped one) for every equity player."
+    ),
+    leaves1: Optional[str] = typer.Option(None, "--leaves1", help="Leave file of player 1 (equity)."),
+    leaves2: Optional[str] = typer.Option(None, "--leaves2", help="Leave file of player 2 (equity)."),
+    pairs: bool = typer.Option(False, "--pairs", help="Play games in pairs on the same bag, seats swapped."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet, games.csv (and gcg/) here."),
+    gcg: bool = typer.Option(False, "--gcg", help="Also write every game as GCG under OUT/gcg/."),
+    fmt: OutputFormat = FORMAT_OPTION,
+    quiet: bool = QUIET_OPTION,
+) -> None:
+    """Play games between two strategies (self-play) and summarise who won."""
+    import json
+    import sys
+
+    from gamecore.errors import UsageError
+    from gamecore.rules import load_rules, rules_for
+
+    if lexicon is not None and lang is not None:
+        raise UsageError("give --lang or --lexicon, not both")
+    if lexicon is None and lang is None:
+        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    if games < 1:
+        raise UsageError(f"--games must be at least 1; got {games}")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more; got {seed}")
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1; got {workers}")
+    if pairs and games % 2:
+        raise UsageError(f"--pairs plays games two by two: give an even --games (got {games})")
+    if gcg and out is None:
+        raise UsageError("--gcg writes OUT/gcg/: give --out DIR too")
+    kinds = (p1.value, p2.value)
+    given = (leaves1 or leaves, leaves2 or leaves)
+    for k, (kind, lv) in enumerate(zip(kinds, given), 1):
+        if kind == "equity" and lv is None:
+            raise UsageError(f"--p{k} equity needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
+        if kind != "equity" and (leaves1, leaves2)[k - 1] is not None:
+            raise UsageError(f"--leaves{k} is for an equity player: player {k} plays {kind} (give --p{k} equity)")
+    if leaves is not None and "equity" not in kinds:
+        raise UsageError("--leaves is for equity players: give --p1 equity or --p2 equity")
+    folder = Path(lexicon) if lexicon is not None else output_root() / lang
+    from gamecore.best import load_bundle
+
+    bundle = load_bundle(folder)
+    if rules:
+        ruleset = load_rules(rules)
+    elif bundle.rules_name:
+        ruleset = load_rules(bundle.rules_name)
+    else:
+        ruleset = rules_for(bundle.language or lang)
+    if ruleset.blank_swap:
+        raise UsageError(f"the rule set {ruleset.name} swaps blanks from the board, which autoplay does not play")
+    rules_ref = rules if rules else ruleset.name
+    leave_paths = []
+    for kind, lv in zip(kinds, given):
+        leave_paths.append(_leave_path(lv) if kind == "equity" else None)
+    vocab = []
+    for kind in kinds:
+        if kind in ("midlungur", "amlodi"):
+            tier = folder / kind
+            if not (tier / "manifest.json").is_file():
+                raise UsageError(
+                    f"{kind} plays the words of its vocabulary, {tier}: build it with 'skrafl build' (the {kind} recipe)"
+                )
+            vocab.append(str(tier))
+        else:
+            vocab.append(None)
+    from pipelines.autoplay import Config, run_autoplay
+
+    cfg = Config(
+        lexicon=str(bundle.folder),
+        rules=rules_ref,
+        p1=kinds[0],
+        p2=kinds[1],
+        games=games,
+        seed=seed,
+        leaves=tuple(str(p) if p else None for p in leave_paths),
+        vocabulary=tuple(vocab),
+        pairs=pairs,
+        gcg=gcg,
+    )
+    inputs = [folder] + [p for p in leave_paths if p]
+    from tqdm import tqdm
+
+    bar = tqdm(total=games, unit="game", desc="autoplay", file=sys.stderr, disable=quiet, leave=False)
+    try:
+        summary = run_autoplay(cfg, out, workers, bar.update, inputs)
+    finally:
+        bar.close()
+    d = summary.as_dict()
+    if fmt == OutputFormat.json:
+        json.dump(d, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        emit([[k, v] for k, v in d.items()], ["field", "value"], fmt)
+
+
+def _leave_path(value: str) -> Path:
+    import re
+
+    from gamecore.errors import UsageError
+    from gamecore.klv import shipped_leaves
+
+    p = Path(value)
+    if not p.exists() and re.fullmatch(r"[a-z]{2,3}", value):
+        shipped = shipped_leaves(value)
+        if shipped is None:
+            raise UsageError(f"--leaves {value}: no leave file is shipped for language {value!r} yet; give a KLV2 file")
+        return shipped
+    return input_file(p, "leave", "--leaves")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "autoplay",
+        help=HELP,
+        epilog="Example: skrafl autoplay --lang is --games 200 --seed 1 --p1 score --p2 amlodi --workers 2 --out runs/is1",
+    )(autoplay)

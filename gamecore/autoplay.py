@@ -1,0 +1,178 @@
+"""One game between two strategies on :class:`gamecore.game_state.GameState` (``skrafl autoplay``).
+
+Strategies (:data:`STRATEGIES`):
+
+- ``score``: the top play by score (:func:`gamecore.best.best_play`, the pruned search);
+- ``equity``: the top move by static equity, exchanges included (:func:`gamecore.equity.rank`
+  over every play; needs a leave table);
+- ``fullsterkur``, ``midlungur``, ``amlodi``: Netskrafl's robots (:func:`gamecore.best.robot_pick`
+  over every play, best first; midlungur and amlodi keep the plays whose main word is in their
+  vocabulary and pick one at random).
+
+Without a play, a player exchanges its whole rack when the bag allows it, else passes. Plays of
+folded tiles (a Ё tile played as Е) and rule sets with ``min_word_length`` above 2 go through
+:func:`gamecore.folded.best_plays_folded`, as ``replay --analyze`` does.
+
+Determinism: a game is a function of its ``bag_seed`` (the bag's shuffles) and ``move_seed`` (the
+robots' random picks), and of nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Sequence
+
+from gamecore.errors import UsageError
+from gamecore.game_state import Exchange, GameState, Pass, Play
+
+STRATEGIES = ("score", "equity", "fullsterkur", "midlungur", "amlodi")
+
+
+@dataclass
+class Strategy:
+    """How one player picks its moves. ``leaves``: a :class:`gamecore.equity.LeaveTable` (equity);
+    ``vocabulary``: words a robot plays (``in``); ``pick_from``: midlungur/amlodi's list length."""
+
+    kind: str
+    leaves: object = None
+    vocabulary: object = None
+    pick_from: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in STRATEGIES:
+            raise UsageError(f"unknown strategy {self.kind!r}; known: {', '.join(STRATEGIES)}")
+        if self.kind == "equity" and self.leaves is None:
+            raise UsageError("the equity strategy needs a leave file: give --leaves FILE.klv2")
+
+
+@dataclass
+class GameResult:
+    """One finished game. ``scores``/``pre_end`` by seat (seat 0 moved first)."""
+
+    state: GameState
+    strategies: tuple[str, ...]
+    turns: int
+    bingos: list[int]
+
+
+class Mover:
+    """Picks moves for the players of one lexicon and rule set."""
+
+    def __init__(self, bundle, rules):
+        from gamecore.folded import _manifest_fold, folded_tiles
+
+        self.bundle, self.rules = bundle, rules
+        ts = rules.tiles()
+        self.folded = folded_tiles(ts, bundle.alphabet, _manifest_fold(bundle))
+        self.plain = not self.folded and rules.min_word_length <= 2
+        self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
+
+    def all_plays(self, state: GameState, rack: Sequence[str]) -> list:
+        from gamecore.folded import best_plays_folded
+
+        return best_plays_folded(state.board, list(rack), self.bundle, self.rules, None)
+
+    def top_play(self, state: GameState, rack: Sequence[str]):
+        if not self.plain:
+            got = self.all_plays(state, rack)
+            return got[0] if got else None
+        from gamecore.best import generate_plays
+
+        got = generate_plays(state.board, list(rack), self.bundle.kwg, self.bundle.alphabet, self.rules, 1, self._index)
+        return got[0] if got else None
+
+    def choose(self, state: GameState, strategy: Strategy, rng: random.Random):
+        """The event the player on turn makes."""
+        p = state.turn
+        rack = state.racks[p]
+        kind = strategy.kind
+        if kind == "score":
+            play = self.top_play(state, rack)
+        elif kind == "equity":
+            from gamecore.equity import rank
+
+            opponent = [t for q, r in enumerate(state.racks) if q != p for t in r] if not state.bag else []
+            ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
+            for row in ranked:
+                if row.kind == "play":
+                    return Play(p, row.play)
+                if state.can_exchange(len(row.exchanged)):
+                    return Exchange(p, tuple(row.exchanged))
+            play = None
+        else:
+            from gamecore.best import robot_pick
+
+            seed = rng.getrandbits(64)
+            play = robot_pick(self.all_plays(state, rack), kind, strategy.vocabulary, seed, strategy.pick_from)
+        if play is not None:
+            return Play(p, play)
+        if rack and state.can_exchange(len(rack)):
+            return Exchange(p, tuple(rack))
+        return Pass(p)
+
+
+def play_game(
+    mover: Mover,
+    strategies: Sequence[Strategy],
+    bag_seed: str,
+    move_seed: str,
+    lexicon=None,
+    max_turns: int = 10_000,
+) -> GameResult:
+    """Play one game: seat 0 (moves first) plays ``strategies[0]``, seat 1 ``strategies[1]``.
+
+    Raises:
+        gamecore.game_state.IllegalMove: a strategy made a move the state refused (a bug).
+    """
+    state = GameState.new(mover.rules, players=len(strategies), seed=bag_seed, lexicon=lexicon)
+    rng = random.Random(move_seed)
+    bingos = [0] * state.players
+    turns = 0
+    while state.over is None and turns < max_turns:
+        ev = mover.choose(state, strategies[state.turn], rng)
+        state.apply(ev)
+        if isinstance(ev, Play) and ev.play.tiles_placed >= mover.rules.bingo_min_tiles:
+            bingos[ev.player] += 1
+        turns += 1
+    return GameResult(state, tuple(s.kind for s in strategies), turns, bingos)
+
+
+def gcg_text(result: GameResult, names: Sequence[str], title: str = "", lexicon_name: str = "") -> str:
+    """The game as GCG (:func:`gamecore.gcg.write_gcg`): every move with the rack before it, the
+    end-of-game rack lines, cumulative scores."""
+    from gamecore.game_state import ChallengeBonus, TimePenalty
+    from gamecore.gamelog import Event as GEvent
+    from gamecore.gamelog import Game, Player
+    from gamecore.gcg import write_gcg
+
+    state = result.state
+    game = Game("gcg", players=[Player(n, n) for n in names])
+    if title:
+        game.pragmas["title"] = title
+    if lexicon_name:
+        game.pragmas["lexicon"] = lexicon_name
+    cum = [0] * state.players
+    for rec in state.history:
+        ev = rec.event
+        p = ev.player
+        cum[p] += rec.score
+        rack = [t for t in rec.rack]
+        if isinstance(ev, Play):
+            sp = ev.play
+            word = list(sp.word_text("."))
+            game.events.append(GEvent("play", p, rack=rack, coord=sp.coord, word=word, score=rec.score, cumulative=cum[p]))
+        elif isinstance(ev, Exchange):
+            game.events.append(GEvent("exchange", p, rack=rack, tiles=list(ev.tiles), score=0, cumulative=cum[p]))
+        elif isinstance(ev, Pass):
+            game.events.append(GEvent("pass", p, rack=rack, score=0, cumulative=cum[p]))
+        elif isinstance(ev, ChallengeBonus):
+            game.events.append(GEvent("challenge_bonus", p, score=rec.score, cumulative=cum[p]))
+        elif isinstance(ev, TimePenalty):
+            game.events.append(GEvent("time", p, score=rec.score, cumulative=cum[p]))
+    for a in state.adjustments:
+        cum[a.player] += a.points
+        kind = "end_rack" if a.points > 0 or (state.over == "out" and a.player == state.out_player) else "rack_penalty"
+        rack = list(a.tiles) if kind == "rack_penalty" else None
+        game.events.append(GEvent(kind, a.player, rack=rack, tiles=list(a.tiles), score=a.points, cumulative=cum[a.player]))
+    return write_gcg(game)
