@@ -160,6 +160,14 @@ def test_a_player_passing_twice_in_a_row_ends_the_game_exchanges_are_no_passes()
     assert st.over is None  # player 0 exchanged twice: no pass
     st.apply(Pass(1))
     assert st.over == "passes"
+    # a pass, an exchange, a pass: not two passes in a row
+    st = GameState.new(rules, seed=6)
+    st.apply(Pass(0))
+    st.apply(Exchange(1, tuple(st.racks[1][:1])))
+    st.apply(Exchange(0, tuple(st.racks[0][:1])))
+    st.apply(Exchange(1, tuple(st.racks[1][:1])))
+    st.apply(Pass(0))
+    assert st.over is None
 
 
 def test_going_out_double_opponent_rack():
