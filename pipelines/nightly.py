@@ -903,18 +903,15 @@ def skipped_in_notes(notes) -> int:
 
 
 def _none_replayed(summary: dict) -> str:
-    """Why a replay step that replayed none of its games fails: the statuses counted, the first
+    """Why a replay step that replayed none of its games ok fails: the statuses counted, the first
     game named. None of them can be rated, and a night that said ok would count the day as rated
     (never rated again)."""
-    from collections import Counter
-
     listed = summary.get("not_ok") or []
-    kinds = Counter(status for status, _, _ in listed)
     first = f"; first: {listed[0][1]}: {listed[0][0]}: {listed[0][2]}" if listed else ""
-    shown = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or f"error {summary['error']}"
+    shown = ", ".join(f"{k} {summary[k]}" for k in ("mismatch", "error") if summary.get(k))
     return (
-        f"none of the {summary['games']} games replayed ok ({shown}{' among the first listed' if len(listed) < summary['games'] else ''})"
-        f"{first}; nothing is rated and the day is not counted as rated: fix the cause and run the day again"
+        f"none of the {summary['games']} games replayed ok ({shown}){first}; nothing is rated and the day is not "
+        "counted as rated: fix the cause and run the day again"
     )
 
 
