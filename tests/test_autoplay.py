@@ -248,3 +248,54 @@ def test_equity_beats_score_on_english(english):
     s = json.loads(r.stdout)
     assert s["p1_wins"] + s["ties"] / 2 > 20, s
     assert s["p1_mean_score"] > s["p2_mean_score"], s
+
+
+@needs_is
+def test_a_killed_run_leaves_the_old_output(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "o"
+    assert _skrafl("autoplay", "--lang", "is", "--games", "2", "-q", "--out", out).returncode == 0
+    before = (out / "games.csv").read_bytes()
+    gen = os.readlink(out)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "autoplay", "--lang", "is", "--games", "20000", "--workers", "2", "-q"]
+        + ["--out", str(out)],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert (out / "games.csv").read_bytes() == before and os.readlink(out) == gen
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, gen])  # no stage left
+
+
+@pytest.mark.parametrize("preset", ["scrabble_passes_twice", "scrabble_endline_beginner"])
+def test_english_presets_others_racks_and_endline_replay_agrees(english, tmp_path, preset):
+    """others_racks (the out-player gains what the other loses: the adjustments sum to 0) and
+    Endline (the game ends when a player reaches 70, no adjustment), checked by replay too."""
+    import polars as pl
+
+    out = tmp_path / "o"
+    r = _skrafl("autoplay", "--lexicon", english, "--rules", preset, "--games", "6", "--seed", "2", "--gcg", "-q", "--out", out)
+    assert r.returncode == 0, r.stderr
+    g = pl.read_parquet(out / "games.parquet")
+    for row in g.iter_rows(named=True):
+        gained = row["p1_score"] - row["p1_before_end"], row["p2_score"] - row["p2_before_end"]
+        if preset == "scrabble_endline_beginner":
+            assert row["end"] == "target" and gained == (0, 0)
+            assert max(row["p1_score"], row["p2_score"]) >= 70
+        else:
+            assert row["end"] in ("out", "zeros", "passes")
+            if row["end"] == "out":
+                assert sum(gained) == 0 and max(gained) >= 0
+    rep = _skrafl("replay", out / "gcg", "--lexicon", english, "--rules", preset, "--out", tmp_path / "rep", "-q")
+    assert rep.returncode == 0, rep.stderr
+    assert pl.read_parquet(tmp_path / "rep" / "games.parquet")["status"].to_list() == ["ok"] * 6
