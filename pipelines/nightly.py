@@ -184,21 +184,21 @@ def load_config(path: str | Path) -> dict:
     ``nightly.toml:7: [replay] workerz: unknown key (expected one of: cluster, dataset, rules,
     workers)``."""
     path = Path(path)
-    from gamecore.text import strip_bom, toml_error
+    from gamecore.errors import DataError
+    from gamecore.text import CONFIG_FILE_MAX, read_text_file, toml_error, toml_loads
 
+    if not path.exists():
+        raise UsageError(f"{path}: no such config file")
     text = ""
     try:
-        text = strip_bom(path.read_text(encoding="utf-8"))  # as every reader: a leading BOM is no TOML
-        cfg = tomllib.loads(text)
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such config file") from None
+        # at most 1 MiB (`skrafl nightly /dev/zero` grew to 24 GB), a leading BOM dropped
+        text = read_text_file(path, CONFIG_FILE_MAX, "nightly config")
+        cfg = toml_loads(text)  # a 5,000-digit integer is a TOML error with its line
+    except DataError as exc:
+        raise UsageError(exc.message, path, exc.line) from None
     except tomllib.TOMLDecodeError as exc:
         line, what = toml_error(exc, text)
         raise UsageError(f"not valid TOML: {what}", path, line) from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); a nightly config is UTF-8 TOML", path) from None
-    except OSError as exc:
-        raise UsageError(f"not a readable config ({exc.strerror or exc})", path) from None
     lines = _key_lines(text)
     _check_config(path, cfg, lines)
     work = Path(cfg.get("workdir") or path.resolve().parent)
