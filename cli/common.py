@@ -143,6 +143,24 @@ def read_items(
     return out
 
 
+def parse_day(text: str, option: str = "--date"):
+    """A UTC day given on the command line (``YYYY-MM-DD``), between 1970-01-01 and 9999-12-01: a
+    game day (``--date 0001-01-01`` ran steps whose day arithmetic then overflowed: an internal
+    error after outputs were written).
+
+    Raises:
+        UsageError: not such a day (one line)."""
+    import datetime as dt
+
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected YYYY-MM-DD") from None
+    if not dt.date(1970, 1, 1) <= day <= dt.date(9999, 12, 1):
+        raise UsageError(f"{option} {text}: expected a day between 1970-01-01 and 9999-12-01 (a day games were played)")
+    return day
+
+
 def input_file(path: str | Path, what: str, option: str) -> Path:
     """``path`` as a file to read (``what``: ``board``, ``batch``, ``game``; ``option`` the option
     that named it): a regular file, or anything else that reads like one (``/dev/null``, a FIFO,

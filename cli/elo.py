@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import List, Optional
 
@@ -139,10 +138,9 @@ def elo(
         games = str(saved)
     day = None
     if date is not None:
-        try:
-            day = dt.date.fromisoformat(date)
-        except ValueError:
-            raise UsageError(f"--date {date!r}: expected YYYY-MM-DD") from None
+        from cli.common import parse_day
+
+        day = parse_day(date)
     overrides = dict(k=k, k_beginner=k_beginner, established_after=established_after, start=start, scale=scale)
     params = lib.resolve_params(preset, state, **overrides)
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from cli.common import QUIET_OPTION
-from gamecore.errors import UsageError
 
 HELP = (
     "Run the nightly job of one UTC day (default: yesterday) as CONFIG.toml describes: rebuild the lexicon "
@@ -48,10 +46,9 @@ def nightly(
 
     day = None
     if date is not None:
-        try:
-            day = dt.date.fromisoformat(date)
-        except ValueError:
-            raise UsageError(f"--date {date!r}: expected YYYY-MM-DD") from None
+        from cli.common import parse_day
+
+        day = parse_day(date)
     try:
         log = run_nightly(config, day, quiet=quiet)
     except StepFailed as exc:

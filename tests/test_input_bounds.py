@@ -431,3 +431,21 @@ def test_a_nightly_config_is_read_with_a_cap(tmp_path):
     r = run_skrafl("nightly", str(big))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"{big}:3: not valid TOML: a number of 5001 digits" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["nightly", "elo"])
+def test_a_day_no_game_was_played_is_refused_before_any_step(tmp_path, command):
+    """`nightly --date 0001-01-01` ran its first steps and then failed inside (the day before it
+    does not exist): a day outside 1970-01-01..9999-12-01 is one line, exit 2, before anything."""
+    from clirun import run_skrafl
+
+    for day in ("0001-01-01", "1969-12-31", "9999-12-31"):
+        args = (
+            [str(tmp_path / "none.toml")]
+            if command == "nightly"
+            else ["--games", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o")]
+        )
+        r = run_skrafl(command, *args, "--date", day)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert f"--date {day}: expected a day between 1970-01-01 and 9999-12-01" in r.stderr
+    assert not (tmp_path / "o").exists()
