@@ -172,17 +172,13 @@ def read_rules(path: str | Path) -> RuleSet:
     Raises:
         DataError: not TOML, unknown key, wrong type or value (naming the file).
     """
-    from gamecore.text import strip_bom, toml_error
+    from gamecore.text import CONFIG_FILE_MAX, read_text_file, toml_error, toml_loads
 
     path = Path(path)
     text = ""
     try:
-        text = strip_bom(path.read_text(encoding="utf-8"))  # a leading BOM is no TOML
-        data = tomllib.loads(text)
-    except OSError as exc:
-        raise DataError(f"cannot read rule set: {exc.strerror}", path) from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 (byte {exc.object[exc.start]:#04x}); rule sets are UTF-8 TOML", path) from None
+        text = read_text_file(path, CONFIG_FILE_MAX, "rule set")  # at most 1 MiB, a leading BOM dropped
+        data = toml_loads(text)  # a 5,000-digit integer is a TOML error with its line
     except tomllib.TOMLDecodeError as exc:
         line, what = toml_error(exc, text)
         raise DataError(f"not valid TOML: {what}", path, line) from None

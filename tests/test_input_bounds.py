@@ -449,3 +449,21 @@ def test_a_day_no_game_was_played_is_refused_before_any_step(tmp_path, command):
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert f"--date {day}: expected a day between 1970-01-01 and 9999-12-01" in r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_a_rule_set_file_is_read_with_a_cap(tmp_path):
+    """A rules .toml is read as every configuration is: a 5,000-digit integer is FILE:LINE, and a
+    file over 1 MiB is refused without being read whole."""
+    from gamecore.errors import DataError
+    from gamecore.rules import read_rules
+
+    big = tmp_path / "r.toml"
+    big.write_text('name = "x"\nbingo_bonus = 5' + "0" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as e:
+        read_rules(big)
+    assert str(e.value).startswith(f"{big}:2: not valid TOML: a number of 5001 digits")
+    huge = tmp_path / "huge.toml"
+    huge.write_text("# " + "x" * (1 << 20) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as e:
+        read_rules(huge)
+    assert "more than 1 MiB" in str(e.value)
