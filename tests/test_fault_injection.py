@@ -447,3 +447,57 @@ def test_disk_full_in_a_dataset_run_names_it_and_changes_nothing(tmp_path: Path)
         assert r.returncode == 0, r.stderr
     finally:
         subprocess.run(["umount", "-l", str(small)], capture_output=True)
+
+
+def test_kill_while_a_dataset_of_the_older_layout_is_converted(tmp_path: Path) -> None:
+    """A dataset of the per-partition layout (what the nightly job has on disk) is converted by its
+    next run: a kill at any point of that run leaves every reader the old games or the new ones,
+    and the run after it converts and succeeds."""
+    from test_dataset_merge import _to_old_layout
+
+    contents = _dataset_inputs(tmp_path)
+    games = tmp_path / "in" / "games"
+    other = tmp_path / "other" / "games"
+    _fill(other, [FIXTURES / "gcg" / "duplicate_names.gcg", FIXTURES / "gcg" / "duplicate_nicknames.gcg"])
+    template = tmp_path / "template"
+    assert skrafl(_dataset_args(other, template)).returncode == 0
+    _fill(games, contents["a"])
+    assert skrafl(_dataset_args(games, template)).returncode == 0
+    old = dataset_state(template)
+    _to_old_layout(template)
+    assert dataset_state(template) == old  # the older layout reads the same
+    ref = tmp_path / "ref"
+    assert skrafl(_dataset_args(other, ref)).returncode == 0
+    _fill(games, contents["b"])
+    assert skrafl(_dataset_args(games, ref)).returncode == 0
+    new = dataset_state(ref)
+    out = tmp_path / "work" / "out"
+
+    def fresh() -> None:
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(template, out, symlinks=True)
+
+    fresh()
+    trace = tmp_path / "trace.txt"
+    r = skrafl(_dataset_args(games, out), trace=trace, syscalls=DATASET_SYSCALLS)
+    assert r.returncode == 0, r.stderr
+    assert dataset_state(out) == new
+    points = kill_points(trace, "out", syscalls=DATASET_SYSCALLS)
+    assert len(points) >= 8, points
+    landed = {"old": 0, "new": 0}
+    for syscall, n in points:
+        fresh()
+        r = skrafl(_dataset_args(games, out), inject=(syscall, n))
+        assert r.returncode in (0, -9), (syscall, n, r.returncode, r.stderr)
+        state = dataset_state(out)
+        assert state in (old, new), (syscall, n, "a mixed or damaged dataset")
+        landed["old" if state == old else "new"] += 1
+        r = skrafl(_dataset_args(games, out))
+        assert r.returncode == 0, (syscall, n, r.stderr)
+        assert dataset_state(out) == new
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [os.readlink(out / "current"), "current", "dataset.json", "games", "moves"]
+        )
+    print(f"replay --dataset, older layout converted: {len(points)} kill points, {landed}")
+    assert landed["old"] >= 1, landed
