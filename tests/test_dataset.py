@@ -257,3 +257,19 @@ def test_a_stop_just_after_the_spool_is_made_leaves_no_spool(tmp_path, monkeypat
         run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
     assert (_tree(ds), (ds / "dataset.json").read_bytes()) == before
     assert [p.name for p in ds.iterdir() if p.name.startswith(".")] == [os.readlink(ds / "current")]
+
+
+def test_only_what_a_dataset_run_makes_is_tidied(tmp_path):
+    """A folder holding only someone's hidden file is not a dataset (refused, the file kept); a
+    hidden file of the user's inside a dataset is left alone by the tidying."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".notes").write_text("mine")
+    r = _skrafl("replay", NETSKRAFL, "--dataset", other, "-q", "--no-lexicon")
+    assert r.returncode == 2 and "did not write" in r.stderr, r.stderr
+    assert (other / ".notes").read_text() == "mine"
+    ds = tmp_path / "ds"
+    run_replay_dataset([str(NETSKRAFL)], ds, ReplayOptions(), quiet=True)
+    (ds / ".notes").write_text("mine")
+    run_replay_dataset([str(GCG)], ds, ReplayOptions(), quiet=True)
+    assert (ds / ".notes").read_text() == "mine"

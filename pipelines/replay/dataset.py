@@ -432,19 +432,27 @@ def is_dataset(path: str | Path) -> bool:
     return bool(read_manifest(Path(path)))
 
 
+_OURS = re.compile(r"^\.(?:v-|spool-|(?:current|games|moves|dataset\.json)\.(?:tmp|old)-)")
+"""The hidden entries a dataset run makes inside the dataset (versions, spools, temporary links)."""
+
+
 def _unpublished(folder: Path) -> bool:
     """Whether ``folder`` holds only what a first ``replay --dataset`` run killed before its first
-    version was published leaves: the fixed links (to ``current/…``) and hidden entries."""
+    version was published leaves: the fixed links (to ``current/…``) and our hidden entries."""
+    ours = False
     for entry in folder.iterdir():
         if entry.name.startswith("."):
+            if not _OURS.match(entry.name):
+                return False
             continue
+        ours = True
         if entry.name not in _FIXED and entry.name != CURRENT:
             return False
         if not entry.is_symlink():
             return False
         if entry.name in _FIXED and os.readlink(entry) != f"{CURRENT}/{entry.name}":
             return False
-    return True
+    return ours
 
 
 def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> Path:
@@ -708,7 +716,7 @@ def _tidy(ds: Path) -> None:
     spools, temporary links), and a dataset of the older layout is converted (:func:`_migrate`)."""
     keep = os.readlink(ds / CURRENT) if (ds / CURRENT).is_symlink() else None
     for entry in ds.iterdir():
-        if not entry.name.startswith(".") or entry.name == keep:
+        if not _OURS.match(entry.name) or entry.name == keep:
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
