@@ -444,6 +444,7 @@ def _unpublished(folder: Path) -> bool:
         if entry.name.startswith("."):
             if not _OURS.match(entry.name):
                 return False
+            ours = True
             continue
         ours = True
         if entry.name not in _FIXED and entry.name != CURRENT:
