@@ -93,6 +93,13 @@ def autoplay(
         ruleset = rules_for(bundle.language or lang)
     if ruleset.blank_swap:
         raise UsageError(f"the rule set {ruleset.name} swaps blanks from the board, which autoplay does not play")
+    ts = ruleset.tiles()
+    missing = [a for a in bundle.alphabet if not ts.has(a)]
+    if missing:
+        raise UsageError(
+            f"the lexicon {folder} has letters the tile set {ts.name} of rules {ruleset.name} lacks "
+            f"({''.join(missing[:12])}): give --rules of the lexicon's language"
+        )
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
     for kind, lv in zip(kinds, given):

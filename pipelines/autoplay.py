@@ -161,8 +161,25 @@ def play_one(cfg: Config, i: int) -> tuple[dict, str | None, float]:
 
 
 def _play_chunk(args) -> list:
+    """The games of one chunk; a game the rules engine refuses comes back as its one-line error
+    (a SkraflError need not survive pickling between processes)."""
+    from gamecore.errors import SkraflError
+
     cfg, indexes = args
-    return [play_one(cfg, i) for i in indexes]
+    out = []
+    for i in indexes:
+        try:
+            out.append(play_one(cfg, i))
+        except SkraflError as exc:
+            return [("error", f"game {i}: {exc}")]
+    return out
+
+
+def _raise_error(got: list) -> None:
+    if got and got[0][0] == "error":
+        from gamecore.errors import DataError
+
+        raise DataError(got[0][1])
 
 
 def play_games(cfg: Config, workers: int = 1, progress: Callable[[int], None] | None = None) -> tuple[list, list, float]:
@@ -173,6 +190,7 @@ def play_games(cfg: Config, workers: int = 1, progress: Callable[[int], None] | 
     if workers <= 1:
         for job in jobs:
             got = _play_chunk(job)
+            _raise_error(got)
             out.extend(got)
             if progress:
                 progress(len(got))
@@ -185,6 +203,7 @@ def play_games(cfg: Config, workers: int = 1, progress: Callable[[int], None] | 
 
         with _pool_context().Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
             for got in pool.imap_unordered(_play_chunk, jobs):
+                _raise_error(got)
                 out.extend(got)
                 if progress:
                     progress(len(got))

@@ -299,3 +299,45 @@ def test_english_presets_others_racks_and_endline_replay_agrees(english, tmp_pat
     rep = _skrafl("replay", out / "gcg", "--lexicon", english, "--rules", preset, "--out", tmp_path / "rep", "-q")
     assert rep.returncode == 0, rep.stderr
     assert pl.read_parquet(tmp_path / "rep" / "games.parquet")["status"].to_list() == ["ok"] * 6
+
+
+def test_a_game_refused_in_a_worker_is_one_error_not_a_hung_pool(monkeypatch):
+    """A rules error raised in a worker process comes back as one line naming the game (the
+    exception itself need not survive pickling: it once hung the pool)."""
+    import signal
+
+    import pipelines.autoplay as pa
+    from gamecore.errors import DataError
+    from gamecore.game_state import IllegalMove
+
+    def play_one(cfg, i):
+        if i == 5:
+            raise IllegalMove("illegal_play", "8H XYZ: not in the lexicon")
+        return {"game": i}, None, 0.0
+
+    monkeypatch.setattr(pa, "play_one", play_one)
+    cfg = pa.Config(lexicon="-", rules="wespa", p1="score", p2="score", games=12, seed=0)
+
+    def hung(*_):
+        raise TimeoutError("the pool hung")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        for workers in (1, 2):
+            with pytest.raises(DataError, match="game 5: 8H XYZ: not in the lexicon"):
+                pa.play_games(cfg, workers)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@needs_is
+def test_rules_whose_tile_set_lacks_the_lexicons_letters_are_refused(tmp_path):
+    r = _skrafl("autoplay", "--lang", "is", "--rules", "wespa", "--games", "2", "-q", "--out", tmp_path / "o")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"skrafl: error: the lexicon {IS_LEX} has letters the tile set english of rules wespa lacks (ÁÐÉÍÓÚÝÞÆÖ): "
+        "give --rules of the lexicon's language"
+    ]
+    assert not (tmp_path / "o").exists()
