@@ -56,6 +56,9 @@ class IllegalMove(SkraflError):
         super().__init__(message)
         self.code = code
 
+    def __reduce__(self):  # made again from both arguments when sent between processes
+        return (type(self), (self.code, self.message))
+
 
 @dataclass(frozen=True)
 class Play:

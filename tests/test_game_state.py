@@ -269,3 +269,10 @@ def test_unseen_is_the_bag_and_the_opponents_rack():
     st = GameState.new(WESPA, seed=14)
     assert st.unseen(0) == sorted(st.bag + st.racks[1])
     assert len(st.unseen(0)) == 93
+
+
+def test_illegal_move_survives_pickling():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(IllegalMove("bag_too_small", "exchange with 6 tiles in the bag")))
+    assert (e.code, e.message) == ("bag_too_small", "exchange with 6 tiles in the bag")
