@@ -169,7 +169,9 @@ def random_layout(n_premiums: int, seed: int, size: int = 15) -> BoardLayout:
     """Ordspill's "Tilfeldig" board (seed 001; its exact generator is not published): ``n_premiums``
     distinct squares other than the centre start square get a premium; squares are drawn uniformly
     and kinds with the standard board's weights (DL 24 : TL 12 : DW 16 : TW 8), all from
-    ``random.Random(seed)``, so the same (N, seed) always gives the same board. The start square is plain.
+    ``random.Random(seed)``, so the same (N, seed) always gives the same board. The centre start
+    square is a double word, as on every Ordspill board (seed 001: "Denne ruten gir det første ordet
+    dobbelt ordpoeng"), and is not one of the N.
 
     Raises:
         UsageError: N negative or larger than the squares available.
@@ -190,6 +192,7 @@ def random_layout(n_premiums: int, seed: int, size: int = 15) -> BoardLayout:
         l_mult, w_mult = rng.choices(kinds, weights)[0]
         lm[r][c] = l_mult
         wm[r][c] = w_mult
+    wm[centre[0]][centre[1]] = 2  # the first word is doubled (drawn after the others: same squares as before)
     return BoardLayout(
         name=f"tilfeldig:{n_premiums}:{seed}",
         size=size,

@@ -160,7 +160,10 @@ def test_tilfeldig_is_reproducible_and_has_n_premiums():
     a, b, c = random_layout(40, 7), random_layout(40, 7), random_layout(40, 8)
     assert a.letter_mult == b.letter_mult and a.word_mult == b.word_mult
     assert (a.letter_mult, a.word_mult) != (c.letter_mult, c.word_mult)
-    assert sum(1 for r in range(15) for col in range(15) if a.premium(r, col)) == 40
+    # N premium squares besides the centre, which doubles the first word as on every Ordspill board
+    # (seed 001: "Denne ruten gir det første ordet dobbelt ordpoeng")
+    assert sum(1 for r in range(15) for col in range(15) if a.premium(r, col) and (r, col) != (7, 7)) == 40
+    assert a.start == (7, 7) and a.word_mult[7][7] == 2 and a.letter_mult[7][7] == 1
     assert load_layout("tilfeldig:40:7").word_mult == a.word_mult
     with pytest.raises(UsageError):
         random_layout(500, 1)
@@ -228,3 +231,17 @@ def test_rule_file_toml_error_names_its_line_and_a_bom_is_dropped(tmp_path):
     assert str(e.value).startswith(f"{p}:3: not valid TOML: ") and "at line" not in str(e.value)
     p.write_bytes(b"\xef\xbb\xbf" + 'tile_set = "english"\nbingo_bonus = 35\n'.encode())
     assert load_rules(str(p)).bingo_bonus == 35
+
+
+def test_the_first_word_on_a_tilfeldig_board_is_doubled():
+    """Seed 001: the centre square gives the first word double word points, on every board: on a
+    Tilfeldig board ORD through the centre (O 2, R 1, D 1 in the NSF set) scores 8 when its other
+    squares are plain (it scored 4)."""
+    from gamecore.board import Board
+    from gamecore.play import validate_play
+
+    rules = load_rules("ordspill").replace(board="tilfeldig:40:1")
+    layout = rules.layout()
+    assert layout.premium(7, 6) == "" and layout.premium(7, 8) == ""  # G8 and I8 plain on this board
+    play = validate_play(Board(layout, rules.tiles()), "8G ORD", None, None, rules)
+    assert play.score == 2 * (2 + 1 + 1)
