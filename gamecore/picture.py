@@ -367,6 +367,31 @@ def check_picture_target(path: str | Path, inputs=()) -> Path:
     return check_write_target(path, inputs)
 
 
+def _tidy_leftovers(path: Path) -> None:
+    """Remove the temporary files a killed writer of this same picture left beside it
+    (``.NAME.tmp-PID`` of a process that is gone): the next run of the command tidies them."""
+    prefix = f".{path.name}.tmp-"
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix) and n[len(prefix) :].isdigit()]
+    except OSError:
+        return
+    for name in names:
+        pid = int(name[len(prefix) :])
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # a live writer's
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue  # another user's process: not ours to judge
+        try:
+            os.unlink(path.parent / name)
+        except OSError:
+            pass
+
+
 def save_svg(svg: str, path: str | Path, inputs=()) -> Path:
     """Write SVG text to ``path`` as SVG or PNG (by the suffix), atomically: a temporary file in the
     same folder, written and fsynced, then renamed onto ``path`` (a reader sees the old picture or
@@ -382,6 +407,7 @@ def save_svg(svg: str, path: str | Path, inputs=()) -> Path:
         raise UsageError(f"picture file must end in .svg or .png; got {path.name!r}")
     check_picture_target(path, inputs)
     data = svg.encode("utf-8") if suffix == ".svg" else png_bytes(svg)
+    _tidy_leftovers(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as fh:

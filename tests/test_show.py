@@ -398,3 +398,21 @@ def test_a_netskrafl_record_is_labelled_the_netskrafl_way(tmp_path, shared):
     gcg = sorted((shared / "corpora" / "gcg").glob("*doug_v_emely.gcg"))[0]
     r = run_skrafl("show", "--game", str(gcg), "--move", "3", "--out", str(tmp_path / "d.svg"), "-q")
     assert r.returncode == 0 and labels(tmp_path / "d.svg")[0] == "1", r.stderr
+
+
+def test_a_killed_writers_temporary_picture_is_tidied_by_the_next_run(tmp_path):
+    """A show killed while writing left .pic.png.tmp-PID beside the picture for good: the next run
+    writing that picture removes a dead writer's temporary file (a live one's is left alone)."""
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".pic.svg.tmp-{dead.pid}"
+    stale.write_bytes(b"half a picture")
+    live = tmp_path / f".pic.svg.tmp-{os.getppid()}"  # a process that is running
+    live.write_bytes(b"being written")
+    b, play = _position()
+    write_picture(PositionPicture(b, play=play), tmp_path / "pic.svg")
+    assert not stale.exists() and live.exists() and (tmp_path / "pic.svg").is_file()
