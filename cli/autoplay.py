@@ -56,7 +56,6 @@ def autoplay(
     import sys
 
     from gamecore.errors import UsageError
-    from gamecore.rules import load_rules, rules_for
 
     if lexicon is not None and lang is not None:
         raise UsageError("give --lang or --lexicon, not both")
@@ -85,12 +84,9 @@ def autoplay(
     from gamecore.best import load_bundle
 
     bundle = load_bundle(folder)
-    if rules:
-        ruleset = load_rules(rules)
-    elif bundle.rules_name:
-        ruleset = load_rules(bundle.rules_name)
-    else:
-        ruleset = rules_for(bundle.language or lang)
+    from cli.position import resolve_rules
+
+    ruleset = resolve_rules(rules, bundle, lang)  # --rules, else the lexicon's, else the language's
     if ruleset.blank_swap:
         raise UsageError(f"the rule set {ruleset.name} swaps blanks from the board, which autoplay does not play")
     ts = ruleset.tiles()

@@ -117,7 +117,6 @@ def best(
     from gamecore.best import load_bundle
     from gamecore.board import parse_board_text, parse_cgp
     from gamecore.errors import UsageError
-    from gamecore.rules import load_rules, rules_for
     from gamecore.text import read_board_text
 
     if lexicon is not None and lang is not None:
@@ -162,12 +161,9 @@ def best(
     folder = lexicon if lexicon is not None else output_root() / lang
     vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
-    if rules:
-        ruleset = load_rules(rules)
-    elif bundle.rules_name:
-        ruleset = load_rules(bundle.rules_name)
-    else:
-        ruleset = rules_for(bundle.language or lang)
+    from cli.position import resolve_rules
+
+    ruleset = resolve_rules(rules, bundle, lang)  # --rules, else the lexicon's, else the language's
     tile_set, layout = ruleset.tiles(), ruleset.layout()
     table = None
     if leaves is not None:
