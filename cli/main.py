@@ -20,7 +20,7 @@ from gamecore.errors import SkraflError, raised_writing_stdout
 #: Every subcommand, in the order ``skrafl --help`` lists them, with its line there (the first
 #: paragraph of the command's own help; tests/test_startup.py keeps the two the same). The module
 #: ``cli.NAME`` is imported only when its command runs or its own ``--help`` is asked for: a command
-#: pays for its own imports, never for the other fourteen commands'.
+#: pays for its own imports, never for the other commands'.
 COMMANDS: dict[str, str] = {
     "ingest": "Read a dictionary dump and write one row per entry to OUT/entries.parquet (+ entries.json).",
     "build": "Compile a language's lexicons from its ingested entries and recipes (lexicon_sources/LANG/).",
