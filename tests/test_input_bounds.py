@@ -416,16 +416,15 @@ def test_text_helpers():
 def test_a_nightly_config_is_read_with_a_cap(tmp_path):
     """`skrafl nightly /dev/zero` grew to 24 GB before the kernel killed it: the config is read with
     a 1 MiB cap; a 5,000-digit integer in it is a TOML error with its line, not an internal error."""
-    import resource
-
     from clirun import run_skrafl
 
+    # the message can only come from a read that stopped at the cap (the old reader ran until the
+    # kernel killed it)
     r = run_skrafl("nightly", "/dev/zero")
     assert (
         r.returncode == 2
         and r.stderr.strip() == "skrafl: error: /dev/zero: more than 1 MiB: not a nightly config file (a real one is a few KB)"
     )
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1 << 20  # KiB: well under 1 GiB
     big = tmp_path / "big.toml"
     big.write_text("# a config\n[replay]\nworkers = 1" + "0" * 5000 + "\n", encoding="utf-8")
     r = run_skrafl("nightly", str(big))
