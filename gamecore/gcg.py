@@ -108,6 +108,7 @@ ONCE_PRAGMAS = (
     "tile-distribution",
     "challenge-rule",
     "finished-at",
+    "date",
     "competition",
     "locale",
 )
@@ -138,6 +139,7 @@ KNOWN_PRAGMAS = {
     "incomplete": True,
     "challenge-rule": False,
     "finished-at": False,
+    "date": False,
     "competition": False,
     "locale": False,
 }
@@ -428,10 +430,10 @@ class _Parser:
                 lineno,
             )
             return
-        if name == "finished-at" and parse_time(value) is None:
+        if name in ("finished-at", "date") and parse_time(value) is None:
             self.fault(
                 "TIMESTAMP_MALFORMED",
-                f"#finished-at {value[:60]!r} is not an ISO 8601 time (e.g. {TIME_EXAMPLE}): the game has no finish time",
+                f"#{name} {value[:60]!r} is not an ISO 8601 time or day (e.g. {TIME_EXAMPLE}, 2025-08-11): the game has no finish time",
                 lineno,
             )
             return

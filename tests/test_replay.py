@@ -460,3 +460,33 @@ def test_a_mismatch_names_its_cause_not_the_note_before_it(tmp_path):
     assert row["status"] == "mismatch" and row["error"].startswith("CHALLENGE_BONUS_INCORRECT") and "(line 8)" in row["error"]
     assert any("CHALLENGE_RULE_INFERRED" in w for w in row["warnings"])  # the note is still kept
     assert "mismatch: " in r.stderr and "CHALLENGE_BONUS_INCORRECT" in r.stderr and "CHALLENGE_RULE_INFERRED" not in r.stderr
+
+
+def test_a_gcg_date_pragma_is_the_games_day(tmp_path):
+    """A GCG file that gives the day it was played (`#date 2024-03-05`) has that day as its time
+    (midnight UTC) when it gives no #finished-at, so elo orders and dates it; a malformed one is the
+    warning TIMESTAMP_MALFORMED."""
+    import datetime as dt
+    from pathlib import Path
+
+    import polars as pl
+    from clirun import run_skrafl
+
+    games = tmp_path / "games"
+    games.mkdir()
+    body = ">alice: AEINRST 8D RETAINS +66 66\n>bob: BDEGLOU G7 B.D +11 11\n"
+    head = "#character-encoding UTF-8\n#player1 alice Alice Able\n#player2 bob Bob Baker\n#lexicon CSW21\n"
+    (games / "dated.gcg").write_text(head + "#date 2024-03-05\n" + body, encoding="utf-8")
+    (games / "both.gcg").write_text(head + "#date 2024-03-05\n#finished-at 2024-03-06T10:00:00Z\n" + body, encoding="utf-8")
+    (games / "bad.gcg").write_text(head + "#date 5 March\n" + body, encoding="utf-8")
+    r = run_skrafl("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"), "-q")
+    assert r.returncode in (0, 1), r.stderr
+    rows = {
+        Path(f).name: t for f, t in pl.read_parquet(tmp_path / "out" / "games.parquet").select("file", "finished_at").iter_rows()
+    }
+    utc = dt.timezone.utc
+    assert rows["dated.gcg"] == dt.datetime(2024, 3, 5, tzinfo=utc)
+    assert rows["both.gcg"] == dt.datetime(2024, 3, 6, 10, tzinfo=utc)  # #finished-at wins
+    assert rows["bad.gcg"] is None
+    warnings = pl.read_parquet(tmp_path / "out" / "games.parquet").filter(pl.col("file").str.ends_with("bad.gcg"))["warnings"][0]
+    assert any("TIMESTAMP_MALFORMED" in w and "#date" in w for w in warnings)

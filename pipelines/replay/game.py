@@ -1343,7 +1343,8 @@ def game_facts(game: Game) -> dict:
     competition = game.pragmas.get("competition", "").strip().lower()
     return {
         "game_id": gid,
-        "finished_at": parse_time(game.pragmas.get("finished-at")),
+        # #finished-at, else a #date (a day: its midnight UTC), as some sites write the day played
+        "finished_at": parse_time(game.pragmas.get("finished-at")) or parse_time(game.pragmas.get("date")),
         "competition": {"true": True, "false": False}.get(competition),
         "robot1": False,
         "robot2": False,
