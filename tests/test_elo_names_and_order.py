@@ -112,7 +112,10 @@ def test_real_gcg_and_netskrafl_logs_are_rated_by_name_in_file_order(tmp_path):
     r = _skrafl("elo", "--games", tmp_path / "rep", "--out", tmp_path / "elo")
     assert r.returncode == 0, r.stderr
     assert f"skrafl elo: {expected.height} games rated," in r.stderr, r.stderr
-    assert f"{expected.height} game(s) without a finished_at (a GCG file has none) rated in file order" in r.stderr
+    assert (
+        f"{expected.height} game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order"
+        in r.stderr
+    )
     assert f"{len(records)} replayed Netskrafl game(s) not rated: the record names no players" in r.stderr
     processed = pl.read_parquet(tmp_path / "elo" / "processed.parquet")
     assert set(processed["game_id"]) >= set(expected["game_id"])
@@ -144,7 +147,7 @@ def test_a_gcg_game_with_a_finish_time_goes_before_the_files_without_one(tmp_pat
     assert r.returncode == 0, r.stderr
     assert "skrafl elo: 2 games rated," in r.stderr, r.stderr
     assert (
-        "1 game(s) without a finished_at (a GCG file has none) rated in file order (the table's rows), after the 1 with times"
+        "1 game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order (the table's rows), after the 1 with times"
         in (r.stderr)
     )
     timed_first = [games.row(1, named=True), games.row(0, named=True)]

@@ -119,7 +119,7 @@ def compute(
         # --date cannot tell their day, so they are left out (said, naming the first).
         first, n = timeless.sort("row")["game_id"][0], timeless.height
         notes.append(
-            f"warning: {n} of {games.height} replayed game(s) skipped: no finished_at (a GCG file has none) and not in a "
+            f"warning: {n} of {games.height} replayed game(s) skipped: no finished_at (a GCG file without #finished-at or #date) and not in a "
             f"day's partition (first: {first!r}); the other {games.height - n} are rated in time order "
             "(a game the nightly job reads from incoming/{date} takes that day)"
         )
@@ -203,7 +203,7 @@ def compute(
         with_times = games.height - n_untimed
         where = f", after the {with_times} with times (at the end of the last day rated)" if with_times else ""
         notes.append(
-            f"{n_untimed} game(s) without a finished_at (a GCG file has none) rated in file order (the table's "
+            f"{n_untimed} game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order (the table's "
             f"rows){where}; first: {games.filter(untimed)['game_id'][0]!r}"
         )
     if date is None and explain is None and table.source_rows and not (games.height or skipped or ignored or late.height):
