@@ -41,20 +41,21 @@ LIMIT = 2_000_000.0
 MAX_BYTES = 1 << 30
 
 
-def _u32(data: bytes) -> array:
-    a = array("I")
+def _little_endian(typecode: str, data: bytes) -> array:
+    """An array of 32-bit little-endian values (``I`` unsigned, ``f`` float) read from ``data``."""
+    a = array(typecode)
     a.frombytes(data)
     if sys.byteorder == "big":
         a.byteswap()
     return a
+
+
+def _u32(data: bytes) -> array:
+    return _little_endian("I", data)
 
 
 def _f32(data: bytes) -> array:
-    a = array("f")
-    a.frombytes(data)
-    if sys.byteorder == "big":
-        a.byteswap()
-    return a
+    return _little_endian("f", data)
 
 
 def to_milli(x: float) -> int:
