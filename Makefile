@@ -1,5 +1,6 @@
 # skrafl: the two commands are `make run` (build the Icelandic lexicon from BÍN and check a few
-# words) and `make test` (the whole test suite). Both set up .venv first.
+# words) and `make test` (the whole test suite; `make test-fast`: all but the slow tests, for the
+# edit loop). Both set up .venv first.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,7 +12,7 @@ PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache
 INSTALLED := $(VENV)/.installed-$(PKG_FILES)
 STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
-.PHONY: setup setup-en run test lint bench clean lexicons
+.PHONY: setup setup-en run test test-fast lint bench clean lexicons
 
 setup: $(STAMP)
 
@@ -45,8 +46,16 @@ output/is/manifest.json: output/entries/is/entries.parquet $(wildcard lexicon_so
 	$(BIN)/skrafl build is --quiet
 lexicons: output/is/manifest.json
 
+# Tests run in parallel (pytest-xdist, one worker per core; TEST_WORKERS=0: all in one process;
+# --dist loadgroup keeps the tests of one xdist_group on one worker). `make test` runs every test;
+# `make test-fast` leaves out those marked slow (docs/CONTRIBUTING.md).
+TEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 test: setup lexicons
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+test-fast: setup lexicons
+	$(PYTEST) -m "not slow"
 
 # Lint as MAGPIE's CI does on every push: ruff (check, and format --check), and import-linter (the
 # layers cli > pipelines > lexicon_sources > gamecore, and no modules importing in a circle).

@@ -1,7 +1,12 @@
-"""Shared pytest fixtures.
+"""Shared pytest fixtures and markers.
 
 ``shared`` is the read-only reference folder ``../shared`` beside the project (CI has it; a user's
 clone may not): tests that need it take this fixture and are skipped cleanly when it is absent.
+
+Markers (registered in pyproject.toml; docs/CONTRIBUTING.md): ``slow`` is set by hand on a test or
+a module (``pytestmark``); ``needs_shared`` and ``needs_lexicon`` are also applied here, by use:
+a test that takes the ``shared`` fixture needs ../shared, and one skipped when a lexicon of
+``output/`` is not built (a ``skipif`` naming ``output/``) needs a built lexicon.
 """
 
 from __future__ import annotations
@@ -27,3 +32,11 @@ def shared() -> Path:
 def fixtures() -> Path:
     """Path of ``tests/fixtures``: small hand-made files in each supported format."""
     return FIXTURES
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "shared" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.needs_shared)
+        if any("output/" in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif")):
+            item.add_marker(pytest.mark.needs_lexicon)
