@@ -1,4 +1,4 @@
-"""Issue 12, the command line: ``skrafl`` alone prints only the help; ``-`` for stdin in ``replay``
+"""The command line: ``skrafl`` alone prints only the help; ``-`` for stdin in ``replay``
 (a list of files) and ``elo`` (a table); ``-l`` for ``replay``; ``best --coords netskrafl`` and
 ``--quiet``; the Norwegian preset's documented tile set and the note for a placeholder set; the
 hints for a folder that is not a language and for a robot's unbuilt vocabulary; replay without

@@ -1,4 +1,4 @@
-"""Issue 12: the seed variants without a published layout or distribution.
+"""Variants without a published layout or tile distribution: a rule set's own board and tile set.
 
 Seed 004's Križemkražem (17×17 grid, racks of 10, 222 letters valued 1–4, 10 jokers, 40 black
 squares, words of 4 or more letters) and seed 002's "Etsi sana" (a rectangular 12×16 board):

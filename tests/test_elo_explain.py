@@ -1,4 +1,4 @@
-"""Problems of a second user trial of ``skrafl elo`` (reproduced, then fixed):
+"""``skrafl elo --explain``: the messages for a player and the lists asked for:
 
 - ``elo --explain alice --list competition --svg c.svg`` said ``player 'alice' has no rated game
   in games.csv`` though alice has rated games, none of them in the competition list: the message

@@ -1,4 +1,4 @@
-"""Problems of a user trial of ``skrafl elo`` (reproduced, then fixed):
+"""``skrafl elo``: how a game is known (file name and content) and the games before ``--date``:
 
 - different GCG games that share a file name (``a/game.gcg``, ``b/game.gcg``) both got the
   ``game_id`` ``game.gcg`` from replay (a GCG file without ``#id`` was known by its file name):

@@ -1,4 +1,4 @@
-"""Issue 12, game logs: GCG files without #lexicon, the challenge rule inferred, a pass with an
+"""Game logs: GCG files without #lexicon, the challenge rule inferred, a pass with an
 empty rack, bracketed tiles, three and four players, seed 003's variants as rule sets (tie-break,
 nine tiles, Endline), the export round trip of the game facts, unfinished games, six-zero endings
 with a missing deduction, and --analyze on passes and exchanges.

@@ -1,4 +1,4 @@
-"""What a new-user trial found, each fixed and pinned here: check's one word per line and control
+"""Line inputs and picture outputs across commands: check's one word per line and control
 characters, one line-reference convention (``-:LINE``) for stdin, replay's messages, an illegal
 play's score, picture outputs written atomically and never over an input."""
 

@@ -1,4 +1,4 @@
-"""New-user trial 8: ``score --challenge`` and ``show`` in 3–4 player games, ``show --play`` and the
+"""``score --challenge`` and ``show`` in 3–4 player games, ``show --play`` and the
 rack, ``--coords netskrafl`` in every coordinate written or drawn, ``--challenged`` naming a word
 twice, and the smaller points (▶ at the end and on a CGP, a blank's value under
 ``blank_value = "letter"``, ``best --all -n``, ``best --cgp``, ``score --game`` and ``#lexicon``).

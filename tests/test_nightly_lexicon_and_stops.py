@@ -1,4 +1,4 @@
-"""Problems of a user trial of ``skrafl nightly`` (reproduced, then fixed):
+"""``skrafl nightly``: the lexicon copy follows the folder named, and a stopped night says so:
 
 - ``[lexicon] path`` switched between a build's output (``output/is``) and a tier inside it
   (``output/is/midlungur``): both got one fingerprint (that of the output's marker, which the

@@ -1,4 +1,4 @@
-"""Problems of a second user trial of ``skrafl nightly`` (reproduced, then fixed):
+"""``skrafl nightly``: games without a time of their own, and a stop during the replay step:
 
 - one GCG file (a game without a time of its own) in a dated folder ``incoming/2025-08-12`` broke
   every later night: replay put it in ``part=src-2025-08-12``, which no later night replaced, and

@@ -1,4 +1,4 @@
-"""What a user trial of ``skrafl replay`` found: ``--lang`` overriding the file's challenge rule, a
+"""``skrafl replay``: ``--lang`` keeps the file's challenge rule; a
 folder walk reading skrafl's hidden generation folders, unreadable Netskrafl times, and bad
 ``#challenge-rule`` values under ``--strict``.
 

@@ -1,4 +1,4 @@
-"""What the ninth user trial of ``skrafl replay`` found: ``--export-svg`` inside or around a new
+"""``skrafl replay``'s exports and repeated inputs: ``--export-svg`` inside or around a new
 ``--out`` failed after the tables were written; the same file named twice was replayed twice;
 ``--export-gcg`` gave a game without ``#id`` another id when read again; an error named a command
 ``skrafl replay-svg`` that does not exist.

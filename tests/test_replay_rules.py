@@ -138,7 +138,7 @@ def test_an_exchange_from_an_empty_bag_is_refused(tmp_path):
 
 # --- issue 25: the rule set's minimum word length in replay and in --analyze's best play -------------
 
-# A club's own Križemkražem files, as in test_issue12_variants.py (the real ones are not published):
+# A club's own Križemkražem files, as in test_custom_boards_and_racks.py (the real ones are not published):
 # Z 3, O 1, K 2, N 1, S 1, T 1; a double word on the start square I9 of a 17×17 board. Words: okno,
 # sok, zok. From I9 across: ZOK = (3 + 1 + 2) × 2 = 12, OKNO = (1 + 2 + 1 + 1) × 2 = 10, SOK = 8.
 _KK_TILES = """# tile set: my_kk

@@ -1,4 +1,4 @@
-"""Issue 12: the Russian set's Ё tile plays as Е wherever the folded word exists (seed 002: "the
+"""The Russian set's Ё tile plays as Е wherever the folded word exists (seed 002: "the
 letter е counts as е or ё"; the lexicon folds ё → е), scored with the Ё tile's value, in ``best``
 and in ``replay`` (words checked, --analyze). Lexicon: the hand-made OpenCorpora fixture (ёж, ёлка
 → еж, елка). Russian values (tile_sets.tsv russian): Ё 3, Е 1, Ж 5, Л 2, К 2, А 1; on an empty

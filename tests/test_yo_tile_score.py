@@ -1,4 +1,4 @@
-"""Issue 12: the Russian set's Ё tile in ``skrafl score`` on the real Russian lexicon (OpenCorpora,
+"""The Russian set's Ё tile in ``skrafl score`` on the real Russian lexicon (OpenCorpora,
 ``skrafl build ru``; skipped when it is not built). Seed 002: "the letter е counts as е or ё";
 the lexicon folds ё → е, so a play with the Ё tile is judged on the folded word and scored with
 the Ё tile's value, and a play spelled with Е where the word is ёжик is valid too.
