@@ -3139,6 +3139,37 @@ done:
     return out;
 }
 
+/* copy_from(other): make this board the other Position's (grid, lanes with their cross-checks, the
+ * layout and values), both made on the same KWG and board size: a search that tries plays one after
+ * another copies the parent's board in place of taking tiles off (the rows and columns in use only). */
+static PyObject *pos_copy_from(PositionObject *P, PyObject *arg) {
+    if (!PyObject_TypeCheck(arg, Py_TYPE(P))) {
+        PyErr_SetString(PyExc_TypeError, "copy_from() takes a Position");
+        return NULL;
+    }
+    PositionObject *O = (PositionObject *)arg;
+    if (g_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "copy_from() called while generate() runs");
+        return NULL;
+    }
+    if (O->R != P->R || O->C != P->C || O->kb.buf != P->kb.buf || O->wide != P->wide) {
+        PyErr_SetString(PyExc_ValueError, "copy_from(): the Positions differ in board size or lexicon");
+        return NULL;
+    }
+    if (O == P) Py_RETURN_NONE;
+    for (int r = 0; r < P->R; r++) {
+        memcpy(P->grid[r], O->grid[r], (size_t)P->C);
+        memcpy(P->bkg[r], O->bkg[r], (size_t)P->C);
+    }
+    memcpy(P->lanes[0], O->lanes[0], (size_t)P->R * sizeof(Lane));
+    memcpy(P->lanes[1], O->lanes[1], (size_t)P->C * sizeof(Lane));
+    memcpy(P->values, O->values, sizeof P->values);
+    memcpy(P->bvalues, O->bvalues, sizeof P->bvalues);
+    P->srow = O->srow, P->scol = O->scol, P->bingo = O->bingo, P->bingo_tiles = O->bingo_tiles;
+    P->tiles_on_board = O->tiles_on_board, P->negative = O->negative, P->fits = O->fits;
+    Py_RETURN_NONE;
+}
+
 static PyObject *pos_grid(PositionObject *P, PyObject *noargs) {
     PyObject *rows = PyList_New(P->R);
     for (int r = 0; rows && r < P->R; r++) {
@@ -3165,6 +3196,8 @@ static PyMethodDef pos_methods[] = {
      "new tiles are placed as by place(), a tile taken off or changed recomputes the board (-1)"},
     {"grid", (PyCFunction)pos_grid, METH_NOARGS, "grid() -> rows of ints (0 empty, tile number, +64 blank)"},
     {"is_empty", (PyCFunction)pos_is_empty, METH_NOARGS, "is_empty() -> bool: no tile on the board"},
+    {"copy_from", (PyCFunction)pos_copy_from, METH_O,
+     "copy_from(other): make this board the other Position's (both on the same KWG and board size)"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject PositionType = {

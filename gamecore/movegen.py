@@ -320,6 +320,13 @@ class Position:
             limit = max(0, int(limit))
         return self._p.generate(rack_counts, blanks, -1 if limit is None else limit, True, prune, tiles, play_type, bingo_index)
 
+    def copy_from(self, other: "Position") -> None:
+        """Make this board ``other``'s (its tiles, cross-checks, layout and values; both made on the
+        same KWG and board size): a search trying plays one after another copies the parent's board
+        into a child's instead of taking tiles off (:mod:`gamecore.endgame`). Raises ValueError:
+        another KWG or board size."""
+        self._p.copy_from(other._p)
+
     def grid(self) -> list[list[int]]:
         """The board: rows of ints (0 empty, tile number, +64 for a blank)."""
         return self._p.grid()
