@@ -235,19 +235,7 @@ def game_positions(
     head = copy.copy(g)
     head.last_racks, head.final_scores, head.warnings = {}, None, []  # cut anywhere: no end-of-game checks
     rep = _Replayer(head, ruleset, None, False)
-    rep.export_word, rep.synthetic = {}, []
-    handlers = {  # as _Replayer.run, one event at a time
-        "play": rep.play,
-        "pass": rep.pass_,
-        "exchange": rep.exchange,
-        "withdraw": rep.withdraw,
-        "challenge_bonus": rep.challenge_bonus,
-        "challenge": rep.challenge,
-        "end_rack": rep.end_rack,
-        "rack_penalty": rep.rack_penalty,
-        "time": rep.time,
-        "resign": rep.resign,
-    }
+    rep.start()  # replay's own game loop, one event at a time (_Replayer.step)
     names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(rep.n))
     name = Path(path).name
     n_events = len(g.events)
@@ -291,9 +279,7 @@ def game_positions(
             return
         if upto is not None and n >= upto:
             return
-        if ev.player >= rep.n:
-            rep.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
-        handlers[ev.kind](ev)
+        rep.step(ev)
 
 
 __all__ = [

@@ -1,8 +1,13 @@
 """One game state: board, bag, racks, scores, turn, scoreless turns and end, changed only by :meth:`GameState.apply`.
 
-The state follows a game of two to ``players_max`` players under one :class:`gamecore.rules.RuleSet`
-and checks every rule-set field in one place (issue 25 item 1), as ``replay`` applies them
-(``pipelines/replay/game.py``):
+The state follows a game of two to ``players_max`` players under one :class:`gamecore.rules.RuleSet`.
+Every rule-set field outside placement and scoring is decided by one function of this module
+(:func:`check_word_lengths` / :func:`too_short`, :func:`exchange_refusal`, :func:`challenge_bonus`,
+:func:`time_penalty_refusal`, :func:`end_after_play`, :func:`end_after_scoreless`,
+:func:`end_adjustments`, :func:`winner_of`), called by :meth:`GameState.apply` and by the other
+front ends: ``replay``'s game loop (``pipelines/replay/game.py``, which also gives ``score --game``
+and ``show --game`` their positions), ``score``'s ruling (``gamecore/adjudicate.py``) and the best
+plays (``gamecore/best.py``: :func:`forms_short_word`). The events:
 
 - a **play** (:class:`Play`): the tiles must be on the mover's rack; it is validated and scored
   again by the oracle (:func:`gamecore.play.validate_placements`, with the lexicon when the state
@@ -38,7 +43,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Iterable, Sequence, Union
 
 from gamecore.board import Board
 from gamecore.errors import SkraflError
@@ -118,8 +123,208 @@ class Record:
 
 
 def rack_value(tiles: Sequence[str], tile_set) -> int:
-    """Points of rack tiles (a blank is 0)."""
-    return sum(tile_set.value(t) for t in tiles if t != BLANK)
+    """Points of rack tiles (a blank is 0; a tile given in lowercase is its letter's tile)."""
+    return sum(tile_set.value(t.upper()) for t in tiles if t != BLANK)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule checks: the one place each rule-set field outside placement and scoring is decided.
+# GameState.apply calls them, and so do replay's game loop (pipelines/replay/game.py, which also
+# gives score --game and show --game their positions), score's ruling (gamecore/adjudicate.py) and
+# the best-play search (gamecore/best.py: no play forming a word under min_word_length).
+
+
+def word_length(tile_set, word: str) -> int:
+    """Tiles in ``word`` (a two-letter tile counts once; text the tile set cannot split: its characters)."""
+    try:
+        return len(tile_set.split_word(word.upper()))
+    except SkraflError:
+        return len(word)
+
+
+def too_short(rules, lengths: Iterable[tuple[str, int]]) -> str | None:
+    """``min_word_length`` (seed 004's Križemkražem: 4; every word a play forms, main and cross,
+    counted in tiles): why the play cannot be made, or ``None`` when every word is long enough.
+
+    Args:
+        lengths: (word, tiles) of every word the play forms.
+    """
+    shortest = rules.min_word_length if rules is not None else 2
+    if shortest <= 2:
+        return None  # every word has two tiles or more
+    short = [f"{w.upper()} has {n}" for w, n in lengths if n < shortest]
+    if not short:
+        return None
+    return f"words must have at least {shortest} letters under rules {rules.name}: {', '.join(short)}"
+
+
+def check_word_lengths(rules, tile_set, words: Iterable[str]) -> None:
+    """Raise ``IllegalMove("too_short")`` when a word of ``words`` (every word a play forms) is
+    shorter than the rule set's ``min_word_length`` (see :func:`too_short`)."""
+    if rules.min_word_length <= 2:
+        return
+    why = too_short(rules, [(w, word_length(tile_set, w)) for w in words])
+    if why is not None:
+        raise IllegalMove("too_short", why)
+
+
+def play_word_lengths(board, play) -> list[int]:
+    """The tiles of every word ``play`` (a :class:`gamecore.play.ScoredPlay` made on ``board``, the
+    position before it) forms: the main word, then the line across each new tile where it meets
+    board tiles. For plays that carry no word list (the move generator's)."""
+    out = [len(play.word)]
+    dr, dc = (1, 0) if play.across else (0, 1)  # across the main word
+    size = board.size
+    for i, fresh in enumerate(play.new):
+        if not fresh:
+            continue
+        r, c = (play.row, play.col + i) if play.across else (play.row + i, play.col)
+        n = 1
+        for step in (-1, 1):
+            rr, cc = r + step * dr, c + step * dc
+            while 0 <= rr < size and 0 <= cc < size and board[rr, cc] is not None:
+                n += 1
+                rr, cc = rr + step * dr, cc + step * dc
+        if n > 1:
+            out.append(n)
+    return out
+
+
+def forms_short_word(rules, board, play) -> bool:
+    """Whether ``play`` forms a word shorter than the rule set's ``min_word_length`` (see
+    :func:`too_short`; ``board``: the position before the play)."""
+    if rules is None or rules.min_word_length <= 2:
+        return False
+    return too_short(rules, [("", n) for n in play_word_lengths(board, play)]) is not None
+
+
+def exchange_refusal(rules, bag: int, n: int) -> str | None:
+    """Why an exchange of ``n`` tiles with ``bag`` tiles in the bag is not allowed, or ``None``.
+
+    The rule set's ``exchange_min_bag`` (WESPA, Netskrafl, Ordspill: 7; Russian, Slovenian: 0);
+    whatever it is, the new tiles come from the bag: never more tiles than it holds, never from an
+    empty bag (``gamecore/data/rules/README.md``)."""
+    need = max(rules.exchange_min_bag, n, 1)
+    if bag >= need:
+        return None
+    if rules.exchange_min_bag >= max(n, 1):
+        why = f"the rules of {rules.name} need {rules.exchange_min_bag}"
+    elif n:
+        why = f"{n} tile{'s' if n != 1 else ''} exchanged need as many in the bag"
+    else:
+        why = "an exchange needs a tile in the bag"
+    return f"exchange with {bag} tiles in the bag ({why})"
+
+
+def check_exchange(rules, bag: int, n: int) -> None:
+    """Raise ``IllegalMove("bag_too_small")`` when :func:`exchange_refusal` refuses the exchange."""
+    why = exchange_refusal(rules, bag, n)
+    if why is not None:
+        raise IllegalMove("bag_too_small", why)
+
+
+def challenge_bonus(per: str, points: int, formed: int, challenged: int = 0) -> int:
+    """The bonus for a wrong challenge of a play forming ``formed`` words: ``points`` per challenge
+    (``per = "challenge"``), or ``points`` per word challenged (``per = "word"``: WESPA's and NASPA's
+    CSW five-point rule; ``challenged`` words, 0 = every word formed).
+
+    Raises:
+        IllegalMove: ``no_challenge_bonus``, more words challenged than the play formed.
+    """
+    if per != "word" or points == 0:
+        return points
+    formed = max(1, formed)
+    n = formed if challenged <= 0 else challenged
+    if n > formed:
+        raise IllegalMove("no_challenge_bonus", f"{n} words challenged, but the play formed {formed}")
+    return points * n
+
+
+def challenge_bonus_fits(per: str, points: int, formed: int, bonus: int) -> bool:
+    """Whether ``bonus`` is one :func:`challenge_bonus` gives for some number of words challenged."""
+    if per != "word" or points == 0:
+        return bonus == points
+    return bonus % points == 0 and 1 <= bonus // points <= max(1, formed)
+
+
+def time_penalty_refusal(rules, points: int) -> str | None:
+    """Why a time penalty of ``points`` (≤ 0) is not one the rule set gives, or ``None``: a
+    multiple of ``time_penalty`` (per started period over time), at most ``time_penalty_max``."""
+    r = rules
+    if r.time_penalty and (points % r.time_penalty or (r.time_penalty_max and -points > r.time_penalty_max)):
+        most = f", at most -{r.time_penalty_max}" if r.time_penalty_max else ""
+        return f"time penalty {points:+d}: the rules of {r.name} take {r.time_penalty} per started period over time{most}"
+    return None
+
+
+def reached_target(rules, players: int, score: int) -> bool:
+    """Endline (``end_targets``): whether ``score`` ends a game of ``players`` players."""
+    target = rules.end_target(players)
+    return target is not None and score >= target
+
+
+def end_after_play(rules, players: int, rack_left: int, bag_left: int, score: int) -> str | None:
+    """How a tile play ends the game: ``out`` (the bag is empty and so is the mover's rack),
+    ``target`` (the mover reached the Endline target), else ``None``."""
+    if rack_left == 0 and bag_left == 0:
+        return "out"
+    return "target" if reached_target(rules, players, score) else None
+
+
+def end_after_scoreless(rules, players: int, scoreless: int, own_passes: int) -> str | None:
+    """How a pass or an exchange ends the game: ``zeros`` (``scoreless_rounds_end`` × players
+    scoreless turns in a row), ``passes`` (the mover's ``player_passes_end``-th pass in a row),
+    else ``None``."""
+    if scoreless >= rules.scoreless_turns_end(players):
+        return "zeros"
+    if rules.player_passes_end and own_passes >= rules.player_passes_end:
+        return "passes"
+    return None
+
+
+def others_pay(rules, players: int) -> bool:
+    """Going out: whether each other player loses their own rack and the out-player gains the sum
+    (``others_racks``, or more than two players), rather than the out-player gaining twice the
+    opponent's rack (``double_opponent_rack``)."""
+    return rules.end_out == "others_racks" or players > 2
+
+
+def end_adjustments(rules, over: str | None, racks: Sequence[Sequence[str]], out_player: int | None, tile_set) -> list:
+    """The end-of-game rack adjustments (:class:`Adjustment`) of a game that ended by ``over``:
+    going out, :func:`others_pay` or twice the opponent's rack to the out-player; an end by
+    scoreless turns or passes (``end_passes = "minus_own_rack"``), each player loses their own
+    rack; an Endline end (or a game not over), none."""
+    n = len(racks)
+    adj: list[Adjustment] = []
+    if over == "out":
+        p = out_player
+        others = [q for q in range(n) if q != p]
+        tiles = tuple(t for q in others for t in racks[q])
+        v = rack_value(tiles, tile_set)
+        if others_pay(rules, n):
+            for q in others:
+                adj.append(Adjustment(q, -rack_value(racks[q], tile_set), tuple(racks[q])))
+            adj.append(Adjustment(p, v, tiles))
+        else:
+            adj.append(Adjustment(p, 2 * v, tiles))
+    elif over in ("zeros", "passes"):
+        for q in range(n):
+            adj.append(Adjustment(q, -rack_value(racks[q], tile_set), tuple(racks[q])))
+    return adj
+
+
+def winner_of(rules, scores: Sequence[int], pre_end: Sequence[int] | None = None) -> int | None:
+    """The winner's index: the highest final score; ``None`` for a tie. Under ``tie_break =
+    "score_before_adjustments"`` (seed 003) a tie goes to the tied player who had more before the
+    end-of-game adjustments (``pre_end``)."""
+    if not scores:
+        return None
+    top = max(scores)
+    best = [i for i, s in enumerate(scores) if s == top]
+    if len(best) > 1 and rules.tie_break == "score_before_adjustments" and pre_end is not None:
+        high = max(pre_end[i] for i in best)
+        best = [i for i in best if pre_end[i] == high]
+    return best[0] if len(best) == 1 else None
 
 
 @dataclass
@@ -210,16 +415,11 @@ class GameState:
         """The winner's index once the game is over; ``None`` for a tie (or a game not over)."""
         if self.over is None:
             return None
-        top = max(self.scores)
-        best = [i for i, s in enumerate(self.scores) if s == top]
-        if len(best) > 1 and self.rules.tie_break == "score_before_adjustments" and self.pre_end is not None:
-            high = max(self.pre_end[i] for i in best)
-            best = [i for i in best if self.pre_end[i] == high]
-        return best[0] if len(best) == 1 else None
+        return winner_of(self.rules, self.scores, self.pre_end)
 
     def can_exchange(self, n: int = 1) -> bool:
         """Whether an exchange of ``n`` tiles is allowed now (the bag's minimum, and as many tiles)."""
-        return self.over is None and len(self.bag) >= max(self.rules.exchange_min_bag, n, 1)
+        return self.over is None and exchange_refusal(self.rules, len(self.bag), n) is None
 
     # ---------------------------------------------------------------- events
 
@@ -249,11 +449,8 @@ class GameState:
         else:
             raise TypeError(f"not a game event: {ev!r}")
         self.history.append(rec)
-        if self.over is None:
-            if self.scoreless >= self.rules.scoreless_turns_end(self.players):
-                self.over = "zeros"
-            elif self.rules.player_passes_end and self.passes[ev.player] >= self.rules.player_passes_end:
-                self.over = "passes"
+        if self.over is None and not isinstance(ev, Play):
+            self.over = end_after_scoreless(self.rules, self.players, self.scoreless, self.passes[ev.player])
         if self.over is not None:
             self._finish()
         else:
@@ -286,15 +483,10 @@ class GameState:
             raise IllegalMove("illegal_play", f"{sp.coord} {sp.word_text()}: {exc.message} ({exc.code})") from None
         if checked.score != sp.score:
             raise IllegalMove("score_mismatch", f"{sp.coord} {sp.word_text()} scores {checked.score}, given {sp.score}")
-        shortest = self.rules.min_word_length
-        if shortest > 2:
-            short = [w for w in checked.words if len(self.tile_set.split_word(w.upper())) < shortest]
-            if short:
-                raise IllegalMove(
-                    "too_short",
-                    f"{sp.coord} {sp.word_text()}: words must have at least {shortest} letters under rules "
-                    f"{self.rules.name}: {', '.join(w.upper() for w in short)}",
-                )
+        try:
+            check_word_lengths(self.rules, self.tile_set, checked.words)
+        except IllegalMove as exc:
+            raise IllegalMove(exc.code, f"{sp.coord} {sp.word_text()}: {exc.message}") from None
         rack = tuple(self.racks[p])
         for pl in sp.placements():
             self.board.place(pl.row, pl.col, pl.label, pl.blank)
@@ -304,12 +496,9 @@ class GameState:
         self.scoreless = 0
         self.passes[p] = 0
         self.last_play = (p, max(1, len(checked.words)))
-        if not self.racks[p] and not self.bag:
-            self.over, self.out_player = "out", p
-        else:
-            target = self.rules.end_target(self.players)
-            if target is not None and self.scores[p] >= target:
-                self.over = "target"
+        self.over = end_after_play(self.rules, self.players, len(self.racks[p]), len(self.bag), self.scores[p])
+        if self.over == "out":
+            self.out_player = p
         return Record(ev, checked.score, rack, drawn)
 
     def _exchange(self, ev: Exchange) -> Record:
@@ -318,17 +507,7 @@ class GameState:
         rest = self._take(p, tiles)
         if not n:
             raise IllegalMove("not_on_rack", "an exchange swaps at least one tile (a pass swaps none)")
-        need = max(self.rules.exchange_min_bag, n, 1)
-        if len(self.bag) < need:
-            raise IllegalMove(
-                "bag_too_small",
-                f"exchange with {len(self.bag)} tiles in the bag: "
-                + (
-                    f"the rules of {self.rules.name} need {self.rules.exchange_min_bag}"
-                    if self.rules.exchange_min_bag >= n
-                    else f"{n} tiles exchanged need as many in the bag"
-                ),
-            )
+        check_exchange(self.rules, len(self.bag), n)
         rack = tuple(self.racks[p])
         self.racks[p] = rest
         drawn = self._draw(p)
@@ -345,24 +524,15 @@ class GameState:
             raise IllegalMove("no_play_to_challenge", f"a challenge bonus to player {ev.player}, who made no play just now")
         if not r.challenge_bonus:
             raise IllegalMove("no_challenge_bonus", f"the rules of {r.name} give no challenge bonus")
-        words = self.last_play[1]
-        if r.challenge_bonus_per == "word":
-            n = words if ev.words <= 0 else ev.words
-            if n > words:
-                raise IllegalMove("no_challenge_bonus", f"{n} words challenged, but the play formed {words}")
-            bonus = r.challenge_bonus * n
-        else:
-            bonus = r.challenge_bonus
+        bonus = challenge_bonus(r.challenge_bonus_per, r.challenge_bonus, self.last_play[1], ev.words)
         self.scores[ev.player] += bonus
         if self.pre_end is not None:
             self.pre_end[ev.player] += bonus
         rec = Record(ev, bonus)
         self.history.append(rec)
-        if self.over is None:
-            target = r.end_target(self.players)
-            if target is not None and self.scores[ev.player] >= target:
-                self.over = "target"
-                self._finish()
+        if self.over is None and reached_target(r, self.players, self.scores[ev.player]):
+            self.over = "target"
+            self._finish()
         return rec
 
     def _time(self, ev: TimePenalty) -> Record:
@@ -370,12 +540,11 @@ class GameState:
         if self.over is None:
             raise IllegalMove("time_penalty", "a time penalty comes after the game ended")
         pts = ev.points
-        if pts > 0 or (r.time_penalty and pts % r.time_penalty) or (r.time_penalty_max and -pts > r.time_penalty_max):
-            most = f", at most -{r.time_penalty_max}" if r.time_penalty_max else ""
-            raise IllegalMove(
-                "time_penalty",
-                f"time penalty {pts:+d}: the rules of {r.name} take {r.time_penalty} per started period over time{most}",
-            )
+        if pts > 0:
+            raise IllegalMove("time_penalty", f"a time penalty is negative, recorded {pts:+d}")
+        why = time_penalty_refusal(r, pts)
+        if why is not None:
+            raise IllegalMove("time_penalty", why)
         if any(isinstance(h.event, TimePenalty) and h.event.player == ev.player for h in self.history):
             raise IllegalMove("time_penalty", f"a second time penalty for player {ev.player}")
         self.scores[ev.player] += pts
@@ -386,26 +555,10 @@ class GameState:
         return rec
 
     def _finish(self) -> None:
-        """The end-of-game rack adjustments of the preset, then the floor at 0."""
+        """The end-of-game rack adjustments of the preset (:func:`end_adjustments`), then the floor at 0."""
         self.pre_end = list(self.scores)
-        ts, n = self.tile_set, self.players
-        adj: list[Adjustment] = []
-        if self.over == "out":
-            p = self.out_player
-            others = [q for q in range(n) if q != p]
-            tiles = tuple(t for q in others for t in self.racks[q])
-            v = rack_value(tiles, ts)
-            if self.rules.end_out == "others_racks" or n > 2:
-                for q in others:
-                    adj.append(Adjustment(q, -rack_value(self.racks[q], ts), tuple(self.racks[q])))
-                adj.append(Adjustment(p, v, tiles))
-            else:
-                adj.append(Adjustment(p, 2 * v, tiles))
-        elif self.over in ("zeros", "passes"):
-            for q in range(n):
-                adj.append(Adjustment(q, -rack_value(self.racks[q], ts), tuple(self.racks[q])))
-        for a in adj:
+        self.adjustments = end_adjustments(self.rules, self.over, self.racks, self.out_player, self.tile_set)
+        for a in self.adjustments:
             self.scores[a.player] += a.points
-        self.adjustments = adj
         if self.rules.score_floor_zero:
             self.scores = [max(0, s) for s in self.scores]

@@ -26,6 +26,21 @@ from itertools import chain
 
 from gamecore.coords import parse_gcg
 from gamecore.errors import SkraflError
+from gamecore.game_state import challenge_bonus as _rule_bonus
+from gamecore.game_state import (
+    challenge_bonus_fits,
+    end_adjustments,
+    end_after_play,
+    end_after_scoreless,
+    exchange_refusal,
+    others_pay,
+    rack_value,
+    reached_target,
+    time_penalty_refusal,
+    too_short,
+    winner_of,
+    word_length,
+)
 from gamecore.gamelog import Event, Finding, Game, GameLogError, parse_time
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import replay_board
@@ -182,21 +197,16 @@ when present; :data:`gamecore.gcg.CHALLENGE_RULE_VALUES`, the reader refuses oth
 
 def _bonus_fits(rule: tuple[str, int], words: int, bonus: int) -> bool:
     """Whether ``bonus`` is one the rule gives for a wrong challenge of a play forming ``words``
-    words: per challenge, exactly the points; per word challenged, the points times 1 to ``words``."""
-    kind, points = rule
-    if kind != "word" or points == 0:
-        return bonus == points
-    return bonus % points == 0 and 1 <= bonus // points <= max(1, words)
+    words (:func:`gamecore.game_state.challenge_bonus_fits`)."""
+    return challenge_bonus_fits(rule[0], rule[1], words, bonus)
 
 
 def _bonus(rule: tuple[str, int], words: int, recorded: int | None = None) -> int:
-    """The bonus the rule gives: per challenge, the points; per word challenged, the points times
-    the words challenged (the recorded bonus's count, within 1 to ``words``; all of them when unknown)."""
+    """The bonus the rule gives (:func:`gamecore.game_state.challenge_bonus`): per word challenged,
+    the recorded bonus's count of words, within 1 to ``words``; all of them when unknown."""
     kind, points = rule
-    if kind != "word" or points == 0:
-        return points
-    n = max(1, words) if recorded is None else min(max(1, recorded // points), max(1, words))
-    return points * n
+    challenged = 0 if recorded is None or not points else min(max(1, recorded // points), max(1, words))
+    return _rule_bonus(kind, points, words, challenged)
 
 
 def _rule_text(rule: tuple[str, int], words: int | None = None) -> str:
@@ -297,12 +307,8 @@ _NO_BEST = {"best_coord": None, "best_word": None, "best_score": None, "points_l
 
 
 def _value(ts, tiles, rules) -> int:
-    total = 0
-    for t in tiles or ():
-        if t == "?":
-            continue
-        total += ts.value(t.upper())
-    return total
+    """Points of rack tiles (:func:`gamecore.game_state.rack_value`; ``None`` is no tiles)."""
+    return rack_value(tiles or (), ts)
 
 
 def _take(big: list[str], small: list[str]) -> list[str] | None:
@@ -347,7 +353,7 @@ class _Replayer:
         # Going out: two players under double_opponent_rack (Netskrafl, WESPA): the out-player gets
         # 2x the opponent's rack. With 3 or 4 players, and under others_racks (Ordspill), each
         # player loses their own rack and the out-player gains the sum (the boxed game's rule).
-        self.others_racks = rules.end_out == "others_racks" or self.n > 2
+        self.others_racks = others_pay(rules, self.n)
         self.target = rules.end_target(self.n)  # Endline: the score that ends the game, or None
         self.pre_end: list[int] | None = None  # the scores before the end-of-game adjustments (tie-break)
         self.unseen = dict(self.ts.counts)  # label (``?`` blank) → tiles not yet on the board
@@ -622,10 +628,11 @@ class _Replayer:
         self.last_words = max(1, len(words))
         self.zeros = 0
         self.passes[p] = 0
-        if holds[p] == 0 and self.bag_n == 0 and self.over is None:
-            self.over, self.out_player, self.final_pass_ok = "out", p, True
-        elif self.target is not None and self.over is None and self.computed[p] >= self.target:
-            self.over = "target"  # Endline (seed 003): the game ends when a player reaches the target
+        if self.over is None:
+            # going out, or the Endline target (seed 003: the game ends when a player reaches it)
+            self.over = end_after_play(self.rules, self.n, holds[p], self.bag_n, self.computed[p])
+            if self.over == "out":
+                self.out_player, self.final_pass_ok = p, True
         self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
@@ -634,23 +641,10 @@ class _Replayer:
         """The rule set's shortest word (``min_word_length``; seed 004's Križemkražem: 4), for
         the main word and every cross word, counted in tiles, as ``score`` rules it (``too_short``).
         The play is taken back before the error: it cannot be made."""
-        short = []
-        for w in words:
-            try:
-                n = len(self.ts.split_word(w.upper()))
-            except SkraflError:
-                n = len(w)
-            if n < self.shortest:
-                short.append(f"{w.upper()} has {n}")
-        if short:
+        why = too_short(self.rules, [(w, word_length(self.ts, w)) for w in words])
+        if why is not None:
             self.pboard.undo()
-            self.fault(
-                "ILLEGAL_PLAY",
-                f"{_play_text(ev)}: words must have at least {self.shortest} letters under rules {self.rules.name}: "
-                f"{', '.join(short)} (too_short)",
-                ev,
-                kind="error",
-            )
+            self.fault("ILLEGAL_PLAY", f"{_play_text(ev)}: {why} (too_short)", ev, kind="error")
 
     def play_text(self, ev: Event):
         """Play an event from its coordinate and its word read as text (as
@@ -787,6 +781,8 @@ class _Replayer:
                 ev,
             )
         self.computed[p] += bonus
+        if self.over is None and reached_target(self.rules, self.n, self.computed[p]):
+            self.over = "target"  # Endline: a bonus that reaches the target ends the game too
         self.check_cumulative(ev)
         self.row(ev, "challenge_bonus", computed=bonus)
 
@@ -825,10 +821,7 @@ class _Replayer:
         passes in a row (``player_passes_end``, seed 003: twice)."""
         if self.over is not None:
             return
-        if self.zeros >= self.rules.scoreless_turns_end(self.n):
-            self.over = "zeros"
-        elif self.rules.player_passes_end and self.passes[ev.player] >= self.rules.player_passes_end:
-            self.over = "passes"
+        self.over = end_after_scoreless(self.rules, self.n, self.zeros, self.passes[ev.player])
 
     def pass_(self, ev: Event) -> None:
         self.after_move_over_check(ev)
@@ -858,17 +851,10 @@ class _Replayer:
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
         # the rule set's minimum (WESPA, Netskrafl: 7); whatever it is, the tiles drawn come from
         # the bag: never more than it holds, never from an empty bag (seed 004: "draws as many
-        # new ones from the bag"; issues 23 item 7 and 25)
-        need = max(self.rules.exchange_min_bag, n, 1)
-        if self.bag_n < need:
-            why = (
-                f"the rules of {self.rules.name} need {self.rules.exchange_min_bag}"
-                if self.rules.exchange_min_bag >= max(n, 1)
-                else f"{n} tile{'s' if n != 1 else ''} exchanged need as many in the bag"
-                if n
-                else "an exchange needs a tile in the bag"
-            )
-            self.fault("EXCHANGE_BAG_TOO_SMALL", f"exchange with {self.bag_n} tiles in the bag ({why})", ev)
+        # new ones from the bag")
+        why = exchange_refusal(self.rules, self.bag_n, n)
+        if why is not None:
+            self.fault("EXCHANGE_BAG_TOO_SMALL", why, ev)
         if ev.score not in (None, 0):
             self.fault("PLAY_SCORE_INCORRECT", f"an exchange scores 0, recorded {ev.score:+d}", ev)
         if self.over is None:
@@ -973,19 +959,11 @@ class _Replayer:
         score = ev.score or 0
         if score > 0:
             self.fault("PLAY_SCORE_INCORRECT", f"a time penalty is negative, recorded {score:+d}", ev)
-        elif self.rules.time_penalty and (
-            score % self.rules.time_penalty or (self.rules.time_penalty_max and -score > self.rules.time_penalty_max)
-        ):
+        elif (why := time_penalty_refusal(self.rules, score)) is not None:
             # the rule set's penalty per started period (Ordspill, Netskrafl, WESPA: 10) and its most
             # (Ordspill: a game ends once a player is more than 5 minutes over; per started 15 s in
-            # Lynrask and Panikk, at most 21 × 10; Netskrafl: 100). Issue 23 item 8.
-            r = self.rules
-            most = f", at most -{r.time_penalty_max}" if r.time_penalty_max else ""
-            self.fault(
-                "TIME_PENALTY_INCORRECT",
-                f"time penalty {score:+d}: the rules of {r.name} take {r.time_penalty} per started period over time{most}",
-                ev,
-            )
+            # Lynrask and Panikk, at most 21 × 10; Netskrafl: 100)
+            self.fault("TIME_PENALTY_INCORRECT", why, ev)
         self.computed[p] += score
         self.check_cumulative(ev)
         self.row(ev, "time", computed=score)
@@ -1009,11 +987,12 @@ class _Replayer:
         self.row(ev, "challenge", computed=0)
 
     # -- whole game -----------------------------------------------------------------------------------
-    def run(self) -> None:
+    def start(self) -> None:
+        """Before the first event: the game's players against the rule set."""
         g = self.game
         self.export_word: dict[int, list[str]] = {}
         self.synthetic: list[Event] = []
-        handlers = {
+        self.handlers = {
             "play": self.play,
             "pass": self.pass_,
             "exchange": self.exchange,
@@ -1032,10 +1011,20 @@ class _Replayer:
                 None,
                 kind="error",
             )
+
+    def step(self, ev: Event) -> None:
+        """Apply one event (after :meth:`start`): the one game loop of ``replay``, ``--analyze``
+        and the positions of ``score --game`` / ``show --game`` (``cli/position.py``)."""
+        if ev.player >= self.n:
+            self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
+        self.handlers[ev.kind](ev)
+
+    def run(self) -> None:
+        g = self.game
+        self.start()
+        step = self.step
         for ev in g.events:
-            if ev.player >= self.n:
-                self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
-            handlers[ev.kind](ev)
+            step(ev)
         for p, rack in sorted(g.last_racks.items()):
             if g.format == "gcg" and rack and not self.fits_unseen([t if t == "?" else t.upper() for t in rack]):
                 self.fault("RACK_NOT_IN_BAG", f"#rack{p + 1} {''.join(rack)} cannot be drawn: not all unseen", None)
@@ -1078,24 +1067,19 @@ class _Replayer:
                     f"rack{p}_final {''.join(r)} differs from the replayed rack {''.join(racks.get(p, []))}",
                     None,
                 )
-        if self.over == "out":
-            p = self.out_player
-            opp = [q for q in range(self.n) if q != p]
-            tiles = [t for q in opp for t in racks[q]]
-            v = 2 * _value(self.ts, tiles, self.rules)
-            ev = Event("end_rack", p, tiles=tiles, score=None)
+        # the rule set's adjustments (gamecore.game_state.end_adjustments; Netskrafl: the out-player
+        # +2x the opponent's rack, six zeros: each -own rack), as rows
+        for a in end_adjustments(self.rules, self.over, [racks[q] for q in range(self.n)], self.out_player, self.ts):
+            p, tiles, v = a.player, list(a.tiles), a.points
             self.computed[p] += v
-            self.row(ev, "end_rack", word="".join(tiles), computed=v)
-            self.synthetic.append(Event("end_rack", p, tiles=tiles, score=v, cumulative=self.computed[p]))
-        elif self.over in ("zeros", "passes"):
-            for p in range(self.n):
-                v = _value(self.ts, racks[p], self.rules)
-                ev = Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=None)
-                self.computed[p] -= v
-                self.row(ev, "rack_penalty", word="".join(racks[p]), computed=-v)
-                self.synthetic.append(
-                    Event("rack_penalty", p, rack=racks[p], tiles=racks[p], score=-v, cumulative=self.computed[p])
-                )
+            if self.over == "out" and p == self.out_player:
+                ev = Event("end_rack", p, tiles=tiles, score=None)
+                self.row(ev, "end_rack", word="".join(tiles), computed=v)
+                self.synthetic.append(Event("end_rack", p, tiles=tiles, score=v, cumulative=self.computed[p]))
+            else:
+                ev = Event("rack_penalty", p, rack=tiles, tiles=tiles, score=None)
+                self.row(ev, "rack_penalty", word="".join(tiles), computed=v)
+                self.synthetic.append(Event("rack_penalty", p, rack=tiles, tiles=tiles, score=v, cumulative=self.computed[p]))
         if self.rules.score_floor_zero:
             self.computed = [max(0, s) for s in self.computed]
         if g.final_scores is not None:
@@ -1255,9 +1239,7 @@ def replay_game(
             "score2": scores[1],
             "score3": scores[2],
             "score4": scores[3],
-            "winner": _winner(game, rep.computed, rep.pre_end if rules.tie_break == "score_before_adjustments" else None)
-            if finished
-            else None,
+            "winner": _winner(game, rules, rep.computed, rep.pre_end) if finished else None,
             "finished": finished,
             "ended_by": rep.over if finished else None,
             "moves": sum(1 for r in rep.rows if r[3] in ("play", "pass", "exchange")),
@@ -1352,20 +1334,13 @@ def game_facts(game: Game) -> dict:
     }
 
 
-def _winner(game: Game, scores: list[int], before: list[int] | None = None) -> str | None:
-    """The winner's nickname; ``None`` for a draw. With ``before`` (the scores before the
-    end-of-game adjustments, rule ``tie_break = "score_before_adjustments"``, seed 003) a tie on
-    the final scores goes to the tied player who had more before them."""
-    if not scores:
-        return None
-    top = max(scores)
-    best = [i for i, s in enumerate(scores) if s == top]
-    if len(best) > 1 and before is not None:
-        high = max(before[i] for i in best)
-        best = [i for i in best if before[i] == high]
-    if len(best) > 1:
+def _winner(game: Game, rules, scores: list[int], before: list[int] | None = None) -> str | None:
+    """The winner's nickname (:func:`gamecore.game_state.winner_of`); ``None`` for a draw. Under
+    ``tie_break = "score_before_adjustments"`` (seed 003) a tie on the final scores goes to the
+    tied player who had more ``before`` the end-of-game adjustments."""
+    i = winner_of(rules, scores, before)
+    if i is None:
         return None  # a draw
-    i = best[0]
     return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
 
 
