@@ -46,6 +46,10 @@ COMMANDS: dict[str, str] = {
     "established / 32 beginner, start 1200, beginner rule, floor 0. Writes DIR/ratings.parquet, "
     "DIR/top100_{all,human,competition}.csv, DIR/history/ and DIR/late_games.csv; --state PREV_DIR continues a "
     "previous run (games already rated there are skipped).",
+    "backtest": "Backtest rating systems: Netskrafl's Elo (presets netskrafl and netskrafl-live), plain Elo (K 32) and "
+    "Glicko-2 (per game and per day) each predict every game in time order from the ratings before it, then update; per "
+    "system the log-loss and Brier score with 95 % bootstrap intervals, and the difference from the best. Games from a "
+    "games table (--games) or a synthetic league of players with known strengths (--league PLAYERS).",
     "score": "Rule on one play on a board: is it legal (and if not, why: the validator's code and a sentence), every "
     "word it forms (main word first) with its score and, with a lexicon, whether it is valid; the total (bingo bonus "
     "included), the verdict ACCEPTABLE / UNACCEPTABLE, and with --challenge what the challenge rule gives each side "
