@@ -30,6 +30,9 @@ COMMANDS: dict[str, str] = {
     "OUT/diff.parquet and OUT/diff.csv (word, change, cause, old_rule, new_rule, detail), OUT/summary.txt and "
     "OUT/summary.md (a report to circulate: counts per cause, every change with its cause), and prints the summary.",
     "best": "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).",
+    "endgame": "Solve an endgame exactly (the bag is empty, both racks known): the final spread the side on turn reaches "
+    "with best play by both sides (the rule set's end-of-game rack adjustments included) and the best sequence of "
+    "plays and passes.",
     "leaves": "Leave values: 'skrafl leaves show FILE RACK' prints the value of keeping RACK's tiles (a KLV2 leave "
     "file, as MAGPIE and wolges write it, e.g. MAGPIE-DATA's data/lexica/CSW21.klv2); 'skrafl leaves path --lang L' "
     "prints the path of the leave file shipped for language L.",

@@ -1,0 +1,243 @@
+"""``skrafl endgame``: solve a position whose bag is empty (both racks known) exactly."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cli.common import FORMAT_OPTION, BoardFormat, OutputFormat
+from cli.position import BOARD_FORMAT_OPTION, GAME_OPTION, LANG_OPTION, LEXICON_OPTION, MOVE_OPTION, RULES_OPTION
+
+HELP = (
+    "Solve an endgame exactly (the bag is empty, both racks known): the final spread the side on turn reaches "
+    "with best play by both sides (the rule set's end-of-game rack adjustments included) and the best sequence "
+    "of plays and passes.\n\n"
+    "The search: negamax with alpha-beta, move ordering, a transposition table and iterative deepening; "
+    "printed with the depth searched, whether it reached the end of the game on every line (proved), the "
+    "nodes and the seconds. -f json: value, gain (the spread added to the current one), sequence (player, "
+    "coord, word, score), depth, proved, nodes, seconds.\n\n"
+    "Position: --cgp 'CGP' (its racks: the side on turn's, then the opponent's; its scores and scoreless "
+    "turns), --board FILE --rack R [--opp-rack R], or --game FILE --move N (the position before event N "
+    "of a GCG file or Netskrafl record). Without the opponent's rack, it is every tile not on the board "
+    "or the rack on turn. --plies N stops at N plies; --seconds S at a time limit: the best sequence of "
+    "the last depth completed and that depth are printed.\n\n"
+    "Exit status: 0 solved; 2 usage or input error (one line on stderr), tiles in the bag included."
+)
+
+
+def endgame(
+    cgp: Optional[str] = typer.Option(
+        None, "--cgp", help="The position as a CGP string: board, racks (on turn/opponent), scores, zeros."
+    ),
+    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case)."),
+    board_format: BoardFormat = BOARD_FORMAT_OPTION,
+    rack: Optional[str] = typer.Option(None, "--rack", "-r", help="With --board: the rack of the side on turn ('?' = blank)."),
+    opp_rack: Optional[str] = typer.Option(
+        None, "--opp-rack", help="The opponent's rack (default: every tile not on the board or the rack on turn)."
+    ),
+    game: Optional[Path] = GAME_OPTION,
+    move: Optional[int] = MOVE_OPTION,
+    lang: Optional[str] = LANG_OPTION,
+    lexicon: Optional[Path] = LEXICON_OPTION,
+    rules: Optional[str] = RULES_OPTION,
+    plies: Optional[int] = typer.Option(None, "--plies", min=1, help="Search at most N plies (default: to the end of the game)."),
+    seconds: Optional[float] = typer.Option(
+        None, "--seconds", min=0.0, help="Time limit: the result of the last depth completed within it."
+    ),
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    from cli.position import lexicon_folder, load_position, resolve_rules
+    from gamecore.best import load_bundle
+    from gamecore.endgame import Endgame
+    from gamecore.errors import UsageError
+
+    folder = lexicon_folder(lang, lexicon)
+    if folder is None:
+        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR: the endgame needs the words")
+    if rack is not None and board is None:
+        raise UsageError("--rack goes with --board (a CGP string or a game gives the rack)")
+    if board is not None and rack is None:
+        raise UsageError("--board needs --rack R: the rack of the side on turn")
+    if opp_rack is not None and game is not None:
+        raise UsageError(
+            "--opp-rack goes with --board or --cgp (in a game with an empty bag the opponent holds every unseen tile)"
+        )
+    bundle = load_bundle(folder)
+    scores, zeros, passes = (0, 0), 0, (0, 0)
+    if cgp is not None and board is None and game is None:
+        from gamecore.board import parse_cgp
+        from gamecore.text import nfc
+
+        ruleset = resolve_rules(rules, bundle, lang)
+        pos = parse_cgp(nfc(cgp), ruleset.tiles(), ruleset.layout())
+        the_board, mine, theirs = pos.board, list(pos.racks[0]), list(pos.racks[1])
+        if opp_rack is not None:
+            theirs = _rack(opp_rack, ruleset, "--opp-rack")
+        elif not theirs:
+            theirs = None
+        scores, zeros = tuple(pos.scores), pos.zeros
+        if not mine:
+            raise UsageError("the CGP string gives no rack for the side on turn: write it as RACK/OPPONENT after the board")
+    else:
+        position = load_position(
+            board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=bundle
+        )
+        ruleset = position.rules
+        the_board = position.board
+        theirs = _rack(opp_rack, ruleset, "--opp-rack") if opp_rack is not None else None
+        if game is not None:
+            if position.mover is None:
+                raise UsageError(f"{position.what}: the game is over; give --move N of a turn before its end")
+            if not position.rack:
+                raise UsageError(f"{position.what}: the game log does not give the rack of the side on turn")
+            mine = list(position.rack)
+            p = position.mover
+            s = position.scores or (0, 0)
+            if len(s) != 2:
+                raise UsageError(f"{position.what}: the endgame is solved for two players; this game has {len(s)}")
+            scores = (s[p], s[1 - p])
+            zeros, passes = _scoreless(game, move, p)
+        else:
+            mine = _rack(rack, ruleset, "--rack")
+    theirs = _check_bag(the_board, mine, theirs, ruleset)
+    if ruleset.players_max < 2:
+        raise UsageError(f"the rules of {ruleset.name} are not a game of two")  # pragma: no cover
+    eg = Endgame(the_board, (mine, theirs), bundle.kwg, bundle.alphabet, ruleset, scores, zeros, passes)
+    result = eg.solve(plies=plies, seconds=seconds)
+    sys.stdout.write(_render(result, fmt))
+
+
+def _rack(text: str, ruleset, option: str) -> list[str]:
+    from gamecore.errors import SkraflError, UsageError
+    from gamecore.text import nfc
+
+    text = nfc(text.strip())
+    if not text:
+        raise UsageError(f"{option} is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
+    try:
+        return ruleset.tiles().parse_rack(text, check_counts=False)
+    except SkraflError as exc:
+        raise UsageError(f"{option}: {exc.message}") from None
+
+
+def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> list[str]:
+    """The opponent's rack: the given one, or every tile not on the board or the rack on turn.
+
+    Raises:
+        UsageError: a rack longer than the rule set's or more of a tile than the tile set has; tiles
+        left in the bag (neither on the board nor on a rack).
+    """
+    from gamecore.best import check_tiles
+    from gamecore.errors import UsageError
+
+    ts = board.tile_set
+    check_tiles(board, mine, ruleset)
+    left = {label: ts.counts.get(label, 0) for label in ts.letters}
+    left["?"] = ts.blanks
+    for t, c in board.used_counts().items():
+        left[t] = left.get(t, 0) - c
+    for t in mine:
+        left[t] -= 1
+    unseen = [t for t in [*ts.letters, "?"] for _ in range(max(0, left.get(t, 0)))]
+    if theirs is None:
+        if len(unseen) > ruleset.rack_size:
+            raise UsageError(
+                f"the bag is not empty: {len(unseen)} tiles are neither on the board nor on the rack on turn, more than "
+                f"a rack of {ruleset.rack_size}; the endgame starts once the bag is empty (a later --move, or a position "
+                "after the last draw)"
+            )
+        if not unseen:
+            raise UsageError("the opponent has no tiles: the game is over (every tile is on the board or the rack on turn)")
+        return unseen
+    check_tiles(board, mine + theirs, ruleset.replace(rack_size=2 * ruleset.rack_size))
+    check_tiles(board, theirs, ruleset)
+    for t in theirs:
+        left[t] -= 1
+    bag = sum(c for c in left.values() if c > 0)
+    if bag:
+        raise UsageError(
+            f"the bag is not empty: {bag} tile{'s are' if bag != 1 else ' is'} neither on the board nor on a rack; "
+            "the endgame needs both racks to hold every unseen tile (leave out --opp-rack to give the opponent all of them)"
+        )
+    if not theirs:
+        raise UsageError("the opponent's rack is empty: the game is over")
+    return theirs
+
+
+def _scoreless(game: Path, move: Optional[int], mover: int) -> tuple[int, tuple[int, int]]:
+    """The scoreless turns in a row before event ``move`` of the game, and each side's own passes in
+    a row (on turn, opponent), counted as the replay counts them: a pass or an exchange adds one, a
+    play sets the count to 0, a withdrawn play is a scoreless turn in its place."""
+    from pipelines.replay import read_game_file
+
+    g = read_game_file(str(game))
+    events = g.events if move is None else g.events[: move - 1]
+    zeros, passes = 0, [0, 0, 0, 0]
+    before = 0
+    for ev in events:
+        p = ev.player if 0 <= ev.player < 4 else 0
+        if ev.kind == "play":
+            before, zeros, passes[p] = zeros, 0, 0
+        elif ev.kind == "withdraw":
+            zeros = before + 1
+        elif ev.kind == "pass":
+            zeros += 1
+            passes[p] += 1
+        elif ev.kind == "exchange":
+            zeros += 1
+            passes[p] = 0
+    return zeros, (passes[mover], passes[1 - mover])
+
+
+def _render(r, fmt: OutputFormat) -> str:
+    seq = [
+        {"player": "on turn" if m.player == 0 else "opponent", "coord": m.coord, "word": m.word, "score": m.score}
+        for m in r.sequence
+    ]
+    if fmt == OutputFormat.json:
+        doc = {
+            "value": r.value,
+            "gain": r.gain,
+            "spread": r.spread,
+            "sequence": seq,
+            "depth": r.depth,
+            "proved": r.proved,
+            "stopped": r.stopped,
+            "nodes": r.nodes,
+            "seconds": round(r.seconds, 3),
+            "racks": list(r.racks),
+        }
+        return json.dumps(doc, ensure_ascii=False) + "\n"
+    line = "; ".join(m.text() for m in r.sequence)
+    if fmt == OutputFormat.tsv:
+        head = "value\tgain\tdepth\tproved\tnodes\tseconds\tsequence\n"
+        return head + f"{r.value}\t{r.gain}\t{r.depth}\t{str(r.proved).lower()}\t{r.nodes}\t{r.seconds:.3f}\t{line}\n"
+    status = "proved to the end of the game" if r.proved else "not proved (the depth limit)"
+    if r.stopped:
+        status = "not proved: the time limit stopped the search" if not r.proved else status
+    out = [
+        f"racks: {r.racks[0]} (on turn) / {r.racks[1]}",
+        f"value: {r.value:+d} (spread now {r.spread:+d}, gain {r.gain:+d}); depth {r.depth}, {status}",
+        f"nodes: {r.nodes:,} in {r.seconds:.2f} s",
+    ]
+    width = max([len(m.coord) for m in r.sequence] + [5])
+    wordw = max([len(m.word) for m in r.sequence] + [4])
+    for i, m in enumerate(r.sequence, 1):
+        who = "on turn " if m.player == 0 else "opponent"
+        if m.is_pass:
+            out.append(f"{i:>3}. {who}  {'pass':<{width + wordw + 1}}  0")
+        else:
+            out.append(f"{i:>3}. {who}  {m.coord:<{width}} {m.word:<{wordw}}  {m.score}" + ("  (out)" if m.out else ""))
+    return "\n".join(out) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "endgame",
+        help=HELP,
+        epilog="Example: skrafl endgame --lang is --cgp 'CGP' -f json · skrafl endgame --lexicon LEX --game game.gcg --move 26",
+    )(endgame)
