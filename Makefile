@@ -16,7 +16,7 @@ STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_walk.h gamecore/_scorer.c
+$(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_walk.h gamecore/_leave.h gamecore/_scorer.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable (strict, setup.py): the C extensions are built in place

@@ -18,7 +18,7 @@ setup(
         Extension(
             "gamecore._native",
             sources=["gamecore/_native.c"],
-            depends=["gamecore/_walk.h"],
+            depends=["gamecore/_walk.h", "gamecore/_leave.h"],
             extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-pthread"],
             extra_link_args=["-pthread"],
         ),

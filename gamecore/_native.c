@@ -85,7 +85,7 @@ static double cpu_s(void) {
 #define ACCEPTS (1u << 23)
 #define MAX_TILE 63
 #define MAX_WORD 255
-#define NATIVE_ABI 5
+#define NATIVE_ABI 6
 
 /* ------------------------------------------------------------------------------------------ */
 /* Builder                                                                                     */
@@ -810,6 +810,16 @@ typedef struct {
     uint64_t blank_ok; /* the letters a blank may stand for (all but while searching bingos) */
     int thr; /* the K-th best score so far once K plays are kept (INT_MIN before) */
     int error;
+    /* equity (Position.equity): each play is kept by its static equity in thousandths, score * 1000
+     * + the term of the tiles it keeps (eq_term, indexed by the kept counts in mixed radix:
+     * eq_full - the eq_stride of each tile placed, the blank's at 0) + on the empty board the
+     * opening penalty of each vowel placed (eq_pen by direction and square); the K-th best equity
+     * so far is turned into a score threshold for the pruning (eq_maxterm: the best term) */
+    int eq_on, eq_opening, eq_full, eq_maxterm;
+    int eq_stride[MAX_TILE + 1];
+    const int32_t *eq_term;
+    uint64_t eq_vowels;
+    int eq_pen[2][MAXD];
 } Gen;
 
 #define NEG_BOUND (-0x3FFFFFFF)
@@ -1014,6 +1024,14 @@ static int grow(void **p, size_t *cap, size_t need, size_t size) {
     return 0;
 }
 
+/* (equity) The least score a play needs to reach the K-th best equity so far: its term is at most
+ * eq_maxterm and the opening penalties are never above 0 (and no play scores below 0). */
+static inline int eq_threshold(const Gen *g) {
+    long x = (long)g->heap[0] - g->eq_maxterm;
+    long t = x > 0 ? (x + 999) / 1000 : -((-x) / 1000);
+    return t > 0 ? (int)t : 0;
+}
+
 static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
     int len = end - start + 1;
     if (len < 2 || nplaced < g->min_placed) return;
@@ -1023,16 +1041,28 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
     }
     int score = main_sum * wmul + xsum + (nplaced >= g->bingo_tiles ? g->bingo : 0);
     if (score > g_cur_best) g_cur_best = score;
+    int val = score; /* what the top K are chosen by: the score, or the equity */
+    if (g->eq_on) {
+        int idx = g->eq_full, pen = 0;
+        const int *pt = g->eq_pen[!g->across];
+        for (int i = start; i <= end; i++) {
+            if (g->tiles[i]) continue;
+            int t = g->placed[i];
+            idx -= g->eq_stride[(t & 64) ? 0 : t];
+            if (g->eq_opening && ((g->eq_vowels >> (t & 63)) & 1)) pen += pt[i];
+        }
+        val = score * 1000 + g->eq_term[idx] + pen;
+    }
     if (g->limit) {
         if (g->nheap == g->limit) {
-            if (score < g->heap[0]) return; /* below the K-th best so far: never in the top K */
-            if (score > g->heap[0]) {
-                heap_replace_top(g, score);
-                g->thr = g->heap[0];
+            if (val < g->heap[0]) return; /* below the K-th best so far: never in the top K */
+            if (val > g->heap[0]) {
+                heap_replace_top(g, val);
+                g->thr = g->eq_on ? eq_threshold(g) : g->heap[0];
             }
         } else {
-            heap_push(g, score);
-            if (g->nheap == g->limit) g->thr = g->heap[0];
+            heap_push(g, val);
+            if (g->nheap == g->limit) g->thr = g->eq_on ? eq_threshold(g) : g->heap[0];
         }
     }
     if ((g_nmoves == g_capmoves && grow((void **)&g_moves, &g_capmoves, g_nmoves + 1, sizeof(Move)) < 0) ||
@@ -1051,7 +1081,7 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
     m->across = (uint8_t)g->across;
     m->len = (uint8_t)len;
     m->placed = (uint8_t)nplaced;
-    m->key = 0;
+    m->key = g->eq_on ? (uint64_t)(uint32_t)val : 0; /* (equity: kept here until the plays are sorted) */
 }
 
 /* The first move when the plays are wanted sorted (their order of finding does not matter then):
@@ -2032,6 +2062,14 @@ static int move_cmp(const Move *a, const Move *b) {
 
 static int move_qcmp(const void *a, const void *b) { return move_cmp(a, b); }
 
+/* (equity) equity descending, then the order of move_cmp (gamecore.equity.rank's order). */
+static int move_eq_qcmp(const void *x, const void *y) {
+    const Move *a = x, *b = y;
+    int32_t ea = (int32_t)(uint32_t)a->key, eb = (int32_t)(uint32_t)b->key;
+    if (ea != eb) return ea > eb ? -1 : 1;
+    return move_cmp(a, b);
+}
+
 static void insertion_sort(Move *a, size_t n) {
     for (size_t i = 1; i < n; i++) {
         Move x = a[i];
@@ -2514,7 +2552,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
      * over, found by the same walk in the same order, so only the row is searched and each play
      * recorded is copied down afterwards (every score twice: the K-th best of all is the
      * ceil(K/2)-th best across). */
-    int mirror = nanchors == 2 && g_anchors[0].dir == 0 && g_anchors[1].dir == 1 && R == C &&
+    int mirror = !g->eq_on && nanchors == 2 && g_anchors[0].dir == 0 && g_anchors[1].dir == 1 && R == C &&
                  lanes_mirror(&g_L[0][g_anchors[0].lane], &g_L[1][g_anchors[1].lane], C);
     int mirror_lane = mirror ? g_anchors[1].lane : 0;
     if (mirror) nanchors = 1;
@@ -2675,7 +2713,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
          * recorded on the way up to the final threshold) before they are copied and sorted */
         size_t k = 0;
         for (size_t i = 0; i < g_nmoves; i++)
-            if (g_moves[i].score >= g->heap[0]) g_moves[k++] = g_moves[i];
+            if ((g->eq_on ? (int32_t)(uint32_t)g_moves[i].key : g_moves[i].score) >= g->heap[0]) g_moves[k++] = g_moves[i];
         g_nmoves = k;
     }
     if (mirror) {
@@ -2691,7 +2729,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         g_nmoves = 2 * n0;
     }
     size_t nout = g_nmoves;
-    if (sorted_out) {
+    if (sorted_out && g->eq_on) {
+        qsort(g_moves, g_nmoves, sizeof(Move), move_eq_qcmp);
+        if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
+    } else if (sorted_out) {
         if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto done; }
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     }
@@ -3139,6 +3180,193 @@ done:
     return out;
 }
 
+#include "_leave.h"
+
+/* (equity) One exchange: the kept counts' index, its equity, the tiles it gives back by their order
+ * (KLV tile numbers, the blank last), best first. */
+typedef struct { int idx, eq, ngone; uint8_t gone[MAXD]; } Exch;
+
+static int exch_cmp(const void *x, const void *y) {
+    const Exch *a = x, *b = y;
+    if (a->eq != b->eq) return a->eq > b->eq ? -1 : 1;
+    if (a->ngone != b->ngone) return a->ngone < b->ngone ? -1 : 1;
+    int c = memcmp(a->gone, b->gone, (size_t)a->ngone);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* equity(rack_counts, blanks, leaves, klv_tiles, bag, outplay, vowels, pen_across, pen_down,
+ * exchanges, limit, prune, tiles, play_type, bingo_index): the best `limit` plays by static
+ * equity (gamecore/equity.py's rules, in thousandths) and the best `exchanges` exchanges; see
+ * gamecore.movegen.Position.equity. */
+static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"rack_counts", "blanks", "leaves", "klv_tiles", "bag", "outplay", "vowels",
+                             "pen_across", "pen_down", "exchanges", "limit", "prune", "tiles", "play_type",
+                             "bingo_index", NULL};
+    PyObject *rack_o, *leaves_o, *pa_o, *pd_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
+    Py_buffer kt;
+    int blanks, bag, outplay, nexch, limit, prune = 1;
+    unsigned long long vowels;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO!y*iiKOOii|pOOO", kwlist, &rack_o, &blanks, &LeavesType, &leaves_o,
+                                     &kt, &bag, &outplay, &vowels, &pa_o, &pd_o, &nexch, &limit, &prune, &table_o,
+                                     &type_o, &bidx_o))
+        return NULL;
+    if (g_busy) {
+        PyBuffer_Release(&kt);
+        PyErr_SetString(PyExc_RuntimeError, "equity() called while generate() runs");
+        return NULL;
+    }
+    const LeavesObject *LV = (const LeavesObject *)leaves_o;
+    g_busy = 1;
+    Gen *g = &g_gen;
+    memset(g, 0, sizeof *g);
+    PyObject *out = NULL, *plays = NULL, *eqs = NULL, *exl = NULL, *table_seq = NULL;
+    PyObject **table = NULL;
+    PyTypeObject *play_type = NULL;
+    Py_buffer bb = {0};
+    int32_t *term = NULL;
+    Exch *ex = NULL;
+    if (kt.len != MAX_TILE + 1) {
+        PyErr_SetString(PyExc_ValueError, "klv_tiles: 64 bytes (lexicon tile number -> the leave file's)");
+        goto done;
+    }
+    if (limit < 1 || nexch < 0) {
+        PyErr_SetString(PyExc_ValueError, "limit must be at least 1, exchanges at least 0");
+        goto done;
+    }
+    const uint8_t *klv = kt.buf;
+    if (bingo_arg(bidx_o, &bb) < 0) goto done;
+    memcpy(g->values, P->values, sizeof g->values);
+    memcpy(g->bvalues, P->bvalues, sizeof g->bvalues);
+    if (rack_arg(g, rack_o, blanks) < 0) goto done;
+    if (play_args(table_o, type_o, &table_seq, &table, &play_type) < 0) goto done;
+    int opening = P->tiles_on_board == 0;
+    if (opening) {
+        if (read_ints(pa_o, g->eq_pen[0], MAXD, "pen_across") < 0 || read_ints(pd_o, g->eq_pen[1], MAXD, "pen_down") < 0)
+            goto done;
+    }
+    /* the rack's kinds (the blank first, then the letters) and their strides */
+    int kind[MAX_TILE + 1], cnt[MAX_TILE + 1], stride[MAX_TILE + 1], nk = 0, ntiles = 0;
+    long size = 1;
+    if (g->blanks > 0) kind[nk] = 0, cnt[nk++] = g->blanks;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) kind[nk] = t, cnt[nk++] = g->rack[t];
+    for (int i = 0; i < nk; i++) {
+        if (kind[i] && !klv[kind[i]]) {
+            PyErr_Format(PyExc_ValueError, "klv_tiles: rack tile %d has no number in the leave file", kind[i]);
+            goto done;
+        }
+        stride[i] = (int)size;
+        g->eq_stride[kind[i]] = (int)size;
+        g->eq_full += cnt[i] * (int)size;
+        size *= cnt[i] + 1;
+        ntiles += cnt[i];
+        if (size > (1 << 20) || ntiles > MAXD) {
+            PyErr_SetString(PyExc_ValueError, "equity(): the rack is too large");
+            goto done;
+        }
+    }
+    term = malloc(sizeof(int32_t) * (size_t)size);
+    ex = nexch ? malloc(sizeof(Exch) * (size_t)size) : NULL;
+    if (!term || (nexch && !ex)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the term of every set of kept tiles (gamecore.equity.rank): the leave's value while the bag
+     * has tiles; on an empty bag -2 x the kept tiles' points - 10, or going out: outplay */
+    g->eq_maxterm = INT32_MIN;
+    int nex = 0;
+    for (long idx = 0; idx < size; idx++) {
+        uint8_t kt_tiles[MAXD], gone[MAXD];
+        int n = 0, ng = 0, pts = 0;
+        for (int i = 0; i < nk; i++) {
+            int c = (int)((idx / stride[i]) % (cnt[i] + 1));
+            uint8_t k = kind[i] ? klv[kind[i]] : 0;
+            for (int j = 0; j < c; j++) kt_tiles[n++] = k;
+            for (int j = c; j < cnt[i]; j++) gone[ng++] = kind[i] ? k : 255;
+            if (kind[i]) pts += c * g->values[kind[i]];
+        }
+        for (int i = 1; i < n; i++) { /* ascending */
+            uint8_t x = kt_tiles[i];
+            int j = i;
+            while (j > 0 && kt_tiles[j - 1] > x) { kt_tiles[j] = kt_tiles[j - 1]; j--; }
+            kt_tiles[j] = x;
+        }
+        int32_t v = 0;
+        int64_t badv = 0;
+        if (bag > 0 || (nexch && idx != g->eq_full)) {
+            if (n && leave_milli(LV, kt_tiles, n, &v, &badv) < 0) {
+                PyErr_Format(PyExc_ValueError, "leave value number %lld is not a number of points", (long long)badv);
+                goto done;
+            }
+        }
+        if (nexch && idx != g->eq_full) {
+            Exch *e = &ex[nex++];
+            e->idx = (int)idx, e->eq = v, e->ngone = ng;
+            for (int i = 1; i < ng; i++) {
+                uint8_t x = gone[i];
+                int j = i;
+                while (j > 0 && gone[j - 1] > x) { gone[j] = gone[j - 1]; j--; }
+                gone[j] = x;
+            }
+            memcpy(e->gone, gone, (size_t)ng);
+        }
+        if (bag <= 0) v = n ? -2000 * pts - 10000 : outplay;
+        term[idx] = v;
+        if (idx != g->eq_full && v > g->eq_maxterm) g->eq_maxterm = v;
+    }
+    if (g->eq_maxterm == INT32_MIN) g->eq_maxterm = 0;
+    g->eq_on = 1;
+    g->eq_term = term;
+    g->eq_opening = opening;
+    g->eq_vowels = (uint64_t)vowels;
+    g->bingo = P->bingo;
+    g->bingo_tiles = P->bingo_tiles;
+    pos_use_kwg(P);
+    g_L = P->lanes;
+    g_G = P->grid;
+    int nanchors = list_anchors(P->lanes, P->R, P->C);
+    plays = search(g, P->R, P->C, nanchors, limit, 1, prune, P->negative, table, play_type, 0, P->fits, opening);
+    if (!plays) goto done;
+    Py_ssize_t np = PyList_GET_SIZE(plays);
+    if (!(eqs = PyList_New(np))) goto done;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *v = PyLong_FromLong((int32_t)(uint32_t)g_moves[i].key);
+        if (!v) goto done;
+        PyList_SET_ITEM(eqs, i, v);
+    }
+    if (nex > 1) qsort(ex, (size_t)nex, sizeof(Exch), exch_cmp);
+    if (nex > nexch) nex = nexch;
+    if (!(exl = PyList_New(nex))) goto done;
+    for (int e = 0; e < nex; e++) {
+        uint8_t kept[MAXD];
+        int n = 0;
+        for (int i = 0; i < nk; i++) {
+            int c = (ex[e].idx / stride[i]) % (cnt[i] + 1);
+            for (int j = 0; j < c; j++) kept[n++] = (uint8_t)kind[i];
+        }
+        PyObject *t = Py_BuildValue("iy#", ex[e].eq, (const char *)kept, (Py_ssize_t)n);
+        if (!t) goto done;
+        PyList_SET_ITEM(exl, e, t);
+    }
+    out = PyTuple_Pack(3, plays, eqs, exl);
+done:
+    g->eq_on = 0;
+    g->eq_term = NULL;
+    free(term);
+    free(ex);
+    Py_XDECREF(plays);
+    Py_XDECREF(eqs);
+    Py_XDECREF(exl);
+    g_L = g_lanes;
+    g_G = g_grid;
+    Py_XDECREF(table_seq);
+    if (bb.obj) PyBuffer_Release(&bb);
+    g_bidx = NULL;
+    PyBuffer_Release(&kt);
+    g_busy = 0;
+    return out;
+}
+
 /* copy_from(other): make this board the other Position's (grid, lanes with their cross-checks, the
  * layout and values), both made on the same KWG and board size: a search that tries plays one after
  * another copies the parent's board in place of taking tiles off (the rows and columns in use only). */
@@ -3194,6 +3422,10 @@ static PyMethodDef pos_methods[] = {
     {"sync", (PyCFunction)pos_sync, METH_O,
      "sync(grid) -> int: make the board this grid (bytes of rows*cols codes row by row, or rows of ints); "
      "new tiles are placed as by place(), a tile taken off or changed recomputes the board (-1)"},
+    {"equity", (PyCFunction)(void (*)(void))pos_equity, METH_VARARGS | METH_KEYWORDS,
+     "equity(rack_counts, blanks, leaves, klv_tiles, bag, outplay, vowels, pen_across, pen_down, exchanges, "
+     "limit, prune=True, tiles=None, play_type=None, bingo_index=None) -> (plays, their equities, "
+     "[(equity, kept tiles: bytes)] of the best exchanges): the best plays by static equity (thousandths)"},
     {"grid", (PyCFunction)pos_grid, METH_NOARGS, "grid() -> rows of ints (0 empty, tile number, +64 blank)"},
     {"is_empty", (PyCFunction)pos_is_empty, METH_NOARGS, "is_empty() -> bool: no tile on the board"},
     {"copy_from", (PyCFunction)pos_copy_from, METH_O,
@@ -3342,6 +3574,9 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (PyType_Ready(&MoveListType) < 0) return NULL;
     Py_INCREF(&MoveListType);
     PyModule_AddObject(m, "MoveList", (PyObject *)&MoveListType);
+    if (PyType_Ready(&LeavesType) < 0) return NULL;
+    Py_INCREF(&LeavesType);
+    PyModule_AddObject(m, "Leaves", (PyObject *)&LeavesType);
     if (PyType_Ready(&PositionType) < 0) return NULL;
     Py_INCREF(&PositionType);
     PyModule_AddObject(m, "Position", (PyObject *)&PositionType);

@@ -3,8 +3,9 @@
 Strategies (:data:`STRATEGIES`):
 
 - ``score``: the top play by score (:func:`gamecore.best.best_play`, the pruned search);
-- ``equity``: the top move by static equity, exchanges included (:func:`gamecore.equity.rank`
-  over every play; needs a leave table);
+- ``equity``: the top move by static equity, exchanges included (needs a leave table): searched
+  in C (:class:`gamecore.best.EquitySearch`: each play's equity computed as it is found, only the
+  best kept), else :func:`gamecore.equity.rank` over every play;
 - ``fullsterkur``, ``midlungur``, ``amlodi``: Netskrafl's robots (:func:`gamecore.best.robot_pick`
   over every play, best first; midlungur and amlodi keep the plays whose main word is in their
   vocabulary and pick one at random).
@@ -68,6 +69,12 @@ class Mover:
         self.plain = not self.folded and rules.min_word_length <= 2
         self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
 
+    def equity_search(self, leaves):
+        """The equity search in C for a leave table (:class:`gamecore.best.EquitySearch`)."""
+        from gamecore.best import equity_search
+
+        return equity_search(self.bundle, self.rules, leaves, bool(self.folded))
+
     def all_plays(self, state: GameState, rack: Sequence[str]) -> list:
         from gamecore.folded import best_plays_folded
 
@@ -93,7 +100,11 @@ class Mover:
             from gamecore.equity import rank
 
             opponent = [t for q, r in enumerate(state.racks) if q != p for t in r] if not state.bag else []
-            ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
+            top = self.equity_search(strategy.leaves).rank(state.board, rack, opponent, 1)
+            if top and (top[0].kind == "play" or state.can_exchange(len(top[0].exchanged))):
+                ranked = top
+            else:  # no move, or an exchange the state refuses: every move, ranked in Python
+                ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
             for row in ranked:
                 if row.kind == "play":
                     return Play(p, row.play)

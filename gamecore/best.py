@@ -249,7 +249,8 @@ def best_by_equity(
     limit: int | None = None,
 ) -> list:
     """Every legal play and every exchange the bag allows, by static equity (score + leave value +
-    MAGPIE's static terms), best first: :func:`gamecore.equity.rank` over :func:`best_plays`.
+    MAGPIE's static terms), best first: :func:`gamecore.equity.rank` over :func:`best_plays`; with
+    a ``limit``, the same rows from the equity search in C (:class:`EquitySearch`) when it applies.
 
     Args:
         leaves: a :class:`gamecore.equity.LeaveTable` (a KLV2 file read against the tile set).
@@ -260,8 +261,129 @@ def best_by_equity(
     """
     from gamecore.equity import rank
 
+    if limit is not None and limit >= 1:
+        check_tiles(board, rack, rules)
+        got = equity_search(bundle, rules, leaves).rank(board, rack, opponent_rack, limit)
+        if got is not None:
+            return got
     plays = best_plays(board, rack, bundle, rules, None)
     return rank(board, rack, plays, leaves, rules, opponent_rack)[:limit]
+
+
+class EquitySearch:
+    """The best moves by static equity, searched in C (:meth:`gamecore.movegen.Position.equity`: each
+    play's equity computed as it is found, only the best kept, the best exchange from the rack's
+    kept-tile sets) for one lexicon, rule set and leave table, the board kept in C between calls.
+    :meth:`rank` gives exactly the first ``limit`` rows of :func:`gamecore.equity.rank` over every
+    play, or None where it cannot (:attr:`plain` false: folded tiles, ``min_word_length`` above 2,
+    rule options the generator does not model; a rack tile outside the lexicon's alphabet): the
+    caller then ranks in Python. ``folded``: the lexicon plays folded tiles
+    (:func:`gamecore.folded.folded_tiles` is not empty).
+    """
+
+    def __init__(self, bundle: LexiconBundle, rules, leaves, folded: bool = False):
+        from gamecore import movegen
+
+        self.bundle, self.rules, self.leaves = bundle, rules, leaves
+        ts = rules.tiles()
+        self.plain = (
+            rules.blank_value == "zero"
+            and rules.word_premiums == "multiply"
+            and rules.min_word_length <= 2
+            and not getattr(rules, "blank_swap", False)
+            and not folded
+            and len(bundle.alphabet) < 64
+        )
+        self._idx = _index_map(bundle.alphabet)
+        self._klv_tiles, self._vowels = leaves.for_lexicon(bundle.alphabet)
+        self._layout = None
+        self._pos = None
+        if self.plain:
+            values = [0] + [ts.value(label) for label in bundle.alphabet]
+            self._pos = movegen.Position(bundle.kwg, rules.layout(), values, rules.bingo_bonus, rules.bingo_min_tiles)
+            self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
+            self._table = _tile_table(bundle.alphabet)
+
+    def rank(
+        self,
+        board: Board,
+        rack: Sequence[str],
+        opponent_rack: Sequence[str] = (),
+        limit: int = 1,
+        grid=None,
+        prune: bool = True,
+    ) -> list | None:
+        """The best ``limit`` moves (:class:`gamecore.equity.Ranked`), or None (see the class).
+        ``grid``: :func:`encode_grid` of ``board`` when the caller has it. Raises as
+        :func:`gamecore.equity.rank` (UsageError: an opponent's rack that does not fit)."""
+        from gamecore import equity
+
+        if not self.plain:
+            return None
+        idx = self._idx
+        counts = [0] * (len(self.bundle.alphabet) + 1)
+        blanks = 0
+        for t in rack:
+            if t == "?":
+                blanks += 1
+            else:
+                i = idx.get(t)
+                if i is None or not self._klv_tiles[i]:
+                    return None
+                counts[i] += 1
+        leaves, rules = self.leaves, self.rules
+        ts = leaves.tile_set
+        equity._check_opponent(board, rack, opponent_rack, ts, rules)
+        bag = equity.bag_count(board, rack, ts, opponent_rack)
+        outplay = 2 * equity.RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?")
+        pen_across: Sequence[int] = ()
+        pen_down: Sequence[int] = ()
+        if board.is_empty():
+            if self._layout is None:
+                self._layout = equity.opening_penalties(board.layout)
+            pen_across, pen_down = self._layout
+        self._pos.sync(encode_grid(board, self.bundle.alphabet) if grid is None else grid)
+        nexch = limit if equity.exchanges_listed(bag, opponent_rack, rules) else 0
+        plays, eqs, exchanges = self._pos.equity(
+            counts,
+            blanks,
+            leaves.native(),
+            self._klv_tiles,
+            bag=bag,
+            outplay=outplay,
+            vowels=self._vowels,
+            pen_across=pen_across,
+            pen_down=pen_down,
+            exchanges=nexch,
+            limit=limit,
+            prune=prune,
+            tiles=self._table,
+            play_type=ScoredPlay,
+            bingo_index=self._index,
+        )
+        rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs))]
+        rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
+        rows.sort(key=lambda r: r[:3])
+        out = []
+        alphabet = self.bundle.alphabet
+        for _, kind, _, x, e in rows[:limit]:
+            if kind == 0:
+                out.append(equity.Ranked("play", x.score, e, equity.kept_tiles(rack, x), play=x))
+            else:
+                out.append(equity.exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e))
+        return out
+
+
+_SEARCHES: dict[tuple[int, int, int, bool], EquitySearch] = {}
+
+
+def equity_search(bundle: LexiconBundle, rules, leaves, folded: bool = False) -> EquitySearch:
+    """The :class:`EquitySearch` of a lexicon, rule set and leave table (made once, then kept)."""
+    key = (id(bundle), id(rules), id(leaves), folded)
+    got = _SEARCHES.get(key)
+    if got is None or got.bundle is not bundle or got.rules is not rules or got.leaves is not leaves:
+        got = _SEARCHES[key] = EquitySearch(bundle, rules, leaves, folded)
+    return got
 
 
 def best_play(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -> ScoredPlay | None:

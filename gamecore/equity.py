@@ -55,6 +55,38 @@ class LeaveTable:
             )
         self.klv, self.tile_set = klv, tile_set
         self._cache: dict[tuple[int, ...], int] = {}
+        self._native = None
+        self._lexicon: dict[tuple[str, ...], tuple[bytes, int]] = {}
+
+    def native(self):
+        """The leave file in C (``gamecore._native.Leaves``, made once) for the move generator's
+        equity search (:meth:`gamecore.movegen.Position.equity`)."""
+        if self._native is None:
+            from array import array
+
+            from gamecore.kwg import _native
+
+            klv = self.klv
+            self._native = _native().Leaves(
+                array("I", klv.nodes).tobytes(), array("I", klv._counts).tobytes(), array("f", klv.values).tobytes()
+            )
+        return self._native
+
+    def for_lexicon(self, alphabet: Sequence[str]) -> tuple[bytes, int]:
+        """For a lexicon's tile numbers (1.. in ``alphabet`` order): 64 bytes giving each one's number
+        in the leave file (0 when the tile set lacks it), and the mask of those that are vowels."""
+        key = tuple(alphabet)
+        got = self._lexicon.get(key)
+        if got is None:
+            ts = self.tile_set
+            table = bytearray(64)
+            vowels = 0
+            for i, label in enumerate(alphabet[:63], 1):
+                table[i] = ts.index(label) or 0
+                if label in ts.vowels:
+                    vowels |= 1 << i
+            got = self._lexicon[key] = (bytes(table), vowels)
+        return got
 
     def tiles(self, labels: Sequence[str]) -> tuple[int, ...]:
         """Labels → the file's tile numbers, ascending (a label the set lacks raises DataError)."""
@@ -159,6 +191,30 @@ def _exchanges(rack: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ..
     return out
 
 
+def exchanges_listed(bag: int, opponent_rack: Sequence[str], rules) -> bool:
+    """Whether :func:`rank` lists exchanges: ``rack_size + exchange_min_bag`` tiles unseen (MAGPIE)."""
+    return bag + len(opponent_rack) - rules.rack_size >= max(rules.exchange_min_bag, 1)
+
+
+def exchange_row(rack: Sequence[str], kept: Sequence[str], milli: int) -> Ranked:
+    """The exchange that keeps ``kept`` (labels) of ``rack``, as :func:`rank` lists it."""
+    kinds = sorted(set(rack))
+    left = {k: rack.count(k) for k in kinds}
+    for t in kept:
+        left[t] -= 1
+    kept_t = tuple(k for k in kinds for _ in range(rack.count(k) - left[k]))
+    gone = tuple(k for k in kinds for _ in range(left[k]))
+    return Ranked("exchange", 0, milli, kept_t, exchanged=gone)
+
+
+def kept_tiles(rack: Sequence[str], play) -> tuple[str, ...]:
+    """The rack less the tiles ``play`` uses, in the rack's order (as :func:`rank` gives a leave)."""
+    kept = list(rack)
+    for u in sorted(play.used()):
+        kept.remove(u)
+    return tuple(kept)
+
+
 def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_rack: Sequence[str] = ()) -> list[Ranked]:
     """Every play of ``plays`` and every exchange the bag allows, by static equity, best first.
 
@@ -199,8 +255,7 @@ def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_
                 if new and t.label in vowels:
                     eq += table[start + j]
         rows.append((-eq, 0, i, Ranked("play", p.score, eq, kept, play=p)))
-    unseen = bag + len(opponent_rack)
-    if unseen - rules.rack_size >= max(rules.exchange_min_bag, 1):
+    if exchanges_listed(bag, opponent_rack, rules):
         order = {label: i for i, label in enumerate(ts.letters, 1)}
         for gone, kept in _exchanges(list(rack)):
             eq = leaves.milli(kept) if kept else 0

@@ -45,7 +45,7 @@ NODE22_MAX = 1 << 22
 
 
 #: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
-NATIVE_ABI = 5
+NATIVE_ABI = 6
 
 
 def _native():

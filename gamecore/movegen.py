@@ -327,6 +327,62 @@ class Position:
         another KWG or board size."""
         self._p.copy_from(other._p)
 
+    def equity(
+        self,
+        rack_counts: Sequence[int],
+        blanks: int,
+        leaves: Any,
+        klv_tiles: bytes,
+        *,
+        bag: int,
+        outplay: int = 0,
+        vowels: int = 0,
+        pen_across: Sequence[int] = (),
+        pen_down: Sequence[int] = (),
+        exchanges: int = 0,
+        limit: int = 1,
+        prune: bool = True,
+        tiles: Sequence[Any] | None = None,
+        play_type: type | None = None,
+        bingo_index: bytes | None = None,
+    ) -> tuple[list, list[int], list[tuple[int, bytes]]]:
+        """The best ``limit`` plays by static equity (:mod:`gamecore.equity`'s rules, in thousandths:
+        score x 1000 + the kept tiles' term + on the empty board the vowels' opening penalties),
+        equity descending, ties in :meth:`top`'s order; no Python object is made for the others.
+        With ``prune``, anchors are searched best score bound first and the search stops when a
+        bound x 1000 + the best term of any kept tiles is below the ``limit``-th best equity found
+        (the same plays as without).
+
+        Args:
+            leaves: ``gamecore._native.Leaves`` (:meth:`gamecore.equity.LeaveTable.native`).
+            klv_tiles: 64 bytes, each tile number of the lexicon → the leave file's (0 = none).
+            bag: tiles in the bag (0: the empty-bag terms); outplay: the term of going out
+                (thousandths); vowels: the mask of the lexicon's vowel tiles; pen_across/pen_down:
+                per column / row, what a vowel placed there costs on the empty board.
+            exchanges: how many of the best exchanges to return (0 when the bag allows none).
+        Returns:
+            (plays, their equities, [(equity, kept tiles as lexicon tile numbers, 0 = blank)] of the
+            best exchanges, best first: fewer tiles given back, then those tiles in the leave
+            file's order, the blank last).
+        """
+        return self._p.equity(
+            rack_counts,
+            blanks,
+            leaves,
+            klv_tiles,
+            bag,
+            outplay,
+            vowels,
+            pen_across,
+            pen_down,
+            exchanges,
+            limit,
+            prune,
+            tiles,
+            play_type,
+            bingo_index,
+        )
+
     def grid(self) -> list[list[int]]:
         """The board: rows of ints (0 empty, tile number, +64 for a blank)."""
         return self._p.grid()
