@@ -300,14 +300,11 @@ def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold
     total = sum(w[1] for w in words) + (rules.bingo_bonus if bingo else 0)
     if [w[0] for w in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
         raise AssertionError(f"word breakdown {words} does not add up to the oracle's {sp.words} = {sp.score}")
-    shortest = getattr(rules, "min_word_length", 2) if rules is not None else 2
-    short = [w[0] for w in words if w[2] < shortest]
-    if short and reason is None:
-        reason = (
-            "too_short",
-            f"words must have at least {shortest} letters under rules {rules.name}: "
-            + ", ".join(f"{w.upper()} has {n}" for w, _, n, _ in words if n < shortest),
-        )
+    if reason is None:  # the rule set's shortest word, as every front end rules it (gamecore.game_state)
+        from gamecore.game_state import too_short
+
+        why = too_short(rules, [(w, n) for w, _, n, _ in words])
+        reason = ("too_short", why) if why is not None else None
     verdict = None
     scored = []
     for w, s, _, text in words:

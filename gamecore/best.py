@@ -229,13 +229,19 @@ def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -
 
 
 def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None) -> list[ScoredPlay]:
-    """All legal plays (or the best ``limit``), best first (see :func:`sort_plays`).
+    """All legal plays (or the best ``limit``), best first (see :func:`sort_plays`); none forming
+    a word shorter than the rule set's ``min_word_length``.
 
     Raises:
         UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
         lexicon's alphabet.
     """
     check_tiles(board, rack, rules)
+    if rules.min_word_length > 2:  # no play forming a shorter word (gamecore.game_state.forms_short_word)
+        from gamecore.game_state import forms_short_word
+
+        plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, None)
+        return [p for p in plays if not forms_short_word(rules, board, p)][:limit]
     return generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, limit)
 
 
@@ -395,6 +401,9 @@ def best_play(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules) -
         UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
         lexicon's alphabet.
     """
+    if rules.min_word_length > 2:
+        plays = best_plays(board, rack, bundle, rules, 1)
+        return plays[0] if plays else None
     check_tiles(board, rack, rules)
     index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
     plays = generate_plays(board, rack, bundle.kwg, bundle.alphabet, rules, 1, index)
@@ -430,7 +439,8 @@ class GameAnalyzer:
                 tr[i], tr[i | 64] = j, j | 64
             self._label[i], self._label[i | 64] = label, "?"
         self._tr = bytes(tr)
-        self._pure = rules.blank_value == "zero" and rules.word_premiums == "multiply"
+        # the generator's own search: plain scoring and the two-letter minimum; else best_play
+        self._pure = rules.blank_value == "zero" and rules.word_premiums == "multiply" and rules.min_word_length <= 2
         if self._pure:
             values = [0] + [ts.value(label) for label in bundle.alphabet]
             self._pos = movegen.Position(bundle.kwg, self.layout, values, rules.bingo_bonus, rules.bingo_min_tiles)

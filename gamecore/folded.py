@@ -9,9 +9,9 @@ rack's Ё tiles can be among the placed Е squares (the player's choice), one pl
 validator (:func:`gamecore.play.validate_placements`: the Ё tile's value, premiums as usual).
 Without such a tile on the rack or the board it is :func:`best_plays` itself.
 
-It also keeps the rule set's shortest word (``min_word_length``, seed 004's Križemkražem: 4):
-plays forming a shorter word, main or cross, are dropped (the search itself knows only the
-two-letter minimum), before ``limit`` is applied.
+The rule set's shortest word (``min_word_length``, seed 004's Križemkražem: 4) is kept by
+:func:`gamecore.best.best_plays` (:func:`gamecore.game_state.forms_short_word`): no play forming a
+shorter word, main or cross.
 """
 
 from __future__ import annotations
@@ -50,12 +50,8 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
         for c in range(position.size)
         if (t := position[r, c]) is not None and t.label in ft
     ]
-    shortest = getattr(rules, "min_word_length", 2) if rules is not None else 2
     if not ft or (not any(t in ft for t in rack) and not on_board):
-        if shortest <= 2:
-            return best_plays(position, rack, bundle, rules, limit)
-        kept = [sp for sp in best_plays(position, rack, bundle, rules, None) if _long_enough(sp, shortest, position)]
-        return kept if limit is None else kept[:limit]
+        return best_plays(position, rack, bundle, rules, limit)
     plain = position.copy()
     for r, c, t in on_board:
         plain.place(r, c, ft[t.label], t.blank)
@@ -84,32 +80,8 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
                     seen.add(key)
                     out.append(sp)
             break  # one kind of folded tile (Ё) in the sets shipped; others play as found
-    if shortest > 2:
-        out = [sp for sp in out if _long_enough(sp, shortest, position)]
     out.sort(key=lambda sp: sp.sort_key())
     return out if limit is None else out[:limit]
-
-
-def _long_enough(sp, shortest: int, position) -> bool:
-    """Whether every word ``sp`` forms on ``position`` (the board before it) has at least
-    ``shortest`` tiles: the main word, and the line across each new tile where it meets board tiles."""
-    if len(sp.word) < shortest:
-        return False
-    dr, dc = (1, 0) if sp.across else (0, 1)  # across the main word
-    size = position.size
-    for i, fresh in enumerate(sp.new):
-        if not fresh:
-            continue
-        r, c = (sp.row, sp.col + i) if sp.across else (sp.row + i, sp.col)
-        n = 1
-        for step in (-1, 1):
-            rr, cc = r + step * dr, c + step * dc
-            while 0 <= rr < size and 0 <= cc < size and position[rr, cc] is not None:
-                n += 1
-                rr, cc = rr + step * dr, cc + step * dc
-        if 1 < n < shortest:
-            return False
-    return True
 
 
 def _manifest_fold(bundle) -> dict:

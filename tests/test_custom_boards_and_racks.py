@@ -188,10 +188,14 @@ def test_best_drops_a_short_cross_word(game):
     """A four-letter main word whose tile makes a two- or three-letter word across is dropped
     under min_word_length 4 (the move generator lists cross words by their squares only)."""
     from gamecore.board import read_board
-    from gamecore.folded import _long_enough
+    from gamecore.game_state import forms_short_word
     from gamecore.play import Placement, validate_placements
 
     rs = read_rules(game["rules2"])
+
+    def _long_enough(sp, shortest, board):
+        return not forms_short_word(rs.replace(min_word_length=shortest), board, sp)
+
     board = read_board(game["board"], rs.tiles(), rs.layout())
     for r in (8, 9, 10):
         board.place(r, 7, "K")  # H9, H10, H11: a line down under H8

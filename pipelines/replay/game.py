@@ -705,12 +705,11 @@ class _Replayer:
             from gamecore.best import GameAnalyzer
 
             self.analyzer = GameAnalyzer(self.bundle, self.rules)
-        if self.folded or self.shortest > 2:
+        # the best play forms no word shorter than min_word_length: gamecore.best keeps that rule
+        if self.folded:
             board = position if codes is None else self.analyzer.board(codes)
-            if (
-                self.shortest > 2  # the best play forms no word shorter than min_word_length (issue 25)
-                or any(t in self.folded for t in rack)
-                or any(t is not None and t.label in self.folded for row in board.squares for t in row)
+            if any(t in self.folded for t in rack) or any(
+                t is not None and t.label in self.folded for row in board.squares for t in row
             ):
                 from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
 
