@@ -96,16 +96,19 @@ def backtest(
         from pipelines.elo.games import read_games
 
         table = read_games(games, players_from=players_from)
-        run = lib.backtest(table, seed=seed, bootstrap=resamples, source=games)
+        source = games
+        if _is_url(games):  # never a password in the summary
+            from pipelines.postgres import redact
+
+            source = redact(games)
+        run = lib.backtest(table, seed=seed, bootstrap=resamples, source=source)
     if out is not None:
         lib.write_output(run, out, tuple(inputs))
-    if not quiet:
-        for note in run.notes:
-            typer.echo(f"skrafl backtest: {note if note.startswith('warning: ') else 'note: ' + note}", err=True)
-    elif any(n.startswith("warning: ") for n in run.notes):
-        for note in run.notes:
-            if note.startswith("warning: "):
-                typer.echo(f"skrafl backtest: {note}", err=True)
+    for note in run.notes:  # a skipped game's warning is shown even with --quiet
+        if note.startswith("warning: "):
+            typer.echo(f"skrafl backtest: {note}", err=True)
+        elif not quiet:
+            typer.echo(f"skrafl backtest: note: {note}", err=True)
     columns = list(lib.SUMMARY_COLUMNS)
     rows = [[_shown(row[c], fmt) for c in columns] for row in run.summary]
     emit(rows, columns, fmt)

@@ -138,6 +138,19 @@ def test_each_system_predicts_from_the_ratings_before_the_game(tmp_path):
     assert pred["p_glicko2_daily"].to_list() == [0.5, 0.5, 0.5]
 
 
+def test_glicko2_daily_widens_the_deviation_of_days_without_games(tmp_path):
+    # ann beats bob on 1 May; ann meets cid on 4 May, after two days without games (2 and 3 May).
+    path = tmp_path / "g.csv"
+    games_csv(path, [("ann", "bob", 400, 300), ("ann", "cid", 300, 350)])
+    text = path.read_text().replace("2024-05-01T10:01:00Z", "2024-05-04T09:00:00Z")
+    path.write_text(text)
+    pred = bt.backtest(elo.read_games(path), bootstrap=20).predictions
+    r, rd, sigma = glicko2.rate(1500, 350, 0.06, [(1500, 350)], [1.0])
+    widened = min(math.sqrt(rd**2 + 2 * (sigma * 173.7178) ** 2), 350)
+    assert pred["p_glicko2_daily"].to_list() == [0.5, pytest.approx(glicko2.win_probability(r, widened, 1500, 350), abs=1e-12)]
+    assert pred["p_glicko2"][1] == pytest.approx(glicko2.win_probability(r, rd, 1500, 350), abs=1e-12)
+
+
 def test_zero_zero_games_and_unnamed_players_are_left_out(tmp_path):
     path = games_csv(tmp_path / "g.csv", [("ann", "bob", 0, 0), ("ann", "bob", 350, 380)])
     run = bt.backtest(elo.read_games(path), bootstrap=20)
