@@ -8,6 +8,8 @@ exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 from collections.abc import MutableMapping
 
@@ -239,6 +241,66 @@ def _pipe_closed() -> int:
     return 0
 
 
+class _WholeWrites(io.RawIOBase):
+    """Standard output's file descriptor written whole: each write loops :func:`os.write` until
+    every byte is out, so a short write is followed by another and its error (``EFBIG`` under a
+    ``ulimit -f`` smaller than the output, ``ENOSPC``) is raised. Python's own ``FileIO`` under
+    ``sys.stdout`` dropped the rest of a short write without an error: a run under ``ulimit -f``
+    exited 0 with its output cut. The descriptor is never closed here."""
+
+    def __init__(self, fd: int, name: object):
+        super().__init__()
+        self._fd = fd
+        self.name = name
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            try:
+                done += os.write(self._fd, view[done:])
+            except BlockingIOError:  # a descriptor another process made non-blocking: wait, go on
+                import select
+
+                select.select([], [self._fd], [])
+        return done
+
+
+def whole_stdout() -> None:
+    """Make ``sys.stdout`` report a write that does not go through whole (:class:`_WholeWrites`):
+    the same text stream (encoding, errors, buffering) over a raw writer that loops until every
+    byte is written. Only a stream Python made on a file descriptor is replaced (a test's
+    ``StringIO`` is kept); what it holds is flushed first."""
+    out = sys.stdout
+    if type(out) is not io.TextIOWrapper:
+        return
+    buf = out.buffer
+    raw = buf if type(buf) is io.FileIO else getattr(buf, "raw", None)
+    if type(raw) is not io.FileIO or type(buf) not in (io.FileIO, io.BufferedWriter) or raw.closed:
+        return
+    out.flush()
+    whole = _WholeWrites(raw.fileno(), raw.name)
+    text = io.TextIOWrapper(
+        whole if buf is raw else io.BufferedWriter(whole),
+        encoding=out.encoding,
+        errors=out.errors,
+        newline="\n",
+        line_buffering=out.line_buffering,
+        write_through=out.write_through,
+    )
+    text.mode = "w"
+    sys.stdout = text
+
+
 def main() -> None:
     """Console entry point: run the app; bad input and usage errors become one line on stderr and
     exit status 2, never a traceback. SIGINT and SIGTERM stop any command (one line, exit 128 + the
@@ -252,10 +314,12 @@ def main() -> None:
     code: int | str | None = 0
     message = None
     exiting: SystemExit | None = None
+    whole_stdout()  # a short write to stdout (ulimit -f) an error, not output cut without a word
     try:
         install_stop_handlers()  # in the try: a stop held back until now (skrafl serve) is reported
         status = click_app()(standalone_mode=False, prog_name="skrafl")
         code = status if isinstance(status, int) else 0
+        sys.stdout.flush()  # here, so that a failed last write is reported as every other error
     except SkraflError as exc:
         code, message = 2, f"skrafl: error: {exc}"
     except click.exceptions.NoArgsIsHelpError:  # "skrafl" (or a group) with no arguments: the help was printed
@@ -279,6 +343,7 @@ def main() -> None:
             detail = f"{exc.filename}: {exc.strerror}"
         elif exc.strerror and raised_writing_stdout(exc):
             detail = f"standard output: {exc.strerror}"
+            _pipe_closed()  # what stdout still holds goes nowhere: the interpreter's last flush cannot fail again
         else:
             detail = exc.strerror or str(exc) or type(exc).__name__
         code, message = 2, f"skrafl: error: {detail}"

@@ -71,6 +71,7 @@ def raised_writing_stdout(exc: BaseException) -> bool:
         tb = tb.tb_next
     streams = [sys.stdout, sys.__stdout__]
     streams += [getattr(s, "buffer", None) for s in streams]
+    streams += [getattr(s, "raw", None) for s in streams]  # cli.common.whole_stdout's writer under the buffer
     ids = {id(s) for s in streams if s is not None}
     values = list(tb.tb_frame.f_locals.values())
     if any(id(v) in ids for v in values):
