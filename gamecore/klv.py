@@ -98,7 +98,7 @@ class Klv:
             size = path.stat().st_size
             if size > MAX_BYTES:
                 raise DataError(f"not a KLV2 file: {size} bytes is more than any leave file", path)
-            data = path.read_bytes()
+            data = read_bytes_maybe_xz(path)
         except IsADirectoryError:
             raise DataError("is a folder, not a KLV2 leave file", path) from None
         except FileNotFoundError:
@@ -230,10 +230,75 @@ class Klv:
         return zip(self.words(), map(float, self.values))
 
 
-def shipped_leaves(lang: str) -> Path | None:
-    """The leave file shipped for a language (``gamecore/data/leaves/LANG.klv2``), None when there is none yet."""
-    p = Path(__file__).resolve().parent / "data" / "leaves" / f"{lang}.klv2"
-    return p if p.is_file() else None
+LEAVES_DIR = Path(__file__).resolve().parent / "data" / "leaves"
+
+
+def shipped_leaves(lang: str, rules: str | None = None) -> Path | None:
+    """The leave file shipped for a language and rule set (``gamecore/data/leaves/NAME.klv2``, or
+    ``NAME.klv2.xz`` for a large tile set), None when there is none.
+
+    NAME is the rule-set preset (``rules``, else the language's default preset); a rule set with no
+    file of its own takes the file of the language's default preset when their tile sets and rack
+    sizes agree.
+    """
+    from gamecore.rules import load_rules, rules_for
+
+    try:
+        own = load_rules(rules) if rules else rules_for(lang)
+        default = rules_for(lang)
+    except Exception:  # an unknown language or preset: nothing shipped for it
+        return None
+    for rs in (own, default):
+        if rs is not own and (rs.tile_set != own.tile_set or rs.rack_size != own.rack_size):
+            continue
+        for name in (f"{rs.name}.klv2", f"{rs.name}.klv2.xz"):
+            p = LEAVES_DIR / name
+            if p.is_file():
+                return p
+    return None
+
+
+def read_bytes_maybe_xz(path: Path) -> bytes:
+    """A file's bytes, unpacked when it is xz-compressed (a name ending in ``.xz``)."""
+    data = path.read_bytes()
+    if path.name.endswith(".xz"):
+        import lzma
+
+        try:
+            data = lzma.decompress(data)
+        except lzma.LZMAError as exc:
+            raise DataError(f"not an xz-compressed file: {exc}", path) from None
+    return data
+
+
+def plain_klv2(path: Path) -> Path:
+    """A plain KLV2 copy of a shipped leave file: the file itself, or for ``NAME.klv2.xz`` the
+    unpacked ``NAME-SHA12.klv2`` in the cache folder (``$SKRAFL_CACHE``, else ``~/.cache/skrafl``),
+    written once (a temporary file renamed into place)."""
+    import hashlib
+    import os
+
+    if not path.name.endswith(".xz"):
+        return path
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    root = Path(os.environ.get("SKRAFL_CACHE") or Path.home() / ".cache" / "skrafl") / "leaves"
+    target = root / f"{path.name[: -len('.klv2.xz')]}-{digest}.klv2"
+    if target.is_file():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    data = read_bytes_maybe_xz(path)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return target
 
 
 def klv2_bytes(leaves: Mapping[Sequence[int], float]) -> bytes:
@@ -257,11 +322,21 @@ def klv2_bytes(leaves: Mapping[Sequence[int], float]) -> bytes:
         for j in range(1, len(key)):
             table.setdefault(key[:j], 0.0)
     words = sorted(table)
+    return klv2_bytes_sorted(words, [table[w] for w in words])
+
+
+def klv2_bytes_sorted(words: Sequence[tuple[int, ...]], values: Sequence[float]) -> bytes:
+    """A KLV2 file of ``words`` (ascending tile tuples, sorted, distinct, every prefix of a word
+    present) with ``values`` in the same order: :func:`klv2_bytes` without its checks and copies,
+    for a whole tile set's leaves (millions) listed in order."""
     nodes, _ = _dawg(words)
     out = bytearray(struct.pack("<I", len(nodes)))
-    out += struct.pack(f"<{len(nodes)}I", *nodes)
+    out += array("I", nodes).tobytes() if sys.byteorder == "little" else struct.pack(f"<{len(nodes)}I", *nodes)
     out += struct.pack("<I", len(words))
-    out += struct.pack(f"<{len(words)}f", *(table[w] for w in words))
+    vals = array("f", values)
+    if sys.byteorder == "big":
+        vals.byteswap()
+    out += vals.tobytes()
     return bytes(out)
 
 
