@@ -54,7 +54,8 @@ class Position:
         recorded_score: its recorded score.
         what: where the position comes from, for messages and pictures.
         extra: more about it (game logs: ``kind``, the kind of the event that follows, absent at the end;
-            ``format``, the log's format: ``gcg`` or ``netskrafl``).
+            ``format``, the log's format: ``gcg`` or ``netskrafl``; ``broken``, what the rules refuse in
+            the events before it, as ``replay`` says it: the findings that make the game a mismatch).
     """
 
     board: object
@@ -81,6 +82,16 @@ def shown_coord(coord: Optional[str], size: int, coords) -> Optional[str]:
         return gcg_to_netskrafl(coord, size)
     except SkraflError:
         return coord
+
+
+def broken_note(command: str, pos: Position) -> Optional[str]:
+    """A one-line note when the events before a game position break the rules (``replay`` marks
+    the game a mismatch for the same findings), else None."""
+    broken = pos.extra.get("broken")
+    if not broken:
+        return None
+    more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+    return f"skrafl {command}: note: {pos.what}: the game log breaks the rules before this position: {broken[0]}{more}"
 
 
 def lexicon_folder(lang: Optional[str], lexicon: Optional[Path]) -> Optional[Path]:
@@ -243,6 +254,7 @@ def game_positions(
         if n > n_events and g.format == "netskrafl":
             rep.netskrafl_end()  # Netskrafl records hold no end-of-game events: the replay adds them
         scores = tuple(rep.computed)
+        broken = [f"{f.code}: {f.message}" + (f" (line {f.line})" if f.line else "") for f in rep.mismatches]
         if n <= n_events:
             ev = g.events[n - 1]
             mover = ev.player
@@ -267,7 +279,7 @@ def game_positions(
                     played,
                     ev.score if ev.kind == "play" else None,
                     what,
-                    {"kind": ev.kind, "format": g.format},
+                    {"kind": ev.kind, "format": g.format, "broken": broken},
                 ),
             )
         else:
@@ -275,6 +287,7 @@ def game_positions(
             mover = None if rep.over is not None else rep.expected if rep.expected is not None else 0
             end = Position(rep.pboard.position(), ruleset, None, names, scores, mover, None, None, f"{name}, at the end")
             end.extra["format"] = g.format
+            end.extra["broken"] = broken
             yield n, end
             return
         if upto is not None and n >= upto:
@@ -292,6 +305,7 @@ __all__ = [
     "MOVE_OPTION",
     "RULES_OPTION",
     "Position",
+    "broken_note",
     "cgp_position",
     "game_positions",
     "lexicon_folder",

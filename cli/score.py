@@ -26,6 +26,7 @@ from cli.position import (  # noqa: F401  (re-exported: the position loading liv
     RULES_OPTION,
     Position,
     _game_position,
+    broken_note,
     cgp_position,
     game_positions,
     lexicon_folder,
@@ -157,6 +158,9 @@ def score(
     if batch is not None:
         raise typer.Exit(_batch(batch, resolve_rules(rules, lex, lang), lex, challenge, coords, fmt, quiet))
     pos = load_position(board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=lex)
+    note = broken_note("score", pos)
+    if note is not None and not quiet:
+        typer.echo(note, err=True)  # the rules refuse an earlier event, as replay rules it
     board_obj = pos.board
     read_coords = coords  # the order --play is written in; every coordinate written follows --coords
     if play is None:

@@ -66,7 +66,7 @@ def show(
     ),
     quiet: bool = QUIET_OPTION,
 ) -> None:
-    from cli.position import lexicon_folder, load_position
+    from cli.position import broken_note, lexicon_folder, load_position
     from gamecore.adjudicate import adjudicate
     from gamecore.errors import UsageError
     from gamecore.picture import PositionPicture, write_picture
@@ -83,6 +83,9 @@ def show(
 
         lex = Lexicon.load(folder)
     pos = load_position(board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=lex)
+    note = broken_note("show", pos)
+    if note is not None and not quiet:
+        typer.echo(note, err=True)  # the rules refuse an earlier event, as replay rules it
     if coords is None:  # a Netskrafl record is labelled as Netskrafl labels its board
         coords = Coords.netskrafl if pos.extra.get("format") == "netskrafl" else Coords.gcg
     rack_tiles = pos.rack

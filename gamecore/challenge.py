@@ -26,7 +26,7 @@ netskrafl           play stands; +10 to the player (competition mode), the   tak
 A challenge names each word at most as many times as the play forms it (a word named twice is
 not two challenges).
 
-Standard library only.
+Standard library, and the game state's challenge bonus (:func:`gamecore.game_state.challenge_bonus`).
 """
 
 from __future__ import annotations
@@ -38,15 +38,16 @@ from gamecore.errors import UsageError
 
 RULES = ("void", "single", "double", "five_point", "five_point_per_word", "ten_point", "netskrafl")
 
-#: points to the player when a challenge is wrong: (per challenged word, per challenge)
+#: the bonus to the player when a challenge is wrong, as a rule set's (``challenge_bonus_per``,
+#: ``challenge_bonus``), given by :func:`gamecore.game_state.challenge_bonus`
 _BONUS = {
-    "void": (0, 0),
-    "single": (0, 0),
-    "double": (0, 0),
-    "five_point": (5, 0),  # per word challenged (WESPA; NASPA CSW): not one bonus per challenge
-    "five_point_per_word": (5, 0),
-    "ten_point": (0, 10),
-    "netskrafl": (0, 10),
+    "void": ("challenge", 0),
+    "single": ("challenge", 0),
+    "double": ("challenge", 0),
+    "five_point": ("word", 5),  # per word challenged (WESPA; NASPA CSW): not one bonus per challenge
+    "five_point_per_word": ("word", 5),
+    "ten_point": ("challenge", 10),
+    "netskrafl": ("challenge", 10),
 }
 
 
@@ -148,10 +149,12 @@ def challenge_outcome(
     if rule == "void":
         chosen = tuple(formed)  # under void every word is checked at once
     acceptable = all(valid[w] for w in chosen)
-    per_word, per_challenge = _BONUS[rule]
+    per, points = _BONUS[rule]
     n = len(chosen)
     if acceptable:
-        bonus = per_word * n + per_challenge
+        from gamecore.game_state import challenge_bonus
+
+        bonus = challenge_bonus(per, points, len(formed), n)
         nxt = ("player" if players <= 2 else "following") if rule == "double" else "opponent"
         if rule == "void":
             summary = f"void: every word is valid; the play stands for {score}; the opponent moves"
@@ -163,7 +166,7 @@ def challenge_outcome(
         elif rule == "double":
             summary = f"double: the challenge is wrong; the play stands for {score} and the opponent loses the turn: the player moves again"
         elif bonus:
-            what = f" ({per_word} × {n} word{'s' if n != 1 else ''} challenged)" if per_word else ""
+            what = f" ({points} × {n} word{'s' if n != 1 else ''} challenged)" if per == "word" else ""
             keeps = "; the challenger keeps the turn" if rule == "netskrafl" else "; the opponent moves"
             summary = f"{rule}: the challenge is wrong; the play stands for {score}, +{bonus} to the player{what}{keeps}"
         else:
