@@ -394,3 +394,39 @@ def test_six_scoreless_turns_end_the_game_in_every_front_end(tmp_path):
     assert st.over is None and st.turn == 0
     st.apply(Pass(0))
     assert (st.over, st.scores, st.pre_end, st.winner()) == ("zeros", [30, -22], [40, 0], 0)
+
+
+# --- Endline: a challenge bonus that reaches the target ends the game ------------------------------
+
+# Seed 003's Endline (scrabble_endline_beginner: the game ends when a player reaches 70, two
+# players; no adjustment) with a club's +30 per wrong challenge: JOINT's 40 and the bonus make 70.
+_ENDLINE = """#player1 alice Alice
+#player2 bob Bob
+>alice: ABIJNOT 8D JOINT +40 40
+>alice: AB (challenge) +30 70
+"""
+
+
+def test_a_challenge_bonus_reaching_the_endline_target_ends_the_game(tmp_path):
+    text = (RULES_DIR / "scrabble_endline_beginner.toml").read_text(encoding="utf-8")
+    (tmp_path / "endline.toml").write_text(text + "challenge_bonus = 30\n", encoding="utf-8")
+    rules = str(tmp_path / "endline.toml")
+    game, later = tmp_path / "endline.gcg", tmp_path / "later.gcg"
+    game.write_text(_ENDLINE, encoding="utf-8")
+    later.write_text(_ENDLINE + ">bob: EFQRSUV 9F FE +14 14\n", encoding="utf-8")
+    for analyze in (False, True):
+        row, _ = _replay(game, preset=rules, strict=True, analyze=analyze)
+        assert row["status"] == "ok", row["error"]
+        assert (row["finished"], row["ended_by"], row["score1"], row["score2"], row["winner"]) == (True, "target", 70, 0, "alice")
+        row, _ = _replay(later, preset=rules, strict=True, analyze=analyze)
+        assert row["status"] == "error" and row["error"].startswith("MOVE_EVENT_AFTER_GAME_END"), row["error"]
+    from cli.position import game_positions
+
+    *_, (_, end) = game_positions(game, rules)
+    assert (end.mover, end.scores) == (None, (70, 0))
+    st = GameState.new(read_rules(tmp_path / "endline.toml"), seed="endline")
+    _give(st, 0, "ABIJNOT")
+    st.apply(_play(st, "8D JOINT"))
+    assert st.over is None
+    st.apply(ChallengeBonus(0))
+    assert (st.over, st.scores, st.adjustments, st.winner()) == ("target", [70, 0], [], 0)
