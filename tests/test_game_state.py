@@ -276,3 +276,71 @@ def test_illegal_move_survives_pickling():
 
     e = pickle.loads(pickle.dumps(IllegalMove("bag_too_small", "exchange with 6 tiles in the bag")))
     assert (e.code, e.message) == ("bag_too_small", "exchange with 6 tiles in the bag")
+
+
+# --- the rule checks every front end calls (replay, score, show, best: tests/test_one_answer.py) -----
+
+
+def test_exchange_refusal_the_presets_minimum_and_the_bag():
+    from gamecore.game_state import exchange_refusal
+
+    sl = load_rules("slovene")  # exchange_min_bag = 0: any number, from the bag
+    assert exchange_refusal(sl, 3, 3) is None and exchange_refusal(sl, 1, 1) is None
+    assert exchange_refusal(sl, 3, 5) == "exchange with 3 tiles in the bag (5 tiles exchanged need as many in the bag)"
+    assert exchange_refusal(sl, 0, 1) == "exchange with 0 tiles in the bag (1 tile exchanged need as many in the bag)"
+    assert exchange_refusal(WESPA, 7, 7) is None  # WESPA: seven in the bag
+    assert exchange_refusal(WESPA, 6, 1) == "exchange with 6 tiles in the bag (the rules of wespa need 7)"
+
+
+def test_too_short_counts_tiles_in_every_word():
+    from gamecore.game_state import check_word_lengths, too_short
+
+    four = WESPA.replace(min_word_length=4)
+    assert too_short(WESPA, [("at", 2)]) is None
+    assert too_short(four, [("okno", 4), ("zok", 3), ("ta", 2)]) == (
+        "words must have at least 4 letters under rules wespa: ZOK has 3, TA has 2"
+    )
+    check_word_lengths(four, WESPA.tiles(), ["okno", "joint"])
+    with pytest.raises(IllegalMove) as e:
+        check_word_lengths(four, WESPA.tiles(), ["joint", "ad"])
+    assert e.value.code == "too_short" and "AD has 2" in e.value.message
+
+
+def test_forms_short_word_counts_the_cross_words():
+    from gamecore.game_state import forms_short_word, play_word_lengths
+
+    st = GameState.new(WESPA, seed=15)
+    _rack(st, 0, "CATQZXJ")
+    st.apply(Play(0, _play(st, "8H CAT")))
+    sp = validate_play(st.board, "9I AS", None, None, WESPA)  # AS, and AA and TS down
+    assert sorted(play_word_lengths(st.board, sp)) == [2, 2, 2]
+    assert forms_short_word(WESPA.replace(min_word_length=3), st.board, sp)
+    assert not forms_short_word(WESPA, st.board, sp)
+
+
+def test_challenge_bonus_per_challenge_and_per_word():
+    from gamecore.game_state import challenge_bonus, challenge_bonus_fits
+
+    assert challenge_bonus("challenge", 10, 3) == 10  # Netskrafl: +10 a wrong challenge
+    assert challenge_bonus("word", 5, 3) == 15 and challenge_bonus("word", 5, 3, 2) == 10  # WESPA: +5 a word
+    with pytest.raises(IllegalMove):
+        challenge_bonus("word", 5, 3, 4)
+    assert [b for b in range(0, 25) if challenge_bonus_fits("word", 5, 3, b)] == [5, 10, 15]
+    assert [b for b in range(0, 25) if challenge_bonus_fits("challenge", 10, 3, b)] == [10]
+
+
+def test_end_adjustments_of_each_end():
+    from gamecore.game_state import Adjustment, end_adjustments, winner_of
+
+    ts = WESPA.tiles()
+    racks = [[], ["Q", "I"]]  # Q 10 + I 1
+    assert end_adjustments(WESPA, "out", racks, 0, ts) == [Adjustment(0, 22, ("Q", "I"))]
+    boxed = load_rules("scrabble")  # others_racks
+    assert end_adjustments(boxed, "out", racks, 0, ts) == [Adjustment(1, -11, ("Q", "I")), Adjustment(0, 11, ("Q", "I"))]
+    assert end_adjustments(WESPA, "zeros", [["A", "?"], ["Z"]], None, ts) == [
+        Adjustment(0, -1, ("A", "?")),
+        Adjustment(1, -10, ("Z",)),
+    ]
+    assert end_adjustments(WESPA, "target", racks, None, ts) == []
+    assert winner_of(WESPA, [20, 20], [20, 25]) is None  # a tie is a draw
+    assert winner_of(boxed, [20, 20], [20, 25]) == 1  # seed 003: the higher score before the adjustments
