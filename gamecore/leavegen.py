@@ -15,6 +15,7 @@ empty leave (seven fresh tiles) is worth 0, as in every KLV2 file.
 
 from __future__ import annotations
 
+from math import comb
 from typing import Iterator, Sequence
 
 from gamecore.game_state import Exchange, Play
@@ -97,8 +98,12 @@ def game_turns(state, tile_set) -> list[tuple[int, tuple[int, ...], tuple[int, .
     return out
 
 
-def sub_leaves(rack: Sequence[int], max_tiles: int) -> list[tuple[int, ...]]:
-    """Every distinct leave of 1..``max_tiles`` tiles a rack (ascending tile numbers) holds."""
+def sub_leaves(rack: Sequence[int], max_tiles: int) -> list[tuple[tuple[int, ...], int]]:
+    """Every distinct leave of 1..``max_tiles`` tiles a rack (ascending tile numbers) holds, with
+    the number of ways the rack holds it (a rack with two blanks holds the leave ``?`` twice: each
+    blank can be the one kept). Weighting a rack's equity by these counts makes the mean over the
+    racks holding a leave the mean over "the leave plus a random draw", as MAGPIE's leavegen weighs
+    every rack by the ways to draw it."""
     kinds: list[int] = []
     counts: list[int] = []
     for t in rack:
@@ -107,10 +112,10 @@ def sub_leaves(rack: Sequence[int], max_tiles: int) -> list[tuple[int, ...]]:
         else:
             kinds.append(t)
             counts.append(1)
-    subs: list[tuple[int, ...]] = [()]
+    subs: list[tuple[tuple[int, ...], int]] = [((), 1)]
     for t, c in zip(kinds, counts):
-        subs = [s + (t,) * j for s in subs for j in range(c + 1) if len(s) + j <= max_tiles]
-    return [s for s in subs if s]
+        subs = [(s + (t,) * j, w * comb(c, j)) for s, w in subs for j in range(c + 1) if len(s) + j <= max_tiles]
+    return [x for x in subs if x[0]]
 
 
 def add_rack_equities(agg: dict, turns: Sequence[tuple], values, rack_size: int) -> tuple[int, float]:
@@ -128,12 +133,12 @@ def add_rack_equities(agg: dict, turns: Sequence[tuple], values, rack_size: int)
         racks += 1
         total += e
         ee = e * e
-        for leave in sub_leaves(rack, rack_size - 1):
+        for leave, ways in sub_leaves(rack, rack_size - 1):
             a = agg.get(leave)
             if a is None:
-                agg[leave] = [1, e, ee]
+                agg[leave] = [ways, ways * e, ways * ee]
             else:
-                a[0] += 1
-                a[1] += e
-                a[2] += ee
+                a[0] += ways
+                a[1] += ways * e
+                a[2] += ways * ee
     return racks, total

@@ -16,10 +16,10 @@ Quackle's superleaves; wolges' census):
    cost), the number of vowels and of consonants together (balance; blanks counted apart), and
    every pair of two different tiles (synergy: Q with U, E with R, the blank with S); the
    intercept is the empty leave's target, so the empty leave is worth 0 as in every KLV2.
-4. **Blend.** A leave seen n times gets the model's value plus ``n / (n + k)`` of its own mean
-   residual, ``k = σ² / τ²`` (the noise of one observation over the spread of the leaves' true
-   residuals, both estimated from the data): a leave seen often keeps its observed mean, one never
-   seen gets the model's value.
+4. **Blend.** A leave seen in n racks gets the model's value plus ``n / (n + k)`` of its own mean
+   residual, ``k = σ² / τ²`` per leave size (σ² the spread of one rack's equity, τ² that of the
+   leaves' true residuals, both estimated from the data, τ at least :data:`RESIDUAL_SD`): a leave
+   seen often keeps its observed mean, one never seen gets the model's value.
 5. The observations of every generation after the first (all of them when there is one) are
    pooled for the final fit, their targets re-valued with the latest leaves. Values are stored
    rounded to 1/64 of a point (exact in a 32-bit float; MAGPIE reads thousandths).
@@ -43,6 +43,9 @@ from typing import Callable, Sequence
 
 #: stored values are multiples of this (exact in float32; a 1/64-point step is below what equity needs)
 QUANTUM = 64
+#: the least spread assumed for the leaves' true values around the model (points): the blend
+#: constant k is at most sigma² / this², so a leave seen in a few hundred racks keeps its own mean
+RESIDUAL_SD = 1.0
 #: ridge penalty, in observations: a feature seen far fewer times than this stays near 0
 RIDGE = 25.0
 
@@ -156,6 +159,7 @@ def _play_chunk(args) -> tuple:
         code = index.code
         codes: list[int] = []
         eqs: list[float] = []
+        ways: list[int] = []
         racks, total, scores = 0, 0.0, 0
         for i in indexes:
             seed = f"leaves:{cfg.seed}:{gen}:{i}"
@@ -168,14 +172,16 @@ def _play_chunk(args) -> tuple:
                 racks += 1
                 total += e
                 subs = sub_leaves(rack, rack_size - 1)
-                codes.extend(code(x) for x in subs)
+                codes.extend(code(x) for x, _ in subs)
+                ways.extend(w for _, w in subs)
                 eqs.extend([e] * len(subs))
         rows = index.rows(np.array(codes, dtype=np.int64)) if codes else np.zeros(0, dtype=np.int64)
         u, inv = np.unique(rows, return_inverse=True)
         e_arr = np.array(eqs)
-        n = np.bincount(inv, minlength=len(u))
-        sy = np.bincount(inv, weights=e_arr, minlength=len(u))
-        syy = np.bincount(inv, weights=e_arr * e_arr, minlength=len(u))
+        w_arr = np.array(ways, dtype=np.float64)
+        n = np.bincount(inv, weights=w_arr, minlength=len(u)).astype(np.int64)  # whole numbers of ways
+        sy = np.bincount(inv, weights=w_arr * e_arr, minlength=len(u))
+        syy = np.bincount(inv, weights=w_arr * e_arr * e_arr, minlength=len(u))
         return (indexes[0], u, n, sy, syy, racks, total, scores, len(indexes), time.process_time() - c0)
     except SkraflError as exc:
         return ("error", f"generation {gen}, games {indexes[0]}..{indexes[-1]}: {exc}")
@@ -306,11 +312,12 @@ class Fit:
     noise and spread it comes from, the racks and leaves it saw."""
 
     weights: object
-    k: float
+    k: float  # single tiles'
     sigma2: float
     tau2: float
     racks: int
     distinct: int
+    k_by_size: list = None
 
 
 def fit(tally: Tally, feats: Features, index: LeaveIndex) -> tuple[Fit, object, object]:
@@ -340,15 +347,27 @@ def fit(tally: Tally, feats: Features, index: LeaveIndex) -> tuple[Fit, object, 
     pred = w[cols].sum(axis=1)
     mean = sy / n
     r = mean - pred
-    dof = float((n - 1).sum())
-    within = float(np.maximum(syy - n * mean * mean, 0).sum())
-    sigma2 = within / dof if dof > 0 else 1.0
-    total = float(n.sum())
-    between = float((n * r * r - sigma2).sum()) / total if total else 0.0
-    tau2 = max(between, 1e-6 * sigma2, 1e-9)
-    k = sigma2 / tau2
-    corr = n / (n + k) * r
-    return Fit(w, k, sigma2, tau2, tally.racks, len(seen)), seen, corr
+    # the blend, per leave size: short leaves are seen in thousands of racks, long ones in a few
+    size = (index.tiles[seen] >= 0).sum(axis=1)
+    corr = np.zeros(len(seen))
+    ks, sigmas, taus = [], [], []
+    for m in range(1, feats.max_tiles + 1):
+        at = size == m
+        if not at.any():
+            continue
+        nm, rm = n[at], r[at]
+        dof = float((nm - 1).sum())
+        within = float(np.maximum(syy[at] - nm * mean[at] ** 2, 0).sum())
+        sigma2 = within / dof if dof > 0 else float(np.var(rm)) or 1.0
+        between = float((nm * rm * rm - sigma2).sum()) / float(nm.sum())
+        tau2 = max(between, RESIDUAL_SD**2)
+        k = sigma2 / tau2
+        corr[at] = nm / (nm + k) * rm
+        ks.append(k)
+        sigmas.append(sigma2)
+        taus.append(tau2)
+    k, sigma2, tau2 = ks[0], sigmas[0], taus[0]
+    return Fit(w, k, sigma2, tau2, tally.racks, len(seen), [round(x, 1) for x in ks]), seen, corr
 
 
 def predict_all(index: LeaveIndex, feats: Features, model: Fit, seen, corr, baseline: float):
@@ -415,7 +434,7 @@ def build_leaves(cfg: Config, workers: int = 1, progress: Callable[[int], None] 
                     "mean_score": round((tally.scores - before[1]) / (2 * games), 2),
                     "leaves_observed": model.distinct,
                     "mean_rack_equity": round(baseline, 3),
-                    "blend_k": round(model.k, 2),
+                    "blend_k_by_size": model.k_by_size,
                     "game_cpu_seconds": round(tally.cpu - before[3], 1),
                 }
             )
@@ -430,7 +449,7 @@ def build_leaves(cfg: Config, workers: int = 1, progress: Callable[[int], None] 
         "leaves_observed": model.distinct,
         "rack_equity_sd": round(model.sigma2**0.5, 3),
         "leave_residual_sd": round(model.tau2**0.5, 3),
-        "blend_k": round(model.k, 2),
+        "blend_k_by_size": model.k_by_size,
         "game_cpu_seconds": round(cpu, 1),
         "generations_detail": per_gen,
     }
