@@ -340,6 +340,7 @@ class _Search:
         moves = self.pos[d].moves(rack, rack[0], sorted=True)
         n_me = self.n[p]
         # the order: the table's move, plays that go out (best score first), the rest by score
+        tt_first = None
         if depth >= 2:
             outs = []
             rest = []
@@ -350,7 +351,8 @@ class _Search:
                 for i, m in enumerate(ordered):
                     if m == tt_move:
                         if i:
-                            ordered.insert(0, ordered.pop(i))
+                            tt_first = ordered.pop(i)
+                            ordered.insert(0, tt_first)
                         break
         else:
             ordered = moves
@@ -375,10 +377,22 @@ class _Search:
                 else:
                     out_mine, out_theirs = mine + out_bonus, theirs
             child_passes = (0, passes[1]) if p == 0 else (passes[0], 0)
+            cut2 = additive and not self.exact_passes
             for m in ordered:
                 score = m[4]
                 if depth <= 1 and additive and score + out_bonus <= best:
                     break  # sorted by score: no later play can do better at the horizon
+                if depth == 2 and cut2 and score <= alpha and m[5] != n_me:
+                    # the reply at the horizon is worth at least 0 to the opponent (a pass), so this
+                    # play is worth at most its score, and so is every later one (lower scores; the
+                    # plays that go out come first; the table's move, put first, excepted): none can
+                    # raise alpha (fail-soft: that bound is what this node may be worth)
+                    self.horizon += 1
+                    if score > best:
+                        best = score
+                    if m is tt_first:
+                        continue
+                    break
                 line = ()
                 if m[5] == n_me:  # goes out
                     v = score + out_bonus if additive else self._final(out_mine + score, out_theirs)
@@ -466,6 +480,7 @@ class _Search:
             pv: list = []
             h0 = self.horizon
             try:
+                self._check_time()
                 v = self._negamax(0, 0, k0, passes0, depth, -_INF, _INF, pv)
             except EndgameTimeout:
                 stopped = True

@@ -1,0 +1,187 @@
+"""The endgame solver against MAGPIE's (``skrafl endgame``, :mod:`gamecore.endgame`).
+
+Positions: every position of the GCG games of ``../shared/corpora/gcg`` (English tile set) where the
+bag is empty — the tiles neither on the board nor on the rack on turn fit on one rack — and the
+game log gives the rack on turn (the opponent holds the rest); the first such position of each game
+first, then the later ones. Lexicon: the full-size English list of ``bench_movegen.english_words``
+(english-words web2 + gcide ∪ the shared positions' lists), built once into a temporary folder;
+MAGPIE reads the same KWG (``bench_movegen.magpie_data``).
+
+Per position: our solver in-process to the end of the game (a time limit of ``ENDGAME_SECONDS``,
+default 20 s); MAGPIE's ``endgame`` with one thread (``-threads 1``, a transposition table of 2 %
+of memory) at the depth our search proved (MAGPIE searches every depth up to ``-eplies`` even once
+the game is solved), or 25 plies within three times our limit when ours did not prove it. Both keep two scoreless turns in a row
+as the end of the game (see gamecore/endgame.py). Printed: per position the values (the final
+spread from the side on turn's view), depth, nodes and seconds of each; then the positions, how
+many have the same value, and the median search time of each (MAGPIE's own ``time:``, ours the
+solver's wall time without the lexicon load). ``ENDGAME_LIMIT`` caps the number of positions.
+
+Needs ``MAGPIE_DIR`` (a MAGPIE checkout built with ``make magpie BUILD=release``) for the comparison;
+without it only our side is run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def endgame_positions(limit: int | None = None) -> list[dict]:
+    """Bag-empty positions of the corpus games: ``game``, ``move``, ``cgp`` (racks: on turn, opponent;
+    scores: on turn, opponent)."""
+    from cli.position import game_positions
+    from gamecore.errors import SkraflError
+
+    first, later = [], []
+    for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
+        seen = False
+        try:
+            for n, pos in game_positions(f, "wespa", None):
+                if pos.rack is None or pos.mover is None or pos.extra.get("kind") not in ("play", "pass"):
+                    continue
+                ts = pos.board.tile_set
+                left = {label: ts.counts.get(label, 0) for label in ts.letters}
+                left["?"] = ts.blanks
+                for t, c in pos.board.used_counts().items():
+                    left[t] = left.get(t, 0) - c
+                for t in pos.rack:
+                    left[t] = left.get(t, 0) - 1
+                if any(v < 0 for v in left.values()) or len(pos.scores) != 2:
+                    break
+                unseen = "".join(t * c for t, c in left.items() if c > 0)
+                if pos.rack and 0 < len(unseen) <= 7:
+                    s = pos.scores
+                    cgp = f"{pos.board.cgp_rows()} {''.join(pos.rack)}/{unseen} {s[pos.mover]}/{s[1 - pos.mover]} 0"
+                    (later if seen else first).append({"game": f.name, "move": n, "cgp": cgp})
+                    seen = True
+        except SkraflError:
+            continue  # another tile set (Polish, German games)
+    out = first + later
+    return out[:limit] if limit else out
+
+
+def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, seconds: float = 0) -> dict:
+    limit = f" -etlim {seconds:g}" if seconds else ""
+    cmd = f"cgp {cgp} -lex CSWSKRAFL -wmp false -threads 1 -eplies {plies} -ttfraction 0.02{limit}\nendgame\n"
+    t = time.monotonic()
+    r = subprocess.run(
+        [str(magpie), "set", "-mode", "sync", "-savesettings", "false"],
+        input=cmd,
+        capture_output=True,
+        text=True,
+        cwd=work,
+        check=False,
+    )
+    wall = time.monotonic() - t
+    text = r.stdout
+    m = re.search(r"Endgame \(depth: (\d+), time: ([\d.]+)s", text)
+    if r.returncode or not m:
+        raise SystemExit(f"MAGPIE failed ({r.returncode}): {(text + r.stderr)[-500:]}")
+    lines = text[m.end() :].splitlines()
+    row = next(line for line in lines[2:] if line.strip())
+    v = re.match(r"^\s*(.+?)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)(\s|$)", row)
+    if not v:
+        raise SystemExit(f"MAGPIE's line not understood: {row!r}")
+    return {
+        "depth": int(m.group(1)),
+        "seconds": float(m.group(2)),
+        "wall": wall,
+        "gain": int(v.group(3)),
+        "value": int(v.group(4)),
+        "first": v.group(1),
+    }
+
+
+def main() -> None:
+    from bench_movegen import english_words, magpie_data
+
+    from gamecore.best import load_bundle
+    from gamecore.board import parse_cgp
+    from gamecore.endgame import Endgame
+    from gamecore.rules import load_rules
+
+    if not (SHARED / "corpora" / "gcg").is_dir():
+        print("../shared/corpora/gcg is missing: endgame bench not run")
+        return
+    seconds = float(os.environ.get("ENDGAME_SECONDS", "20"))
+    limit = int(os.environ.get("ENDGAME_LIMIT", "0")) or None
+    positions = endgame_positions(limit)
+    rules = load_rules("wespa")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        words, source = english_words()
+        (tmp / "w.txt").write_text("\n".join(w.lower() for w in words) + "\n")
+        skrafl = Path(sys.executable).with_name("skrafl")
+        subprocess.run(
+            [str(skrafl), "build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q"],
+            check=True,
+        )
+        bundle = load_bundle(tmp / "lex")
+        work = magpie_data(tmp / "magpie", tmp / "lex" / "lexicon.kwg")
+        magpie = Path(os.environ.get("MAGPIE_DIR", "."), "bin", "magpie")
+        print(
+            f"lexicon: {source} ({len(words):,} words); {len(positions)} bag-empty positions; our limit {seconds:g} s; MAGPIE: {'yes' if work else 'no (MAGPIE_DIR)'}"
+        )
+        rows = []
+        for o in positions:
+            c = parse_cgp(o["cgp"], rules.tiles(), rules.layout())
+            eg = Endgame(c.board, c.racks, bundle.kwg, bundle.alphabet, rules, c.scores, c.zeros)
+            r = eg.solve(seconds=seconds)
+            row = {
+                **o,
+                "ours": {
+                    "value": r.value,
+                    "gain": r.gain,
+                    "depth": r.depth,
+                    "proved": r.proved,
+                    "nodes": r.nodes,
+                    "seconds": r.seconds,
+                    "first": r.sequence[0].text() if r.sequence else "",
+                },
+            }
+            if work:
+                row["magpie"] = (
+                    run_magpie(magpie, work, o["cgp"], r.depth, 0)
+                    if r.proved
+                    else run_magpie(magpie, work, o["cgp"], 25, 3 * seconds)
+                )
+            rows.append(row)
+            ours, mp = row["ours"], row.get("magpie")
+            line = (
+                f"{o['game'][:48]:<48} #{o['move']:<3} {c.racks[0] and ''.join(c.racks[0]):>7}/{''.join(c.racks[1]):<7} "
+                f"ours {ours['value']:>5} d{ours['depth']:<2}{'P' if ours['proved'] else '-'} {ours['nodes']:>9,} n {ours['seconds']:7.2f} s"
+            )
+            if mp:
+                line += f" | MAGPIE {mp['value']:>5} d{mp['depth']:<2} {mp['seconds']:7.3f} s {'same' if mp['value'] == ours['value'] else 'DIFFERENT'}"
+            print(line, flush=True)
+        out = os.environ.get("ENDGAME_JSON")
+        if out:
+            Path(out).write_text(json.dumps(rows, indent=1))
+    proved = [r for r in rows if r["ours"]["proved"]]
+    print(f"positions: {len(rows)}; proved by ours within {seconds:g} s: {len(proved)}")
+    print(
+        f"median search time, ours: {statistics.median(r['ours']['seconds'] for r in rows):.3f} s (all), "
+        f"{statistics.median(r['ours']['seconds'] for r in proved) if proved else float('nan'):.3f} s (proved)"
+    )
+    if rows and "magpie" in rows[0]:
+        same = sum(r["magpie"]["value"] == r["ours"]["value"] for r in proved)
+        print(f"same value as MAGPIE: {same} of {len(proved)} proved positions")
+        print(
+            f"median search time, MAGPIE (one thread): {statistics.median(r['magpie']['seconds'] for r in rows):.3f} s (all), "
+            f"{statistics.median(r['magpie']['seconds'] for r in proved) if proved else float('nan'):.3f} s (proved)"
+        )
+
+
+if __name__ == "__main__":
+    main()
