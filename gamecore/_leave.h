@@ -112,6 +112,50 @@ static int leave_milli(const LeavesObject *L, const uint8_t *tiles, int n, int32
     return 0;
 }
 
+/* The values of every sub-multiset of a rack at once, in one walk of the leave DAWG (each prefix
+ * followed once, as MAGPIE's leave map is filled): the rack's kinds by KLV tile number ascending
+ * (kt[0..nk), counts cnt, mixed-radix strides stride: a sub-multiset's index is the sum of its
+ * counts times the strides), vals[index] = its value in thousandths (left as it is, 0, for a leave
+ * the file lacks). Returns -1 and *bad (the value number, 1-based) on a value that is not a number
+ * of points. used[]: the counts taken so far (zeros at the start). */
+static int leave_values(const LeavesObject *L, const uint8_t *kt, const int *cnt, const int *stride, int nk, int i,
+                        uint32_t node, int64_t idx, int sub, int *used, int32_t *vals, int64_t *bad) {
+    const uint32_t *nodes = L->nodes, *counts = L->counts;
+    uint32_t k = L->nnodes;
+    for (int j = i; j < nk && node && node < k; j++) {
+        if (used[j] == cnt[j]) continue;
+        /* the tile kt[j] among the siblings from node (ascending: later kinds search on from it) */
+        uint32_t x;
+        for (;;) {
+            x = nodes[node];
+            if ((x >> 24) >= kt[j] || (x & IS_END) || node + 1 >= k) break;
+            idx += (int64_t)counts[node] - counts[node + 1];
+            node++;
+        }
+        if ((x >> 24) != kt[j]) {
+            if ((x >> 24) > kt[j]) continue; /* not here: the next kind may be */
+            break;                            /* the list ended below this tile */
+        }
+        int s2 = sub + stride[j];
+        if (x & ACCEPTS) {
+            if (idx >= L->nvalues) return 0;
+            if (L->milli[idx] == LEAVE_BAD) {
+                *bad = idx + 1;
+                return -1;
+            }
+            vals[s2] = L->milli[idx];
+        }
+        uint32_t child = x & ARC_MASK;
+        if (child) {
+            used[j]++;
+            int r = leave_values(L, kt, cnt, stride, nk, j, child, idx + 1, s2, used, vals, bad);
+            used[j]--;
+            if (r < 0) return r;
+        }
+    }
+    return 0;
+}
+
 static PyObject *leaves_milli(LeavesObject *L, PyObject *arg) {
     Py_buffer b;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;

@@ -816,6 +816,7 @@ typedef struct {
      * opening penalty of each vowel placed (eq_pen by direction and square); the K-th best equity
      * so far is turned into a score threshold for the pruning (eq_maxterm: the best term) */
     int eq_on, eq_opening, eq_full, eq_maxterm;
+    int eq_adj[MAXD + 1]; /* a span of k new tiles: ceil((the best term keeping ntiles - k) - eq_maxterm) / 1000) */
     int eq_stride[MAX_TILE + 1];
     const int32_t *eq_term;
     uint64_t eq_vowels;
@@ -1030,6 +1031,15 @@ static inline int eq_threshold(const Gen *g) {
     long x = (long)g->heap[0] - g->eq_maxterm;
     long t = x > 0 ? (x + 999) / 1000 : -((-x) / 1000);
     return t > 0 ? (int)t : 0;
+}
+
+/* (equity) A score bound b of plays of k new tiles, less what their leave lacks of the best term
+ * (eq_adj): not below 0 when b is not (the search takes a bound below 0 for "no play here", and
+ * the threshold is never below 0). */
+static inline int eq_adjust(const Gen *g, int b, int k) {
+    if (b < 0 || !g->eq_adj[k]) return b;
+    b += g->eq_adj[k];
+    return b > 0 ? b : 0;
 }
 
 static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
@@ -1521,9 +1531,10 @@ static inline const uint8_t *wmap_find(uint64_t h) {
  * must match the span's board tiles and the cross-checks of its empty squares; NEG_BOUND when none
  * does. (A hash that two multisets share only adds words: the result stays an upper bound.) */
 static int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, uint64_t ok) {
-    int len = e - s + 1, best = NEG_BOUND;
+    int len = e - s + 1, best = NEG_BOUND, best_eq = INT32_MIN;
     for (; ok; ok &= ok - 1) {
-        const uint8_t *grp = wmap_find(base + g_subh[k][__builtin_ctzll(ok)]);
+        int j = __builtin_ctzll(ok);
+        const uint8_t *grp = wmap_find(base + g_subh[k][j]);
         if (!grp) continue;
         const uint8_t *end = g_wpool + g_wpoolsize;
         uint32_t cnt = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
@@ -1547,8 +1558,20 @@ static int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t
             }
             if (i < len) continue;
             int sc = main * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
-            if (sc > best) best = sc;
+            if (g->eq_on) { /* (equity) the sub-rack's leave is known: its term, exactly */
+                uint64_t tt = g_subt[k][j];
+                int idx = g->eq_full;
+                for (int q = 0; q < k; q++) idx -= g->eq_stride[(tt >> (8 * q)) & 255];
+                sc = sc * 1000 + g->eq_term[idx];
+                if (sc > best_eq) best_eq = sc;
+            } else if (sc > best) {
+                best = sc;
+            }
         }
+    }
+    if (g->eq_on && best_eq > INT32_MIN) { /* as a score: ceil((best_eq - eq_maxterm) / 1000) */
+        long x = (long)best_eq - g->eq_maxterm;
+        best = (int)(x > 0 ? (x + 999) / 1000 : 0); /* (not below 0: see eq_adjust) */
     }
     return best;
 }
@@ -1566,7 +1589,7 @@ static void first_words_map(Gen *g, int ntiles) {
     for (int k = ntiles < g->n ? ntiles : g->n; k >= 2; k--) {
         for (int j = 0; j < g_nsub[k]; j++) {
             int P = g_subP[k][j];
-            if (g_fMmin[k] * P + g_fE[k] + (k >= g->bingo_tiles ? g->bingo : 0) < g->thr) continue;
+            if (eq_adjust(g, g_fMmin[k] * P + g_fE[k] + (k >= g->bingo_tiles ? g->bingo : 0), k) < g->thr) continue;
             const uint8_t *grp = wmap_find(g_subh[k][j]);
             if (!grp) continue;
             const uint8_t *end = g_wpool + g_wpoolsize, *w = grp + 4;
@@ -1829,7 +1852,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             if (e < a || e == s || (e + 1 < n && L->tiles[e + 1])) continue;
             int capped = W * sa + sx, sum = capped < dot ? capped : dot;
             int bingo_span = k >= g->bingo_tiles;
-            sum += board * W + cross + (bingo_span ? g->bingo : 0);
+            sum = eq_adjust(g, sum + board * W + cross + (bingo_span ? g->bingo : 0), k);
             if (g_spool_rec) {
                 if (g_nspool < SPOOL) g_spool[g_nspool++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                 else g_spool_rec = -1;
@@ -3224,6 +3247,7 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     PyTypeObject *play_type = NULL;
     Py_buffer bb = {0};
     int32_t *term = NULL;
+    int8_t *kept_n = NULL;
     Exch *ex = NULL;
     if (kt.len != MAX_TILE + 1) {
         PyErr_SetString(PyExc_ValueError, "klv_tiles: 64 bytes (lexicon tile number -> the leave file's)");
@@ -3266,55 +3290,81 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         }
     }
     term = malloc(sizeof(int32_t) * (size_t)size);
-    ex = nexch ? malloc(sizeof(Exch) * (size_t)size) : NULL;
-    if (!term || (nexch && !ex)) {
+    kept_n = malloc((size_t)size);
+    ex = nexch ? malloc(sizeof(Exch) * (size_t)(size > 2 ? size : 2)) : NULL;
+    if (!term || !kept_n || (nexch && !ex)) {
         PyErr_NoMemory();
         goto done;
     }
+    /* the leave values of every set of kept tiles, in one walk of the leave file's graph */
+    int32_t *vals = term;
+    memset(vals, 0, sizeof(int32_t) * (size_t)size);
+    if (bag > 0 || nexch) {
+        int order[MAX_TILE + 1], used[MAX_TILE + 1], ocnt[MAX_TILE + 1], ostride[MAX_TILE + 1];
+        uint8_t okt[MAX_TILE + 1];
+        for (int i = 0; i < nk; i++) { /* the kinds by the leave file's tile numbers */
+            int j = i, key = kind[i] ? klv[kind[i]] : 0;
+            while (j > 0 && okt[j - 1] > key) {
+                order[j] = order[j - 1], okt[j] = okt[j - 1];
+                j--;
+            }
+            order[j] = i, okt[j] = (uint8_t)key;
+        }
+        for (int i = 0; i < nk; i++) ocnt[i] = cnt[order[i]], ostride[i] = stride[order[i]], used[i] = 0;
+        int64_t badv = 0;
+        if (LV->nodes && leave_values(LV, okt, ocnt, ostride, nk, 0, LV->root, 0, 0, used, vals, &badv) < 0) {
+            PyErr_Format(PyExc_ValueError, "leave value number %lld is not a number of points", (long long)badv);
+            goto done;
+        }
+    }
     /* the term of every set of kept tiles (gamecore.equity.rank): the leave's value while the bag
-     * has tiles; on an empty bag -2 x the kept tiles' points - 10, or going out: outplay */
+     * has tiles; on an empty bag -2 x the kept tiles' points - 10, or going out: outplay; and the
+     * exchanges (the leave's value) */
     g->eq_maxterm = INT32_MIN;
-    int nex = 0;
+    int nex = 0, best_ex = -1;
     for (long idx = 0; idx < size; idx++) {
-        uint8_t kt_tiles[MAXD], gone[MAXD];
-        int n = 0, ng = 0, pts = 0;
+        int n = 0, pts = 0;
         for (int i = 0; i < nk; i++) {
             int c = (int)((idx / stride[i]) % (cnt[i] + 1));
-            uint8_t k = kind[i] ? klv[kind[i]] : 0;
-            for (int j = 0; j < c; j++) kt_tiles[n++] = k;
-            for (int j = c; j < cnt[i]; j++) gone[ng++] = kind[i] ? k : 255;
+            n += c;
             if (kind[i]) pts += c * g->values[kind[i]];
         }
-        for (int i = 1; i < n; i++) { /* ascending */
-            uint8_t x = kt_tiles[i];
-            int j = i;
-            while (j > 0 && kt_tiles[j - 1] > x) { kt_tiles[j] = kt_tiles[j - 1]; j--; }
-            kt_tiles[j] = x;
-        }
-        int32_t v = 0;
-        int64_t badv = 0;
-        if (bag > 0 || (nexch && idx != g->eq_full)) {
-            if (n && leave_milli(LV, kt_tiles, n, &v, &badv) < 0) {
-                PyErr_Format(PyExc_ValueError, "leave value number %lld is not a number of points", (long long)badv);
-                goto done;
-            }
-        }
+        kept_n[idx] = (int8_t)n;
+        int32_t v = vals[idx];
         if (nexch && idx != g->eq_full) {
-            Exch *e = &ex[nex++];
-            e->idx = (int)idx, e->eq = v, e->ngone = ng;
-            for (int i = 1; i < ng; i++) {
-                uint8_t x = gone[i];
-                int j = i;
-                while (j > 0 && gone[j - 1] > x) { gone[j] = gone[j - 1]; j--; }
-                gone[j] = x;
+            Exch *e = &ex[nex];
+            int ng = 0;
+            for (int i = 0; i < nk; i++) {
+                int c = (int)((idx / stride[i]) % (cnt[i] + 1));
+                for (int j = c; j < cnt[i]; j++) e->gone[ng++] = kind[i] ? klv[kind[i]] : 255;
             }
-            memcpy(e->gone, gone, (size_t)ng);
+            for (int i = 1; i < ng; i++) {
+                uint8_t x = e->gone[i];
+                int j = i;
+                while (j > 0 && e->gone[j - 1] > x) { e->gone[j] = e->gone[j - 1]; j--; }
+                e->gone[j] = x;
+            }
+            e->idx = (int)idx, e->eq = v, e->ngone = ng;
+            if (nexch > 1) nex++;
+            else if (best_ex < 0 || exch_cmp(e, &ex[1]) < 0) { /* the best one so far is kept in ex[1] */
+                ex[1] = *e;
+                best_ex = 1;
+            }
         }
         if (bag <= 0) v = n ? -2000 * pts - 10000 : outplay;
         term[idx] = v;
         if (idx != g->eq_full && v > g->eq_maxterm) g->eq_maxterm = v;
     }
+    if (nexch == 1 && best_ex > 0) ex[0] = ex[1], nex = 1;
     if (g->eq_maxterm == INT32_MIN) g->eq_maxterm = 0;
+    int32_t mk[MAXD + 1]; /* the best term of the leaves of n tiles */
+    for (int n = 0; n <= ntiles; n++) mk[n] = INT32_MIN;
+    for (long idx = 0; idx < size; idx++)
+        if (term[idx] > mk[kept_n[idx]]) mk[kept_n[idx]] = term[idx];
+    for (int k = 1; k <= ntiles; k++) { /* a play of k tiles keeps ntiles - k: what it lacks of the best */
+        long x = (long)g->eq_maxterm - mk[ntiles - k]; /* >= 0 */
+        g->eq_adj[k] = -(int)(x / 1000);
+    }
     g->eq_on = 1;
     g->eq_term = term;
     g->eq_opening = opening;
@@ -3353,6 +3403,7 @@ done:
     g->eq_on = 0;
     g->eq_term = NULL;
     free(term);
+    free(kept_n);
     free(ex);
     Py_XDECREF(plays);
     Py_XDECREF(eqs);

@@ -132,7 +132,7 @@ static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank
     }
     int len = d + 1;
     if (WACC(nv) && d >= 1 &&
-        (!g->prune_in || g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0) >= g->thr))
+        (!g->prune_in || eq_adjust(g, g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0), len) >= g->thr))
         first_place(g, w, len);
     WALK(first_words)(g, WA(nv), w, len, P);
     if (blank) g->blanks++;

@@ -27,7 +27,7 @@ from typing import Sequence
 from gamecore.errors import UsageError
 from gamecore.game_state import Exchange, GameState, Pass, Play
 
-STRATEGIES = ("score", "equity", "fullsterkur", "midlungur", "amlodi")
+STRATEGIES = ("score", "equity", "sim", "fullsterkur", "midlungur", "amlodi")
 
 
 @dataclass
@@ -43,8 +43,8 @@ class Strategy:
     def __post_init__(self) -> None:
         if self.kind not in STRATEGIES:
             raise UsageError(f"unknown strategy {self.kind!r}; known: {', '.join(STRATEGIES)}")
-        if self.kind == "equity" and self.leaves is None:
-            raise UsageError("the equity strategy needs a leave file: give --leaves FILE.klv2")
+        if self.kind in ("equity", "sim") and self.leaves is None:
+            raise UsageError(f"the {self.kind} strategy needs a leave file: give --leaves FILE.klv2")
 
 
 @dataclass
@@ -68,6 +68,35 @@ class Mover:
         self.folded = folded_tiles(ts, bundle.alphabet, _manifest_fold(bundle))
         self.plain = not self.folded and rules.min_word_length <= 2
         self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
+        # the board as generator codes, kept from play to play (see _grid)
+        self._gidx = {label: i for i, label in enumerate(bundle.alphabet, 1)}
+        self._gstate, self._gseen, self._g = None, 0, None
+
+    def _grid(self, state: GameState) -> bytes | None:
+        """The board's generator codes (:func:`gamecore.best.encode_grid`, as bytes row by row), kept
+        up to date from the plays applied since the last call on the same state; None when the
+        history holds an event other than a play, exchange or pass (the board is then encoded)."""
+        history = state.history
+        if self._gstate is not state or len(history) < self._gseen:
+            size = state.board.size
+            self._gstate, self._gseen, self._g = state, 0, bytearray(size * size)
+        g, size = self._g, state.board.size
+        if g is None:
+            return None
+        idx = self._gidx
+        for rec in history[self._gseen :]:
+            ev = rec.event
+            if isinstance(ev, Play):
+                sp = ev.play
+                dr, dc = (0, 1) if sp.across else (1, 0)
+                for i, (t, new) in enumerate(zip(sp.word, sp.new)):
+                    if new:
+                        g[(sp.row + dr * i) * size + sp.col + dc * i] = idx[t.label] + (64 if t.blank else 0)
+            elif not isinstance(ev, (Exchange, Pass)):
+                self._g = None
+                return None
+        self._gseen = len(history)
+        return bytes(g)
 
     def equity_search(self, leaves):
         """The equity search in C for a leave table (:class:`gamecore.best.EquitySearch`)."""
@@ -94,13 +123,22 @@ class Mover:
         p = state.turn
         rack = state.racks[p]
         kind = strategy.kind
+        if kind == "sim":  # gamecore.simulation; the equity player's move when it gives none
+            from gamecore.simulation import autoplay_move
+
+            row = autoplay_move(self, state, strategy.leaves, rng)
+            if row is not None:
+                return Play(p, row.play) if row.kind == "play" else Exchange(p, tuple(row.exchanged))
+            kind = "equity"
         if kind == "score":
             play = self.top_play(state, rack)
         elif kind == "equity":
             from gamecore.equity import rank
 
             opponent = [t for q, r in enumerate(state.racks) if q != p for t in r] if not state.bag else []
-            top = self.equity_search(strategy.leaves).rank(state.board, rack, opponent, 1)
+            # unseen by the player: the bag, and while it has tiles the other racks (as equity.bag_count)
+            bag = len(state.bag) + (sum(len(r) for q, r in enumerate(state.racks) if q != p) if state.bag else 0)
+            top = self.equity_search(strategy.leaves).rank(state.board, rack, opponent, 1, self._grid(state), bag=bag)
             if top and (top[0].kind == "play" or state.can_exchange(len(top[0].exchanged))):
                 ranked = top
             else:  # no move, or an exchange the state refuses: every move, ranked in Python

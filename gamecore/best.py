@@ -318,10 +318,12 @@ class EquitySearch:
         limit: int = 1,
         grid=None,
         prune: bool = True,
+        bag: int | None = None,
     ) -> list | None:
         """The best ``limit`` moves (:class:`gamecore.equity.Ranked`), or None (see the class).
-        ``grid``: :func:`encode_grid` of ``board`` when the caller has it. Raises as
-        :func:`gamecore.equity.rank` (UsageError: an opponent's rack that does not fit)."""
+        ``grid``: :func:`encode_grid` of ``board`` (or its codes as ``bytes``, row by row) when the
+        caller has it; ``bag``: :func:`gamecore.equity.bag_count` when the caller knows it. Raises
+        as :func:`gamecore.equity.rank` (UsageError: an opponent's rack that does not fit)."""
         from gamecore import equity
 
         if not self.plain:
@@ -339,9 +341,11 @@ class EquitySearch:
                 counts[i] += 1
         leaves, rules = self.leaves, self.rules
         ts = leaves.tile_set
-        equity._check_opponent(board, rack, opponent_rack, ts, rules)
-        bag = equity.bag_count(board, rack, ts, opponent_rack)
-        outplay = 2 * equity.RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?")
+        if opponent_rack:
+            equity._check_opponent(board, rack, opponent_rack, ts, rules)
+        if bag is None:
+            bag = equity.bag_count(board, rack, ts, opponent_rack)
+        outplay = 2 * equity.RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?") if opponent_rack else 0
         pen_across: Sequence[int] = ()
         pen_down: Sequence[int] = ()
         if board.is_empty():
@@ -350,10 +354,31 @@ class EquitySearch:
             pen_across, pen_down = self._layout
         self._pos.sync(encode_grid(board, self.bundle.alphabet) if grid is None else grid)
         nexch = limit if equity.exchanges_listed(bag, opponent_rack, rules) else 0
-        plays, eqs, exchanges = self._pos.equity(
+        try:
+            plays, eqs, exchanges = self._equity(counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune)
+        except ValueError as exc:  # a leave value that is not a number of points: the reader's error
+            number = str(exc).split("leave value number ")[-1].split()[0]
+            if not number.isdigit():
+                raise
+            leaves.klv._checked(int(number) - 1)
+            raise
+        rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs))]
+        rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
+        rows.sort(key=lambda r: r[:3])
+        out = []
+        alphabet = self.bundle.alphabet
+        for _, kind, _, x, e in rows[:limit]:
+            if kind == 0:
+                out.append(equity.Ranked("play", x.score, e, equity.kept_tiles(rack, x), play=x))
+            else:
+                out.append(equity.exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e))
+        return out
+
+    def _equity(self, counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune):
+        return self._pos.equity(
             counts,
             blanks,
-            leaves.native(),
+            self.leaves.native(),
             self._klv_tiles,
             bag=bag,
             outplay=outplay,
@@ -367,17 +392,6 @@ class EquitySearch:
             play_type=ScoredPlay,
             bingo_index=self._index,
         )
-        rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs))]
-        rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
-        rows.sort(key=lambda r: r[:3])
-        out = []
-        alphabet = self.bundle.alphabet
-        for _, kind, _, x, e in rows[:limit]:
-            if kind == 0:
-                out.append(equity.Ranked("play", x.score, e, equity.kept_tiles(rack, x), play=x))
-            else:
-                out.append(equity.exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e))
-        return out
 
 
 _SEARCHES: dict[tuple[int, int, int, bool], EquitySearch] = {}
