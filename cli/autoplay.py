@@ -99,7 +99,7 @@ def autoplay(
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
     for kind, lv in zip(kinds, given):
-        leave_paths.append(_leave_path(lv) if kind == "equity" else None)
+        leave_paths.append(_leave_path(lv, lang, rules_ref) if kind == "equity" else None)
     vocab = []
     for kind in kinds:
         if kind in ("midlungur", "amlodi"):
@@ -141,19 +141,12 @@ def autoplay(
         emit([[k, v] for k, v in d.items()], ["field", "value"], fmt)
 
 
-def _leave_path(value: str) -> Path:
-    import re
+def _leave_path(value: str, lang: str | None = None, rules: str | None = None) -> Path:
+    """``--leaves``: a KLV2 file, ``shipped`` or a language code (its shipped leaves for the rules)."""
+    from gamecore.klv import leaves_option
 
-    from gamecore.errors import UsageError
-    from gamecore.klv import shipped_leaves
-
-    p = Path(value)
-    if not p.exists() and re.fullmatch(r"[a-z]{2,3}", value):
-        shipped = shipped_leaves(value)
-        if shipped is None:
-            raise UsageError(f"--leaves {value}: no leave file is shipped for language {value!r} yet; give a KLV2 file")
-        return shipped
-    return input_file(p, "leave", "--leaves")
+    shipped = leaves_option(value, lang, rules)
+    return shipped if shipped is not None else input_file(Path(value), "leave", "--leaves")
 
 
 def register(app: typer.Typer) -> None:

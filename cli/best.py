@@ -169,7 +169,7 @@ def best(
     if leaves is not None:
         if ruleset.blank_swap:
             raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
-        table = _leave_table(leaves, tile_set)
+        table = _leave_table(leaves, tile_set, lang, ruleset.name)
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
@@ -284,21 +284,15 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
     return plays, rows
 
 
-def _leave_table(value: str, tile_set):
-    """``--leaves``: a KLV2 file (or a language's shipped one) read against the rule set's tile set."""
-    import re
-
+def _leave_table(value: str, tile_set, lang: str | None = None, rules: str | None = None):
+    """``--leaves``: a KLV2 file, ``shipped`` or a language code (its shipped leaves for the rules),
+    read against the rule set's tile set."""
     from gamecore.equity import LeaveTable
-    from gamecore.errors import UsageError
-    from gamecore.klv import Klv, shipped_leaves
+    from gamecore.klv import Klv, leaves_option
 
-    p = Path(value)
-    if not p.exists() and re.fullmatch(r"[a-z]{2,3}", value):
-        shipped = shipped_leaves(value)
-        if shipped is None:
-            raise UsageError(f"--leaves {value}: no leave file is shipped for language {value!r} yet; give a KLV2 file")
-        p = shipped
-    else:
+    p = leaves_option(value, lang, rules)
+    if p is None:
+        p = Path(value)
         input_file(p, "leave", "--leaves")
     return LeaveTable(Klv.read(p), tile_set)
 

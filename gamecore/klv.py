@@ -237,10 +237,12 @@ def shipped_leaves(lang: str, rules: str | None = None) -> Path | None:
     """The leave file shipped for a language and rule set (``gamecore/data/leaves/NAME.klv2``, or
     ``NAME.klv2.xz`` for a large tile set), None when there is none.
 
-    NAME is the rule-set preset (``rules``, else the language's default preset); a rule set with no
-    file of its own takes the file of the language's default preset when their tile sets and rack
-    sizes agree.
+    NAME is the rule-set preset (``rules``, else the language's default preset), and the file's
+    manifest (``NAME.json``) must name a lexicon of that language; a rule set with no file of its
+    own takes the file of the language's default preset when their tile sets and rack sizes agree.
     """
+    import json
+
     from gamecore.rules import load_rules, rules_for
 
     try:
@@ -253,9 +255,40 @@ def shipped_leaves(lang: str, rules: str | None = None) -> Path | None:
             continue
         for name in (f"{rs.name}.klv2", f"{rs.name}.klv2.xz"):
             p = LEAVES_DIR / name
-            if p.is_file():
+            if not p.is_file():
+                continue
+            try:
+                man = json.loads((LEAVES_DIR / f"{rs.name}.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if man.get("lexicon") == lang:
                 return p
     return None
+
+
+def leaves_option(value: str, lang: str | None, rules: str | None) -> Path | None:
+    """What ``--leaves VALUE`` names when it is no file: ``shipped`` (the shipped leaves of the
+    command's language and rule set) or a language code (that language's, for ``rules`` when it
+    has a file); None when VALUE is neither (then it is a path)."""
+    import re
+
+    if Path(value).exists():
+        return None
+    if value == "shipped":
+        from gamecore.errors import UsageError
+
+        if not lang:
+            raise UsageError("--leaves shipped: give --lang L (or --leaves LANG, or a KLV2 file)")
+        value = lang
+    elif not re.fullmatch(r"[a-z]{2,3}", value):
+        return None
+    p = shipped_leaves(value, rules)
+    if p is None:
+        from gamecore.errors import UsageError
+
+        for_rules = f" and rules {rules!r}" if rules else ""
+        raise UsageError(f"--leaves {value}: no leave file is shipped for language {value!r}{for_rules}; give a KLV2 file")
+    return p
 
 
 def read_bytes_maybe_xz(path: Path) -> bytes:
