@@ -38,6 +38,13 @@ HELP = (
     "the thousandth). Exchanges are listed when the bag allows one. The opponent's rack, when the CGP gives it, is "
     "not in the bag. --leaves LANG: the leave file shipped for a language (skrafl leaves path --lang LANG). "
     "Without --leaves: by score.\n\n"
+    "Simulation (--sim, with --leaves): the best --candidates N moves by static equity (default 10) are each "
+    "played on the same sampled opponent racks and bag orders, followed by --plies moves (default 2) of the "
+    "static-equity player for each side; a candidate clearly behind the leader on the same draws is dropped "
+    "after 64 iterations, and the run ends when one is left or after --iterations N (default 1000) or "
+    "--seconds S. Columns: kind, coord, word, score, leave, equity (static), sim (the mean of spread change + "
+    "leave values), stderr, win (percent, from the language's win model), iterations; best first. --seed "
+    "makes it reproducible: the same output at any --workers.\n\n"
     "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
     "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
     "e.g. output/is/midlungur).\n\n"
@@ -95,6 +102,12 @@ def best(
         "--leaves",
         help="Rank plays and exchanges by static equity with this KLV2 leave file (or LANG: its shipped leaves).",
     ),
+    sim: bool = typer.Option(False, "--sim", help="Choose by Monte Carlo simulation of the best candidates (needs --leaves)."),
+    plies: int = typer.Option(2, "--plies", help="--sim: moves simulated after each candidate."),
+    iterations: Optional[int] = typer.Option(None, "--iterations", help="--sim: at most N iterations (default 1000)."),
+    seconds: Optional[float] = typer.Option(None, "--seconds", help="--sim: stop after S seconds (not with --iterations)."),
+    candidates: int = typer.Option(10, "--candidates", help="--sim: how many of the best moves by static equity to simulate."),
+    workers: int = typer.Option(1, "--workers", help="--sim: worker processes (the output does not depend on it)."),
     svg: Optional[Path] = typer.Option(
         None,
         "--svg",
@@ -133,6 +146,16 @@ def best(
         raise UsageError("--pick-from is how many plays midlungur or amlodi pick among: give --robot midlungur or amlodi")
     if vocabulary is not None and robot is None:
         raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
+    if sim and (leaves is None or show_all or top is not None or board == "-"):
+        raise UsageError(
+            "--sim needs --leaves FILE.klv2 and shows its --candidates N: give no "
+            + ("--all" if show_all else "--top/-n" if top is not None else "--board -" if board == "-" else "")
+            if leaves is not None
+            else "--sim simulates with the static-equity player: give --leaves FILE.klv2 (or LANG)"
+        )
+    sim_opts = (plies, iterations, seconds, candidates, workers)
+    if not sim and (plies != 2 or iterations is not None or seconds is not None or candidates != 10 or workers != 1):
+        raise UsageError("--plies, --iterations, --seconds, --candidates and --workers are options of --sim: give --sim")
     n = 10 if top is None else top
     if n < 1 and not show_all:
         raise UsageError("--top/-n must be at least 1")
@@ -202,7 +225,7 @@ def best(
     if many:
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
 
-    cgp_rack, opponent = None, []
+    cgp_rack, opponent, pos = None, [], None
     if cgp is not None:
         from gamecore.text import nfc
 
@@ -224,7 +247,12 @@ def best(
         rack_tiles = cgp_rack
     else:
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
-    plays, rows = plays_of(position, rack_tiles, opponent)
+    if sim:
+        columns = SIM_COLUMNS
+        spread = pos.scores[0] - pos.scores[1] if pos is not None else 0  # the CGP's scores: the side on turn's first
+        plays, rows = _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, shown, seed, sim_opts)
+    else:
+        plays, rows = plays_of(position, rack_tiles, opponent)
     emit(rows, columns, fmt)
     if svg is not None:
         from gamecore.picture import PositionPicture, write_picture
@@ -322,6 +350,44 @@ def _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, limit, table,
         else:
             rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, 0, text(r.leave), eq])
     return [r.play for r in ranked], rows
+
+
+SIM_COLUMNS = ["kind", "coord", "word", "score", "leave", "equity", "sim", "stderr", "win", "iterations"]
+
+
+def _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, shown, seed, opts):
+    """``--sim``: the candidates simulated (:class:`gamecore.simulation.Simulator`), best first, as
+    rows. Returns (the plays, None for an exchange; rows)."""
+    from gamecore.folded import _manifest_fold, folded_tiles
+    from gamecore.simulation import Simulator, win_model
+
+    plies, iterations, seconds, candidates, workers = opts
+    folded = bool(folded_tiles(ruleset.tiles(), bundle.alphabet, _manifest_fold(bundle)))
+    sim = Simulator(bundle, ruleset, table, win_model(bundle.language), folded)
+    res = sim.run(
+        position,
+        rack_tiles,
+        opponent,
+        spread,
+        candidates=candidates,
+        plies=plies,
+        iterations=iterations,
+        seconds=seconds,
+        seed=0 if seed is None else seed,
+        workers=workers,
+    )
+    rows = []
+    for c in res.candidates:
+        r = c.ranked
+        leave = table.labels(table.tiles(r.leave))
+        win = None if c.win != c.win or not c.wins else round(100 * c.win, 2)  # NaN: no win model
+        stats = [round(r.milli / 1000, 3), round(c.mean, 3), round(c.stderr, 3), win, c.iterations]
+        if r.kind == "play":
+            p = r.play
+            rows.append(["play", shown(p.coord), p.word_text(), p.score, leave, *stats])
+        else:
+            rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, leave, *stats])
+    return [c.ranked.play for c in res.candidates], rows
 
 
 def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:

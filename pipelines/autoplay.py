@@ -114,7 +114,7 @@ def _setup(cfg: Config) -> None:
             from gamecore.lexicon import Lexicon
 
             words = Lexicon.load(vocab)
-        strategies.append(Strategy(kind, table if kind == "equity" else None, words))
+        strategies.append(Strategy(kind, table if kind in ("equity", "sim") else None, words))
     mover = Mover(bundle, rules)
     # the oracle checks every word a play forms against the lexicon, unless a tile is folded (Ё)
     lexicon = bundle.words if not mover.folded else None
