@@ -47,7 +47,8 @@ HELP = (
     "makes it reproducible: the same output at any --workers.\n\n"
     "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
     "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
-    "e.g. output/is/midlungur).\n\n"
+    "e.g. output/is/midlungur); equity makes the top move by static equity (a play or an exchange, the "
+    "--leaves columns) with --leaves, else the language's shipped leaves.\n\n"
     "Exit status: 0 plays listed (also when there is none); 2 usage or input error (one line on stderr; "
     "with --board -: some line was bad, one line each)."
 )
@@ -57,6 +58,7 @@ class Robot(str, Enum):
     fullsterkur = "fullsterkur"
     midlungur = "midlungur"
     amlodi = "amlodi"
+    equity = "equity"
 
 
 def best(
@@ -83,7 +85,9 @@ def best(
     top: Optional[int] = typer.Option(None, "--top", "-n", help="How many plays to show (the best N; default 10)."),
     show_all: bool = typer.Option(False, "--all", help="Show every legal play (not with --top/-n)."),
     board_format: BoardFormat = typer.Option(BoardFormat.gcg, "--board-format", help="gcg, netskrafl or cgp."),
-    robot: Optional[Robot] = typer.Option(None, "--robot", help="Show only the play this Netskrafl robot would make."),
+    robot: Optional[Robot] = typer.Option(
+        None, "--robot", help="Show only the move this robot makes: a Netskrafl robot, or equity (the top move by static equity)."
+    ),
     vocabulary: Optional[Path] = typer.Option(
         None,
         "--vocabulary",
@@ -140,9 +144,9 @@ def best(
         raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
     if robot is not None and (show_all or top is not None):
         raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
-    if leaves is not None and robot is not None:
+    if leaves is not None and robot is not None and robot != Robot.equity:
         raise UsageError(f"--robot {robot.value} picks by score as Netskrafl's robots do: give no --leaves")
-    if pick_from is not None and (robot is None or robot.value == "fullsterkur"):
+    if pick_from is not None and (robot is None or robot.value in ("fullsterkur", "equity")):
         raise UsageError("--pick-from is how many plays midlungur or amlodi pick among: give --robot midlungur or amlodi")
     if vocabulary is not None and robot is None:
         raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
@@ -189,6 +193,18 @@ def best(
     ruleset = resolve_rules(rules, bundle, lang)  # --rules, else the lexicon's, else the language's
     tile_set, layout = ruleset.tiles(), ruleset.layout()
     table = None
+    if robot == Robot.equity:
+        n = 1  # the equity robot's one move: the top move by static equity
+        if leaves is None:  # the language's shipped leaves
+            from gamecore.klv import shipped_leaves
+
+            language = lang or bundle.language
+            if not language or shipped_leaves(language, ruleset.name) is None:
+                raise UsageError(
+                    f"--robot equity ranks by static equity: no leave file is shipped for language {language!r} and "
+                    f"rules {ruleset.name!r} yet; give --leaves FILE.klv2"
+                )
+            leaves = language
     if leaves is not None:
         if ruleset.blank_swap:
             raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
@@ -328,11 +344,18 @@ def _leave_table(value: str, tile_set, lang: str | None = None, rules: str | Non
 def _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, limit, table, shown):
     """``--leaves``: every play and exchange by static equity (the best ``limit``, or all), as rows.
     Returns (the plays, None for an exchange; rows)."""
+    from gamecore.best import check_tiles, equity_search
     from gamecore.equity import rank
-    from gamecore.folded import best_plays_folded
+    from gamecore.folded import best_plays_folded, folded_tiles
 
-    plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None, fold)
-    ranked = rank(position, rack_tiles, plays, table, ruleset, opponent)[:limit]
+    ranked = None
+    if limit is not None:  # the best N: searched in C when the rules and rack allow
+        check_tiles(position, rack_tiles, ruleset)
+        folded = bool(folded_tiles(ruleset.tiles(), bundle.alphabet, fold))
+        ranked = equity_search(bundle, ruleset, table, folded).rank(position, rack_tiles, opponent, limit)
+    if ranked is None:
+        plays = best_plays_folded(position, rack_tiles, bundle, ruleset, None, fold)
+        ranked = rank(position, rack_tiles, plays, table, ruleset, opponent)[:limit]
     texts: dict[tuple, str] = {}  # leave text once per distinct leave
 
     def text(kept: tuple) -> str:
@@ -532,7 +555,7 @@ def _vocabulary_dir(robot: Optional[Robot], vocabulary: Optional[Path], folder: 
                 f"{ours!r}: a robot's vocabulary is words of the game's language"
             )
         return vocabulary
-    if robot == Robot.fullsterkur:
+    if robot in (Robot.fullsterkur, Robot.equity):
         return None
     tier = folder / robot.value
     if (tier / "manifest.json").is_file():
