@@ -182,3 +182,31 @@ def test_a_damaged_leave_value_is_the_readers_error():
 
     with pytest.raises(DataError, match="leave value number .* not a number of points"):
         search.rank(Board(rules.layout(), ts), list("EARTHLY"), (), 1)
+
+
+def test_cli_equity_robot(shared, tmp_path_factory):
+    """``best --robot equity``: the first row of the whole ranking (``--leaves --all``); without
+    --leaves, the language's shipped leaves, or one line naming the fix when none is shipped."""
+    import json
+
+    from clirun import run_skrafl
+
+    from gamecore.klv import shipped_leaves
+
+    out = tmp_path_factory.mktemp("robot") / "lex"
+    src = shared / "corpora" / "positions" / "mid2_b0.words"
+    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    cgp = "15/15/8JOE4/7FAUTOR2/7A7/7B7/7L1M5/7E1O5/5GIRON5/4DONS1A5/4AE3C5/9I5/9D5/15/15 BDEGORW/ 0/0 0"
+    base = ["best", "--lexicon", str(out), "--rules", "wespa", "--cgp", cgp, "-f", "json"]
+    every = json.loads(run_skrafl(*base, "--leaves", str(SUBSET), "--all").stdout)
+    r = run_skrafl(*base, "--leaves", str(SUBSET), "--robot", "equity")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == every[:1] and every[0]["word"] == "GOWDER"
+    r = run_skrafl(*base, "--robot", "equity")
+    if shipped_leaves("en", "wespa") is None:
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "give --leaves FILE.klv2" in r.stderr
+    else:
+        assert r.returncode == 0 and len(json.loads(r.stdout)) == 1, r.stderr
+    r = run_skrafl(*base, "--leaves", str(SUBSET), "--robot", "equity", "--pick-from", "3")
+    assert r.returncode == 2 and "--pick-from" in r.stderr
