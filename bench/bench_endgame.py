@@ -10,7 +10,7 @@ MAGPIE reads the same KWG (``bench_movegen.magpie_data``).
 Per position: our solver in-process to the end of the game (a time limit of ``ENDGAME_SECONDS``,
 default 20 s); MAGPIE's ``endgame`` with one thread (``-threads 1``, a transposition table of 2 %
 of memory) at the depth our search proved (MAGPIE searches every depth up to ``-eplies`` even once
-the game is solved), or 25 plies within three times our limit when ours did not prove it. Both keep two scoreless turns in a row
+the game is solved), or 25 plies within three times our limit (killed after it) when ours did not prove it. Both keep two scoreless turns in a row
 as the end of the game (see gamecore/endgame.py). Printed: per position the values (the final
 spread from the side on turn's view), depth, nodes and seconds of each; then the positions, how
 many have the same value, and the median search time of each (MAGPIE's own ``time:``, ours the
@@ -71,18 +71,23 @@ def endgame_positions(limit: int | None = None) -> list[dict]:
     return out[:limit] if limit else out
 
 
-def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, seconds: float = 0) -> dict:
-    limit = f" -etlim {seconds:g}" if seconds else ""
-    cmd = f"cgp {cgp} -lex CSWSKRAFL -wmp false -threads 1 -eplies {plies} -ttfraction 0.02{limit}\nendgame\n"
+def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, timeout: float | None = None) -> dict | None:
+    """MAGPIE's ``endgame`` at ``plies`` with one thread: ``depth``, ``seconds`` (its own), ``wall``,
+    ``gain``, ``value``, ``first``; None when it runs longer than ``timeout`` seconds (killed)."""
+    cmd = f"cgp {cgp} -lex CSWSKRAFL -wmp false -threads 1 -eplies {plies} -ttfraction 0.02\nendgame\n"
     t = time.monotonic()
-    r = subprocess.run(
-        [str(magpie), "set", "-mode", "sync", "-savesettings", "false"],
-        input=cmd,
-        capture_output=True,
-        text=True,
-        cwd=work,
-        check=False,
-    )
+    try:
+        r = subprocess.run(
+            [str(magpie), "set", "-mode", "sync", "-savesettings", "false"],
+            input=cmd,
+            capture_output=True,
+            text=True,
+            cwd=work,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
     wall = time.monotonic() - t
     text = r.stdout
     m = re.search(r"Endgame \(depth: (\d+), time: ([\d.]+)s", text)
@@ -90,15 +95,17 @@ def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, seconds: float = 
         raise SystemExit(f"MAGPIE failed ({r.returncode}): {(text + r.stderr)[-500:]}")
     lines = text[m.end() :].splitlines()
     row = next(line for line in lines[2:] if line.strip())
-    v = re.match(r"^\s*(.+?)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)(\s|$)", row)
+    # the first cell: "pass" or "COORD WORD SCORE", then " (RACK +N)" or " (6 zeros)" where the game ends;
+    # then V (the spread gained) and S (the final spread)
+    v = re.match(r"^\s*((?:pass|\S+ \S+ -?\d+)(?: \([^)]*\))?)\s+(-?\d+)\s+(-?\d+)(?:\s|$)", row)
     if not v:
         raise SystemExit(f"MAGPIE's line not understood: {row!r}")
     return {
         "depth": int(m.group(1)),
         "seconds": float(m.group(2)),
         "wall": wall,
-        "gain": int(v.group(3)),
-        "value": int(v.group(4)),
+        "gain": int(v.group(2)),
+        "value": int(v.group(3)),
         "first": v.group(1),
     }
 
@@ -151,18 +158,17 @@ def main() -> None:
                 },
             }
             if work:
-                row["magpie"] = (
-                    run_magpie(magpie, work, o["cgp"], r.depth, 0)
-                    if r.proved
-                    else run_magpie(magpie, work, o["cgp"], 25, 3 * seconds)
-                )
+                # at the depth ours proved; else to 25 plies, given three times our limit
+                row["magpie"] = run_magpie(magpie, work, o["cgp"], r.depth if r.proved else 25, None if r.proved else 3 * seconds)
             rows.append(row)
             ours, mp = row["ours"], row.get("magpie")
             line = (
                 f"{o['game'][:48]:<48} #{o['move']:<3} {c.racks[0] and ''.join(c.racks[0]):>7}/{''.join(c.racks[1]):<7} "
                 f"ours {ours['value']:>5} d{ours['depth']:<2}{'P' if ours['proved'] else '-'} {ours['nodes']:>9,} n {ours['seconds']:7.2f} s"
             )
-            if mp:
+            if work and mp is None:
+                line += f" | MAGPIE: no result within {3 * seconds:g} s"
+            elif mp:
                 line += f" | MAGPIE {mp['value']:>5} d{mp['depth']:<2} {mp['seconds']:7.3f} s {'same' if mp['value'] == ours['value'] else 'DIFFERENT'}"
             print(line, flush=True)
         out = os.environ.get("ENDGAME_JSON")
@@ -175,13 +181,11 @@ def main() -> None:
         f"{statistics.median(r['ours']['seconds'] for r in proved) if proved else float('nan'):.3f} s (proved)"
     )
     if rows and "magpie" in rows[0]:
-        same = sum(r["magpie"]["value"] == r["ours"]["value"] for r in proved)
-        print(f"same value as MAGPIE: {same} of {len(proved)} proved positions")
+        both = [r for r in proved if r["magpie"] is not None]
+        same = sum(r["magpie"]["value"] == r["ours"]["value"] for r in both)
+        print(f"same value as MAGPIE: {same} of {len(both)} positions proved by ours (MAGPIE at the same depth)")
+        solved = [r for r in rows if r["magpie"] is not None]
         print(
-            f"median search time, MAGPIE (one thread): {statistics.median(r['magpie']['seconds'] for r in rows):.3f} s (all), "
-            f"{statistics.median(r['magpie']['seconds'] for r in proved) if proved else float('nan'):.3f} s (proved)"
+            f"median search time, MAGPIE (one thread): {statistics.median(r['magpie']['seconds'] for r in both) if both else float('nan'):.3f} s "
+            f"(the positions ours proved); MAGPIE without a result within {3 * seconds:g} s: {len(rows) - len(solved)}"
         )
-
-
-if __name__ == "__main__":
-    main()

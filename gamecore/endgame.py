@@ -318,7 +318,7 @@ class _Search:
         """The value for side ``p`` on turn at ply ``d`` (relative to the spread now), ``k`` scoreless
         turns so far, ``depth`` plies left; ``pv`` receives the best line."""
         self.nodes += 1
-        if self.nodes & 1023 == 0:
+        if self.nodes & 255 == 0:
             self._check_time()
         q = 1 - p
         key = self._key(p, k, passes)

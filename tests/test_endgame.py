@@ -315,21 +315,16 @@ def test_same_value_as_magpie(shared, tmp_path, monkeypatch):
     from bench_movegen import english_words, magpie_data
 
     from cli.position import game_positions
-    from gamecore.best import load_bundle
     from gamecore.board import parse_cgp
+    from gamecore.kwg import write_kwg
 
     monkeypatch.setenv("MAGPIE_DIR", str(root))
-    words, _ = english_words()
-    (tmp_path / "w.txt").write_text("\n".join(w.lower() for w in words) + "\n")
-    from clirun import run_skrafl
-
-    res = run_skrafl(
-        "build", "en", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "lex"), "-q"
-    )
-    assert res.returncode == 0, res.stderr
-    work = magpie_data(tmp_path / "mp", tmp_path / "lex" / "lexicon.kwg")
+    words, _ = english_words()  # a full-size English list (english-words) when installed
+    kwg_path = tmp_path / "en.kwg"
+    write_kwg(sorted(w.lower() for w in words), ENGLISH, kwg_path)
+    work = magpie_data(tmp_path / "mp", kwg_path)
     assert work is not None
-    bundle = load_bundle(tmp_path / "lex")
+    kwg = Kwg.load(kwg_path, ENGLISH)
     rules = load_rules("wespa")
     gcg = shared / "corpora" / "gcg"
     checked = 0
@@ -350,7 +345,7 @@ def test_same_value_as_magpie(shared, tmp_path, monkeypatch):
             s = pos.scores
             cgp = f"{pos.board.cgp_rows()} {''.join(pos.rack)}/{opp} {s[pos.mover]}/{s[1 - pos.mover]} 0"
             c = parse_cgp(cgp, rules.tiles(), rules.layout())
-            r = Endgame(c.board, c.racks, bundle.kwg, bundle.alphabet, rules, c.scores).solve(seconds=60)
+            r = Endgame(c.board, c.racks, kwg, ENGLISH.upper(), rules, c.scores).solve(seconds=60)
             assert r.proved, cgp
             theirs = run_magpie(root / "bin" / "magpie", work, cgp, r.depth)
             assert theirs["value"] == r.value, (cgp, theirs, r.value)
