@@ -42,7 +42,7 @@ def autoplay(
     p1: Strategy = typer.Option(Strategy.score, "--p1", help="Player 1's strategy."),
     p2: Strategy = typer.Option(Strategy.score, "--p2", help="Player 2's strategy."),
     leaves: Optional[str] = typer.Option(
-        None, "--leaves", help="KLV2 leave file (or LANG: its shipped one) for every equity player."
+        None, "--leaves", help="KLV2 leave file (or LANG, or shipped) for every equity player (default with --lang: shipped)."
     ),
     leaves1: Optional[str] = typer.Option(None, "--leaves1", help="Leave file of player 1 (equity)."),
     leaves2: Optional[str] = typer.Option(None, "--leaves2", help="Leave file of player 2 (equity)."),
@@ -74,7 +74,9 @@ def autoplay(
     if gcg and out is None:
         raise UsageError("--gcg writes OUT/gcg/: give --out DIR too")
     kinds = (p1.value, p2.value)
-    given = (leaves1 or leaves, leaves2 or leaves)
+    # an equity player given no leave file plays the shipped leaves of --lang's rule set
+    fallback = "shipped" if lang is not None else None
+    given = (leaves1 or leaves or fallback, leaves2 or leaves or fallback)
     for k, (kind, lv) in enumerate(zip(kinds, given), 1):
         if kind in ("equity", "sim") and lv is None:
             raise UsageError(f"--p{k} {kind} needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
