@@ -124,21 +124,29 @@ def test_estimator_recovers_known_values():
 
 
 def test_bad_input_one_line_exit_2(tmp_path):
+    from cli.leaves import _build
+    from gamecore.errors import UsageError
+
+    a = tmp_path / "a.klv2"
+    # (lang, lexicon, rules, games, seed, generations, workers, out, quiet)
     cases = [
-        (["--lang", "is", "--games", "0", "--out", str(tmp_path / "a.klv2")], "--games must be at least 1"),
-        (["--lang", "is", "--games", "2", "--seed", "-1", "--out", str(tmp_path / "a.klv2")], "--seed must be 0 or more"),
-        (["--lang", "is", "--games", "2", "--generations", "0", "--out", str(tmp_path / "a.klv2")], "--generations"),
-        (["--lang", "is", "--games", "2", "--out", str(tmp_path / "a.bin")], "must end in .klv2"),
-        (["--lang", "is", "--games", "2"], "give --out FILE.klv2"),
-        (["--lang", "is", "--out", str(tmp_path / "a.klv2")], "give --games N"),
-        (["--games", "2", "--out", str(tmp_path / "a.klv2")], "give --lang L"),
-        (["--lexicon", str(tmp_path / "none"), "--games", "2", "--out", str(tmp_path / "a.klv2")], "no lexicon folder"),
+        (("is", None, None, 0, 1, 1, 1, a), "--games must be at least 1"),
+        (("is", None, None, 2, -1, 1, 1, a), "--seed must be 0 or more"),
+        (("is", None, None, 2, 1, 0, 1, a), "--generations must be at least 1"),
+        (("is", None, None, 2, 1, 1, 0, a), "--workers must be at least 1"),
+        (("is", None, None, 2, 1, 1, 1, tmp_path / "a.bin"), "must end in .klv2"),
+        (("is", None, None, 2, 1, 1, 1, None), "give --out FILE.klv2"),
+        (("is", None, None, None, 1, 1, 1, a), "give --games N"),
+        ((None, None, None, 2, 1, 1, 1, a), "give --lang L"),
+        ((None, tmp_path / "none", None, 2, 1, 1, 1, a), "no lexicon folder"),
     ]
     for args, msg in cases:
-        r = run_skrafl("leaves", "build", *args)
-        assert r.returncode == 2, (args, r.stderr)
-        assert r.stderr.count("\n") == 1 and msg in r.stderr, (args, r.stderr)
+        with pytest.raises(UsageError, match=msg.replace(".", r"\.")):
+            _build(*args, True)
     assert not list(tmp_path.iterdir())
+    # the command's own form: one line, exit 2
+    r = run_skrafl("leaves", "build", "--lang", "is", "--games", "0", "--out", str(a))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--games must be at least 1" in r.stderr
     r = run_skrafl("leaves", "show", "x.klv2", "A", "--games", "3")
     assert r.returncode == 2 and "options of 'leaves build'" in r.stderr
 
@@ -198,8 +206,10 @@ def test_shipped_leaves_load_and_fit_their_tile_sets(path):
     assert man["klv2_sha256"] == hashlib.sha256(lzma.decompress(raw) if path.name.endswith(".xz") else raw).hexdigest()
 
 
-def test_shipped_leaves_cover_every_default_game():
+def test_shipped_leaves_cover_every_default_game(tmp_path, monkeypatch):
     from gamecore.klv import shipped_leaves
+
+    monkeypatch.setenv("SKRAFL_CACHE", str(tmp_path))  # where a packed file is unpacked
 
     for lang, rules in [
         ("is", None),
