@@ -13,8 +13,10 @@ of memory) at the depth our search proved (MAGPIE searches every depth up to ``-
 the game is solved), or 25 plies within three times our limit (killed after it) when ours did not prove it. Both keep two scoreless turns in a row
 as the end of the game (see gamecore/endgame.py). Printed: per position the values (the final
 spread from the side on turn's view), depth, nodes and seconds of each; then the positions, how
-many have the same value, and the median search time of each (MAGPIE's own ``time:``, ours the
-solver's wall time without the lexicon load). ``ENDGAME_LIMIT`` caps the number of positions.
+many have the same value, and the median search time of each: wall and CPU (ours: the solver's,
+without the lexicon load; MAGPIE: its own ``time:`` and the CPU time of its whole process, the
+lexicon load and its transposition table's allocation included). On a shared machine the CPU
+times are the ones to compare. ``ENDGAME_LIMIT`` caps the number of positions.
 
 Needs ``MAGPIE_DIR`` (a MAGPIE checkout built with ``make magpie BUILD=release``) for the comparison;
 without it only our side is run.
@@ -71,11 +73,19 @@ def endgame_positions(limit: int | None = None) -> list[dict]:
     return out[:limit] if limit else out
 
 
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, timeout: float | None = None) -> dict | None:
     """MAGPIE's ``endgame`` at ``plies`` with one thread: ``depth``, ``seconds`` (its own), ``wall``,
     ``gain``, ``value``, ``first``; None when it runs longer than ``timeout`` seconds (killed)."""
     cmd = f"cgp {cgp} -lex CSWSKRAFL -wmp false -threads 1 -eplies {plies} -ttfraction 0.02\nendgame\n"
     t = time.monotonic()
+    cpu = _children_cpu()
     try:
         r = subprocess.run(
             [str(magpie), "set", "-mode", "sync", "-savesettings", "false"],
@@ -89,6 +99,7 @@ def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, timeout: float | 
     except subprocess.TimeoutExpired:
         return None
     wall = time.monotonic() - t
+    cpu = _children_cpu() - cpu
     text = r.stdout
     m = re.search(r"Endgame \(depth: (\d+), time: ([\d.]+)s", text)
     if r.returncode or not m:
@@ -104,6 +115,7 @@ def run_magpie(magpie: Path, work: Path, cgp: str, plies: int, timeout: float | 
         "depth": int(m.group(1)),
         "seconds": float(m.group(2)),
         "wall": wall,
+        "cpu": cpu,
         "gain": int(v.group(2)),
         "value": int(v.group(3)),
         "first": v.group(1),
@@ -144,7 +156,9 @@ def main() -> None:
         for o in positions:
             c = parse_cgp(o["cgp"], rules.tiles(), rules.layout())
             eg = Endgame(c.board, c.racks, bundle.kwg, bundle.alphabet, rules, c.scores, c.zeros)
+            cpu = time.process_time()
             r = eg.solve(seconds=seconds)
+            cpu = time.process_time() - cpu
             row = {
                 **o,
                 "ours": {
@@ -154,6 +168,7 @@ def main() -> None:
                     "proved": r.proved,
                     "nodes": r.nodes,
                     "seconds": r.seconds,
+                    "cpu": cpu,
                     "first": r.sequence[0].text() if r.sequence else "",
                 },
             }
@@ -175,10 +190,14 @@ def main() -> None:
         if out:
             Path(out).write_text(json.dumps(rows, indent=1))
     proved = [r for r in rows if r["ours"]["proved"]]
+    med = statistics.median
+    nan = float("nan")
     print(f"positions: {len(rows)}; proved by ours within {seconds:g} s: {len(proved)}")
     print(
-        f"median search time, ours: {statistics.median(r['ours']['seconds'] for r in rows):.3f} s (all), "
-        f"{statistics.median(r['ours']['seconds'] for r in proved) if proved else float('nan'):.3f} s (proved)"
+        f"median search time, ours: {med(r['ours']['seconds'] for r in rows):.3f} s wall, "
+        f"{med(r['ours']['cpu'] for r in rows):.3f} s CPU (all); "
+        f"{med(r['ours']['seconds'] for r in proved) if proved else nan:.3f} s wall, "
+        f"{med(r['ours']['cpu'] for r in proved) if proved else nan:.3f} s CPU (proved)"
     )
     if rows and "magpie" in rows[0]:
         both = [r for r in proved if r["magpie"] is not None]
@@ -186,6 +205,9 @@ def main() -> None:
         print(f"same value as MAGPIE: {same} of {len(both)} positions proved by ours (MAGPIE at the same depth)")
         solved = [r for r in rows if r["magpie"] is not None]
         print(
-            f"median search time, MAGPIE (one thread): {statistics.median(r['magpie']['seconds'] for r in both) if both else float('nan'):.3f} s "
-            f"(the positions ours proved); MAGPIE without a result within {3 * seconds:g} s: {len(rows) - len(solved)}"
+            f"the same {len(both)} positions, median: ours {med(r['ours']['seconds'] for r in both) if both else nan:.3f} s wall, "
+            f"{med(r['ours']['cpu'] for r in both) if both else nan:.3f} s CPU; MAGPIE (one thread) "
+            f"{med(r['magpie']['seconds'] for r in both) if both else nan:.3f} s its own time, "
+            f"{med(r['magpie']['cpu'] for r in both) if both else nan:.3f} s CPU of its process; "
+            f"MAGPIE without a result within {3 * seconds:g} s at 25 plies: {len(rows) - len(solved)}"
         )

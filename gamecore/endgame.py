@@ -190,6 +190,12 @@ class Endgame:
         return _Search(self, tt_max, exact_passes).run(plies, seconds, stop)
 
 
+def _first_then(first, rest):
+    """``first``, then the items of ``rest``."""
+    yield first
+    yield from rest
+
+
 class _Search:
     def __init__(self, eg: Endgame, tt_max: int, exact_passes: bool = False):
         r = eg.rules
@@ -337,25 +343,11 @@ class _Search:
         alpha0 = alpha
         horizon0 = self.horizon
         rack = self.rk[p]
-        moves = self.pos[d].moves(rack, rack[0], sorted=True)
+        P = self.pos[d]
         n_me = self.n[p]
-        # the order: the table's move, plays that go out (best score first), the rest by score
-        tt_first = None
-        if depth >= 2:
-            outs = []
-            rest = []
-            for m in moves:
-                (outs if m[5] == n_me else rest).append(m)
-            ordered = outs + rest
-            if tt_move is not None and tt_move != "pass":
-                for i, m in enumerate(ordered):
-                    if m == tt_move:
-                        if i:
-                            tt_first = ordered.pop(i)
-                            ordered.insert(0, tt_first)
-                        break
-        else:
-            ordered = moves
+        additive = self.additive
+        out_bonus = 2 * self.rv[q]
+        cut2 = additive and not self.exact_passes
         best = -_INF
         best_move = None
         child_pv: list = []
@@ -364,12 +356,51 @@ class _Search:
         if pass_first:
             v = self._pass_value(d, p, k, passes, depth, -beta, -alpha, child_pv)
             best, best_move = v, "pass"
-            pv[:] = [(p, "pass")] + child_pv
+            pv[:] = [(p, "pass"), *child_pv]
             if v > alpha:
                 alpha = v
-        if alpha < beta:
-            additive = self.additive
-            out_bonus = 2 * self.rv[q]
+        tt_first = None
+        plays = None  # the plays to search in order (None: settled without them)
+        if depth == 1 and additive and not pass_first:
+            # at the horizon a play is worth its score, one that goes out its score + the bonus:
+            # the pruned search for the top play settles most nodes without listing every play
+            top = P.top(rack, rack[0], limit=1)
+            if not top:
+                plays = ()
+            else:
+                m = top[0]
+                s1 = m[4]
+                if m[5] == n_me:  # the top play goes out: no other play is worth more
+                    best, best_move = s1 + out_bonus, m
+                elif s1 >= beta or s1 + out_bonus <= alpha:  # a cut, or no play can raise alpha
+                    self.horizon += 1
+                    best, best_move = (s1 if s1 >= beta else s1 + out_bonus), m
+                else:
+                    plays = P.moves(rack, rack[0], sorted=True)
+                if plays is None:
+                    pv[:] = [(p, m)]
+                    if best > alpha:
+                        alpha = best
+        elif depth >= 2:
+            # the order: the table's move, plays that go out (best score first), the rest by score
+            outs = []
+            rest = []
+            for m in P.moves(rack, rack[0], sorted=True):
+                (outs if m[5] == n_me else rest).append(m)
+            plays = outs + rest
+            if tt_move is not None and not pass_first:
+                for i, m in enumerate(plays):
+                    if m == tt_move:
+                        if i:
+                            plays.insert(0, plays.pop(i))
+                        break
+        else:
+            # at the horizon: by score as generated (read one at a time); the table's move first
+            plays = P.moves(rack, rack[0], sorted=True)
+            if tt_move is not None and not pass_first:
+                tt_first = tt_move
+                plays = _first_then(tt_move, plays)
+        if plays is not None and alpha < beta:
             if not additive:
                 mine, theirs = self.sc[p], self.sc[q]
                 if self.eg.rules.end_out == "others_racks":
@@ -377,9 +408,11 @@ class _Search:
                 else:
                     out_mine, out_theirs = mine + out_bonus, theirs
             child_passes = (0, passes[1]) if p == 0 else (passes[0], 0)
-            cut2 = additive and not self.exact_passes
-            for m in ordered:
+            first = True
+            for m in plays:
                 score = m[4]
+                if tt_first is not None and not first and m == tt_first:
+                    continue  # (tried first)
                 if depth <= 1 and additive and score + out_bonus <= best:
                     break  # sorted by score: no later play can do better at the horizon
                 if depth == 2 and cut2 and score <= alpha and m[5] != n_me:
@@ -390,9 +423,11 @@ class _Search:
                     self.horizon += 1
                     if score > best:
                         best = score
-                    if m is tt_first:
+                    if first and tt_move is not None:
+                        first = False
                         continue
                     break
+                first = False
                 line = ()
                 if m[5] == n_me:  # goes out
                     v = score + out_bonus if additive else self._final(out_mine + score, out_theirs)
