@@ -67,13 +67,19 @@ def main() -> None:
     langs = sys.argv[2].split(",") if len(sys.argv) > 2 else LANGS
     out = PROJECT / "gamecore" / "data" / "win_models.json"
     data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    from gamecore.errors import SkraflError
+
     for lang in langs:
-        got = build(lang, games)
+        try:
+            got = build(lang, games)
+        except SkraflError as exc:  # a language whose self-play fails: reported, the others go on
+            print(f"{lang}: not built: {exc}", flush=True)
+            continue
         if got is not None:
             data[lang] = got
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(out)
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            tmp.replace(out)
 
 
 if __name__ == "__main__":
