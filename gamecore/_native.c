@@ -817,6 +817,7 @@ typedef struct {
      * so far is turned into a score threshold for the pruning (eq_maxterm: the best term) */
     int eq_on, eq_opening, eq_full, eq_maxterm;
     int eq_adj[MAXD + 1]; /* a span of k new tiles: ceil((the best term keeping ntiles - k) - eq_maxterm) / 1000) */
+    int eq_adjge[MAXD + 1]; /* the same for plays of k new tiles or more (a play under way: see right_ok) */
     int eq_stride[MAX_TILE + 1];
     const int32_t *eq_term;
     uint64_t eq_vowels;
@@ -852,6 +853,10 @@ static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum
     int reach = k <= 0 || (k < 64 && (g_dK[p] >> k));
     if (g->part == 2 && !reach) return 0; /* looking for bingos only: none on this way */
     int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] + (reach && g->part != 1 ? g->bingo : 0);
+    if (g->eq_on && b >= 0) { /* (equity) less what a leave of the tiles still kept lacks of the best term */
+        b += g->eq_adjge[nplaced];
+        if (b < 0) b = 0;
+    }
     return b >= g->thr;
 }
 
@@ -3331,7 +3336,7 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         }
         kept_n[idx] = (int8_t)n;
         int32_t v = vals[idx];
-        if (nexch && idx != g->eq_full) {
+        if (nexch && idx != g->eq_full && (nexch > 1 || best_ex < 0 || v >= ex[1].eq)) {
             Exch *e = &ex[nex];
             int ng = 0;
             for (int i = 0; i < nk; i++) {
@@ -3364,6 +3369,10 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     for (int k = 1; k <= ntiles; k++) { /* a play of k tiles keeps ntiles - k: what it lacks of the best */
         long x = (long)g->eq_maxterm - mk[ntiles - k]; /* >= 0 */
         g->eq_adj[k] = -(int)(x / 1000);
+    }
+    for (int k = ntiles, best = INT32_MIN; k >= 0; k--) { /* plays of k tiles or more (at least one) */
+        if (k >= 1 && mk[ntiles - k] > best) best = mk[ntiles - k];
+        g->eq_adjge[k] = best == INT32_MIN ? 0 : -(int)(((long)g->eq_maxterm - best) / 1000);
     }
     g->eq_on = 1;
     g->eq_term = term;

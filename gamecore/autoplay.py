@@ -138,11 +138,14 @@ class Mover:
             opponent = [t for q, r in enumerate(state.racks) if q != p for t in r] if not state.bag else []
             # unseen by the player: the bag, and while it has tiles the other racks (as equity.bag_count)
             bag = len(state.bag) + (sum(len(r) for q, r in enumerate(state.racks) if q != p) if state.bag else 0)
-            top = self.equity_search(strategy.leaves).rank(state.board, rack, opponent, 1, self._grid(state), bag=bag)
-            if top and (top[0].kind == "play" or state.can_exchange(len(top[0].exchanged))):
-                ranked = top
-            else:  # no move, or an exchange the state refuses: every move, ranked in Python
-                ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
+            top = self.equity_search(strategy.leaves).best(state.board, rack, opponent, self._grid(state), bag)
+            if top is not None and top[0] == "play":
+                return Play(p, top[1])
+            if top is not None and top[0] == "exchange" and state.can_exchange(len(top[1])):
+                return Exchange(p, tuple(top[1]))
+            # no move, an exchange the state refuses, or rules the search does not model: every
+            # move, ranked in Python
+            ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
             for row in ranked:
                 if row.kind == "play":
                     return Play(p, row.play)

@@ -326,17 +326,52 @@ class EquitySearch:
         as :func:`gamecore.equity.rank` (UsageError: an opponent's rack that does not fit)."""
         from gamecore import equity
 
+        rows = self._search(board, rack, opponent_rack, limit, grid, prune, bag)
+        if rows is None:
+            return None
+        out = []
+        alphabet = self.bundle.alphabet
+        for _, kind, _, x, e in rows[:limit]:
+            if kind == 0:
+                out.append(equity.Ranked("play", x.score, e, equity.kept_tiles(rack, x), play=x))
+            else:
+                out.append(equity.exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e))
+        return out
+
+    def best(self, board: Board, rack: Sequence[str], opponent_rack: Sequence[str], grid=None, bag: int | None = None):
+        """The top move alone, for self-play: ``("play", ScoredPlay)``, ``("exchange", the tiles
+        given back)`` (as :meth:`rank`'s first row), ``("none", None)`` when there is no move, or
+        None (see the class)."""
+        rows = self._search(board, rack, opponent_rack, 1, grid, True, bag)
+        if rows is None:
+            return None
+        if not rows:
+            return ("none", None)
+        _, kind, _, x, e = rows[0]
+        if kind == 0:
+            return ("play", x)
+        from gamecore.equity import exchange_row
+
+        alphabet = self.bundle.alphabet
+        return ("exchange", exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e).exchanged)
+
+    def _search(self, board, rack, opponent_rack, limit, grid, prune, bag) -> list | None:
+        """The C search's plays and exchanges as rows ``(-equity, 0 play / 1 exchange, order, play
+        or kept tile numbers, equity)``, best first; None when it does not apply."""
+        from gamecore import equity
+
         if not self.plain:
             return None
         idx = self._idx
         counts = [0] * (len(self.bundle.alphabet) + 1)
         blanks = 0
+        klv_tiles = self._klv_tiles
         for t in rack:
             if t == "?":
                 blanks += 1
             else:
                 i = idx.get(t)
-                if i is None or not self._klv_tiles[i]:
+                if i is None or not klv_tiles[i]:
                     return None
                 counts[i] += 1
         leaves, rules = self.leaves, self.rules
@@ -363,16 +398,10 @@ class EquitySearch:
             leaves.klv._checked(int(number) - 1)
             raise
         rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs))]
-        rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
-        rows.sort(key=lambda r: r[:3])
-        out = []
-        alphabet = self.bundle.alphabet
-        for _, kind, _, x, e in rows[:limit]:
-            if kind == 0:
-                out.append(equity.Ranked("play", x.score, e, equity.kept_tiles(rack, x), play=x))
-            else:
-                out.append(equity.exchange_row(rack, ["?" if t == 0 else alphabet[t - 1] for t in x], e))
-        return out
+        if exchanges:
+            rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
+            rows.sort(key=lambda r: r[:3])
+        return rows
 
     def _equity(self, counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune):
         return self._pos.equity(
