@@ -7,8 +7,8 @@ first, then the later ones. Lexicon: the full-size English list of ``bench_moveg
 (english-words web2 + gcide ∪ the shared positions' lists), built once into a temporary folder;
 MAGPIE reads the same KWG (``bench_movegen.magpie_data``).
 
-Per position: our solver in-process to the end of the game (a time limit of ``ENDGAME_SECONDS``,
-default 20 s); MAGPIE's ``endgame`` with one thread (``-threads 1``, a transposition table of 2 %
+Per position: our solver in-process to the end of the game (a limit of ``ENDGAME_SECONDS`` of CPU
+time, default 20 s: the machine may be shared); MAGPIE's ``endgame`` with one thread (``-threads 1``, a transposition table of 2 %
 of memory) at the depth our search proved (MAGPIE searches every depth up to ``-eplies`` even once
 the game is solved), or 25 plies within three times our limit (killed after it) when ours did not prove it. Both keep two scoreless turns in a row
 as the end of the game (see gamecore/endgame.py). Printed: per position the values (the final
@@ -157,7 +157,7 @@ def main() -> None:
             c = parse_cgp(o["cgp"], rules.tiles(), rules.layout())
             eg = Endgame(c.board, c.racks, bundle.kwg, bundle.alphabet, rules, c.scores, c.zeros)
             cpu = time.process_time()
-            r = eg.solve(seconds=seconds)
+            r = eg.solve(seconds=seconds, clock=time.process_time)
             cpu = time.process_time() - cpu
             row = {
                 **o,

@@ -180,14 +180,16 @@ class Endgame:
         stop=None,
         tt_max: int = TT_MAX,
         exact_passes: bool = False,
+        clock=time.monotonic,
     ) -> EndgameResult:
         """The best sequence by iterative deepening to ``plies`` (None: to the end of the game), within
         ``seconds`` (None: no limit); ``stop()`` (optional) is called now and then and may raise to
         end the search (a stop signal). Deterministic: the same position gives the same result
         (a time limit excepted: where it cuts depends on the machine). ``exact_passes``: keep the
         scoreless-turn count as it is instead of MAGPIE's 0-or-1 (the same values, more positions;
-        for checking)."""
-        return _Search(self, tt_max, exact_passes).run(plies, seconds, stop)
+        for checking). ``clock``: what ``seconds`` are measured on (``time.process_time``: CPU
+        seconds, for measuring on a shared machine)."""
+        return _Search(self, tt_max, exact_passes, clock).run(plies, seconds, stop)
 
 
 def _first_then(first, rest):
@@ -197,7 +199,7 @@ def _first_then(first, rest):
 
 
 class _Search:
-    def __init__(self, eg: Endgame, tt_max: int, exact_passes: bool = False):
+    def __init__(self, eg: Endgame, tt_max: int, exact_passes: bool = False, clock=time.monotonic):
         r = eg.rules
         self.eg = eg
         self.R, self.C = len(eg.grid), len(eg.grid[0])
@@ -240,6 +242,7 @@ class _Search:
         self.pos = [eg._make_position()]
         self.deadline = None
         self.stop = None
+        self.clock = clock
 
     # ---------------------------------------------------------------- helpers
 
@@ -487,7 +490,7 @@ class _Search:
     def _check_time(self) -> None:
         if self.stop is not None:
             self.stop()
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.clock() > self.deadline:
             raise EndgameTimeout
 
     # ---------------------------------------------------------------- iterative deepening
@@ -495,7 +498,7 @@ class _Search:
     def run(self, plies: int | None, seconds: float | None, stop) -> EndgameResult:
         eg = self.eg
         start = time.monotonic()
-        self.deadline = start + seconds if seconds is not None else None
+        self.deadline = self.clock() + seconds if seconds is not None else None
         self.stop = stop
         if self.exact_passes:
             k0 = min(eg.scoreless, 63)
