@@ -628,7 +628,7 @@ class _Replayer:
         self.last_words = max(1, len(words))
         self.zeros = 0
         self.passes[p] = 0
-        if self.over is None:
+        if self.over is None and (holds[p] == 0 or self.target is not None):  # else the play ends nothing
             # going out, or the Endline target (seed 003: the game ends when a player reaches it)
             self.over = end_after_play(self.rules, self.n, holds[p], self.bag_n, self.computed[p])
             if self.over == "out":
@@ -986,23 +986,25 @@ class _Replayer:
         self.row(ev, "challenge", computed=0)
 
     # -- whole game -----------------------------------------------------------------------------------
+    #: event kind → the method that applies it
+    HANDLERS = {
+        "play": "play",
+        "pass": "pass_",
+        "exchange": "exchange",
+        "withdraw": "withdraw",
+        "challenge_bonus": "challenge_bonus",
+        "challenge": "challenge",
+        "end_rack": "end_rack",
+        "rack_penalty": "rack_penalty",
+        "time": "time",
+        "resign": "resign",
+    }
+
     def start(self) -> None:
         """Before the first event: the game's players against the rule set."""
         g = self.game
         self.export_word: dict[int, list[str]] = {}
         self.synthetic: list[Event] = []
-        self.handlers = {
-            "play": self.play,
-            "pass": self.pass_,
-            "exchange": self.exchange,
-            "withdraw": self.withdraw,
-            "challenge_bonus": self.challenge_bonus,
-            "challenge": self.challenge,
-            "end_rack": self.end_rack,
-            "rack_penalty": self.rack_penalty,
-            "time": self.time,
-            "resign": self.resign,
-        }
         if len(g.players) > self.rules.players_max:
             self.fault(
                 "UNSUPPORTED_PLAYER_NUMBER",
@@ -1016,14 +1018,19 @@ class _Replayer:
         and the positions of ``score --game`` / ``show --game`` (``cli/position.py``)."""
         if ev.player >= self.n:
             self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
-        self.handlers[ev.kind](ev)
+        getattr(self, self.HANDLERS[ev.kind])(ev)
 
     def run(self) -> None:
         g = self.game
         self.start()
-        step = self.step
+        # self.step(ev), written out: replay's hot loop (millions of moves); the bound methods in a
+        # local, not on self (a cycle that would keep every replayed game until the collector runs)
+        handlers = {kind: getattr(self, name) for kind, name in self.HANDLERS.items()}
+        n = self.n
         for ev in g.events:
-            step(ev)
+            if ev.player >= n:
+                self.fault("PLAYER_DOES_NOT_EXIST", f"player {ev.player + 1}", ev, kind="error")
+            handlers[ev.kind](ev)
         for p, rack in sorted(g.last_racks.items()):
             if g.format == "gcg" and rack and not self.fits_unseen([t if t == "?" else t.upper() for t in rack]):
                 self.fault("RACK_NOT_IN_BAG", f"#rack{p + 1} {''.join(rack)} cannot be drawn: not all unseen", None)
