@@ -430,3 +430,55 @@ def test_a_challenge_bonus_reaching_the_endline_target_ends_the_game(tmp_path):
     assert st.over is None
     st.apply(ChallengeBonus(0))
     assert (st.over, st.scores, st.adjustments, st.winner()) == ("target", [70, 0], [], 0)
+
+
+# --- self-play and replay: the Slovenian/Russian exchange and end rules on real games ---------------
+
+IS_LEX = Path(__file__).resolve().parents[1] / "output" / "is"
+
+
+@pytest.mark.skipif(not (IS_LEX / "lexicon.kwg").is_file(), reason="output/is not built")
+def test_self_play_and_replay_agree_under_the_slovenian_exchange_and_end_rules(tmp_path):
+    """Netskrafl's tiles and lexicon under the Slovenian preset's exchange and end fields (no minimum
+    bag, two scoreless rounds, others' racks): each game exchanges exactly as many tiles as the bag
+    holds once it holds fewer than seven (allowed: the tiles come from the bag), and replay of the
+    exported game says ok, with the game state's final scores, end and winner."""
+    import random
+
+    from gamecore.autoplay import GameResult, Mover, Strategy, gcg_text
+    from gamecore.best import load_bundle
+
+    sl = load_rules("slovene")
+    text = (RULES_DIR / "netskrafl.toml").read_text(encoding="utf-8")
+    for key in ("exchange_min_bag", "scoreless_rounds_end", "end_out", "score_floor_zero", "challenge_bonus"):
+        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(key))
+    text += (
+        f"\nexchange_min_bag = {sl.exchange_min_bag}\nscoreless_rounds_end = {sl.scoreless_rounds_end}\n"
+        f'end_out = "{sl.end_out}"\n'
+    )
+    (tmp_path / "is_sl.toml").write_text(text.replace('name = "netskrafl"', 'name = "is_sl"'), encoding="utf-8")
+    rules = read_rules(tmp_path / "is_sl.toml")
+    assert (rules.exchange_min_bag, rules.scoreless_rounds_end, rules.end_out) == (0, 2, "others_racks")
+    bundle = load_bundle(IS_LEX)
+    mover, score = Mover(bundle, rules), Strategy("score")
+    small = 0
+    for i in range(6):
+        st = GameState.new(rules, seed=f"sl:{i}")
+        rng = random.Random(f"sl:{i}:moves")
+        swapped = False
+        while st.over is None:
+            n = len(st.bag)
+            if not swapped and 0 < n < 7 and len(st.racks[st.turn]) >= n:
+                ev, swapped = Exchange(st.turn, tuple(st.racks[st.turn][:n])), True
+                assert not st.can_exchange(n + 1)  # never more than the bag holds
+                small += 1
+            else:
+                ev = mover.choose(st, score, rng)
+            st.apply(ev)
+        path = tmp_path / f"game{i}.gcg"
+        path.write_text(gcg_text(GameResult(st, ("score", "score"), 0, [0, 0]), ["a", "b"]), encoding="utf-8")
+        row, _ = _replay(path, preset=str(tmp_path / "is_sl.toml"), strict=True)
+        assert row["status"] == "ok", row["error"]
+        assert ([row["score1"], row["score2"]], row["ended_by"]) == (st.scores, st.over)
+        assert row["winner"] == (None if st.winner() is None else "ab"[st.winner()])
+    assert small >= 3  # the rule was exercised
