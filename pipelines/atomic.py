@@ -169,6 +169,18 @@ class _Lock:
         os.close(self.fd)
 
 
+def tidy_lock(target: Path | str) -> None:
+    """Remove the lock file ``.NAME.lock`` a killed writer left beside the output ``target``, for a
+    caller that finds the output whole and does not write it again (the nightly job's kept lexicon).
+    It is taken first and removed still held, as a run removes its own; one a live run holds is
+    left alone."""
+    visible = Path(os.path.abspath(target))
+    if not os.path.lexists(visible.with_name(f".{visible.name}.lock")):
+        return
+    with contextlib.suppress(SkraflError, OSError):
+        _Lock(visible, "").release()
+
+
 def _clean_stale(visible: Path, keep: str | None) -> None:
     """Remove hidden leftovers of killed runs beside ``visible``: stages, links, old generations
     (never the current generation ``keep``). Called under the lock."""

@@ -33,6 +33,7 @@ Output folder (one output, command ``impact``, written whole):
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -529,28 +530,43 @@ SCRATCH_PREFIX = ".skrafl-impact-"
 """The scratch folder of a run (a replayed copy of its games) beside its output."""
 _SCRATCH_LOCK = ".skrafl-scratch.lock"
 SCRATCH_GRACE = 60.0
-"""Seconds a scratch folder without its lock file is left alone (a run between making it and
-locking it); older, it is a killed run's (or an older skrafl's)."""
+"""Seconds a scratch folder that holds files but no lock file is left alone; older, it is a killed
+run's (or an older skrafl's). (A run makes its lock before any other file: an empty folder is
+removed at once, and a run whose folder is taken so makes another.)"""
 
 
 def _new_scratch(parent: Path) -> tuple[Path, int]:
     """A new scratch folder in ``parent``, held by an exclusive ``flock`` on its lock file for the
     run (the kernel drops it when the process dies), after the scratch folders of killed runs
-    there are removed (:func:`tidy_scratch`). Returns the folder and the lock's descriptor."""
+    there are removed (:func:`tidy_scratch`). Returns the folder and the lock's descriptor. The
+    lock is made as ``LOCK.new``, held, then renamed: a folder whose lock is not held, or that is
+    still empty, is a killed run's; should another run's tidy-up take this one before its lock is
+    held, a new folder is made."""
     import fcntl
 
     tidy_scratch(parent)
-    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent))
-    fd = os.open(scratch / f"{_SCRATCH_LOCK}.new", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.rename(scratch / f"{_SCRATCH_LOCK}.new", scratch / _SCRATCH_LOCK)  # seen by a tidy-up only once held
-    return scratch, fd
+    for _ in range(100):
+        scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent))
+        try:
+            fd = os.open(scratch / f"{_SCRATCH_LOCK}.new", os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:  # removed, still empty, by another run's tidy-up
+            continue
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            os.rename(scratch / f"{_SCRATCH_LOCK}.new", scratch / _SCRATCH_LOCK)
+        except FileNotFoundError:  # taken by another run's tidy-up before it was held
+            os.close(fd)
+            continue
+        return scratch, fd
+    raise OSError(errno.EAGAIN, "cannot make a scratch folder", str(parent))
 
 
 def tidy_scratch(parent: Path) -> list[Path]:
     """Remove the scratch folders that killed ``impact`` runs left in ``parent`` (a full copy of
-    the replayed games each): those whose lock no live run holds, and those without a lock file
-    older than :data:`SCRATCH_GRACE`. A running impact's scratch is left alone. Returns those removed."""
+    the replayed games each): those whose lock (``LOCK``, or ``LOCK.new`` of a run killed as it
+    made it) no live run holds, the empty ones (a run killed before it made its lock), and those
+    without a lock file older than :data:`SCRATCH_GRACE` (an older skrafl's). A running impact's
+    scratch is left alone. Returns those removed."""
     import fcntl
     import time
 
@@ -562,17 +578,30 @@ def tidy_scratch(parent: Path) -> list[Path]:
     for p in sorted(found):
         if p.is_symlink() or not p.is_dir():
             continue
-        try:
-            fd = os.open(p / _SCRATCH_LOCK, os.O_RDWR)
-        except FileNotFoundError:
+        for name in (_SCRATCH_LOCK, f"{_SCRATCH_LOCK}.new"):
+            try:
+                fd = os.open(p / name, os.O_RDWR)
+                break
+            except FileNotFoundError:
+                fd = None
+            except OSError:
+                fd = -1
+                break
+        if fd == -1:
+            continue
+        if fd is None:
+            try:
+                os.rmdir(p)  # empty: its run was killed before it made its lock
+                removed.append(p)
+                continue
+            except OSError:
+                pass
             try:
                 if time.time() - p.stat().st_mtime > SCRATCH_GRACE:
                     shutil.rmtree(p, ignore_errors=True)
                     removed.append(p)
             except OSError:
                 pass
-            continue
-        except OSError:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

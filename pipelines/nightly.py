@@ -512,6 +512,9 @@ def _step_lexicon(cfg: dict, day: dt.date, rec: dict) -> tuple[Path, str, Path |
                 raise StepFailed("lexicon", (r.stderr.strip().splitlines() or [f"skrafl build exited {r.returncode}"])[-1])
             rec["counts"]["built"], rec["counts"]["got"] = True, "built"
     else:
+        from pipelines.atomic import tidy_lock
+
+        tidy_lock(target)  # the lock a run killed just after it made this copy left beside it
         rec["counts"]["built"], rec["counts"]["got"] = False, "kept"
     prev_log = _previous_log(cfg, day)
     prev = None
