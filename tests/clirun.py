@@ -1,4 +1,5 @@
-"""Helpers for tests that run the real ``skrafl`` command in a subprocess."""
+"""Helpers for tests that run the real ``skrafl`` command: in a subprocess (:func:`run_skrafl`), or
+in this process (:func:`run_skrafl_here`, for argument and output checks: no interpreter start)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,75 @@ def run_skrafl(
         text=True,
         timeout=600,
     )
+
+
+def run_skrafl_here(*args: str, output_root: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The run of :func:`run_skrafl`, in this process: the real entry point (``cli.main.main``) with
+    its own argv, environment, stdin, stdout and stderr (click's ``CliRunner`` isolation), in the
+    project folder, the lexicon, rule and tile-set caches of earlier runs cleared; the same
+    ``CompletedProcess`` back (text read as a pipe reads it: UTF-8, universal newlines).
+
+    For what a command prints and its exit status. What needs a process of its own stays with
+    :func:`run_skrafl`: signals and the stop handlers (left untouched here: this process keeps
+    its own), pipes and descriptors, resource limits, the hash seed, worker pools, ``serve``.
+    """
+    import contextlib
+    import io
+    from unittest import mock
+
+    from click.testing import CliRunner
+
+    import cli.main
+    import pipelines.stops
+
+    _clear_caches()
+    env = {"SKRAFL_OUTPUT": str(output_root)} if output_root is not None else {}
+    code: int = 0
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.chdir(PROJECT_ROOT))
+        out, err, _ = stack.enter_context(CliRunner().isolation(input=stdin, env=env))
+        stack.enter_context(mock.patch.object(sys, "argv", ["skrafl", *args]))
+        for name in ("install_stop_handlers", "hold_stops"):  # process-wide: the test process keeps its own
+            stack.enter_context(mock.patch.object(pipelines.stops, name, lambda: None))
+        stack.enter_context(mock.patch.object(cli.main, "_ignore_stops_at_exit", lambda: None))
+        try:
+            cli.main.main()
+        except SystemExit as exc:
+            if isinstance(exc.code, str):  # as the interpreter does: the message on stderr, status 1
+                sys.stderr.write(exc.code + "\n")
+                code = 1
+            else:
+                code = exc.code or 0
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+    def text(data: bytes) -> str:
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+
+    return subprocess.CompletedProcess(["skrafl", *args], code, text(out.getvalue()), text(err.getvalue()))
+
+
+#: State a process keeps from run to run, as (module, name) of a dict: lexicons loaded by path, the
+#: paths an error line shows as ``-``.
+_RUN_STATE = (("pipelines.replay.run", "_LEXICONS"), ("pipelines.replay.run", "_BUNDLES"), ("cli.common", "_SHOWN_AS"))
+
+
+def _clear_caches() -> None:
+    """The ``functools`` caches of the project's loaded modules and the per-run state of
+    ``_RUN_STATE`` emptied: a rule set, tile set, layout or lexicon a test rewrites between two
+    runs is read again, as a new process would."""
+    import functools
+
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in ("cli", "pipelines", "gamecore", "lexicon_sources"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
+    for module, attr in _RUN_STATE:
+        state = getattr(sys.modules.get(module), attr, None)
+        if isinstance(state, dict):
+            state.clear()
 
 
 def reseal(folder: Path, command: str) -> Path:

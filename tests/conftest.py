@@ -11,6 +11,7 @@ a test that takes the ``shared`` fixture needs ../shared, and one skipped when a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,21 @@ import pytest
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, which a serial run
+# does not have: tables are then cut to 80 columns (cli.common.terminal_width) in the workers only.
+# The first process records the terminal variables it was given; each worker takes them back.
+_TERMINAL = ("COLUMNS", "LINES")
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    for _name in _TERMINAL:
+        os.environ[f"SKRAFL_TESTS_{_name}"] = os.environ.get(_name, "")
+else:
+    for _name in _TERMINAL:
+        _given = os.environ.get(f"SKRAFL_TESTS_{_name}")
+        if _given == "":
+            os.environ.pop(_name, None)
+        elif _given is not None:
+            os.environ[_name] = _given
 
 
 @pytest.fixture(scope="session")

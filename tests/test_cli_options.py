@@ -12,14 +12,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 PROJECT = Path(__file__).resolve().parents[1]
 FIXTURES = PROJECT / "tests" / "fixtures"
 
 
 def test_no_arguments_prints_only_the_help():
-    res = run_skrafl()
+    res = run_skrafl_here()
     assert "Usage: skrafl" in res.stdout and "Commands" in res.stdout
     assert "error" not in res.stderr and res.stderr.strip() == ""
     assert res.returncode in (0, 2)  # click's status for a bare group; no stray error line
@@ -28,32 +28,32 @@ def test_no_arguments_prints_only_the_help():
 def test_replay_reads_a_list_of_files_from_stdin(tmp_path, shared):
     recs = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[:2]
     listing = "\n".join(str(p) for p in recs) + "\n\n" + str(FIXTURES / "gcg" / "base.gcg") + "\n"
-    res = run_skrafl("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=listing)
+    res = run_skrafl_here("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=listing)
     assert res.returncode == 0, res.stderr
     games = pl.read_parquet(tmp_path / "out" / "games.parquet")
     assert games.height == 3 and games["status"].to_list() == ["ok"] * 3
-    res = run_skrafl("replay", "-", "--out", str(tmp_path / "none"), stdin="")
+    res = run_skrafl_here("replay", "-", "--out", str(tmp_path / "none"), stdin="")
     assert res.returncode == 2 and "stdin holds no path" in res.stderr
 
 
 def test_elo_reads_a_table_from_stdin(tmp_path):
     csv = (FIXTURES / "elo" / "games.csv").read_text(encoding="utf-8")
-    res = run_skrafl("elo", "--games", "-", "--out", str(tmp_path / "a"), "-q", stdin=csv)
+    res = run_skrafl_here("elo", "--games", "-", "--out", str(tmp_path / "a"), "-q", stdin=csv)
     assert res.returncode == 0, res.stderr
-    ref = run_skrafl("elo", "--games", str(FIXTURES / "elo" / "games.csv"), "--out", str(tmp_path / "b"), "-q")
+    ref = run_skrafl_here("elo", "--games", str(FIXTURES / "elo" / "games.csv"), "--out", str(tmp_path / "b"), "-q")
     assert ref.returncode == 0
     a, b = (pl.read_parquet(tmp_path / d / "ratings.parquet").drop("as_of") for d in ("a", "b"))
     assert a.equals(b)
     jl = (FIXTURES / "elo" / "games.jsonl").read_text(encoding="utf-8")
-    res = run_skrafl("elo", "-g", "-", "--explain", "anna", "-f", "json", stdin=jl)
+    res = run_skrafl_here("elo", "-g", "-", "--explain", "anna", "-f", "json", stdin=jl)
     assert res.returncode == 0, res.stderr
     assert [r["opponent"] for r in json.loads(res.stdout) if r["list"] == "all"] == ["bjorn", "Fullsterkur"]
-    res = run_skrafl("elo", "-g", "-", "--out", str(tmp_path / "c"), stdin="")
+    res = run_skrafl_here("elo", "-g", "-", "--out", str(tmp_path / "c"), stdin="")
     assert res.returncode == 2 and "stdin is empty" in res.stderr
 
 
 def test_replay_has_short_lang_option():
-    res = run_skrafl("replay", "--help")
+    res = run_skrafl_here("replay", "--help")
     assert "-l" in res.stdout and "--lang" in res.stdout
 
 
@@ -61,15 +61,17 @@ def test_replay_without_lang_uses_the_lexicon_the_files_name(tmp_path, shared):
     from cli.common import output_root
 
     rec = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
-    res = run_skrafl("replay", str(rec), "--out", str(tmp_path / "a"))
+    res = run_skrafl_here("replay", str(rec), "--out", str(tmp_path / "a"))
     built = (output_root() / "is" / "manifest.json").is_file()
     if built:
         assert "words checked with" in res.stderr
         assert pl.read_parquet(tmp_path / "a" / "games.parquet")["unknown_words"][0] is not None
-    res = run_skrafl("replay", str(FIXTURES / "gcg" / "base.gcg"), "--out", str(tmp_path / "b"), output_root=tmp_path / "nothing")
+    res = run_skrafl_here(
+        "replay", str(FIXTURES / "gcg" / "base.gcg"), "--out", str(tmp_path / "b"), output_root=tmp_path / "nothing"
+    )
     assert res.returncode == 0
     assert res.stderr.count("words are not checked") == 1 and "'en'" in res.stderr  # #lexicon CSW21 → en, not built
-    res = run_skrafl("replay", str(FIXTURES / "gcg" / "base.gcg"), "--out", str(tmp_path / "c"), "--no-lexicon")
+    res = run_skrafl_here("replay", str(FIXTURES / "gcg" / "base.gcg"), "--out", str(tmp_path / "c"), "--no-lexicon")
     assert "words are not checked" not in res.stderr
 
 
@@ -87,7 +89,7 @@ def tiny_en(tmp_path_factory):
     pytest.importorskip("gamecore.movegen")
     d = tmp_path_factory.mktemp("lex")
     (d / "words.txt").write_text("word\nwords\nsword\nrow\nrows\nworm\nworms\ntow\ntwo\n", encoding="utf-8")
-    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    res = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
     assert res.returncode == 0, res.stderr
     return d / "en"
 
@@ -104,8 +106,8 @@ def test_best_coords_netskrafl_and_quiet(tiny_en, tmp_path):
     from gamecore.coords import gcg_to_netskrafl
 
     b = _board(tmp_path)
-    gcg = run_skrafl("best", "--lexicon", str(tiny_en), "--board", str(b), "--rack", "SWORTMO", "-f", "tsv", "-n", "5")
-    nsk = run_skrafl(
+    gcg = run_skrafl_here("best", "--lexicon", str(tiny_en), "--board", str(b), "--rack", "SWORTMO", "-f", "tsv", "-n", "5")
+    nsk = run_skrafl_here(
         "best",
         "--lexicon",
         str(tiny_en),
@@ -136,7 +138,7 @@ def test_norwegian_preset_uses_nsf_and_the_placeholder_is_noted(tiny_en, tmp_pat
     ph = load_rules("ordspill_104")
     assert ph.tile_set == "norwegian_wordfeud_104" and "placeholder" in ph.placeholder_note()
     assert "UNCONFIRMED" in ph.description
-    res = run_skrafl(
+    res = run_skrafl_here(
         "best",
         "--lexicon",
         str(tiny_en),
@@ -151,7 +153,7 @@ def test_norwegian_preset_uses_nsf_and_the_placeholder_is_noted(tiny_en, tmp_pat
     )
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("note:") == 1 and "placeholder" in res.stderr
-    quiet = run_skrafl(
+    quiet = run_skrafl_here(
         "best",
         "--lexicon",
         str(tiny_en),
@@ -170,10 +172,10 @@ def test_norwegian_preset_uses_nsf_and_the_placeholder_is_noted(tiny_en, tmp_pat
 
 def test_hints_name_a_language_only_when_it_is_one(tmp_path):
     (tmp_path / "tmp").mkdir()
-    res = run_skrafl("check", "--lexicon", str(tmp_path / "tmp"), "hestur")
+    res = run_skrafl_here("check", "--lexicon", str(tmp_path / "tmp"), "hestur")
     assert res.returncode == 2 and "skrafl build tmp" not in res.stderr and "skrafl build LANG" in res.stderr
     (tmp_path / "is").mkdir()
-    res = run_skrafl("check", "--lexicon", str(tmp_path / "is"), "hestur")
+    res = run_skrafl_here("check", "--lexicon", str(tmp_path / "is"), "hestur")
     assert res.returncode == 2 and "skrafl build is" in res.stderr
 
 
@@ -238,7 +240,7 @@ def test_replay_stdin_paths_are_taken_as_spelled(tmp_path):
     name = unicodedata.normalize("NFD", "ýfir.gcg")
     p = tmp_path / name
     p.write_bytes((FIXTURES / "gcg" / "base.gcg").read_bytes())
-    res = run_skrafl("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=str(p) + "\n")
+    res = run_skrafl_here("replay", "-", "--out", str(tmp_path / "out"), "--no-lexicon", "-q", stdin=str(p) + "\n")
     assert res.returncode == 0, res.stderr
 
 
@@ -257,11 +259,11 @@ def test_replay_coords_netskrafl_gives_the_records_own_coordinates(tmp_path, sha
         if m.get("coord") and m["coord"][0].isalnum() and m.get("tiles", "").strip("*") not in ("", "-")
     ]
     for order in ("gcg", "netskrafl"):
-        r = run_skrafl("replay", str(src), "--out", str(tmp_path / order), "--no-lexicon", "--coords", order, "-q")
+        r = run_skrafl_here("replay", str(src), "--out", str(tmp_path / order), "--no-lexicon", "--coords", order, "-q")
         assert r.returncode in (0, 1), r.stderr
     plays = lambda o: pl.read_parquet(tmp_path / o / "moves.parquet").filter(pl.col("kind") == "play")["coord"].to_list()  # noqa: E731
     ours = plays("netskrafl")
     assert ours[: len(expected)] == expected[: len(ours)] and len(ours) >= 5
     assert plays("gcg") != ours
-    r = run_skrafl("replay", str(src), "--out", str(tmp_path / "x"), "--coords", "latin", "--no-lexicon")
+    r = run_skrafl_here("replay", str(src), "--out", str(tmp_path / "x"), "--coords", "latin", "--no-lexicon")
     assert r.returncode == 2 and "expected gcg or netskrafl" in r.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 SOURCE = ["hest", "hesten", "hester", "øl", "ølet", "arbeidsmiljøloven"]  # the last: 17 letters, too long
 REFERENCE = ["# a reference list", "hest", "HESTEN", "søl", "kake", "arbeidsmiljøloven", "hest"]
@@ -22,7 +22,7 @@ def setup(tmp_path_factory) -> dict[str, Path]:
     (tmp / "source.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
     (tmp / "reference.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
     (tmp / "reject.txt").write_text("\n".join(REJECT) + "\n", encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "nb", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "lex"), "--quiet"
     )
     assert r.returncode == 0, r.stderr
@@ -31,7 +31,7 @@ def setup(tmp_path_factory) -> dict[str, Path]:
 
 def run(setup, *args: str) -> dict:
     out = setup["tmp"] / "cmp"
-    r = run_skrafl("compare", str(setup["lex"]), *args, "--out", str(out), "--format", "json", "--quiet")
+    r = run_skrafl_here("compare", str(setup["lex"]), *args, "--out", str(out), "--format", "json", "--quiet")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -71,7 +71,7 @@ def test_another_build_as_the_reference(setup):
     n = run(setup, str(setup["lex"]))
     assert n["recall"] == 1.0 and n["precision"] == 1.0 and n["only_ours"] == 0
     # the table says there is no difference (it printed a header over no rows)
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["lex"]), "--out", str(setup["tmp"] / "same"), "-q")
+    r = run_skrafl_here("compare", str(setup["lex"]), str(setup["lex"]), "--out", str(setup["tmp"] / "same"), "-q")
     assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("no differences"), r.stdout
     assert "difference  cause" not in r.stdout
 
@@ -80,22 +80,22 @@ def test_a_build_of_another_language_as_the_reference_is_refused(setup):
     """An English build against a Norwegian one was compared without a word (thousands of words
     folded together, the numbers meaningless): refused as diff refuses it, nothing written."""
     tmp = setup["tmp"]
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "en"), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(tmp / "source.txt"), "--out", str(tmp / "en"), "-q")
     assert r.returncode == 0, r.stderr
     for lexicon, reference in ((setup["lex"], tmp / "en"), (tmp / "en", setup["lex"])):
-        r = run_skrafl("compare", str(lexicon), str(reference), "--out", str(tmp / "cmp_lang"), "--quiet")
+        r = run_skrafl_here("compare", str(lexicon), str(reference), "--out", str(tmp / "cmp_lang"), "--quiet")
         assert r.returncode == 2 and r.stdout == "", r.stderr
         assert r.stderr.count("\n") == 1 and "'nb'" in r.stderr and "'en'" in r.stderr and str(lexicon) in r.stderr, r.stderr
         assert not (tmp / "cmp_lang").exists()
 
 
 def test_table_output_and_errors(setup):
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp2"), "--quiet")
+    r = run_skrafl_here("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp2"), "--quiet")
     assert r.returncode == 0 and r.stdout.splitlines()[1].split()[:2] == ["recall", "0.4000"]
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["tmp"] / "nonesuch.txt"), "--out", str(setup["tmp"] / "cmp3"))
+    r = run_skrafl_here("compare", str(setup["lex"]), str(setup["tmp"] / "nonesuch.txt"), "--out", str(setup["tmp"] / "cmp3"))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such reference" in r.stderr
     # the output folder is owned by compare: a build's folder is refused
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["lex"]))
+    r = run_skrafl_here("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(setup["lex"]))
     assert r.returncode == 2 and "skrafl: error:" in r.stderr
 
 
@@ -103,11 +103,11 @@ def test_committee_causes(tmp_path):
     # an Icelandic build from a small KRsnid: ýf comes only from the committee's two-letter list,
     # stur (in the source) is removed by the committee
     fix = Path(__file__).resolve().parent / "fixtures" / "bin" / "KRsnid_small.csv"
-    r = run_skrafl("build", "is", "--source", str(fix), "--recipe", "is", "--out", str(tmp_path / "lex"), "--quiet")
+    r = run_skrafl_here("build", "is", "--source", str(fix), "--recipe", "is", "--out", str(tmp_path / "lex"), "--quiet")
     assert r.returncode == 0, r.stderr
     ref = tmp_path / "ref.txt"
     ref.write_text("hestur\nstur\n", encoding="utf-8")
-    r = run_skrafl("compare", str(tmp_path / "lex"), str(ref), "--out", str(tmp_path / "cmp"), "--quiet")
+    r = run_skrafl_here("compare", str(tmp_path / "lex"), str(ref), "--out", str(tmp_path / "cmp"), "--quiet")
     assert r.returncode == 0, r.stderr
     table = pl.read_parquet(tmp_path / "cmp" / "compare.parquet")
     got = {(r["word"], r["difference"]): r["cause"] for r in table.iter_rows(named=True)}
@@ -119,7 +119,7 @@ def test_committee_causes(tmp_path):
 
 
 def test_tsv_is_one_table(setup):
-    r = run_skrafl(
+    r = run_skrafl_here(
         "compare",
         str(setup["lex"]),
         str(setup["ref"]),
@@ -171,7 +171,7 @@ def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(setu
     out = setup["tmp"] / "cmp-stdout"
     one = setup["tmp"] / "one.txt"
     one.write_text("hest\n", encoding="utf-8")
-    r = run_skrafl("compare", str(setup["lex"]), str(one), "--out", str(out), "--quiet")
+    r = run_skrafl_here("compare", str(setup["lex"]), str(one), "--out", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     assert json.loads(before["numbers.json"])["reference_words"] == 1
@@ -194,8 +194,8 @@ def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(setu
 def test_a_compare_report_given_as_a_lexicon_is_named_so(setup):
     # output/compare/nb was answered "run 'skrafl build nb' first" (its folder name is a language)
     out = setup["tmp"] / "reports" / "nb"
-    assert run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out), "-q").returncode == 0
-    r = run_skrafl("find", "--lexicon", str(out), "hest")
+    assert run_skrafl_here("compare", str(setup["lex"]), str(setup["ref"]), "--out", str(out), "-q").returncode == 0
+    r = run_skrafl_here("find", "--lexicon", str(out), "hest")
     assert r.returncode == 2 and "it is the output of 'skrafl compare'" in r.stderr and "build nb" not in r.stderr, r.stderr
 
 
@@ -215,12 +215,14 @@ def test_precision_against_a_sample_is_not_given_but_estimated(setup):
     big = setup["tmp"] / "big_source.txt"
     big.write_text("\n".join(f"hest{'e' * (i % 3)}{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(200)) + "\n")
     lex = setup["tmp"] / "big_lex"
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(big), "--out", str(lex), "--quiet")
+    r = run_skrafl_here("build", "nb", "--source", "wordlist", "--input", str(big), "--out", str(lex), "--quiet")
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("compare", str(lex), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp_big"), "-f", "tsv", "-q")
+    r = run_skrafl_here("compare", str(lex), str(setup["ref"]), "--out", str(setup["tmp"] / "cmp_big"), "-f", "tsv", "-q")
     assert r.returncode == 0, r.stderr
     row = next(line for line in r.stdout.splitlines() if line.startswith("precision"))
     assert row.split("\t")[1] == "n/a" and "give --reference-size" in row
     # a full-list size below the sample's own is refused
-    r = run_skrafl("compare", str(setup["lex"]), str(setup["ref"]), "--reference-size", "3", "--out", str(setup["tmp"] / "c4"))
+    r = run_skrafl_here(
+        "compare", str(setup["lex"]), str(setup["ref"]), "--reference-size", "3", "--out", str(setup["tmp"] / "c4")
+    )
     assert r.returncode == 2 and "smaller than the reference itself" in r.stderr and len(r.stderr.strip().splitlines()) == 1

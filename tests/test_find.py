@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 WORDS = ["hest", "hesten", "hester", "hesta", "øl", "søl", "døl", "ølet", "ær", "æra", "ide", "ål"]
 
@@ -20,13 +20,13 @@ def nb(tmp_path_factory) -> Path:
     src = tmp / "words.txt"
     src.write_text("\n".join(WORDS) + "\n", encoding="utf-8")
     out = tmp / "lex"
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(src), "--out", str(out), "--quiet")
+    r = run_skrafl_here("build", "nb", "--source", "wordlist", "--input", str(src), "--out", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     return out
 
 
 def find(nb: Path, *args: str) -> tuple[int, list[str]]:
-    r = run_skrafl("find", "--lexicon", str(nb), *args)
+    r = run_skrafl_here("find", "--lexicon", str(nb), *args)
     assert r.returncode in (0, 1), r.stderr
     return r.returncode, r.stdout.split()
 
@@ -63,14 +63,14 @@ def test_anagrams_with_blanks(nb):
 
 
 def test_hooks(nb):
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "øl", "--format", "json")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", "øl", "--format", "json")
     assert r.returncode == 0 and json.loads(r.stdout) == {
         "word": "øl",
         "front_hooks": ["d", "s"],
         "back_hooks": [],
         "valid": True,
     }
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "hest")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", "hest")
     assert r.stdout == "word\tfront_hooks\tback_hooks\tvalid\nhest\t\ta\tyes\n"
 
 
@@ -85,15 +85,15 @@ def test_bad_patterns_one_error_line(nb):
         (["--anagram", "ab1"], "'1' is not a letter of this lexicon"),
         ([], "give a PATTERN"),
     ):
-        r = run_skrafl("find", "--lexicon", str(nb), *args)
+        r = run_skrafl_here("find", "--lexicon", str(nb), *args)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1 and message in lines[0], (args, r.stderr)
 
 
 def test_table_and_json(nb):
-    r = run_skrafl("find", "--lexicon", str(nb), "h?st?", "--format", "json")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "h?st?", "--format", "json")
     assert json.loads(r.stdout) == ["hesta"]
-    r = run_skrafl("find", "--lexicon", str(nb), "h?st?", "--format", "table")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "h?st?", "--format", "table")
     assert r.stdout.splitlines() == ["word   length", "hesta  5"]
 
 
@@ -103,14 +103,14 @@ def test_icelandic_letters_and_order():
     folder = output_root() / "is"
     if not (folder / "manifest.json").is_file():
         pytest.skip("the Icelandic lexicon is not built")
-    r = run_skrafl("find", "--lang", "is", "hest??")
+    r = run_skrafl_here("find", "--lang", "is", "hest??")
     assert {"hestar", "hestum", "hestur"} <= set(r.stdout.split())
-    r = run_skrafl("find", "--lang", "is", "?ð", "--format", "json")
+    r = run_skrafl_here("find", "--lang", "is", "?ð", "--format", "json")
     assert set(json.loads(r.stdout)) <= {"að", "áð", "ið", "úð", "óð", "eð", "íð", "uð", "æð", "öð", "oð", "yð", "ýð"}
-    words = run_skrafl("find", "--lang", "is", "[þt]???").stdout.split()
+    words = run_skrafl_here("find", "--lang", "is", "[þt]???").stdout.split()
     first = next(i for i, w in enumerate(words) if w[0] == "þ")
     assert first > 0 and all(w[0] == "t" for w in words[:first]) and all(w[0] == "þ" for w in words[first:])  # t … þ
-    r = run_skrafl("find", "--lang", "is", "c*")
+    r = run_skrafl_here("find", "--lang", "is", "c*")
     assert r.returncode == 2 and "'c' is not a letter of this lexicon" in r.stderr
 
 
@@ -119,7 +119,7 @@ def test_icelandic_letters_and_order():
 
 def _err(nb: Path, *args: str, stdin: str | None = None) -> str:
     """The one error line of a refused run (exit 2, nothing on stdout, no traceback)."""
-    r = run_skrafl("find", "--lexicon", str(nb), *args, stdin=stdin)
+    r = run_skrafl_here("find", "--lexicon", str(nb), *args, stdin=stdin)
     assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, (r.returncode, r.stderr)
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("skrafl: error: "), r.stderr
@@ -135,9 +135,9 @@ def test_empty_stdin_is_one_line(nb, args, what, stdin):
 
 
 def test_stdin_one_item_answered_a_second_refused(nb):
-    r = run_skrafl("find", "--lexicon", str(nb), "-", stdin="h?st\n")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "-", stdin="h?st\n")
     assert (r.returncode, r.stdout) == (0, "hest\n")
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "-", stdin="\nhest\n\n")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", "-", stdin="\nhest\n\n")
     assert r.returncode == 0 and r.stdout.splitlines()[1] == "hest\t\ta\tyes"
     # two patterns: never only the first answered
     assert _err(nb, "-", stdin="h?st\nøl\n").startswith("-:2: one pattern per run")
@@ -163,7 +163,7 @@ def test_pattern_with_anagram_is_both(nb):
     assert find(nb, "--anagram", "løs") == (0, ["søl"])
     assert find(nb, "s*", "--anagram", "løs") == (0, ["søl"])
     assert find(nb, "d*", "--anagram", "løs") == (1, [])
-    r = run_skrafl("find", "--help")
+    r = run_skrafl_here("find", "--help")
     assert "PATTERN with --anagram: the anagrams that match it" in " ".join(r.stdout.split())
 
 
@@ -199,17 +199,17 @@ def test_hooks_takes_a_word_as_check_does(nb, word, error):
     """--hooks answered 'no hooks, not valid' for a word with a control character (echoed raw to the
     terminal), a zero-width space, a space or a character outside the alphabet: check refuses
     these, and find's PATTERN and --anagram refuse letters outside the alphabet."""
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", word)
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", word)
     assert r.returncode == 2 and r.stdout == "" and error in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "-", stdin=word.replace(" ", "\u2028") + "\n")
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", "-", stdin=word.replace(" ", "\u2028") + "\n")
     assert r.returncode == 2 and r.stdout == "", r.stderr
 
 
 @pytest.mark.parametrize("option", [("--length", "3"), ("--limit", "1")])
 def test_hooks_refuses_length_and_limit(nb, option):
     # they choose among the words found; --hooks lists one word's letters: an option ignored silently before
-    r = run_skrafl("find", "--lexicon", str(nb), "--hooks", "hest", *option)
+    r = run_skrafl_here("find", "--lexicon", str(nb), "--hooks", "hest", *option)
     assert r.returncode == 2 and option[0] in r.stderr and r.stdout == "", r.stderr
 
 

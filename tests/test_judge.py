@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from clirun import build_word_lexicon, run_skrafl
+from clirun import build_word_lexicon, run_skrafl_here
 
 from gamecore.errors import DataError, UsageError
 from gamecore.wordjudge import AuditLog, WordJudge, manifest_checksum
@@ -28,7 +28,7 @@ WORDS = ["joint", "fore", "for", "ta", "ax", "hey", "ýf", "þú"]
 def lexicon(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("judge")
     (d / "words.txt").write_text("\n".join(WORDS[:6]) + "\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
     assert r.returncode == 0, r.stderr
     return d / "en"
 
@@ -193,7 +193,9 @@ def test_a_refusal_clears_when_the_field_is_cleared(judge):
 def test_nfd_typing_is_ruled_as_nfc(tmp_path):
     """Norwegian å and ø typed as a letter + combining mark (NFD) are the lexicon's NFC letters."""
     (tmp_path / "w.txt").write_text("blå\nsjø\n", encoding="utf-8")
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q")
+    r = run_skrafl_here(
+        "build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q"
+    )
     assert r.returncode == 0, r.stderr
     judge = WordJudge.load(tmp_path / "nb")
     app = _app(judge, clear_after=30)
@@ -388,9 +390,9 @@ def test_leave_key_works_the_same_with_a_verdict_showing(judge, key, clear_after
 
 
 def test_cli_judge_errors_one_line():
-    r = run_skrafl("judge")
+    r = run_skrafl_here("judge")
     assert r.returncode == 2 and "--lang" in r.stderr and r.stderr.count("\n") == 1
-    r = run_skrafl("judge", "--lexicon", "/nonexistent/lexicon")
+    r = run_skrafl_here("judge", "--lexicon", "/nonexistent/lexicon")
     assert r.returncode == 2 and r.stderr.count("\n") == 1
 
 
@@ -449,8 +451,8 @@ def test_cli_tsv_columns_are_the_json_keys(lexicon, tmp_path):
     each row's time is its log line's."""
     log = tmp_path / "log.jsonl"
     stdin = "joint fore\nxyzzy\n"
-    t = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "-q", "--log", str(log), stdin=stdin)
-    j = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin=stdin)
+    t = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "-q", "--log", str(log), stdin=stdin)
+    j = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin=stdin)
     assert t.returncode == j.returncode == 1
     header, *rows = [line.split("\t") for line in t.stdout.splitlines()]
     objects = json.loads(j.stdout)
@@ -460,11 +462,11 @@ def test_cli_tsv_columns_are_the_json_keys(lexicon, tmp_path):
 
 
 def test_cli_word_rules_once(lexicon):
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--word", "FORE", "-f", "tsv")
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--word", "joint", "--word", "FORE", "-f", "tsv")
     assert r.returncode == 0, r.stderr
     assert _tsv(r.stdout) == [["line", "words", "verdict"], ["1", "joint FORE", "ACCEPTABLE"]]
     assert "1 ruling" in r.stderr and "1 ACCEPTABLE, 0 UNACCEPTABLE" in r.stderr
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint xyzzy", "-q")
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--word", "joint xyzzy", "-q")
     assert r.returncode == 1 and r.stderr == ""
     assert r.stdout.split()[-1] == "UNACCEPTABLE" and "xyzzy" in r.stdout  # the words as given, not which failed
 
@@ -472,7 +474,7 @@ def test_cli_word_rules_once(lexicon):
 def test_cli_batch_from_stdin_logged_and_json(lexicon, tmp_path):
     log = tmp_path / "rulings.jsonl"
     text = "joint fore\n\nxyzzy, ta\nhey;ax\n"
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "--log", str(log), "-q", stdin=text)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "--log", str(log), "-q", stdin=text)
     assert r.returncode == 1 and r.stderr == "", r.stderr
     out = json.loads(r.stdout)
     assert [(x["line"], x["words"], x["verdict"]) for x in out] == [
@@ -489,7 +491,7 @@ def test_cli_batch_from_stdin_logged_and_json(lexicon, tmp_path):
 def test_cli_batch_file_table_all_acceptable(lexicon, tmp_path):
     f = tmp_path / "challenges.txt"
     f.write_text("joint\nfor ta\n", encoding="utf-8")
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", str(f))
     assert r.returncode == 0, r.stderr
     assert [line.split() for line in r.stdout.splitlines()] == [
         ["line", "words", "verdict"],
@@ -500,10 +502,12 @@ def test_cli_batch_file_table_all_acceptable(lexicon, tmp_path):
 
 def test_cli_batch_nfd_ruled_as_nfc(tmp_path):
     (tmp_path / "w.txt").write_text("blå\nsjø\n", encoding="utf-8")
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q")
+    r = run_skrafl_here(
+        "build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(tmp_path / "nb"), "-q"
+    )
     assert r.returncode == 0, r.stderr
     nfd = unicodedata.normalize("NFD", "blå sjø")
-    r = run_skrafl("judge", "--lexicon", str(tmp_path / "nb"), "--batch", "-", "-f", "tsv", "-q", stdin=nfd + "\n")
+    r = run_skrafl_here("judge", "--lexicon", str(tmp_path / "nb"), "--batch", "-", "-f", "tsv", "-q", stdin=nfd + "\n")
     assert r.returncode == 0, r.stdout
     assert _tsv(r.stdout)[1] == ["1", "blå sjø", "ACCEPTABLE"]
 
@@ -521,7 +525,7 @@ def test_cli_batch_nfd_ruled_as_nfc(tmp_path):
 )
 def test_cli_batch_bad_input_one_line_nothing_logged(lexicon, tmp_path, args, stdin, message):
     log = tmp_path / "log.jsonl"
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
     assert r.returncode == 2, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr
@@ -532,7 +536,7 @@ def test_cli_batch_bad_input_one_line_nothing_logged(lexicon, tmp_path, args, st
 def test_cli_batch_not_utf8(lexicon, tmp_path):
     f = tmp_path / "bad.txt"
     f.write_bytes(b"joint\n\xff\xfe\n")
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", str(f))
     assert r.returncode == 2 and f"{f}:2: not UTF-8" in r.stderr and r.stderr.count("\n") == 1
 
 
@@ -549,7 +553,7 @@ def test_screen_and_batch_agree(judge, lexicon):
 
     drive(app, [type_all])
     screen = [r.verdict for r in app.rulings]
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin="\n".join(asked) + "\n")
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "json", "-q", stdin="\n".join(asked) + "\n")
     assert [x["verdict"] for x in json.loads(r.stdout)] == screen == ["ACCEPTABLE", "UNACCEPTABLE", "ACCEPTABLE"]
 
 
@@ -595,12 +599,12 @@ def test_cli_log_refused_when_an_input_or_inside_an_output(lexicon, other_output
     )
     before = _tree_bytes(lexicon), _tree_bytes(other_output), batch.read_bytes()
     args = ["--batch", str(batch)] if how == "--batch" else ["--word", "joint"]
-    r = run_skrafl("judge", "--lexicon", str(lexicon), *args, "--log", target)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), *args, "--log", target)
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert r.stdout == "" and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"skrafl: error: {target}: ") and message in r.stderr, r.stderr
     assert (_tree_bytes(lexicon), _tree_bytes(other_output), batch.read_bytes()) == before
-    assert run_skrafl("check", "--lexicon", str(lexicon), "joint").returncode == 0
+    assert run_skrafl_here("check", "--lexicon", str(lexicon), "joint").returncode == 0
 
 
 def test_cli_log_refused_when_it_is_the_file_stdin_reads(lexicon, tmp_path):
@@ -621,14 +625,14 @@ def test_cli_log_refused_when_it_is_the_file_stdin_reads(lexicon, tmp_path):
 
 def test_cli_log_refused_before_the_screen(lexicon):
     """The screen (no --word/--batch) gets the same refusal before it starts."""
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(lexicon / "manifest.json"))
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--log", str(lexicon / "manifest.json"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is inside the input folder" in r.stderr, r.stderr
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 def test_cli_log_on_a_full_device_is_one_line_naming_it(lexicon):
     for args in (["--word", "joint"], ["--batch", "-"]):
-        r = run_skrafl("judge", "--lexicon", str(lexicon), *args, "--log", "/dev/full", stdin="joint\nfore\n")
+        r = run_skrafl_here("judge", "--lexicon", str(lexicon), *args, "--log", "/dev/full", stdin="joint\nfore\n")
         assert r.returncode == 2, r.stderr
         assert r.stderr == "skrafl: error: /dev/full: No space left on device\n" and r.stdout == ""
 
@@ -636,7 +640,7 @@ def test_cli_log_on_a_full_device_is_one_line_naming_it(lexicon):
 @pytest.mark.skipif(not Path("/dev/null").exists(), reason="no /dev/null")
 def test_cli_log_to_dev_null_is_accepted(lexicon):
     """/dev/null as a log is legitimate (a practice table): it cannot be fsynced, and need not be."""
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "joint", "--log", "/dev/null", "-f", "tsv", "-q")
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--word", "joint", "--log", "/dev/null", "-f", "tsv", "-q")
     assert r.returncode == 0, r.stderr
     assert _tsv(r.stdout) == [["line", "words", "verdict"], ["1", "joint", "ACCEPTABLE"]]
     with AuditLog("/dev/null") as log:
@@ -657,27 +661,27 @@ def test_cli_log_to_dev_null_is_accepted(lexicon):
 )
 def test_cli_batch_control_character_refused_before_any_ruling(lexicon, tmp_path, stdin, message):
     log = tmp_path / "log.jsonl"
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "--log", str(log), stdin=stdin)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", "-f", "tsv", "--log", str(log), stdin=stdin)
     assert r.returncode == 2, (r.returncode, r.stdout)
     assert r.stderr == f"skrafl: error: {message}\n" and r.stdout == ""
     assert not log.exists() or log.read_text(encoding="utf-8") == ""
     # the same line is refused by 'skrafl check', with the same words
     last = stdin.splitlines()[-1].replace(",", " ").split()
-    c = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="\n".join(last) + "\n")
+    c = run_skrafl_here("check", "--lexicon", str(lexicon), "-", stdin="\n".join(last) + "\n")
     assert c.returncode == 2 and message.split(": ", 1)[1] in c.stderr
 
 
 def test_cli_batch_file_control_character_names_the_file(lexicon, tmp_path):
     f = tmp_path / "ch.txt"
     f.write_bytes("joint\njoint\u200b fore\n".encode("utf-8"))
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", str(f))
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", str(f))
     assert r.returncode == 2 and r.stderr == f"skrafl: error: {f}:2: an invisible format character (U+200B) in a word\n"
 
 
 def test_cli_word_control_character_refused(lexicon, tmp_path):
     log = tmp_path / "log.jsonl"
     for word, what in (("joint\x01", "a control character (U+0001)"), ("joint\u200b", "an invisible format character (U+200B)")):
-        r = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "fore", "--word", word, "--log", str(log))
+        r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--word", "fore", "--word", word, "--log", str(log))
         assert r.returncode == 2 and r.stdout == ""
         assert r.stderr == f"skrafl: error: --word: {what} in a word\n"
     assert not log.exists() or log.read_text(encoding="utf-8") == ""
@@ -816,8 +820,8 @@ def test_screen_refuses_a_word_over_64_characters(judge, tmp_path):
 def test_cli_word_over_64_characters_refused_nothing_logged(lexicon, tmp_path, args, stdin, message):
     """As 'skrafl check' refuses it: one line, exit 2, no ruling made or logged (64 is accepted)."""
     log = tmp_path / "log.jsonl"
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--log", str(log), *args, stdin=stdin)
     assert r.returncode == 2 and r.stdout == "" and r.stderr == f"skrafl: error: {message}\n", r.stderr
     assert not log.exists() or log.read_text(encoding="utf-8") == ""
-    ok = run_skrafl("judge", "--lexicon", str(lexicon), "--word", "a" * 64, "-f", "tsv", "-q")
+    ok = run_skrafl_here("judge", "--lexicon", str(lexicon), "--word", "a" * 64, "-f", "tsv", "-q")
     assert ok.returncode == 1 and _tsv(ok.stdout)[1] == ["1", "a" * 64, "UNACCEPTABLE"]

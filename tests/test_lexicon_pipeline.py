@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "bin"
 
@@ -63,9 +63,9 @@ def tree_digest(folder: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def kr_build(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("out")
-    r = run_skrafl("ingest", "is", "--source", str(FIX / "KRsnid_small.csv"), "--quiet", output_root=root)
+    r = run_skrafl_here("ingest", "is", "--source", str(FIX / "KRsnid_small.csv"), "--quiet", output_root=root)
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("build", "is", "--quiet", output_root=root)
+    r = run_skrafl_here("build", "is", "--quiet", output_root=root)
     assert r.returncode == 0, r.stderr
     return root / "is"
 
@@ -126,9 +126,9 @@ def test_words_sorted_in_icelandic_alphabet_order(kr_build):
 
 
 def test_shsnid_has_no_visibility_so_every_row_is_bin(tmp_path):
-    r = run_skrafl("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path)
+    r = run_skrafl_here("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path)
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("build", "is", "--recipe", "is", "--quiet", output_root=tmp_path)
+    r = run_skrafl_here("build", "is", "--recipe", "is", "--quiet", output_root=tmp_path)
     assert r.returncode == 0, r.stderr
     lexicon = set(words(tmp_path / "is"))
     assert {"hestsi", "greynisorð", "hestur"} <= lexicon
@@ -136,7 +136,7 @@ def test_shsnid_has_no_visibility_so_every_row_is_bin(tmp_path):
 
 
 def test_build_is_deterministic(kr_build, tmp_path):
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "is", "--out", str(tmp_path / "again"), "--entries", str(kr_build.parent / "entries" / "is"), "--quiet"
     )
     assert r.returncode == 0, r.stderr
@@ -149,27 +149,27 @@ def test_build_is_deterministic(kr_build, tmp_path):
 
 def test_check_command(kr_build):
     root = kr_build.parent
-    r = run_skrafl("check", "--lang", "is", "hestur", "HESTS", output_root=root)
+    r = run_skrafl_here("check", "--lang", "is", "hestur", "HESTS", output_root=root)
     assert (r.returncode, r.stdout) == (0, "hestur\tVALID\nHESTS\tVALID\n")
-    r = run_skrafl("check", "--lang", "is", "hestur", "Reykjavík", output_root=root)
+    r = run_skrafl_here("check", "--lang", "is", "hestur", "Reykjavík", output_root=root)
     assert (r.returncode, r.stdout) == (1, "hestur\tVALID\nReykjavík\tINVALID\n")
-    r = run_skrafl("check", "--lang", "is", "-", output_root=root, stdin="að\nxy\n")
+    r = run_skrafl_here("check", "--lang", "is", "-", output_root=root, stdin="að\nxy\n")
     assert (r.returncode, r.stdout) == (1, "að\tVALID\nxy\tINVALID\n")
-    r = run_skrafl("check", "--lang", "is", "--play", "hestur", "cirkus", output_root=root)
+    r = run_skrafl_here("check", "--lang", "is", "--play", "hestur", "cirkus", output_root=root)
     assert (r.returncode, r.stdout) == (1, "UNACCEPTABLE\n")
-    r = run_skrafl("check", "--lang", "is", "--play", "hestur", "bý", output_root=root)
+    r = run_skrafl_here("check", "--lang", "is", "--play", "hestur", "bý", output_root=root)
     assert (r.returncode, r.stdout) == (0, "ACCEPTABLE\n")
 
 
 def test_why_names_rule_and_lemma(kr_build):
-    r = run_skrafl("why", "--lang", "is", "fariði", "--format", "json", output_root=kr_build.parent)
+    r = run_skrafl_here("why", "--lang", "is", "fariði", "--format", "json", output_root=kr_build.parent)
     assert r.returncode == 1
     report = json.loads(r.stdout)[0]
     assert report["valid"] is False
     assert report["entries"][0]["lemma"] == "fara"
     assert report["entries"][0]["tag"] == "SP-GM-FT"
     assert report["entries"][0]["verdict"] == "dropped: plural_question_form"
-    r = run_skrafl("why", "--lang", "is", "stur", output_root=kr_build.parent)
+    r = run_skrafl_here("why", "--lang", "is", "stur", output_root=kr_build.parent)
     assert "committee_removal" in r.stdout and "removals.txt" in r.stdout
 
 
@@ -186,7 +186,7 @@ def test_bad_input_one_error_line_and_previous_output_kept(kr_build, tmp_path, f
     root = tmp_path / "out"
     shutil.copytree(kr_build.parent, root)
     before = tree_digest(root)
-    r = run_skrafl("ingest", "is", "--source", str(FIX / fixture), "--quiet", output_root=root)
+    r = run_skrafl_here("ingest", "is", "--source", str(FIX / fixture), "--quiet", output_root=root)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr
@@ -195,25 +195,25 @@ def test_bad_input_one_error_line_and_previous_output_kept(kr_build, tmp_path, f
 
 
 def test_unknown_language(tmp_path):
-    r = run_skrafl("ingest", "xx", output_root=tmp_path)
+    r = run_skrafl_here("ingest", "xx", output_root=tmp_path)
     assert r.returncode == 2
     line = r.stderr.strip()
     assert line.startswith("skrafl: error: unknown language 'xx'; known languages: ") and "is" in line.split(": ")[-1].split(", ")
-    r = run_skrafl("check", "--lang", "xx", "orð", output_root=tmp_path)
+    r = run_skrafl_here("check", "--lang", "xx", "orð", output_root=tmp_path)
     assert r.returncode == 2 and "unknown language 'xx'" in r.stderr
 
 
 def test_check_without_a_built_lexicon(tmp_path):
-    r = run_skrafl("check", "--lang", "is", "hestur", output_root=tmp_path)
+    r = run_skrafl_here("check", "--lang", "is", "hestur", output_root=tmp_path)
     assert r.returncode == 2
     assert "skrafl build is' first" in r.stderr  # the hint (issue 12: with the ingest step before it)
-    r = run_skrafl("check", "--lexicon", "README.md", "hestur")
+    r = run_skrafl_here("check", "--lexicon", "README.md", "hestur")
     assert r.returncode == 2 and "README.md: not a lexicon folder" in r.stderr
 
 
 def test_usage_errors_are_one_line_exit_2():
     for args in (["check", "--lang", "is", "--format", "xml", "orð"], ["nosuch"], ["build"]):
-        r = run_skrafl(*args)
+        r = run_skrafl_here(*args)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("skrafl: error: "), (args, r.stderr)
 
@@ -227,7 +227,7 @@ def test_bad_text_input_is_an_error_not_a_traceback(kr_build):
         env={**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent)},
     )
     assert p.returncode == 2 and p.stderr.decode().strip() == "skrafl: error: -:2: not UTF-8: convert the input to UTF-8 first"
-    r = run_skrafl("check", "--lang", "is", "", output_root=kr_build.parent)
+    r = run_skrafl_here("check", "--lang", "is", "", output_root=kr_build.parent)
     assert r.returncode == 2 and "argument 1 is empty" in r.stderr
 
 
@@ -235,7 +235,7 @@ def test_word_list_case_bom_and_crlf(tmp_path):
     src = tmp_path / "list.txt"
     # all-caps words carry no case (tournament lists); a capitalised word is a proper noun
     src.write_bytes("\ufeffhello\r\nWORLD\r\nParis\r\nAARDVARK\r\n".encode("utf-8"))
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
     assert r.returncode == 0, r.stderr
     assert words(tmp_path / "lex") == ["aardvark", "hello", "world"]
 
@@ -243,7 +243,7 @@ def test_word_list_case_bom_and_crlf(tmp_path):
 def test_a_recipe_that_keeps_nothing_fails(tmp_path):
     src = tmp_path / "names.txt"
     src.write_text("Paris\nLondon\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(tmp_path / "lex"), "--quiet")
     assert r.returncode == 2 and "kept no word of the 2 source entries" in r.stderr
 
 
@@ -254,7 +254,7 @@ def test_icelandic_recipe_on_a_plain_word_list(tmp_path):
     # Icelandic letters), capitals, lengths, two-letter words only from the committee list.
     src = tmp_path / "ord.txt"
     src.write_text("hestur\nköttur\nReykjavík\nzebra\nýf\nxy\n", encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "is", "--source", "wordlist", "--input", str(src), "-r", "is", "-r", "midlungur", "--out", str(tmp_path / "lex")
     )
     assert r.returncode == 0, r.stderr
@@ -278,7 +278,7 @@ def test_a_rule_over_a_column_the_source_lacks_is_refused_in_one_line(tmp_path):
     )
     src = tmp_path / "list.txt"
     src.write_text("cat\ndog\n", encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "en", "--source", "wordlist", "--input", str(src), "-r", str(recipe), "--out", str(tmp_path / "lex"), "--quiet"
     )
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -292,13 +292,13 @@ def test_out_must_not_destroy_files(tmp_path):
     target.write_text("keep me\n")
     src = tmp_path / "list.txt"
     src.write_text("CAT\nDOG\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(target), "--quiet")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(src), "--out", str(target), "--quiet")
     assert r.returncode == 2 and "exists and is not a folder" in r.stderr
     assert target.read_text() == "keep me\n"
 
 
 def test_version():
-    r = run_skrafl("--version")
+    r = run_skrafl_here("--version")
     assert r.returncode == 0 and r.stdout.startswith("skrafl ")
 
 
@@ -312,7 +312,7 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
     with open(recipe_dir / "removals.txt", "a", encoding="utf-8") as fh:
         fh.write("hestur\n")
     out = tmp_path / "custom"
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build",
         "is",
         "--recipe",
@@ -324,7 +324,7 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
         "--quiet",
     )
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("why", "--lexicon", str(out), "hestur", "blablab", "--format", "json")
+    r = run_skrafl_here("why", "--lexicon", str(out), "hestur", "blablab", "--format", "json")
     report = {item["word"]: item for item in json.loads(r.stdout)}
     assert report["hestur"]["valid"] is False
     assert {e["verdict"] for e in report["hestur"]["entries"]} == {"dropped: committee_removal"}
@@ -334,7 +334,7 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
 
 def test_why_tsv_is_real_tsv(kr_build):
     # issue 14: one header line, one row per source entry, a word column
-    r = run_skrafl("why", "--lang", "is", "fariði", "hestur", "xyzzy", "--format", "tsv", output_root=kr_build.parent)
+    r = run_skrafl_here("why", "--lang", "is", "fariði", "hestur", "xyzzy", "--format", "tsv", output_root=kr_build.parent)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     header = lines[0].split("\t")
@@ -365,7 +365,7 @@ def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") ->
 def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_path):
     # issue 14: an addition outside the alphabet or the length limits, a removal that removes nothing
     recipe = committee_recipe(tmp_path, "cirkus\nlangtorðalengingarmaður\n", "xyzzyð\n")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build",
         "is",
         "--recipe",
@@ -388,7 +388,7 @@ def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_pa
 
 def test_a_word_in_both_committee_lists_is_an_error(kr_build, tmp_path):
     recipe = committee_recipe(tmp_path, "hestur\n", "hestur\n")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build",
         "is",
         "--recipe",
@@ -409,10 +409,10 @@ def test_why_names_the_letters_outside_the_alphabet_and_cuts_table_lines(kr_buil
     (for a person: COLUMNS set) no line is wider than the terminal."""
     import os
 
-    r = run_skrafl("why", "--lang", "is", "cwzq", output_root=kr_build.parent)
+    r = run_skrafl_here("why", "--lang", "is", "cwzq", output_root=kr_build.parent)
     assert r.returncode == 1
     assert "letters 'c', 'w', 'z', 'q' not in the is alphabet" in r.stdout, r.stdout
-    r = run_skrafl("why", "--lang", "is", "hestar" * 3, output_root=kr_build.parent)
+    r = run_skrafl_here("why", "--lang", "is", "hestar" * 3, output_root=kr_build.parent)
     assert "18 letters: the is lexicon has words of 2 to 15 letters" in r.stdout, r.stdout
     env = {**os.environ, "SKRAFL_OUTPUT": str(kr_build.parent), "COLUMNS": "40"}
     p = subprocess.run(
@@ -432,9 +432,9 @@ def test_a_bin_csv_starting_with_blank_lines_is_read(tmp_path):
     file': the format is now told from the first line that is not blank."""
     src = tmp_path / "blank_first.csv"
     src.write_bytes(b"\n\r\n" + (FIX / "SHsnid_small.csv").read_bytes())
-    r = run_skrafl("ingest", "is", "--source", str(src), "--quiet", output_root=tmp_path / "out")
+    r = run_skrafl_here("ingest", "is", "--source", str(src), "--quiet", output_root=tmp_path / "out")
     assert r.returncode == 0, r.stderr
-    ref = run_skrafl("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path / "ref")
+    ref = run_skrafl_here("ingest", "is", "--source", str(FIX / "SHsnid_small.csv"), "--quiet", output_root=tmp_path / "ref")
     assert ref.returncode == 0, ref.stderr
     import polars as pl
 
@@ -442,7 +442,7 @@ def test_a_bin_csv_starting_with_blank_lines_is_read(tmp_path):
     assert got.equals(pl.read_parquet(tmp_path / "ref" / "entries" / "is" / "entries.parquet").drop("row"))
     bad = tmp_path / "blank_then_short.csv"
     bad.write_bytes(b"\n\nhestur;6179\n")
-    r = run_skrafl("ingest", "is", "--source", str(bad), "--quiet", output_root=tmp_path / "out2")
+    r = run_skrafl_here("ingest", "is", "--source", str(bad), "--quiet", output_root=tmp_path / "out2")
     assert r.returncode == 2 and f"{bad.name}:3: 2 semicolon-separated fields" in r.stderr, r.stderr
 
 
@@ -454,7 +454,7 @@ def test_the_build_progress_bar_moves_phase_by_phase(tmp_path):
 
     source = tmp_path / "words.txt"
     source.write_text("hest\nhesten\nkatt\n", encoding="utf-8")
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(source), "--out", str(tmp_path / "lex"))
+    r = run_skrafl_here("build", "nb", "--source", "wordlist", "--input", str(source), "--out", str(tmp_path / "lex"))
     assert r.returncode == 0, r.stderr
     manifest_phases = json.loads((tmp_path / "lex" / "build_stats.json").read_text())["phase_seconds"]
     timed = [k for k in next(iter(manifest_phases.values())) if not k.endswith("_peak_mib")]

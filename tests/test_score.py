@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -220,18 +220,20 @@ def test_cli_riddle_play_not_touching_is_illegal_exit_1(shared, play):
     squares after it), whether or not its letters are on the rack UAENRRK (no X)."""
     if not (PROJECT / "output" / "is" / "manifest.json").is_file():
         pytest.skip("the Icelandic lexicon is not built (make run)")
-    r = run_skrafl("score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK", "-f", "json")
+    r = run_skrafl_here(
+        "score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK", "-f", "json"
+    )
     assert r.returncode == 1 and r.stderr == "", r.stderr
     out = json.loads(r.stdout)
     assert out["legal"] is False and out["verdict"] == "ILLEGAL" and out["reason"]["code"] == "not_touching"
-    r = run_skrafl("score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK")
+    r = run_skrafl_here("score", "--lang", "is", "--board", str(_riddle(shared)), "--play", play, "--rack", "UAENRRK")
     assert r.returncode == 1 and "legal    no: not_touching" in r.stdout and "verdict  ILLEGAL" in r.stdout
 
 
 def test_cli_game_play_not_touching_and_not_on_rack_is_illegal(shared):
     """doug_v_emely, before event 6 (emely's rack DEIILTZ, no Q): 1A QI is far from every tile."""
     game = shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
-    r = run_skrafl("score", "--game", str(game), "--move", "6", "--play", "1A QI", "-f", "json")
+    r = run_skrafl_here("score", "--game", str(game), "--move", "6", "--play", "1A QI", "-f", "json")
     assert r.returncode == 1 and r.stderr == "", r.stderr
     out = json.loads(r.stdout)
     assert out["rack"] == "DEIILTZ" and out["verdict"] == "ILLEGAL" and out["reason"]["code"] == "not_touching"
@@ -512,18 +514,18 @@ def test_cli_agrees_with_best_all(tmp_path):
     d = tmp_path / "lex"
     d.mkdir()
     (d / "words.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
     assert r.returncode == 0, r.stderr
     board, rack = _random_position(7)
     bf = tmp_path / "b.board"
     bf.write_text(board.to_text(), encoding="utf-8")
     rack_text = "".join(rack)
-    r = run_skrafl("best", "--lexicon", str(d / "en"), "--board", str(bf), "--rack", rack_text, "--all", "-f", "json")
+    r = run_skrafl_here("best", "--lexicon", str(d / "en"), "--board", str(bf), "--rack", rack_text, "--all", "-f", "json")
     assert r.returncode == 0, r.stderr
     listed = json.loads(r.stdout)
     assert listed
     for p in rng_sample(listed, 6):
-        s = run_skrafl(
+        s = run_skrafl_here(
             "score",
             "--lexicon",
             str(d / "en"),
@@ -586,7 +588,7 @@ def test_real_netskrafl_games_every_play_scores_as_recorded(shared):
 def en_lexicon(tmp_path_factory):
     d = tmp_path_factory.mktemp("lex")
     (d / "words.txt").write_text("joint\nfor\nfore\nto\nax\nta\nox\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
     assert r.returncode == 0, r.stderr
     return d / "en"
 
@@ -599,7 +601,9 @@ def _board_file(tmp_path, board) -> Path:
 
 def test_cli_json_and_exit_0(tmp_path, en_lexicon):
     b = _board_file(tmp_path, put(empty(), "8H TO", "I8 .X"))
-    r = run_skrafl("score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "H8 .A", "--rack", "AEI", "-f", "json")
+    r = run_skrafl_here(
+        "score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "H8 .A", "--rack", "AEI", "-f", "json"
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["legal"] and out["score"] == 11 and out["verdict"] == "ACCEPTABLE" and out["bingo"] is False
@@ -612,7 +616,7 @@ def test_cli_json_and_exit_0(tmp_path, en_lexicon):
 
 def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
     b = _board_file(tmp_path, put(empty(), "8G FOR"))
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score", "--lexicon", str(en_lexicon), "--board", str(b), "--play", "9G E", "--challenge", "double", "-f", "json"
     )
     assert r.returncode == 1
@@ -624,7 +628,7 @@ def test_cli_unacceptable_exit_1_and_challenge(tmp_path, en_lexicon):
 
 def test_cli_challenge_netskrafl_valid(tmp_path, en_lexicon):
     b = _board_file(tmp_path, put(empty(), "8G FOR"))
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score", "--lexicon", str(en_lexicon), "--rules", "wespa", "--board", str(b), "--play", "J8 E", "--challenge", "netskrafl"
     )
     assert r.returncode == 0, r.stderr
@@ -633,10 +637,10 @@ def test_cli_challenge_netskrafl_valid(tmp_path, en_lexicon):
 
 def test_cli_illegal_exit_1_with_reason(tmp_path):
     b = _board_file(tmp_path, empty())
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "json")
     assert r.returncode == 1
     assert json.loads(r.stdout)["reason"]["code"] == "first_play_off_start"
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT")
     assert "first_play_off_start" in r.stdout
 
 
@@ -654,7 +658,7 @@ def _tsv(text: str) -> list[dict]:
 def test_cli_tsv(tmp_path):
     """8D JOINT on the empty board: (8x2 + 1+1+1+1) x 2 = 40 (J on the DL at D8, the star doubles)."""
     b = _board_file(tmp_path, empty())
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8D JOINT", "-f", "tsv")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(b), "--play", "8D JOINT", "-f", "tsv")
     assert r.returncode == 0
     rows = _tsv(r.stdout)
     assert [x for x in rows if x["field"] == "word"] == [
@@ -669,7 +673,7 @@ def test_cli_tsv_is_rectangular_with_words_and_a_challenge(tmp_path, en_lexicon)
     sentence) and an illegal play's rows. 8D JOINT, 40; double challenge wrong: the play stands,
     the challenger loses the turn (the player moves again)."""
     b = _board_file(tmp_path, empty())
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score",
         "--lexicon",
         str(en_lexicon),
@@ -691,7 +695,7 @@ def test_cli_tsv_is_rectangular_with_words_and_a_challenge(tmp_path, en_lexicon)
     (ch,) = [x for x in rows if x["field"] == "challenge"]
     assert (ch["value"], ch["player_points"], ch["opponent_points"], ch["next"]) == ("double", "40", "0", "player")
     assert ch["summary"] and ch["score"] == ch["valid"] == ""
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "tsv")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(b), "--play", "8A JOINT", "-f", "tsv")
     assert r.returncode == 1
     rows = _tsv(r.stdout)
     assert {x["field"]: x["value"] for x in rows}["verdict"] == "ILLEGAL"
@@ -699,17 +703,17 @@ def test_cli_tsv_is_rectangular_with_words_and_a_challenge(tmp_path, en_lexicon)
 
 def test_cli_cgp_with_its_rack(tmp_path):
     cgp = "15/15/15/15/15/15/15/7TO6/8X6/15/15/15/15/15/15 AEI/ 10/20 0"
-    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H A.", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H A.", "-f", "json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["score"] == 11 and json.loads(r.stdout)["rack"] == "AEI"
-    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H O.", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "wespa", "--cgp", cgp, "--play", "9H O.", "-f", "json")
     assert r.returncode == 1 and json.loads(r.stdout)["reason"]["code"] == "not_on_rack"
 
 
 def test_cli_netskrafl_board_text_and_coords(tmp_path):
     b = tmp_path / "n.board"
     b.write_text(put(empty(), "8G FOR").to_text("netskrafl"), encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score",
         "--rules",
         "wespa",
@@ -729,7 +733,7 @@ def test_cli_netskrafl_board_text_and_coords(tmp_path):
 
 
 def test_cli_game_move(tmp_path):
-    r = run_skrafl("score", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "-f", "json")
+    r = run_skrafl_here("score", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "-f", "json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["play"] == "G7 B.D" and out["score"] == 11 and out["recorded_score"] == 11 and out["rack"] == "BDEGLOU"
@@ -772,7 +776,7 @@ def test_cli_game_move(tmp_path):
     ],
 )
 def test_cli_input_errors_one_line_exit_2(args, needle):
-    r = run_skrafl("score", *args)
+    r = run_skrafl_here("score", *args)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert r.stderr.count("\n") == 1 and needle in r.stderr and "Traceback" not in r.stderr
 
@@ -780,7 +784,7 @@ def test_cli_input_errors_one_line_exit_2(args, needle):
 def test_cli_nfd_play(tmp_path):
     b = _board_file(tmp_path, empty(NETSKRAFL))
     nfd = unicodedata.normalize("NFD", "8H ÝF")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score",
         "--rules",
         "netskrafl",
@@ -830,7 +834,7 @@ def test_game_positions_end_with_the_replays_scores(shared):
 
 @pytest.mark.parametrize("command", ["score", "show", "judge"])
 def test_help_states_exit_codes(command):
-    r = run_skrafl(command, "--help")
+    r = run_skrafl_here(command, "--help")
     assert r.returncode == 0, r.stderr
     text = " ".join(line.strip(" │") for line in r.stdout.splitlines())
     assert "Exit status: 0" in text and " 2 " in text
@@ -843,7 +847,7 @@ def test_parentheses_mark_board_tiles():
     scored as if the O were played); unpaired parentheses are not notation."""
     r8 = "15/15/15/15/15/15/15/4O10/15/15/15/15/15/15/15 DIJNTX/ 0/0 0"
     empty = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 DIJNOTX/ 0/0 0"
-    r = run_skrafl("score", "--rules", "wespa", "--cgp", r8, "--play", "8D J(O)INT", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "wespa", "--cgp", r8, "--play", "8D J(O)INT", "-f", "json")
     got = json.loads(r.stdout)
     assert r.returncode == 0 and (got["legal"], got["score"], got["tiles_placed"]) == (True, 40, 4)
     for cgp, play, code in (
@@ -851,7 +855,7 @@ def test_parentheses_mark_board_tiles():
         (r8, "8D J(OINT", "unknown_letter"),
         (r8, "8D J)O(INT", "unknown_letter"),
     ):
-        r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", play, "-f", "json")
+        r = run_skrafl_here("score", "--rules", "wespa", "--cgp", cgp, "--play", play, "-f", "json")
         got = json.loads(r.stdout)
         assert r.returncode == 1 and got["legal"] is False and got["reason"]["code"] == code, (play, r.stdout, r.stderr)
 
@@ -885,7 +889,7 @@ def test_no_rack_still_checks_the_tile_set(before, play, legal):
 
 def test_cli_no_rack_play_beyond_the_tile_set_is_illegal():
     cgp = "/".join(["15"] * 15) + " / 0/0 0"
-    r = run_skrafl("score", "--rules", "wespa", "--cgp", cgp, "--play", "8D QUIZZES", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "wespa", "--cgp", cgp, "--play", "8D QUIZZES", "-f", "json")
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
     assert data["verdict"] == "ILLEGAL" and data["reason"]["code"] == "not_on_rack" and data["score"] is None
@@ -895,12 +899,12 @@ def test_a_game_play_is_written_in_the_coords_asked(shared):
     """score --game --coords netskrafl printed the recorded play in GCG order (15G ÁRUM) while its
     coord said O7: both follow --coords (Netskrafl: row letter first for a play across)."""
     game = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[0]
-    r = run_skrafl("score", "--game", str(game), "--move", "3", "--coords", "netskrafl", "-f", "json")
+    r = run_skrafl_here("score", "--game", str(game), "--move", "3", "--coords", "netskrafl", "-f", "json")
     assert r.returncode in (0, 1), r.stderr
     data = json.loads(r.stdout)
     coord, word = data["play"].split(" ", 1)
     assert coord == data["coord"] and coord[0].isalpha() and coord[1:].isdigit()  # row letter, column number: across
-    r = run_skrafl("score", "--game", str(game), "--move", "3", "-f", "json")
+    r = run_skrafl_here("score", "--game", str(game), "--move", "3", "-f", "json")
     gcg = json.loads(r.stdout)
     g_coord, g_word = gcg["play"].split(" ", 1)
     assert g_word == word and g_coord == gcg["coord"] and g_coord[0].isdigit()  # GCG: row number first across

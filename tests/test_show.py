@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 from gamecore.board import Board
 from gamecore.boards import load_layout
@@ -167,7 +167,7 @@ def test_png_size_and_pixels(tmp_path):
 
 def test_cli_show_game_svg_and_png(tmp_path):
     svg = tmp_path / "g.svg"
-    r = run_skrafl("show", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "--play", "recorded", "--out", str(svg))
+    r = run_skrafl_here("show", "--game", str(FIX / "gcg" / "base.gcg"), "--move", "2", "--play", "recorded", "--out", str(svg))
     assert r.returncode == 0, r.stderr
     root = _parse(svg.read_text(encoding="utf-8"))
     tiles = _tiles(root)
@@ -176,7 +176,7 @@ def test_cli_show_game_svg_and_png(tmp_path):
     scores = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "score"]
     assert scores == ["alice 66", "▶ bob 0"]
     png = tmp_path / "g.png"
-    r = run_skrafl("show", "--game", str(FIX / "gcg" / "base.gcg"), "--out", str(png), "-q")
+    r = run_skrafl_here("show", "--game", str(FIX / "gcg" / "base.gcg"), "--out", str(png), "-q")
     assert r.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and r.stderr == ""
 
 
@@ -184,22 +184,22 @@ def test_cli_show_21x21_and_errors(tmp_path):
     b = tmp_path / "b.board"
     b.write_text(("." * 21 + "\n") * 21, encoding="utf-8")
     out = tmp_path / "s.svg"
-    r = run_skrafl("show", "--rules", "wespa", "--board", str(b), "--out", str(out))
+    r = run_skrafl_here("show", "--rules", "wespa", "--board", str(b), "--out", str(out))
     assert r.returncode == 2 and "21" in r.stderr  # a 21-line board on the 15×15 layout
     from gamecore.rules import read_rules
 
     toml = tmp_path / "super.toml"
     toml.write_text('tile_set = "english_super"\nboard = "super"\n', encoding="utf-8")
     read_rules(toml)
-    r = run_skrafl("show", "--rules", str(toml), "--board", str(b), "--play", "11H QUIZ", "--out", str(out))
+    r = run_skrafl_here("show", "--rules", str(toml), "--board", str(b), "--play", "11H QUIZ", "--out", str(out))
     assert r.returncode == 0, r.stderr
     root = _parse(out.read_text(encoding="utf-8"))
     assert len(_squares(root)) == 441 and set(_tiles(root)) == {"H11", "I11", "J11", "K11"}
-    r = run_skrafl("show", "--rules", "wespa", "--board", str(b), "--out", str(tmp_path / "x.gif"))
+    r = run_skrafl_here("show", "--rules", "wespa", "--board", str(b), "--out", str(tmp_path / "x.gif"))
     assert r.returncode == 2 and ".svg or .png" in r.stderr
     e = tmp_path / "e.board"
     e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
-    r = run_skrafl("show", "--rules", "wespa", "--board", str(e), "--play", "8A QUIZ", "--out", str(out))
+    r = run_skrafl_here("show", "--rules", "wespa", "--board", str(e), "--play", "8A QUIZ", "--out", str(out))
     assert r.returncode == 2 and "first_play_off_start" in r.stderr
 
 
@@ -207,7 +207,7 @@ def test_cli_score_svg(tmp_path):
     e = tmp_path / "e.board"
     e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
     out = tmp_path / "s.svg"
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(e), "--play", "8D JOINT", "--svg", str(out), "-q")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(e), "--play", "8D JOINT", "--svg", str(out), "-q")
     assert r.returncode == 0, r.stderr
     root = _parse(out.read_text(encoding="utf-8"))
     assert {s for s, t in _tiles(root).items() if t["data-new"] == "1"} == {"D8", "E8", "F8", "G8", "H8"}
@@ -254,7 +254,7 @@ def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
 
 def test_cli_elo_explain_svg(tmp_path):
     out = tmp_path / "anna.svg"
-    r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(out), "-f", "json")
+    r = run_skrafl_here("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(out), "-f", "json")
     assert r.returncode == 0, r.stderr
     import json
 
@@ -269,10 +269,11 @@ def test_cli_elo_explain_svg(tmp_path):
     assert drawn == sorted((row["list"], str(row["rating"])) for row in rows)
     png = tmp_path / "anna.png"
     assert (
-        run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(png), "-q").returncode == 0
+        run_skrafl_here("elo", "--games", str(FIX / "elo" / "games.csv"), "--explain", "anna", "--svg", str(png), "-q").returncode
+        == 0
     )
     assert png.read_bytes()[:4] == b"\x89PNG"
-    r = run_skrafl("elo", "--games", str(FIX / "elo" / "games.csv"), "--out", str(tmp_path / "o"), "--svg", str(out))
+    r = run_skrafl_here("elo", "--games", str(FIX / "elo" / "games.csv"), "--out", str(tmp_path / "o"), "--svg", str(out))
     assert r.returncode == 2 and "--explain" in r.stderr
 
 
@@ -283,7 +284,7 @@ def test_cli_replay_export_svg_every_move(tmp_path):
 
     game = FIX / "gcg" / "base.gcg"
     pics = tmp_path / "pics"
-    r = run_skrafl(
+    r = run_skrafl_here(
         "replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--export-svg", str(pics), "--every-move", "-q"
     )
     assert r.returncode == 0, r.stderr
@@ -297,7 +298,7 @@ def test_cli_replay_export_svg_every_move(tmp_path):
     assert len(list((pics / "base").glob("*.svg"))) == 11
     marker = __import__("json").loads((pics / ".skrafl-output").read_text(encoding="utf-8"))
     assert marker["command"] == "replay-svg"
-    r = run_skrafl("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--every-move")
+    r = run_skrafl_here("replay", str(game), "--out", str(tmp_path / "rep"), "--no-lexicon", "--every-move")
     assert r.returncode == 2 and "--export-svg" in r.stderr
 
 
@@ -305,12 +306,12 @@ def test_cli_best_svg_draws_the_top_play(tmp_path):
     d = tmp_path / "lex"
     d.mkdir()
     (d / "words.txt").write_text("joint\njoin\njot\n", encoding="utf-8")
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "en"), "-q")
     assert r.returncode == 0, r.stderr
     e = tmp_path / "e.board"
     e.write_text(("." * 15 + "\n") * 15, encoding="utf-8")
     out = tmp_path / "best.svg"
-    r = run_skrafl(
+    r = run_skrafl_here(
         "best", "--lexicon", str(d / "en"), "--board", str(e), "--rack", "JOINTVW", "-n", "1", "-f", "tsv", "--svg", str(out)
     )
     assert r.returncode == 0, r.stderr
@@ -389,14 +390,14 @@ def test_a_netskrafl_record_is_labelled_the_netskrafl_way(tmp_path, shared):
         caption = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "caption"]
         return rows[0], caption
 
-    r = run_skrafl("show", "--game", str(game), "--move", "3", "--play", "recorded", "--out", str(tmp_path / "n.svg"), "-q")
+    r = run_skrafl_here("show", "--game", str(game), "--move", "3", "--play", "recorded", "--out", str(tmp_path / "n.svg"), "-q")
     assert r.returncode == 0, r.stderr
     row, caption = labels(tmp_path / "n.svg")
     assert row == "A" and caption and caption[0].split()[0][0].isalpha()  # O7 ÁRUM 40, not 15G
-    r = run_skrafl("show", "--game", str(game), "--move", "3", "--coords", "gcg", "--out", str(tmp_path / "g.svg"), "-q")
+    r = run_skrafl_here("show", "--game", str(game), "--move", "3", "--coords", "gcg", "--out", str(tmp_path / "g.svg"), "-q")
     assert r.returncode == 0 and labels(tmp_path / "g.svg")[0] == "1", r.stderr
     gcg = sorted((shared / "corpora" / "gcg").glob("*doug_v_emely.gcg"))[0]
-    r = run_skrafl("show", "--game", str(gcg), "--move", "3", "--out", str(tmp_path / "d.svg"), "-q")
+    r = run_skrafl_here("show", "--game", str(gcg), "--move", "3", "--out", str(tmp_path / "d.svg"), "-q")
     assert r.returncode == 0 and labels(tmp_path / "d.svg")[0] == "1", r.stderr
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import REFERENCE, build_small_lexicons, one_error_line, run_skrafl
+from clirun import REFERENCE, build_small_lexicons, one_error_line, run_skrafl_here
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_capped_lines_counts_characters_not_bytes():
 
 def test_check_stdin_huge_line(lexicons):
     n = 3_000_000
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="a" * n + "\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="a" * n + "\n")
     assert one_error_line(r) == f"skrafl: error: -:1: a word of {n} characters (at most 64)"
     assert r.stdout == ""  # nothing echoed
 
@@ -64,11 +64,11 @@ def test_judge_batch_huge_line(lexicons, tmp_path):
     n = 3_000_000
     text = "joint fore\n" + "joint " + "a" * n + "\n"
     log = tmp_path / "rulings.jsonl"
-    r = run_skrafl("judge", "--lexicon", str(lexicons["en"]), "--batch", "-", "--log", str(log), stdin=text)
+    r = run_skrafl_here("judge", "--lexicon", str(lexicons["en"]), "--batch", "-", "--log", str(log), stdin=text)
     assert one_error_line(r) == f"skrafl: error: -:2: a line of {n + 6} characters (at most 520: 8 words of at most 64)"
     assert r.stdout == "" and not log.exists()
     (tmp_path / "b.txt").write_text("joint " + "fore " * 120 + "\n", encoding="utf-8")  # 121 words of 4-5 letters
-    r = run_skrafl("judge", "--lexicon", str(lexicons["en"]), "--batch", str(tmp_path / "b.txt"))
+    r = run_skrafl_here("judge", "--lexicon", str(lexicons["en"]), "--batch", str(tmp_path / "b.txt"))
     assert one_error_line(r).startswith(f"skrafl: error: {tmp_path / 'b.txt'}:1: a line of 605 characters (at most 520")
 
 
@@ -77,29 +77,29 @@ def test_find_pattern_may_be_longer_than_a_word(lexicons):
     own limit (1024)."""
     pattern = "".join(f"[{c}xyz]" for c in "joint")  # 30 characters, one word's worth of squares
     pattern = pattern + "*" * 40  # 70: over the word limit, within the pattern limit
-    r = run_skrafl("find", "--lexicon", str(lexicons["en"]), pattern)
+    r = run_skrafl_here("find", "--lexicon", str(lexicons["en"]), pattern)
     assert r.returncode in (0, 1) and "error" not in r.stderr, r.stderr
-    r = run_skrafl("find", "--lexicon", str(lexicons["en"]), "a" * 1100)
+    r = run_skrafl_here("find", "--lexicon", str(lexicons["en"]), "a" * 1100)
     assert one_error_line(r) == "skrafl: error: PATTERN: a pattern of 1100 characters (at most 1024)"
 
 
 def test_check_stdin_limit_is_64(lexicons):
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n" + "a" * 65 + "\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n" + "a" * 65 + "\n")
     assert one_error_line(r) == "skrafl: error: -:2: a word of 65 characters (at most 64)"
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n" + "a" * 64 + "\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n" + "a" * 64 + "\n")
     assert r.returncode == 1, r.stderr  # a 64-letter word is judged: not in the lexicon
     assert r.stdout.splitlines() == ["cat\tVALID", "a" * 64 + "\tINVALID"]
 
 
 def test_check_argument_limit(lexicons):
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "cat", "b" * 70)
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "cat", "b" * 70)
     assert one_error_line(r) == "skrafl: error: argument 2: a word of 70 characters (at most 64)"
 
 
 def test_check_stdin_bom_only_at_the_start(lexicons):
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="\ufeffcat\ndog\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="\ufeffcat\ndog\n")
     assert r.returncode == 0 and r.stdout.splitlines() == ["cat\tVALID", "dog\tVALID"]
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n\ufeffdog\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat\n\ufeffdog\n")
     assert one_error_line(r) == "skrafl: error: -:2: an invisible format character (U+FEFF) in a word"
 
 
@@ -108,7 +108,7 @@ def test_compare_huge_reference_line(lexicons):
     huge = tmp / "hugeline.txt"
     n = 2_000_000
     huge.write_bytes(b"cat\n" + b"x" * n + b"\n")
-    r = run_skrafl("compare", str(lexicons["en"]), str(huge), "--out", str(tmp / "cmp_huge"), "--quiet")
+    r = run_skrafl_here("compare", str(lexicons["en"]), str(huge), "--out", str(tmp / "cmp_huge"), "--quiet")
     assert one_error_line(r) == f"skrafl: error: {huge}:2: a word of {n} characters (at most 64)"
     assert not (tmp / "cmp_huge").exists()
 
@@ -137,9 +137,9 @@ def _numbers(r) -> dict:
 def test_compare_reference_from_stdin(lexicons):
     tmp = lexicons["tmp"]
     args = ("compare", str(lexicons["en"]))
-    from_file = _numbers(run_skrafl(*args, str(lexicons["ref"]), "--out", str(tmp / "c1"), "-f", "json", "--quiet"))
+    from_file = _numbers(run_skrafl_here(*args, str(lexicons["ref"]), "--out", str(tmp / "c1"), "-f", "json", "--quiet"))
     from_stdin = _numbers(
-        run_skrafl(*args, "-", "--out", str(tmp / "c2"), "-f", "json", "--quiet", stdin="\n".join(REFERENCE) + "\n")
+        run_skrafl_here(*args, "-", "--out", str(tmp / "c2"), "-f", "json", "--quiet", stdin="\n".join(REFERENCE) + "\n")
     )
     # the lexicon: cat cats dog dogs horse; the reference: cat dog cow → 2 of 3 found
     assert (from_stdin["reference_words"], from_stdin["both"]) == (3, 2)
@@ -150,7 +150,7 @@ def test_compare_reference_from_stdin(lexicons):
 
 def test_compare_reject_from_stdin(lexicons):
     tmp = lexicons["tmp"]
-    r = run_skrafl(
+    r = run_skrafl_here(
         "compare", str(lexicons["en"]), str(lexicons["ref"]), "--reject", "-", "--out", str(tmp / "c3"), "-f", "json", "--quiet",
         stdin="horse\nzebra\n",
     )  # fmt: skip
@@ -159,7 +159,7 @@ def test_compare_reject_from_stdin(lexicons):
 
 
 def test_compare_both_from_stdin_refused(lexicons):
-    r = run_skrafl("compare", str(lexicons["en"]), "-", "--reject", "-", "--out", str(lexicons["tmp"] / "c4"), stdin="cat\n")
+    r = run_skrafl_here("compare", str(lexicons["en"]), "-", "--reject", "-", "--out", str(lexicons["tmp"] / "c4"), stdin="cat\n")
     assert "only one of REFERENCE and --reject can be -" in one_error_line(r)
 
 
@@ -167,18 +167,18 @@ def test_latin1_reference_says_reference_list(lexicons):
     tmp = lexicons["tmp"]
     bad = tmp / "latin1.txt"
     bad.write_bytes("cat\nsmørbrød\n".encode("latin-1"))
-    r = run_skrafl("compare", str(lexicons["en"]), str(bad), "--out", str(tmp / "c5"))
+    r = run_skrafl_here("compare", str(lexicons["en"]), str(bad), "--out", str(tmp / "c5"))
     line = one_error_line(r)
     assert line.startswith(f"skrafl: error: {bad}:2: not UTF-8") and "reference lists are UTF-8" in line
     assert "committee" not in line
-    r = run_skrafl("compare", str(lexicons["en"]), str(lexicons["ref"]), "--reject", str(bad), "--out", str(tmp / "c6"))
+    r = run_skrafl_here("compare", str(lexicons["en"]), str(lexicons["ref"]), "--reject", str(bad), "--out", str(tmp / "c6"))
     line = one_error_line(r)
     assert "must-reject lists are UTF-8" in line and "committee" not in line
 
 
 def test_missing_reject_list_says_what_it_is(lexicons):
     tmp = lexicons["tmp"]
-    r = run_skrafl(
+    r = run_skrafl_here(
         "compare", str(lexicons["en"]), str(lexicons["ref"]), "--reject", str(tmp / "nope.txt"), "--out", str(tmp / "c7")
     )
     assert one_error_line(r) == f"skrafl: error: {tmp / 'nope.txt'}: must-reject list not found"
@@ -187,7 +187,7 @@ def test_missing_reject_list_says_what_it_is(lexicons):
 def test_a_long_line_of_white_space_says_so(lexicons):
     """A short word padded past the 4 KiB a line is read up to is not 'a word of 6 characters
     (at most 64)': the message says what is wrong."""
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat" + " " * 5000 + "\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="cat" + " " * 5000 + "\n")
     assert one_error_line(r) == "skrafl: error: -:1: a line of more than 4096 bytes, most of it white space around a word"
 
 
@@ -197,13 +197,13 @@ def test_check_json_says_valid_as_the_other_commands_do(lexicons):
     from clirun import EN_WORDS
 
     word = EN_WORDS[0]
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), word, "qqqzz", "-f", "json")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), word, "qqqzz", "-f", "json")
     assert r.returncode == 1, r.stderr
     assert json.loads(r.stdout) == [
         {"word": word, "verdict": "VALID", "valid": True},
         {"word": "qqqzz", "verdict": "INVALID", "valid": False},
     ]
-    r = run_skrafl("check", "--lexicon", str(lexicons["en"]), "--play", word, "-f", "json")
+    r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "--play", word, "-f", "json")
     assert r.returncode == 0 and json.loads(r.stdout) == [{"verdict": "ACCEPTABLE", "valid": True}], r.stdout
-    why = json.loads(run_skrafl("why", "--lexicon", str(lexicons["en"]), word, "-f", "json").stdout)
+    why = json.loads(run_skrafl_here("why", "--lexicon", str(lexicons["en"]), word, "-f", "json").stdout)
     assert why[0]["valid"] is True
