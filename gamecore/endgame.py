@@ -50,6 +50,7 @@ _PROVED = 1 << 20
 #: entries kept in the transposition table before it is cleared
 TT_MAX = 2_000_000
 _INF = 1 << 40
+_PASSED = ("pass",)  # (a board to make that is its parent's)
 
 
 class EndgameTimeout(Exception):
@@ -240,6 +241,7 @@ class _Search:
                 h ^= self.zr[side][letter][min(c, 15)]
         self.h = h
         self.pos = [eg._make_position()]
+        self.pend: list = [None]  # per ply: the move whose board is still to be made there
         self.deadline = None
         self.stop = None
         self.clock = clock
@@ -249,6 +251,7 @@ class _Search:
     def _position(self, d: int):
         while len(self.pos) <= d:
             self.pos.append(self.eg._make_position())
+            self.pend.append(None)
         return self.pos[d]
 
     def _terminal_zeros(self, p: int) -> int:
@@ -277,9 +280,8 @@ class _Search:
     def _make(self, d: int, p: int, m) -> list:
         """Place play ``m`` (a RawMove) of side ``p`` on board ``d + 1``; returns the undo record."""
         row, col, across, letters, score, placed = m
-        child = self._position(d + 1)
-        child.copy_from(self.pos[d])
-        child.place(row, col, across, letters)
+        self._position(d + 1)
+        self.pend[d + 1] = m  # the board of ply d + 1 is made when a search there needs it
         g, C, rack, zb, zr = self.g, self.C, self.rk[p], self.zb, self.zr[p]
         step = 1 if across else C
         sq = row * C + col
@@ -347,6 +349,12 @@ class _Search:
         horizon0 = self.horizon
         rack = self.rk[p]
         P = self.pos[d]
+        m = self.pend[d]
+        if m is not None:  # the board of this ply: the parent's, and the play that led here
+            self.pend[d] = None
+            P.copy_from(self.pos[d - 1])
+            if m is not _PASSED:
+                P.place(m[0], m[1], m[2], m[3])
         n_me = self.n[p]
         additive = self.additive
         out_bonus = 2 * self.rv[q]
@@ -364,26 +372,35 @@ class _Search:
                 alpha = v
         tt_first = None
         plays = None  # the plays to search in order (None: settled without them)
-        if depth == 1 and additive and not pass_first:
-            # at the horizon a play is worth its score, one that goes out its score + the bonus:
-            # the pruned search for the top play settles most nodes without listing every play
+        settled = False  # the plays are settled without listing them
+        if depth <= 2 and (cut2 if depth == 2 else additive) and not pass_first:
+            # at the horizon a play is worth its score, one that goes out its score + the bonus;
+            # a ply before it at most its score (the reply is worth at least a pass), one that goes
+            # out exactly its score + the bonus: the pruned search for the top play settles most
+            # such nodes without listing every play
             top = P.top(rack, rack[0], limit=1)
             if not top:
                 plays = ()
             else:
                 m = top[0]
                 s1 = m[4]
+                settled = True
                 if m[5] == n_me:  # the top play goes out: no other play is worth more
                     best, best_move = s1 + out_bonus, m
-                elif s1 >= beta or s1 + out_bonus <= alpha:  # a cut, or no play can raise alpha
+                elif depth == 1 and s1 >= beta:  # a cut
                     self.horizon += 1
-                    best, best_move = (s1 if s1 >= beta else s1 + out_bonus), m
+                    best, best_move = s1, m
+                elif s1 + out_bonus <= alpha:  # no play can raise alpha, even going out
+                    self.horizon += 1
+                    best, best_move = s1 + out_bonus, m
                 else:
-                    plays = P.moves(rack, rack[0], sorted=True)
-                if plays is None:
+                    settled = False
+                if settled:
                     pv[:] = [(p, m)]
                     if best > alpha:
                         alpha = best
+        if settled or plays is not None:
+            pass
         elif depth >= 2:
             # the order: the table's move, plays that go out (best score first), the rest by score
             outs = []
@@ -482,8 +499,8 @@ class _Search:
             pv.clear()
             self.horizon += 1
             return 0 if self.additive else self.sc[p] - self.sc[q]
-        child = self._position(d + 1)
-        child.copy_from(self.pos[d])
+        self._position(d + 1)
+        self.pend[d + 1] = _PASSED
         np = (mine, passes[1]) if p == 0 else (passes[0], mine)
         return -self._negamax(d + 1, q, k1, np, depth - 1, alpha, beta, pv)
 
@@ -574,7 +591,8 @@ class _Search:
                     passes = (mine, passes[1]) if p == 0 else (passes[0], mine)
                     if k >= end or (self.own_passes and mine >= self.own_passes):
                         break
-                    self._position(d + 1).copy_from(self.pos[d])
+                    self._position(d + 1)
+                    self.pend[d + 1] = _PASSED
                 else:
                     made.append((p, m, self._make(d, p, m)))
                     k = 0
