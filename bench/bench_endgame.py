@@ -2,15 +2,15 @@
 
 Positions: every position of the GCG games of ``../shared/corpora/gcg`` (English tile set) where the
 bag is empty — the tiles neither on the board nor on the rack on turn fit on one rack — and the
-game log gives the rack on turn (the opponent holds the rest); the first such position of each game
-first, then the later ones. Lexicon: the full-size English list of ``bench_movegen.english_words``
+game log gives the rack on turn (the opponent holds the rest), game by game in move order. Lexicon: the full-size English list of ``bench_movegen.english_words``
 (english-words web2 + gcide ∪ the shared positions' lists), built once into a temporary folder;
 MAGPIE reads the same KWG (``bench_movegen.magpie_data``).
 
 Per position: our solver in-process to the end of the game (a limit of ``ENDGAME_SECONDS`` of CPU
 time, default 20 s: the machine may be shared); MAGPIE's ``endgame`` with one thread (``-threads 1``, a transposition table of 2 %
 of memory) at the depth our search proved (MAGPIE searches every depth up to ``-eplies`` even once
-the game is solved), or 25 plies within three times our limit (killed after it) when ours did not prove it. Both keep two scoreless turns in a row
+the game is solved), or 25 plies when ours did not prove it; stopped after ``MAGPIE_SECONDS`` of wall time
+(default 120). Both keep two scoreless turns in a row
 as the end of the game (see gamecore/endgame.py). Printed: per position the values (the final
 spread from the side on turn's view), depth, nodes and seconds of each; then the positions, how
 many have the same value, and the median search time of each: wall and CPU (ours: the solver's,
@@ -40,14 +40,13 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 def endgame_positions(limit: int | None = None) -> list[dict]:
-    """Bag-empty positions of the corpus games: ``game``, ``move``, ``cgp`` (racks: on turn, opponent;
-    scores: on turn, opponent)."""
+    """Bag-empty positions of the corpus games, game by game in move order: ``game``, ``move``,
+    ``cgp`` (racks: on turn, opponent; scores: on turn, opponent)."""
     from cli.position import game_positions
     from gamecore.errors import SkraflError
 
-    first, later = [], []
+    out = []
     for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
-        seen = False
         try:
             for n, pos in game_positions(f, "wespa", None):
                 if pos.rack is None or pos.mover is None or pos.extra.get("kind") not in ("play", "pass"):
@@ -65,11 +64,9 @@ def endgame_positions(limit: int | None = None) -> list[dict]:
                 if pos.rack and 0 < len(unseen) <= 7:
                     s = pos.scores
                     cgp = f"{pos.board.cgp_rows()} {''.join(pos.rack)}/{unseen} {s[pos.mover]}/{s[1 - pos.mover]} 0"
-                    (later if seen else first).append({"game": f.name, "move": n, "cgp": cgp})
-                    seen = True
+                    out.append({"game": f.name, "move": n, "cgp": cgp})
         except SkraflError:
             continue  # another tile set (Polish, German games)
-    out = first + later
     return out[:limit] if limit else out
 
 
@@ -134,6 +131,7 @@ def main() -> None:
         print("../shared/corpora/gcg is missing: endgame bench not run")
         return
     seconds = float(os.environ.get("ENDGAME_SECONDS", "20"))
+    cap = float(os.environ.get("MAGPIE_SECONDS", "120"))  # wall seconds before MAGPIE is stopped
     limit = int(os.environ.get("ENDGAME_LIMIT", "0")) or None
     positions = endgame_positions(limit)
     rules = load_rules("wespa")
@@ -174,7 +172,7 @@ def main() -> None:
             }
             if work:
                 # at the depth ours proved; else to 25 plies, given three times our limit
-                row["magpie"] = run_magpie(magpie, work, o["cgp"], r.depth if r.proved else 25, None if r.proved else 3 * seconds)
+                row["magpie"] = run_magpie(magpie, work, o["cgp"], r.depth if r.proved else 25, cap)
             rows.append(row)
             ours, mp = row["ours"], row.get("magpie")
             line = (
@@ -182,7 +180,7 @@ def main() -> None:
                 f"ours {ours['value']:>5} d{ours['depth']:<2}{'P' if ours['proved'] else '-'} {ours['nodes']:>9,} n {ours['seconds']:7.2f} s"
             )
             if work and mp is None:
-                line += f" | MAGPIE: no result within {3 * seconds:g} s"
+                line += f" | MAGPIE: no result within {cap:g} s"
             elif mp:
                 line += f" | MAGPIE {mp['value']:>5} d{mp['depth']:<2} {mp['seconds']:7.3f} s {'same' if mp['value'] == ours['value'] else 'DIFFERENT'}"
             print(line, flush=True)
@@ -209,5 +207,5 @@ def main() -> None:
             f"{med(r['ours']['cpu'] for r in both) if both else nan:.3f} s CPU; MAGPIE (one thread) "
             f"{med(r['magpie']['seconds'] for r in both) if both else nan:.3f} s its own time, "
             f"{med(r['magpie']['cpu'] for r in both) if both else nan:.3f} s CPU of its process; "
-            f"MAGPIE without a result within {3 * seconds:g} s at 25 plies: {len(rows) - len(solved)}"
+            f"MAGPIE without a result within {cap:g} s: {len(rows) - len(solved)}"
         )
