@@ -166,6 +166,10 @@ _CHOICES = {
 }
 
 
+INT_MAX = 2**31 - 1
+"""The largest value of an integer field of a rule set (the C scorer and the tables hold int32)."""
+
+
 def read_rules(path: str | Path) -> RuleSet:
     """Read a rule-set TOML file.
 
@@ -205,6 +209,8 @@ def read_rules(path: str | Path) -> RuleSet:
             raise DataError(f"{key} must be of type {want}; got {value!r}", path)
         if key in _CHOICES and value not in _CHOICES[key]:
             raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
+        if ok is int and not 0 <= value <= INT_MAX:  # counts and points: the scorer's and the tables' int32
+            raise DataError(f"{key} must be a whole number from 0 to {INT_MAX}; got {value}", path)
         kwargs[key] = value
     if kwargs.get("unpublished"):
         raise UsageError(f"rules {kwargs.get('name', path.stem)!r} ({path.name}): {kwargs['unpublished']}")

@@ -245,3 +245,18 @@ def test_the_first_word_on_a_tilfeldig_board_is_doubled():
     assert layout.premium(7, 6) == "" and layout.premium(7, 8) == ""  # G8 and I8 plain on this board
     play = validate_play(Board(layout, rules.tiles()), "8G ORD", None, None, rules)
     assert play.score == 2 * (2 + 1 + 1)
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [("bingo_bonus", 2**31), ("rack_size", 10**23), ("bingo_bonus", -(2**31) - 1), ("bingo_tiles", -3), ("time_penalty", -10)],
+)
+def test_rule_set_integers_are_counts_that_fit_int32(tmp_path, key, value):
+    """An integer of a rule set is a count or points, 0..2^31-1: beyond it the C scorer raised
+    OverflowError (an internal error of best and score); a negative bingo_tiles made every play a bingo."""
+    p = tmp_path / "r.toml"
+    p.write_text(f'name = "r"\ntile_set = "english"\n{key} = {value}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=f"{key} must be a whole number from 0 to 2147483647; got {value}"):
+        read_rules(p)
+    p.write_text(f'name = "r"\ntile_set = "english"\n{key} = 2147483647\n', encoding="utf-8")
+    assert getattr(read_rules(p), key) == 2**31 - 1
