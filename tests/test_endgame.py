@@ -351,3 +351,25 @@ def test_same_value_as_magpie(shared, tmp_path, monkeypatch):
             assert theirs["value"] == r.value, (cgp, theirs, r.value)
             checked += 1
     assert checked == 4
+
+
+def test_cli_game_move_is_the_cgp_of_that_position(shared, cats_lexicon, capsys):
+    """``--game FILE --move N`` solves the position before event N: the same as its CGP string (the
+    opponent holding every unseen tile); a move whose bag still has tiles is refused."""
+    from cli.common import OutputFormat
+    from cli.position import game_positions
+    from gamecore.errors import UsageError
+
+    gcg = shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_guy_vs_bot.gcg"
+    for n, pos in game_positions(gcg, "wespa", None, upto=24):
+        if n == 24:
+            break
+    s = pos.scores
+    cgp = f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0"
+    by_game = json.loads(_endgame_in_process(capsys, lexicon=cats_lexicon, game=gcg, move=24, fmt=OutputFormat.json))
+    by_cgp = json.loads(_endgame_in_process(capsys, lexicon=cats_lexicon, cgp=cgp, fmt=OutputFormat.json))
+    for doc in (by_game, by_cgp):
+        del doc["seconds"]
+    assert by_game == by_cgp and by_game["proved"]
+    with pytest.raises(UsageError, match="the bag is not empty"):
+        _endgame_in_process(capsys, lexicon=cats_lexicon, game=gcg, move=10)
