@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clirun import PROJECT_ROOT, run_skrafl
+from clirun import PROJECT_ROOT, run_skrafl_here
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def small_en(tmp_path_factory, shared) -> Path:
     pos = shared / "corpora" / "positions"
     text = "".join((pos / f"{n}.words").read_text(encoding="utf-8") for n in ("mid1_b1", "mid2_b0", "open3_b0"))
     words.write_text(text, encoding="utf-8")
-    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp / "en"), "-q")
+    res = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(tmp / "en"), "-q")
     assert res.returncode == 0, res.stderr
     return tmp / "en"
 
@@ -81,7 +81,7 @@ def test_workers_give_the_same_files(shared, small_en, tmp_path):
     outs = []
     for workers in ("1", "2"):
         out = tmp_path / f"o{workers}"
-        res = run_skrafl("replay", gcg, "--lexicon", str(small_en), "--analyze", "--out", str(out), "-j", workers, "-q")
+        res = run_skrafl_here("replay", gcg, "--lexicon", str(small_en), "--analyze", "--out", str(out), "-j", workers, "-q")
         assert res.returncode in (0, 1), res.stderr  # 1: some corpus games are not ok (status mismatch)
         outs.append(out)
     for name in ("moves.parquet", "games.parquet"):

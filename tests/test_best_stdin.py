@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 EMPTY = "/".join(["15"] * 15)
 
@@ -18,7 +18,7 @@ def cats(tmp_path_factory):
     """A five-word English lexicon (standard board and tiles, WESPA rules)."""
     tmp = tmp_path_factory.mktemp("cats")
     (tmp / "w.txt").write_text("cat\ncats\nact\nat\nta\n", encoding="utf-8")
-    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
+    res = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
     assert res.returncode == 0, res.stderr
     return tmp / "lex"
 
@@ -33,7 +33,7 @@ def sowpods_positions(tmp_path_factory, shared):
     tmp = tmp_path_factory.mktemp("pos")
     words = "".join((pos / f"{n}.words").read_text(encoding="utf-8") for n in ("mid1_b1", "mid2_b0", "open3_b0"))
     (tmp / "w.txt").write_text(words, encoding="utf-8")
-    res = run_skrafl("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
+    res = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(tmp / "w.txt"), "--out", str(tmp / "lex"), "-q")
     assert res.returncode == 0, res.stderr
     wespa = load_rules("wespa")
     lines = []
@@ -49,7 +49,7 @@ def sowpods_positions(tmp_path_factory, shared):
 
 
 def _one_shot(lex, cgp: str, *args: str) -> list[list[str]]:
-    res = run_skrafl("best", "--lexicon", str(lex), "--board", cgp, "--board-format", "cgp", "-f", "tsv", *args)
+    res = run_skrafl_here("best", "--lexicon", str(lex), "--board", cgp, "--board-format", "cgp", "-f", "tsv", *args)
     assert res.returncode == 0, res.stderr
     return [line.split("\t") for line in res.stdout.splitlines()[1:]]
 
@@ -58,10 +58,14 @@ def test_hand_scored_first_move(cats):
     """Empty board, rack CATSQXZ: CATS through the centre star (DW) scores (3+1+1+1) x 2 = 12
     wherever it lies (a 4-letter word through H8 reaches no DL on row 8 or column H); the first in
     order is the lowest row: H5 down, leave QXZ. Then two 2-tile words, AT/TA, score (1+1) x 2 = 4."""
-    res = run_skrafl("best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=f"{EMPTY} CATSQXZ/ 0/0 0\n")
+    res = run_skrafl_here(
+        "best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=f"{EMPTY} CATSQXZ/ 0/0 0\n"
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines() == ["line\tcoord\tword\tscore\ttiles_placed\tleave", "1\tH5\tCATS\t12\t4\tQXZ"]
-    res = run_skrafl("best", "--lexicon", str(cats), "--board", "-", "--all", "-f", "json", stdin=f"{EMPTY} ATQXZJK/ 0/0 0\n")
+    res = run_skrafl_here(
+        "best", "--lexicon", str(cats), "--board", "-", "--all", "-f", "json", stdin=f"{EMPTY} ATQXZJK/ 0/0 0\n"
+    )
     assert res.returncode == 0, res.stderr
     (record,) = [json.loads(x) for x in res.stdout.splitlines()]
     assert record["line"] == 1
@@ -72,7 +76,7 @@ def test_hand_scored_first_move(cats):
 def test_each_line_as_the_one_shot_command(sowpods_positions):
     lex, lines = sowpods_positions
     for args in (("-n", "5"), ("--all",)):
-        res = run_skrafl("best", "--lexicon", str(lex), "--board", "-", "-f", "tsv", *args, stdin="\n".join(lines) + "\n")
+        res = run_skrafl_here("best", "--lexicon", str(lex), "--board", "-", "-f", "tsv", *args, stdin="\n".join(lines) + "\n")
         assert res.returncode == 0, res.stderr
         rows = [r.split("\t") for r in res.stdout.splitlines()]
         assert rows[0] == ["line", "coord", "word", "score", "tiles_placed", "leave"]
@@ -85,14 +89,14 @@ def test_each_line_as_the_one_shot_command(sowpods_positions):
 def test_json_lines_and_table(sowpods_positions):
     lex, lines = sowpods_positions
     stdin = "\n".join(lines[:2]) + "\n"
-    res = run_skrafl("best", "--lexicon", str(lex), "--board", "-", "-n", "3", "-f", "json", stdin=stdin)
+    res = run_skrafl_here("best", "--lexicon", str(lex), "--board", "-", "-n", "3", "-f", "json", stdin=stdin)
     assert res.returncode == 0, res.stderr
     records = [json.loads(x) for x in res.stdout.splitlines()]
     assert [r["line"] for r in records] == [1, 2]
     for r, cgp in zip(records, lines):
         want = _one_shot(lex, cgp, "-n", "3")
         assert [[p["coord"], p["word"], str(p["score"]), str(p["tiles_placed"]), p["leave"]] for p in r["plays"]] == want
-    res = run_skrafl("best", "--lexicon", str(lex), "--board", "-", "-n", "2", stdin=stdin)
+    res = run_skrafl_here("best", "--lexicon", str(lex), "--board", "-", "-n", "2", stdin=stdin)
     assert res.returncode == 0, res.stderr
     blocks = res.stdout.split("\n\n")
     assert len(blocks) == 2 and blocks[0].startswith("line 1\ncoord") and blocks[1].startswith("line 2\ncoord")
@@ -109,13 +113,13 @@ def test_bad_lines_named_the_rest_go_on(cats):
             f"{EMPTY} AT/ 0/0 0",  # 6: fine
         ]
     )
-    res = run_skrafl("best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=stdin + "\n")
+    res = run_skrafl_here("best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=stdin + "\n")
     assert res.returncode == 2
     assert [r.split("\t")[0] for r in res.stdout.splitlines()[1:]] == ["1", "6"]
     errors = res.stderr.splitlines()
     assert [e.split(": ")[2] for e in errors] == ["-:3", "-:4", "-:5"], errors
     assert all(e.startswith("skrafl: error: -:") for e in errors)
-    again = run_skrafl("best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=stdin + "\n")
+    again = run_skrafl_here("best", "--lexicon", str(cats), "--board", "-", "-n", "1", "-f", "tsv", stdin=stdin + "\n")
     assert (again.stdout, again.stderr, again.returncode) == (res.stdout, res.stderr, res.returncode)  # deterministic
 
 
@@ -146,7 +150,7 @@ def test_not_utf8_line(cats, tmp_path):
     ],
 )
 def test_options_that_do_not_fit(cats, args, words):
-    res = run_skrafl("best", "--lexicon", str(cats), "--board", "-", *args, stdin=f"{EMPTY} AT/ 0/0 0\n")
+    res = run_skrafl_here("best", "--lexicon", str(cats), "--board", "-", *args, stdin=f"{EMPTY} AT/ 0/0 0\n")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith("skrafl: error: ") and words in res.stderr and len(res.stderr.splitlines()) == 1
 

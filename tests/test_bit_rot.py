@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 
 def _flip_a_bit(path: Path, at: float = 0.5) -> None:
@@ -32,16 +32,16 @@ def replayed(tmp_path, shared) -> Path:
     for g in games:
         (src / g.name).write_bytes(g.read_bytes())
     out = tmp_path / "replayed"
-    r = run_skrafl("replay", str(src), "--out", str(out), "-q")
+    r = run_skrafl_here("replay", str(src), "--out", str(out), "-q")
     assert r.returncode in (0, 1), r.stderr
     return out
 
 
 def test_a_flipped_bit_in_a_replay_output_is_one_error_line(replayed, tmp_path):
-    first = run_skrafl("elo", "--games", str(replayed), "--out", str(tmp_path / "elo1"), "-q")
+    first = run_skrafl_here("elo", "--games", str(replayed), "--out", str(tmp_path / "elo1"), "-q")
     assert first.returncode == 0, first.stderr
     _flip_a_bit(Path(os.path.realpath(replayed)) / "games.parquet")
-    r = run_skrafl("elo", "--games", str(replayed), "--out", str(tmp_path / "elo2"), "-q")
+    r = run_skrafl_here("elo", "--games", str(replayed), "--out", str(tmp_path / "elo2"), "-q")
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert "games.parquet does not match its checksum" in lines[0] and "Traceback" not in r.stderr
@@ -51,12 +51,12 @@ def test_a_flipped_bit_in_a_replay_output_is_one_error_line(replayed, tmp_path):
 def test_a_lexicon_is_checked_whole_when_asked(tmp_path):
     (tmp_path / "w.txt").write_text("hest\nhester\n", encoding="utf-8")
     lex = tmp_path / "lex"
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(lex), "-q")
+    r = run_skrafl_here("build", "nb", "--source", "wordlist", "--input", str(tmp_path / "w.txt"), "--out", str(lex), "-q")
     assert r.returncode == 0, r.stderr
     _flip_a_bit(Path(os.path.realpath(lex)) / "words.txt", at=0.1)
     os.environ["SKRAFL_VERIFY"] = "1"
     try:
-        r = run_skrafl("check", "--lexicon", str(lex), "hest")
+        r = run_skrafl_here("check", "--lexicon", str(lex), "hest")
     finally:
         del os.environ["SKRAFL_VERIFY"]
     assert r.returncode == 2 and "words.txt does not match its checksum" in r.stderr, r.stderr

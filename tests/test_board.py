@@ -163,9 +163,9 @@ def test_cgp_file_errors_name_the_line_of_the_string(tmp_path):
 
 
 def test_cli_cgp_board_file_names_file_and_line(shared, tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     mid2 = shared / "corpora" / "positions" / "mid2.board"
-    r = run_skrafl("score", "--rules", "wespa", "--board", str(mid2), "--board-format", "cgp", "--play", "8D JOINT")
+    r = run_skrafl_here("score", "--rules", "wespa", "--board", str(mid2), "--board-format", "cgp", "--play", "8D JOINT")
     assert r.returncode == 2 and r.stderr.startswith(f"skrafl: error: {mid2}:2: a CGP string is one line"), r.stderr
     assert r.stderr.count("\n") == 1

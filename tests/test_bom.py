@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 BOM = "\ufeff".encode("utf-8")
@@ -76,7 +76,7 @@ def test_show_board_with_bom(tmp_path):
     plain = tmp_path / "r.board"
     plain.write_text(_board_text(), encoding="utf-8")
     bom = _with_bom(plain, tmp_path / "rbom.board")
-    r = run_skrafl("show", "--rules", "netskrafl", "--board", str(bom), "--out", str(tmp_path / "p.svg"))
+    r = run_skrafl_here("show", "--rules", "netskrafl", "--board", str(bom), "--out", str(tmp_path / "p.svg"))
     assert r.returncode == 0, r.stderr
     assert "squares" not in r.stderr
 
@@ -116,7 +116,7 @@ def test_game_files_with_bom_replay_as_without(shared, tmp_path):
     (plain / "g.gcg").write_bytes(b"#character-encoding UTF-8\n" + utf8)
     (marked / "g.gcg").write_bytes(BOM + utf8)
     for d in (plain, marked):
-        r = run_skrafl("replay", str(d), "--out", str(tmp_path / f"out_{d.name}"), "--no-lexicon", "-q")
+        r = run_skrafl_here("replay", str(d), "--out", str(tmp_path / f"out_{d.name}"), "--no-lexicon", "-q")
         assert r.returncode == 0, r.stderr
     games = {d: pl.read_parquet(tmp_path / f"out_{d}" / "games.parquet").sort("file") for d in ("plain", "marked")}
     moves = {d: pl.read_parquet(tmp_path / f"out_{d}" / "moves.parquet").sort("file") for d in ("plain", "marked")}
@@ -154,7 +154,7 @@ def test_ingest_bin_sh_with_bom(tmp_path):
     import polars as pl
 
     src = _with_bom(FIX / "bin" / "SHsnid_small.csv", tmp_path / "SHb.csv")
-    r = run_skrafl("ingest", "is", "--source", "bin-sh", "--input", str(src), "--quiet", output_root=tmp_path / "out")
+    r = run_skrafl_here("ingest", "is", "--source", "bin-sh", "--input", str(src), "--quiet", output_root=tmp_path / "out")
     assert r.returncode == 0, r.stderr
     lemmas = pl.read_parquet(tmp_path / "out" / "entries" / "is" / "entries.parquet")["lemma"].to_list()
     assert lemmas[0] == "hestur"

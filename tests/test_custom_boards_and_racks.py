@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 from gamecore.errors import DataError, UsageError
 from gamecore.rules import load_rules, read_rules
@@ -66,7 +66,7 @@ def game(tmp_path_factory) -> dict:
     src = d / "src"
     src.mkdir()
     (src / "words.txt").write_text("miza\nokno\nsok\n", encoding="utf-8")
-    r = run_skrafl("build", "sl", "--source", "wordlist", "--input", str(src / "words.txt"), "--out", str(d / "sl"), "-q")
+    r = run_skrafl_here("build", "sl", "--source", "wordlist", "--input", str(src / "words.txt"), "--out", str(d / "sl"), "-q")
     assert r.returncode == 0, r.stderr
     (d / "empty.board").write_text("\n".join(["." * 17] * 17) + "\n", encoding="utf-8")
     return {
@@ -90,7 +90,7 @@ def _one_line_error(r, *needles):
 def test_krizemkrazem_preset_refuses_in_one_line(game, cmd):
     args = ["--board", game["board"], "--lexicon", game["lex"], "--rules", "krizemkrazem"]
     args += ["--play", "9I MIZA"] if cmd == "score" else ["--rack", "MIZA"]
-    _one_line_error(run_skrafl(cmd, *args), "not published", "222", "10 jokers", "tile_set")
+    _one_line_error(run_skrafl_here(cmd, *args), "not published", "222", "10 jokers", "tile_set")
 
 
 def test_etsi_sana_preset_and_a_rectangular_board_refused(game, tmp_path):
@@ -100,7 +100,7 @@ def test_etsi_sana_preset_and_a_rectangular_board_refused(game, tmp_path):
     rect.write_text("# start square: H6\n" + "\n".join("|" + " " * 16 + "|" for _ in range(12)) + "\n", encoding="utf-8")
     toml = tmp_path / "r.toml"
     toml.write_text(f'tile_set = "russian"\nboard = "{rect}"\n', encoding="utf-8")
-    r = run_skrafl("score", "--rules", str(toml), "--board", game["board"], "--play", "8H ДОМ")
+    r = run_skrafl_here("score", "--rules", str(toml), "--board", game["board"], "--play", "8H ДОМ")
     _one_line_error(r, str(rect), "board must be square: 12 rows of 16", "not supported")
 
 
@@ -118,7 +118,7 @@ def test_min_word_length_must_be_two_or_more(tmp_path):
 
 
 def _score(game, play, *extra, rules=None):
-    r = run_skrafl(
+    r = run_skrafl_here(
         "score",
         "--rules",
         rules or game["rules"],
@@ -143,7 +143,7 @@ def test_score_a_four_letter_word_with_a_rack_of_ten(game):
 
 
 def test_score_a_rack_of_eleven_refused(game):
-    r = run_skrafl("score", "--rules", game["rules"], "--board", game["board"], "--play", "9I MIZA", "--rack", "MIZAOKNOSTE")
+    r = run_skrafl_here("score", "--rules", game["rules"], "--board", game["board"], "--play", "9I MIZA", "--rack", "MIZAOKNOSTE")
     _one_line_error(r, "rack has 11 tiles", "allows 10")
 
 
@@ -165,7 +165,7 @@ def test_score_through_a_black_square_refused(game):
 
 
 def _best(game, rules, rack="MIZAOKNOST"):
-    r = run_skrafl(
+    r = run_skrafl_here(
         "best", "--rules", rules, "--lexicon", game["lex"], "--board", game["board"], "--rack", rack, "-f", "tsv", "--all"
     )
     assert r.returncode == 0, r.stderr
@@ -209,7 +209,7 @@ def test_best_drops_a_short_cross_word(game):
 
 def test_show_draws_the_17x17_board(game, tmp_path):
     out = tmp_path / "kk.svg"
-    r = run_skrafl("show", "--rules", game["rules"], "--board", game["board"], "--play", "9I MIZA", "--out", str(out), "-q")
+    r = run_skrafl_here("show", "--rules", game["rules"], "--board", game["board"], "--play", "9I MIZA", "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
     svg = out.read_text(encoding="utf-8")
     assert "9I MIZA 14" in svg and ">Q<" in svg  # the caption; the 17th column is Q
@@ -221,5 +221,5 @@ def test_template_copied_without_own_files_says_what_is_missing(tmp_path):
     copy.write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith("unpublished")) + "\n", encoding="utf-8")
     board = tmp_path / "b.board"
     board.write_text("\n".join(["." * 17] * 17) + "\n", encoding="utf-8")
-    r = run_skrafl("score", "--rules", str(copy), "--board", str(board), "--play", "9I MIZA")
+    r = run_skrafl_here("score", "--rules", str(copy), "--board", str(board), "--play", "9I MIZA")
     _one_line_error(r, str(copy), "tile_set 'YOUR_TILES.tsv': no such file")

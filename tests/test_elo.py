@@ -806,21 +806,21 @@ def _sandbox(tmp_path: Path, fixtures: Path) -> Path:
 
 
 def test_out_equal_to_the_games_file_is_refused(tmp_path, fixtures):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     box = _sandbox(tmp_path, fixtures)
     before = (box / "g.csv").read_bytes()
-    res = run_skrafl("elo", "--games", str(box / "g.csv"), "--out", str(box / "g.csv"), "-q")
+    res = run_skrafl_here("elo", "--games", str(box / "g.csv"), "--out", str(box / "g.csv"), "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.count("skrafl: error:") == 1
     assert (box / "g.csv").is_file() and (box / "g.csv").read_bytes() == before
 
 
 def test_out_the_folder_holding_the_input_is_refused(tmp_path, fixtures):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     box = _sandbox(tmp_path, fixtures)
-    res = run_skrafl("elo", "--games", str(box / "g.csv"), "--out", str(box), "-q")
+    res = run_skrafl_here("elo", "--games", str(box / "g.csv"), "--out", str(box), "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert sorted(p.name for p in box.iterdir()) == ["g.csv", "notes.txt"]
 
@@ -928,7 +928,7 @@ def test_replay_table_game_facts_are_used(tmp_path):
 
 
 def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
     rows = [_rrow("a.gcg", "a.gcg", t, "ann", "ann", 300, 200), _rrow("b.gcg", "b.gcg", t, "ann", "bob", 300, 200)]
@@ -936,7 +936,7 @@ def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
     table = elo.read_games(path)
     assert table.frame["game_id"].to_list() == ["b.gcg"]
     assert any(n.startswith("warning:") and "same name" in n for n in table.notes)
-    res = run_skrafl("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
+    res = run_skrafl_here("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
     assert res.returncode == 0, res.stderr
     assert "same name" in res.stderr and "a.gcg" in res.stderr
     assert ratings_of(tmp_path / "out") == {"ann": 1216, "bob": 1184}
@@ -946,7 +946,7 @@ def test_replayed_netskrafl_records_without_names_are_not_rated(tmp_path):
     """netskrafl.md "Game record": a record holds no player ids, so replay calls the seats player0
     and player1 in every game. They are not two people: such games are left unrated, counted in
     one warning line; the games with names are rated as if alone."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     t = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
     rows = [_rrow(f"{g}.json", g, t, "player0", "player1", 300, 200) for g in ("g1", "g2", "g3")]
@@ -956,7 +956,7 @@ def test_replayed_netskrafl_records_without_names_are_not_rated(tmp_path):
     assert run.games_rated == 1 and run.games_unnamed == 3
     warned = [n for n in run.notes if n.startswith("warning:") and "not rated" in n]
     assert len(warned) == 1 and "3 replayed Netskrafl game(s)" in warned[0] and "'g1'" in warned[0]
-    res = run_skrafl("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
+    res = run_skrafl_here("elo", "--games", str(path), "--out", str(tmp_path / "out"), "-q")
     assert res.returncode == 0, res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and "3 replayed Netskrafl game(s)" in res.stderr
     # one game between two beginners at 1200: E = 0.5, K = 32: ±16
@@ -982,18 +982,18 @@ def test_players_named_player0_and_player1_are_rated_outside_netskrafl_records(t
 def test_explain_svg_inside_an_output_is_refused_before_any_work(tmp_path, fixtures):
     """README Guarantees, Pictures: a picture inside a skrafl output is refused (one line, exit 2)
     before any work: no history table is printed."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = fixtures / "elo" / "games.csv"
     out = tmp_path / "d1"
-    assert run_skrafl("elo", "--games", str(games), "--out", str(out), "-q").returncode == 0
-    res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(out / "x.svg"))
+    assert run_skrafl_here("elo", "--games", str(games), "--out", str(out), "-q").returncode == 0
+    res = run_skrafl_here("elo", "--games", str(games), "--explain", "anna", "--svg", str(out / "x.svg"))
     assert res.returncode == 2
     assert res.stdout == "" and len(res.stderr.strip().splitlines()) == 1 and "inside" in res.stderr
     assert not (out / "x.svg").exists()
     # the games table itself, and a missing folder: refused before any work too
     for target in (games, tmp_path / "nope" / "x.svg"):
-        res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(target))
+        res = run_skrafl_here("elo", "--games", str(games), "--explain", "anna", "--svg", str(target))
         assert res.returncode == 2 and res.stdout == "", res.stdout
-    res = run_skrafl("elo", "--games", str(games), "--explain", "anna", "--svg", str(tmp_path / "ok.svg"), "-q")
+    res = run_skrafl_here("elo", "--games", str(games), "--explain", "anna", "--svg", str(tmp_path / "ok.svg"), "-q")
     assert res.returncode == 0 and "bjorn" in res.stdout and (tmp_path / "ok.svg").read_text().startswith("<")

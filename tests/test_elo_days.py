@@ -57,12 +57,12 @@ def days_rated(folder: Path) -> dict | None:
 
 
 def test_skipped_day_is_one_line_naming_it(tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = write_games(tmp_path / "games.csv", random_games(21, n=200, days=5))
     s = nightly(games, tmp_path, range(0, 3))  # rated 1–3 June
     out = tmp_path / "out"
-    res = run_skrafl("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "-q")
+    res = run_skrafl_here("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines() == [
         f"skrafl: error: --state {s} has not rated 2024-06-04: run those days first or add --catch-up"
@@ -148,12 +148,12 @@ def test_catch_up_from_nothing_equals_a_scratch_run(tmp_path):
 
 
 def test_catch_up_through_the_command(tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = write_games(tmp_path / "games.csv", random_games(32, n=200, days=5))
     s = nightly(games, tmp_path, range(0, 2))
     out = tmp_path / "out"
-    res = run_skrafl(
+    res = run_skrafl_here(
         "elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-05", "--catch-up", "-q"
     )
     assert res.returncode == 0, res.stderr
@@ -190,7 +190,7 @@ def test_catch_up_needs_date_and_a_state_that_records_days(tmp_path):
 
 
 def test_late_game_is_reported_and_not_rated(tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     rows = random_games(41, n=200, days=4)
     on_time = write_games(tmp_path / "on_time.csv", rows)
@@ -199,7 +199,7 @@ def test_late_game_is_reported_and_not_rated(tmp_path):
     late_row = ("late-1", "2024-06-02T12:34:56Z", "p01", "p02", False, False, 400, 100, False)
     games = write_games(tmp_path / "games.csv", rows + [late_row])
     out = tmp_path / "out"
-    res = run_skrafl("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-04", "-q")
+    res = run_skrafl_here("elo", "--games", str(games), "--state", str(s), "--out", str(out), "--date", "2024-06-04", "-q")
     assert res.returncode == 0, res.stderr
     warnings = [line for line in res.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "1 game(s)" in warnings[0] and "late_games.csv" in warnings[0]

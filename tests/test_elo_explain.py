@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clirun import one_error_line, run_skrafl
+from clirun import one_error_line, run_skrafl_here
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "elo" / "games.csv"
 
@@ -29,7 +29,7 @@ def test_explain_a_player_without_games_in_the_list_names_the_list(tmp_path):
     games.write_text(GAMES, encoding="utf-8")
     svg = tmp_path / "c.svg"
     line = one_error_line(
-        run_skrafl("elo", "--games", str(games), "--explain", "alice", "--list", "competition", "--svg", str(svg))
+        run_skrafl_here("elo", "--games", str(games), "--explain", "alice", "--list", "competition", "--svg", str(svg))
     )
     assert line == (
         f"skrafl: error: player 'alice' has no rated game in the competition list of {games} "
@@ -41,13 +41,13 @@ def test_explain_a_player_without_games_in_the_list_names_the_list(tmp_path):
 def test_explain_names_every_list_asked_for(tmp_path):
     """The fixture: carl's games are n3 (a draw between humans) and n5 (0-0, ignored by the
     rules, in competition): one rated game, in the all and human lists, none in competition."""
-    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "carl", "--list", "competition"))
+    line = one_error_line(run_skrafl_here("elo", "--games", str(FIXTURE), "--explain", "carl", "--list", "competition"))
     assert line == (
         f"skrafl: error: player 'carl' has no rated game in the competition list of {FIXTURE} "
         "(1 in the all list, 1 in the human list)"
     )
     line = one_error_line(
-        run_skrafl("elo", "--games", str(FIXTURE), "--explain", "Amlóði", "--list", "human", "--list", "competition")
+        run_skrafl_here("elo", "--games", str(FIXTURE), "--explain", "Amlóði", "--list", "human", "--list", "competition")
     )
     assert line == (
         f"skrafl: error: player 'Amlóði' has no rated game in the human and competition lists of {FIXTURE} (1 in the all list)"
@@ -55,15 +55,17 @@ def test_explain_names_every_list_asked_for(tmp_path):
 
 
 def test_explain_a_player_without_any_rated_game_says_so_plainly():
-    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "zed", "--list", "competition"))
+    line = one_error_line(run_skrafl_here("elo", "--games", str(FIXTURE), "--explain", "zed", "--list", "competition"))
     assert line == f"skrafl: error: player 'zed' has no rated game in {FIXTURE}"
 
 
 def test_explain_with_an_output_is_refused_not_ignored(tmp_path):
     # --explain writes nothing: an --out (or --ratings-to) given with it was ignored without a word
     out = tmp_path / "ratings"
-    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "anna", "--out", str(out)))
+    line = one_error_line(run_skrafl_here("elo", "--games", str(FIXTURE), "--explain", "anna", "--out", str(out)))
     assert line == "skrafl: error: --explain prints one player's history and writes no ratings: give no --out (or no --explain)"
     assert not out.exists()
-    line = one_error_line(run_skrafl("elo", "--games", str(FIXTURE), "--explain", "anna", "--ratings-to", "postgresql://x/y"))
+    line = one_error_line(
+        run_skrafl_here("elo", "--games", str(FIXTURE), "--explain", "anna", "--ratings-to", "postgresql://x/y")
+    )
     assert "give no --ratings-to" in line

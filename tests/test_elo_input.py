@@ -75,9 +75,11 @@ GOOD = "g0,2024-03-01T10:00:00Z,a,b,false,false,300,200,false"
     ],
 )
 def test_option_out_of_range_is_one_line(tmp_path, fixtures, option, value):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
-    res = run_skrafl("elo", "--games", str(fixtures / "elo" / "games.csv"), "--out", str(tmp_path / "out"), option, value, "-q")
+    res = run_skrafl_here(
+        "elo", "--games", str(fixtures / "elo" / "games.csv"), "--out", str(tmp_path / "out"), option, value, "-q"
+    )
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr
     lines = res.stderr.strip().splitlines()
@@ -188,10 +190,10 @@ def test_broken_csv_names_the_line(tmp_path):
 
 
 def test_absurd_table_through_the_command_is_one_line(tmp_path):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     p = csv_file(tmp_path / "g.csv", [GOOD, "g1,2024-03-01T11:00:00Z,a,b,false,false,300,4294967296,false"])
-    res = run_skrafl("elo", "--games", str(p), "--out", str(tmp_path / "out"), "-q")
+    res = run_skrafl_here("elo", "--games", str(p), "--out", str(tmp_path / "out"), "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines() == [
         f"skrafl: error: {p}:3: column 'score1', row 2: score 4294967296 is out of range "
@@ -202,10 +204,10 @@ def test_absurd_table_through_the_command_is_one_line(tmp_path):
 def test_absurd_table_on_stdin_names_stdin_and_line(tmp_path):
     """A games table on standard input is named as the user gave it: ``-:LINE``, never the
     temporary file it is kept in for the run."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     text = "\n".join([HEADER, GOOD, "g1,2024-03-01T11:00:00Z,a,b,false,false,300,4294967296,false"]) + "\n"
-    res = run_skrafl("elo", "--games", "-", "--out", str(tmp_path / "out"), "-q", stdin=text)
+    res = run_skrafl_here("elo", "--games", "-", "--out", str(tmp_path / "out"), "-q", stdin=text)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines() == [
         "skrafl: error: -:3: column 'score1', row 2: score 4294967296 is out of range "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 from cli.common import output_root
 
@@ -39,7 +39,7 @@ def test_full_build_counts(is_lexicon):
 def test_judge_examples(is_lexicon):
     # a valid noun form, a valid verb form, a proper noun, a two-letter word on and off the list, a phony
     words = ["hestur", "hestanna", "fórum", "Reykjavík", "Guðrún", "ýf", "ab", "xyzzy"]
-    r = run_skrafl("check", "--lang", "is", *words)
+    r = run_skrafl_here("check", "--lang", "is", *words)
     verdicts = dict(line.split("\t") for line in r.stdout.splitlines())
     assert verdicts == {
         "hestur": "VALID",
@@ -69,7 +69,7 @@ def test_challenged_plays_have_an_invalid_word(is_lexicon, shared):
                 withdrawn.append(play["words_formed"])
     assert len(withdrawn) == 4  # the 3 competition games: RESP with a negative score, 4 times
     for words in withdrawn:
-        r = run_skrafl("check", "--lang", "is", "--play", *words)
+        r = run_skrafl_here("check", "--lang", "is", "--play", *words)
         assert (r.returncode, r.stdout) == (1, "UNACCEPTABLE\n"), words
 
 
@@ -86,7 +86,7 @@ def test_regular_games_every_word_valid(is_lexicon, shared):
             if row["kind"] == "play":
                 words.update(row["words_formed"])
     assert games == 7 and len(words) > 200
-    r = run_skrafl("check", "--lang", "is", "-", stdin="\n".join(sorted(words)) + "\n")
+    r = run_skrafl_here("check", "--lang", "is", "-", stdin="\n".join(sorted(words)) + "\n")
     invalid = [line for line in r.stdout.splitlines() if line.endswith("\tINVALID")]
     assert invalid == [] and r.returncode == 0
 
@@ -107,7 +107,7 @@ def test_midlungur_is_netskrafls_rule(is_lexicon):
     # issue 14 (Netskrafl's README): the lemma's grade and register, by exact value. Netskrafl keeps
     # refarnir, blárinn, lokahöndin (form register only, or a register that merely contains a mark).
     tier = _tier(is_lexicon, "midlungur")
-    r = run_skrafl("check", "--lexicon", str(is_lexicon / "midlungur"), "refarnir", "blárinn", "lokahöndin", "hestur")
+    r = run_skrafl_here("check", "--lexicon", str(is_lexicon / "midlungur"), "refarnir", "blárinn", "lokahöndin", "hestur")
     assert (r.returncode, r.stdout) == (0, "refarnir\tVALID\nblárinn\tVALID\nlokahöndin\tVALID\nhestur\tVALID\n")
     entries = json.loads((output_root() / "entries" / "is" / "entries.json").read_text("utf-8"))
     if "islenska-data 5.0.0" in entries["source_version"]:
@@ -124,5 +124,5 @@ def test_amlodi_common_words_from_the_gigaword_corpus(is_lexicon):
     assert 110_000 <= tier["words"] <= 125_000
     assert tier["words_by_length"]["2"] == 169 and max(map(int, tier["words_by_length"])) == 12
     assert tier["frequency"]["source"] == "icegrams"
-    r = run_skrafl("check", "--lexicon", str(is_lexicon / "amlodi"), "hestur", "og", "ýf", "lokahöndin", "refarnir")
+    r = run_skrafl_here("check", "--lexicon", str(is_lexicon / "amlodi"), "hestur", "og", "ýf", "lokahöndin", "refarnir")
     assert r.stdout == "hestur\tVALID\nog\tVALID\nýf\tVALID\nlokahöndin\tINVALID\nrefarnir\tINVALID\n"

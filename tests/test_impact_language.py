@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 from lexicon_helpers import make_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def impact(tmp: Path, lang: str, *games: Path, out: str = "out") -> subprocess.C
     if not old.exists():
         make_lexicon(old, ["windy", "gale", "hestur"], language=lang)
         make_lexicon(new, ["gale", "hestur"], language=lang)
-    return run_skrafl("impact", "--old", str(old), "--new", str(new), *map(str, games), "--out", str(tmp / out), "-q")
+    return run_skrafl_here("impact", "--old", str(old), "--new", str(new), *map(str, games), "--out", str(tmp / out), "-q")
 
 
 def test_icelandic_games_with_english_lexicons_are_refused(tmp_path):

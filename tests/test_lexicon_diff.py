@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 from lang_helpers import LANG_FIX, build
 
 FIX = LANG_FIX / "nb"
@@ -33,13 +33,13 @@ def builds(tmp_path_factory) -> dict[str, Path]:
     variant = tmp / "variant" / "recipe.toml"
     variant.parent.mkdir()
     variant.write_text(text[:start] + text[end:], encoding="utf-8")
-    r = run_skrafl("build", "nb", "--recipe", str(variant), "--entries", str(old), "--out", str(tmp / "lenient"), "--quiet")
+    r = run_skrafl_here("build", "nb", "--recipe", str(variant), "--entries", str(old), "--out", str(tmp / "lenient"), "--quiet")
     assert r.returncode == 0, r.stderr
     return {"old": old, "new": new, "lenient": tmp / "lenient", "tmp": tmp}
 
 
 def diff(old: Path, new: Path, out: Path) -> tuple[str, pl.DataFrame]:
-    r = run_skrafl("diff", str(old), str(new), "--out", str(out))
+    r = run_skrafl_here("diff", str(old), str(new), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert (out / "summary.txt").read_text(encoding="utf-8") == r.stdout
     return r.stdout, pl.read_parquet(out / "diff.parquet")
@@ -81,7 +81,7 @@ def test_committee_lists_alone_are_not_a_recipe_change(builds):
         (folder / "recipe.toml").write_text(text + '\n[committee]\nadditions = "additions.txt"\n', encoding="utf-8")
         (folder / "additions.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
         out = builds["tmp"] / name / "lex"
-        r = run_skrafl(
+        r = run_skrafl_here(
             "build", "nb", "--recipe", str(folder / "recipe.toml"), "--entries", str(builds["old"]), "--out", str(out), "-q"
         )
         assert r.returncode == 0, r.stderr
@@ -98,14 +98,14 @@ def test_same_build_no_changes(builds):
 
 def test_not_a_lexicon_folder(builds, tmp_path):
     (tmp_path / "plain").mkdir()
-    r = run_skrafl("diff", str(tmp_path / "plain"), str(builds["old"]), "--out", str(tmp_path / "d"))
+    r = run_skrafl_here("diff", str(tmp_path / "plain"), str(builds["old"]), "--out", str(tmp_path / "d"))
     assert r.returncode == 2 and "not a lexicon folder" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_out_that_is_a_file_is_one_error(builds, tmp_path):
     taken = tmp_path / "taken.parquet"
     taken.write_bytes(b"keep")
-    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(taken))
+    r = run_skrafl_here("diff", str(builds["old"]), str(builds["new"]), "--out", str(taken))
     assert r.returncode == 2 and r.stderr.count("skrafl: error:") == 1 and "Traceback" not in r.stderr, r.stderr
     assert taken.read_bytes() == b"keep"
 
@@ -114,7 +114,7 @@ def test_out_of_someone_elses_files_is_refused(builds, tmp_path):
     out = tmp_path / "review"
     out.mkdir()
     (out / "notes.md").write_text("mine")
-    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(out))
+    r = run_skrafl_here("diff", str(builds["old"]), str(builds["new"]), "--out", str(out))
     assert r.returncode == 2 and "skrafl did not write" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert sorted(p.name for p in out.iterdir()) == ["notes.md"] and (out / "notes.md").read_text() == "mine"
 
@@ -199,7 +199,7 @@ def test_a_word_the_committee_adds_is_the_committees(builds):
     (committee / "recipe.toml").write_text(text, encoding="utf-8")
     (committee / "add.txt").write_text("Guttens\nzzapp\n", encoding="utf-8")  # a dropped word, one of no entry
     out = tmp / "committee_build"
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "nb", "--recipe", str(committee / "recipe.toml"), "--entries", str(builds["old"]), "--out", str(out), "-q"
     )
     assert r.returncode == 0, r.stderr
@@ -215,6 +215,6 @@ def test_quiet_silences_stderr_only(builds):
     """--quiet: 'no progress bars or summaries on stderr'; the summary on stdout is the result (as
     compare prints its table with -q); diff -q printed nothing at all."""
     out = builds["tmp"] / "d_quiet"
-    r = run_skrafl("diff", str(builds["old"]), str(builds["new"]), "--out", str(out), "-q")
+    r = run_skrafl_here("diff", str(builds["old"]), str(builds["new"]), "--out", str(out), "-q")
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout == (out / "summary.txt").read_text(encoding="utf-8") and "added: 1" in r.stdout

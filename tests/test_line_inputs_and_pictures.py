@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import build_word_lexicon, run_skrafl
+from clirun import build_word_lexicon, run_skrafl_here
 
 WORDS = ["hestur", "joint", "fore"]
 
@@ -30,27 +30,27 @@ def one_error_line(r) -> str:
 
 
 def test_check_stdin_line_with_two_words_is_an_error(lexicon):
-    r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="joint\nhestur hestur\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicon), "-", stdin="joint\nhestur hestur\n")
     assert one_error_line(r) == "-:2: one word per line expected" and r.stdout == ""
 
 
 def test_check_stdin_one_word_per_line_spaces_around_kept_out(lexicon):
-    r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="  hestur \n\nxyz\n")
+    r = run_skrafl_here("check", "--lexicon", str(lexicon), "-", stdin="  hestur \n\nxyz\n")
     assert r.returncode == 1 and r.stdout.splitlines() == ["hestur\tVALID", "xyz\tINVALID"]
 
 
 def test_check_argument_with_a_space_is_an_error(lexicon):
-    r = run_skrafl("check", "--lexicon", str(lexicon), "joint", "hestur hestur")
+    r = run_skrafl_here("check", "--lexicon", str(lexicon), "joint", "hestur hestur")
     assert one_error_line(r) == "argument 2: one word per argument expected"
 
 
 @pytest.mark.parametrize("where", ["argument", "stdin"])
 def test_check_control_character_is_an_error_not_dropped(lexicon, where):
     if where == "argument":
-        r = run_skrafl("check", "--lexicon", str(lexicon), "ab\x01c")
+        r = run_skrafl_here("check", "--lexicon", str(lexicon), "ab\x01c")
         assert one_error_line(r) == "argument 1: a control character (U+0001) in a word"
     else:
-        r = run_skrafl("check", "--lexicon", str(lexicon), "-", stdin="joint\nab\x01c\n")
+        r = run_skrafl_here("check", "--lexicon", str(lexicon), "-", stdin="joint\nab\x01c\n")
         assert one_error_line(r) == "-:2: a control character (U+0001) in a word"
     assert "abc" not in r.stdout + r.stderr
 
@@ -59,7 +59,7 @@ def test_check_control_character_is_an_error_not_dropped(lexicon, where):
 
 
 def test_judge_batch_stdin_line_reference_is_dash(lexicon):
-    r = run_skrafl("judge", "--lexicon", str(lexicon), "--batch", "-", stdin="joint\na b c d e f g h i\n")
+    r = run_skrafl_here("judge", "--lexicon", str(lexicon), "--batch", "-", stdin="joint\na b c d e f g h i\n")
     assert one_error_line(r) == "-:2: at most 8 words at once; got 9"
 
 
@@ -87,13 +87,13 @@ def test_score_illegal_play_is_illegal_with_no_score(play, rack):
 
     args = ["score", "--lang", "is", "--board", str(RIDDLE), "--play", play, "--challenge", "netskrafl"]
     args += ["--rack", rack] if rack else []
-    r = run_skrafl(*args)
+    r = run_skrafl_here(*args)
     assert r.returncode == 1, r.stderr
     rows = dict(line.split(None, 1) for line in r.stdout.splitlines() if line.strip() and not line.startswith(" "))
     assert rows["legal"].startswith("no: not_on_rack") and rows["verdict"] == "ILLEGAL"
     assert "score" not in rows and "bingo" not in rows and "ACCEPTABLE" not in r.stdout
     assert rows["challenge"].startswith("none: the play is not legal")
-    data = json.loads(run_skrafl(*args, "-f", "json").stdout)
+    data = json.loads(run_skrafl_here(*args, "-f", "json").stdout)
     assert (data["legal"], data["verdict"], data["score"], data["bingo"], data["challenge"]) == (
         False,
         "ILLEGAL",
@@ -110,7 +110,7 @@ def test_score_illegal_play_is_illegal_with_no_score(play, rack):
 def test_replay_unknown_language_says_so(tmp_path):
     games = tmp_path / "games"
     games.mkdir()
-    r = run_skrafl("replay", str(games), "--lang", "xx", "--out", str(tmp_path / "out"), output_root=tmp_path / "output")
+    r = run_skrafl_here("replay", str(games), "--lang", "xx", "--out", str(tmp_path / "out"), output_root=tmp_path / "output")
     msg = one_error_line(r)
     assert msg.startswith("unknown language 'xx'; known languages: ") and "is" in msg.split(": ", 1)[1]
     assert "skrafl ingest" not in msg and not (tmp_path / "out").exists()
@@ -129,7 +129,7 @@ def test_picture_never_over_its_input(lexicon, tmp_path):
         ["score", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--svg", str(board)],
         ["best", "--lexicon", str(lexicon), "--board", str(board), "--rack", "JOINTAB", "--svg", str(board)],
     ):
-        r = run_skrafl(*args)
+        r = run_skrafl_here(*args)
         assert "is an input of this command" in one_error_line(r), args
         assert r.stdout == "" and board.read_text(encoding="utf-8") == EMPTY_BOARD
 
@@ -143,7 +143,7 @@ def test_picture_never_inside_a_skrafl_output(lexicon, tmp_path):
         ["score", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--svg", str(lexicon / "p.svg")],
         ["best", "--lexicon", str(lexicon), "--board", str(board), "--rack", "JOINTAB", "--svg", str(lexicon / "p.svg")],
     ):
-        r = run_skrafl(*args)
+        r = run_skrafl_here(*args)
         msg = one_error_line(r)
         assert "an output of 'skrafl build'" in msg and "nothing was written" in msg, args
     assert sorted(p.name for p in Path(lexicon).resolve().iterdir()) == before
@@ -154,7 +154,7 @@ def test_picture_replaces_an_existing_picture_whole(lexicon, tmp_path):
     board.write_text(EMPTY_BOARD, encoding="utf-8")
     out = tmp_path / "pos.svg"
     out.write_text("old picture", encoding="utf-8")
-    r = run_skrafl("show", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--out", str(out))
+    r = run_skrafl_here("show", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert out.read_text(encoding="utf-8").startswith("<svg") or "<svg" in out.read_text(encoding="utf-8")[:200]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt", "pos.svg"]  # no temporary file left
@@ -188,7 +188,9 @@ def test_closed_pipe_ends_with_0_and_nothing_on_stderr(lexicon, tmp_path):
     if not (POSITIONS / "mid1.board").is_file():
         pytest.skip("../shared/corpora/positions is not here")
     mid1 = tmp_path / "mid1"  # the position's own word list: 18,605 plays, far more than a pipe holds
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(POSITIONS / "mid1_b1.words"), "--out", str(mid1), "-q")
+    r = run_skrafl_here(
+        "build", "en", "--source", "wordlist", "--input", str(POSITIONS / "mid1_b1.words"), "--out", str(mid1), "-q"
+    )
     assert r.returncode == 0, r.stderr
     runs = {
         "best --all": ["best", "--lexicon", str(mid1), "--board", str(POSITIONS / "mid1.board"), "--rack", "AEEFH??", "--all"],

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 from gamecore.errors import DataError
 from pipelines.recipe import load_recipe
@@ -64,7 +64,7 @@ def test_a_condition_that_reads_or_queries_is_refused_in_one_line(tmp_path, when
     words.write_text("cat\ndog\n", encoding="utf-8")
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE.format(when=when.format(secret=secret)), encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build",
         "en",
         "--recipe",

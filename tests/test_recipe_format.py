@@ -138,7 +138,7 @@ def test_fast_lowercase_equals_polars_lowercase():
 def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
     """Catalan's L·L, NY and QU tiles (issue 12): the KWG holds one character per tile, so such a
     recipe is refused with one DataError naming the tiles, not a crash inside the build."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     tiles = tmp_path / "catalan.tsv"
     tiles.write_text(
@@ -155,7 +155,7 @@ def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
         load_recipe(dotted)
     words = tmp_path / "w.txt"
     words.write_text("col·lecció\nany\n", encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "en", "--source", "wordlist", "--input", str(words), "--recipe", str(recipe), "--out", str(tmp_path / "out")
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

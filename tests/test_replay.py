@@ -223,13 +223,13 @@ def test_mutated_files_never_crash(tmp_path, shared):
 
 
 def test_out_or_export_that_is_a_file_is_one_error(tmp_path, fixtures):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     taken = tmp_path / "taken.txt"
     taken.write_text("keep me\n")
     base = str(fixtures / "gcg" / "base.gcg")
     for args in (["--out", str(taken)], ["--out", str(tmp_path / "o"), "--export-gcg", str(taken)]):
-        res = run_skrafl("replay", base, *args, "--quiet")
+        res = run_skrafl_here("replay", base, *args, "--quiet")
         assert res.returncode == 2, (args, res.stderr)
         assert "Traceback" not in res.stderr and res.stderr.count("skrafl: error:") == 1, res.stderr
         assert taken.read_text() == "keep me\n"
@@ -263,25 +263,25 @@ def _old_tables(tmp_path, fixtures):
 
 
 def test_empty_folder_is_a_usage_error_and_keeps_old_tables(tmp_path, fixtures):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     out, before = _old_tables(tmp_path, fixtures)
     empty = tmp_path / "empty"
     empty.mkdir()
-    res = run_skrafl("replay", str(empty), "--out", str(out), "--quiet")
+    res = run_skrafl_here("replay", str(empty), "--out", str(out), "--quiet")
     assert res.returncode == 2 and res.stderr.count("skrafl: error:") == 1 and "Traceback" not in res.stderr, res.stderr
     assert {n: (out / n).read_bytes() for n in before} == before
 
 
 def test_only_garbage_is_a_usage_error_and_keeps_old_tables(tmp_path, fixtures):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     out, before = _old_tables(tmp_path, fixtures)
     junk = tmp_path / "junk"
     junk.mkdir()
     (junk / "a.gcg").write_bytes(b"\x00\xff\xfe" * 1000)
     (junk / "b.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    res = run_skrafl("replay", str(junk), "--out", str(out), "--quiet")
+    res = run_skrafl_here("replay", str(junk), "--out", str(out), "--quiet")
     assert res.returncode == 2 and res.stderr.count("skrafl: error:") == 1 and "Traceback" not in res.stderr, res.stderr
     assert {n: (out / n).read_bytes() for n in before} == before
 
@@ -421,7 +421,7 @@ def test_the_summary_lists_the_first_games_not_ok_and_counts_the_rest(tmp_path):
     lists the first 20 games not ok and counts the others (all are in games.parquet)."""
     from pathlib import Path
 
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = tmp_path / "games"
     games.mkdir()
@@ -429,7 +429,7 @@ def test_the_summary_lists_the_first_games_not_ok_and_counts_the_rest(tmp_path):
     for i in range(25):
         (games / f"empty{i:02}.gcg").write_text("", encoding="utf-8")
     for args in (("--out", str(tmp_path / "out")), ("--dataset", str(tmp_path / "ds"))):
-        r = run_skrafl("replay", str(games), "--no-lexicon", *args)
+        r = run_skrafl_here("replay", str(games), "--no-lexicon", *args)
         assert r.returncode == 1, r.stderr
         lines = r.stderr.splitlines()
         assert sum(line.startswith("  error: ") for line in lines) == 20, r.stderr
@@ -442,7 +442,7 @@ def test_a_mismatch_names_its_cause_not_the_note_before_it(tmp_path):
     mismatch because of that bonus, and its error (and the summary line) says so, not the note
     that the rule was inferred."""
     import polars as pl
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = tmp_path / "games"
     games.mkdir()
@@ -454,7 +454,7 @@ def test_a_mismatch_names_its_cause_not_the_note_before_it(tmp_path):
         ">bob: EGLOUXY (challenge) +7 18\n",
         encoding="utf-8",
     )
-    r = run_skrafl("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"))
+    r = run_skrafl_here("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"))
     assert r.returncode == 1, r.stderr
     row = pl.read_parquet(tmp_path / "out" / "games.parquet").row(0, named=True)
     assert row["status"] == "mismatch" and row["error"].startswith("CHALLENGE_BONUS_INCORRECT") and "(line 8)" in row["error"]
@@ -470,7 +470,7 @@ def test_a_gcg_date_pragma_is_the_games_day(tmp_path):
     from pathlib import Path
 
     import polars as pl
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     games = tmp_path / "games"
     games.mkdir()
@@ -479,7 +479,7 @@ def test_a_gcg_date_pragma_is_the_games_day(tmp_path):
     (games / "dated.gcg").write_text(head + "#date 2024-03-05\n" + body, encoding="utf-8")
     (games / "both.gcg").write_text(head + "#date 2024-03-05\n#finished-at 2024-03-06T10:00:00Z\n" + body, encoding="utf-8")
     (games / "bad.gcg").write_text(head + "#date 5 March\n" + body, encoding="utf-8")
-    r = run_skrafl("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"), "-q")
+    r = run_skrafl_here("replay", str(games), "--no-lexicon", "--out", str(tmp_path / "out"), "-q")
     assert r.returncode in (0, 1), r.stderr
     rows = {
         Path(f).name: t for f, t in pl.read_parquet(tmp_path / "out" / "games.parquet").select("file", "finished_at").iter_rows()

@@ -188,9 +188,9 @@ def test_the_reader_and_the_replay_know_the_same_rules():
 def test_unknown_challenge_rule_on_the_command_line(shared, tmp_path):
     """The trial's command: --strict --no-lexicon on a file with #challenge-rule bogus fails the game."""
     path = _ten_point_game(shared, tmp_path, "#challenge-rule bogus")
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
-    res = run_skrafl("replay", path, "--out", str(tmp_path / "o"), "--strict", "--no-lexicon", "-q")
+    res = run_skrafl_here("replay", path, "--out", str(tmp_path / "o"), "--strict", "--no-lexicon", "-q")
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in res.stderr

@@ -366,16 +366,16 @@ def test_a_stop_while_the_pictures_are_drawn_writes_nothing(ns, tmp_path, monkey
 
 def test_other_commands_name_replay_export_svg_too(ns, tmp_path):
     """The marker's command is named as a user runs it in every message, not only replay's."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     res = runner.invoke(app, ["replay", "ns", "--out", "r", "--no-lexicon", "-q", "--export-svg", "s"])
     assert res.exit_code == 0, res.output
     words = tmp_path / "w.txt"
     words.write_text("hestur\n", encoding="utf-8")
-    r = run_skrafl("ingest", "is", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "s"), "-q")
+    r = run_skrafl_here("ingest", "is", "--source", "wordlist", "--input", str(words), "--out", str(tmp_path / "s"), "-q")
     assert r.returncode == 2
     assert "is the output of 'skrafl replay --export-svg'" in r.stderr and "replay-svg" not in r.stderr
-    r = run_skrafl("check", "--lexicon", str(tmp_path / "s"), "hestur")
+    r = run_skrafl_here("check", "--lexicon", str(tmp_path / "s"), "hestur")
     assert r.returncode == 2 and "replay-svg" not in r.stderr, r.stderr
 
 

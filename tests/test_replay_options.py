@@ -4,7 +4,7 @@ one line on stderr (README: bad input is one line, exit 2)."""
 from __future__ import annotations
 
 import pytest
-from clirun import one_error_line, run_skrafl
+from clirun import one_error_line, run_skrafl_here
 
 # --- 4. replay: every option combination checked before any note ---------------------------------
 
@@ -20,7 +20,7 @@ from clirun import one_error_line, run_skrafl
 )
 def test_replay_usage_error_is_the_only_line(shared, tmp_path, extra, message):
     games = shared / "corpora" / "netskrafl" / "games"
-    r = run_skrafl("replay", str(games), "--out", str(tmp_path / "x"), *extra)
+    r = run_skrafl_here("replay", str(games), "--out", str(tmp_path / "x"), *extra)
     line = one_error_line(r)  # no "note: words checked with …" before it
     assert line.startswith(f"skrafl: error: {message}")
     assert not (tmp_path / "x").exists()
@@ -28,11 +28,11 @@ def test_replay_usage_error_is_the_only_line(shared, tmp_path, extra, message):
 
 def test_replay_out_inside_input_is_the_only_line(shared):
     games = shared / "corpora" / "netskrafl" / "games"
-    r = run_skrafl("replay", str(games), "--out", str(games / "sub"))
+    r = run_skrafl_here("replay", str(games), "--out", str(games / "sub"))
     assert "lies inside the input folder" in one_error_line(r)
 
 
 def test_replay_analyze_without_lexicon(shared, tmp_path):
     games = shared / "corpora" / "netskrafl" / "games"
-    r = run_skrafl("replay", str(games), "--out", str(tmp_path / "x"), "--analyze", "--no-lexicon")
+    r = run_skrafl_here("replay", str(games), "--out", str(tmp_path / "x"), "--analyze", "--no-lexicon")
     assert "--analyze needs a lexicon" in one_error_line(r)

@@ -157,7 +157,7 @@ Z	4	3	0
 
 @pytest.fixture(scope="module")
 def kk(tmp_path_factory):
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     d = tmp_path_factory.mktemp("kk_replay")
     (d / "tiles.tsv").write_text(_KK_TILES, encoding="utf-8")
@@ -177,7 +177,7 @@ def kk(tmp_path_factory):
     (d / "kk.toml").write_text(mine + "\n", encoding="utf-8")
     (d / "kk2.toml").write_text(mine.replace("min_word_length = 4", "min_word_length = 2") + "\n", encoding="utf-8")
     (d / "words.txt").write_text("okno\nsok\nzok\n", encoding="utf-8")
-    r = run_skrafl("build", "sl", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "sl"), "-q")
+    r = run_skrafl_here("build", "sl", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "sl"), "-q")
     assert r.returncode == 0, r.stderr
     return d
 
@@ -293,9 +293,9 @@ def test_ordspill_boards_without_a_published_layout(name, tmp_path):
     on G8 makes 8G ORD (O 2 × 3 + R 1 + D 1) × 2 on the star = 16 (8 on the standard board)."""
     from pathlib import Path
 
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
-    r = run_skrafl("score", "--rules", name, "--board", "-", "--play", "8G ORD", stdin="")
+    r = run_skrafl_here("score", "--rules", name, "--board", "-", "--play", "8G ORD", stdin="")
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "board" in lines[0] and "Traceback" not in r.stderr, r.stderr
     rules_dir = Path(__file__).resolve().parents[1] / "gamecore" / "data" / "rules"
@@ -317,17 +317,17 @@ def test_ordspill_boards_without_a_published_layout(name, tmp_path):
 def test_score_five_point_challenge_is_five_per_word_under_wespa(tmp_path):
     """skrafl score --rules wespa --challenge five_point: 9F FE under JOINT forms FE, IF and NE
     (14 points, above): +5 for each word challenged, 15 for all three, 10 for two."""
-    from clirun import run_skrafl
+    from clirun import run_skrafl_here
 
     (tmp_path / "words.txt").write_text("fe\nif\nne\njoint\n", encoding="utf-8")
-    r = run_skrafl(
+    r = run_skrafl_here(
         "build", "en", "--source", "wordlist", "--input", str(tmp_path / "words.txt"), "--out", str(tmp_path / "en"), "-q"
     )
     assert r.returncode == 0, r.stderr
     cgp = "15/15/15/15/15/15/15/3JOINT7/15/15/15/15/15/15/15 EFQRSUV/ 40/0 0"
     base = ["score", "--rules", "wespa", "--lexicon", str(tmp_path / "en"), "--cgp", cgp, "--play", "9F FE"]
     for named, bonus in (([], 15), (["--challenged", "FE,IF"], 10), (["--challenged", "NE"], 5)):
-        r = run_skrafl(*base, "--challenge", "five_point", *named, "-f", "json")
+        r = run_skrafl_here(*base, "--challenge", "five_point", *named, "-f", "json")
         assert r.returncode == 0, r.stderr
         got = json.loads(r.stdout)["challenge"]
         assert (got["bonus"], got["points"]["player"]) == (bonus, 14 + bonus)

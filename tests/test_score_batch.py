@@ -17,7 +17,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from clirun import PROJECT_ROOT, run_skrafl
+from clirun import PROJECT_ROOT, run_skrafl_here
 
 EMPTY = "/".join(["15"] * 15)
 OUTPUT = PROJECT_ROOT / "output"
@@ -40,7 +40,7 @@ def _build(words: list[str] | Path, out: Path) -> Path:
         src = out.parent / f"{out.name}.txt"
         src.write_text("\n".join(words) + "\n", encoding="utf-8")
         words = src
-    r = run_skrafl("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(out), "-q")
+    r = run_skrafl_here("build", "en", "--source", "wordlist", "--input", str(words), "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
     return out
 
@@ -85,14 +85,14 @@ def reference_lines(shared, tmp_path_factory):
 
 
 def _batch(lex: Path, lines: list[str], *args: str) -> tuple[int, list[str], list[str]]:
-    res = run_skrafl("score", "--lexicon", str(lex), "--batch", "-", *args, stdin="".join(line + "\n" for line in lines))
+    res = run_skrafl_here("score", "--lexicon", str(lex), "--batch", "-", *args, stdin="".join(line + "\n" for line in lines))
     assert "Traceback" not in res.stderr, res.stderr
     return res.returncode, res.stdout.splitlines(), res.stderr.splitlines()
 
 
 def _one_play(lex: Path, line: str, *args: str):
     cgp, play = line.split("\t")
-    return run_skrafl("score", "--lexicon", str(lex), "--cgp", cgp, "--play", play, *args)
+    return run_skrafl_here("score", "--lexicon", str(lex), "--cgp", cgp, "--play", play, *args)
 
 
 def test_each_line_rules_as_the_one_play_command(reference_lines):
@@ -166,7 +166,7 @@ def test_a_bad_line_in_the_middle(en, tmp_path):
     assert (rc_q, out_q, err_q) == (rc, out, errors)  # --quiet: no summary, the same errors
     path = tmp_path / "plays.tsv"
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    res = run_skrafl("score", "--lexicon", str(en), "--batch", str(path), "-f", "json", "-q")
+    res = run_skrafl_here("score", "--lexicon", str(en), "--batch", str(path), "-f", "json", "-q")
     assert res.returncode == 2 and res.stdout.splitlines() == out
     assert [e.split(": ")[2] for e in res.stderr.splitlines()] == [f"{path}:{n}" for n in (2, 4, 5, 6)]
 
@@ -177,7 +177,7 @@ def test_stdin_and_a_file_agree_in_every_format(en, tmp_path):
     path.write_text("\ufeff" + "\r\n".join(lines) + "\r\n", encoding="utf-8")  # a BOM and CRLF line ends
     for fmt in ("json", "tsv", "table"):
         rc, out, err = _batch(en, lines, "-f", fmt, "-q")
-        res = run_skrafl("score", "--lexicon", str(en), "--batch", str(path), "-f", fmt, "-q")
+        res = run_skrafl_here("score", "--lexicon", str(en), "--batch", str(path), "-f", fmt, "-q")
         assert rc == res.returncode == 0, (err, res.stderr)
         assert res.stdout.splitlines() == out, fmt
     rc, out, err = _batch(en, lines, "-q")
@@ -288,13 +288,13 @@ def test_each_line_answered_before_the_next_is_written(en):
     ],
 )
 def test_options_that_do_not_fit_exit_2_at_once(en, args):
-    res = run_skrafl("score", "--lexicon", str(en), "--batch", "-", *args, stdin=f"{EMPTY} JOINTAB/ 0/0 0\t8D JOINT\n")
+    res = run_skrafl_here("score", "--lexicon", str(en), "--batch", "-", *args, stdin=f"{EMPTY} JOINTAB/ 0/0 0\t8D JOINT\n")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith("skrafl: error: ") and len(res.stderr.splitlines()) == 1 and "--" in res.stderr
 
 
 def test_no_batch_file_exit_2(en, tmp_path):
-    res = run_skrafl("score", "--lexicon", str(en), "--batch", str(tmp_path / "none.txt"))
+    res = run_skrafl_here("score", "--lexicon", str(en), "--batch", str(tmp_path / "none.txt"))
     assert res.returncode == 2 and res.stdout == "" and "no batch file" in res.stderr
 
 

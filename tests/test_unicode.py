@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from clirun import PROJECT_ROOT, run_skrafl
+from clirun import PROJECT_ROOT, run_skrafl_here
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -126,7 +126,7 @@ def test_nfd_yf_reproducer(shared):
     assert "ýf" in two
     word = b"y\xcc\x81f".decode("utf-8")  # the NFD bytes
     assert word != "ýf" and nfc(word) == "ýf"
-    r = run_skrafl("check", "--lexicon", str(folder), word)
+    r = run_skrafl_here("check", "--lexicon", str(folder), word)
     assert r.returncode == 0 and r.stdout == "ýf\tVALID\n", (r.stdout, r.stderr)
     assert check(folder, [word, "ýf", nfd("ÝF")]) == [("ýf", "VALID"), ("ýf", "VALID"), ("ÝF", "VALID")]
 
@@ -136,7 +136,7 @@ def test_nfd_stdin_lines(shared):
     two = (shared / "reference" / "icelandic_two_letter_words.txt").read_text(encoding="utf-8").split()
     marked = [w for w in two if nfd(w) != w]
     text = "\ufeff" + "\n".join(nfd(w) for w in marked) + "\n"
-    r = run_skrafl("check", "--lexicon", str(folder), "-", stdin=text)
+    r = run_skrafl_here("check", "--lexicon", str(folder), "-", stdin=text)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [f"{w}\tVALID" for w in marked]
 
@@ -147,7 +147,7 @@ def nb_tiny(tmp_path_factory):
     d = tmp_path_factory.mktemp("nb")
     words = ["idé", "blåbær", "hest", "ærlig", "øre"]
     (d / "words.txt").write_bytes("".join(nfd(w) + "\n" for w in words).encode("utf-8"))
-    r = run_skrafl("build", "nb", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "nb"), "-q")
+    r = run_skrafl_here("build", "nb", "--source", "wordlist", "--input", str(d / "words.txt"), "--out", str(d / "nb"), "-q")
     assert r.returncode == 0, r.stderr
     return d / "nb"
 
@@ -226,7 +226,7 @@ def test_nfd_rack_in_best(shared, tmp_path):
     assert want
     out = {}
     for rack in ("ÝF", nfd("ÝF"), nfd("ýf")):
-        r = run_skrafl("best", "--lexicon", str(folder), "--board", str(board), "--rack", rack, "--all", "-f", "tsv")
+        r = run_skrafl_here("best", "--lexicon", str(folder), "--board", str(board), "--rack", rack, "--all", "-f", "tsv")
         assert r.returncode == 0, r.stderr
         out[rack] = r.stdout
         words = {line.split("\t")[1] for line in r.stdout.splitlines()[1:]}
@@ -241,7 +241,7 @@ def test_nfd_board_in_best(shared, tmp_path):
     assert nfd(text) != text
     b = tmp_path / "riddle_nfd.board"
     b.write_text(nfd(text), encoding="utf-8")
-    r = run_skrafl("best", "--lexicon", str(folder), "--board", str(b), "--rack", "UAENRRK", "-n", "1", "-f", "tsv")
+    r = run_skrafl_here("best", "--lexicon", str(folder), "--board", str(b), "--rack", "UAENRRK", "-n", "1", "-f", "tsv")
     assert r.returncode == 0, r.stderr
     row = r.stdout.splitlines()[1].split("\t")
     assert (row[0], row[1], row[2]) == ("A4", "ÞREKRAUN", "104")  # corpora/positions/README.md

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lang_helpers import LANG_FIX, build
@@ -198,22 +198,22 @@ def _ingest(tmp_path: Path, name: str, extra: str = "") -> Path:
         lines = [str(int(lines[0]) + 1), *lines[1:], extra]
     dic.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / f"{name}_entries"
-    r = run_skrafl("ingest", "sl", "--source", str(dic), "--out", str(out), "-q")
+    r = run_skrafl_here("ingest", "sl", "--source", str(dic), "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
     return out
 
 
 def test_entries_changed_since_the_build_are_said(sl_build, tmp_path):
-    r = run_skrafl("why", "--lexicon", str(sl_build), "nelepo")  # the entries it was built from
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "nelepo")  # the entries it was built from
     assert r.returncode == 0, r.stderr
     assert "warning" not in r.stderr
     more = _ingest(tmp_path, "more", "dodatek")
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo")
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo")
     assert r.returncode == 0, r.stderr
     assert f"warning: these are not the entries this lexicon was built from (built from {sl_build}: 39 rows" in r.stderr, r.stderr
     assert f"read now {more}: 40 rows" in r.stderr
     assert "nelepo" in r.stdout
-    quiet = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo", "-q")
+    quiet = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(more), "nelepo", "-q")
     assert quiet.returncode == 0 and quiet.stderr == r.stderr  # a warning, not a summary: shown with -q too
 
 
@@ -221,9 +221,9 @@ def test_entries_of_another_language_are_refused(sl_build, tmp_path):
     words = tmp_path / "w.txt"
     words.write_text("hestur\nnelepo\n", encoding="utf-8")
     other = tmp_path / "is_entries"
-    r = run_skrafl("ingest", "is", "--source", "wordlist", "--input", str(words), "--out", str(other), "-q")
+    r = run_skrafl_here("ingest", "is", "--source", "wordlist", "--input", str(words), "--out", str(other), "-q")
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(other), "nelepo")
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(other), "nelepo")
     assert r.returncode == 2
     assert r.stdout == "" and len(r.stderr.splitlines()) == 1
     assert "entries of language 'is'" in r.stderr and "Traceback" not in r.stderr
@@ -238,14 +238,14 @@ def test_damaged_entries_are_one_line(sl_build, tmp_path, damage):
         parquet.write_bytes(data[: len(data) // 2])
     else:  # the same size, its bytes damaged inside
         parquet.write_bytes(data[:8] + bytes(len(data) - 16) + data[-8:])
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(entries), "nelepo")
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(entries), "nelepo")
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith("skrafl: error: "), r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
 
 
 def test_entries_folder_without_entries_is_refused(sl_build, tmp_path):
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(tmp_path), "nelepo")
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(tmp_path), "nelepo")
     assert r.returncode == 2
     assert "no entries.parquet here" in r.stderr
 
@@ -288,17 +288,17 @@ def test_a_changed_or_gone_recipe_is_said_and_named(sl_build, tmp_path):
     with open(copy, "a", encoding="utf-8") as fh:
         fh.write("# the committee's copy\n")  # not the installed recipe's bytes
     out = tmp_path / "lex"
-    r = run_skrafl("build", "sl", "--recipe", str(copy), "--entries", str(sl_build), "--out", str(out), "-q")
+    r = run_skrafl_here("build", "sl", "--recipe", str(copy), "--entries", str(sl_build), "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
-    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    r = run_skrafl_here("why", "--lexicon", str(out), "nelepo", "-q")
     assert r.returncode == 0 and r.stderr == ""
     with open(copy, "a", encoding="utf-8") as fh:
         fh.write("# edited after the build\n")
-    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    r = run_skrafl_here("why", "--lexicon", str(out), "nelepo", "-q")
     assert r.returncode == 0
     assert f"warning: the recipe changed since this lexicon was built; explanations follow the current recipe {copy}" in r.stderr
     shutil.rmtree(copy.parent)
-    r = run_skrafl("why", "--lexicon", str(out), "nelepo", "-q")
+    r = run_skrafl_here("why", "--lexicon", str(out), "nelepo", "-q")
     assert r.returncode == 0
     installed = (ROOT / "lexicon_sources" / "sl" / "recipe.toml").resolve()
     assert f"(the recipe it was built with, {copy}, is gone); explanations follow the current recipe {installed}" in r.stderr
@@ -306,6 +306,6 @@ def test_a_changed_or_gone_recipe_is_said_and_named(sl_build, tmp_path):
 
 def test_the_entries_file_itself_names_its_folder(sl_build, tmp_path):
     entries = _ingest(tmp_path, "same")
-    r = run_skrafl("why", "--lexicon", str(sl_build), "--entries", str(entries / "entries.parquet"), "nelepo")
+    r = run_skrafl_here("why", "--lexicon", str(sl_build), "--entries", str(entries / "entries.parquet"), "nelepo")
     assert r.returncode == 0, r.stderr
     assert "nelepo" in r.stdout and "kept" in r.stdout

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 from lang_helpers import LANG_FIX, build
 
 
@@ -26,7 +26,7 @@ def _empty(tmp_path: Path) -> Path:
 
 
 def _plays(ru: Path, tmp_path: Path, rack: str) -> list[list[str]]:
-    res = run_skrafl(
+    res = run_skrafl_here(
         "best", "--lang", "ru", "--board", str(_empty(tmp_path)), "--rack", rack, "-f", "tsv", "--all", output_root=ru.parent
     )
     assert res.returncode == 0, res.stderr
@@ -76,12 +76,12 @@ def test_blank_swap_variant_in_best(ru, tmp_path):
     rows[7] = "......Еж......."
     board.write_text("\n".join(rows) + "\n", encoding="utf-8")
     args = ["best", "--lang", "ru", "--board", str(board), "--rack", "ЖКАБВГД", "-f", "tsv", "--all"]
-    res = run_skrafl(*args, "--rules", "russian_scrabble_swap", output_root=ru.parent)
+    res = run_skrafl_here(*args, "--rules", "russian_scrabble_swap", output_root=ru.parent)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert lines[0].split("\t") == ["coord", "word", "score", "tiles_placed", "leave", "swap"]
     rows_ = [line.split("\t") for line in lines[1:]]
     assert ["G8", "ЕлКА", "8", "3", "БВГД", "8H=Ж"] in rows_
     assert all(r[5] == "" or "?" not in r[4] for r in rows_)  # the blank taken is played at once
-    plain = run_skrafl(*args, output_root=ru.parent)
+    plain = run_skrafl_here(*args, output_root=ru.parent)
     assert plain.returncode == 0 and "ЕлКА" not in plain.stdout and plain.stdout.splitlines()[0].count("\t") == 4

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 from cli.common import output_root
 
@@ -40,7 +40,7 @@ def _board(tmp_path: Path, row8: str | None = None) -> Path:
 
 
 def _score(ru: Path, board: Path, play: str, *extra: str) -> tuple[int, dict]:
-    r = run_skrafl("score", "--lexicon", str(ru), "--board", str(board), "--play", play, "-f", "json", *extra)
+    r = run_skrafl_here("score", "--lexicon", str(ru), "--board", str(board), "--play", play, "-f", "json", *extra)
     assert r.returncode in (0, 1), r.stderr
     return r.returncode, json.loads(r.stdout)
 
@@ -97,14 +97,14 @@ def test_through_the_yo_tile_on_the_board(ru, tmp_path):
 def test_yo_tile_for_ye_where_only_the_ye_word_exists(ru, tmp_path):
     """Seed 002 read the other way: the Ё tile counts for е too, so ЛЁС (the word лес) is valid:
     8G ЛЁС = Л 2 + Ё 3 (H8 DW) + С 1 = 6, × 2 = 12."""
-    r = run_skrafl("check", "--lexicon", str(ru), "лес")
+    r = run_skrafl_here("check", "--lexicon", str(ru), "лес")
     assert r.returncode == 0, r.stdout
     code, d = _score(ru, _board(tmp_path), "8G ЛЁС", "--rack", "ЛЁСАБВГ")
     assert code == 0 and d["verdict"] == "ACCEPTABLE" and d["score"] == 12
 
 
 def test_table_shows_the_note(ru, tmp_path):
-    r = run_skrafl("score", "--lexicon", str(ru), "--board", str(_board(tmp_path)), "--play", "8G ЕЖИК", "--rack", "ЁЖИКАБВ")
+    r = run_skrafl_here("score", "--lexicon", str(ru), "--board", str(_board(tmp_path)), "--play", "8G ЕЖИК", "--rack", "ЁЖИКАБВ")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert any(line.startswith("note") and "Ё tile" in line for line in lines)
@@ -114,7 +114,7 @@ def test_table_shows_the_note(ru, tmp_path):
 def test_without_a_lexicon_no_folds(tmp_path):
     """No lexicon, no folds: an Е written over the board's Ё tile is the mismatch it says it is."""
     board = _board(tmp_path, "......ЁЖИК.....")
-    r = run_skrafl("score", "--rules", "russian_scrabble", "--board", str(board), "--play", "G8 ЕЛКА", "-f", "json")
+    r = run_skrafl_here("score", "--rules", "russian_scrabble", "--board", str(board), "--play", "G8 ЕЛКА", "-f", "json")
     assert r.returncode == 1, r.stderr
     assert json.loads(r.stdout)["reason"]["code"] == "mismatch"
 
@@ -122,6 +122,6 @@ def test_without_a_lexicon_no_folds(tmp_path):
 def test_show_reads_ye_over_the_yo_tile(ru, tmp_path):
     board = _board(tmp_path, "......ЁЖИК.....")
     out = tmp_path / "p.svg"
-    r = run_skrafl("show", "--lexicon", str(ru), "--board", str(board), "--play", "G8 ЕЛКА", "--out", str(out), "-q")
+    r = run_skrafl_here("show", "--lexicon", str(ru), "--board", str(board), "--play", "G8 ЕЛКА", "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
     assert "G8 ЁЛКА 10" in out.read_text(encoding="utf-8")  # the caption: the board's Ё tile, 10 points
