@@ -133,6 +133,32 @@ def _setup(cfg: Config, leaves_path: str | None, index: "LeaveIndex | None" = No
         _W["strategy"] = Strategy("equity", table)
 
 
+def _play(mover, strategy, seed: str):
+    """One self-play game (:func:`gamecore.autoplay.play_game`'s loop, both seats ``strategy``):
+    the final state, and False when the game was cut short. Under a rule set with folded tiles (the
+    Russian Ё playing as Е) the move search cannot yet take every board with such a tile on it
+    (the generator's board codes have none for it, and the Python search counts the folded tiles
+    as their letter): the game is then cut at that move and its racks so far kept."""
+    import random
+
+    from gamecore.errors import UsageError
+    from gamecore.game_state import GameState
+
+    state = GameState.new(mover.rules, players=2, seed=seed, lexicon=None)
+    rng = random.Random(seed + ":moves")
+    turns = 0
+    while state.over is None and turns < 10_000:
+        try:
+            ev = mover.choose(state, strategy, rng)
+        except (KeyError, UsageError):
+            if not mover.folded:
+                raise
+            return state, False
+        state.apply(ev)
+        turns += 1
+    return state, True
+
+
 def _zero_klv():
     from gamecore.klv import Klv, klv2_bytes
 
@@ -145,7 +171,6 @@ def _play_chunk(args) -> tuple:
     with the rows of :class:`LeaveIndex`), or ``("error", line)``."""
     import numpy as np
 
-    from gamecore.autoplay import play_game
     from gamecore.errors import SkraflError
     from gamecore.leavegen import game_turns, sub_leaves
 
@@ -160,12 +185,13 @@ def _play_chunk(args) -> tuple:
         codes: list[int] = []
         eqs: list[float] = []
         ways: list[int] = []
-        racks, total, scores = 0, 0.0, 0
+        racks, total, scores, cut = 0, 0.0, 0, 0
         for i in indexes:
             seed = f"leaves:{cfg.seed}:{gen}:{i}"
-            res = play_game(_W["mover"], [s, s], seed, seed + ":moves", lexicon=None)
-            scores += sum(res.state.scores)
-            for _, rack, kept, score, bag in game_turns(res.state, ts):
+            state, whole = _play(_W["mover"], s, seed)
+            cut += not whole
+            scores += sum(state.scores)
+            for _, rack, kept, score, bag in game_turns(state, ts):
                 if kept is None or len(rack) != rack_size or bag < rack_size:
                     continue
                 e = score + (klv.milli(kept) / 1000 if kept else 0.0)
@@ -182,7 +208,7 @@ def _play_chunk(args) -> tuple:
         n = np.bincount(inv, weights=w_arr, minlength=len(u)).astype(np.int64)  # whole numbers of ways
         sy = np.bincount(inv, weights=w_arr * e_arr, minlength=len(u))
         syy = np.bincount(inv, weights=w_arr * e_arr * e_arr, minlength=len(u))
-        return (indexes[0], u, n, sy, syy, racks, total, scores, len(indexes), time.process_time() - c0)
+        return (indexes[0], u, n, sy, syy, racks, total, scores, len(indexes), time.process_time() - c0, cut)
     except SkraflError as exc:
         return ("error", f"generation {gen}, games {indexes[0]}..{indexes[-1]}: {exc}")
 
@@ -202,8 +228,9 @@ class Tally:
         self.scores = 0
         self.games = 0
         self.cpu = 0.0
+        self.cut = 0
 
-    def add(self, rows, n, sy, syy, racks: int, equity: float, scores: int, games: int, cpu: float) -> None:
+    def add(self, rows, n, sy, syy, racks: int, equity: float, scores: int, games: int, cpu: float, cut: int = 0) -> None:
         self.n[rows] += n  # rows are distinct within a chunk
         self.sy[rows] += sy
         self.syy[rows] += syy
@@ -212,6 +239,7 @@ class Tally:
         self.scores += scores
         self.games += games
         self.cpu += cpu
+        self.cut += cut
 
 
 #: games per worker task; fixed, so that the sums are added in the same order at any worker count
@@ -420,7 +448,7 @@ def build_leaves(cfg: Config, workers: int = 1, progress: Callable[[int], None] 
         for gen in range(cfg.generations):
             if gen == 1:
                 tally = Tally(len(index.leaves))  # generation 0 played without leaves: left out once others exist
-            before = (tally.games, tally.scores, tally.racks, tally.cpu)
+            before = (tally.games, tally.scores, tally.racks, tally.cpu, tally.cut)
             play_generation(cfg, gen, leaves_path, workers, tally, progress)
             model, seen, corr = fit(tally, feats, index)
             baseline = tally.equity / tally.racks if tally.racks else 0.0
@@ -436,6 +464,7 @@ def build_leaves(cfg: Config, workers: int = 1, progress: Callable[[int], None] 
                     "mean_rack_equity": round(baseline, 3),
                     "blend_k_by_size": model.k_by_size,
                     "game_cpu_seconds": round(tally.cpu - before[3], 1),
+                    "games_cut_short": tally.cut - before[4],
                 }
             )
             cpu += tally.cpu - before[3]
