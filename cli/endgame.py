@@ -131,11 +131,10 @@ def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> lis
         UsageError: a rack longer than the rule set's or more of a tile than the tile set has; tiles
         left in the bag (neither on the board nor on a rack).
     """
-    from gamecore.best import check_tiles
     from gamecore.errors import UsageError
 
     ts = board.tile_set
-    check_tiles(board, mine, ruleset)
+    _check(board, mine, ruleset, "the rack on turn")
     left = {label: ts.counts.get(label, 0) for label in ts.letters}
     left["?"] = ts.blanks
     for t, c in board.used_counts().items():
@@ -153,8 +152,8 @@ def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> lis
         if not unseen:
             raise UsageError("the opponent has no tiles: the game is over (every tile is on the board or the rack on turn)")
         return unseen
-    check_tiles(board, mine + theirs, ruleset.replace(rack_size=2 * ruleset.rack_size))
-    check_tiles(board, theirs, ruleset)
+    _check(board, theirs, ruleset, "the opponent's rack")
+    _check(board, mine + theirs, ruleset.replace(rack_size=2 * ruleset.rack_size), "the two racks")
     for t in theirs:
         left[t] -= 1
     bag = sum(c for c in left.values() if c > 0)
@@ -166,6 +165,16 @@ def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> lis
     if not theirs:
         raise UsageError("the opponent's rack is empty: the game is over")
     return theirs
+
+
+def _check(board, rack: list[str], ruleset, whose: str) -> None:
+    from gamecore.best import check_tiles
+    from gamecore.errors import UsageError
+
+    try:
+        check_tiles(board, rack, ruleset)
+    except UsageError as exc:
+        raise UsageError(f"{whose}: {exc.message}") from None
 
 
 def _scoreless(game: Path, move: Optional[int], mover: int) -> tuple[int, tuple[int, int]]:
