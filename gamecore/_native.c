@@ -1538,9 +1538,15 @@ static inline const uint8_t *wmap_find(uint64_t h) {
 static int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, uint64_t ok) {
     int len = e - s + 1, best = NEG_BOUND, best_eq = INT32_MIN;
     for (; ok; ok &= ok - 1) {
-        int j = __builtin_ctzll(ok);
+        int j = __builtin_ctzll(ok), termj = 0;
         const uint8_t *grp = wmap_find(base + g_subh[k][j]);
         if (!grp) continue;
+        if (g->eq_on) { /* (equity) the sub-rack's leave is known: its term, exactly */
+            uint64_t tt = g_subt[k][j];
+            int idx = g->eq_full;
+            for (int q = 0; q < k; q++) idx -= g->eq_stride[(tt >> (8 * q)) & 255];
+            termj = g->eq_term[idx];
+        }
         const uint8_t *end = g_wpool + g_wpoolsize;
         uint32_t cnt = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
         const uint8_t *w = grp + 4;
@@ -1563,11 +1569,8 @@ static int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t
             }
             if (i < len) continue;
             int sc = main * W + cross + (k >= g->bingo_tiles ? g->bingo : 0);
-            if (g->eq_on) { /* (equity) the sub-rack's leave is known: its term, exactly */
-                uint64_t tt = g_subt[k][j];
-                int idx = g->eq_full;
-                for (int q = 0; q < k; q++) idx -= g->eq_stride[(tt >> (8 * q)) & 255];
-                sc = sc * 1000 + g->eq_term[idx];
+            if (g->eq_on) {
+                sc = sc * 1000 + termj;
                 if (sc > best_eq) best_eq = sc;
             } else if (sc > best) {
                 best = sc;
@@ -3031,9 +3034,23 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
     return 0;
 }
 
+/* The squares already recomputed in this place() or sync() (stamped with g_touch_serial): the new
+ * tiles of a play share the empty squares at the ends of its line, each recomputed once (on the
+ * final grid, as every time). */
+static uint32_t g_touched[MAXD][MAXD], g_touch_serial;
+
 static void pos_touch(PositionObject *P, int r, int c) {
-    if (r >= 0 && r < P->R && c >= 0 && c < P->C)
+    if (r >= 0 && r < P->R && c >= 0 && c < P->C && g_touched[r][c] != g_touch_serial) {
+        g_touched[r][c] = g_touch_serial;
         square_data(P->lanes, P->grid, P->bkg, P->R, P->C, 0, P->srow, P->scol, P->values, P->bvalues, r, c);
+    }
+}
+
+static void touch_start(void) {
+    if (++g_touch_serial == 0) { /* (wrapped: stamps of 2^32 calls ago would match) */
+        memset(g_touched, 0, sizeof g_touched);
+        g_touch_serial = 1;
+    }
 }
 
 /* The lane data around new tile (r, c): its square and the empty squares at both ends of its
@@ -3098,10 +3115,12 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
     pos_use_kwg(P);
     if (was_empty && np) {
         /* the first play: the start square stops being the only anchor */
+        touch_start();
         for (int r = 0; r < P->R; r++)
             for (int c = 0; c < P->C; c++) pos_touch(P, r, c);
         return PyLong_FromLong(np);
     }
+    touch_start();
     for (int k = 0; k < np; k++) pos_update_around(P, row + dr * placed[k], col + dc * placed[k]);
     return PyLong_FromLong(np);
 }
@@ -3160,6 +3179,7 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
                 P->grid[r][c] = ng[r][c];
                 news[nn++] = (uint16_t)(r * MAXD + c);
             }
+    touch_start();
     for (int k = 0; k < nn; k++) pos_update_around(P, news[k] / MAXD, news[k] % MAXD);
     P->tiles_on_board = tiles;
     return PyLong_FromLong(added);
@@ -3327,22 +3347,25 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
      * exchanges (the leave's value) */
     g->eq_maxterm = INT32_MIN;
     int nex = 0, best_ex = -1;
+    int cc[MAX_TILE + 1] = {0}, n = 0, pts = 0; /* the kept counts of idx (an odometer), their number and points */
     for (long idx = 0; idx < size; idx++) {
-        int n = 0, pts = 0;
-        for (int i = 0; i < nk; i++) {
-            int c = (int)((idx / stride[i]) % (cnt[i] + 1));
-            n += c;
-            if (kind[i]) pts += c * g->values[kind[i]];
+        if (idx) {
+            for (int i = 0; i < nk; i++) {
+                int pv = kind[i] ? g->values[kind[i]] : 0;
+                if (cc[i] < cnt[i]) {
+                    cc[i]++, n++, pts += pv;
+                    break;
+                }
+                n -= cc[i], pts -= cc[i] * pv, cc[i] = 0;
+            }
         }
         kept_n[idx] = (int8_t)n;
         int32_t v = vals[idx];
         if (nexch && idx != g->eq_full && (nexch > 1 || best_ex < 0 || v >= ex[1].eq)) {
             Exch *e = &ex[nex];
             int ng = 0;
-            for (int i = 0; i < nk; i++) {
-                int c = (int)((idx / stride[i]) % (cnt[i] + 1));
-                for (int j = c; j < cnt[i]; j++) e->gone[ng++] = kind[i] ? klv[kind[i]] : 255;
-            }
+            for (int i = 0; i < nk; i++)
+                for (int j = cc[i]; j < cnt[i]; j++) e->gone[ng++] = kind[i] ? klv[kind[i]] : 255;
             for (int i = 1; i < ng; i++) {
                 uint8_t x = e->gone[i];
                 int j = i;

@@ -71,6 +71,7 @@ class Mover:
         # the board as generator codes, kept from play to play (see _grid)
         self._gidx = {label: i for i, label in enumerate(bundle.alphabet, 1)}
         self._gstate, self._gseen, self._g = None, 0, None
+        self._searches: dict = {}
 
     def _grid(self, state: GameState) -> bytes | None:
         """The board's generator codes (:func:`gamecore.best.encode_grid`, as bytes row by row), kept
@@ -100,9 +101,12 @@ class Mover:
 
     def equity_search(self, leaves):
         """The equity search in C for a leave table (:class:`gamecore.best.EquitySearch`)."""
-        from gamecore.best import equity_search
+        got = self._searches.get(id(leaves))
+        if got is None or got.leaves is not leaves:
+            from gamecore.best import equity_search
 
-        return equity_search(self.bundle, self.rules, leaves, bool(self.folded))
+            got = self._searches[id(leaves)] = equity_search(self.bundle, self.rules, leaves, bool(self.folded))
+        return got
 
     def all_plays(self, state: GameState, rack: Sequence[str]) -> list:
         from gamecore.folded import best_plays_folded

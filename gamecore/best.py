@@ -383,7 +383,7 @@ class EquitySearch:
         outplay = 2 * equity.RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?") if opponent_rack else 0
         pen_across: Sequence[int] = ()
         pen_down: Sequence[int] = ()
-        if board.is_empty():
+        if not grid.strip(b"\0") if isinstance(grid, bytes) else board.is_empty():
             if self._layout is None:
                 self._layout = equity.opening_penalties(board.layout)
             pen_across, pen_down = self._layout
