@@ -95,6 +95,19 @@ def replay(
         help="Also write every replayed game as GCG into this folder, a separate output replaced whole (a resignation as a final (time) line + #note #resign).",
     ),
     analyze: bool = typer.Option(False, "--analyze", help="Add the best play of each turn and the points lost (slow)."),
+    leaves: Optional[str] = typer.Option(
+        None,
+        "--leaves",
+        help="With --analyze: also value each turn by static equity with this KLV2 leave file (or LANG, or shipped: "
+        "the leaves shipped for the lexicon's language and each game's rule set): equity, best move, equity and win %% lost, "
+        "mistake size; per player accuracy, mistake index, estimated rating.",
+    ),
+    review: Optional[Path] = typer.Option(
+        None,
+        "--review",
+        help="With --analyze --leaves: also write a review of every game into this folder (a separate output replaced whole): "
+        "index.md, and NAME.md per game with pictures of its biggest mistakes.",
+    ),
     coords: str = typer.Option(
         "gcg",
         "--coords",
@@ -117,6 +130,7 @@ def replay(
 
     # every check of the options goes before any note or work: a usage error is the only line
     _check_options(out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords)
+    _check_review_options(analyze, leaves, review, dataset, out, export_gcg, export_svg)
     if drop_missing and dataset is None:
         raise UsageError("--drop-missing goes with --dataset DIR")
     files = stdin_paths(files)
@@ -146,7 +160,10 @@ def replay(
         Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
     if analyze and lexicon_dir is None:
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
-    opts = ReplayOptions(preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords)
+    leave_file = _leaves(leaves, lexicon_dir, lang, rules) if leaves is not None else None
+    opts = ReplayOptions(
+        preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords, leaves=leave_file
+    )
     if rules or lang:
         from gamecore.rules import rules_for
 
@@ -164,6 +181,8 @@ def replay(
             check_output_dir(export_gcg, command="replay-export", inputs=list(files))
         if export_svg is not None:
             check_output_dir(export_svg, command="replay-svg", inputs=list(files))
+        if review is not None:
+            check_output_dir(review, command="replay-review", inputs=list(files))
     if note and not quiet:
         typer.echo(f"skrafl replay: note: {note}", err=True)
     if dataset is not None:
@@ -181,7 +200,17 @@ def replay(
             )
 
     try:
-        summary = run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw)
+        report = None
+        if review is not None:
+            from pipelines.review import write_review
+
+            def report(tables: Path, outputs):
+                # inside the run: from the complete tables, into an output of the run's stack
+                return write_review(tables, review, opts, list(files), outputs)
+
+        summary = run_replay(
+            list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw, report=report
+        )
     except Stopped as stop:
         if stop.committed:  # held back while the outputs were committed: they are all in place
             typer.echo(f"skrafl: replay {stop} as its outputs were committed; they are complete and in place", err=True)
@@ -208,6 +237,8 @@ def replay(
             typer.echo(
                 f"  … and {summary['games'] - summary['ok'] - listed} more not ok (status in {out / 'games.parquet'})", err=True
             )
+    if review is not None and not quiet:
+        typer.echo(f"replay: {summary['reviewed']} games reviewed → {review}", err=True)
     if export_svg is not None:
         drawn, undrawn = summary["finish"]
         if not quiet:
@@ -217,6 +248,54 @@ def replay(
                 err=True,
             )
     raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+
+
+def _check_review_options(analyze, leaves, review, dataset, out, export_gcg, export_svg) -> None:
+    """``--leaves`` and ``--review``: what they go with (one line, exit 2, before any work)."""
+    if leaves is not None and not analyze:
+        raise UsageError("--leaves values each turn by equity: give --analyze too")
+    if review is not None and leaves is None:
+        raise UsageError("--review grades the games by equity: give --analyze --leaves FILE|LANG|shipped")
+    if leaves is not None and dataset is not None:
+        raise UsageError("--leaves goes with --out DIR (a dataset holds the --analyze columns only)")
+    if review is not None:
+        from pipelines.replay.run import paths_apart
+
+        for flag, path in (("--out", out), ("--export-gcg", export_gcg), ("--export-svg", export_svg)):
+            if path is not None and not paths_apart(review, path):
+                raise UsageError(f"--review {review}: must be apart from {flag} {path} (each is a whole output)")
+
+
+def _leaves(value: str, lexicon_dir: Optional[str], lang: Optional[str], rules: Optional[str]) -> str:
+    """``--leaves``: a KLV2 file (read now: a bad one is the run's one line), LANG (its shipped
+    file for --rules or its default rules) or ``shipped`` (kept as is: each game takes the file
+    shipped for its rule set; the lexicon's language must have one for --rules or its default)."""
+    from gamecore.klv import Klv, leaves_option, shipped_leaves
+
+    language = lang
+    if language is None and lexicon_dir is not None:
+        import json
+
+        try:
+            language = json.loads((Path(lexicon_dir) / "manifest.json").read_text(encoding="utf-8")).get("language")
+        except (OSError, ValueError):
+            language = None
+    if value == "shipped":
+        if not language:
+            raise UsageError("--leaves shipped: give --lang L (or --leaves FILE.klv2)")
+        if shipped_leaves(language, rules) is None:
+            for_rules = f" and rules {rules!r}" if rules else ""
+            raise UsageError(
+                f"--leaves shipped: no leave file is shipped for language {language!r}{for_rules}; give --leaves FILE.klv2"
+            )
+        return "shipped"
+    p = leaves_option(value, language, rules)
+    if p is None:
+        from cli.common import input_file
+
+        p = input_file(Path(value), "leave", "--leaves")
+    Klv.read(p)  # a damaged or foreign file: one line now, not an error per game
+    return str(p)
 
 
 def _day(value: Optional[str], flag: str):

@@ -45,6 +45,8 @@ from gamecore.gamelog import Event, Finding, Game, GameLogError, parse_time
 from gamecore.play import IllegalPlay
 from gamecore.replay_board import replay_board
 
+from .equity import MOVE_COLUMNS as EQUITY_MOVE_COLUMNS
+from .equity import row_values as equity_row
 from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
 
 # macondo distribution names → our tile sets
@@ -333,8 +335,13 @@ class _Replayer:
         analyze: bool = False,
         bundle=None,
         fixed_challenge: tuple[str, int] | None = None,
+        equity=None,
     ):
         self.bundle = bundle
+        # --analyze --leaves: each turn valued by static equity (pipelines.replay.equity); the
+        # turn's values per row index, for a withdrawn play's regrading
+        self.equity = equity
+        self.eq_values: dict[int, dict] = {}
         self.export = False
         self.folded: dict[str, str] | None = None  # --analyze: tiles the lexicon folds (Ё → Е), found once
         # --analyze: one analyzer per game (gamecore.best.GameAnalyzer), the position kept in C
@@ -382,7 +389,7 @@ class _Replayer:
         self.mismatch = False
         self.mismatches: list[Finding] = []  # the findings that made the game a mismatch (not the notes)
         self.rows: list[tuple] = []
-        self.row_keys = MOVE_COLUMNS + (ANALYZE_COLUMNS if analyze else ())
+        self.row_keys = MOVE_COLUMNS + (ANALYZE_COLUMNS if analyze else ()) + (EQUITY_MOVE_COLUMNS if equity is not None else ())
         self.bingos = [0] * self.n
         self.unknown: set[str] = set()
         self.last_rack_after: dict[int, list[str]] = {}
@@ -412,12 +419,16 @@ class _Replayer:
             return got
 
         best = self.row_keys.index("best_coord") if "best_coord" in self.row_keys else None
+        best_move = self.row_keys.index("best_move") if "best_move" in self.row_keys else None
         rows = []
         for r in self.rows:
             r = list(r)
             r[4] = c(r[4])
             if best is not None:
                 r[best] = c(r[best])
+            if best_move is not None and r[best_move] and " " in r[best_move]:
+                at, word = r[best_move].split(" ", 1)
+                r[best_move] = f"{c(at)} {word}"
             rows.append(tuple(r))
         self.rows = rows
 
@@ -449,6 +460,7 @@ class _Replayer:
         words=None,
         unknown=None,
         best=None,
+        eq=None,
     ):
         """Add the event's ``moves.parquet`` row (a tuple in :attr:`row_keys` order)."""
         r = (
@@ -469,6 +481,10 @@ class _Replayer:
         if self.analyze:
             b = best or _NO_BEST
             r += (b["best_coord"], b["best_word"], b["best_score"], b["points_lost"])
+        if self.equity is not None:
+            if eq is not None:
+                self.eq_values[len(self.rows)] = eq
+            r += equity_row(eq)
         self.rows.append(r)
 
     # -- checks shared by events ------------------------------------------------------------------
@@ -601,6 +617,7 @@ class _Replayer:
                 "PLAYED_TILES_NOT_IN_RACK", f"{_play_text(ev)} places {placed} tiles but {self.nick(p)} holds only {holds[p]}", ev
             )
         best = self.best(ev, rack, score, position) if self.analyze else None
+        eq = self.turn_equity(ev, "play", rack, position, score=score, kept=kept, placed=placed, text=text)
         if ev.score is not None and ev.score != score:
             self.fault("PLAY_SCORE_INCORRECT", f"{_play_text(ev)} scores {score}, recorded {ev.score:+d}", ev)
         unknown = None
@@ -633,7 +650,7 @@ class _Replayer:
             self.over = end_after_play(self.rules, self.n, holds[p], self.bag_n, self.computed[p])
             if self.over == "out":
                 self.out_player, self.final_pass_ok = p, True
-        self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best)
+        self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best, eq)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
 
@@ -721,6 +738,50 @@ class _Replayer:
 
         return best_play(position, rack, self.bundle, self.rules)
 
+    def turn_equity(self, ev: Event, kind: str, rack, position, *, score=0, kept=None, placed=0, text=None) -> dict | None:
+        """``--analyze --leaves``: the turn's equity values (:class:`pipelines.replay.equity.EquityAnalysis`),
+        before the move changes the bag and the unseen tiles; None without a rack or a position."""
+        if self.equity is None or rack is None or position is None or kept is None:
+            return None
+        p = ev.player
+        others = [q for q in range(self.n) if q != p]
+        if isinstance(position, bytes):
+            if self.analyzer is None:
+                from gamecore.best import GameAnalyzer
+
+                self.analyzer = GameAnalyzer(self.bundle, self.rules)
+            empty = not position.strip(b"\0")
+            board = self.analyzer.board(position)
+        else:
+            board, empty = position, position.is_empty()
+        return self.equity.turn(
+            board,
+            list(rack),
+            kind,
+            score=score,
+            kept=kept,
+            placed=placed,
+            coord=ev.coord,
+            text=text,
+            bag=self.bag_n,
+            unseen=self.unseen,
+            spread=self.computed[p] - max(self.computed[q] for q in others),
+            opponent_holds=sum(self.holds[q] for q in others),
+            players=self.n,
+            empty_board=empty,
+        )
+
+    def regrade_withdrawn(self, player: int) -> None:
+        """A play withdrawn (a phony): its row's equity values become the pass's."""
+        for i in range(len(self.rows) - 1, -1, -1):
+            r = self.rows[i]
+            if r[2] == player + 1 and r[3] == "play":
+                eq = self.eq_values.get(i)
+                if eq is not None:
+                    eq = self.eq_values[i] = self.equity.withdrawn(eq)
+                    self.rows[i] = r[: -len(EQUITY_MOVE_COLUMNS)] + equity_row(eq)
+                return
+
     def withdraw(self, ev: Event) -> None:
         lp = self.last_play
         p = ev.player
@@ -753,6 +814,8 @@ class _Replayer:
         if ev.rack_after is not None:
             self.last_rack_after[p] = ev.rack_after
         self.last_play = None
+        if self.equity is not None:
+            self.regrade_withdrawn(p)
         self.row(ev, "withdraw", computed=-score)
         self.check_zeros(ev)
 
@@ -826,7 +889,9 @@ class _Replayer:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
-        best = self.best(ev, rack, 0, self.before()) if self.analyze and rack else None
+        position = self.before() if self.analyze and rack else None
+        best = self.best(ev, rack, 0, position) if position is not None else None
+        eq = self.turn_equity(ev, "pass", rack, position, kept=rack)
         if self.over is None:
             self.zeros += 1
             self.passes[ev.player] += 1
@@ -836,15 +901,19 @@ class _Replayer:
         if rack is not None:
             self.check_after(ev, rack)
         self.last_play = None
-        self.row(ev, "pass", computed=0, best=best)
+        self.row(ev, "pass", computed=0, best=best, eq=eq)
         self.check_zeros(ev)
 
     def exchange(self, ev: Event) -> None:
         self.after_move_over_check(ev)
         self.check_turn(ev)
         rack = self.check_rack(ev)
-        best = self.best(ev, rack, 0, self.before()) if self.analyze and rack else None
+        position = self.before() if self.analyze and rack else None
+        best = self.best(ev, rack, 0, position) if position is not None else None
         tiles = [t if t == "?" else t.upper() for t in (ev.tiles or [])]
+        eq = None
+        if self.equity is not None and rack is not None and ev.tiles is not None:
+            eq = self.turn_equity(ev, "exchange", rack, position, kept=_take(rack, tiles))
         if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
@@ -867,7 +936,9 @@ class _Replayer:
                     kept.remove(t)
             self.check_after(ev, kept)
         self.last_play = None
-        self.row(ev, "exchange", word="".join(ev.tiles) if ev.tiles else str(ev.count or 0), placed=0, computed=0, best=best)
+        self.row(
+            ev, "exchange", word="".join(ev.tiles) if ev.tiles else str(ev.count or 0), placed=0, computed=0, best=best, eq=eq
+        )
         self.check_zeros(ev)
 
     def end_rack(self, ev: Event) -> None:
@@ -1156,6 +1227,7 @@ def replay_game(
     export: bool = False,
     bundle=None,
     coords: str = "gcg",
+    leaves: str | None = None,
 ) -> GameResult:
     """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
 
@@ -1169,6 +1241,10 @@ def replay_game(
         export: also return the game as GCG text.
         coords: ``gcg`` (default) or ``netskrafl``: the order of ``coord`` and ``best_coord`` in the
             move rows (Netskrafl's: row letter first across, ``H4``; column number first down).
+        leaves: with ``analyze`` and a bundle, a KLV2 path or ``shipped``: each turn valued by
+            static equity (:mod:`pipelines.replay.equity`: the moves' equity columns, the players'
+            grades in the game row); a game whose rule set has no such leaves gets nulls and a
+            warning ``EQUITY_NOT_ANALYZED``.
     """
     players = [p.nick for p in game.players] + [None] * 4
     base = {
@@ -1213,7 +1289,15 @@ def replay_game(
             fixed = challenge_rule_of(game) or _own_rule(rules)
         if game.format == "netskrafl":
             fixed = _own_rule(rules)
-        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed)
+        equity = None
+        if analyze and leaves and bundle is not None:
+            from .equity import analysis_for
+
+            try:
+                equity = analysis_for(bundle, rules, leaves)
+            except SkraflError as exc:
+                game.warnings.append(Finding("EQUITY_NOT_ANALYZED", exc.message))
+        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed, equity)
         rep.export = export
         rep.run()
         if coords == "netskrafl":
@@ -1257,6 +1341,13 @@ def replay_game(
             "warnings": [str(f) for f in findings],
         }
     )
+    if analyze and leaves:
+        from .equity import player_grades
+
+        row["rules"] = rules.name
+        if equity is not None:
+            players_of = [(r[2] - 1, rep.eq_values[i]) for i, r in enumerate(rep.rows) if i in rep.eq_values]
+            row.update(player_grades(players_of, rep.n))
     gcg_text = None
     if export:
         from gamecore.gcg import write_gcg

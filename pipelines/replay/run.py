@@ -53,6 +53,13 @@ class ReplayOptions:
     analyze: bool = False
     export: bool = False
     coords: str = "gcg"  # the order of coord and best_coord in moves.parquet: gcg or netskrafl
+    leaves: str | None = None  # with analyze: a KLV2 path or "shipped" (pipelines.replay.equity)
+
+    @property
+    def columns(self) -> bool | str:
+        """The tables' columns (:func:`~pipelines.replay.tables.schemas`): ``"equity"`` with
+        ``analyze`` and ``leaves``, else ``analyze``."""
+        return "equity" if self.analyze and self.leaves else self.analyze
 
 
 _LEXICONS: dict[str, object] = {}
@@ -145,6 +152,7 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
             export=opts.export,
             bundle=_bundle(opts),
             coords=opts.coords,
+            leaves=opts.leaves,
         )
     except UsageError:
         raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
@@ -158,14 +166,14 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
 
 def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
     """Replay a run of files and convert their rows to Arrow (what a worker does per task)."""
-    return to_batch([replay_file(f, opts) for f in files], opts.analyze)
+    return to_batch([replay_file(f, opts) for f in files], opts.columns)
 
 
 def _crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
     fmt = _format_of(path)
     name = _name_of(path)
     return to_batch(
-        [GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.analyze
+        [GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.columns
     )
 
 
@@ -464,6 +472,7 @@ def run_replay(
     quiet: bool = False,
     export_dir: str | Path | None = None,
     finish: Callable[[list[str], ExitStack], object] | None = None,
+    report: Callable[[Path, ExitStack], object] | None = None,
 ) -> dict:
     """Replay files and folders, streaming the tables (and GCG exports) into their outputs; return
     a summary ``{"games", "ok", "mismatch", "error", "moves", "warnings", "exported", "not_ok",
@@ -480,6 +489,10 @@ def run_replay(
     exports are complete, before any of them is committed (``replay --export-svg`` draws its
     pictures there, into an output it enters in that stack: committed with the others): an
     exception from it discards every output of the run.
+
+    ``report``: called as ``finish`` is, with the folder of the complete tables (not yet
+    committed) and the run's stack of outputs (``replay --review`` writes its reviews there,
+    :func:`pipelines.review.write_review`); ``summary["reviewed"]`` is what it returned.
 
     A stop (SIGINT, SIGTERM) during the commits is held back until every output is in place, then
     raised as :class:`Stopped` with ``committed`` true.
@@ -510,6 +523,7 @@ def run_replay(
         "not_ok": [],
         "repeats": 0,
         "finish": None,
+        "reviewed": 0,
     }
     unread = 0
     first_unread = None
@@ -532,7 +546,7 @@ def run_replay(
         exporter = None
         if export_dir is not None:
             exporter = GcgExporter(outputs.enter_context(output_dir(Path(export_dir), command="replay-export", inputs=inputs)))
-        writer = TableWriter(stage, opts.analyze)
+        writer = TableWriter(stage, opts.columns)
         if not quiet and len(files) > 50:
             from tqdm import tqdm
 
@@ -567,6 +581,8 @@ def run_replay(
             raise UsageError(f"no file could be read as a game log; nothing written. {name}: {err}{more}")
         writer.close()
         summary["exported"] = exporter.count if exporter is not None else 0
+        if report is not None:
+            summary["reviewed"] = report(stage, outputs)
         if finish is not None:
             summary["finish"] = finish(files, outputs)
         # every output is complete: from here on only the commits (the stack unwinding), which a

@@ -35,6 +35,10 @@ Tables (Parquet, zstd):
   total after the event), ``bingo``, ``words_formed`` (lowercase, main word first),
   ``unknown`` (words formed missing from the lexicon; null without one). With ``--analyze``:
   ``best_coord``, ``best_word``, ``best_score``, ``points_lost``.
+- With ``--analyze --leaves`` (:mod:`pipelines.replay.equity`, schemas ``"equity"``): moves add
+  ``equity``, ``best_equity``, ``best_move``, ``equity_lost``, ``win_pct_lost``, ``mistake``;
+  games add ``rules`` and per player ``accuracyN``, ``equity_lostN``, ``mistake_indexN``,
+  ``ratingN`` (N = 1..4).
 """
 
 from __future__ import annotations
@@ -108,11 +112,12 @@ LISTED = 20
 """Games not ok a replay summary lists on stderr (``not_ok``, the first ones); the rest are counted
 (every game has its status in games.parquet)."""
 
-_SCHEMAS: dict[bool, tuple] = {}
+_SCHEMAS: dict[object, tuple] = {}
 
 
-def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
-    """The schemas of ``games.parquet`` and ``moves.parquet`` (with ``--analyze`` columns or not)."""
+def schemas(analyze: bool | str = False) -> tuple["pa.Schema", "pa.Schema"]:
+    """The schemas of ``games.parquet`` and ``moves.parquet`` (with ``--analyze`` columns or not;
+    ``"equity"``: ``--analyze --leaves``, the equity columns too)."""
     got = _SCHEMAS.get(analyze)
     if got is not None:
         return got
@@ -153,6 +158,15 @@ def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
             ("bingos4", pa.int32()),
             ("ended_by", pa.string()),
         ]
+        + (
+            [("rules", pa.string())]
+            + [(f"accuracy{k}", pa.float64()) for k in range(1, 5)]
+            + [(f"equity_lost{k}", pa.float64()) for k in range(1, 5)]
+            + [(f"mistake_index{k}", pa.float64()) for k in range(1, 5)]
+            + [(f"rating{k}", pa.int32()) for k in range(1, 5)]
+            if analyze == "equity"
+            else []
+        )
     )
     fields = [
         ("file", pa.string()),
@@ -175,6 +189,15 @@ def schemas(analyze: bool = False) -> tuple["pa.Schema", "pa.Schema"]:
             ("best_word", pa.string()),
             ("best_score", pa.int32()),
             ("points_lost", pa.int32()),
+        ]
+    if analyze == "equity":
+        fields += [
+            ("equity", pa.float64()),
+            ("best_equity", pa.float64()),
+            ("best_move", pa.string()),
+            ("equity_lost", pa.float64()),
+            ("win_pct_lost", pa.float64()),
+            ("mistake", pa.string()),
         ]
     got = _SCHEMAS[analyze] = (game_schema, pa.schema(fields))
     return got
