@@ -961,12 +961,15 @@ static void left_tables(const Gen *g) {
  * tiles cannot place them again. The sum lies between g_lLo[pos] and g_lHi[pos] (the rack's values
  * x_0 >= x_1 >= ...: x_{i+m} <= r_i <= x_i, m the tiles placed) and is added up only when those do
  * not settle it. */
-static inline int left_ok(const Gen *g, int pos, int main_sum, int xsum) {
+static inline int left_ok(const Gen *g, int pos, int main_sum, int xsum, int nplaced) {
     if (!g_lready) left_tables(g);
     if (g_lW[pos] < 0) return 0;
     int b = main_sum * g_lW[pos] + g_lF[pos] + xsum, i = 0;
-    if (b + g_lLo[pos] >= g->thr) return 1;
-    if (b + g_lHi[pos] < g->thr) return 0;
+    /* (equity) less what the leaves of the tiles still kept lack of the best term (as right_ok: a
+     * bound not below 0 stays so, and the threshold is 0 or more) */
+    int thr = g->eq_on && g->thr > 0 ? g->thr - g->eq_adjge[nplaced] : g->thr;
+    if (b + g_lLo[pos] >= thr) return 1;
+    if (b + g_lHi[pos] < thr) return 0;
     const int *B = g_lB[pos];
     for (int o = 0; o < g_nord; o++) {
         int t = g_ordt[o], j = i + (t ? g->rack[t] : g->blanks);
@@ -974,7 +977,7 @@ static inline int left_ok(const Gen *g, int pos, int main_sum, int xsum) {
         b += g_ordv[o] * (B[j] - B[i]);
         i = j;
     }
-    return b >= g->thr;
+    return b >= thr;
 }
 
 static int g_busy; /* generate() is running (the buffers below are in use) */

@@ -33,7 +33,7 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
              (g_leftmax[pos - 1] >= g->thr &&
               ((g_leftopen[pos - 1] >= g->thr && rs < n &&
                 (g->mask[rs] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask))) ||
-               left_ok(g, pos, main_sum, xsum)))))
+               left_ok(g, pos, main_sum, xsum, nplaced)))))
             WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
         if (accepts && left_empty && block) record(g, pos, rs - 1, main_sum, wmul, xsum, nplaced);
         if (next && left_empty && rs < n &&
