@@ -210,3 +210,37 @@ def test_cli_equity_robot(shared, tmp_path_factory):
         assert r.returncode == 0 and len(json.loads(r.stdout)) == 1, r.stderr
     r = run_skrafl(*base, "--leaves", str(SUBSET), "--robot", "equity", "--pick-from", "3")
     assert r.returncode == 2 and "--pick-from" in r.stderr
+
+
+@pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[1] / "output" / "is" / "lexicon.kwg").is_file(), reason="output/is not built"
+)
+def test_built_icelandic_lexicon():
+    """The whole Icelandic lexicon (2.8 million word forms, Node24 graph) on the Netskrafl board and
+    bag, leave values at random: the first moves of two games, every position checked."""
+    from gamecore.autoplay import Mover
+    from gamecore.best import load_bundle
+    from gamecore.game_state import GameState
+
+    bundle = load_bundle(Path(__file__).resolve().parents[1] / "output" / "is")
+    rules = load_rules("netskrafl")
+    leaves = _random_leaves("netskrafl")
+    mover = Mover(bundle, rules)
+    search = EquitySearch(bundle, rules, leaves)
+    n = 0
+    for g in range(2):
+        st = GameState.new(rules, seed=f"is/{g}")
+        while st.over is None and len(st.history) < 12:
+            rack = st.racks[st.turn]
+            want = rank(st.board, rack, mover.all_plays(st, rack), leaves, rules)
+            got = search.rank(st.board, rack, (), 3)
+            assert [_key(r) for r in got] == [_key(r) for r in want[:3]], (g, "".join(rack))
+            top = next((r for r in want if r.kind == "play"), None)
+            if top is not None:
+                from gamecore.game_state import Play
+
+                st.apply(Play(st.turn, top.play))
+            else:
+                break
+            n += 1
+    assert n >= 12
