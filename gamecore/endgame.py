@@ -1,5 +1,5 @@
 """The endgame: the bag is empty and both racks are known, so the rest of the game can be searched
-exactly. :func:`solve` finds the best sequence and the final spread the side on turn reaches.
+exactly. :meth:`Endgame.solve` finds the best sequence and the final spread the side on turn reaches.
 
 Search: negamax with alpha-beta over every play of the side on turn (from the compiled generator,
 :class:`gamecore.movegen.Position`: one board per ply, the parent's copied into the child's with
@@ -8,7 +8,13 @@ transposition table's move, then plays that go out, then by score); a transposit
 a Zobrist hash of the board, both racks, the side on turn and the scoreless-turn count (and the
 scores, when the value depends on them); iterative deepening one ply at a time, up to ``plies`` or
 until a depth's search reaches the end of the game on every line (the value is then exact:
-``proved``); a time limit after which the last completed depth's result is returned.
+``proved``); a time limit after which the last completed depth's result is returned. Near the
+horizon (when the value is the spread, the own-passes rule aside) bounds replace searches: at the
+horizon a play is worth its score (plus the bonus when it goes out), a ply before it at most its
+score (the reply is worth at least a pass to the opponent), so such a node stops at the first play
+that cannot raise alpha, and the pruned search for the top play alone settles it when that play goes
+out (a one-tile rack always), cuts, or cannot raise alpha even going out. A ply's board is made only
+when its search needs it (not for a transposition-table hit).
 
 Values (the rule set's end conditions, as :class:`gamecore.game_state.GameState` applies them):
 
@@ -38,7 +44,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from gamecore.errors import UsageError
@@ -79,7 +85,7 @@ class EndgameMove:
 
 @dataclass
 class EndgameResult:
-    """What :func:`solve` found.
+    """What :meth:`Endgame.solve` found.
 
     Attributes:
         value: the final spread from the side on turn's view (given scores included).
@@ -89,6 +95,7 @@ class EndgameResult:
         proved: every line of that depth reached the end of the game: ``value`` is exact.
         nodes: positions visited; seconds: wall time of the search.
         stopped: the time limit (or a stop) cut the search short.
+        spread: the spread now (side on turn's score minus the opponent's); racks: both racks.
     """
 
     value: int
@@ -101,7 +108,6 @@ class EndgameResult:
     stopped: bool = False
     spread: int = 0
     racks: tuple[str, str] = ("", "")
-    extra: dict = field(default_factory=dict)
 
 
 class Endgame:
@@ -119,8 +125,8 @@ class Endgame:
         passes: each side's own passes in a row (``player_passes_end``), (on turn, opponent).
 
     Raises:
-        UsageError: a rule the solver does not model (added word premiums, more than two players),
-            a rack letter outside the lexicon's alphabet.
+        UsageError: a rule the solver does not model (added word premiums), a rack letter outside
+            the lexicon's alphabet.
     """
 
     def __init__(
