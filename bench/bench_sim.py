@@ -10,8 +10,8 @@ false``: the KWG alone, as ours; with ``BENCH_SIM_WMP=1`` also with its word map
 the same word list, a minute), the difference divided by the difference of iterations, so that its
 start-up is left out. Printed: both rates and the ratio ours / MAGPIE's.
 
-Agreement (``SIM_POSITIONS=N``, default 0): the first N midgame positions (20 or more tiles in the
-bag, the rack known) of the GCG games of ``../shared/corpora/gcg``, each run to a tight stop by both
+Agreement (``SIM_POSITIONS=N``, default 0): N midgame positions (of each game's positions with 20 or
+more tiles in the bag and the rack known, the middle one; a repeated game once) of the GCG games of ``../shared/corpora/gcg``, each run to a tight stop by both
 (ours: 10 candidates, at most 2,000 iterations each, the early stop of gamecore.simulation; MAGPIE:
 ``-scondition 99`` with at most 40,000 iterations); printed: how many have the same top play. MAGPIE
 ranks by win %, ours by mean equity, so a near-tie may differ.
@@ -118,6 +118,7 @@ def midgame_positions(limit: int) -> list[str]:
 
     out: list[str] = []
     for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
+        here = []
         try:
             for n, pos in game_positions(f, "wespa", None):
                 if pos.rack is None or pos.mover is None or pos.extra.get("kind") != "play" or len(pos.scores) != 2:
@@ -127,10 +128,11 @@ def midgame_positions(limit: int) -> list[str]:
                 if bag < 20 or len(pos.rack) != 7 or pos.board.is_empty():
                     continue
                 s = pos.scores
-                out.append(f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0")
-                break  # one position a game
+                here.append(f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0")
         except SkraflError:
             continue
+        if here and here[len(here) // 2] not in out:  # the middle one of each game (the corpus repeats games)
+            out.append(here[len(here) // 2])
         if len(out) >= limit:
             break
     return out
@@ -207,7 +209,7 @@ def main() -> None:
             r = sim.run(pos.board, pos.racks[0], (), spread, candidates=10, iterations=2000, seed=1)
             p = r.candidates[0].ranked
             mine = f"{p.play.coord} {p.play.word_text()}" if p.kind == "play" else "exchange"
-            out, _ = run_magpie(magpie, work, text, "-wmp false -scondition 99 -iterations 40000 -tlim 120")
+            out, _ = run_magpie(magpie, work, text, f"-wmp {modes[-1]} -scondition 99 -iterations 40000 -tlim 120")
             theirs_top = magpie_top(out)
             total += 1
             same += mine.upper() == theirs_top.upper()

@@ -276,7 +276,8 @@ def best(
         first = plays[0] if plays else None
         caption = f"{shown(first.coord)} {first.word_text()} {first.score}" if first is not None else "no legal play"
         if table is not None and rows:
-            caption = f"{caption} equity {rows[0][-1]}" if first is not None else f"exchange {rows[0][2]} equity {rows[0][-1]}"
+            eq = f"sim {rows[0][6]}" if sim else f"equity {rows[0][-1]}"  # --sim: the simulated mean
+            caption = f"{caption} {eq}" if first is not None else f"exchange {rows[0][2]} {eq}"
         write_picture(
             PositionPicture(
                 position,
