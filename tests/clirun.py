@@ -173,22 +173,23 @@ REFERENCE = ["cat", "dog", "cow"]
 
 def build_word_lexicon(folder: Path, words, lang: str = "en", name: str | None = None) -> Path:
     """``words`` written to ``folder/words.txt`` and compiled (``skrafl build LANG --source
-    wordlist``) into ``folder/NAME`` (default: the language's code); returns the lexicon folder."""
+    wordlist``, in this process) into ``folder/NAME`` (default: the language's code); returns the lexicon folder."""
     (folder / "words.txt").write_text("".join(w + "\n" for w in words), encoding="utf-8")
     out = folder / (name or lang)
-    r = run_skrafl("build", lang, "--source", "wordlist", "--input", str(folder / "words.txt"), "--out", str(out), "--quiet")
+    r = run_skrafl_here("build", lang, "--source", "wordlist", "--input", str(folder / "words.txt"), "--out", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     return out
 
 
 def build_small_lexicons(tmp: Path) -> dict[str, Path]:
-    """``EN_WORDS`` and ``NB_WORDS`` compiled (``skrafl build LANG --source wordlist``) in ``tmp``,
+    """``EN_WORDS`` and ``NB_WORDS`` compiled (``skrafl build LANG --source wordlist``, in this
+    process) in ``tmp``,
     with ``REFERENCE`` written as a reference list: ``{"tmp", "en", "nb", "ref"}``."""
     (tmp / "en.txt").write_text("\n".join(EN_WORDS) + "\n", encoding="utf-8")
     (tmp / "nb.txt").write_text("\n".join(NB_WORDS) + "\n", encoding="utf-8")
     (tmp / "ref.txt").write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
     for lang in ("en", "nb"):
-        r = run_skrafl(
+        r = run_skrafl_here(
             "build", lang, "--source", "wordlist", "--input", str(tmp / f"{lang}.txt"), "--out", str(tmp / lang), "--quiet"
         )
         assert r.returncode == 0, r.stderr

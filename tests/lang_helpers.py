@@ -1,5 +1,5 @@
 """Helpers for the per-language lexicon tests (tests/test_lang_*.py): build from a fixture through
-the real CLI, read the verdicts, and check bad input leaves the previous output untouched."""
+the real CLI (in this process), read the verdicts, and check bad input leaves the previous output untouched."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import shutil
 from pathlib import Path
 
 import polars as pl
-from clirun import run_skrafl
+from clirun import run_skrafl_here
 
 LANG_FIX = Path(__file__).resolve().parent / "fixtures" / "lang"
 
 
 def build(root: Path, lang: str, *args: str) -> Path:
     """``skrafl build LANG ARGS --quiet`` with outputs under ``root``; returns ``root/LANG``."""
-    r = run_skrafl("build", lang, *args, "--quiet", output_root=root)
+    r = run_skrafl_here("build", lang, *args, "--quiet", output_root=root)
     assert r.returncode == 0, r.stderr
     return root / lang
 
@@ -56,7 +56,7 @@ def assert_bad_input(good_root: Path, tmp_path: Path, lang: str, args: list[str]
     root = tmp_path / "out"
     shutil.copytree(good_root, root)
     before = tree_digest(root)
-    r = run_skrafl("ingest", lang, *args, "--quiet", output_root=root)
+    r = run_skrafl_here("ingest", lang, *args, "--quiet", output_root=root)
     assert r.returncode == 2, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("skrafl: error: ") and message in lines[0], r.stderr

@@ -3,7 +3,9 @@
 Every command that writes a folder × {a new path, an empty folder, its own previous output,
 another command's output, a user folder with files, a symbolic link to a user folder, a file, the
 input folder, a folder inside another output} → the documented outcome (README "Guarantees"):
-written, or refused with one line and exit 2 with nothing touched. Real ``skrafl`` processes.
+written, or refused with one line and exit 2 with nothing touched. The real entry point, in this
+process (``clirun.run_skrafl_here``), and real ``skrafl`` processes where a test needs them: the
+lock another run holds, two builds at once, a stop by a signal.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from clirun import run_skrafl
+from clirun import run_skrafl, run_skrafl_here
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GCG = FIXTURES / "gcg" / "base.gcg"
@@ -40,14 +42,18 @@ def snapshot(folder: Path) -> dict[str, str]:
     return out
 
 
-@pytest.fixture()
-def words(tmp_path: Path) -> tuple[Path, Path]:
-    a = tmp_path / "in" / "a.txt"
+def _words(folder: Path) -> tuple[Path, Path]:
+    a = folder / "in" / "a.txt"
     a.parent.mkdir()
     a.write_text("hello\nworld\nquiz\n", encoding="utf-8")
-    b = tmp_path / "in" / "b.txt"
+    b = folder / "in" / "b.txt"
     b.write_text("hello\nworld\nquiz\nzebra\njinx\n", encoding="utf-8")
     return a, b
+
+
+@pytest.fixture()
+def words(tmp_path: Path) -> tuple[Path, Path]:
+    return _words(tmp_path)
 
 
 def command(kind: str, out: Path, inputs: dict) -> list[str]:
@@ -71,14 +77,24 @@ KINDS = ["ingest", "build", "diff", "replay", "export", "elo"]
 OWNER = {"ingest": "ingest", "build": "build", "diff": "diff", "replay": "replay", "export": "replay-export", "elo": "elo"}
 
 
-@pytest.fixture()
-def inputs(tmp_path: Path, words) -> dict:
-    a, b = words
-    lexicons = tmp_path / "lexicons"
+@pytest.fixture(scope="module")
+def built_lexicons(tmp_path_factory) -> Path:
+    """The two lexicons of ``words`` (a and b), built once for the module; each test gets a copy."""
+    root = tmp_path_factory.mktemp("outputs")
+    a, b = _words(root)
+    lexicons = root / "lexicons"
     lexicons.mkdir()
     for name, src in (("a", a), ("b", b)):
-        r = run_skrafl(*command("build", lexicons / name, {"words": src}))
+        r = run_skrafl_here(*command("build", lexicons / name, {"words": src}))
         assert r.returncode == 0, r.stderr
+    return lexicons
+
+
+@pytest.fixture()
+def inputs(tmp_path: Path, words, built_lexicons: Path) -> dict:
+    a, b = words
+    lexicons = tmp_path / "lexicons"
+    shutil.copytree(built_lexicons, lexicons, symlinks=True)  # each output: its link and its generation
     games = tmp_path / "games"
     games.mkdir()
     shutil.copy(GCG, games / "base.gcg")
@@ -110,12 +126,12 @@ def assert_refused(r: subprocess.CompletedProcess, *, words: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_new_empty_and_own_output(kind: str, tmp_path: Path, inputs: dict) -> None:
     out = tmp_path / "work" / "out"
-    r = run_skrafl(*command(kind, out, inputs))
+    r = run_skrafl_here(*command(kind, out, inputs))
     assert r.returncode == 0, r.stderr
     assert out.is_symlink() and marker_command(out) == OWNER[kind]
     first = os.readlink(out)
     # its own previous output is replaced whole: a new generation, the old one gone
-    r = run_skrafl(*command(kind, out, inputs))
+    r = run_skrafl_here(*command(kind, out, inputs))
     assert r.returncode == 0, r.stderr
     assert os.readlink(out) != first and not (out.parent / first).exists()
     hidden = sorted(p.name for p in out.parent.iterdir() if p.name != "out")
@@ -123,7 +139,7 @@ def test_new_empty_and_own_output(kind: str, tmp_path: Path, inputs: dict) -> No
     # an empty folder is taken
     empty = tmp_path / "empty"
     empty.mkdir()
-    r = run_skrafl(*command(kind, empty, inputs))
+    r = run_skrafl_here(*command(kind, empty, inputs))
     assert r.returncode == 0, r.stderr
     assert empty.is_symlink() and marker_command(empty) == OWNER[kind]
 
@@ -137,7 +153,7 @@ def test_refusals_touch_nothing(kind: str, tmp_path: Path, inputs: dict) -> None
     # another command's output
     other_kind = "elo" if kind != "elo" else "replay"
     other = tmp_path / "other"
-    assert run_skrafl(*command(other_kind, other, inputs)).returncode == 0
+    assert run_skrafl_here(*command(other_kind, other, inputs)).returncode == 0
     # a symbolic link to a user folder, a file, a folder inside another output
     link = tmp_path / "link"
     link.symlink_to(user)
@@ -153,7 +169,7 @@ def test_refusals_touch_nothing(kind: str, tmp_path: Path, inputs: dict) -> None
         (inside, "lies inside the output of"),
     ]
     for target, words in cases:
-        assert_refused(run_skrafl(*command(kind, target, inputs)), words=words)
+        assert_refused(run_skrafl_here(*command(kind, target, inputs)), words=words)
     # the input itself, or a folder holding it
     input_dir = {
         "ingest": inputs["words"].parent,
@@ -163,10 +179,10 @@ def test_refusals_touch_nothing(kind: str, tmp_path: Path, inputs: dict) -> None
         "export": inputs["games"],
         "elo": inputs["table"].parent,
     }[kind]
-    assert_refused(run_skrafl(*command(kind, input_dir, inputs)), words="input")
+    assert_refused(run_skrafl_here(*command(kind, input_dir, inputs)), words="input")
     if kind in ("replay", "export"):
         # inside the folder of game files: the next replay of that folder would read the output
-        assert_refused(run_skrafl(*command(kind, input_dir / "out", inputs)), words="inside the input folder")
+        assert_refused(run_skrafl_here(*command(kind, input_dir / "out", inputs)), words="inside the input folder")
     assert snapshot(tmp_path) == before
 
 
@@ -175,14 +191,14 @@ def test_reproducer_chain_keeps_user_files(tmp_path: Path, inputs: dict) -> None
     chain = tmp_path / "chain"
     chain.mkdir()
     (chain / "notes.txt").write_text("x\n")
-    assert_refused(run_skrafl(*command("replay", chain, inputs)), words="skrafl did not write")
-    assert_refused(run_skrafl(*command("elo", chain, inputs)), words="skrafl did not write")
+    assert_refused(run_skrafl_here(*command("replay", chain, inputs)), words="skrafl did not write")
+    assert_refused(run_skrafl_here(*command("elo", chain, inputs)), words="skrafl did not write")
     assert (chain / "notes.txt").read_text() == "x\n" and sorted(os.listdir(chain)) == ["notes.txt"]
 
 
 def test_export_never_rewrites_inputs(tmp_path: Path, inputs: dict) -> None:
     before = snapshot(inputs["games"])
-    r = run_skrafl(
+    r = run_skrafl_here(
         "replay", str(inputs["games"]), "--out", str(tmp_path / "o"), "--export-gcg", str(inputs["games"]), "--no-lexicon", "-q"
     )
     assert_refused(r, words="input")
@@ -192,16 +208,17 @@ def test_export_never_rewrites_inputs(tmp_path: Path, inputs: dict) -> None:
 
 def test_second_writer_fails_while_the_first_holds_the_lock(tmp_path: Path, inputs: dict) -> None:
     out = tmp_path / "lex"
-    assert run_skrafl(*command("build", out, inputs)).returncode == 0
+    assert run_skrafl_here(*command("build", out, inputs)).returncode == 0
     before = snapshot(tmp_path)
     fd = os.open(tmp_path / ".lex.lock", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        # a process of its own: this one holds the lock
         assert_refused(run_skrafl(*command("build", out, inputs)), words="another skrafl run is writing this output")
         assert snapshot(tmp_path) == {**before, ".lex.lock": hashlib.sha256(b"").hexdigest()}
     finally:
         os.close(fd)
-    assert run_skrafl(*command("build", out, inputs)).returncode == 0
+    assert run_skrafl_here(*command("build", out, inputs)).returncode == 0
 
 
 def test_concurrent_builds_into_one_folder(tmp_path: Path, words) -> None:
@@ -237,29 +254,29 @@ def test_concurrent_builds_into_one_folder(tmp_path: Path, words) -> None:
 def test_readers_refuse_a_damaged_output(tmp_path: Path, inputs: dict) -> None:
     lex = inputs["lex_a"]
     gen = lex.parent / os.readlink(lex)
-    assert run_skrafl("check", "--lexicon", str(lex), "hello").returncode == 0
+    assert run_skrafl_here("check", "--lexicon", str(lex), "hello").returncode == 0
     with open(gen / "lexicon.kwg", "ab") as fh:
         fh.write(b"\0\0\0\0")
     for args in (
         ["check", "--lexicon", str(lex), "hello"],
         ["diff", str(lex), str(inputs["lex_b"]), "--out", str(tmp_path / "d")],
     ):
-        r = run_skrafl(*args)
+        r = run_skrafl_here(*args)
         assert_refused(r, words="damaged output: lexicon.kwg")
     (gen / "lexicon.kwg").unlink()
-    assert_refused(run_skrafl("check", "--lexicon", str(lex), "hello"), words="incomplete output: lexicon.kwg is missing")
+    assert_refused(run_skrafl_here("check", "--lexicon", str(lex), "hello"), words="incomplete output: lexicon.kwg is missing")
 
 
 def test_a_folder_without_marker_is_not_a_lexicon(tmp_path: Path, inputs: dict) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(inputs["lex_a"], copy, symlinks=False)
     (copy / ".skrafl-output").unlink()
-    assert_refused(run_skrafl("check", "--lexicon", str(copy), "hello"), words="not a skrafl output")
+    assert_refused(run_skrafl_here("check", "--lexicon", str(copy), "hello"), words="not a skrafl output")
 
 
 def test_stale_stages_are_cleaned_by_the_next_run(tmp_path: Path, inputs: dict) -> None:
     out = tmp_path / "lex"
-    assert run_skrafl(*command("build", out, inputs)).returncode == 0
+    assert run_skrafl_here(*command("build", out, inputs)).returncode == 0
     stale = tmp_path / ".lex.gen-deadbeef"
     stale.mkdir()
     (stale / ".skrafl-stage").touch()
@@ -268,7 +285,7 @@ def test_stale_stages_are_cleaned_by_the_next_run(tmp_path: Path, inputs: dict) 
     user_lookalike = tmp_path / ".lex.gen-mine"
     user_lookalike.mkdir()
     (user_lookalike / "keep.txt").write_text("mine\n")  # no stage flag, no marker: not ours
-    assert run_skrafl(*command("build", out, inputs)).returncode == 0
+    assert run_skrafl_here(*command("build", out, inputs)).returncode == 0
     assert not stale.exists() and not (tmp_path / ".lex.link-cafe").is_symlink()
     assert (user_lookalike / "keep.txt").read_text() == "mine\n"
 
@@ -285,7 +302,7 @@ def test_sigterm_and_sigint_discard_the_stage(tmp_path: Path, words, signum: int
     from gamecore.folders import open_output
 
     out = tmp_path / "lex"
-    assert run_skrafl(*command("build", out, {"words": words[0]})).returncode == 0
+    assert run_skrafl_here(*command("build", out, {"words": words[0]})).returncode == 0
     old = (open_output(out) / "words.txt").read_text()
     big = tmp_path / "big.txt"
     big.write_text(
