@@ -34,11 +34,14 @@ def run_skrafl(
     )
 
 
-def run_skrafl_here(*args: str, output_root: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_skrafl_here(
+    *args: str, output_root: Path | None = None, stdin: str | None = None, env: dict[str, str | None] | None = None
+) -> subprocess.CompletedProcess:
     """The run of :func:`run_skrafl`, in this process: the real entry point (``cli.main.main``) with
     its own argv, environment, stdin, stdout and stderr (click's ``CliRunner`` isolation), in the
     project folder, the lexicon, rule and tile-set caches of earlier runs cleared; the same
-    ``CompletedProcess`` back (text read as a pipe reads it: UTF-8, universal newlines).
+    ``CompletedProcess`` back (text read as a pipe reads it: UTF-8, universal newlines). ``env``:
+    variables set (``None``: removed) for the run.
 
     For what a command prints and its exit status. What needs a process of its own stays with
     :func:`run_skrafl`: signals and the stop handlers (left untouched here: this process keeps
@@ -54,7 +57,7 @@ def run_skrafl_here(*args: str, output_root: Path | None = None, stdin: str | No
     import pipelines.stops
 
     _clear_caches()
-    env = {"SKRAFL_OUTPUT": str(output_root)} if output_root is not None else {}
+    env = {**(env or {}), **({"SKRAFL_OUTPUT": str(output_root)} if output_root is not None else {})}
     code: int = 0
     with contextlib.ExitStack() as stack:
         stack.enter_context(contextlib.chdir(PROJECT_ROOT))
