@@ -7,8 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -60,7 +58,10 @@ def netskrafl_db(server):
 
 
 def _skrafl(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=env)
+    """The real entry point, in this process (clirun.run_skrafl_here)."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args), env=env)
 
 
 def _dataset_games(ds: Path) -> pl.DataFrame:
