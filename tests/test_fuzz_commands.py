@@ -37,6 +37,23 @@ GCG = FIXTURES / "gcg" / "base.gcg"
 EMPTY_CGP = "15/" * 14 + "15 HEST/ 0/0 0"
 BASE_CGP = "15/" * 7 + "3RETAINS5/" + "15/" * 6 + "15 BDEGLOU/ 66/0 0"
 
+RECIPE = """[lexicon]
+name = "t"
+language = "en"
+tile_set = "english"
+rules = "wespa"
+alphabet = "abcdefghijklmnopqrstuvwxyz"
+min_length = 2
+max_length = 15
+[fold]
+"é" = "e"
+[[drop]]
+rule = "short"
+when = "length(form) < 3"
+[[drop]]
+rule = "q_without_u"
+when = "form LIKE '%q%' AND form NOT LIKE '%qu%'"
+""".encode()
 #: inserted into or put in place of arguments ("/" never starts one: a path stays relative)
 ARG_TOKENS = [
     "?", "*", "[", "]", "^", "-", "\u0301", "²", "٣", "é", "ß", "\n", " ", "'", "\\", "x" * 70, "--limit", "0",
@@ -109,10 +126,6 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     return bytes(data)
 
 
-class _TooLong(BaseException):
-    """Raised by the alarm in a run that takes too long (a mutant asking for a billion games)."""
-
-
 #: per-run state kept in modules (emptied before each run, as a new process starts without it)
 RUN_STATE = (("pipelines.replay.run", "_LEXICONS"), ("pipelines.replay.run", "_BUNDLES"), ("cli.common", "_SHOWN_AS"))
 
@@ -135,21 +148,32 @@ def clear_caches() -> None:
             state.clear()
 
 
-def run_in_process(argv: list[str], stdin: bytes, seconds: float = 5.0) -> tuple[object, str]:
+def run_in_process(argv: list[str], stdin: bytes, seconds: float = 10.0) -> tuple[object, str]:
     """``skrafl ARGV`` through :func:`cli.main.main` in this process, its caches emptied first:
-    (exit code, stderr); the code is ``"too long"`` when the run was still going after ``seconds``."""
+    (exit code, stderr). A run still going after ``seconds`` (a mutant asking for a billion games)
+    is stopped as a user stops it, by SIGTERM (the command's own stop handling: exit 143), and its
+    code is ``"stopped"``."""
     from cli.main import main
+    from pipelines.stops import _Stop
 
     clear_caches()
-
+    _Stop.signum, _Stop.held, _Stop.redeliver, _Stop.writing, _Stop.kept = (
+        None,
+        0,
+        False,
+        False,
+        False,
+    )  # main() holds stops at its end
     out, err = io.StringIO(), io.StringIO()
     saved = sys.argv, sys.stdin, sys.stdout, sys.stderr
     sys.argv = ["skrafl", *argv]
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
     sys.stdout, sys.stderr = out, err
+    fired = []
 
     def alarm(signum, frame):
-        raise _TooLong
+        fired.append(signum)
+        os.kill(os.getpid(), signal.SIGTERM)  # main() has put its stop handlers in by now
 
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -158,12 +182,12 @@ def run_in_process(argv: list[str], stdin: bytes, seconds: float = 5.0) -> tuple
         main()
     except SystemExit as exc:
         code = exc.code
-    except _TooLong:
-        code = "too long"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
+    if fired and code == 128 + signal.SIGTERM:
+        code = "stopped"
     return code, err.getvalue()
 
 
@@ -257,6 +281,11 @@ def forms(w: dict) -> dict[str, Form]:
         "score --game record": Form(["score", "--game", "record.json", "--move", "2", "--rules", "netskrafl", "-f", "json"], {"record.json": w["record"]}),
         "show --game record": Form(["show", "--game", "record.json", "--move", "4", "--out", "pic.svg"], {"record.json": w["record"]}),
         "replay --rules": Form(["replay", "game.gcg", "--rules", "rules.toml", "--out", "out", "--no-lexicon", "-j", "1", "-q"], {"game.gcg": w["gcg"], "rules.toml": w["rules"]}),
+        "build --recipe": Form(["build", "en", "--source", "wordlist", "--input", "words.txt", "--recipe", "recipe.toml", "--out", "out", "-q"], {"words.txt": words, "recipe.toml": RECIPE}),
+        "score --challenge": Form(["score", "--lexicon", en2, "--cgp", BASE_CGP, "--play", "G7 B.D", "--challenge", "double", "--challenged", "BAD", "-f", "json"], fixed=3),
+        "best --robot": Form(["best", "--lexicon", en, "--cgp", BASE_CGP, "--robot", "equity", "--leaves", "leaves.klv2", "--seed", "3"], {"leaves.klv2": w["klv2"]}, fixed=3),
+        "autoplay equity": Form(["autoplay", "--lexicon", en, "--games", "1", "--p1", "equity", "--leaves", "leaves.klv2", "-q"], {"leaves.klv2": w["klv2"]}, fixed=3),
+        "replay --export": Form(["replay", "game.gcg", "--out", "out", "--lexicon", en, "--export-gcg", "gcg", "--export-svg", "svg", "--analyze", "-j", "1", "-q"], {"game.gcg": w["gcg"]}),
         "elo jsonl": Form(["elo", "--games", "games.jsonl", "--out", "out", "--date", "2024-05-02", "-q"], {"games.jsonl": w["games_jsonl"]}),
     }  # fmt: skip
 
@@ -275,6 +304,7 @@ FORM_NAMES = [
     "judge --batch", "judge --word", "show --game", "show --board", "compare", "find", "find --anagram", "find --hooks",
     "impact", "nightly",
     "ingest bin-sh", "best --leaves", "best --rules", "score --game record", "show --game record", "replay --rules", "elo jsonl",
+    "build --recipe", "score --challenge", "best --robot", "autoplay equity", "replay --export",
 ]  # fmt: skip
 
 
@@ -318,7 +348,7 @@ def test_fuzz_command(world, name, tmp_path, monkeypatch):
             "internal error" in err
             or "Traceback" in err
             or (len(errors) > 1 and not per_line)
-            or code not in (0, 1, 2, "too long")
+            or code not in (0, 1, 2, "stopped")
             or (code == 2 and not errors and "Usage" not in err)
         ):
             changed = {k: v[:300] for k, v in files.items() if v != form.files.get(k)}
