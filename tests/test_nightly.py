@@ -22,7 +22,10 @@ pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../
 
 
 def _skrafl(*args):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here); the stops use processes."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args))
 
 
 def _words() -> list[str]:

@@ -34,7 +34,10 @@ def _cmd(*args) -> list[str]:
 
 
 def _skrafl(*args):
-    return subprocess.run(_cmd(*args), capture_output=True, text=True, cwd=ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here); the stops use processes."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args))
 
 
 def _corpus_words() -> list[str]:
