@@ -818,6 +818,7 @@ typedef struct {
     int eq_on, eq_opening, eq_full, eq_maxterm;
     int eq_adj[MAXD + 1]; /* a span of k new tiles: ceil((the best term keeping ntiles - k) - eq_maxterm) / 1000) */
     int eq_adjge[MAXD + 1]; /* the same for plays of k new tiles or more (a play under way: see right_ok) */
+    int eq_adjnb[MAXD + 1]; /* the same for plays of k new tiles that take a blank (see exact_bound) */
     int eq_stride[MAX_TILE + 1];
     const int32_t *eq_term;
     uint64_t eq_vowels;
@@ -1465,7 +1466,7 @@ static uint64_t bingo_letters(const Gen *g, uint64_t key) {
  * by size k), the answers per (k, T) kept (g_scache, keyed by a hash as the bingo cache). */
 #define SUBMAX 64
 #define SUBK 8
-static int g_sub_on;
+static int g_sub_on, g_sub_blank; /* g_sub_blank: see exact_bound */
 static int g_nsub[SUBK + 1];
 static uint64_t g_subh[SUBK + 1][SUBMAX];
 static int g_subP[SUBK + 1][SUBMAX]; /* value sums */
@@ -1772,7 +1773,7 @@ done:
  * first while they can raise the best; when filling, all of them once K plays are kept; each
  * answer is kept for the anchor (g_exkey). */
 static uint64_t g_search_serial;
-typedef struct { int sum; int16_t s, e, k, bingo; uint64_t base; } SpanCand;
+typedef struct { int sum, raw; int16_t s, e, k, bingo; uint64_t base; } SpanCand; /* raw: before eq_adjust */
 /* (pruning) The spans of each anchor as its first bounding found them (the bound, the span, its
  * new squares, whether it is a bingo span and its board tiles' hash): the anchor's bounding when
  * it comes on top reads them instead of walking its spans again (g_aspan: anchor i's first entry
@@ -1784,6 +1785,21 @@ static int g_aspan[2 * MAXD * MAXD][2];
 /* The spans of `cand` scored word by word (span_exact, cached in g_exv), best bound first, while
  * their bound can still beat `best`: the best of `best` and those at or above the threshold, its
  * span in *bs, *be (span_bounds and pool_bounds). */
+/* A span's bound once its plays have been scored from the word map (ex): at most that score, and
+ * at most its bound (sum). With a blank on the rack (equity, g_sub_blank) the word map scores only
+ * the plays of the rack's letters, which keep every blank: those that take a blank are bounded by
+ * the span's score bound (raw) less what their leave, a blank short, lacks of the best term. */
+static inline int exact_bound(const Gen *g, int ex, int sum, int raw, int k) {
+    if (!g_sub_blank) return ex < sum ? ex : sum;
+    int bp = raw;
+    if (raw >= 0) {
+        bp = raw + g->eq_adjnb[k];
+        if (bp < 0) bp = 0;
+    }
+    int v = ex > bp ? ex : bp;
+    return v < sum ? v : sum;
+}
+
 static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int ncand, int best, int16_t *bs, int16_t *be) {
     for (int i = 1; i < ncand; i++) { /* best bound first */
         SpanCand x = cand[i];
@@ -1797,7 +1813,7 @@ static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int nca
         int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
         g_exv[c->s][c->e] = ex;
         g_exst[c->s][c->e] = g_exkey;
-        int v = ex < c->sum ? ex : c->sum;
+        int v = exact_bound(g, ex, c->sum, c->raw, c->k);
         if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
     }
     return best;
@@ -1863,20 +1879,22 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             if (e < a || e == s || (e + 1 < n && L->tiles[e + 1])) continue;
             int capped = W * sa + sx, sum = capped < dot ? capped : dot;
             int bingo_span = k >= g->bingo_tiles;
-            sum = eq_adjust(g, sum + board * W + cross + (bingo_span ? g->bingo : 0), k);
+            int raw = sum + board * W + cross + (bingo_span ? g->bingo : 0);
+            sum = eq_adjust(g, raw, k);
             if (g_spool_rec) {
-                if (g_nspool < SPOOL) g_spool[g_nspool++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
+                if (g_nspool < SPOOL) g_spool[g_nspool++] = (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                 else g_spool_rec = -1;
             }
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
-            if (check && sum >= g->thr && g_sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)g_wmaxlen) {
+            if (check && sum >= g->thr && g_sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)g_wmaxlen &&
+                !(g_sub_blank && bingo_span)) {
                 /* the span's plays, word by word (sub-rack words): when they can change the best
                  * bound (or, filling, once K plays are kept), answered once per anchor */
                 int ex;
                 if (!fill && g_exst[s][e] != g_exkey) {
                     /* bounding: answered below, best bound first, while they can change it */
                     if (ncand < MAXD * MAXD) {
-                        cand[ncand++] = (SpanCand){sum, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
+                        cand[ncand++] = (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                         continue;
                     }
                 }
@@ -1890,7 +1908,7 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 } else {
                     ex = sum;
                 }
-                if (ex < sum) sum = ex;
+                sum = exact_bound(g, ex, sum, raw, k);
                 if (sum < g->thr) continue;
             } else if (check && bingo_span && sum >= g->thr) {
                 uint64_t bl = k == g->ntiles ? bingo_letters(g, tb) : ~0ull;
@@ -1929,7 +1947,7 @@ static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs
         const SpanCand *c = &sp[q];
         int sum = c->sum, k = c->k;
         if ((part && part != 1 + c->bingo) || sum < g->thr) continue;
-        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen) {
+        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen && !(g_sub_blank && c->bingo)) {
             if (g_exst[c->s][c->e] != g_exkey) {
                 if (ncand < MAXD * MAXD) {
                     cand[ncand++] = *c;
@@ -1939,7 +1957,7 @@ static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs
                 g_exv[c->s][c->e] = ok ? span_exact(g, L, c->s, c->e, k, c->base, ok) : NEG_BOUND;
                 g_exst[c->s][c->e] = g_exkey;
             }
-            if (g_exv[c->s][c->e] < sum) sum = g_exv[c->s][c->e];
+            sum = exact_bound(g, g_exv[c->s][c->e], sum, c->raw, k);
             if (sum < g->thr) continue;
         } else if (c->bingo) {
             if (k == g->ntiles && !bingo_letters(g, c->base)) continue;
@@ -2599,6 +2617,7 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         if (!g->heap) { PyErr_NoMemory(); return NULL; }
     }
     take_spare_buffers();
+    g_sub_blank = 0;
     g_nmoves = g_npool = 0;
     g_st_anchors = nanchors;
     g_st_searched = g_st_recorded = g_st_calls = 0;
@@ -2647,7 +2666,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         g_nbcache = 0;
         g_nscache = 0;
         g_scache_serial++; /* (never 0: the stamps start at 0) */
-        g_sub_on = g_bidx && g_wtab && g->blanks == 0 && list_subracks(g);
+        /* (equity, a blank on the rack: the plays of its letters only, which keep every blank, are
+         * scored from the word map; those that take a blank are bounded apart, see exact_bound) */
+        g_sub_on = g_bidx && g_wtab && (g->blanks == 0 || g->eq_on) && list_subracks(g);
+        g_sub_blank = g_sub_on && g->blanks > 0;
         g_search_serial++;
         g_nspool = 0;
         g_naheap = 0;
@@ -3351,6 +3373,8 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     g->eq_maxterm = INT32_MIN;
     int nex = 0, best_ex = -1;
     int cc[MAX_TILE + 1] = {0}, n = 0, pts = 0; /* the kept counts of idx (an odometer), their number and points */
+    int32_t mknb[MAXD + 1]; /* the best term of the leaves of n tiles a blank short of the rack's blanks */
+    for (int i = 0; i <= ntiles; i++) mknb[i] = INT32_MIN;
     for (long idx = 0; idx < size; idx++) {
         if (idx) {
             for (int i = 0; i < nk; i++) {
@@ -3384,6 +3408,7 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         }
         if (bag <= 0) v = n ? -2000 * pts - 10000 : outplay;
         term[idx] = v;
+        if (g->blanks > 0 && cc[0] < g->blanks && v > mknb[n]) mknb[n] = v; /* (the blank is kind 0) */
         if (idx != g->eq_full && v > g->eq_maxterm) g->eq_maxterm = v;
     }
     if (nexch == 1 && best_ex > 0) ex[0] = ex[1], nex = 1;
@@ -3396,6 +3421,8 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         long x = (long)g->eq_maxterm - mk[ntiles - k]; /* >= 0 */
         g->eq_adj[k] = -(int)(x / 1000);
     }
+    for (int k = 1; k <= ntiles; k++) /* plays of k tiles taking a blank: (no such leave: none is a play) */
+        g->eq_adjnb[k] = mknb[ntiles - k] == INT32_MIN ? NEG_BOUND / 2 : -(int)(((long)g->eq_maxterm - mknb[ntiles - k]) / 1000);
     for (int k = ntiles, best = INT32_MIN; k >= 0; k--) { /* plays of k tiles or more (at least one) */
         if (k >= 1 && mk[ntiles - k] > best) best = mk[ntiles - k];
         g->eq_adjge[k] = best == INT32_MIN ? 0 : -(int)(((long)g->eq_maxterm - best) / 1000);
