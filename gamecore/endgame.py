@@ -393,6 +393,8 @@ class _Search:
                 settled = True
                 if m[5] == n_me:  # the top play goes out: no other play is worth more
                     best, best_move = s1 + out_bonus, m
+                    if n_me > 1:  # (the other plays' bound holds at this depth only)
+                        self.horizon += 1
                 elif depth == 1 and s1 >= beta:  # a cut
                     self.horizon += 1
                     best, best_move = s1, m
@@ -440,7 +442,11 @@ class _Search:
                 if tt_first is not None and not first and m == tt_first:
                     continue  # (tried first)
                 if depth <= 1 and additive and score + out_bonus <= best:
-                    break  # sorted by score: no later play can do better at the horizon
+                    # sorted by score: no later play can do better at the horizon (a bound that
+                    # holds at this depth only, unless every play goes out)
+                    if n_me > 1:
+                        self.horizon += 1
+                    break
                 if depth == 2 and cut2 and score <= alpha and m[5] != n_me:
                     # the reply at the horizon is worth at least 0 to the opponent (a pass), so this
                     # play is worth at most its score, and so is every later one (lower scores; the
