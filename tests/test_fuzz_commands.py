@@ -72,6 +72,7 @@ FILE_TOKENS = [
     b"#", b">", b"-", b"?", b".", b"\\", b"\\u0000", b"\\ud800", b"\r", b"\n", b"\r\n", b" ", b"\t", b"true",
     b"null", b"[]", b"{}", b"A" * 200, b"#player3 c C", b"#rack1 ABC", b"(challenge)", b"8D", b"H8", b"PASS",
     b"2025-08-12", b"0001-01-01T00:00:00Z", b"9999-12-31", b"{date}", b"..",
+    b"[" * 5000, b'{"a":' * 3000, b"a = [" * 2000, b"B" * 70000, b'"x\ny"', b"\x1c", b"\xe2\x80\xa8",
 ]  # fmt: skip
 NUMBER = re.compile(rb"[+-]?[0-9]+")
 
