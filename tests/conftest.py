@@ -4,9 +4,10 @@
 clone may not): tests that need it take this fixture and are skipped cleanly when it is absent.
 
 Markers (registered in pyproject.toml; docs/CONTRIBUTING.md): ``slow`` is set by hand on a test or
-a module (``pytestmark``); ``needs_shared`` and ``needs_lexicon`` are also applied here, by use:
-a test that takes the ``shared`` fixture needs ../shared, and one skipped when a lexicon of
-``output/`` is not built (a ``skipif`` naming ``output/``) needs a built lexicon.
+a module (``pytestmark``), and here on ``SLOW_MODULES``; ``needs_shared`` and ``needs_lexicon`` are
+also applied here, by use: a test that takes the ``shared`` fixture or is skipped without
+../shared needs it, and one skipped when a lexicon of ``output/`` is not built (a ``skipif``
+naming ``output/``) needs a built lexicon.
 """
 
 from __future__ import annotations
@@ -50,9 +51,17 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+#: Modules slow as a whole whose files other work owns (a module of your own says so itself:
+#: ``pytestmark = pytest.mark.slow``): kill scenarios at every write step; self-play games.
+SLOW_MODULES = {"test_fault_injection", "test_autoplay"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if "shared" in getattr(item, "fixturenames", ()):
+        reasons = " ".join(str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif"))
+        if "shared" in getattr(item, "fixturenames", ()) or "../shared" in reasons:
             item.add_marker(pytest.mark.needs_shared)
-        if any("output/" in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif")):
+        if "output/" in reasons:
             item.add_marker(pytest.mark.needs_lexicon)
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -63,6 +63,7 @@ def test_ingest_is_byte_identical(lexicons, tmp_path):
     assert set(json.loads(a["ingest_stats.json"])) == {"ingested_at", "seconds"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["sl", "nb"])
 def test_hunspell_ingest_is_the_same_under_any_hash_seed(tmp_path, lang):
     """The embedded Hunspell dictionaries (sl_SI; the Hunspell half of Norwegian) give the same

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
 NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
 GCG = SHARED / "corpora" / "gcg"
-pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")]
 
 
 @pytest.fixture(scope="module")

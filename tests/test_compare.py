@@ -161,6 +161,7 @@ def _closed_pipe() -> int:
     return write
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(setup):
     """A failed run changes nothing: the numbers go to standard output before the new output is

@@ -147,6 +147,7 @@ def test_elo_rates_a_gcg_dataset_like_its_table(tmp_path):
     assert ratings[0].equals(ratings[1]) and ratings[0].equals(ratings[2])
 
 
+@pytest.mark.slow
 def test_elo_reads_dataset_like_the_table(tmp_path):
     """Netskrafl records (no player ids: every game left unrated, elo's warning) read from a
     dataset as from the table: the same games, the optional columns, the days."""

@@ -19,6 +19,8 @@ import pytest
 from clirun import one_error_line, run_skrafl
 from test_outputs import snapshot
 
+pytestmark = pytest.mark.slow  # processes started and stopped: seconds a test
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
 GCG = SHARED / "corpora" / "gcg"

@@ -427,6 +427,7 @@ def test_day_by_day_with_state_equals_one_run(tmp_path, seed):
         assert pl.read_csv(prev / f"top100_{name}.csv").equals(pl.read_csv(whole / f"top100_{name}.csv"))
 
 
+@pytest.mark.slow
 def test_nightly_runs_over_gaps_and_months_equal_one_run(tmp_path):
     # Games on days 0, 2, 9, 31 and 38 only; a nightly run every day (most nights have no games).
     # The 1/7/30-day changes of the last night must come out the same as from one run.

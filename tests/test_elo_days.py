@@ -107,6 +107,7 @@ def test_days_rated_are_recorded(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_catch_up_equals_nightly_runs_and_a_scratch_run(tmp_path):
     # Games on days 0, 2, 9, 31 and 38; the state rated days 0–5, then 38 with --catch-up rates
     # 6 … 37 first (the 30-day window starts on day 8, inside the caught-up span).

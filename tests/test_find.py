@@ -237,6 +237,7 @@ def _timed_emit(rows, fmt) -> tuple[float, str]:
     return best, text
 
 
+@pytest.mark.slow
 def test_table_format_costs_about_what_tsv_does():
     """`find -f table '*'` took 43 s where `-f tsv` took 3 s (14×): the table was made cell by cell
     (a list per row, a ljust per cell, a write per line). 300,000 rows as `find` prints them: the

@@ -15,6 +15,8 @@ from clirun import run_skrafl_here
 
 from cli.common import output_root
 
+pytestmark = pytest.mark.needs_lexicon
+
 
 @pytest.fixture(scope="module")
 def is_lexicon():

@@ -79,6 +79,7 @@ ICELANDIC = ROOT / "output" / "is"
 ENTRIES = ROOT / "output" / "entries" / "is"
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.skipif(
     not (ICELANDIC / "manifest.json").exists() or not ENTRIES.exists(), reason="Icelandic lexicon not built (make lexicons)"
@@ -113,6 +114,7 @@ def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
     assert result["words"].select("word", "plays").rows() == [(word, expected.height)]
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_cli_and_refusals(tmp_path):
     import subprocess

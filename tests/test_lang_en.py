@@ -178,6 +178,7 @@ _NEW_RULES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _SCOWL.is_dir(), reason="SCOWL is not installed (apt-get install scowl)")
 def test_real_scowl_no_abbreviations_and_no_reference_word_lost(tmp_path, shared):
     """The trial's words on the real SCOWL; and no word of the SOWPODS reference move lists

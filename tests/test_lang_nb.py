@@ -561,6 +561,8 @@ def real_nb(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("nbreal"), "nb")
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("real_nb")  # one worker builds the real lexicon once for both tests
 def test_real_nb_seed_examples(real_nb):
     # seed 001 and issue 14
     r = run_skrafl(
@@ -594,6 +596,8 @@ def test_real_nb_seed_examples(real_nb):
     ] == []
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("real_nb")
 def test_real_nb_against_the_nsf_samples(real_nb, tmp_path):
     if not (REFS / "nb_nsf_sample.txt").is_file():
         pytest.skip("../shared/corpora/lexicon_refs is not here")

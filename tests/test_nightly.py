@@ -18,7 +18,7 @@ from lexicon_helpers import make_lexicon
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
 NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
-pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../shared")]
 
 
 def _skrafl(*args):

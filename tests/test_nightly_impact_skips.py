@@ -22,7 +22,10 @@ ENGLISH = GCG / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"  # WINDY 8D,
 GERMAN = GCG / "andy-k_wolges__src_main_endgame.rs__embedded6_german_elise_rd28.gcg"  # #lexicon GERMAN
 WORDS = ["windy", "gale", "aw", "li", "en"]
 
-pytestmark = pytest.mark.skipif(not (ENGLISH.exists() and GERMAN.exists()), reason="no GCG corpus in ../shared")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (ENGLISH.exists() and GERMAN.exists()), reason="no GCG corpus in ../shared"),
+]
 
 
 def _skrafl(*args):

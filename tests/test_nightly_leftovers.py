@@ -27,7 +27,10 @@ NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
 ENGLISH = SHARED / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
 WORDS = ["windy", "gale", "aw", "li", "en"]
 
-pytestmark = pytest.mark.skipif(not (NETSKRAFL.exists() and ENGLISH.exists()), reason="no corpora in ../shared")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (NETSKRAFL.exists() and ENGLISH.exists()), reason="no corpora in ../shared"),
+]
 
 
 def _cmd(*args) -> list[str]:

@@ -22,7 +22,7 @@ ENGLISH = [
     GCG / "andy-k_wolges__src_main_endgame.rs__embedded5_csw_YDRLWKJj.gcg",
 ]
 
-pytestmark = pytest.mark.skipif(not all(p.exists() for p in ENGLISH), reason="no GCG corpus in ../shared")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not all(p.exists() for p in ENGLISH), reason="no GCG corpus in ../shared")]
 
 
 def _skrafl(*args):

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
 NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
 GCG = SHARED / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_doug_v_emely.gcg"
-pytestmark = pytest.mark.skipif(not (NETSKRAFL.exists() and GCG.exists()), reason="no corpus in ../shared")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (NETSKRAFL.exists() and GCG.exists()), reason="no corpus in ../shared")]
 
 
 def _cmd(*args) -> list[str]:

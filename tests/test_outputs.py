@@ -221,6 +221,7 @@ def test_second_writer_fails_while_the_first_holds_the_lock(tmp_path: Path, inpu
     assert run_skrafl_here(*command("build", out, inputs)).returncode == 0
 
 
+@pytest.mark.slow
 def test_concurrent_builds_into_one_folder(tmp_path: Path, words) -> None:
     """Two builds started together into one --out: each succeeds or fails with one line; the
     result is one complete build, never an interleaving."""
@@ -290,6 +291,7 @@ def test_stale_stages_are_cleaned_by_the_next_run(tmp_path: Path, inputs: dict) 
     assert (user_lookalike / "keep.txt").read_text() == "mine\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, code", [(15, 143), (2, 130)])
 def test_sigterm_and_sigint_discard_the_stage(tmp_path: Path, words, signum: int, code: int) -> None:
     """A build stopped by SIGTERM or SIGINT while it writes exits 143 / 130 with one line; the

@@ -18,6 +18,7 @@ SHARED = Path(os.environ.get("SKRAFL_SHARED", ROOT.parent / "shared"))
 NETSKRAFL = SHARED / "corpora" / "netskrafl" / "games"
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(unavailable() is not None, reason=unavailable() or ""),
     pytest.mark.skipif(not NETSKRAFL.exists(), reason="no Netskrafl corpus in ../shared"),
 ]

@@ -120,6 +120,7 @@ def _assert_hidden(password: str, *texts: str) -> None:
         assert not leaked and "spy" not in text, (leaked, text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("password", PASSWORDS)
 def test_no_password_in_any_message_or_log(server, tmp_path, password):
     """The server is there (trust authentication: the password is never checked); the database
@@ -164,6 +165,7 @@ def test_no_password_in_any_message_or_log(server, tmp_path, password):
     assert not any((tmp_path / n).exists() for n in ("d0", "e0", "r0"))
 
 
+@pytest.mark.slow
 def test_pgpassword_never_shown(server, tmp_path):
     secret = "Env/Pa@ss#w0rd"
     env = {**os.environ, "PGHOST": str(server.sock), "PGUSER": "spy", "PGPASSWORD": secret, "PGDATABASE": "nosuchdb"}

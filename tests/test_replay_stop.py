@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from clirun import PROJECT_ROOT
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")]
 
 
 def _children(pid: int) -> set[int]:

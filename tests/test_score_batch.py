@@ -95,6 +95,7 @@ def _one_play(lex: Path, line: str, *args: str):
     return run_skrafl_here("score", "--lexicon", str(lex), "--cgp", cgp, "--play", play, *args)
 
 
+@pytest.mark.slow
 def test_each_line_rules_as_the_one_play_command(reference_lines):
     """Every batch object is the one-play JSON with ``line`` first, and scores as the reference."""
     for lex, cases in reference_lines:

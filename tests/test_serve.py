@@ -31,6 +31,7 @@ IS_LEX = PROJECT_ROOT / "output" / "is"
 MID1 = PROJECT_ROOT / "output" / "bench" / "mid1_b1"
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(not CLIENT.is_file(), reason="the skrafl console script is not installed in this environment"),
     pytest.mark.skipif(not hasattr(socket, "AF_UNIX") or not Path("/proc/self").is_dir(), reason="needs Linux"),
 ]

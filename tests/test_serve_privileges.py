@@ -25,6 +25,7 @@ from clirun import PROJECT_ROOT
 from test_serve import CLIENT, start_server, wait_reading_stdin
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(not CLIENT.is_file(), reason="the skrafl console script is not installed in this environment"),
     pytest.mark.skipif(not hasattr(socket, "AF_UNIX") or not Path("/proc/self").is_dir(), reason="needs Linux"),
 ]

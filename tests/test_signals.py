@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from clirun import PROJECT_ROOT
 
+pytestmark = pytest.mark.slow  # processes started and stopped: seconds a test
+
 DRIVER = r"""
 import gc, os, shutil, signal, sys, importlib
 sys.path.insert(0, os.getcwd())  # the checkout under test (run from it), as python -m cli.main

@@ -79,6 +79,7 @@ def test_nfc_helper():
 LEXICONS = _built_lexicons()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "folder",
     LEXICONS or [pytest.param(None, marks=pytest.mark.skip(reason="no lexicon built in output/"))],

@@ -157,6 +157,7 @@ def test_rules_it_cannot_restrict_fall_back_to_every_entry(tmp_path):
     assert got["rule"].to_list() == ["low"]  # 1 < (1 + 9) / 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["is", "ru", "nb", "sl", "en"])
 def test_real_entries_same_rows_as_the_whole_source(lang):
     """On the real sources (those ingested on this machine: Icelandic always, by make test), 200

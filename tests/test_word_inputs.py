@@ -51,6 +51,7 @@ def test_capped_lines_counts_characters_not_bytes():
     assert (lineno, length) == (1, 3000)
 
 
+@pytest.mark.slow
 def test_check_stdin_huge_line(lexicons):
     n = 3_000_000
     r = run_skrafl_here("check", "--lexicon", str(lexicons["en"]), "-", stdin="a" * n + "\n")
