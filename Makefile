@@ -47,10 +47,11 @@ output/is/manifest.json: output/entries/is/entries.parquet $(wildcard lexicon_so
 lexicons: output/is/manifest.json
 
 # Tests run in parallel (pytest-xdist, one worker per core; TEST_WORKERS=0: all in one process;
-# --dist loadgroup keeps the tests of one xdist_group on one worker). `make test` runs every test;
-# `make test-fast` leaves out those marked slow (docs/CONTRIBUTING.md).
+# --dist loadgroup keeps the tests of one xdist_group on one worker; PYTEST_ARGS: more options).
+# `make test` runs every test; `make test-fast` leaves out those marked slow (docs/CONTRIBUTING.md).
 TEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 test: setup lexicons
 	$(PYTEST)
 
