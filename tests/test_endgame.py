@@ -331,6 +331,8 @@ def test_same_value_as_magpie(shared, tmp_path, monkeypatch):
     for name, moves in (
         ("domino14_macondo__gcgio_testdata_doug_v_emely.gcg", (26, 27)),
         ("domino14_macondo__gcgio_testdata_guy_vs_bot.gcg", (24, 25)),
+        # (a position where a node settled by a bound of its depth only was once taken as proved)
+        ("domino14_macondo__gcgio_testdata_noah_vs_peter.gcg", (36,)),
     ):
         for n, pos in game_positions(gcg / name, "wespa", None, upto=max(moves)):
             if n not in moves:
@@ -350,7 +352,7 @@ def test_same_value_as_magpie(shared, tmp_path, monkeypatch):
             theirs = run_magpie(root / "bin" / "magpie", work, cgp, r.depth)
             assert theirs["value"] == r.value, (cgp, theirs, r.value)
             checked += 1
-    assert checked == 4
+    assert checked == 5
 
 
 def test_cli_game_move_is_the_cgp_of_that_position(shared, cats_lexicon, capsys):
