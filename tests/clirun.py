@@ -35,13 +35,17 @@ def run_skrafl(
 
 
 def run_skrafl_here(
-    *args: str, output_root: Path | None = None, stdin: str | None = None, env: dict[str, str | None] | None = None
+    *args: str,
+    output_root: Path | None = None,
+    stdin: str | None = None,
+    env: dict[str, str | None] | None = None,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess:
     """The run of :func:`run_skrafl`, in this process: the real entry point (``cli.main.main``) with
     its own argv, environment, stdin, stdout and stderr (click's ``CliRunner`` isolation), in the
     project folder, the lexicon, rule and tile-set caches of earlier runs cleared; the same
     ``CompletedProcess`` back (text read as a pipe reads it: UTF-8, universal newlines). ``env``:
-    variables set (``None``: removed) for the run.
+    variables set (``None``: removed) for the run; ``cwd``: its folder instead of the project's.
 
     For what a command prints and its exit status. What needs a process of its own stays with
     :func:`run_skrafl`: signals and the stop handlers (left untouched here: this process keeps
@@ -60,7 +64,7 @@ def run_skrafl_here(
     env = {**(env or {}), **({"SKRAFL_OUTPUT": str(output_root)} if output_root is not None else {})}
     code: int = 0
     with contextlib.ExitStack() as stack:
-        stack.enter_context(contextlib.chdir(PROJECT_ROOT))
+        stack.enter_context(contextlib.chdir(cwd or PROJECT_ROOT))
         out, err, _ = stack.enter_context(CliRunner().isolation(input=stdin, env=env))
         stack.enter_context(mock.patch.object(sys, "argv", ["skrafl", *args]))
         for name in ("install_stop_handlers", "hold_stops"):  # process-wide: the test process keeps its own

@@ -23,7 +23,10 @@ pytestmark = pytest.mark.skipif(not NETSKRAFL.exists(), reason="no corpus in ../
 
 
 def _skrafl(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here); a stop uses a process."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args), cwd=cwd)
 
 
 def _tree(ds: Path) -> dict[str, bytes]:

@@ -12,8 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -31,7 +29,10 @@ pytestmark = pytest.mark.skipif(not (NETSKRAFL.exists() and GCG.exists()), reaso
 
 
 def _skrafl(*args):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here)."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args))
 
 
 def _games(ds: Path) -> pl.DataFrame:

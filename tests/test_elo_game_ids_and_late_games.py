@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -32,8 +30,10 @@ TWO_GAMES = ("domino14_macondo__gcgio_testdata_doug_v_emely.gcg", "domino14_maco
 
 
 def _skrafl(*args, cwd: Path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env)
+    """The real entry point, in this process (clirun.run_skrafl_here), run from ``cwd``."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args), cwd=cwd)
 
 
 def _games2(tmp_path: Path) -> Path:

@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -32,9 +31,10 @@ needs_corpus = pytest.mark.skipif(
 
 
 def _skrafl(*args, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=cwd, stdin=subprocess.DEVNULL
-    )
+    """The real entry point, in this process (clirun.run_skrafl_here), an empty stdin."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args), cwd=cwd)
 
 
 def elo_by_the_rules(games: list[tuple[str, str, int, int]]) -> dict[str, int]:
