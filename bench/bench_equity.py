@@ -130,7 +130,10 @@ def _cpu(cmd: list[str], cwd: Path | None = None) -> tuple[float, str]:
 
 
 def _env() -> dict:
-    from bench.processes import env
+    try:
+        from bench.processes import env
+    except ImportError:  # run as a script: bench/ is on the path
+        from processes import env
 
     return env()
 
