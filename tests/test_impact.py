@@ -117,17 +117,15 @@ def test_icelandic_one_removal_lists_exactly_its_plays(tmp_path):
 @pytest.mark.slow
 @needs_corpus
 def test_cli_and_refusals(tmp_path):
-    import subprocess
-    import sys
 
     words = _corpus_words(tmp_path)
     make_lexicon(tmp_path / "old", words)
     make_lexicon(tmp_path / "new", [w for w in words if w != "léttar"])
 
+    from clirun import run_skrafl_here
+
     def skrafl(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "cli.main", "impact", *map(str, args)], capture_output=True, text=True, cwd=ROOT
-        )
+        return run_skrafl_here("impact", *map(str, args))
 
     r = skrafl(GAME, "--old", tmp_path / "old", "--new", tmp_path / "new", "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr

@@ -7,7 +7,6 @@ exit 2, nothing run (no step, no run log)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,12 +28,9 @@ def _nightly(tmp_path: Path, text: str | bytes) -> tuple[Path, subprocess.Comple
     make_lexicon(work / "lex" / "is", ["létta"])
     config = work / "nightly.toml"
     config.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
-    r = subprocess.run(
-        [sys.executable, "-m", "cli.main", "nightly", str(config), "--date", "2025-08-11", "-q"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+    from clirun import run_skrafl_here
+
+    r = run_skrafl_here("nightly", str(config), "--date", "2025-08-11", "-q")
     return work, r
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -29,7 +27,10 @@ pytestmark = [
 
 
 def _skrafl(*args):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here)."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args))
 
 
 def test_a_game_of_another_language_is_a_row_not_the_end_of_the_night(tmp_path):

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not all(p.exists() for p in E
 
 
 def _skrafl(*args):
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    """The real entry point, in this process (clirun.run_skrafl_here)."""
+    from clirun import run_skrafl_here
+
+    return run_skrafl_here(*map(str, args))
 
 
 def _setup(tmp_path: Path, rules: str) -> tuple[Path, Path]:
