@@ -177,12 +177,16 @@ def main() -> None:
             ours, mp = row["ours"], row.get("magpie")
             line = (
                 f"{o['game'][:48]:<48} #{o['move']:<3} {c.racks[0] and ''.join(c.racks[0]):>7}/{''.join(c.racks[1]):<7} "
-                f"ours {ours['value']:>5} d{ours['depth']:<2}{'P' if ours['proved'] else '-'} {ours['nodes']:>9,} n {ours['seconds']:7.2f} s"
+                f"ours {ours['value']:>5} d{ours['depth']:<2}{'P' if ours['proved'] else '-'} {ours['nodes']:>9,} n {ours['seconds']:7.2f} s "
+                f"cpu {ours['cpu']:6.2f}"
             )
             if work and mp is None:
                 line += f" | MAGPIE: no result within {cap:g} s"
             elif mp:
-                line += f" | MAGPIE {mp['value']:>5} d{mp['depth']:<2} {mp['seconds']:7.3f} s {'same' if mp['value'] == ours['value'] else 'DIFFERENT'}"
+                line += (
+                    f" | MAGPIE {mp['value']:>5} d{mp['depth']:<2} {mp['seconds']:7.3f} s cpu {mp['cpu']:6.2f} "
+                    f"{'same' if mp['value'] == ours['value'] else 'DIFFERENT'}"
+                )
             print(line, flush=True)
         out = os.environ.get("ENDGAME_JSON")
         if out:
