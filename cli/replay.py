@@ -256,8 +256,8 @@ def _check_review_options(analyze, leaves, review, dataset, out, export_gcg, exp
         raise UsageError("--leaves values each turn by equity: give --analyze too")
     if review is not None and leaves is None:
         raise UsageError("--review grades the games by equity: give --analyze --leaves FILE|LANG|shipped")
-    if leaves is not None and dataset is not None:
-        raise UsageError("--leaves goes with --out DIR (a dataset holds the --analyze columns only)")
+    if review is not None and dataset is not None:
+        raise UsageError("--review goes with --out DIR (the reviews are read from the run's tables)")
     if review is not None:
         from pipelines.replay.run import paths_apart
 

@@ -190,3 +190,24 @@ def test_grades_by_the_stated_rules():
     got = player_grades(turns, 2)
     assert got["accuracy1"] == 80.0 and got["mistake_index1"] == 0.5 and got["rating1"] == 2200
     assert got["accuracy2"] == 0.0 and got["mistake_index2"] == 1.0 and got["accuracy3"] is None
+
+
+def test_a_dataset_holds_the_equity_columns(games, tmp_path):
+    """--dataset with --leaves: the partitions hold the equity columns (the same values as --out);
+    the same dataset refuses a run without --leaves, naming what it was written with."""
+    import pyarrow.dataset as pads
+
+    from gamecore.errors import UsageError
+    from pipelines.replay import ReplayOptions
+    from pipelines.replay.jobs import run_replay_dataset
+
+    files = [str(games["folder"] / f"{n}.gcg") for n in ("robots0", "random0")]
+    opts = ReplayOptions(lang="en", lexicon_dir=str(games["lex"]), analyze=True, leaves=str(SUBSET))
+    ds = tmp_path / "ds"
+    run_replay_dataset(files, ds, opts, quiet=True)
+    rows = pads.dataset(ds / "games", format="parquet", partitioning="hive").to_table().to_pylist()
+    by_file = {Path(r["file"]).stem: r for r in rows}
+    assert by_file["robots0"]["accuracy1"] == 100.0
+    assert by_file["random0"]["accuracy1"] == _review(games, "random0").game_row["accuracy1"]
+    with pytest.raises(UsageError, match="written with --analyze --leaves"):
+        run_replay_dataset(files, ds, ReplayOptions(lang="en", lexicon_dir=str(games["lex"]), analyze=True), quiet=True)

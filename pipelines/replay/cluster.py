@@ -77,7 +77,7 @@ def replay_batch_task(items: list, opts, games_path: str, moves_path: str, windo
     for i in range(0, len(items), 64):
         batches.append(replay_run(items[i : i + 64], opts))
     gtmp, mtmp = games_path + ".tmp", moves_path + ".tmp"
-    seg, counts = write_segment(batches, gtmp, mtmp, opts.analyze, window)
+    seg, counts = write_segment(batches, gtmp, mtmp, opts.columns, window)
     os.replace(gtmp, games_path)
     os.replace(mtmp, moves_path)
     seg.games_path, seg.moves_path = games_path, moves_path
@@ -128,7 +128,7 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
             raise
         except Exception as exc:  # noqa: BLE001 - this file kills the worker that reads it: its row
             batches[i] = _crashed_batch(item, f"the cluster worker died or failed on this file ({type(exc).__name__})", opts)
-    return write_segment(batches, *run.segment_paths(index), opts.analyze, run.window)
+    return write_segment(batches, *run.segment_paths(index), opts.columns, run.window)
 
 
 def replay_on_cluster(
@@ -184,7 +184,7 @@ def replay_on_cluster(
             run.add_segment(*results[index])
         plan = run.plan()
         parts = [
-            client.submit(write_partition_task, job, str(run.stages[part]), opts.analyze, pure=False, retries=RETRIES)
+            client.submit(write_partition_task, job, str(run.stages[part]), opts.columns, pure=False, retries=RETRIES)
             for part, job in plan.items()
         ]
         client.gather(parts)

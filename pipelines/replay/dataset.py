@@ -8,7 +8,7 @@ Layout (``part`` is the Hive key; any Parquet reader reads ``DIR/games`` as one 
     DIR/games                   -> current/games              (fixed links, made once)
     DIR/moves                   -> current/moves
     DIR/dataset.json            -> current/dataset.json
-    DIR/.v-XXXX/dataset.json                                  the manifest: format, --analyze,
+    DIR/.v-XXXX/dataset.json                                  the manifest: format, --analyze ("equity" with --leaves),
                                                               per partition its counts and files
     DIR/.v-XXXX/games/part=P    -> ../parts/part=P/games
     DIR/.v-XXXX/moves/part=P    -> ../parts/part=P/moves
@@ -638,7 +638,18 @@ def _publish(ds: Path, version: Path) -> None:
         _fsync(ds)
 
 
-def _seal(version: Path, partitions: dict, analyze: bool) -> None:
+def columns_of(manifest: dict) -> bool | str:
+    """The columns a dataset's manifest says it holds (:func:`~pipelines.replay.tables.schemas`):
+    its ``analyze``, ``"equity"`` for ``--analyze --leaves``, else true or false."""
+    got = manifest.get("analyze")
+    return "equity" if got == "equity" else bool(got)
+
+
+def _written_with(columns: bool | str) -> str:
+    return {"equity": "with --analyze --leaves", True: "with --analyze"}.get(columns, "without --analyze")
+
+
+def _seal(version: Path, partitions: dict, analyze: bool | str) -> None:
     """Write a version's table links, manifest and marker, and fsync it (its files were fsynced
     as they were written or linked)."""
     from importlib.metadata import PackageNotFoundError
@@ -706,7 +717,7 @@ def _migrate(ds: Path) -> None:
                 "files": _partition_files(stage, known),
             }
         manifest = read_manifest(ds) or {}
-        _seal(version, partitions, bool(manifest.get("analyze")))
+        _seal(version, partitions, columns_of(manifest))
         _publish(ds, version)
     _fixed_links(ds)
     shutil.rmtree(ds / "parts", ignore_errors=True)
@@ -749,10 +760,10 @@ def dataset_writer(
         ds = check_dataset_dir(target, inputs)
         ds.mkdir(exist_ok=True)
         manifest = read_manifest(ds) or {}
-        if manifest and bool(manifest.get("analyze")) != analyze:
+        if manifest and columns_of(manifest) != analyze:
             raise UsageError(
-                f"{target}: this dataset was written {'with' if manifest.get('analyze') else 'without'} --analyze; "
-                "every partition has the same columns: give the same option or another folder"
+                f"{target}: this dataset was written {_written_with(columns_of(manifest))}; "
+                "every partition has the same columns: give the same options or another folder"
             )
         _tidy(ds)
         run = DatasetRun(ds, analyze, drop_missing)
@@ -1075,7 +1086,7 @@ def read_table(ds: str | Path, table: str = "games", columns: list[str] | None =
         t = pq.read_table(path, columns=wanted)
         parts.append(t.append_column(KEY, pa.array([part] * t.num_rows, pa.string())))
     if not parts:
-        game_schema, move_schema = schemas(bool((read_manifest(Path(ds)) or {}).get("analyze")))
+        game_schema, move_schema = schemas(columns_of(read_manifest(Path(ds)) or {}))
         schema = game_schema if table == "games" else move_schema
         if columns or exclude:
             schema = pa.schema([schema.field(c) for c in (columns or schema.names) if c not in exclude])

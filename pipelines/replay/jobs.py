@@ -97,7 +97,7 @@ def run_replay_dataset(
             total = len(files)
             runs_iter = None
             shown = None
-        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.analyze, drop_missing=drop_missing))
+        run = outputs.enter_context(dataset_writer(dataset_dir, inputs, opts.columns, drop_missing=drop_missing))
         run.window = (since, until, dict(folder_days)) if folder_days else (since, until)
         if not quiet and total > 50:
             from tqdm import tqdm
