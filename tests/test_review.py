@@ -154,6 +154,8 @@ def test_review_folder_broken_log_is_a_row(games, tmp_path):
     assert "None: no turn lost" in (outs[0] / "robots0.md").read_text(encoding="utf-8")
     for f in sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file() and not p.name.startswith(".")):
         assert (outs[1] / f).read_bytes() == (outs[0] / f).read_bytes(), f
+    for table in ("games.parquet", "moves.parquet"):
+        assert (tmp_path / "out1" / table).read_bytes() == (tmp_path / "out2" / table).read_bytes(), table
 
 
 @pytest.mark.parametrize(
