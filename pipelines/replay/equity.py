@@ -30,8 +30,8 @@ Per player and game (:func:`player_grades`):
 
 - ``accuracy``: ``100 x (1 - L / B)``, at least 0: ``L`` the player's equity lost, ``B`` the sum
   of the best moves' equities (those above 0) on the player's turns; the share of the available
-  equity the player kept (the accuracy Woogles' users ask for, liwords issue 1288: the player's
-  equity as a share of the best). 100 exactly when no turn lost equity.
+  equity the player kept (the accuracy Woogles' users ask for: the player's equity as a share of
+  the best moves'). 100 exactly when no turn lost equity.
 - ``mistake_index``: Woogles' Mistake Index: 0.2 per small, 0.5 per medium, 1.0 per large mistake.
 - ``rating``: Woogles' estimated-Elo table for a mistake index (0.0 → 2300 … 4.2 → 1650), read
   between its rows in straight lines; null past 4.2 (the table says only "below 1650"). Woogles
