@@ -33,6 +33,11 @@ def _fmt(x, digits: int = 1) -> str:
     return str(x)
 
 
+def _link(target: str) -> str:
+    """A link target for Markdown: in angle brackets when it holds a space or a bracket."""
+    return f"<{target}>" if any(c in target for c in " ()<>") else target
+
+
 def _cell(text) -> str:
     """Text fit for a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ") if text is not None else "–"
@@ -88,7 +93,7 @@ def write_review(tables: Path, review_dir: Path, opts, inputs=(), stack=None) ->
                     for k, p in enumerate(players, 1)
                 )
                 index_rows.append(
-                    f"| [{_cell(g['file'])}]({name}.md) | {g['status']} | {_cell(g['error']) if g['error'] else ''} | "
+                    f"| [{_cell(g['file'])}]({_link(name + '.md')}) | {g['status']} | {_cell(g['error']) if g['error'] else ''} | "
                     f"{_cell(' v '.join(players))} | {scores} | {grades} |"
                 )
         head = [
@@ -145,7 +150,7 @@ def _write_game(stage: Path, name: str, g: dict, graded: list[dict], moves: list
         )
         pic = pictures.get(m["turn"])
         if pic:
-            out += ["", f"  ![turn {m['turn']}]({pic})", ""]
+            out += ["", f"  ![turn {m['turn']}]({_link(pic)})", ""]
     out += [
         "",
         "## Every turn",
