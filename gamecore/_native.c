@@ -3268,20 +3268,21 @@ static int exch_cmp(const void *x, const void *y) {
 }
 
 /* equity(rack_counts, blanks, leaves, klv_tiles, bag, outplay, vowels, pen_across, pen_down,
- * exchanges, limit, prune, tiles, play_type, bingo_index): the best `limit` plays by static
- * equity (gamecore/equity.py's rules, in thousandths) and the best `exchanges` exchanges; see
+ * exchanges, limit, prune, tiles, play_type, bingo_index, max_gone): the best `limit` plays by static
+ * equity (gamecore/equity.py's rules, in thousandths) and the best `exchanges` exchanges of at
+ * most `max_gone` tiles; see
  * gamecore.movegen.Position.equity. */
 static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"rack_counts", "blanks", "leaves", "klv_tiles", "bag", "outplay", "vowels",
                              "pen_across", "pen_down", "exchanges", "limit", "prune", "tiles", "play_type",
-                             "bingo_index", NULL};
+                             "bingo_index", "max_gone", NULL};
     PyObject *rack_o, *leaves_o, *pa_o, *pd_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
     Py_buffer kt;
-    int blanks, bag, outplay, nexch, limit, prune = 1;
+    int blanks, bag, outplay, nexch, limit, prune = 1, max_gone = MAXD;
     unsigned long long vowels;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO!y*iiKOOii|pOOO", kwlist, &rack_o, &blanks, &LeavesType, &leaves_o,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO!y*iiKOOii|pOOOi", kwlist, &rack_o, &blanks, &LeavesType, &leaves_o,
                                      &kt, &bag, &outplay, &vowels, &pa_o, &pd_o, &nexch, &limit, &prune, &table_o,
-                                     &type_o, &bidx_o))
+                                     &type_o, &bidx_o, &max_gone))
         return NULL;
     if (g_busy) {
         PyBuffer_Release(&kt);
@@ -3388,7 +3389,7 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         }
         kept_n[idx] = (int8_t)n;
         int32_t v = vals[idx];
-        if (nexch && idx != g->eq_full && (nexch > 1 || best_ex < 0 || v >= ex[1].eq)) {
+        if (nexch && idx != g->eq_full && ntiles - n <= max_gone && (nexch > 1 || best_ex < 0 || v >= ex[1].eq)) {
             Exch *e = &ex[nex];
             int ng = 0;
             for (int i = 0; i < nk; i++)

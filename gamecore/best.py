@@ -388,9 +388,10 @@ class EquitySearch:
                 self._layout = equity.opening_penalties(board.layout)
             pen_across, pen_down = self._layout
         self._pos.sync(encode_grid(board, self.bundle.alphabet) if grid is None else grid)
-        nexch = limit if equity.exchanges_listed(bag, opponent_rack, rules) else 0
+        most = equity.exchange_most(bag, opponent_rack, rules)
+        nexch = limit if most else 0
         try:
-            plays, eqs, exchanges = self._equity(counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune)
+            plays, eqs, exchanges = self._equity(counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune, most)
         except ValueError as exc:  # a leave value that is not a number of points: the reader's error
             number = str(exc).split("leave value number ")[-1].split()[0]
             if not number.isdigit():
@@ -403,7 +404,7 @@ class EquitySearch:
             rows.sort(key=lambda r: r[:3])
         return rows
 
-    def _equity(self, counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune):
+    def _equity(self, counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune, most):
         return self._pos.equity(
             counts,
             blanks,
@@ -415,6 +416,7 @@ class EquitySearch:
             pen_across=pen_across,
             pen_down=pen_down,
             exchanges=nexch,
+            max_gone=most,
             limit=limit,
             prune=prune,
             tiles=self._table,

@@ -196,6 +196,15 @@ def exchanges_listed(bag: int, opponent_rack: Sequence[str], rules) -> bool:
     return bag + len(opponent_rack) - rules.rack_size >= max(rules.exchange_min_bag, 1)
 
 
+def exchange_most(bag: int, opponent_rack: Sequence[str], rules) -> int:
+    """The most tiles one exchange may give back: the tiles in the bag as MAGPIE counts it (the
+    unseen tiles less a full rack for the opponent), since the new tiles come from the bag; 0 when
+    :func:`exchanges_listed` lists none."""
+    if not exchanges_listed(bag, opponent_rack, rules):
+        return 0
+    return bag + len(opponent_rack) - rules.rack_size
+
+
 def exchange_row(rack: Sequence[str], kept: Sequence[str], milli: int) -> Ranked:
     """The exchange that keeps ``kept`` (labels) of ``rack``, as :func:`rank` lists it."""
     kinds = sorted(set(rack))
@@ -255,9 +264,12 @@ def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_
                 if new and t.label in vowels:
                     eq += table[start + j]
         rows.append((-eq, 0, i, Ranked("play", p.score, eq, kept, play=p)))
-    if exchanges_listed(bag, opponent_rack, rules):
+    most = exchange_most(bag, opponent_rack, rules)
+    if most:
         order = {label: i for i, label in enumerate(ts.letters, 1)}
         for gone, kept in _exchanges(list(rack)):
+            if len(gone) > most:
+                continue
             eq = leaves.milli(kept) if kept else 0
             key = (len(gone), sorted(order.get(t, 0) or len(order) + 1 for t in gone))
             rows.append((-eq, 1, key, Ranked("exchange", 0, eq, kept, exchanged=gone)))

@@ -345,6 +345,7 @@ class Position:
         tiles: Sequence[Any] | None = None,
         play_type: type | None = None,
         bingo_index: bytes | None = None,
+        max_gone: int = 64,
     ) -> tuple[list, list[int], list[tuple[int, bytes]]]:
         """The best ``limit`` plays by static equity (:mod:`gamecore.equity`'s rules, in thousandths:
         score x 1000 + the kept tiles' term + on the empty board the vowels' opening penalties),
@@ -360,6 +361,7 @@ class Position:
                 (thousandths); vowels: the mask of the lexicon's vowel tiles; pen_across/pen_down:
                 per column / row, what a vowel placed there costs on the empty board.
             exchanges: how many of the best exchanges to return (0 when the bag allows none).
+            max_gone: the most tiles an exchange may give back (the tiles in the bag).
         Returns:
             (plays, their equities, [(equity, kept tiles as lexicon tile numbers, 0 = blank)] of the
             best exchanges, best first: fewer tiles given back, then those tiles in the leave
@@ -381,6 +383,7 @@ class Position:
             tiles,
             play_type,
             bingo_index,
+            max_gone,
         )
 
     def grid(self) -> list[list[int]]:

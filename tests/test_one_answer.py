@@ -262,11 +262,6 @@ def test_an_exchange_the_bag_cannot_serve_is_refused_by_every_front_end(tiny, ca
         assert e.value.code == "bag_too_small" and e.value.message == why
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="best --leaves (gamecore.equity.rank and the C equity search) lists exchanges whenever the bag "
-    "allows one, every subset of the rack: with exchange_min_bag = 0 and 2 in the bag it offers 3",
-)
 def test_best_by_equity_offers_no_exchange_the_bag_cannot_serve(tiny, tmp_path):
     from gamecore.board import Board
     from gamecore.equity import LeaveTable, rank
