@@ -213,3 +213,34 @@ def test_a_dataset_holds_the_equity_columns(games, tmp_path):
     assert by_file["random0"]["accuracy1"] == _review(games, "random0").game_row["accuracy1"]
     with pytest.raises(UsageError, match="written with --analyze --leaves"):
         run_replay_dataset(files, ds, ReplayOptions(lang="en", lexicon_dir=str(games["lex"]), analyze=True), quiet=True)
+
+
+@pytest.mark.parametrize("kind", ["pass", "exchange"])
+def test_a_pass_and_an_exchange_are_valued_by_the_tiles_kept(games, tmp_path, kind):
+    """The robots' game cut at its fifth move, made a pass (every tile kept: the whole rack's leave
+    value) or an exchange of the rack's first two tiles (the other five's value), both while the
+    bag holds tiles; the best move there is the robot's own move of the full game."""
+    from pipelines.replay import ReplayOptions, replay_file
+
+    lines = (games["folder"] / "robots0.gcg").read_text(encoding="utf-8").splitlines()
+    moves = [i for i, line in enumerate(lines) if line.startswith(">")]
+    at = moves[4]
+    nick, rest = lines[at].split(":", 1)
+    rack = rest.split()[0]
+    before = int(lines[moves[2]].split()[-1])  # the same player's total two moves before
+    tail = "-" if kind == "pass" else "-" + rack[:2]
+    lines = lines[:at] + [f"{nick}: {rack} {tail} +0 {before}"]
+    path = tmp_path / f"{kind}.gcg"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    opts = ReplayOptions(lang="en", lexicon_dir=str(games["lex"]), analyze=True, leaves=str(SUBSET))
+    rows = replay_file(str(path), opts).move_rows
+    full = _review(games, "robots0").move_rows
+    assert [r["equity_lost"] for r in rows[:4]] == [0, 0, 0, 0]
+    row = rows[4]
+    assert row["kind"] == kind
+    ts = games["leaves"].tile_set
+    kept = list(rack) if kind == "pass" else list(rack[2:])
+    numbers = tuple(sorted(0 if t == "?" else ts.letters.index(t) + 1 for t in kept))
+    assert row["equity"] == games["leaves"].klv.milli(numbers) / RESOLUTION
+    assert (row["best_move"], row["best_equity"]) == (full[4]["best_move"], full[4]["best_equity"])
+    assert row["equity_lost"] == pytest.approx(max(0.0, row["best_equity"] - row["equity"]), abs=1e-9)
