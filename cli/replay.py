@@ -99,7 +99,7 @@ def replay(
         None,
         "--leaves",
         help="With --analyze: also value each turn by static equity with this KLV2 leave file (or LANG, or shipped: "
-        "the leaves shipped for the lexicon's language and each game's rule set): equity, best move, equity and win %% lost, "
+        "the leaves shipped for the lexicon's language and each game's rule set): equity, best move, equity and win % lost, "
         "mistake size; per player accuracy, mistake index, estimated rating.",
     ),
     review: Optional[Path] = typer.Option(
