@@ -228,15 +228,20 @@ def sort_plays(plays: list[ScoredPlay], alphabet: Sequence[str] | None = None) -
     return sorted(plays, key=key)
 
 
-def best_plays(board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None) -> list[ScoredPlay]:
+def best_plays(
+    board: Board, rack: Sequence[str], bundle: LexiconBundle, rules, limit: int | None = None, *, checked: bool = False
+) -> list[ScoredPlay]:
     """All legal plays (or the best ``limit``), best first (see :func:`sort_plays`); none forming
-    a word shorter than the rule set's ``min_word_length``.
+    a word shorter than the rule set's ``min_word_length``. ``checked``: the caller has checked
+    the tiles already (:func:`gamecore.folded.best_plays_folded` searches a board where a folded
+    tile stands as its letter, which may then number more than the tile set has of that letter).
 
     Raises:
         UsageError: impossible rack (see :func:`check_tiles`); DataError: a board letter outside the
         lexicon's alphabet.
     """
-    check_tiles(board, rack, rules)
+    if not checked:
+        check_tiles(board, rack, rules)
     if rules.min_word_length > 2:  # no play forming a shorter word (gamecore.game_state.forms_short_word)
         from gamecore.game_state import forms_short_word
 

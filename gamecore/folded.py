@@ -38,7 +38,7 @@ def folded_tiles(tile_set, alphabet: Sequence[str], fold: dict | None) -> dict[s
 def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int | None = None, fold: dict | None = None):
     """:func:`gamecore.best.best_plays` where folded tiles play as their letter (see the module
     docstring). ``fold`` defaults to the lexicon manifest's ``fold``."""
-    from gamecore.best import best_plays
+    from gamecore.best import best_plays, check_tiles
     from gamecore.play import IllegalPlay, Placement, validate_placements
 
     if fold is None:
@@ -52,13 +52,14 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
     ]
     if not ft or (not any(t in ft for t in rack) and not on_board):
         return best_plays(position, rack, bundle, rules, limit)
+    check_tiles(position, rack, rules)  # the real tiles; the search below sees Ё as Е
     plain = position.copy()
     for r, c, t in on_board:
         plain.place(r, c, ft[t.label], t.blank)
     sub_rack = [ft.get(t, t) for t in rack]
     out = []
     seen = set()
-    for p in best_plays(plain, sub_rack, bundle, rules, None):
+    for p in best_plays(plain, sub_rack, bundle, rules, None, checked=True):
         dr, dc = (0, 1) if p.across else (1, 0)
         new = [(p.row + i * dr, p.col + i * dc, t) for i, (t, n) in enumerate(zip(p.word, p.new)) if n]
         for label, as_letter in ft.items():

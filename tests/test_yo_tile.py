@@ -85,3 +85,22 @@ def test_blank_swap_variant_in_best(ru, tmp_path):
     assert all(r[5] == "" or "?" not in r[4] for r in rows_)  # the blank taken is played at once
     plain = run_skrafl_here(*args, output_root=ru.parent)
     assert plain.returncode == 0 and "ЕлКА" not in plain.stdout and plain.stdout.splitlines()[0].count("\t") == 4
+
+
+def test_yo_tile_on_the_board_with_every_ye_in_play(ru, tmp_path):
+    """The Ё tile on the board and all eight Е tiles on the board and rack: a legal position (Е 8,
+    Ё 1 in the set), so ``best`` answers it; the search, which sees the Ё as an Е, must not count
+    it as a ninth Е."""
+    board = tmp_path / "yo.board"
+    rows = ["." * 15 for _ in range(15)]
+    rows[0] = "ЕЕЕЕЕ.........."
+    rows[7] = "......ЁЖ......."
+    board.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    res = run_skrafl_here(
+        "best", "--lang", "ru", "--board", str(board), "--rack", "ЕЕЕЛКА", "-f", "tsv", "--all", output_root=ru.parent
+    )
+    assert res.returncode == 0, res.stderr
+    words = {line.split("\t")[1] for line in res.stdout.splitlines()[1:]}
+    assert "ЕЛКА" in words
+    over = run_skrafl_here("best", "--lang", "ru", "--board", str(board), "--rack", "ЕЕЕЕЛКА", "-f", "tsv", output_root=ru.parent)
+    assert over.returncode == 2 and "9 × 'Е'" in over.stderr  # a ninth Е tile is refused as before
