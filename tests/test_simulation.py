@@ -192,3 +192,18 @@ def test_cli_sim_without_leaves_is_one_line(tmp_path):
     assert r.stderr.count("\n") == 1 and "--leaves" in r.stderr
     r = run_skrafl("best", "--lexicon", str(lex), "--cgp", cgp, "--iterations", "10")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--sim" in r.stderr
+
+
+def test_autoplay_sim_player_plays_whole_games_reproducibly():
+    """autoplay's ``sim`` strategy against ``equity``: a whole game the rules engine accepts, the
+    same game again from the same seeds."""
+    from gamecore.autoplay import Mover, Strategy, play_game
+
+    sim, _ = _random_setup()
+    mover = Mover(sim.bundle, WESPA)
+    seats = [Strategy("sim", sim.leaves), Strategy("equity", sim.leaves)]
+    a = play_game(mover, seats, "bag:1", "moves:1")
+    b = play_game(mover, seats, "bag:1", "moves:1")
+    assert a.state.over is not None
+    assert [r.event for r in a.state.history] == [r.event for r in b.state.history]
+    assert a.state.scores == b.state.scores
