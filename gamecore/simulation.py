@@ -363,6 +363,24 @@ class Simulator:
                 moves.append(("exchange", 0, 0, False, b"", 0, [self.code(t) for t in r.leave]))
         return _Setup(flat, rack_codes, opp_codes, unseen, moves, board.is_empty())
 
+    def positions(self, setup: "_Setup", grid) -> None:
+        """The boards of a run, in C: ``setup.root`` the position, ``setup.after`` each candidate's
+        board after it (the root for an exchange)."""
+        from gamecore import movegen
+
+        r = self.rules
+        setup.root = movegen.Position(self.bundle.kwg, self.layout, self.tile_values, r.bingo_bonus, r.bingo_min_tiles)
+        setup.root.sync(grid)
+        setup.after = []
+        for kind, row, col, across, letters, _, _ in setup.moves:
+            if kind != "play":
+                setup.after.append(setup.root)
+                continue
+            p = movegen.Position(self.bundle.kwg, self.layout, self.tile_values, r.bingo_bonus, r.bingo_min_tiles)
+            p.copy_from(setup.root)
+            p.place(row, col, across, letters)
+            setup.after.append(p)
+
     def iterate(self, setup: "_Setup", which: Sequence[int], seed: int, i: int, plies: int) -> list[tuple[int, float]]:
         """Iteration ``i`` for the candidates ``which``: ``(value in thousandths, win probability)``
         each."""
@@ -375,11 +393,11 @@ class Simulator:
         xrng_seed = rng.getrandbits(64)
         out = []
         for c in which:
-            out.append(self._one(setup, setup.moves[c], opp0, bag0, xrng_seed, plies))
+            out.append(self._one(setup, c, opp0, bag0, xrng_seed, plies))
         return out
 
-    def _one(self, setup, move, opp0, bag0, xseed, plies) -> tuple[int, float]:
-        kind, row, col, across, letters, score, kept = move
+    def _one(self, setup, c, opp0, bag0, xseed, plies) -> tuple[int, float]:
+        kind, row, col, across, letters, score, kept = setup.moves[c]
         pos = self.work
         size = self.size
         grid = bytearray(setup.grid)
@@ -387,8 +405,7 @@ class Simulator:
         spread = 0  # ours less the opponent's, thousandths are added at the end
         leftover = 0
         if kind == "play":
-            pos.copy_from(setup.root)
-            pos.place(row, col, across, letters)
+            pos.copy_from(setup.after[c])  # the board after the candidate, made once per run
             step = 1 if across else size
             sq = row * size + col
             for b in letters:
@@ -510,13 +527,9 @@ class Simulator:
             return SimResult(cands, 0, "one left")
         setup = self.prepare(board, rack, opponent, ranked)
         setup.spread = spread
-        from gamecore import movegen
         from gamecore.best import encode_grid
 
-        setup.root = movegen.Position(
-            self.bundle.kwg, self.layout, self.tile_values, self.rules.bingo_bonus, self.rules.bingo_min_tiles
-        )
-        setup.root.sync(encode_grid(board, self.bundle.alphabet))
+        self.positions(setup, encode_grid(board, self.bundle.alphabet))
         alive = list(range(len(cands)))
         done = 0
         start = time.monotonic()
@@ -572,6 +585,7 @@ class _Setup:
     empty: bool
     spread: int = 0
     root: object = None
+    after: list = field(default_factory=list)
 
 
 _WORKER: dict = {}
@@ -590,14 +604,11 @@ class _Pool:
     def __init__(self, sim, setup, plies, seed, workers):
         import multiprocessing
 
-        root = setup.root
-        setup.root = None  # a C Position is not inherited usefully: each worker makes its own
         _WORKER["state"] = (sim, setup, plies, seed)
-        _WORKER["grid"] = root.grid()
+        _WORKER["grid"] = setup.root.grid()
         self.workers = workers
         ctx = multiprocessing.get_context("fork")
-        self.pool = ctx.Pool(workers, initializer=_init_worker)
-        setup.root = root
+        self.pool = ctx.Pool(workers, initializer=_init_worker)  # each worker makes its own boards
 
     def run(self, alive, a, b):
         n = b - a
@@ -624,8 +635,7 @@ def _init_worker():
 
     sim, setup, plies, seed = _WORKER["state"]
     r = sim.rules
-    setup.root = movegen.Position(sim.bundle.kwg, sim.layout, sim.tile_values, r.bingo_bonus, r.bingo_min_tiles)
-    setup.root.sync(_WORKER["grid"])
+    sim.positions(setup, _WORKER["grid"])
     sim.work = movegen.Position(sim.bundle.kwg, sim.layout, sim.tile_values, r.bingo_bonus, r.bingo_min_tiles)
 
 
