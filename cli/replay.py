@@ -102,6 +102,12 @@ def replay(
         "the leaves shipped for the lexicon's language and each game's rule set): equity, best move, equity and win % lost, "
         "mistake size; per player accuracy, mistake index, estimated rating.",
     ),
+    sim_iterations: Optional[int] = typer.Option(
+        None,
+        "--sim-iterations",
+        help="With --leaves: win % lost by simulation (the best 5 moves by equity and the one played, 2 plies, "
+        "at most N iterations each; two-player games while the bag holds tiles; slow: about a second a turn).",
+    ),
     review: Optional[Path] = typer.Option(
         None,
         "--review",
@@ -131,6 +137,8 @@ def replay(
     # every check of the options goes before any note or work: a usage error is the only line
     _check_options(out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords)
     _check_review_options(analyze, leaves, review, dataset, out, export_gcg, export_svg)
+    if sim_iterations is not None and (leaves is None or sim_iterations < 1):
+        raise UsageError("--sim-iterations N (N at least 1) goes with --analyze --leaves")
     if drop_missing and dataset is None:
         raise UsageError("--drop-missing goes with --dataset DIR")
     files = stdin_paths(files)
@@ -162,7 +170,14 @@ def replay(
         raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
     leave_file = _leaves(leaves, lexicon_dir, lang, rules) if leaves is not None else None
     opts = ReplayOptions(
-        preset=rules, lang=lang, lexicon_dir=lexicon_dir, strict=strict, analyze=analyze, coords=coords, leaves=leave_file
+        preset=rules,
+        lang=lang,
+        lexicon_dir=lexicon_dir,
+        strict=strict,
+        analyze=analyze,
+        coords=coords,
+        leaves=leave_file,
+        sim_iterations=sim_iterations,
     )
     if rules or lang:
         from gamecore.rules import rules_for

@@ -164,6 +164,7 @@ def test_review_folder_broken_log_is_a_row(games, tmp_path):
         (["--leaves", str(SUBSET)], "--leaves values each turn by equity: give --analyze too"),
         (["--analyze", "--review", "R"], "--review grades the games by equity"),
         (["--analyze", "--leaves", "/nonexistent.klv2"], "/nonexistent.klv2"),
+        (["--analyze", "--sim-iterations", "8"], "--sim-iterations N (N at least 1) goes with --analyze --leaves"),
     ],
 )
 def test_bad_options_one_line(games, tmp_path, args, says):
@@ -244,3 +245,22 @@ def test_a_pass_and_an_exchange_are_valued_by_the_tiles_kept(games, tmp_path, ki
     assert row["equity"] == games["leaves"].klv.milli(numbers) / RESOLUTION
     assert (row["best_move"], row["best_equity"]) == (full[4]["best_move"], full[4]["best_equity"])
     assert row["equity_lost"] == pytest.approx(max(0.0, row["best_equity"] - row["equity"]), abs=1e-9)
+
+
+def test_win_lost_by_simulation(games):
+    """--sim-iterations: win % lost from a simulation of the best moves and the one played, the
+    same values run after run (the seed comes from the position); none once the bag is empty; the
+    robot's own moves, losing no equity, are no mistakes whatever the simulation prefers."""
+    from pipelines.replay import ReplayOptions, replay_file
+
+    opts = ReplayOptions(lang="en", lexicon_dir=str(games["lex"]), analyze=True, leaves=str(SUBSET), sim_iterations=16)
+    path = str(games["folder"] / "robots0.gcg")
+    first = [m for m in replay_file(path, opts).move_rows if m["kind"] in ("play", "exchange", "pass")]
+    again = [m for m in replay_file(path, opts).move_rows if m["kind"] in ("play", "exchange", "pass")]
+    assert first == again
+    static = {m["turn"]: m for m in _review(games, "robots0").move_rows}
+    simulated = [m for m in first if m["win_pct_lost"] is not None]
+    assert len(simulated) >= 5
+    assert all(0 <= m["win_pct_lost"] <= 100 and m["mistake"] is None for m in simulated)
+    assert any(m["win_pct_lost"] != static[m["turn"]]["win_pct_lost"] for m in simulated)  # not the win model's
+    assert first[-1]["win_pct_lost"] is None  # the last move: the bag is empty

@@ -26,6 +26,13 @@ Per turn (a tile play, an exchange or a pass), before the move is applied:
   (small up to 3, medium up to 7, large beyond), else by equity lost in points as Woogles grades
   the endgame by spread (small 1-7, medium 8-15, large 16 and more).
 
+With ``--sim-iterations N`` (two-player games, while the bag holds tiles, a language with a win
+model, rules the equity search in C plays): ``win_pct_lost`` comes from a simulation
+(:class:`gamecore.simulation.Simulator`, 2 plies, N iterations at most, its early stop) of the
+best :data:`SIM_CANDIDATES` moves by equity and the move played, the same draws for all: the best
+candidate's win probability less the played move's. The seed is drawn from the position (rack,
+unseen tiles, spread), so a game gets the same values at any worker count.
+
 Per player and game (:func:`player_grades`):
 
 - ``accuracy``: ``100 x (1 - L / B)``, at least 0: ``L`` the player's equity lost, ``B`` the sum
@@ -60,6 +67,9 @@ GAME_COLUMNS = (
 beyond the game's players or without a graded turn)."""
 
 NO_EQUITY = (None,) * len(MOVE_COLUMNS)
+
+SIM_CANDIDATES = 5
+"""``--sim-iterations``: the moves simulated besides the one played (the best by static equity)."""
 
 #: Woogles' penalty per mistake size (the Mistake Index)
 MISTAKE_WEIGHTS = {"small": 0.2, "medium": 0.5, "large": 1.0}
@@ -155,7 +165,7 @@ class EquityAnalysis:
         win: a :class:`gamecore.simulation.WinModel` or None.
     """
 
-    def __init__(self, bundle, rules, leaves, win=None):
+    def __init__(self, bundle, rules, leaves, win=None, sim_iterations: int | None = None):
         from gamecore.best import equity_search
         from gamecore.folded import _manifest_fold, folded_tiles
 
@@ -164,6 +174,15 @@ class EquityAnalysis:
         self.folded = folded_tiles(self.ts, bundle.alphabet, _manifest_fold(bundle))
         self.search = equity_search(bundle, rules, leaves, bool(self.folded))
         self._opening = None
+        self.sim, self.sim_iterations = None, sim_iterations
+        if sim_iterations and win is not None:
+            from gamecore.errors import UsageError
+            from gamecore.simulation import Simulator
+
+            try:
+                self.sim = Simulator(bundle, rules, leaves, win, bool(self.folded))
+            except UsageError:
+                self.sim = None  # rules the equity search in C does not play: the win model alone
 
     # -- the terms of a move ---------------------------------------------------------------------
     def _term(self, kept: Sequence[str], bag: int, outplay: int) -> int:
@@ -257,7 +276,56 @@ class EquityAnalysis:
         values["best_move"] = best_text
         values["equity"] = played / RESOLUTION
         self._grade(values, bag, unseen_total, spread, opp_holds, players)
+        if self.sim is not None and bag > 0 and players == 2 and rack:
+            win_lost = self._simulated(board, rack, kind, score, kept, played, coord, text, bag, unseen_total, spread)
+            if win_lost is not None:
+                values["win_pct_lost"] = win_lost
+                values["mistake"] = mistake_size(values["equity_lost"], win_lost)
         return values
+
+    def _simulated(self, board, rack, kind, score, kept, played, coord, text, bag, unseen_total, spread) -> float | None:
+        """Win % lost by simulation (see the module), or None when there is nothing to compare."""
+        import zlib
+
+        from gamecore.equity import Ranked
+        from gamecore.game_state import exchange_refusal
+
+        ranked = self.search.rank(board, rack, (), SIM_CANDIDATES)
+        if ranked is None:
+            return None
+        ranked = [r for r in ranked if r.kind == "play" or exchange_refusal(self.rules, bag, len(r.exchanged)) is None]
+        if kind == "play":
+            from gamecore.play import validate_play
+
+            sp = validate_play(board, (coord, text), None, None, self.rules)
+            mine = Ranked("play", score, played, tuple(kept or ()), play=sp)
+            same = [
+                r
+                for r in ranked
+                if r.kind == "play"
+                and (r.play.row, r.play.col, r.play.across, r.play.word) == (sp.row, sp.col, sp.across, sp.word)
+            ]
+        else:  # an exchange, or the pass: every tile kept
+            gone = list(rack)
+            for t in kept or ():
+                gone.remove(t)
+            mine = Ranked("exchange", 0, played, tuple(kept or ()), exchanged=tuple(gone))
+            same = [r for r in ranked if r.kind == "exchange" and sorted(r.exchanged) == sorted(gone)]
+        if same:
+            mine = same[0]
+        else:
+            ranked = ranked + [mine]
+        if len(ranked) < 2:
+            return 0.0
+        seed = zlib.crc32(f"{''.join(rack)}|{unseen_total}|{spread}|{board.tile_count()}".encode())
+        n = self.sim_iterations
+        res = self.sim.run(
+            board, rack, (), spread, ranked=ranked, iterations=n, plies=2, seed=seed, min_iterations=min(32, n), batch=16
+        )
+        wins = {id(c.ranked): c.win for c in res.candidates if c.iterations}
+        if id(mine) not in wins:
+            return None
+        return round(max(0.0, 100.0 * (max(wins.values()) - wins[id(mine)])), 3)
 
     def _grade(self, values: dict, bag: int, unseen_total: int, spread: int, opp_holds: int, players: int) -> None:
         """Fill ``equity_lost``, ``win_pct_lost`` and ``mistake`` from the two equities."""
@@ -345,7 +413,7 @@ class NoLeaves(SkraflError):
     """No leave file for a game's rule set (``--leaves shipped``)."""
 
 
-def analysis_for(bundle, rules, leaves: str) -> EquityAnalysis:
+def analysis_for(bundle, rules, leaves: str, sim_iterations: int | None = None) -> EquityAnalysis:
     """The :class:`EquityAnalysis` of a game: ``leaves`` a KLV2 path, or ``shipped`` (the file
     shipped for the lexicon's language and the game's rule set). The leave file is read once per
     path and tile set.
@@ -366,4 +434,4 @@ def analysis_for(bundle, rules, leaves: str) -> EquityAnalysis:
     table = _TABLES.get(key)
     if table is None:
         table = _TABLES[key] = LeaveTable(Klv.read(path), rules.tiles())
-    return EquityAnalysis(bundle, rules, table, win_model_for(bundle.language))
+    return EquityAnalysis(bundle, rules, table, win_model_for(bundle.language), sim_iterations)

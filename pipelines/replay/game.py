@@ -1228,6 +1228,7 @@ def replay_game(
     bundle=None,
     coords: str = "gcg",
     leaves: str | None = None,
+    sim_iterations: int | None = None,
 ) -> GameResult:
     """Replay one parsed game. Never raises for bad game data: the result's row says ``error``.
 
@@ -1245,6 +1246,7 @@ def replay_game(
             static equity (:mod:`pipelines.replay.equity`: the moves' equity columns, the players'
             grades in the game row); a game whose rule set has no such leaves gets nulls and a
             warning ``EQUITY_NOT_ANALYZED``.
+        sim_iterations: with ``leaves``, the win % lost by simulation (:mod:`pipelines.replay.equity`).
     """
     players = [p.nick for p in game.players] + [None] * 4
     base = {
@@ -1294,7 +1296,7 @@ def replay_game(
             from .equity import analysis_for
 
             try:
-                equity = analysis_for(bundle, rules, leaves)
+                equity = analysis_for(bundle, rules, leaves, sim_iterations)
             except SkraflError as exc:
                 game.warnings.append(Finding("EQUITY_NOT_ANALYZED", exc.message))
         rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed, equity)

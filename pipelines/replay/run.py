@@ -54,6 +54,7 @@ class ReplayOptions:
     export: bool = False
     coords: str = "gcg"  # the order of coord and best_coord in moves.parquet: gcg or netskrafl
     leaves: str | None = None  # with analyze: a KLV2 path or "shipped" (pipelines.replay.equity)
+    sim_iterations: int | None = None  # with leaves: win % lost by simulation, at most this many iterations
 
     @property
     def columns(self) -> bool | str:
@@ -153,6 +154,7 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
             bundle=_bundle(opts),
             coords=opts.coords,
             leaves=opts.leaves,
+            sim_iterations=opts.sim_iterations,
         )
     except UsageError:
         raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
