@@ -302,9 +302,9 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
     limit = None if (show_all or robot is not None) else n
     plays = best_plays_folded(
         position, rack_tiles, bundle, ruleset, None if ruleset.blank_swap else limit, fold
-    )  # a Ё tile plays as Е (seed 002)
+    )  # a Ё tile plays as Е (the Russian Scrabble article)
     swaps: dict[int, str] = {}
-    if ruleset.blank_swap:  # seed 002: take a blank from the board with its letter, play it at once
+    if ruleset.blank_swap:  # the Russian Scrabble article: take a blank from the board with its letter, play it at once
         plays, swaps = _with_blank_swaps(position, rack_tiles, bundle, ruleset, plays, fold)
         plays = plays if limit is None else plays[:limit]
     if robot is not None:
@@ -476,7 +476,7 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
 
 
 def _with_blank_swaps(position, rack, bundle, rules, plays, fold=None):
-    """Seed 002's blank swap: for every blank on the board whose letter the rack holds, the plays
+    """The Russian Scrabble article's blank swap: for every blank on the board whose letter the rack holds, the plays
     after the swap (the real tile put in the blank's place, the blank taken) that use the blank.
     Returns (every play best first, {id(play): (row, col, letter)} for the swap plays)."""
     from gamecore.folded import best_plays_folded

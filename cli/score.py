@@ -256,7 +256,7 @@ def _rule(
         totals = None
         names = None
         if pos.scores is not None and pos.mover is not None:
-            # the challenger: the next player in turn order (seed 003: a play is challenged before
+            # the challenger: the next player in turn order (the Scrabble rules page: a play is challenged before
             # the next turn); under double a wrong challenger loses that turn to the player after
             mover = pos.mover % n_players
             other = (mover + 1) % n_players

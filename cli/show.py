@@ -108,7 +108,7 @@ def show(
     if play is not None:
         from cli.position import shown_coord
 
-        fold = (lex.manifest.get("fold") or None) if lex is not None else None  # a Ё tile read as Е (seed 002)
+        fold = (lex.manifest.get("fold") or None) if lex is not None else None  # a Ё tile read as Е (Russian)
         # the tiles must come from the rack when one is known (--rack, the CGP's, the game's), as score checks
         ruling = adjudicate(pos.board, play, check_rack, None, pos.rules, play_coords, fold=fold)
         if not ruling.legal:

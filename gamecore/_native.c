@@ -1,7 +1,7 @@
 /*
  * gamecore._native: the compiled core of skrafl's lexicon graph (KWG) builder and move generator.
  *
- * KWG layout (kwg.md; wolges `Node22`, word-golib, MAGPIE): little-endian array of 32-bit nodes,
+ * KWG layout (docs/MOVEGEN.md §1; wolges `Node22`, word-golib, MAGPIE): little-endian array of 32-bit nodes,
  * bits 0-21 arc index (first node of the child sibling list, 0 = none), bit 22 is_end (last
  * sibling), bit 23 accepts (the path ending on this node's tile is a word), bits 24-31 tile
  * (1..63; 0 = the GADDAG separator). Node 0 points to the DAWG root list, node 1 to the GADDAG root
@@ -721,7 +721,7 @@ done:
 /* ------------------------------------------------------------------------------------------ */
 /* Move generator                                                                              */
 
-/* Node fields for both layouts: Node22 (kwg.md standard) and Node24 (tile bits 0-5, is_end bit 6,
+/* Node fields for both layouts: Node22 (docs/MOVEGEN.md §1 standard) and Node24 (tile bits 0-5, is_end bit 6,
  * accepts bit 7, arc bits 8-31; written only when a lexicon has more than 2^22 nodes). */
 static int g_wide;
 #define N_TILE(v) (g_wide ? ((v) & 63u) : ((v) >> 24))

@@ -230,7 +230,7 @@ def adjudicate(
             shortest word allowed).
         coords: ``gcg`` or ``netskrafl`` (the coordinate order of ``play``).
         fold: the lexicon's letter folds (lowercase, ``{"ё": "е"}``); default: the lexicon's
-            manifest. A tile whose letter folds to another (the Russian Ё tile, seed 002: "the
+            manifest. A tile whose letter folds to another (the Russian Ё tile, the Russian Scrabble article: "the
             letter е counts as е or ё") plays as either: an Е written over a Ё tile on the board
             (or a Ё over an Е) is that tile, and a letter the rack lacks is taken from the tile that
             folds with it (a Ё tile for Е, an Е tile for Ё), scored with the tile's own value; each

@@ -6,7 +6,7 @@ those arrays and back to :class:`gamecore.play.ScoredPlay`. Order (issue 3): sco
 fewer tiles, then coordinate (row, column, across before down), then word. With a leave file
 (:func:`best_by_equity`): by static equity, exchanges included (:mod:`gamecore.equity`).
 
-Robots (netskrafl.md "Robots"; lexicon_rules.md): ``fullsterkur`` plays the top move (ties: fewer
+Robots (docs/NETSKRAFL.md §4; docs/LEXICONS.md): ``fullsterkur`` plays the top move (ties: fewer
 tiles first); ``midlungur`` and ``amlodi`` walk the moves in that order, keep those whose main word is
 in the robot's vocabulary (two-letter words always allowed), skip the second if it ties the first in
 score, stop at ``pick_from`` (20 and 30) and pick one uniformly at random (``random.Random(seed)``).
@@ -23,7 +23,7 @@ from gamecore.board import Board, Tile
 from gamecore.errors import DataError, UsageError
 from gamecore.play import ScoredPlay, validate_placements
 
-#: robot → pick_from (0 = always the top move); netskrafl.md "Robots", current code values
+#: robot → pick_from (0 = always the top move); docs/NETSKRAFL.md §4, current code values
 ROBOTS = {"fullsterkur": 0, "midlungur": 20, "amlodi": 30}
 
 
@@ -577,7 +577,7 @@ def robot_pick(
         if len(p.word) != 2 and vocabulary is not None and main not in vocabulary:
             continue
         if len(chosen) == 1 and p.score == chosen[0].score:
-            continue  # netskrafl.md: skip the second if it ties the first
+            continue  # docs/NETSKRAFL.md: skip the second if it ties the first
         chosen.append(p)
         if len(chosen) >= pick_from:
             break

@@ -4,8 +4,8 @@ Text formats (one line per row, one character per square, ``.`` empty; a multi-l
 written ``[CH]``):
 
 - ``gcg`` (GCG convention; ``../shared/corpora/positions``): uppercase = tile, lowercase = blank.
-- ``netskrafl`` (netskrafl.md "Board text"): lowercase = tile, uppercase = blank.
-- ``cgp`` (gcg.md §7, macondo/MAGPIE): ``rows/… racks scores zeros [ops]``; rows separated by ``/``,
+- ``netskrafl`` (docs/NETSKRAFL.md §3): lowercase = tile, uppercase = blank.
+- ``cgp`` (docs/GCG.md §7, macondo/MAGPIE): ``rows/… racks scores zeros [ops]``; rows separated by ``/``,
   digits = runs of empty squares, lowercase = blank, ``[..]`` multi-letter tiles.
 """
 
@@ -239,7 +239,7 @@ def read_board(path: str | Path, tile_set: TileSet, layout: BoardLayout, fmt: st
 
 @dataclass
 class CGPPosition:
-    """A CGP position (gcg.md §7): board, racks of the player on turn and the opponent (``?`` =
+    """A CGP position (docs/GCG.md §7): board, racks of the player on turn and the opponent (``?`` =
     blank), the two scores, consecutive scoreless turns, and the ops (``lex``, ``ld``, ``bdn``, ...)."""
 
     board: Board
@@ -261,7 +261,7 @@ _CGP_ROW = re.compile(r"[0-9]+|\[[^\]]*\]|.")
 
 
 def parse_cgp(text: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None = None) -> CGPPosition:
-    """Read a CGP string (gcg.md §7), e.g. ``15/…/6ZA7/… AENNRST/ 0/22 0 lex CSW21;``.
+    """Read a CGP string (docs/GCG.md §7), e.g. ``15/…/6ZA7/… AENNRST/ 0/22 0 lex CSW21;``.
 
     ``text`` is one line (blank lines around it allowed: a CGP board file); with ``path`` an error
     names that line (``FILE:LINE: …``).

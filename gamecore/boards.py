@@ -8,11 +8,11 @@ A user adds a layout by dropping a file in that folder, or names a file path.
 
 Shipped: ``standard`` (15×15, H8), ``explo`` (Netskrafl, D4), ``super`` (21×21, K11, 4× squares),
 ``erudit`` (plain centre; medium-low confidence, see the file header). Any square size up to
-26×26 may be given as a file (seed 004's Križemkražem: 17×17, its layout not published; its black
-squares as ``X``). Rectangular boards (seed 002's 12×16 "Etsi sana") are refused: positions, plays
+26×26 may be given as a file (the Slovenian Scrabble article's Križemkražem: 17×17, its layout not published; its black
+squares as ``X``). Rectangular boards (the Russian Scrabble article's 12×16 "Etsi sana") are refused: positions, plays
 and coordinates use one size.
 
-``tilfeldig:N:SEED`` (Ordspill.no "Tilfeldig", seed 001): a 15×15 board with N premium squares
+``tilfeldig:N:SEED`` (Ordspill.no "Tilfeldig", the Ordspill.no rules): a 15×15 board with N premium squares
 placed at random, reproducible from SEED; see :func:`random_layout`.
 """
 
@@ -130,7 +130,7 @@ def parse_layout(text: str, name: str, path: str | Path | None = None) -> BoardL
     size = len(rows)
     if len(rows[0]) != size:
         raise DataError(
-            f"board must be square: {size} rows of {len(rows[0])} squares (rectangular boards, such as seed 002's "
+            f"board must be square: {size} rows of {len(rows[0])} squares (rectangular boards, such as the Russian Scrabble article's "
             f'12×16 "Etsi sana", are not supported: positions, plays and coordinates use one size)',
             path,
         )
@@ -166,11 +166,11 @@ _RANDOM_KINDS = (((2, 1), 24), ((3, 1), 12), ((1, 2), 16), ((1, 3), 8))
 
 
 def random_layout(n_premiums: int, seed: int, size: int = 15) -> BoardLayout:
-    """Ordspill's "Tilfeldig" board (seed 001; its exact generator is not published): ``n_premiums``
+    """Ordspill's "Tilfeldig" board (the Ordspill.no rules; its exact generator is not published): ``n_premiums``
     distinct squares other than the centre start square get a premium; squares are drawn uniformly
     and kinds with the standard board's weights (DL 24 : TL 12 : DW 16 : TW 8), all from
     ``random.Random(seed)``, so the same (N, seed) always gives the same board. The centre start
-    square is a double word, as on every Ordspill board (seed 001: "Denne ruten gir det første ordet
+    square is a double word, as on every Ordspill board (the Ordspill.no rules: "Denne ruten gir det første ordet
     dobbelt ordpoeng"), and is not one of the N.
 
     Raises:
@@ -199,7 +199,7 @@ def random_layout(n_premiums: int, seed: int, size: int = 15) -> BoardLayout:
         letter_mult=tuple(map(tuple, lm)),
         word_mult=tuple(map(tuple, wm)),
         start=centre,
-        source="random (Ordspill.no Tilfeldig, seed 001); generator: gamecore.boards.random_layout",
+        source="random (Ordspill.no Tilfeldig, the Ordspill.no rules); generator: gamecore.boards.random_layout",
     )
 
 

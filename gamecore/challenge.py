@@ -1,8 +1,8 @@
 """Challenge rules: what a challenged play is worth to each side, and who moves next.
 
-The rules judges meet (rules.md "challenge" row; Woogles/macondo ``ChallengeRule``; seed 000 for
-Netskrafl; seed 003 for 3–4 players). The *player* made the play; the *opponent* challenges it.
-In a game of 3 or 4 players the challenger is the next player in turn order (seed 003: a play is
+The rules judges meet (docs/RULES.md §3 "challenge" row; Woogles/macondo ``ChallengeRule``; Netskrafl's help for
+Netskrafl; the Scrabble rules page for 3–4 players). The *player* made the play; the *opponent* challenges it.
+In a game of 3 or 4 players the challenger is the next player in turn order (the Scrabble rules page: a play is
 challenged before the next turn, so by the player whose turn it would be; the bonus goes to the
 player, the lost turn is the challenger's).
 

@@ -2,9 +2,9 @@
 
 All functions use 0-based (row, col) and ``across: bool``.
 
-- GCG (gcg.md §4): number first = across (``8D`` = row 8 from column D), letter first = down
+- GCG (docs/GCG.md §4): number first = across (``8D`` = row 8 from column D), letter first = down
   (``D8`` = column D from row 8). Rows 1.., columns A.. (A–O on 15×15, A–U on 21×21). Case-insensitive.
-- Netskrafl (netskrafl.md "Tile move"): rows are letters A–O, columns numbers 1–15; letter first =
+- Netskrafl (docs/NETSKRAFL.md §1): rows are letters A–O, columns numbers 1–15; letter first =
   across (``H4`` = row H, column 4, going right), number first = down (``9H`` = column 9 from row H).
 """
 

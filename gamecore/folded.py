@@ -1,5 +1,5 @@
 """Tiles whose letter the lexicon folds (issue 12): the Russian set's Ё tile, while the lexicon
-folds ё to е (seed 002: "the letter е counts as е or ё"). Such a tile plays as the letter it folds
+folds ё to е (the Russian Scrabble article: "the letter е counts as е or ё"). Such a tile plays as the letter it folds
 to wherever the folded word exists, and scores the tile's own value.
 
 :func:`best_plays_folded` wraps :func:`gamecore.best.best_plays`: the search runs with each folded
@@ -9,7 +9,7 @@ rack's Ё tiles can be among the placed Е squares (the player's choice), one pl
 validator (:func:`gamecore.play.validate_placements`: the Ё tile's value, premiums as usual).
 Without such a tile on the rack or the board it is :func:`best_plays` itself.
 
-The rule set's shortest word (``min_word_length``, seed 004's Križemkražem: 4) is kept by
+The rule set's shortest word (``min_word_length``, the Slovenian Scrabble article's Križemkražem: 4) is kept by
 :func:`gamecore.best.best_plays` (:func:`gamecore.game_state.forms_short_word`): no play forming a
 shorter word, main or cross.
 """

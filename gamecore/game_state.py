@@ -143,7 +143,7 @@ def word_length(tile_set, word: str) -> int:
 
 
 def too_short(rules, lengths: Iterable[tuple[str, int]]) -> str | None:
-    """``min_word_length`` (seed 004's Križemkražem: 4; every word a play forms, main and cross,
+    """``min_word_length`` (the Slovenian Scrabble article's Križemkražem: 4; every word a play forms, main and cross,
     counted in tiles): why the play cannot be made, or ``None`` when every word is long enough.
 
     Args:
@@ -315,7 +315,7 @@ def end_adjustments(rules, over: str | None, racks: Sequence[Sequence[str]], out
 
 def winner_of(rules, scores: Sequence[int], pre_end: Sequence[int] | None = None) -> int | None:
     """The winner's index: the highest final score; ``None`` for a tie. Under ``tie_break =
-    "score_before_adjustments"`` (seed 003) a tie goes to the tied player who had more before the
+    "score_before_adjustments"`` (the Scrabble rules page) a tie goes to the tied player who had more before the
     end-of-game adjustments (``pre_end``)."""
     if not scores:
         return None

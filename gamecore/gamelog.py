@@ -2,8 +2,8 @@
 
 Both readers (:mod:`gamecore.gcg` for GCG, :mod:`gamecore.netskrafl_record` for Netskrafl JSON
 records) produce this model, the GCG writer reads it and :mod:`pipelines.replay` replays it on the
-rules engine. The event kinds are those of the GCG spec (gcg.md §3) plus the Netskrafl ones
-(netskrafl.md: CHALL/RESP, RSGN):
+rules engine. The event kinds are those of the GCG spec (docs/GCG.md §3) plus the Netskrafl ones
+(docs/NETSKRAFL.md: CHALL/RESP, RSGN):
 
 ==================  =====================================================================
 kind                meaning
@@ -47,7 +47,7 @@ EVENT_KINDS = (
 
 
 class GameLogError(DataError):
-    """A fault in a game log, with a named code (gcg.md error catalogue) and where it is.
+    """A fault in a game log, with a named code (docs/GCG.md §8) and where it is.
 
     Attributes:
         code: upper-case error code, e.g. ``CUMULATIVE_SCORING_ERROR``.
@@ -202,9 +202,9 @@ class Game:
 
 def split_tiles(text: str, multi: tuple[str, ...] = ()) -> list[str]:
     """Split a rack or word into tiles: ``[..]`` groups are one tile, labels in ``multi`` (longest
-    first, either case) are one tile, every other character is one tile (gcg.md §5 multi-letter
+    first, either case) are one tile, every other character is one tile (docs/GCG.md §5 multi-letter
     tiles). Raises ``ValueError`` on an unclosed ``[`` and on brackets around fewer than two
-    characters (``[A]``, ``[]``: brackets are for multi-letter tiles only, gcg.md §5, so ``[A]``
+    characters (``[A]``, ``[]``: brackets are for multi-letter tiles only, docs/GCG.md §5, so ``[A]``
     is not the ``A`` tile written another way)."""
     out: list[str] = []
     i = 0

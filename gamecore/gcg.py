@@ -1,6 +1,6 @@
 """GCG game logs: reader (strict and lenient) and writer.
 
-Source of every rule: ``../shared/reference/gcg.md`` (the GCG spec v1.2 as implemented by macondo,
+Source of every rule: `docs/GCG.md` (the GCG spec v1.2 as implemented by macondo,
 MAGPIE, Quackle and wolges). The reader checks what can be checked from the text alone: encoding,
 pragmas, players, line syntax, coordinates against the board size, the placement of withdrawals and
 challenge bonuses, and ``#rack1/#rack2``. Everything that needs the board, the tile set or the rules
@@ -8,7 +8,7 @@ challenge bonuses, and ``#rack1/#rack2``. Everything that needs the board, the t
 the same error codes.
 
 Strict mode raises :class:`~gamecore.gamelog.GameLogError` with one named code per fault of the
-gcg.md error catalogue (MAGPIE names where MAGPIE has one, a finer name where MAGPIE lumps faults
+docs/GCG.md §8 (MAGPIE names where MAGPIE has one, a finer name where MAGPIE lumps faults
 together). Lenient mode repairs what is safe (an unknown pragma is ignored, a note before the first
 event is kept as a game note, ``( )`` around played-through tiles is accepted, UTF-8 racks and words
 in a file without the encoding header are re-decoded…), records a :class:`~gamecore.gamelog.Finding`
@@ -70,7 +70,7 @@ LEXICON_PREFIXES = (
     ("slv", "slovene", "sl"),
     ("netskrafl", "icelandic", "is"),
 )
-"""``#lexicon`` name prefixes (macondo's, gcg.md §2) → (macondo tile distribution, language code)."""
+"""``#lexicon`` name prefixes (macondo's, docs/GCG.md §2) → (macondo tile distribution, language code)."""
 
 
 def _lexicon_prefix(name: str | None) -> tuple[str, str, str] | None:
@@ -91,7 +91,7 @@ def lexicon_language(name: str | None) -> str | None:
 
 
 CHALLENGE_RULE_VALUES = ("void", "single", "double", "triple", "five_point", "ten_point", "five_point_per_word")
-"""``#challenge-rule`` values (case and ``-``/``_`` aside): macondo/liwords' names (gcg.md §2: VOID,
+"""``#challenge-rule`` values (case and ``-``/``_`` aside): macondo/liwords' names (docs/GCG.md §2: VOID,
 SINGLE, DOUBLE, FIVE_POINT, TEN_POINT, TRIPLE; not a pragma of the GCG spec, read when present) and
 ``five_point_per_word`` (+5 per word of the challenged play). Anything else is
 ``UNRECOGNIZED_CHALLENGE_RULE`` (strict: an error; lenient: a warning, the pragma ignored)."""
@@ -189,7 +189,7 @@ def column_letters(col: int) -> str:
 def parse_coordinate(token: str) -> tuple[int, int, bool] | None:
     """``(row, col, across)`` (0-based) of a GCG coordinate, ``None`` when it is not one.
 
-    gcg.md §4: number first = across (``8D``), letter first = down (``D8``); case-insensitive."""
+    docs/GCG.md §4: number first = across (``8D``), letter first = down (``D8``); case-insensitive."""
     if token[:1].isdigit():  # only the across form starts with a digit
         m = _COORD_ACROSS.match(token)
         if m and m.group(2).isascii():
@@ -213,7 +213,7 @@ def format_coordinate(row: int, col: int, across: bool) -> str:
 
 
 def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]) -> tuple[str, str]:
-    """Decode per gcg.md §1: ISO-8859-1 unless the first line declares UTF-8. A file that starts
+    """Decode per docs/GCG.md §1: ISO-8859-1 unless the first line declares UTF-8. A file that starts
     with UTF-8's byte-order mark (a Windows editor's "UTF-8") is UTF-8: the mark is dropped and the
     file read as if its first line declared it."""
     from gamecore.text import strip_bom
@@ -281,7 +281,7 @@ def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]
 
 def _fix_mojibake(token: str) -> str:
     """Re-decode a token read as Latin-1 whose bytes are valid multi-byte UTF-8 (lenient repair of
-    a UTF-8 file without the header, gcg.md §1: the German Elise file). Latin-1 letters never form
+    a UTF-8 file without the header, docs/GCG.md §1: the German Elise file). Latin-1 letters never form
     valid UTF-8 multi-byte sequences, so a genuine Latin-1 token is never changed."""
     if token.isascii():
         return token
@@ -604,7 +604,7 @@ class _Parser:
         paren = toks[0].startswith("(") or (len(toks) > 1 and toks[1].startswith("("))
         if paren:
             low = [t.lower() for t in toks[:2]]
-            # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (gcg.md §3)
+            # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (docs/GCG.md §3)
             for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
                 if special in low:
                     k = low.index(special)
@@ -770,7 +770,7 @@ class _Parser:
         return out, tuple(through)
 
     def check_context(self, ev: Event, lineno: int) -> None:
-        """Checks of an event against the one before it (gcg.md §3, MAGPIE codes)."""
+        """Checks of an event against the one before it (docs/GCG.md §3, MAGPIE codes)."""
         evs = self.game.events
         prev = evs[-1] if evs else None
         if ev.kind == "withdraw":
@@ -791,7 +791,7 @@ class _Parser:
                     lineno,
                 )
             if ev.score == 0 and prev.score:
-                ev.score = -prev.score  # old Quackle form "-- +0 CUM" (gcg.md §3)
+                ev.score = -prev.score  # old Quackle form "-- +0 CUM" (docs/GCG.md §3)
         elif ev.kind == "challenge_bonus":
             # the bonus follows the challenged play (possibly after the opponent's turn? no: right after)
             target = None
@@ -811,7 +811,7 @@ class _Parser:
     # -- driver ---------------------------------------------------------------------------------
     def run(self, text: str) -> Game:
         g = self.game
-        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # CRLF, CR or LF (gcg.md §1)
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # CRLF, CR or LF (docs/GCG.md §1)
         if not text.strip():
             raise self.error("GCG_EMPTY", "empty file: no pragmas and no events", None)
         check_long = len(text) > MAX_LINE  # otherwise no line can be too long
@@ -920,7 +920,7 @@ def _check_bounds(game: Game, size: int, p: _Parser) -> None:
 def parse_gcg_bytes(
     data: bytes, *, path: str | None = None, strict: bool = False, board_size: int | None = None, multi: tuple[str, ...] = ()
 ) -> Game:
-    """Parse the bytes of a GCG file (gcg.md: ISO-8859-1 unless line 1 declares UTF-8).
+    """Parse the bytes of a GCG file (docs/GCG.md: ISO-8859-1 unless line 1 declares UTF-8).
 
     Lenient mode re-decodes racks and words of a header-less file whose bytes are UTF-8 (names
     keep the Latin-1 reading the spec requires). Raises :class:`GameLogError`."""
@@ -953,7 +953,7 @@ def read_gcg(path: str | Path, *, strict: bool = False, board_size: int | None =
 
     Args:
         path: the file.
-        strict: raise on every fault (gcg.md error catalogue) instead of repairing and warning.
+        strict: raise on every fault (docs/GCG.md §8) instead of repairing and warning.
         board_size: check coordinates against this size; default: from ``#board-layout`` (15).
         multi: multi-character tile labels of the tile set (e.g. ``("L·L", "NY", "QU")``).
 
@@ -975,7 +975,7 @@ def _signed(n: int) -> str:
 
 
 def event_line(game: Game, ev: Event) -> str:
-    """The GCG event line of one event (macondo's layout, gcg.md §3)."""
+    """The GCG event line of one event (macondo's layout, docs/GCG.md §3)."""
     nick = game.players[ev.player].nick if ev.player < len(game.players) else f"player{ev.player + 1}"
     rack = "".join(ev.rack) if ev.rack else ""
     cum = ev.cumulative if ev.cumulative is not None else 0
@@ -1005,8 +1005,8 @@ def event_line(game: Game, ev: Event) -> str:
 def write_gcg(game: Game) -> str:
     """The GCG text of a game (UTF-8 header first, like Quackle; pragmas, events, notes).
 
-    GCG has no resignation (gcg.md has no such event), so a Netskrafl ``resign`` (RSGN: the
-    resigner's score becomes 0, netskrafl.md "End of game") is written as the final adjustment GCG
+    GCG has no resignation (docs/GCG.md has no such event), so a Netskrafl ``resign`` (RSGN: the
+    resigner's score becomes 0, docs/NETSKRAFL.md §2) is written as the final adjustment GCG
     does have, a ``(time)`` line taking the resigner's total to 0 (``>bob: (time) -153 0``; any
     GCG reader then gets the same final scores and winner), followed by ``#note #resign``, from
     which our reader reads it back as ``resign``. A Netskrafl ``challenge`` (CHALL, no score)

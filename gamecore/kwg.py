@@ -1,7 +1,7 @@
 """Lexicon graph (KWG): build from a word list, write, load by memory map, look words up.
 
 The file is a KWG ("Kurnia Word Graph") as written by wolges ``buildlex`` and read by macondo
-(word-golib) and MAGPIE — kwg.md: a little-endian array of 32-bit nodes, bits 0–21 the arc index
+(word-golib) and MAGPIE — docs/MOVEGEN.md §1: a little-endian array of 32-bit nodes, bits 0–21 the arc index
 (first node of the child sibling list; 0 = no children), bit 22 *is_end* (last sibling), bit 23
 *accepts* (the path ending on this node's tile is a word), bits 24–31 the tile number. Node 0
 points to the DAWG root list, node 1 to the GADDAG root list; in the GADDAG, tile 0 is the
@@ -12,7 +12,7 @@ alphabet (English A=1 … Z=26); at most 63 tile kinds (the move generator keeps
 
 The 22-bit arc index limits a Node22 KWG to 4,194,304 nodes. The full Icelandic lexicon (BÍN, 2.8
 million word forms) needs about 7.9 million, so beyond 2^22 nodes the file uses wolges' ``Node24``
-layout instead (kwg.md: tile in bits 0–5, then the flags — is_end bit 6, accepts bit 7, in the same
+layout instead (docs/MOVEGEN.md §1: tile in bits 0–5, then the flags — is_end bit 6, accepts bit 7, in the same
 order as Node22 — and the arc index in bits 8–31). The layout is implied by the size: a file of more
 than 2^22 nodes is Node24, any other is Node22.
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # light start-up: re, tempfile and pathlib are imported where
     from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
 
-#: Node fields (kwg.md, wolges ``Node22``).
+#: Node fields (docs/MOVEGEN.md §1, wolges ``Node22``).
 ARC_MASK = 0x3FFFFF
 IS_END = 1 << 22
 ACCEPTS = 1 << 23

@@ -10,7 +10,7 @@ the GADDAG half of a :class:`gamecore.kwg.Kwg`, compiled in ``gamecore/_native.c
   perpendicular word's board tiles;
 * each play is generated once, from its leftmost (topmost) anchor.
 
-Scoring (rules.md, WESPA/Netskrafl scoring): the main word plus every cross word formed by a new
+Scoring (docs/RULES.md, WESPA/Netskrafl scoring): the main word plus every cross word formed by a new
 tile; letter and word premiums count only under newly placed tiles, word multipliers multiply; a
 blank scores 0 (on the rack and on the board; or its letter's value when ``blank_letter_value``,
 a rule-set option); the bingo bonus is added once, after multipliers,
@@ -118,7 +118,7 @@ def generate(
         first_move: the board is empty; plays must cover the start square.
         bingo_tiles: the number of tiles that earns the bingo bonus (the rack size, 7).
         blank_letter_value: a blank scores the value of the letter it stands for (a rule-set
-            option, rules.md) instead of 0 — on the rack and on the board.
+            option, docs/RULES.md) instead of 0 — on the rack and on the board.
 
     Returns:
         A list of ``RawMove`` (a tuple subclass): ``(row, col, across, letters, score,

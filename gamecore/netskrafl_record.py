@@ -1,6 +1,6 @@
 """Netskrafl JSON game records → the common game-log model (:mod:`gamecore.gamelog`).
 
-Source: ``../shared/reference/netskrafl.md`` ("Game record"). A record holds the initial racks
+Source: `docs/NETSKRAFL.md` ("Game record"). A record holds the initial racks
 (``irack0``/``irack1``), the moves (``player``, ``coord``, ``tiles``, ``score`` and ``rack`` = the
 mover's rack *after* the move and the refill), the final scores (``score0``/``score1``, every
 adjustment included) and the prefs (``newbag``, ``board_type``, ``manual``, ``duration``).
@@ -121,7 +121,7 @@ def _rack(text: str, *, path: str | None, line: int, what: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def parse_netskrafl_coordinate(text: str) -> tuple[int, int, bool] | None:
     """``H4`` → (7, 3, True) across; ``9H`` → (7, 8, False) down (0-based); ``None`` if not one.
-    netskrafl.md: row letter first = across, column number first = down."""
+    docs/NETSKRAFL.md: row letter first = across, column number first = down."""
     t = text.strip().upper()
     if not (2 <= len(t) <= 5 and t.isascii()):  # at most 4 digits: H4, 9H, ... (ASCII digits only)
         return None
@@ -138,7 +138,7 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
     ``Event.line`` is the 1-based move number. Raises :class:`GameLogError` (``RECORD_MALFORMED``,
     ``PLAY_MALFORMED``, ``RACK_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``NO_MATCHING_TOKEN``).
 
-    A ``ts_last_move`` that is not an ISO 8601 time (netskrafl.md) leaves the game without a
+    A ``ts_last_move`` that is not an ISO 8601 time (docs/NETSKRAFL.md) leaves the game without a
     finish time (no day): a ``TIMESTAMP_MALFORMED`` warning naming the value, an error when
     ``strict``."""
     from gamecore.gcg import format_coordinate

@@ -1,10 +1,10 @@
 """Plays: parse, validate and score one play on a board — the independent oracle.
 
-A play is written as in GCG (gcg.md §4–5): a coordinate (``8D`` across, ``D8`` down) and the whole
+A play is written as in GCG (docs/GCG.md §4–5): a coordinate (``8D`` across, ``D8`` down) and the whole
 word from that square, with ``.`` (or the letter itself) for tiles already on the board and a
 lowercase letter for a blank; ``(..)`` around played-through tiles is accepted too.
 
-Rules (rules.md "Common core"): new tiles go in one row or column and, with the tiles already on the
+Rules (docs/RULES.md §2): new tiles go in one row or column and, with the tiles already on the
 board, form one contiguous line; the first tile play covers the start square; every later play
 touches a tile on the board; every maximal line of ≥ 2 tiles through a new tile, along and across,
 must be a word. Score: each word formed (the main word and every cross word) scores the sum of its

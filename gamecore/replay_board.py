@@ -1,7 +1,7 @@
 """Boards for replaying game logs: play a recorded play, get its score and words, take it back.
 
 A replay checks thousands of recorded plays, each already written as a start square, a direction
-and one token per square (GCG words, gcg.md §4–5: ``.`` for a tile on the board, lowercase for a
+and one token per square (GCG words, docs/GCG.md §4–5: ``.`` for a tile on the board, lowercase for a
 blank, ``[..]`` for a multi-letter tile). Two boards do this with one interface:
 
 - :class:`CompiledBoard` checks and scores in C (:mod:`gamecore._scorer`, written apart from both
@@ -13,7 +13,7 @@ blank, ``[..]`` for a multi-letter tile). Two boards do this with one interface:
   more than 1,000 points, word premiums multiplying to more than 4,096 along a line), and
   ``tests/test_replay_board.py`` compares the two on random positions.
 
-Both follow rules.md "Common core" (see :mod:`gamecore.play` for the rules and their sources).
+Both follow docs/RULES.md §2 (see :mod:`gamecore.play` for the rules and their sources).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _square(r: int, c: int) -> str:
 
 
 def token_tile(tok: str) -> tuple[str, bool]:
-    """The tile-set label and blank flag of a tile token of a GCG word (gcg.md §5): lowercase is a
+    """The tile-set label and blank flag of a tile token of a GCG word (docs/GCG.md §5): lowercase is a
     blank, ``[..]`` a multi-letter tile (``e`` → ``("E", True)``, ``[CH]`` → ``("CH", False)``)."""
     up = tok.upper()
     return (up[1:-1] if up.startswith("[") else up), tok != up
@@ -48,7 +48,7 @@ def tile_placements(
 ) -> list[Placement]:
     """The new tiles of a play written as tokens from ``(row, col)`` (0-based) in one direction.
 
-    A square already occupied must hold the token's letter (``.`` stands for any; gcg.md §5), a token
+    A square already occupied must hold the token's letter (``.`` stands for any; docs/GCG.md §5), a token
     whose index is in ``through`` (written in parentheses) must be on an occupied square, and the
     word must not continue into tiles beyond its ends (the checks of
     :func:`gamecore.play.parse_play`, on tokens instead of text).

@@ -1,4 +1,4 @@
-"""Rule sets: every difference between the game systems as a named option (rules.md "Differences").
+"""Rule sets: every difference between the game systems as a named option (docs/RULES.md §3).
 
 A rule set is a TOML file ``gamecore/data/rules/<preset>.toml`` (presets ``netskrafl``, ``ordspill``,
 ``erudit``, ``russian_scrabble``, ``slovene``, ``wespa``); ``defaults.toml`` maps a language code to
@@ -30,7 +30,7 @@ CHALLENGE_BONUS_PER = ("challenge", "word")
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One game system's rules (rules.md, "Differences" table).
+    """One game system's rules (docs/RULES.md, "Differences" table).
 
     Attributes:
         name: preset name.
@@ -47,7 +47,7 @@ class RuleSet:
         scoreless_rounds_end: consecutive scoreless turns *per player* that end the game
             (Netskrafl/WESPA 3 = 6 turns for two players; Russian/Slovenian 2).
         player_passes_end: a player who passes this many of their turns in a row ends the game,
-            whatever the others do between (0 = no such rule; seed 003's boxed game, "Ef leikmaður
+            whatever the others do between (0 = no such rule; the Scrabble rules page's boxed game, "Ef leikmaður
             fer framhjá tveimur beygjum í röð er leiknum lokið": 2). Only passes count, not
             exchanges; each player then loses their own rack (``end_passes``).
         end_out: when a player goes out: ``double_opponent_rack`` (out-player +2× opponent's rack,
@@ -62,12 +62,12 @@ class RuleSet:
         time_penalty_max: the most a time penalty may cost (0 = no cap).
         time_loss_minutes: minutes over time that lose/end the game (0 = never).
         word_premiums: ``multiply`` (two DW = ×4) or ``add`` (an Erudit implementation: ×2 + ×3 = ×5).
-        tie_break: ``none`` (a tie is a draw) or ``score_before_adjustments`` (seed 003: a tie goes
+        tie_break: ``none`` (a tie is a draw) or ``score_before_adjustments`` (the Scrabble rules page: a tie goes
             to the player with the higher score before the end-of-game rack adjustments).
-        end_targets: Endline (seed 003 "Endarlína"): the game ends when a player reaches the target
+        end_targets: Endline (the Scrabble rules page "Endarlína"): the game ends when a player reaches the target
             score, given for 2, 3 and 4 players (``[70, 60, 50]``); empty = play to the end.
         players_max: the most players the game allows (2 to 4).
-        blank_swap: seed 002's variant: a player holding the letter a blank on the board stands
+        blank_swap: the Russian Scrabble article's variant: a player holding the letter a blank on the board stands
             for may take the blank (putting the real tile in its place) and must play it in the
             same move. GCG has no notation for it: ``best`` offers such plays (a ``swap`` column),
             ``replay`` does not read them.
@@ -75,7 +75,7 @@ class RuleSet:
             004's Križemkražem: 4). ``score`` rules a shorter word ``too_short``; ``best`` offers
             no play forming one.
         unpublished: a preset whose tile distribution or board layout is not published (seed
-            004's Križemkražem, seed 002's 12×16 "Etsi sana"): what is missing, said in one line
+            004's Križemkražem, the Russian Scrabble article's 12×16 "Etsi sana"): what is missing, said in one line
             when the preset is asked for; it is a template to copy with your own tile set and board
             (``data/rules/README.md``).
         description, source: where the rules come from.

@@ -7,7 +7,7 @@ The order of the lines is the alphabet order (letter index 1..N, used by lexicon
 A user adds a set by dropping a file into that folder, or by naming the file's path.
 
 Tiles are kept as *labels* (strings), so multi-letter tiles (``CH``, ``L·L``) can come: in racks and
-words they are written in brackets (``[CH]``), as CGP and MAGPIE do (gcg.md §5), or matched by
+words they are written in brackets (``[CH]``), as CGP and MAGPIE do (docs/GCG.md §5), or matched by
 greedy longest match — but only a label that cannot also be read as single tiles of the set (Catalan
 ``L·L`` and ``QU``: the set has no ``·`` and no ``Q``). A label made of the set's own letters (a
 ``CH`` tile beside ``C`` and ``H``) must be bracketed: bare ``CH`` is ``C`` + ``H``, as wolges reads

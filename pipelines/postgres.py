@@ -285,7 +285,7 @@ _GAME_FIELDS = "id, player0_id, player1_id, locale, irack0, irack1, score0, scor
 
 
 def record_of(row: tuple) -> tuple[str, dict]:
-    """A ``games`` row as ``(name, Netskrafl JSON record)`` (netskrafl.md: the players alternate
+    """A ``games`` row as ``(name, Netskrafl JSON record)`` (docs/NETSKRAFL.md: the players alternate
     from player 0; a seat without a player id is a robot)."""
     gid, p0, p1, locale, irack0, irack1, score0, score1, robot_level, ts, moves, prefs = row
     if isinstance(moves, str):

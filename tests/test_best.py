@@ -491,7 +491,7 @@ def test_cli_netskrafl_board_text(tiny_lexicon, tmp_path):
 @pytest.fixture(scope="module")
 def lexicon_with_tier(tiny_lexicon, tmp_path_factory):
     """A copy of the tiny lexicon with a built ``midlungur`` tier holding only HEY (no play of
-    AEINRST forms it, so the robot may play only two-letter words, netskrafl.md "Robots")."""
+    AEINRST forms it, so the robot may play only two-letter words, docs/NETSKRAFL.md §4)."""
     import shutil
 
     d = tmp_path_factory.mktemp("tier")

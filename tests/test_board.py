@@ -53,7 +53,7 @@ def test_cgp_round_trip(shared):
 
 
 def test_cgp_example_from_the_spec():
-    # gcg.md §7: a row "6ZA7" puts Z at G and A at H
+    # docs/GCG.md §7: a row "6ZA7" puts Z at G and A at H
     rows = ["15"] * 15
     rows[7] = "6ZA7"
     pos = parse_cgp("/".join(rows) + " AENNRST/ 0/22 0 lex CSW21;", EN, STD)
@@ -101,7 +101,7 @@ def test_gcg_coordinates(text, expected):
 
 
 def test_netskrafl_coordinates_are_reversed():
-    # netskrafl.md: H4 = row H, column 4, across; 9H = column 9 from row H, down
+    # docs/NETSKRAFL.md: H4 = row H, column 4, across; 9H = column 9 from row H, down
     assert parse_netskrafl("H4") == (7, 3, True)
     assert parse_netskrafl("9H") == (7, 8, False)
     assert format_netskrafl(7, 3, True) == "H4" and format_netskrafl(7, 8, False) == "9H"

@@ -1,7 +1,7 @@
 """Variants without a published layout or tile distribution: a rule set's own board and tile set.
 
-Seed 004's Križemkražem (17×17 grid, racks of 10, 222 letters valued 1–4, 10 jokers, 40 black
-squares, words of 4 or more letters) and seed 002's "Etsi sana" (a rectangular 12×16 board):
+The Slovenian Scrabble article's Križemkražem (17×17 grid, racks of 10, 222 letters valued 1–4, 10 jokers, 40 black
+squares, words of 4 or more letters) and the Russian Scrabble article's "Etsi sana" (a rectangular 12×16 board):
 the presets refuse with one line saying what is unpublished; a user's own tile set and 17×17
 board (black squares as ``X``) play in ``score`` and ``best`` with the rule set's values
 ``rack_size = 10`` and ``min_word_length = 4``.

@@ -1,6 +1,6 @@
 """Tests of ``skrafl elo`` (pipelines/elo/, cli/elo.py).
 
-Expected values come from the seed 000 FAQ's worked examples and from hand arithmetic on the rules
+Expected values come from the Netskrafl's help FAQ's worked examples and from hand arithmetic on the rules
 of ``reference/netskrafl.md`` ("Elo"), never from the code under test.
 """
 
@@ -114,7 +114,7 @@ def one_game(tmp_path: Path, game: tuple, state: dict | None = None, **params) -
 
 
 # --------------------------------------------------------------------------------------------
-# The FAQ's worked examples (seed 000, "Elo-stig")
+# The FAQ's worked examples (Netskrafl's help, "Elo-stig")
 # --------------------------------------------------------------------------------------------
 
 
@@ -156,7 +156,7 @@ def test_faq_underdog_beats_favourite(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Rules of netskrafl.md
+# Rules of docs/NETSKRAFL.md
 # --------------------------------------------------------------------------------------------
 
 
@@ -920,7 +920,7 @@ def test_replay_table_game_facts_are_used(tmp_path):
     assert f["competition"].to_list() == [True, False] and f["robot1"].to_list() == [False, True]
     out = tmp_path / "out"
     run = elo.run_elo(tmp_path / "games.parquet", out, date=dt.date(2024, 5, 1))
-    # Hand arithmetic (netskrafl.md Elo, beginners K=32): early game x(1200) loses to robo(1200): x 1184;
+    # Hand arithmetic (docs/NETSKRAFL.md Elo, beginners K=32): early game x(1200) loses to robo(1200): x 1184;
     # late game x(1184) beats y(1200): E = 1/(1+10^(16/400)) = 0.4770; 32 × 0.5230 = 16.7 → +17: x 1201.
     assert ratings_of(out)["x"] == 1201
     assert ratings_of(out, "competition") == {"x": 1216, "y": 1184}
@@ -944,7 +944,7 @@ def test_replay_table_same_name_players_skipped_with_warning(tmp_path):
 
 
 def test_replayed_netskrafl_records_without_names_are_not_rated(tmp_path):
-    """netskrafl.md "Game record": a record holds no player ids, so replay calls the seats player0
+    """docs/NETSKRAFL.md §1: a record holds no player ids, so replay calls the seats player0
     and player1 in every game. They are not two people: such games are left unrated, counted in
     one warning line; the games with names are rated as if alone."""
     from clirun import run_skrafl_here

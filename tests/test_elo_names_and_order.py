@@ -39,7 +39,7 @@ def _skrafl(*args, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 def elo_by_the_rules(games: list[tuple[str, str, int, int]]) -> dict[str, int]:
     """Netskrafl's Elo over ``(player0, player1, score0, score1)`` in the order given, written
-    from netskrafl.md alone: expected Q_a/(Q_a+Q_b), Δ = round((result − E) × K) (half to even),
+    from docs/NETSKRAFL.md alone: expected Q_a/(Q_a+Q_b), Δ = round((result − E) × K) (half to even),
     K 20 established (more than 10 games counting this one), else 32; an established player
     does not move against a beginner; start 1200, floor 0; a 0-0 game is ignored."""
     rating: dict[str, int] = {}
@@ -192,7 +192,7 @@ def _csv(path: Path, rows: list[str], extra: str = "") -> Path:
 
 
 def test_a_game_against_oneself_is_skipped_with_a_note(tmp_path):
-    """Seed 001 (Ordspill's rules): a game against oneself has no effect on the ranking. It
+    """The Ordspill.no rules (Ordspill's rules): a game against oneself has no effect on the ranking. It
     stopped the whole run ("player 'self' plays against themself", exit 2, nothing rated)."""
     games = _csv(
         tmp_path / "g.csv",

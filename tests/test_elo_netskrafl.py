@@ -10,7 +10,7 @@ hand-made game sequences whose expected ratings are worked out below line by lin
   total (all locales) for all three lists; robots established; no change for a 0–0 game or one
   resigned on move 1 or 2.
 
-Both keep ratings per locale (a ``locale`` column). Arithmetic (netskrafl.md): E = Q/(Q+Q'),
+Both keep ratings per locale (a ``locale`` column). Arithmetic (docs/NETSKRAFL.md): E = Q/(Q+Q'),
 Q = 10^(R/400), Δ = round((result − E) × K), K 20 established / 32 beginner, an established player
 meeting a beginner does not move. At equal ratings E = ½, so a beginner's win is +16, an
 established player's +10.

@@ -48,7 +48,7 @@ def test_length(nb):
 
 
 def test_input_is_keyed_like_a_lookup(nb):
-    # any case; é folds to e as in the lexicon (seed 001: IDÉ is played as IDE)
+    # any case; é folds to e as in the lexicon (the Ordspill.no rules: IDÉ is played as IDE)
     assert find(nb, "HEST") == (0, ["hest"])
     assert find(nb, "IDÉ") == (0, ["ide"])
 

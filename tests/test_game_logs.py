@@ -1,11 +1,11 @@
 """Game logs: GCG files without #lexicon, the challenge rule inferred, a pass with an
-empty rack, bracketed tiles, three and four players, seed 003's variants as rule sets (tie-break,
+empty rack, bracketed tiles, three and four players, the Scrabble rules page's variants as rule sets (tie-break,
 nine tiles, Endline), the export round trip of the game facts, unfinished games, six-zero endings
 with a missing deduction, and --analyze on passes and exchanges.
 
 Fixtures: ``tests/fixtures/gcg`` (the catalogue, ``_make.py``) and ``tests/fixtures/multi`` (a
 hand-made ten-tile set ``tiny.tsv``, A×6 worth 1 and B×4 worth 3, racks of 3, with test rule sets:
-every score below is computed by hand from the standard board, rules.md scoring)."""
+every score below is computed by hand from the standard board, docs/RULES.md scoring)."""
 
 from __future__ import annotations
 
@@ -211,11 +211,11 @@ def test_a_fifth_player_and_netskrafl_limit():
 
 
 # ---------------------------------------------------------------------------------------------
-# seed 003's variants
+# the Scrabble rules page's variants
 
 
 def test_tie_break_on_the_score_before_adjustments():
-    """tie.gcg: 10–7 after the plays, six passes, ann −AAB (5), ben −AA (2): 5–5. Seed 003: the tie
+    """tie.gcg: 10–7 after the plays, six passes, ann −AAB (5), ben −AA (2): 5–5. The Scrabble rules page: the tie
     goes to the higher score before the adjustments (ann); without the rule it is a draw."""
     g = read_game_file(MULTI / "tie.gcg", strict=True)
     tie = replay_game(g, load_rules(str(MULTI / "tiny_scrabble.toml")), strict=True).game_row

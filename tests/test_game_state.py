@@ -343,4 +343,4 @@ def test_end_adjustments_of_each_end():
     ]
     assert end_adjustments(WESPA, "target", racks, None, ts) == []
     assert winner_of(WESPA, [20, 20], [20, 25]) is None  # a tie is a draw
-    assert winner_of(boxed, [20, 20], [20, 25]) == 1  # seed 003: the higher score before the adjustments
+    assert winner_of(boxed, [20, 20], [20, 25]) == 1  # the Scrabble rules page: the higher score before the adjustments

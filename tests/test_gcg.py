@@ -1,4 +1,4 @@
-"""GCG reader and writer (gcg.md): encodings, every event form, the error catalogue (strict and
+"""GCG reader and writer (docs/GCG.md): encodings, every event form, the error catalogue (strict and
 lenient, one fixture per fault in tests/fixtures/gcg), the shared corpus against INDEX.tsv, and
 parse → write → parse."""
 

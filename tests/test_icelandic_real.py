@@ -1,7 +1,7 @@
 """The Icelandic lexicon built from the real BÍN (``make test`` builds output/is first; the tests
 skip when it is absent, as on a clone without ../shared).
 
-Expected values: data_sources.md (BÍN entry count), lexicon_rules.md (about 2.8 million words;
+Expected values: docs/LEXICONS.md §6 (BÍN entry count), docs/LEXICONS.md (about 2.8 million words;
 169 two-letter words), the real Netskrafl games (every word of the regular games is valid; every
 play taken back after a successful challenge has an invalid word).
 """
@@ -30,7 +30,7 @@ def test_full_build_counts(is_lexicon):
     manifest = json.loads((is_lexicon / "manifest.json").read_text("utf-8"))
     entries = json.loads((output_root() / "entries" / "is" / "entries.json").read_text("utf-8"))
     if entries["source"] == "islenska" and "islenska-data 5.0.0" in entries["source_version"]:
-        assert entries["rows"] == 7_551_256  # data_sources.md, measured on islenska-data 5.0.0
+        assert entries["rows"] == 7_551_256  # docs/LEXICONS.md §6, measured on islenska-data 5.0.0
     assert 2_700_000 <= manifest["words"] <= 2_900_000  # "about 2.8 million" (issue 2)
     assert manifest["words_by_length"]["2"] == 169
     assert set(manifest["words_by_length"]) == {str(n) for n in range(2, 16)}
@@ -120,7 +120,7 @@ def test_midlungur_is_netskrafls_rule(is_lexicon):
 
 
 def test_amlodi_common_words_from_the_gigaword_corpus(is_lexicon):
-    # seed 000 FAQ: about a quarter of the vocabulary (lexicon_rules.md, issue 14: about 118 k words,
+    # Netskrafl's help FAQ: about a quarter of the vocabulary (docs/LEXICONS.md, issue 14: about 118 k words,
     # corpus frequency >= 10, at most 12 letters, every two-letter word)
     tier = _tier(is_lexicon, "amlodi")
     assert 110_000 <= tier["words"] <= 125_000

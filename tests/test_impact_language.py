@@ -1,7 +1,7 @@
 """skrafl impact refuses games that say they are in another language than the lexicons (user
 trial, problem 4): English lexicons on Icelandic Netskrafl games found "0 words" and exited 0, a
 report of no impact that meant nothing. What a game says: a Netskrafl record's ``locale``
-(netskrafl.md; ``is_IS``), a GCG ``#lexicon`` (gcg.md §2: CSW/NWL → English, GERMAN → German) or
+(docs/NETSKRAFL.md; ``is_IS``), a GCG ``#lexicon`` (docs/GCG.md §2: CSW/NWL → English, GERMAN → German) or
 ``#locale``; a game that names no language is judged as before."""
 
 from __future__ import annotations

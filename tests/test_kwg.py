@@ -1,6 +1,6 @@
-"""KWG builder and loader, checked by an independent reader written from kwg.md's description.
+"""KWG builder and loader, checked by an independent reader written from docs/MOVEGEN.md §1's description.
 
-kwg.md: little-endian 32-bit nodes; Node22: bits 0–21 arc index, bit 22 is_end, bit 23 accepts,
+docs/MOVEGEN.md §1: little-endian 32-bit nodes; Node22: bits 0–21 arc index, bit 22 is_end, bit 23 accepts,
 bits 24–31 tile; node 0 → DAWG root, node 1 → GADDAG root; tile 0 = GADDAG separator; CARE is
 stored as ERAC, RAC@E, AC@RE, C@ARE. Node24: tile in bits 0–5, flags in bits 6–7 (is_end, accepts),
 arc in bits 8–31.

@@ -1,4 +1,4 @@
-"""English lexicon (seed 003; lexicon_rules.md "English") on hand-made SCOWL split lists and a
+"""English lexicon (the Scrabble rules page; docs/LEXICONS.md §5) on hand-made SCOWL split lists and a
 plain word list."""
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def test_real_scowl_no_abbreviations_and_no_reference_word_lost(tmp_path, shared
         reference |= set(f.read_text(encoding="utf-8").lower().split())
     rejected = rules_of(folder)
     lost = sorted(w for w in reference - lexicon if rejected.get(w, set()) & _NEW_RULES)
-    # Seed 003 puts proper nouns out: the words SCOWL writes with a capital in its upper list at level
+    # The Scrabble rules page puts proper nouns out: the words SCOWL writes with a capital in its upper list at level
     # 50 or below and in lowercase only at level 95 (Moby) go, though Collins has three of them as
     # common nouns; every other reference word stays. Each lost word must be such a word.
     assert all(rejected[w] & _NEW_RULES == {"capitalised_word_lowercased"} for w in lost), lost

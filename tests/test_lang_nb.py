@@ -1,4 +1,4 @@
-"""Norwegian Bokmål lexicon (seed 001, Ordspill.no / NSF rules; lexicon_rules.md) on hand-made
+"""Norwegian Bokmål lexicon (the Ordspill.no rules, Ordspill.no / NSF rules; docs/LEXICONS.md) on hand-made
 fixtures in the three source formats: Bokmålsordboka as the ordb package ships it (SQLite),
 Norsk Ordbank fullformsliste.txt, and the NSF word list. One fixture row per rule."""
 
@@ -39,7 +39,7 @@ def test_ordinary_words_and_inflections_kept(ordb_build):
 
 
 def test_accents_fold_to_the_tile_letter(ordb_build):
-    # seed 001: IDÉ and ALLÉ are allowed, played without the accent
+    # the Ordspill.no rules: IDÉ and ALLÉ are allowed, played without the accent
     assert {"ide", "ideen", "alle"} <= words(ordb_build)
     assert not any("é" in w for w in words(ordb_build))
     r = run_skrafl("check", "--lang", "nb", "IDÉ", "allé", output_root=ordb_build.parent)
@@ -47,7 +47,7 @@ def test_accents_fold_to_the_tile_letter(ordb_build):
 
 
 def test_abbreviations_dropped_but_nouns_wc_tv_kept(ordb_build):
-    # seed 001: BM, NB are abbreviations; WC, CD, PC, TV are ordinary nouns in the list
+    # the Ordspill.no rules: BM, NB are abbreviations; WC, CD, PC, TV are ordinary nouns in the list
     check_expected(ordb_build, {"bm": "abbreviation", "nb": "abbreviation", "wc": None, "tv": None})
     # the WC abbreviation entry is rejected, but the word stays through its noun entry
     assert "wc" in words(ordb_build)
@@ -58,7 +58,7 @@ def test_symbols_dropped(ordb_build):
 
 
 def test_multi_word_entries_dropped(ordb_build):
-    # seed 001: CARNE (from CHILI CON CARNE) is not a word of its own
+    # the Ordspill.no rules: CARNE (from CHILI CON CARNE) is not a word of its own
     check_expected(ordb_build, {"chili con carne": "multi_word_entry", "chili con carnen": "multi_word_entry"})
     assert "carne" not in words(ordb_build) and "chili" not in words(ordb_build)
 
@@ -85,7 +85,7 @@ def test_length_limits(ordb_build):
 
 
 def test_ordbank_genitives_proper_nouns_abbreviations_symbols(ordbank_build):
-    # seed 001: GUTTENS, BONDENS (genitive), YS (proper noun), BM (abbreviation), KWH (symbol)
+    # the Ordspill.no rules: GUTTENS, BONDENS (genitive), YS (proper noun), BM (abbreviation), KWH (symbol)
     check_expected(
         ordbank_build,
         {
@@ -183,7 +183,7 @@ def hunspell_build(tmp_path_factory) -> Path:
 
 
 def test_hunspell_genitives_told_apart_by_their_affix_rules(hunspell_build):
-    # seed 001: GUTTENS, BONDENS are genitives (the -s twin of the class's -en / -n rule); the class
+    # the Ordspill.no rules: GUTTENS, BONDENS are genitives (the -s twin of the class's -en / -n rule); the class
     # J gives a noun's genitive (gutts) but a verb's passive (kastes: the stem has the verb class S).
     # A .dic alone (--source FILE.dic): verbs are told by their classes (genitive_affix_flags)
     check_expected(
@@ -277,7 +277,7 @@ def test_combined_source_rules():
 
 def test_genitives_hunspell_lists_as_stems_dropped():
     """nb_NO lists some genitives as stems of their own (husets/dk, barns): neither NSF list has them
-    (seed 001: no genitives). A Hunspell stem ending in -s is a genitive when Bokmålsordboka does not
+    (the Ordspill.no rules: no genitives). A Hunspell stem ending in -s is a genitive when Bokmålsordboka does not
     have it and its form without the -s is a noun form there; a verb's infinitive + s is its passive
     (kastes, stilles: kept), and a word Bokmålsordboka has (buss, latens) is kept whatever it ends in.
     The rows are those of the real dictionaries (Hunspell nb_NO 3.4, ordb 0.5.5)."""
@@ -564,7 +564,7 @@ def real_nb(tmp_path_factory) -> Path:
 @pytest.mark.slow
 @pytest.mark.xdist_group("real_nb")  # one worker builds the real lexicon once for both tests
 def test_real_nb_seed_examples(real_nb):
-    # seed 001 and issue 14
+    # the Ordspill.no rules and issue 14
     r = run_skrafl(
         "check",
         "--lexicon",

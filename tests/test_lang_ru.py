@@ -1,4 +1,4 @@
-"""Russian lexicon (seed 002; lexicon_rules.md "Russian") on a hand-made dict.opcorpora.xml in the
+"""Russian lexicon (the Russian Scrabble article; docs/LEXICONS.md §3) on a hand-made dict.opcorpora.xml in the
 official OpenCorpora format: one lemma per rule, the all-forms recipe, ё folding in `check`, and
 the embedded pymorphy3 reader checked against pymorphy3's own analyser on a sample."""
 
@@ -36,12 +36,12 @@ def test_other_cases_and_numbers_dropped(ru_build):
 
 
 def test_pluralia_tantum_in_any_case(ru_build):
-    # seed 002: a word with no nominative or no singular may be used in any case or number
+    # the Russian Scrabble article: a word with no nominative or no singular may be used in any case or number
     check_expected(ru_build, {"ножницы": None, "ножниц": None, "ножницам": None})
 
 
 def test_pluralia_tantum_every_form_kept(ru_build):
-    # issue 14: the reading of seed 002 is confirmed: every form of a plurale tantum stays
+    # issue 14: the reading of the Russian Scrabble article is confirmed: every form of a plurale tantum stays
     check_expected(ru_build, {"шахматы": None, "шахматам": None})
 
 
@@ -117,7 +117,7 @@ def test_letters_and_length(ru_build):
 
 
 def test_yo_folds_to_ye_in_lexicon_and_check(ru_build):
-    # seed 002: the letter е counts as е or ё
+    # the Russian Scrabble article: the letter е counts as е or ё
     assert {"еж", "елка"} <= words(ru_build)
     assert not any("ё" in w for w in words(ru_build))
     r = run_skrafl("check", "--lang", "ru", "ёж", "ЁЛКА", "еж", output_root=ru_build.parent)

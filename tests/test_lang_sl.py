@@ -1,4 +1,4 @@
-"""Slovenian lexicon (seed 004; lexicon_rules.md "Slovenian") on a hand-made Hunspell .dic/.aff and
+"""Slovenian lexicon (the Slovenian Scrabble article; docs/LEXICONS.md §4) on a hand-made Hunspell .dic/.aff and
 a Sloleks table; the affix expansion is checked against Hunspell's own acceptance (spylls, the
 Python port, and the hunspell program where installed), on the fixture and on the real sl_SI."""
 
@@ -120,7 +120,7 @@ def test_dictionary_words_and_inflections_kept(hunspell_build):
 
 
 def test_capitalised_words_dropped(hunspell_build):
-    # seed 004: names of towns, places, persons, countries
+    # the Slovenian Scrabble article: names of towns, places, persons, countries
     check_expected(hunspell_build, {"ljubljana": "not_lowercase", "ljubljano": "not_lowercase"})
 
 
@@ -133,7 +133,7 @@ def test_abbreviations_dropped(hunspell_build):
 
 
 def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build):
-    # seed 004 (no abbreviations), issue 14: cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
+    # the Slovenian Scrabble article (no abbreviations), issue 14: cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
     check_expected(
         hunspell_build,
         {
@@ -148,7 +148,7 @@ def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build
 
 
 def test_interjections_without_a_vowel_are_words(hunspell_build):
-    # issue 14 side effect: hm and pst are SSKJ interjections (medm.), words by seed 004; Hunspell
+    # issue 14 side effect: hm and pst are SSKJ interjections (medm.), words by the Slovenian Scrabble article; Hunspell
     # has no classes, so the unit rule drops them and the committee list additions.txt adds them
     lexicon = words(hunspell_build)
     assert {"hm", "pst"} <= lexicon and not {"cm", "kg", "tv"} & lexicon
@@ -160,7 +160,7 @@ def test_prefixes_and_suffixes_dropped(hunspell_build):
 
 
 def test_letters_outside_the_slovenian_set(hunspell_build):
-    # seed 004: no Q W X Y
+    # the Slovenian Scrabble article: no Q W X Y
     check_expected(hunspell_build, {"quiz": "letters_outside_alphabet", "rock'n'roll": "non_letter"})
 
 
@@ -205,9 +205,9 @@ def test_why_says_the_lemma_is_a_hunspell_stem(hunspell_build):
     assert "the lemma is the Hunspell stem the form was expanded from (sl_small.aff)" in r.stdout, r.stdout
 
 
-# Seed 004 ("Rekordi"): the seven-letter words it finds by browsing SSKJ ("prebrskamo SSKJ") for the
-# best first move. They are SSKJ words, so words of the lexicon (seed 004, "Dovoljene besede"); the
-# seed's first-move scores are not checked here (lexicon_rules.md: unchecked there).
+# The Slovenian Scrabble article ("Rekordi"): the seven-letter words it finds by browsing SSKJ ("prebrskamo SSKJ") for the
+# best first move. They are SSKJ words, so words of the lexicon (the Slovenian Scrabble article, "Dovoljene besede"); the
+# seed's first-move scores are not checked here (docs/LEXICONS.md: unchecked there).
 SEED_004_WORDS = (
     "žvižgač",
     "cicifuj",

@@ -1,7 +1,7 @@
 """The lexicon pipeline on hand-made BÍN fixtures: readers, every filter rule, committee lists,
 robot tier, determinism, bad input (exit 2, one error line, previous output untouched).
 
-Expected verdicts are read off the recipe's rules (lexicon_rules.md), one fixture row per rule.
+Expected verdicts are read off the recipe's rules (docs/LEXICONS.md), one fixture row per rule.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ KR_EXPECTED = {
     "xy": "short_word_not_in_committee_list",
     "stur": "committee_removal",
 }
-# Robot tier midlungur: grade 1, no marked register, at most 10 letters (lexicon_rules.md).
+# Robot tier midlungur: grade 1, no marked register, at most 10 letters (docs/LEXICONS.md).
 MIDLUNGUR_EXPECTED = {
     "hestur": None,
     "að": None,
@@ -119,7 +119,7 @@ def test_manifest_counts(kr_build):
 
 def test_words_sorted_in_icelandic_alphabet_order(kr_build):
     listed = words(kr_build)
-    # Icelandic order (seed 000 tile list): a á b d ð e é f g h i í j k l m n o ó p r s t u ú v x y ý þ æ ö
+    # Icelandic order (Netskrafl's help tile list): a á b d ð e é f g h i í j k l m n o ó p r s t u ú v x y ý þ æ ö
     assert listed.index("að") < listed.index("af") < listed.index("áa") < listed.index("bý")
     assert listed.index("ýr") < listed.index("þá") < listed.index("æð") < listed.index("öl")
     assert listed.index("hests") < listed.index("hestunum") < listed.index("hestur")

@@ -297,7 +297,7 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_
                                     total += score_word(cross, {(r, c): t})
                             if not ok or not touches:
                                 continue
-                            if len(placed) >= bingo_tiles:  # rules.md: bingo_tiles or more
+                            if len(placed) >= bingo_tiles:  # docs/RULES.md: bingo_tiles or more
                                 total += bingo
                             key = frozenset((r, c, t & 63, bool(t & 64)) for (r, c), t in placed.items())
                             out.add((key, total))
@@ -383,7 +383,7 @@ def test_any_board_size_transposition(shared, rows, cols, offset):
 
 
 def test_bingo_bonus_for_bingo_tiles_or_more(shared):
-    """rules.md: the bonus is for playing ``bingo_tiles`` or more tiles at once (a 9-tile rack with
+    """docs/RULES.md: the bonus is for playing ``bingo_tiles`` or more tiles at once (a 9-tile rack with
     a 7-tile bingo: 8 and 9 tiles get it too), as the validator scores it."""
     words = ["RETAINERS", "RETAINER", "RETAINS", "RETAIN", "AT"]
     kwg = Kwg.from_words(words, ENGLISH)

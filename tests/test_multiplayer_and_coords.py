@@ -3,8 +3,8 @@ rack, ``--coords netskrafl`` in every coordinate written or drawn, ``--challenge
 twice, and the smaller points (▶ at the end and on a CGP, a blank's value under
 ``blank_value = "letter"``, ``best --all -n``, ``best --cgp``, ``score --game`` and ``#lexicon``).
 
-Expected values come from the rules (../shared/reference/rules.md, seed 003 for 3–4 players,
-gcg.md's CGP section, tile_sets.tsv, boards/) and the shared GCG files, never from the code.
+Expected values come from the rules (docs/RULES.md, the Scrabble rules page for 3–4 players,
+docs/GCG.md §7, tile_sets.tsv, boards/) and the shared GCG files, never from the code.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _edge_labels(svg: Path, kind: str) -> list[str]:
 
 
 def test_double_challenge_in_a_three_player_game(en, three):
-    """Seed 003 (2–4 players): a play is challenged before the next turn, and a wrong challenger
+    """The Scrabble rules page (2–4 players): a play is challenged before the next turn, and a wrong challenger
     loses the next turn. The challenger is the next player in turn order (ann, after cat); the
     play stands for 93 and ann's turn is lost: ben moves. Scores before: cat 0, ann 40."""
     r = run_skrafl_here("score", "--lang", "en", "--game", str(three), "--move", "3", "--challenge", "double", "-f", "json")
@@ -268,7 +268,7 @@ def test_no_one_to_move_at_the_end_of_a_finished_game(shared, tmp_path):
 
 
 def test_cgp_first_score_is_on_turn(tmp_path):
-    """gcg.md §7: the racks and scores of a CGP are the player on turn's first."""
+    """docs/GCG.md §7: the racks and scores of a CGP are the player on turn's first."""
     out = tmp_path / "c.svg"
     assert run_skrafl_here("show", "--rules", "wespa", "--cgp", f"{EMPTY} AB/ 5/7 0", "--out", str(out)).returncode == 0
     scores = _scores(out)
@@ -276,7 +276,7 @@ def test_cgp_first_score_is_on_turn(tmp_path):
 
 
 def test_a_blank_worth_its_letter_shows_its_value(tmp_path):
-    """russian_scrabble_swap: blank_value = "letter" (seed 002); a blank Б at H8 scores Б's 3
+    """russian_scrabble_swap: blank_value = "letter" (the Russian Scrabble article); a blank Б at H8 scores Б's 3
     (tile_sets.tsv, russian); under russian_scrabble a blank scores 0 and shows no value."""
     board = "/".join(["15"] * 7 + ["7б7"] + ["15"] * 7)
     for rules, want in (("russian_scrabble_swap", ["3"]), ("russian_scrabble", [])):

@@ -1,4 +1,4 @@
-"""Netskrafl JSON game records (netskrafl.md): conversion, and the 10 real games replayed with every
+"""Netskrafl JSON game records (docs/NETSKRAFL.md): conversion, and the 10 real games replayed with every
 move score and both final scores reproduced (the records' own numbers are authoritative)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pipelines.replay import ReplayOptions, replay_file
 
 
 def test_coordinates():
-    # netskrafl.md: row letter first = across (H4 = row H, column 4); number first = down
+    # docs/NETSKRAFL.md: row letter first = across (H4 = row H, column 4); number first = down
     assert parse_netskrafl_coordinate("H4") == (7, 3, True)
     assert parse_netskrafl_coordinate("9H") == (7, 8, False)
     assert parse_netskrafl_coordinate("O15") == (14, 14, True)

@@ -305,7 +305,7 @@ def test_missed_nights_read_every_day_folder(dated):
     assert any("2025-08-15" in n and "missing_days" in n for n in replay["notes"])
     assert any("2025-08-13" in n for n in replay["notes"])
     elo = log["steps"][3]["counts"]
-    # the corpus's records carry no player ids (netskrafl.md "Game record"): the night's 4 games
+    # the corpus's records carry no player ids (docs/NETSKRAFL.md §1): the night's 4 games
     # are taken up, and left unrated rather than rated as the seats player0 and player1
     assert elo["rated"] + elo["unnamed"] == 4 and elo["unnamed"] == 4 and elo["late"] == 0
     params = json.loads((work / "data" / "elo" / "2025-08-16" / "params.json").read_text(encoding="utf-8"))

@@ -393,7 +393,7 @@ def test_six_scoreless_turns_end_the_game_in_every_front_end(tmp_path):
 
 # --- Endline: a challenge bonus that reaches the target ends the game ------------------------------
 
-# Seed 003's Endline (scrabble_endline_beginner: the game ends when a player reaches 70, two
+# The Scrabble rules page's Endline (scrabble_endline_beginner: the game ends when a player reaches 70, two
 # players; no adjustment) with a club's +30 per wrong challenge: JOINT's 40 and the bonus make 70.
 _ENDLINE = """#player1 alice Alice
 #player2 bob Bob

@@ -475,7 +475,7 @@ def test_replayed_database_games_rated_by_their_player_ids(netskrafl_db, tmp_pat
 
 
 def test_impact_refuses_database_games_of_another_language(netskrafl_db, tmp_path):
-    """skrafl impact of games read from the database: their locale (is_IS, netskrafl.md) against
+    """skrafl impact of games read from the database: their locale (is_IS, docs/NETSKRAFL.md) against
     English lexicons is refused, one line and no output (as for the same games as files); with
     Icelandic lexicons the report is made."""
     from lexicon_helpers import make_lexicon

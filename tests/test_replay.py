@@ -112,7 +112,7 @@ def test_export_netskrafl_to_gcg_and_back(tmp_path, shared):
 
 
 def test_export_keeps_a_resignation(tmp_path, shared):
-    """game_4b88… ends with RSGN by player 1 (score −417): netskrafl.md "Resignation: resigner's
+    """game_4b88… ends with RSGN by player 1 (score −417): docs/NETSKRAFL.md "Resignation: resigner's
     score becomes 0"; the record says 297–0. The GCG export must give the same result back."""
     import polars as pl
 

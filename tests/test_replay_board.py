@@ -123,7 +123,7 @@ def test_compiled_board_agrees_with_oracle(rule_sets, seed, which):
 
 
 def test_hand_scored_plays():
-    """Scored by hand from rules.md "Common core" and the standard board (boards.md): 8D RETSINA
+    """Scored by hand from docs/RULES.md §2 and the standard board (boards.md): 8D RETSINA
     covers D8 (DL) and H8 (DW): (2·1 + 6·1) × 2 + 50 = 66. Then H7 down "s.T" through the I on H8:
     a blank (0) on plain H7, the I (1, already there), T (1) on plain H9 = 2, written "s.T"."""
     rules = load_rules("wespa")

@@ -2,8 +2,8 @@
 folder walk reading skrafl's hidden generation folders, unreadable Netskrafl times, and bad
 ``#challenge-rule`` values under ``--strict``.
 
-Expected values come from the rules (gcg.md: the pragma's values, the error catalogue;
-netskrafl.md: ``ts_last_move`` is ISO 8601 UTC) and from the shared corpora's recorded numbers:
+Expected values come from the rules (docs/GCG.md: the pragma's values, the error catalogue;
+docs/NETSKRAFL.md: ``ts_last_move`` is ISO 8601 UTC) and from the shared corpora's recorded numbers:
 ``doug_v_emely.gcg`` has emely at 55 after VOX; a +10 wrong-challenge bonus gives 65 under the
 ten-point rule, 60 under the five-point rule."""
 
@@ -57,7 +57,7 @@ def test_lang_keeps_the_files_challenge_rule(shared, tmp_path, pragma):
 def test_rules_option_still_names_the_challenge_rule(shared, tmp_path):
     """README: the rule is taken from the first bonus unless #challenge-rule or --rules says
     otherwise. VOX forms VOX, JO and AX: --rules wespa (+5 per word challenged, issue 23 item 6)
-    accepts the +10 (two of the three words); --rules scrabble (seed 003: no bonus) holds it to 0."""
+    accepts the +10 (two of the three words); --rules scrabble (the Scrabble rules page: no bonus) holds it to 0."""
     res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="wespa", strict=True))
     assert res.game_row["status"] == "ok", res.game_row["error"]
     res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="scrabble"))
@@ -153,7 +153,7 @@ def test_unreadable_finished_at_pragma(fixtures, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. #challenge-rule takes the values gcg.md lists; anything else is said (strict: an error)
+# 4. #challenge-rule takes the values docs/GCG.md lists; anything else is said (strict: an error)
 
 
 @pytest.mark.parametrize("value", ["bogus", "10", ""])
@@ -164,7 +164,7 @@ def test_unknown_challenge_rule(shared, tmp_path, value):
     assert row["status"] == "ok" and row["score2"] == 65  # the pragma ignored: the rule from the first bonus
     found = [f for f in lenient.findings if f.code == "UNRECOGNIZED_CHALLENGE_RULE"]
     assert len(found) == 1 and found[0].line == 1
-    for allowed in ("VOID", "SINGLE", "DOUBLE", "TRIPLE", "FIVE_POINT", "TEN_POINT"):  # gcg.md §2
+    for allowed in ("VOID", "SINGLE", "DOUBLE", "TRIPLE", "FIVE_POINT", "TEN_POINT"):  # docs/GCG.md §2
         assert allowed in found[0].message
     strict = replay_file(path, ReplayOptions(strict=True)).game_row
     assert strict["status"] == "error"
@@ -199,7 +199,7 @@ def test_unknown_challenge_rule_on_the_command_line(shared, tmp_path):
 
 
 def test_missing_lexicon_given_by_the_options_is_no_strict_error(fixtures):
-    """gcg.md (MAGPIE): a lexicon comes from the file or from the configuration. A file naming none,
+    """docs/GCG.md (MAGPIE): a lexicon comes from the file or from the configuration. A file naming none,
     replayed with a lexicon given (--lexicon, --lang), is not LEXICON_NOT_SPECIFIED under --strict;
     without one it is (the letters are Polish). ŻÓŁW 8E = (5+5+3+1)×2 = 28 (Polish tile values)."""
     from pipelines.replay.game import replay_game

@@ -4,7 +4,7 @@
 ``skrafl replay-svg`` that does not exist.
 
 Expected values come from the README's guarantees (a run that exits 2 writes nothing; each output
-is a whole folder of its own), gcg.md (§2: the pragmas and their meaning, ``#id authority id``)
+is a whole folder of its own), docs/GCG.md (§2: the pragmas and their meaning, ``#id authority id``)
 and the shared corpora (10 Netskrafl records; 52 GCG files; ``boys1.gcg`` known as
 ``…boys1.gcg#5a4a…`` as the trial recorded)."""
 
@@ -195,7 +195,7 @@ def test_no_repeat_no_note(ns, tmp_path):
 # 3. --export-gcg keeps the game: its pragmas and its id
 
 
-# the pragmas of gcg.md §2 that say something of the game (not #character-encoding, which the
+# the pragmas of docs/GCG.md §2 that say something of the game (not #character-encoding, which the
 # writer always gives; not #tile-set/#game-board/#-, ignored; not #note, an event's)
 GAME_PRAGMAS = (
     "title",

@@ -205,9 +205,9 @@ def test_analyze_best_play_forms_no_short_word(kk, tmp_path):
     assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("ZOK", 12, 2)
 
 
-# --- issue 23 item 9: seed 003's "a player who passes twice in a row ends the game" -------------------
+# --- issue 23 item 9: the Scrabble rules page's "a player who passes twice in a row ends the game" -------------------
 
-# 8D JOINT = 40 and 8D .....S = 13 as above. bob passes twice in a row (alice plays between): seed 003
+# 8D JOINT = 40 and 8D .....S = 13 as above. bob passes twice in a row (alice plays between): the Scrabble rules page
 # ends the game there ("Ef leikmaður fer framhjá tveimur beygjum í röð er leiknum lokið") and each
 # player loses their own rack ("Stigagjöf"): alice ABDEEGL = 1+3+2+1+1+2+1 = 11, bob EFQRSUV =
 # 1+4+10+1+1+1+4 = 22.
@@ -249,12 +249,12 @@ def test_an_exchange_is_no_pass_and_other_presets_play_on(tmp_path):
     assert row["status"] == "error" and row["error"].startswith("END_GAME_EVENT_BEFORE_GAME_END"), row["error"]
 
 
-# --- issue 23 item 8: Ordspill's time penalties bounded by seed 001 ------------------------------------
+# --- issue 23 item 8: Ordspill's time penalties bounded by the Ordspill.no rules ------------------------------------
 
-# Seed 001 ("Tidstrekk"): −10 per started minute over (Lynrask, Panikk: per started 15 s); the game
+# The Ordspill.no rules ("Tidstrekk"): −10 per started minute over (Lynrask, Panikk: per started 15 s); the game
 # ends by itself once a player is more than five minutes over: at most 21 started 15-second periods,
 # −210. The game: 8G ORD (norwegian_nsf: O 2, R 1, D 1; the star doubles) = 8, then six passes end it
-# (3 each, rules.md); each loses their own rack: kari AEGNSTT = 1+1+2+1+1+1+1 = 8, ola BHKLMPU =
+# (3 each, docs/RULES.md); each loses their own rack: kari AEGNSTT = 1+1+2+1+1+1+1 = 8, ola BHKLMPU =
 # 4+3+2+1+2+4+4 = 20.
 _ORDSPILL = """#player1 kari Kari
 #player2 ola Ola
@@ -283,12 +283,12 @@ def test_ordspill_time_penalties_are_bounded(tmp_path, penalty, ok):
         assert row["status"] == "error" and row["error"].startswith("TIME_PENALTY_INCORRECT"), row["error"]
 
 
-# --- seed 001's Spesial and Tilfeldig boards: templates for the user's own board ---------------------
+# --- the Ordspill.no rules's Spesial and Tilfeldig boards: templates for the user's own board ---------------------
 
 
 @pytest.mark.parametrize("name", ["ordspill_spesial", "ordspill_tilfeldig"])
 def test_ordspill_boards_without_a_published_layout(name, tmp_path):
-    """Seed 001: "Det finnes tre ulike spillebrett: Standard, Spesial og Tilfeldig". The presets say
+    """The Ordspill.no rules: "Det finnes tre ulike spillebrett: Standard, Spesial og Tilfeldig". The presets say
     in one line what is missing; a copy with the game's own board replays under it: a triple letter
     on G8 makes 8G ORD (O 2 × 3 + R 1 + D 1) × 2 on the star = 16 (8 on the standard board)."""
     from pathlib import Path

@@ -1,6 +1,6 @@
 """Tile sets, board layouts and rule-set presets loaded from the game core's data files.
 
-Expected values come from ../shared/reference (tile_sets.tsv, boards/, rules.md), not from the code.
+Expected values come from ../shared/reference (tile_sets.tsv, boards/, docs/RULES.md), not from the code.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_every_reference_tile_set_matches_the_shared_table(shared):
     ],
 )
 def test_tile_set_totals(name, total, blanks):
-    # rules.md: Netskrafl 100 new bag / 104 old bag; Erudit 131 = 128 letters + 3 stars; Russian 104
+    # docs/RULES.md: Netskrafl 100 new bag / 104 old bag; Erudit 131 = 128 letters + 3 stars; Russian 104
     ts = load_tile_set(name)
     assert ts.total == total
     assert ts.blanks == blanks
@@ -161,7 +161,7 @@ def test_tilfeldig_is_reproducible_and_has_n_premiums():
     assert a.letter_mult == b.letter_mult and a.word_mult == b.word_mult
     assert (a.letter_mult, a.word_mult) != (c.letter_mult, c.word_mult)
     # N premium squares besides the centre, which doubles the first word as on every Ordspill board
-    # (seed 001: "Denne ruten gir det første ordet dobbelt ordpoeng")
+    # (the Ordspill.no rules: "Denne ruten gir det første ordet dobbelt ordpoeng")
     assert sum(1 for r in range(15) for col in range(15) if a.premium(r, col) and (r, col) != (7, 7)) == 40
     assert a.start == (7, 7) and a.word_mult[7][7] == 2 and a.letter_mult[7][7] == 1
     assert load_layout("tilfeldig:40:7").word_mult == a.word_mult
@@ -170,7 +170,7 @@ def test_tilfeldig_is_reproducible_and_has_n_premiums():
 
 
 def test_presets_and_their_differences():
-    # rules.md "Differences" table
+    # docs/RULES.md §3 table
     assert set(preset_names()) >= {"netskrafl", "ordspill", "erudit", "russian_scrabble", "slovene", "wespa"}
     ns = load_rules("netskrafl")
     assert (ns.tile_set, ns.bingo_bonus, ns.challenge_bonus, ns.exchange_min_bag) == ("icelandic_new", 50, 10, 7)
@@ -180,7 +180,7 @@ def test_presets_and_their_differences():
     assert load_rules("wespa").challenge_bonus == 5
     assert load_rules("ordspill").end_out == "others_racks"
     assert load_rules("slovene").scoreless_turns_end(2) == 4
-    # seeds 004 and 002: no published set or layout; seed 001's Spesial (no published layout) and
+    # seeds 004 and 002: no published set or layout; the Ordspill.no rules's Spesial (no published layout) and
     # Tilfeldig (premium squares at random, one board per game)
     unpublished = {"krizemkrazem", "etsi_sana", "ordspill_spesial", "ordspill_tilfeldig"}
     assert unpublished <= set(preset_names())
@@ -234,7 +234,7 @@ def test_rule_file_toml_error_names_its_line_and_a_bom_is_dropped(tmp_path):
 
 
 def test_the_first_word_on_a_tilfeldig_board_is_doubled():
-    """Seed 001: the centre square gives the first word double word points, on every board: on a
+    """The Ordspill.no rules: the centre square gives the first word double word points, on every board: on a
     Tilfeldig board ORD through the centre (O 2, R 1, D 1 in the NSF set) scores 8 when its other
     squares are plain (it scored 4)."""
     from gamecore.board import Board

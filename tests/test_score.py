@@ -1,7 +1,7 @@
 """``skrafl score``: rulings on one play (gamecore.adjudicate), the challenge rules (gamecore.challenge)
 and the command.
 
-Expected values come from the rules (rules.md: letter premiums under new tiles, word premiums
+Expected values come from the rules (docs/RULES.md: letter premiums under new tiles, word premiums
 multiplied, bingo after), from the issue's worked cases, from the shared reference move lists
 (three engines agree, ../shared/corpora/positions) and from recorded game scores (GCG fixtures,
 real Netskrafl games).

@@ -155,7 +155,7 @@ def nb_tiny(tmp_path_factory):
 
 def test_build_from_an_nfd_word_list(nb_tiny):
     built = (nb_tiny / "words.txt").read_text(encoding="utf-8").split()
-    # the Norwegian recipe folds é to e (lexicon_rules.md); every word is kept, in NFC
+    # the Norwegian recipe folds é to e (docs/LEXICONS.md); every word is kept, in NFC
     assert sorted(built) == sorted(["ide", "blåbær", "hest", "ærlig", "øre"])
     assert all(unicodedata.is_normalized("NFC", w) for w in built)
 
@@ -321,7 +321,7 @@ def test_nfd_gcg_replays_as_nfc(shared, tmp_path, name):
 
 
 def test_nfd_gcg_without_header_is_repaired_alike(tmp_path):
-    """A header-less UTF-8 file is read as Latin-1 and its racks and words re-decoded (gcg.md §1):
+    """A header-less UTF-8 file is read as Latin-1 and its racks and words re-decoded (docs/GCG.md §1):
     the re-decoded NFD tokens are NFC too."""
     from gamecore.gcg import parse_gcg_bytes
 

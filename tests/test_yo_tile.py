@@ -1,4 +1,4 @@
-"""The Russian set's Ё tile plays as Е wherever the folded word exists (seed 002: "the
+"""The Russian set's Ё tile plays as Е wherever the folded word exists (the Russian Scrabble article: "the
 letter е counts as е or ё"; the lexicon folds ё → е), scored with the Ё tile's value, in ``best``
 and in ``replay`` (words checked, --analyze). Lexicon: the hand-made OpenCorpora fixture (ёж, ёлка
 → еж, елка). Russian values (tile_sets.tsv russian): Ё 3, Е 1, Ж 5, Л 2, К 2, А 1; on an empty
@@ -67,7 +67,7 @@ def test_replay_checks_and_scores_a_yo_play(ru, tmp_path):
 
 
 def test_blank_swap_variant_in_best(ru, tmp_path):
-    """Seed 002's blank swap (preset russian_scrabble_swap: also the blank worth its letter): a
+    """The Russian Scrabble article's blank swap (preset russian_scrabble_swap: also the blank worth its letter): a
     blank ж on the board (ЕЖ across at 8G, the Ж a blank) and Ж on the rack: the player may take
     the blank and must play it. Without Л, ЕЛКА is possible only through the swap: Е (1, played
     through) + л on the DL G9 (2 × 2: worth its letter) + К 2 + А 1 = 8."""

@@ -1,9 +1,9 @@
 """The Russian set's Ё tile in ``skrafl score`` on the real Russian lexicon (OpenCorpora,
-``skrafl build ru``; skipped when it is not built). Seed 002: "the letter е counts as е or ё";
+``skrafl build ru``; skipped when it is not built). The Russian Scrabble article: "the letter е counts as е or ё";
 the lexicon folds ё → е, so a play with the Ё tile is judged on the folded word and scored with
 the Ё tile's value, and a play spelled with Е where the word is ёжик is valid too.
 
-Scores by hand from the rules (rules.md: letter premiums under new tiles, word premiums
+Scores by hand from the rules (docs/RULES.md: letter premiums under new tiles, word premiums
 multiplied) with the Russian values of ../shared/reference/tile_sets.tsv (Ё 3, Е 1, Ж 5, И 1,
 К 2, Л 2, А 1) on the standard board (row 8: H8 DW; column G: G9 DL, G10 and G11 plain)."""
 
@@ -95,7 +95,7 @@ def test_through_the_yo_tile_on_the_board(ru, tmp_path):
 
 
 def test_yo_tile_for_ye_where_only_the_ye_word_exists(ru, tmp_path):
-    """Seed 002 read the other way: the Ё tile counts for е too, so ЛЁС (the word лес) is valid:
+    """The Russian Scrabble article read the other way: the Ё tile counts for е too, so ЛЁС (the word лес) is valid:
     8G ЛЁС = Л 2 + Ё 3 (H8 DW) + С 1 = 6, × 2 = 12."""
     r = run_skrafl_here("check", "--lexicon", str(ru), "лес")
     assert r.returncode == 0, r.stdout

@@ -1,5 +1,5 @@
 """Readers for the official BÍN downloads: ``SHsnid.csv`` (6 fields) and ``KRsnid.csv`` (15
-fields), semicolon-separated UTF-8, no header (data_sources.md; bin.arnastofnun.is).
+fields), semicolon-separated UTF-8, no header (docs/LEXICONS.md §6; bin.arnastofnun.is).
 
 SHsnid: ``lemma;bin_id;word_class;domain;form;tag`` (``hestur;6179;kk;alm;hests;EFET``).
 KRsnid: ``lemma;bin_id;word_class;domain;grade;register;grammar;cross_ref;visibility;form;tag;

@@ -5,7 +5,7 @@ Every lemma id from 1 to the package's largest BÍN id is enumerated with ``Bin.
 forms of one lemma, with KRsnid fields); ids that are unused yield nothing. Greynir's own additions
 (ids from ``begin_greynir_utg``, 571,000 on) come with an empty visibility (birting) and are
 filtered by the recipe, not here: the reader keeps every row so every drop is explained.
-Source: data_sources.md (BÍN via PyPI islenska), islenska's ``Ksnid``.
+Source: docs/LEXICONS.md §6 (BÍN via PyPI islenska), islenska's ``Ksnid``.
 """
 
 from __future__ import annotations

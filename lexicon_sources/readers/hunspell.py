@@ -17,7 +17,7 @@ function; :func:`expand` applies the parsed affixes the way Hunspell's lookup ac
 
 Compounds (``COMPOUNDFLAG``/``COMPOUNDRULE``) are not expanded (their number is unbounded);
 two prefixes (``COMPLEXPREFIXES``) neither. Hunspell marks proper nouns only by capitalisation and
-has no tags (data_sources.md), so the recipe works on the form as written.
+has no tags (docs/LEXICONS.md §6), so the recipe works on the form as written.
 
 Columns: ``form``, ``lemma`` (the stem), ``affixes`` (flags of the affixes applied, ``+``-joined
 in order prefix, suffix, second suffix; empty for the stem), ``stem_flags``, ``last_suffix`` (the

@@ -1,7 +1,7 @@
 """Reader for the OpenCorpora Russian dictionary as compiled in the PyPI package
 ``pymorphy3-dicts-ru`` (the default Russian source; OpenCorpora CC BY-SA 3.0), enumerated through
 ``pymorphy3`` (with ``DAWG2`` installed the word DAWG is walked in C: ~5.1 million entries in
-seconds; data_sources.md).
+seconds; docs/LEXICONS.md §6).
 
 Every (form, paradigm, index) entry of the word DAWG becomes one row; the lemma (normal form) is
 rebuilt from the paradigm's prefix/suffix tables the way pymorphy3 does. The schema is shared

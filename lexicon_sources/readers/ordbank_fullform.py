@@ -1,7 +1,7 @@
 """Reader for the Norsk Ordbank full-form list (``fullformsliste.txt``, Språkbanken), the official
-download the NSF list is built from (lexicon_rules.md: Norwegian).
+download the NSF list is built from (docs/LEXICONS.md §2).
 
-Tab-separated, one inflected form per line, 9 fields (data_sources.md)::
+Tab-separated, one inflected form per line, 9 fields (docs/LEXICONS.md §6)::
 
     LOEPENR  LEMMA_ID  OPPSLAG  TAG  PARADIGME_ID  BOY_NUMMER  FRADATO  TILDATO  NORMERING
 

@@ -1,5 +1,5 @@
 """Reader for Sloleks-style tables (the Slovenian morphological lexicon): tab-separated lines
-``form  lemma  MSD`` in UTF-8 (data_sources.md), e.g. ``hiše	hiša	Ncfsg``.
+``form  lemma  MSD`` in UTF-8 (docs/LEXICONS.md §6), e.g. ``hiše	hiša	Ncfsg``.
 
 MSDs are the English JOS/MULTEXT-East tags: the first letter is the category (N noun, V verb,
 A adjective, R adverb, P pronoun, M numeral, S adposition, C conjunction, Q particle,

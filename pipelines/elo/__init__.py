@@ -1,6 +1,6 @@
 """Netskrafl's Elo rating system in batch: games table in, ratings and top-100 tables out.
 
-The rules (``reference/netskrafl.md`` "Elo", seed 000 FAQ "Elo-stig"):
+The rules (``reference/netskrafl.md`` "Elo", Netskrafl's help FAQ "Elo-stig"):
 
 - Q = 10^(R/scale) per player (scale 400); expected score E_a = Q_a / (Q_a + Q_b); result 1 for a
   win, 0.5 for a draw, 0 for a loss, decided by the final scores (the margin does not matter).
@@ -14,7 +14,7 @@ The rules (``reference/netskrafl.md`` "Elo", seed 000 FAQ "Elo-stig"):
   ``human`` (both players human) and ``competition`` (human games played in competition mode).
 - Games are processed in order of ``finished_at``, then ``game_id``; games without a time (GCG
   files, which have none unless ``#finished-at``) after them, in file order (a note says so).
-- Not rated, each counted in a note: a game against oneself (seed 001), a game marked unrated
+- Not rated, each counted in a note: a game against oneself (the Ordspill.no rules), a game marked unrated
   (optional ``rated``/``unrated`` column), a game of 3–4 players, an unfinished game, a replayed
   Netskrafl record without player ids. A run without ``--date`` whose table has games and rates
   none of them (nor had rated them before, nor ignored them as 0–0) is a :class:`DataError`

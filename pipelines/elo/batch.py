@@ -15,7 +15,7 @@ from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, count
 from .state import RATINGS_COLUMNS, DaysRated, EloState, _ratings_schema, empty_state, plan_days
 
 LISTS: tuple[str, ...] = ("all", "human", "competition")
-"""The three rating lists, in output order (netskrafl.md "Three parallel ratings")."""
+"""The three rating lists, in output order (docs/NETSKRAFL.md §5 "Three parallel ratings")."""
 
 CHANGE_DAYS: tuple[int, ...] = (1, 7, 30)
 """The rating changes the top tables show, in days."""
@@ -55,7 +55,7 @@ _CHUNK = 250_000
 
 
 def _list_filter(name: str) -> Any:
-    """The games of a list (netskrafl.md "Three parallel ratings")."""
+    """The games of a list (docs/NETSKRAFL.md §5 "Three parallel ratings")."""
     import polars as pl
 
     human = ~pl.col("robot0") & ~pl.col("robot1")

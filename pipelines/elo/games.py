@@ -308,7 +308,7 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     it leaves them out, their day unknown), each said in a note. A replayed game whose two
     players have the same name, or whose ``game_id`` repeats an earlier row, is skipped with a
     ``warning:`` note (one bad file must not stop the night). In any table a game against oneself
-    is not rated (seed 001: it has no effect on the ranking), nor a game whose optional ``rated``
+    is not rated (the Ordspill.no rules: it has no effect on the ranking), nor a game whose optional ``rated``
     column is false or ``unrated`` column true (:data:`RATED_COLUMNS`; an empty value is rated):
     skipped with a note. All of this is listed in :attr:`GamesTable.notes`.
 
@@ -442,7 +442,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
         rows = frame.filter(pl.col("game_id") == dup)["row"].sort().to_list()
         raise DataError(f"column 'game_id', row {rows[1]}: duplicate game id {dup!r} (also row {rows[0]})", *table.where(rows[1]))
     same = frame.filter(pl.col("player0") == pl.col("player1")).sort("row")
-    if same.height:  # a game against oneself is not ranked (seed 001: "har ikke konsekvenser for ranking")
+    if same.height:  # a game against oneself is not ranked (the Ordspill.no rules: "har ikke konsekvenser for ranking")
         r = int(same["row"][0])
         path, line = table.where(r)
         notes.append(

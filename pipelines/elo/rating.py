@@ -19,7 +19,7 @@ from gamecore.errors import UsageError
 
 @dataclass(frozen=True)
 class EloParams:
-    """Rating parameters. Defaults are Netskrafl's (netskrafl.md "Elo").
+    """Rating parameters. Defaults are Netskrafl's (docs/NETSKRAFL.md §5).
 
     Attributes:
         k: K for an established player (Netskrafl 20, FAQ).
@@ -28,7 +28,7 @@ class EloParams:
             counting the current game (Netskrafl 10).
         start: rating of a new player (Netskrafl 1200, Ordspill 1000).
         scale: rating difference that multiplies the odds by 10 (400).
-        established_by: which games make a player established (issue 12, netskrafl.md "Elo"):
+        established_by: which games make a player established (issue 12, docs/NETSKRAFL.md §5):
             ``netskrafl`` — the nightly batch (``src/skraflstats.py`` ``_run_stats``): the games of
             the list itself for ``all`` and ``human``, but the *human*-game count for
             ``competition``; ``human_total`` — the per-game path (``src/skraflelo.py``
@@ -134,7 +134,7 @@ def params_for(preset: str = "netskrafl", **overrides: Any) -> EloParams:
 def expected_score(rating: float, opponent: float, scale: float = 400.0) -> float:
     """Expected score (win probability) of a player rated ``rating`` against ``opponent``.
 
-    E = Q / (Q + Q_opp) with Q = 10^(R/scale) (seed 000 FAQ: "S(a) = 10^(E(a)/400)").
+    E = Q / (Q + Q_opp) with Q = 10^(R/scale) (Netskrafl's help FAQ: "S(a) = 10^(E(a)/400)").
     """
     q = 10.0 ** (rating / scale)
     q_opp = 10.0 ** (opponent / scale)
@@ -151,7 +151,7 @@ def game_result(score: int, opponent_score: int) -> float:
 
 
 def rating_change(rating: int, opponent: int, result: float, k: int, scale: float = 400.0) -> int:
-    """Δ = round((result − E) × K), Python's round (half to even) (netskrafl.md "Elo")."""
+    """Δ = round((result − E) × K), Python's round (half to even) (docs/NETSKRAFL.md §5)."""
     return round((result - expected_score(rating, opponent, scale)) * k)
 
 
@@ -177,7 +177,7 @@ def _rate_games(
     ``q_table[r]`` is 10^(r/scale) for integer ratings (grown on demand).
 
     Same arithmetic as Netskrafl: E_a = Q_a/(Q_a+Q_b), Δ = round((result − E) × K) (half to even),
-    a rating floored at 0 (netskrafl.md "Elo"). The sequential part of the job, kept tight: plain
+    a rating floored at 0 (docs/NETSKRAFL.md §5). The sequential part of the job, kept tight: plain
     Python over flat sequences, no attribute look-ups.
     """
     R = ratings
@@ -202,7 +202,7 @@ def _rate_games(
 
 
 def _q_table(size: int, scale: float) -> list[float]:
-    """Q = 10^(r/scale) for the integer ratings 0 … size−1 (netskrafl.md "Elo")."""
+    """Q = 10^(r/scale) for the integer ratings 0 … size−1 (docs/NETSKRAFL.md §5)."""
     q_table: list[float] = []
     _grow_q_table(q_table, size - 1000, scale)
     return q_table
@@ -266,7 +266,7 @@ def _k_factors_of(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params
     """Each side's K per game: K for an established player, K_beginner for a beginner, and 0 for
     an established player meeting a beginner (the beginner rule, FAQ: "fyrstu 10 viðureignir
     byrjenda breyta aðeins Elo-stigum þeirra sjálfra"). Established = robot, or more than
-    ``established_after`` games in the list counting this one (netskrafl.md "Elo")."""
+    ``established_after`` games in the list counting this one (docs/NETSKRAFL.md §5)."""
     import numpy as np
 
     est_a = robot_a | (games_a > params.established_after)

@@ -4,7 +4,7 @@
 a replay board (:mod:`gamecore.replay_board`): every tile play is checked and re-scored by the
 compiled scorer, and an illegal one gets its reason from :mod:`gamecore.play`, the oracle. Tiles
 are checked against the recorded racks and the unseen pool (bag), the cumulative totals,
-end-of-game adjustments (rules.md "Differences": 2× opponent's rack, or 1× plus the opponent's
+end-of-game adjustments (docs/RULES.md §3: 2× opponent's rack, or 1× plus the opponent's
 penalty line in the older GCG style; −own rack after six scoreless turns; Netskrafl: never below 0,
 resigner gets 0), challenge bonuses and withdrawn phonies are recomputed, and each word formed is
 looked up in the lexicon when one is given (an unknown word is a finding about the lexicon, not a
@@ -12,7 +12,7 @@ game error).
 
 Status of a game: ``ok`` (every recorded number reproduced), ``mismatch`` (read and replayed but a
 recorded number or rack differs from the rules), ``error`` (cannot be read, or an illegal play).
-In strict mode every fault is an error with its code (gcg.md error catalogue).
+In strict mode every fault is an error with its code (docs/GCG.md §8).
 
 ``run_replay`` does this for many files (``--workers N`` process pool, results in input order, so
 outputs are deterministic) and streams ``games.parquet`` and ``moves.parquet`` into one output

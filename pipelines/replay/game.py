@@ -193,7 +193,7 @@ CHALLENGE_PRAGMA = {
     "double": ("challenge", 0),
     "triple": ("challenge", 0),
 }
-"""``#challenge-rule`` values (macondo/liwords names, gcg.md §2; not a pragma of the GCG spec, read
+"""``#challenge-rule`` values (macondo/liwords names, docs/GCG.md §2; not a pragma of the GCG spec, read
 when present; :data:`gamecore.gcg.CHALLENGE_RULE_VALUES`, the reader refuses others) → the bonus rule."""
 
 
@@ -646,7 +646,7 @@ class _Replayer:
         self.zeros = 0
         self.passes[p] = 0
         if self.over is None and (holds[p] == 0 or self.target is not None):  # else the play ends nothing
-            # going out, or the Endline target (seed 003: the game ends when a player reaches it)
+            # going out, or the Endline target (the Scrabble rules page: the game ends when a player reaches it)
             self.over = end_after_play(self.rules, self.n, holds[p], self.bag_n, self.computed[p])
             if self.over == "out":
                 self.out_player, self.final_pass_ok = p, True
@@ -655,7 +655,7 @@ class _Replayer:
             self.export_word[id(ev)] = _split_norm(text)
 
     def check_word_lengths(self, ev: Event, words) -> None:
-        """The rule set's shortest word (``min_word_length``; seed 004's Križemkražem: 4), for
+        """The rule set's shortest word (``min_word_length``; the Slovenian Scrabble article's Križemkražem: 4), for
         the main word and every cross word, counted in tiles, as ``score`` rules it (``too_short``).
         The play is taken back before the error: it cannot be made."""
         why = too_short(self.rules, [(w, word_length(self.ts, w)) for w in words])
@@ -728,7 +728,7 @@ class _Replayer:
             if any(t in self.folded for t in rack) or any(
                 t is not None and t.label in self.folded for row in board.squares for t in row
             ):
-                from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (seed 002)
+                from gamecore.folded import best_plays_folded  # a Ё tile plays as Е (the Russian Scrabble article)
 
                 got = best_plays_folded(board, rack, self.bundle, self.rules, 1)
                 return got[0] if got else None
@@ -880,7 +880,7 @@ class _Replayer:
 
     def check_zeros(self, ev: Event) -> None:
         """The end of the game by scoreless turns (``scoreless_rounds_end``), or by a player's
-        passes in a row (``player_passes_end``, seed 003: twice)."""
+        passes in a row (``player_passes_end``, the Scrabble rules page: twice)."""
         if self.over is not None:
             return
         self.over = end_after_scoreless(self.rules, self.n, self.zeros, self.passes[ev.player])
@@ -918,7 +918,7 @@ class _Replayer:
             self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
         # the rule set's minimum (WESPA, Netskrafl: 7); whatever it is, the tiles drawn come from
-        # the bag: never more than it holds, never from an empty bag (seed 004: "draws as many
+        # the bag: never more than it holds, never from an empty bag (the Slovenian Scrabble article: "draws as many
         # new ones from the bag")
         why = exchange_refusal(self.rules, self.bag_n, n)
         if why is not None:
@@ -1132,7 +1132,7 @@ class _Replayer:
                     )
 
     def netskrafl_end(self) -> None:
-        """netskrafl.md "End of game": out-player +2× opponent's rack; six zeros: each −own rack;
+        """docs/NETSKRAFL.md §2: out-player +2× opponent's rack; six zeros: each −own rack;
         never below 0; resigner 0. Added as end_rack / rack_penalty rows (no recorded score)."""
         g = self.game
         racks = {p: self.last_rack_after.get(p, g.initial_racks.get(p, [])) for p in range(self.n)}
@@ -1236,7 +1236,7 @@ def replay_game(
         game: from :func:`gamecore.gcg.read_gcg` or :func:`gamecore.netskrafl_record.read_netskrafl_record`.
         rules: a RuleSet; default :func:`rules_for_game` (with ``preset``/``lang``).
         lexicon: anything answering ``word in lexicon`` (lowercase words), or ``None``.
-        strict: every inconsistency is an error (gcg.md error catalogue).
+        strict: every inconsistency is an error (docs/GCG.md §8).
         analyze: add the best play per turn (columns best_coord, best_word, best_score, points_lost).
         bundle: a :class:`gamecore.best.LexiconBundle` for ``analyze`` (without it those are null).
         export: also return the game as GCG text.
@@ -1363,7 +1363,7 @@ def _flag(value) -> bool | None:
 
 
 NETSKRAFL_ID = "is.netskrafl"
-"""The ``#id`` authority of a Netskrafl record (``#id is.netskrafl GAME_ID``, gcg.md §2 ``authority id``)."""
+"""The ``#id`` authority of a Netskrafl record (``#id is.netskrafl GAME_ID``, docs/GCG.md §2 ``authority id``)."""
 
 SKRAFL_ID = "skrafl.replay"
 """The ``#id`` authority of the id replay gave a game that had none of its own (``FILE#DIGEST``,
@@ -1393,7 +1393,7 @@ def game_facts(game: Game) -> dict:
     """The ``games.parquet`` columns that describe the game rather than its replay:
     ``game_id`` (Netskrafl: the record's ``game_id``; GCG: the ``#id`` pragma; else the file
     name and the game's :func:`content_id`, ``base.gcg#0123456789ab``), ``finished_at`` (Netskrafl ``ts_last_move`` as UTC; GCG: null), ``competition``
-    (Netskrafl ``manual``, netskrafl.md "competition mode"; GCG: null), ``robot1``/``robot2``
+    (Netskrafl ``manual``, docs/NETSKRAFL.md §1 "competition mode"; GCG: null), ``robot1``/``robot2``
     (Netskrafl ``robot0``/``robot1`` when the record has them; otherwise false), ``locale``
     (Netskrafl ``locale``, ``is_IS`` when absent; GCG: ``#locale``, else null).
 
@@ -1435,7 +1435,7 @@ def game_facts(game: Game) -> dict:
 
 def _winner(game: Game, rules, scores: list[int], before: list[int] | None = None) -> str | None:
     """The winner's nickname (:func:`gamecore.game_state.winner_of`); ``None`` for a draw. Under
-    ``tie_break = "score_before_adjustments"`` (seed 003) a tie on the final scores goes to the
+    ``tie_break = "score_before_adjustments"`` (the Scrabble rules page) a tie on the final scores goes to the
     tied player who had more ``before`` the end-of-game adjustments."""
     i = winner_of(rules, scores, before)
     if i is None:
