@@ -43,6 +43,12 @@ COMMANDS: dict[str, str] = {
     "a summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
     "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
     "DIR/gcg/game-NNNNNN.gcg, replaced whole.",
+    "bag": "Measure a bag (the tile set of a rule set, or a candidate tile-set file) by self-play of two equity players: per "
+    "letter the mean turns a tile stays on a rack, its single-tile leave value, the score of the plays that place it "
+    "and the bingo rate of racks holding it; for the bag its evenness (the standard deviation over letters of the mean "
+    "turns on a rack), vowel balance of racks, score, bingos and moves per game, all with 95 % intervals. --compare "
+    "RULES2 plays a second bag letter by letter beside the first. Prints the bag's measures; with --out DIR writes "
+    "DIR/letters.csv, DIR/bag.csv, DIR/report.md and DIR/rack_turns.svg, replaced whole.",
     "replay": "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the bag, "
     "totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes OUT/games.parquet "
     "(one row per file) and OUT/moves.parquet (one row per event), streamed as the games are replayed; OUT is "
