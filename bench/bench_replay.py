@@ -1,5 +1,5 @@
 """Time ``skrafl replay``: games per second, without a lexicon and with one, single process and
-``--workers 2``. Target (issue 4): ≥ 1,000 games/s per core without ``--analyze``.
+``--workers 2``. Target: ≥ 1,000 games/s per core without ``--analyze``.
 
 Cases (each file copied ``BENCH_REPLAY_COPIES`` times, default 40):
 
@@ -15,18 +15,18 @@ shared 2-core machines the speed of a core changes by up to 1.6x from minute to 
 a few runs is the machine's own speed. A run is the whole of ``run_replay``: replaying, converting
 to Arrow and writing ``games.parquet``/``moves.parquet`` into a temporary output.
 
-``replay --analyze`` (issue 11: the best play of every turn, one analyzer per game in the worker
+``replay --analyze`` (the best play of every turn, one analyzer per game in the worker
 processes; target ≥ 10× the 20 games/s of before, per core): the 52 GCG files with ``output/en``
 and the 10 Netskrafl records with ``output/is``, each copied ``BENCH_ANALYZE_COPIES`` times
 (default 10), 1 and 2 workers, games/s and games per CPU-second.
 
-A whole ``skrafl replay FILE`` process (issue 11: ≤ 4× MAGPIE loading the same file): one GCG file
+A whole ``skrafl replay FILE`` process (target: ≤ 4× MAGPIE loading the same file): one GCG file
 of the corpus with the lexicon it names (``output/en``), median wall time after a warm-up, beside
 the floor of any such process (``python -c "import typer, pyarrow.parquet"``: the CLI framework and
 the Parquet writer) and, with ``MAGPIE_DIR`` (see bench_best), a whole MAGPIE process loading the
 same file (``load FILE -lex CSWSKRAFL -wmp false``, our KWG as CSWSKRAFL).
 
-Then memory and stops (issue 10, "Trust"):
+Then memory and stops:
 
 - ``memory``: peak RSS of the parent and of the largest worker (``getrusage``: ``RUSAGE_SELF`` and
   ``RUSAGE_CHILDREN`` in a fresh process per case) replaying 10,000 and 100,000 games (the corpora

@@ -69,7 +69,7 @@ def batch_throughput(args: list[str], text: str, check: Callable[[str, subproces
     return min(run(text) for _ in range(3)), min(run(first) for _ in range(3))
 
 
-# --- skrafl serve (issue 11): whole client processes against a running server -------------------
+# --- skrafl serve: whole client processes against a running server -------------------
 
 CLIENT = Path(sys.executable).parent / "skrafl"  # the console script (cli.client)
 

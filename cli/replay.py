@@ -452,7 +452,7 @@ def stdin_paths(items: List[str]) -> List[str]:
 
 
 _BUILT_LANGS = ("is", "nb", "en", "sl", "ru")
-"""The languages of ``#lexicon`` names (:func:`gamecore.gcg.lexicon_language`) whose lexicon skrafl builds (issue 12)."""
+"""The languages of ``#lexicon`` names (:func:`gamecore.gcg.lexicon_language`) whose lexicon skrafl builds."""
 
 _SCAN_MAX = 20_000
 

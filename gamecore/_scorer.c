@@ -1,4 +1,4 @@
-/* gamecore._scorer: a compiled board for replaying game logs (issue 4).
+/* gamecore._scorer: a compiled board for replaying game logs.
  *
  * ScoreBoard keeps the tiles on a board and, for a play written as in GCG (start square, direction,
  * one token per square), decides whether it is legal and scores it: the same rules as the Python

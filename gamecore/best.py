@@ -2,7 +2,7 @@
 
 The move generator (:mod:`gamecore.movegen`, compiled) works on plain arrays; this module is the
 adapter from the game model (:class:`gamecore.board.Board`, :class:`gamecore.rules.RuleSet`) to
-those arrays and back to :class:`gamecore.play.ScoredPlay`. Order (issue 3): score descending, then
+those arrays and back to :class:`gamecore.play.ScoredPlay`. Order: score descending, then
 fewer tiles, then coordinate (row, column, across before down), then word. With a leave file
 (:func:`best_by_equity`): by static equity, exchanges included (:mod:`gamecore.equity`).
 

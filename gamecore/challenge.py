@@ -15,7 +15,7 @@ single              play stands; no penalty; opponent moves                  tak
 double              play stands; the opponent loses the turn: player moves   taken back, scores 0; opponent moves
                     (3–4 players: the player after the challenger moves)
 five_point          play stands; +5 to the player per word challenged        taken back, scores 0; opponent moves
-                    (WESPA, NASPA's CSW rule; issue 23 item 6); opponent
+                    (WESPA, NASPA's CSW rule); opponent
                     moves
 five_point_per_word the same as five_point (its older name)                  taken back, scores 0; opponent moves
 ten_point           play stands; +10 to the player; opponent moves           taken back, scores 0; opponent moves

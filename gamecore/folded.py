@@ -1,4 +1,4 @@
-"""Tiles whose letter the lexicon folds (issue 12): the Russian set's Ё tile, while the lexicon
+"""Tiles whose letter the lexicon folds: the Russian set's Ё tile, while the lexicon
 folds ё to е (the Russian Scrabble article: "the letter е counts as е or ё"). Such a tile plays as the letter it folds
 to wherever the folded word exists, and scores the tile's own value.
 

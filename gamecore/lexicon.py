@@ -253,7 +253,7 @@ class Lexicon:
 
 
 def _build_hint(folder: Path) -> str:
-    """How to get a lexicon at ``folder`` (issue 12): ``skrafl build LANG`` only when the folder's
+    """How to get a lexicon at ``folder``: ``skrafl build LANG`` only when the folder's
     name is a language with a recipe (``lexicon_sources/LANG``), else what to give instead (a
     folder named ``tmp`` is not a language); a folder another command wrote says so
     (``output/compare/nb`` is a compare report, not a lexicon to build)."""

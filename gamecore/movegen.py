@@ -16,7 +16,7 @@ blank scores 0 (on the rack and on the board; or its letter's value when ``blank
 a rule-set option); the bingo bonus is added once, after multipliers,
 when ``bingo_tiles`` (the rack size, 7) or more tiles are placed.
 
-Speed (issue 11): cross-checks are 64-bit letter sets, narrowed by the lane's own tiles beside
+Speed: cross-checks are 64-bit letter sets, narrowed by the lane's own tiles beside
 the square; an anchor with tiles just right of it is walked from their right end (its left part is
 checked against them at once); the walk allocates nothing and fetches a child list as it takes a
 letter; when the plays are wanted sorted, the first move takes each word of the rack once from

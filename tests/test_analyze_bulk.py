@@ -1,4 +1,4 @@
-"""``replay --analyze`` in bulk (issue 11): one :class:`gamecore.best.GameAnalyzer` per game, fed
+"""``replay --analyze`` in bulk: one :class:`gamecore.best.GameAnalyzer` per game, fed
 the compiled replay board's codes (``CompiledBoard.codes()``), the position kept in C between turns.
 
 The reference is the path it replaced, kept for the oracle replay board: a fresh

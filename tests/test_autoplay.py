@@ -1,4 +1,4 @@
-"""skrafl autoplay (issue 25 item 3): self-play on gamecore.game_state, checked against the rules
+"""skrafl autoplay: self-play on gamecore.game_state, checked against the rules
 and against an independent engine (``skrafl replay`` re-scores every exported game with its own
 compiled scorer and end-of-game rules).
 

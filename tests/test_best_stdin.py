@@ -1,4 +1,4 @@
-"""``skrafl best --board -`` (issue 11, a long-running mode): one CGP position per line of stdin,
+"""``skrafl best --board -`` (a long-running mode): one CGP position per line of stdin,
 the lexicon loaded once, each position's plays written as it is read. Real CLI runs: the plays of
 each line are exactly those of a one-shot ``skrafl best`` on the same CGP string; a hand-scored
 position; a bad line is one error line naming ``-:LINE``, the other lines go on, exit 2."""

@@ -1,4 +1,4 @@
-"""replay and impact on a Dask LocalCluster of 2 worker processes started here (issue 15): the
+"""replay and impact on a Dask LocalCluster of 2 worker processes started here: the
 same bytes as the local run; a worker killed mid-run: the job completes, identical output."""
 
 from __future__ import annotations

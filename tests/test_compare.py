@@ -1,4 +1,4 @@
-"""`skrafl compare LEXICON REFERENCE` (issue 14): a build against an official list. A small
+"""`skrafl compare LEXICON REFERENCE`: a build against an official list. A small
 Norwegian build from a word list, a hand-made reference and must-reject list; the numbers follow
 from the lists by hand (recall = reference words in the lexicon / reference words, …)."""
 

@@ -1,4 +1,4 @@
-"""replay --dataset: Hive-partitioned games/moves, one partition replaced at a time; elo reads it (issue 15)."""
+"""replay --dataset: Hive-partitioned games/moves, one partition replaced at a time; elo reads it."""
 
 from __future__ import annotations
 

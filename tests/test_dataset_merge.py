@@ -1,4 +1,4 @@
-"""replay --dataset never loses a game a run did not ask to drop (issue 23 item 1): games are
+"""replay --dataset never loses a game a run did not ask to drop: games are
 added and replaced by their id, two source folders of one name never share a partition, and
 dropping what a run did not bring is the explicit --drop-missing, which says how many it drops.
 A dataset of the older layout is converted on its next run without losing a game.

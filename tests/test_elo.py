@@ -1,7 +1,7 @@
 """Tests of ``skrafl elo`` (pipelines/elo/, cli/elo.py).
 
 Expected values come from the Netskrafl's help FAQ's worked examples and from hand arithmetic on the rules
-of ``reference/netskrafl.md`` ("Elo"), never from the code under test.
+of docs/NETSKRAFL.md §5, never from the code under test.
 """
 
 from __future__ import annotations
@@ -298,7 +298,7 @@ def test_order_is_finished_at_then_game_id(tmp_path):
 # A small real-looking table, in every input format
 # --------------------------------------------------------------------------------------------
 
-# The nightly batch (preset netskrafl, issue 12): a robot is a beginner for its first 10 games like a
+# The nightly batch (preset netskrafl): a robot is a beginner for its first 10 games like a
 # person, so in n2 anna (1216) and Fullsterkur (1200) are both beginners: Fullsterkur wins,
 # E = 1/(1 + 10^(16/400)) = 0.477, +round(0.523 × 32) = +17 → 1217, anna −17 → 1199; in n4 Amlóði
 # and dora are both new: dora wins, Amlóði −16 → 1184.

@@ -1,4 +1,4 @@
-"""The nightly ``skrafl elo`` cannot skip a day (issue 10, "Trust"): the days a state has rated,
+"""The nightly ``skrafl elo`` cannot skip a day: the days a state has rated,
 ``--catch-up``, and games that arrive for a day already rated (``late_games.csv``).
 
 The reference for every comparison is an independent run: one nightly run per day from nothing,

@@ -185,7 +185,7 @@ def test_netskrafl_records_without_an_id_sharing_a_name_are_two_games(tmp_path):
     assert len(set(ids)) == 2 and all(i.startswith("game.json#") for i in ids), ids
     r = _skrafl("elo", "--games", "rn/games.parquet", "--out", "en", cwd=tmp_path)
     # not refused as one game (the point here); their seats are unnamed, so none can be rated:
-    # that is an error of its own (issue 23 item 3: never "nothing rated" and exit 0)
+    # that is an error of its own (never "nothing rated" and exit 0)
     assert r.returncode == 2 and "shared by different games" not in r.stderr, r.stderr
     assert "nothing rated: none of the table's 2 game(s) can be rated (2 replayed Netskrafl game(s) not rated" in r.stderr
 

@@ -1,9 +1,9 @@
-"""``skrafl elo`` on absurd input (issue 10, "Trust"): option ranges, games tables with absurd
+"""``skrafl elo`` on absurd input: option ranges, games tables with absurd
 numbers, types and bytes, damaged states, a full disk, and NFD/NFC player names.
 
 Every failure must be one line naming what is wrong (file, row, column for a table), exit status
 2 from the command, never a traceback. Expected ratings are hand arithmetic on the rules of
-``reference/netskrafl.md`` ("Elo").
+docs/NETSKRAFL.md §5.
 """
 
 from __future__ import annotations

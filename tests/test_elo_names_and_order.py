@@ -1,10 +1,10 @@
-"""``skrafl elo`` on real game logs (issue 23 items 3 and 4): players known by their names where
+"""``skrafl elo`` on real game logs: players known by their names where
 the log has no ids, games ordered by the time the log has (a Netskrafl record's ``ts_last_move``,
 a GCG ``#finished-at``), else by file order (said in a note); a game against oneself and a game
 marked unrated are skipped with a note; a run that rates none of its table's games is an error
 (exit 2, why, nothing written), never "0 games rated" and exit 0.
 
-Expected ratings are computed here from the rules (``reference/netskrafl.md`` "Elo": start 1200,
+Expected ratings are computed here from the rules (docs/NETSKRAFL.md §5: start 1200,
 Q = 10^(R/400), K 32 for a beginner, 20 once established, the beginner rule, Python's round), not
 read off the code under test; which games are rateable is read from the replay table's own facts
 (status, finished, players, names)."""
@@ -89,7 +89,7 @@ def _rateable(games: pl.DataFrame) -> pl.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 23 item 3: the real logs are rated
+# the real logs are rated
 # --------------------------------------------------------------------------------------------
 
 
@@ -180,7 +180,7 @@ def test_a_table_whose_games_none_can_rate_is_an_error(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Issue 23 item 4: a game against oneself, an unrated game
+# a game against oneself, an unrated game
 # --------------------------------------------------------------------------------------------
 
 HEADER = "game_id,finished_at,player0,player1,robot0,robot1,score0,score1,competition"

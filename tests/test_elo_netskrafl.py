@@ -1,4 +1,4 @@
-"""Issue 12: Elo exactly as Netskrafl's two code paths (reference/netskrafl.md "Elo"), on small
+"""Elo exactly as Netskrafl's two code paths (docs/NETSKRAFL.md §5), on small
 hand-made game sequences whose expected ratings are worked out below line by line.
 
 - ``--preset netskrafl`` = the nightly batch (``src/skraflstats.py`` ``_run_stats``): 0–0 skipped;
@@ -248,7 +248,7 @@ def test_replay_table_carries_locale_moves_and_players(tmp_path, shared, fixture
         ],
     )
     assert res.exit_code == 0, res.output
-    # its only game is of 3 players: nothing rated is an error naming why (issue 23), nothing written
+    # its only game is of 3 players: nothing rated is an error naming why, nothing written
     with pytest.raises(DataError, match=r"nothing rated: .*of 3 or 4 players"):
         elo.run_elo(tmp_path / "rep3" / "games.parquet", tmp_path / "elo3")
     assert not (tmp_path / "elo3").exists()

@@ -1,4 +1,4 @@
-"""`skrafl find`: pattern, anagram and hook search over a built lexicon (issue 14), on a small
+"""`skrafl find`: pattern, anagram and hook search over a built lexicon, on a small
 Norwegian word list (the alphabet a…z æ ø å, in that order) and, when built, the real Icelandic
 lexicon. Expected values follow the pattern language of the issue: ? one letter, * any run, [abc]
 a set; --anagram uses every tile once (? a blank); --hooks the letters before and after a word."""
@@ -213,7 +213,7 @@ def test_hooks_refuses_length_and_limit(nb, option):
     assert r.returncode == 2 and option[0] in r.stderr and r.stdout == "", r.stderr
 
 
-# ---- issue 24 item 10: the table format costs about what tsv does ----------------------------
+# ---- the table format costs about what tsv does ----------------------------
 
 
 def _timed_emit(rows, fmt) -> tuple[float, str]:

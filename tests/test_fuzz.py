@@ -810,7 +810,7 @@ def test_opencorpora_xml_unknown_encoding(tmp_path):
         list(opencorpora_xml.read(p, progress=False))
 
 
-# ---- recipe conditions (issue 24 item 7): 300 seeded mutants of the real `when`s ----------------
+# ---- recipe conditions: 300 seeded mutants of the real `when`s ----------------
 
 
 def test_fuzz_recipe_conditions(tmp_path):

@@ -1,4 +1,4 @@
-"""The fuzz campaign of every command (issue 24): 300 seeded mutants of each command form, run
+"""The fuzz campaign of every command: 300 seeded mutants of each command form, run
 in-process through :func:`cli.main.main` (a few ms each, no interpreter start).
 
 A form is a command line over small real inputs (a GCG game and a Netskrafl record, a board and a

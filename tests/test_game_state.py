@@ -1,4 +1,4 @@
-"""gamecore.game_state: one game state, every rule-set field applied in one place (issue 25 item 1).
+"""gamecore.game_state: one game state, every rule-set field applied in one place.
 
 Expected values come from the rules (WESPA/English tile values: C 3, A 1, T 1, Q 10, Z 10, X 8,
 J 8, K 5, vowels 1, blank 0; the start square is a double word), never from the code under test.

@@ -31,7 +31,7 @@ def test_full_build_counts(is_lexicon):
     entries = json.loads((output_root() / "entries" / "is" / "entries.json").read_text("utf-8"))
     if entries["source"] == "islenska" and "islenska-data 5.0.0" in entries["source_version"]:
         assert entries["rows"] == 7_551_256  # docs/LEXICONS.md §6, measured on islenska-data 5.0.0
-    assert 2_700_000 <= manifest["words"] <= 2_900_000  # "about 2.8 million" (issue 2)
+    assert 2_700_000 <= manifest["words"] <= 2_900_000  # "about 2.8 million"
     assert manifest["words_by_length"]["2"] == 169
     assert set(manifest["words_by_length"]) == {str(n) for n in range(2, 16)}
     tier = json.loads((is_lexicon / "midlungur" / "manifest.json").read_text("utf-8"))
@@ -120,7 +120,7 @@ def test_midlungur_is_netskrafls_rule(is_lexicon):
 
 
 def test_amlodi_common_words_from_the_gigaword_corpus(is_lexicon):
-    # Netskrafl's help FAQ: about a quarter of the vocabulary (docs/LEXICONS.md, issue 14: about 118 k words,
+    # Netskrafl's help FAQ: about a quarter of the vocabulary (docs/LEXICONS.md; measured: about 118 k words,
     # corpus frequency >= 10, at most 12 letters, every two-letter word)
     tier = _tier(is_lexicon, "amlodi")
     assert 110_000 <= tier["words"] <= 125_000

@@ -1,4 +1,4 @@
-"""skrafl impact: plays whose verdict changes between two lexicons (issue 15)."""
+"""skrafl impact: plays whose verdict changes between two lexicons."""
 
 from __future__ import annotations
 

@@ -341,7 +341,7 @@ def test_bounded_lines_stops_at_a_long_line():
         assert list(bounded_lines(zero, 1000)) == [(1, None)]
 
 
-# ---- issue 24 item 5: configurations, recipes, JSON nesting, one-line messages ----------------
+# ---- configurations, recipes, JSON nesting, one-line messages ----------------
 
 RECIPE_HEAD = """[lexicon]
 name = "t"

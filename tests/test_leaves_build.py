@@ -1,4 +1,4 @@
-"""skrafl leaves build (issue 25 item 4): leave values from self-play, and the shipped leave files.
+"""skrafl leaves build: leave values from self-play, and the shipped leave files.
 
 The builds here are tiny and fast: the Icelandic lexicon built in output/is (skipped when it is not
 built) under the Netskrafl rules with racks of 5 tiles (a rule file made here), so that the tile set

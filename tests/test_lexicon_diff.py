@@ -120,7 +120,7 @@ def test_out_of_someone_elses_files_is_refused(builds, tmp_path):
 
 
 def test_csv_and_circulable_report(builds):
-    # issue 14: diff.csv beside diff.parquet, and summary.md: counts per cause, every change with its
+    # diff.csv beside diff.parquet, and summary.md: counts per cause, every change with its
     # cause, column headings
     out = builds["tmp"] / "d4"
     _, table = diff(builds["old"], builds["new"], out)

@@ -49,7 +49,7 @@ MIDLUNGUR_EXPECTED = {
     "að": None,
     "hestaleg": "grade_not_1",
     "fornyrði": "marked_register",
-    "kvæði": None,  # only the form's own register (bmalsnid) is SKALD: Netskrafl tests the lemma's (issue 14)
+    "kvæði": None,  # only the form's own register (bmalsnid) is SKALD: Netskrafl tests the lemma's
     "langorðastur": "too_long",
 }
 
@@ -206,7 +206,7 @@ def test_unknown_language(tmp_path):
 def test_check_without_a_built_lexicon(tmp_path):
     r = run_skrafl_here("check", "--lang", "is", "hestur", output_root=tmp_path)
     assert r.returncode == 2
-    assert "skrafl build is' first" in r.stderr  # the hint (issue 12: with the ingest step before it)
+    assert "skrafl build is' first" in r.stderr  # the hint (with the ingest step before it)
     r = run_skrafl_here("check", "--lexicon", "README.md", "hestur")
     assert r.returncode == 2 and "README.md: not a lexicon folder" in r.stderr
 
@@ -248,7 +248,7 @@ def test_a_recipe_that_keeps_nothing_fails(tmp_path):
 
 
 def test_icelandic_recipe_on_a_plain_word_list(tmp_path):
-    # issue 14: `build is --source wordlist` used to fail with an internal error (no visibility
+    # `build is --source wordlist` used to fail with an internal error (no visibility
     # column). The BÍN rules say which sources they are written for, so a word list skips them,
     # says so, and is filtered by what applies to any list: the alphabet (c, q, w, z are not
     # Icelandic letters), capitals, lengths, two-letter words only from the committee list.
@@ -333,7 +333,7 @@ def test_why_uses_the_recipe_the_lexicon_was_built_with(kr_build, tmp_path):
 
 
 def test_why_tsv_is_real_tsv(kr_build):
-    # issue 14: one header line, one row per source entry, a word column
+    # one header line, one row per source entry, a word column
     r = run_skrafl_here("why", "--lang", "is", "fariði", "hestur", "xyzzy", "--format", "tsv", output_root=kr_build.parent)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
@@ -363,7 +363,7 @@ def committee_recipe(tmp_path: Path, additions: str = "", removals: str = "") ->
 
 
 def test_committee_entries_that_cannot_take_effect_are_reported(kr_build, tmp_path):
-    # issue 14: an addition outside the alphabet or the length limits, a removal that removes nothing
+    # an addition outside the alphabet or the length limits, a removal that removes nothing
     recipe = committee_recipe(tmp_path, "cirkus\nlangtorðalengingarmaður\n", "xyzzyð\n")
     r = run_skrafl_here(
         "build",

@@ -243,7 +243,7 @@ def test_best_svg_follows_coords(en, tmp_path):
 
 def test_a_word_named_twice_is_refused(en, shared):
     """doug's A1 WEB (event 12) forms WEB, ET and BE once each. Five-point is +5 per word
-    challenged (WESPA; issue 23 item 6): 5 for WEB alone, 15 for all three."""
+    challenged (WESPA): 5 for WEB alone, 15 for all three."""
     g = _gcg(shared, "domino14_macondo__gcgio_testdata_doug_v_emely.gcg")
     base = ["score", "--lang", "en", "--game", str(g), "--move", "12", "--challenge", "five_point", "-f", "json"]
     err = _one_line_exit_2(run_skrafl_here(*base, "--challenged", "WEB,WEB,WEB,WEB"))

@@ -1,4 +1,4 @@
-"""skrafl nightly: a simulated run of several nights (issue 15): day 2 changes the lexicon, day 3
+"""skrafl nightly: a simulated run of several nights: day 2 changes the lexicon, day 3
 repeats day 2 (nothing changes), a later night catches up; the expected partitions, ratings equal
 to one run from scratch, and the run logs."""
 

@@ -1,4 +1,4 @@
-"""docs/nightly.example.toml (issue 23 item 14): the example config the README points to names
+"""docs/nightly.example.toml: the example config the README points to names
 every key a nightly config may hold, and it loads, as shipped and with each of its commented
 alternatives taken instead, through the same check a night runs first (:func:`load_config`)."""
 

@@ -1,4 +1,4 @@
-"""One bad game does not stop every night (issue 23 item 2): a game of another language in the
+"""One bad game does not stop every night: a game of another language in the
 dataset (a GCG ``#lexicon GERMAN`` file in an old partition) made the impact step exit 2 on every
 night after a lexicon change, so ratings stopped. The step now leaves it out as a row with its
 reason (``skipped.csv``), the night goes on, and the run log counts it."""

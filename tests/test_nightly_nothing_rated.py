@@ -1,4 +1,4 @@
-"""A nightly that rates nothing does not say ok (issue 24 item 1): every choice of the config is
+"""A nightly that rates nothing does not say ok: every choice of the config is
 checked before any step (an unknown ``[replay] rules`` preset made every game a ``RULES_ERROR`` row,
 none rated, exit 0, and the day counted as rated, never rated again); a night whose replay step
 replays none of the games it was given fails, so the day is not counted and the next run rates it."""

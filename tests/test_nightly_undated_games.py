@@ -169,7 +169,7 @@ def test_elo_rates_the_games_with_times_and_names_the_one_without(tmp_path, word
     n = len(list(NETSKRAFL.glob("*.json")))
     r = _skrafl("elo", "--games", dataset, "--out", tmp_path / "e1")
     assert r.returncode == 0, r.stderr
-    # without --date the game without a time is rated after those with times, in file order (issue 23 item 3)
+    # without --date the game without a time is rated after those with times, in file order
     assert "1 game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order" in r.stderr, r.stderr
     assert f"first: '{GCG.name}#" in r.stderr, r.stderr
     r = _skrafl("elo", "--games", dataset, "--out", tmp_path / "e2", "--date", "2025-08-11", "--catch-up")

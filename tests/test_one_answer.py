@@ -1,4 +1,4 @@
-"""One rule set, every front end, one answer (issue 25 item 1).
+"""One rule set, every front end, one answer.
 
 The same game played under the same rule set through ``replay``, ``replay --analyze``, ``score
 --game``, ``show --game`` (the positions it draws), ``best`` and the self-play game state

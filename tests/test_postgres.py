@@ -1,5 +1,5 @@
 """PostgreSQL in Netskrafl's schema: replay and elo read games from it, elo --ratings-to writes
-ratings back (issue 15). A real server started here (initdb + pg_ctl into a temporary folder, as
+ratings back. A real server started here (initdb + pg_ctl into a temporary folder, as
 the postgres user when run as root, a Unix socket only); skipped only without PostgreSQL binaries."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No PostgreSQL credential in any message or log, whatever the URL's shape (issue 24 item 2).
+"""No PostgreSQL credential in any message or log, whatever the URL's shape.
 
 The URLs are read as libpq reads them: psycopg's ``conninfo_to_dict`` is libpq's own parser
 (``PQconninfoParse``), the independent reference here. A password holding an unencoded ``/`` or

@@ -136,7 +136,7 @@ def test_fast_lowercase_equals_polars_lowercase():
 
 
 def test_multi_letter_tiles_are_refused_in_one_line(tmp_path):
-    """Catalan's L·L, NY and QU tiles (issue 12): the KWG holds one character per tile, so such a
+    """Catalan's L·L, NY and QU tiles: the KWG holds one character per tile, so such a
     recipe is refused with one DataError naming the tiles, not a crash inside the build."""
     from clirun import run_skrafl_here
 

@@ -305,7 +305,7 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
     out = tmp_path / "out"
     res = runner.invoke(app, ["replay", str(d), "--out", str(out), "--quiet"])
     games = pl.read_parquet(out / "games.parquet")
-    # issue 4's columns first, in its order; then the game facts
+    # the first columns, in their order; then the game facts
     assert games.columns[:13] == [
         "file",
         "format",
@@ -322,7 +322,7 @@ def test_game_facts_columns(tmp_path, fixtures, shared):
         "unknown_words",
     ]
     assert games.columns[13:19] == ["game_id", "finished_at", "competition", "robot1", "robot2", "warnings"]
-    # issue 12's columns, appended
+    # the multi-player and rule-set columns, appended
     assert games.columns[19:] == [
         "finished",
         "locale",

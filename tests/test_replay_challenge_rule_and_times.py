@@ -56,7 +56,7 @@ def test_lang_keeps_the_files_challenge_rule(shared, tmp_path, pragma):
 
 def test_rules_option_still_names_the_challenge_rule(shared, tmp_path):
     """README: the rule is taken from the first bonus unless #challenge-rule or --rules says
-    otherwise. VOX forms VOX, JO and AX: --rules wespa (+5 per word challenged, issue 23 item 6)
+    otherwise. VOX forms VOX, JO and AX: --rules wespa (+5 per word challenged)
     accepts the +10 (two of the three words); --rules scrabble (the Scrabble rules page: no bonus) holds it to 0."""
     res = replay_file(_ten_point_game(shared, tmp_path, None), ReplayOptions(preset="wespa", strict=True))
     assert res.game_row["status"] == "ok", res.game_row["error"]

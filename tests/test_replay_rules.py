@@ -2,7 +2,7 @@
 challenge bonus per word challenged, exchanges and the bag, the minimum word length, a player's
 two passes in a row, bounded time penalties.
 
-Expected values come from the rules (reference/rules.md, the tile sets of reference/tile_sets.tsv,
+Expected values come from the rules (docs/RULES.md, the tile sets of reference/tile_sets.tsv,
 the seeds) and the written scores of real game logs, never from the replayer."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _replay(path, **opts):
     return res.game_row, res.move_rows
 
 
-# --- issue 23 item 5: a Netskrafl record's bag wins over --lang/--rules -------------------------------
+# --- a Netskrafl record's bag wins over --lang/--rules -------------------------------
 
 
 def _old_bag_record(tmp_path):
@@ -44,7 +44,7 @@ def test_the_record_old_bag_wins_over_the_options(tmp_path, opts):
     assert [m["score_computed"] for m in moves] == [22]
 
 
-# --- issue 23 item 6: the five-point challenge is five points per word challenged ---------------------
+# --- the five-point challenge is five points per word challenged ---------------------
 
 # A game made for the rule. 8D JOINT: J on the double letter at D8, the star doubles the word:
 # (8×2 + 1+1+1+1) × 2 = 40. 9F FE under IN forms FE (4 + 1×2 on the DL at G9 = 6), IF (5) and NE (3):
@@ -98,7 +98,7 @@ def test_many_challenges_replays_with_its_written_scores(shared):
     assert (row["score1"], row["score2"]) == (373, 477)
 
 
-# --- issue 23 item 7 / issue 25: an exchange draws from the bag -------------------------------------
+# --- an exchange draws from the bag -------------------------------------
 
 # tests/fixtures/multi/tiny.tsv: 6 A and 4 B; racks of 3 (tiny_scrabble.toml: exchange_min_bag = 0, as
 # the Slovenian and Russian presets). After the deal of two racks the bag holds 10 − 6 = 4 tiles.
@@ -136,7 +136,7 @@ def test_an_exchange_from_an_empty_bag_is_refused(tmp_path):
     assert "0 tiles in the bag" in row["error"]
 
 
-# --- issue 25: the rule set's minimum word length in replay and in --analyze's best play -------------
+# --- the rule set's minimum word length in replay and in --analyze's best play -------------
 
 # A club's own Križemkražem files, as in test_custom_boards_and_racks.py (the real ones are not published):
 # Z 3, O 1, K 2, N 1, S 1, T 1; a double word on the start square I9 of a 17×17 board. Words: okno,
@@ -205,7 +205,7 @@ def test_analyze_best_play_forms_no_short_word(kk, tmp_path):
     assert (moves[0]["best_word"], moves[0]["best_score"], moves[0]["points_lost"]) == ("ZOK", 12, 2)
 
 
-# --- issue 23 item 9: the Scrabble rules page's "a player who passes twice in a row ends the game" -------------------
+# --- the Scrabble rules page's "a player who passes twice in a row ends the game" -------------------
 
 # 8D JOINT = 40 and 8D .....S = 13 as above. bob passes twice in a row (alice plays between): the Scrabble rules page
 # ends the game there ("Ef leikmaður fer framhjá tveimur beygjum í röð er leiknum lokið") and each
@@ -249,7 +249,7 @@ def test_an_exchange_is_no_pass_and_other_presets_play_on(tmp_path):
     assert row["status"] == "error" and row["error"].startswith("END_GAME_EVENT_BEFORE_GAME_END"), row["error"]
 
 
-# --- issue 23 item 8: Ordspill's time penalties bounded by the Ordspill.no rules ------------------------------------
+# --- Ordspill's time penalties bounded by the Ordspill.no rules ------------------------------------
 
 # The Ordspill.no rules ("Tidstrekk"): −10 per started minute over (Lynrask, Panikk: per started 15 s); the game
 # ends by itself once a player is more than five minutes over: at most 21 started 15-second periods,

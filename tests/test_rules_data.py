@@ -69,7 +69,7 @@ def test_user_tile_set_file_with_multi_letter_tiles(tmp_path):
     )
     ts = load_tile_set(str(p))
     assert ts.letters == ("A", "CH", "C", "H")
-    # issue 12: CH is made of the set's C and H, so bare "CH" is C + H and the tile is "[CH]"
+    # CH is made of the set's C and H, so bare "CH" is C + H and the tile is "[CH]"
     # (wolges' Spanish rule); brackets hold multi-letter tiles only
     assert ts.parse_rack("A[CH]?") == ["A", "CH", "?"]
     assert ts.parse_rack("ACH") == ["A", "C", "H"]

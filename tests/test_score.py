@@ -287,7 +287,7 @@ PHONY = [("ax", True), ("ta", False)]
         ("single", PHONY, 0, 0, "opponent", False),
         ("double", VALID, 11, 0, "player", True),  # the wrong challenger loses the turn
         ("double", PHONY, 0, 0, "opponent", False),
-        ("five_point", VALID, 21, 10, "opponent", True),  # WESPA: +5 per word challenged (issue 23 item 6): 5 × 2 words
+        ("five_point", VALID, 21, 10, "opponent", True),  # WESPA: +5 per word challenged: 5 × 2 words
         ("five_point", PHONY, 0, 0, "opponent", False),
         ("five_point_per_word", VALID, 21, 10, "opponent", True),  # 5 × 2 words challenged
         ("five_point_per_word", PHONY, 0, 0, "opponent", False),

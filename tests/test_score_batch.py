@@ -1,4 +1,4 @@
-"""``skrafl score --batch FILE|-`` (issue 11, a long-running mode for the judge): one ``CGP<TAB>PLAY``
+"""``skrafl score --batch FILE|-`` (a long-running mode for the judge): one ``CGP<TAB>PLAY``
 per line, the lexicon loaded once, each ruling written as its line is read.
 
 Real CLI runs with the built lexicons (``output/en``, ``output/is``, and for the shared positions of

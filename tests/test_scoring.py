@@ -1,6 +1,6 @@
 """The independent play validator and scorer (gamecore.play).
 
-Fixed scores hold for any lexicon containing the words (issue 3 "Must show"); the shared reference
+Fixed scores hold for any lexicon containing the words; the shared reference
 move lists (three engines agree on them) re-score exactly; each illegal play names its reason.
 """
 

@@ -1,4 +1,4 @@
-"""``skrafl serve`` and the thin client (issue 11, start-up): a real server subprocess on a socket in
+"""``skrafl serve`` and the thin client (start-up): a real server subprocess on a socket in
 tmp_path; the ``skrafl`` console script with ``SKRAFL_SERVER`` set gives exactly what the in-process
 run gives (stdout, stderr, exit status, output files), streams stdin, passes Ctrl-C on, falls back
 to an in-process run when the server is absent or stale, and lets no other user in.

@@ -1,4 +1,4 @@
-"""Start-up (issue 11): a command imports only what it uses. The subcommands are registered lazily
+"""Start-up: a command imports only what it uses. The subcommands are registered lazily
 (``cli.main.LazyGroup``): ``skrafl --help`` lists every command from ``cli.main.COMMANDS`` without
 importing its module, a command imports its own module only, and no heavy library (polars,
 pyarrow, numpy, textual, rich) is imported by ``check`` or ``best``. Speed itself is measured in

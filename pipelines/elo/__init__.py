@@ -1,6 +1,6 @@
 """Netskrafl's Elo rating system in batch: games table in, ratings and top-100 tables out.
 
-The rules (``reference/netskrafl.md`` "Elo", Netskrafl's help FAQ "Elo-stig"):
+The rules (docs/NETSKRAFL.md §5, Netskrafl's help FAQ "Elo-stig"):
 
 - Q = 10^(R/scale) per player (scale 400); expected score E_a = Q_a / (Q_a + Q_b); result 1 for a
   win, 0.5 for a draw, 0 for a loss, decided by the final scores (the margin does not matter).

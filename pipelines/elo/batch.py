@@ -293,7 +293,7 @@ def compute(
 
         progress = tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
 
-    # Ratings per locale (issue 12): every (locale, list) is rated on its own.
+    # Ratings per locale: every (locale, list) is rated on its own.
     locales = sorted(set(compact["locale"].to_list()) | set(old["locale"].to_list())) or [""]
     all_a, all_b = compact["a"].to_numpy(), compact["b"].to_numpy()
     all_human = (~compact["robot0"] & ~compact["robot1"]).to_numpy()

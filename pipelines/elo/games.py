@@ -20,7 +20,7 @@ GAME_COLUMNS: tuple[str, ...] = (
     "score1",
     "competition",
 )
-"""Columns of the games table (issue 5). ``finished_at`` is ISO 8601, UTC when no offset is given."""
+"""Columns of the games table. ``finished_at`` is ISO 8601, UTC when no offset is given."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
     column is false or ``unrated`` column true (:data:`RATED_COLUMNS`; an empty value is rated):
     skipped with a note. All of this is listed in :attr:`GamesTable.notes`.
 
-    Player identities: a Netskrafl game record has no player ids (``reference/netskrafl.md``
+    Player identities: a Netskrafl game record has no player ids (docs/NETSKRAFL.md
     "Game record": ``game_id``, ``ts_last_move``, ``moves``, scores… and no user), so replay
     names its seats ``player0`` and ``player1`` in every such game. Those are not players: rated
     as names, every game would be between the same two people. With ``players_from`` (a

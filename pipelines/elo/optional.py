@@ -1,4 +1,4 @@
-"""The optional columns of a games table (issue 12), read beside :func:`games.read_games` (which
+"""The optional columns of a games table, read beside :func:`games.read_games` (which
 checks the required ones) and joined to its rows by the data row number:
 
 - ``locale`` (text, e.g. ``is_IS``, ``en_US``, ``nb_NO``): ratings are kept per locale; a table

@@ -28,7 +28,7 @@ class EloParams:
             counting the current game (Netskrafl 10).
         start: rating of a new player (Netskrafl 1200, Ordspill 1000).
         scale: rating difference that multiplies the odds by 10 (400).
-        established_by: which games make a player established (issue 12, docs/NETSKRAFL.md §5):
+        established_by: which games make a player established (docs/NETSKRAFL.md §5):
             ``netskrafl`` — the nightly batch (``src/skraflstats.py`` ``_run_stats``): the games of
             the list itself for ``all`` and ``human``, but the *human*-game count for
             ``competition``; ``human_total`` — the per-game path (``src/skraflelo.py``
@@ -102,14 +102,14 @@ PRESETS: dict[str, EloParams] = {
     "netskrafl-live": EloParams(established_by="human_total", robots_established=True, min_moves=3, zero_is_start=False),
     "ordspill": EloParams(start=1000),
 }
-"""Named parameter sets (issue 12): ``netskrafl`` (the default) is Netskrafl's nightly batch
+"""Named parameter sets: ``netskrafl`` (the default) is Netskrafl's nightly batch
 (``src/skraflstats.py`` ``_run_stats``): 0–0 games skipped, established per list but the
 competition list by the human-game count, robots beginners for their first 10 games like people,
 a stored human/competition rating of 0 read back as 1200. ``netskrafl-live`` is the per-game model
 Netskrafl is moving to (``src/skraflelo.py`` ``compute_locale_elo_for_game``): established by the
 human games in all locales for all three lists, robots always established, no change for a 0–0
 game or one resigned on move 1 or 2 (``moves`` ≤ 2). Both keep ratings per locale. ``ordspill``:
-the nightly model with start 1000 (issue 5)."""
+the nightly model with start 1000."""
 
 
 def params_for(preset: str = "netskrafl", **overrides: Any) -> EloParams:

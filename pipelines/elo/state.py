@@ -196,7 +196,7 @@ def load_state(folder: str | Path) -> EloState:
         as_of = dt.datetime.fromisoformat(meta["as_of"]) if meta.get("as_of") else None
         days_rated = DaysRated.from_json(meta.get("days_rated")) if meta.get("version", 1) >= 2 else None
         ratings = pl.read_parquet(folder / "ratings.parquet").drop("as_of")
-        if "locale" not in ratings.columns:  # a state of skrafl before issue 12: one locale, ""
+        if "locale" not in ratings.columns:  # a state from before ratings per locale: one locale, ""
             ratings = ratings.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
         processed = pl.read_parquet(folder / "processed.parquet")
     except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as exc:

@@ -72,7 +72,7 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
         day = report_day - dt.timedelta(days=n)
         cands = [d for d in history if d <= day]
         old[n] = history[max(cands)] if cands else None
-    # Ratings are kept per locale (issue 12): one table per list, and per locale when the ratings
+    # Ratings are kept per locale: one table per list, and per locale when the ratings
     # hold more than one (top100_{list}_{locale}.csv).
     locales = sorted(set(ratings["locale"].to_list())) if "locale" in ratings.columns else [""]
     for name, loc in ((name, loc) for name in LISTS for loc in (locales or [""])):
@@ -94,7 +94,7 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
             if snap is None:
                 top = top.with_columns(pl.lit(None, dtype=pl.Int64).alias(col))
             else:
-                if "locale" not in snap.columns:  # a snapshot of skrafl before issue 12: one locale, ""
+                if "locale" not in snap.columns:  # a snapshot from before ratings per locale: one locale, ""
                     snap = snap.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
                 prev = snap.filter((pl.col("list") == name) & (pl.col("locale") == loc)).select(
                     "player", pl.col("rating").alias("_old")

@@ -1,4 +1,4 @@
-"""Replay game logs on the rules engine and write the results as tables (issue 4).
+"""Replay game logs on the rules engine and write the results as tables.
 
 ``replay_game`` replays one :class:`~gamecore.gamelog.Game` (GCG or Netskrafl record) move by move on
 a replay board (:mod:`gamecore.replay_board`): every tile play is checked and re-scored by the

@@ -80,7 +80,7 @@ def distribution_of(game: Game) -> str | None:
 
 
 def _guess_distribution(game: Game, strict: bool) -> str:
-    """A GCG file that names no distribution is English (issue 4). Lenient repair: when its racks
+    """A GCG file that names no distribution is English. Lenient repair: when its racks
     and words hold letters English lacks, take the first tile set holding them all (Polish,
     German, Norwegian, Slovene, Icelandic), with a warning (macondo takes it from its config)."""
     from gamecore.tilesets import load_tile_set
@@ -120,7 +120,7 @@ def rules_for_game(game: Game, preset: str | None = None, lang: str | None = Non
         UsageError: unknown preset or language.
     """
     if game.format == "netskrafl":
-        # the record's bag and board are the game's: they win over --lang/--rules (issue 23 item 5)
+        # the record's bag and board are the game's: they win over --lang/--rules
         board_type = str(game.prefs.get("board_type", "standard")).lower()
         return _cached_rules(
             ("netskrafl", game.prefs.get("newbag") is False, board_type == "explo", (lang, preset) if preset or lang else None)
@@ -179,9 +179,9 @@ def _build_rules(key: tuple):
 # the challenge rule
 
 CHALLENGE_RULES: tuple[tuple[str, int], ...] = (("word", 5), ("challenge", 10))
-"""The bonus rules for a wrong challenge, in the order a first bonus is read as (issue 12; the
+"""The bonus rules for a wrong challenge, in the order a first bonus is read as (the
 rule set's own rule is tried first): +5 per word challenged (the five-point rule of WESPA and
-NASPA's CSW: the challenger names some or all of the words the play forms, issue 23 item 6; e.g.
+NASPA's CSW: the challenger names some or all of the words the play forms; e.g.
 liwords ``many_challenges.gcg``: +10 and +5), +10 per challenge."""
 
 CHALLENGE_PRAGMA = {

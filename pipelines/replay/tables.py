@@ -144,7 +144,7 @@ def schemas(analyze: bool | str = False) -> tuple["pa.Schema", "pa.Schema"]:
             ("robot1", pa.bool_()),
             ("robot2", pa.bool_()),
             ("warnings", pa.list_(pa.string())),
-            # issue 12 (appended, so the two-player columns keep their places): whether the game reached
+            # the multi-player columns (appended, so the two-player columns keep their places): whether the game reached
             # its end (else winner is null), the locale (Netskrafl's, or GCG #locale), the number of
             # players (2-4) and the third and fourth players' columns (null in a two-player game)
             ("finished", pa.bool_()),
