@@ -10,7 +10,7 @@ position is made from mid1 (rack AEEFH??).
 Reference: scrabble-solver 3 / 30 / 150 ms (0 / 1 / 2 blanks); Quackle 0.6 / 6 / 30 ms;
 target for a whole process with one blank: ≤ 0.3 s.
 
-Issue 11: the top play alone (``best_plays(..., 1)``, the pruned search), a whole ``skrafl best -n 1``
+Start-up: the top play alone (``best_plays(..., 1)``, the pruned search), a whole ``skrafl best -n 1``
 and a whole ``skrafl check WORD`` against a bare ``python -c pass`` (target ≤ 5×), with the floor a
 typer CLI cannot go under: ``python -c "import typer"`` in the same environment (typer and click are
 imported by every ``skrafl`` command). And ``skrafl best --board -`` (many positions, one CGP line
@@ -304,7 +304,7 @@ def _stdin_positions() -> None:
 
 
 def _served() -> None:
-    """Issue 11, the long-running mode: whole ``skrafl best -n 1`` and ``skrafl check WORD``
+    """The long-running mode: whole ``skrafl best -n 1`` and ``skrafl check WORD``
     client processes (the console script with ``SKRAFL_SERVER``) against a ``skrafl serve`` the
     bench starts (lexicon preloaded), the same commands without the server, a bare ``python -c
     pass`` and MAGPIE's CLI (``MAGPIE_DIR``). Medians of 21 runs after a warm-up; CPU: the client's

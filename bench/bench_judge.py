@@ -3,7 +3,7 @@ output) and a ruling in the Word Judge station, in-process (the lexicon loaded o
 tournament table): the ruling alone, the ruling with its audit-log line fsynced, and the whole
 round trip on the screen (Textual's pilot: Enter pressed → verdict on screen).
 
-Issue 11: ``skrafl score --batch -`` (one ``CGP<TAB>PLAY`` per line of stdin, the lexicon loaded
+The long-running mode: ``skrafl score --batch -`` (one ``CGP<TAB>PLAY`` per line of stdin, the lexicon loaded
 once): rulings per second over a few lines (the same play and rack as the whole process, and the
 word at other squares) repeated ``BENCH_STDIN_COPIES`` times (default 50), the whole process and per
 ruling after start-up (the run fed one line subtracted), against one whole ``skrafl score``

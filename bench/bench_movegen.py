@@ -33,7 +33,7 @@ checkout built with ``make magpie BUILD=release`` (its ``bin/magpie``). MAGPIE-D
 the bench writes the data folder MAGPIE reads from its working directory (``data/lexica/CSWSKRAFL.kwg``,
 a copy of the KWG built in this run — our KWG has the wolges/macondo layout MAGPIE reads, and a
 ``CSW`` name makes MAGPIE take the English letter distribution; ``data/letterdistributions/english.csv``
-and ``data/layouts/standard15.txt`` from ../shared/reference; an empty leave file made by
+and ``data/layouts/standard15.txt`` from the shared reference data; an empty leave file made by
 ``magpie createdata klv CSWSKRAFL english``) in a temporary folder, and runs MAGPIE there.
 MAGPIE's CLI has no timer, so its in-process time comes from a harness of your own, outside this
 repository: ``MAGPIE_GEN_CMD`` is the shell command that starts it (run in that folder). It reads

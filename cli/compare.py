@@ -55,7 +55,7 @@ def compare(
 
     Examples:
 
-      skrafl compare nb ../shared/corpora/lexicon_refs/nb_nsf_sample.txt --reject ../shared/corpora/lexicon_refs/nb_not_nsf_sample.txt
+      skrafl compare nb nb_nsf_sample.txt --reject nb_not_nsf_sample.txt
 
       skrafl compare output/is/midlungur output/is --format json
     """

@@ -3,7 +3,7 @@
 Text formats (one line per row, one character per square, ``.`` empty; a multi-letter tile may be
 written ``[CH]``):
 
-- ``gcg`` (GCG convention; ``../shared/corpora/positions``): uppercase = tile, lowercase = blank.
+- ``gcg`` (GCG convention, as in macondo's and MAGPIE's positions): uppercase = tile, lowercase = blank.
 - ``netskrafl`` (docs/NETSKRAFL.md §3): lowercase = tile, uppercase = blank.
 - ``cgp`` (docs/GCG.md §7, macondo/MAGPIE): ``rows/… racks scores zeros [ops]``; rows separated by ``/``,
   digits = runs of empty squares, lowercase = blank, ``[..]`` multi-letter tiles.

@@ -1,6 +1,6 @@
 """Board layouts: size, premium squares and start square, loaded from data files by name.
 
-Layout files (``gamecore/data/boards/<name>.txt``; copied from ``../shared/reference/boards/``) use
+Layout files (``gamecore/data/boards/<name>.txt``; copied from the engines' layout files, each named on its ``# source:`` line) use
 the macondo/MAGPIE picture format: ``#`` comment lines (one ``# start square: H8`` line, one
 ``# source:`` line) and one ``|...|`` line per row with a symbol per square:
 ``=`` TW, ``-`` DW, ``"`` TL, ``'`` DL, ``~`` 4×W, ``^`` 4×L, ``X`` punctured (no tile), space plain.

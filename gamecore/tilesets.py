@@ -1,7 +1,7 @@
 """Tile sets: the letters of a game, in alphabet order, with their counts, values and vowel flags.
 
-A tile set is a data file ``gamecore/data/tile_sets/<name>.tsv`` (the sets of
-``../shared/reference/tile_sets.tsv``, one file each, with a ``# source:`` line). Format: ``#``
+A tile set is a data file ``gamecore/data/tile_sets/<name>.tsv`` (one file per set,
+with a ``# source:`` line naming where its counts and values come from). Format: ``#``
 comment lines, a header ``letter count value vowel``, then one tile per line; ``?`` is the blank.
 The order of the lines is the alphabet order (letter index 1..N, used by lexicon graphs).
 A user adds a set by dropping a file into that folder, or by naming the file's path.

@@ -245,7 +245,7 @@ def test_replay_stdin_paths_are_taken_as_spelled(tmp_path):
 
 
 def test_replay_coords_netskrafl_gives_the_records_own_coordinates(tmp_path, shared):
-    """Issue 12: `replay --coords netskrafl` writes coord in Netskrafl's order; on a Netskrafl
+    """`replay --coords netskrafl` writes coord in Netskrafl's order; on a Netskrafl
     record that is the record's own `coord` of every tile play (an independent source)."""
     import json
 

@@ -106,7 +106,7 @@ def _tier(is_lexicon, name: str) -> dict:
 
 
 def test_midlungur_is_netskrafls_rule(is_lexicon):
-    # issue 14 (Netskrafl's README): the lemma's grade and register, by exact value. Netskrafl keeps
+    # Netskrafl's README: the lemma's grade and register, by exact value. Netskrafl keeps
     # refarnir, blárinn, lokahöndin (form register only, or a register that merely contains a mark).
     tier = _tier(is_lexicon, "midlungur")
     r = run_skrafl_here("check", "--lexicon", str(is_lexicon / "midlungur"), "refarnir", "blárinn", "lokahöndin", "hestur")

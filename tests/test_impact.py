@@ -157,7 +157,7 @@ def test_words_are_listed_in_the_alphabet_of_the_language(tmp_path):
     the order of words.txt and of find."""
     words = _corpus_words(tmp_path)
     gone = [w for w in words if w[0] in "áéíóúýþæö"][:10] + [w for w in words if w[0] in "bfs" and w.isascii()][:6]
-    # the Icelandic alphabet as Netskrafl orders its tiles (src/languages.py, in ../shared/reference)
+    # the Icelandic alphabet as Netskrafl orders its tiles (mideind/Netskrafl src/languages.py)
     rows = [
         line.split("\t") for line in (GAMES.parents[2] / "reference" / "tile_sets.tsv").read_text(encoding="utf-8").splitlines()
     ]

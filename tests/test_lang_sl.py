@@ -199,7 +199,7 @@ def test_bad_input_clear_error_previous_output_kept(hunspell_build, tmp_path, fi
 
 
 def test_why_says_the_lemma_is_a_hunspell_stem(hunspell_build):
-    """Issue 12: for Slovenian, 'why' says the lemma column is the Hunspell stem the form came from."""
+    """For Slovenian, 'why' says the lemma column is the Hunspell stem the form came from."""
     r = run_skrafl("why", "--lexicon", str(hunspell_build), "nelepo")
     assert r.returncode == 0, r.stderr
     assert "the lemma is the Hunspell stem the form was expanded from (sl_small.aff)" in r.stdout, r.stdout
@@ -231,7 +231,7 @@ def test_the_seed_names_these_words():
     """The 14 words above are the seed's own (when ../shared is there to read it)."""
     seed = sorted(SEEDS.glob("004_*.txt")) if SEEDS.is_dir() else []
     if not seed:
-        pytest.skip("../shared/seeds/004_*.txt is not here")
+        pytest.skip("the Slovenian Scrabble article (shared seeds folder) is not here")
     text = seed[0].read_text(encoding="utf-8")
     assert "prebrskamo SSKJ" in text
     missing = [w for w in SEED_004_WORDS if w not in text]
@@ -247,7 +247,7 @@ def real_build(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_seed_004_words_are_valid(real_build):
-    """Issue 23 item 12: nine of the seed's 14 SSKJ words (figamož, cicifuj, štafaža, ...) were in no
+    """Nine of the seed's 14 SSKJ words (figamož, cicifuj, štafaža, ...) were in no
     source and INVALID; the committee list (additions.txt) carries what no source has."""
     r = run_skrafl("check", "--lexicon", str(real_build), *SEED_004_WORDS)
     verdicts = dict(line.split("\t") for line in r.stdout.splitlines())

@@ -405,7 +405,7 @@ def test_a_word_in_both_committee_lists_is_an_error(kr_build, tmp_path):
 
 
 def test_why_names_the_letters_outside_the_alphabet_and_cuts_table_lines(kr_build):
-    """Issue 12: 'why' names a letter outside the alphabet and the length limits; in table format
+    """'why' names a letter outside the alphabet and the length limits; in table format
     (for a person: COLUMNS set) no line is wider than the terminal."""
     import os
 

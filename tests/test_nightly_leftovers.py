@@ -1,5 +1,4 @@
-"""What killed or failed ``impact`` and ``nightly`` runs leave, and a full disk (issue 24 items 8
-and 9): a killed impact left its scratch folder ``.skrafl-impact-*`` (a full copy of the replayed
+"""What killed or failed ``impact`` and ``nightly`` runs leave, and a full disk: a killed impact left its scratch folder ``.skrafl-impact-*`` (a full copy of the replayed
 games) beside its output; the next run of the command removes it (never a running one's). A full
 disk is named as the output, not the scratch folder. The nightly's temporary run logs of killed
 runs are removed by the next run; a run that failed on a lock held by a run of the same day is

@@ -1,4 +1,4 @@
-"""Issue 24 item 7: a recipe is data. A ``[[drop]]`` ``when`` is a condition over the entry's
+"""A recipe is data. A ``[[drop]]`` ``when`` is a condition over the entry's
 columns (names, literals, operators, CASE, IN lists, window clauses and a known list of scalar and
 aggregate functions); a table function (``read_csv('/etc/passwd')`` read the file and put its first
 line in the error), a subquery or any other function is refused when the recipe is read, in one

@@ -1,6 +1,6 @@
 """Tile sets, board layouts and rule-set presets loaded from the game core's data files.
 
-Expected values come from ../shared/reference (tile_sets.tsv, boards/, docs/RULES.md), not from the code.
+Expected values come from the shared reference data (its tile-set table and board files) and docs/RULES.md, not from the code.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 24 item 4: a served command acts with its caller's privileges, not the server's. The
+"""A served command acts with its caller's privileges, not the server's. The
 server checked only the caller's user ID: a caller with its capabilities dropped read a 0600 file
 and wrote into a 0700 folder through the server, and the caller's ``ulimit -f`` was ignored. Now
 the server's child takes the caller's resource limits, groups and capabilities (read from

@@ -4,7 +4,7 @@ the lexicon folds ё → е, so a play with the Ё tile is judged on the folded 
 the Ё tile's value, and a play spelled with Е where the word is ёжик is valid too.
 
 Scores by hand from the rules (docs/RULES.md: letter premiums under new tiles, word premiums
-multiplied) with the Russian values of ../shared/reference/tile_sets.tsv (Ё 3, Е 1, Ж 5, И 1,
+multiplied) with the Russian values of the shared tile-set table (Ё 3, Е 1, Ж 5, И 1,
 К 2, Л 2, А 1) on the standard board (row 8: H8 DW; column G: G9 DL, G10 and G11 plain)."""
 
 from __future__ import annotations
