@@ -208,7 +208,7 @@ def test_why_says_the_lemma_is_a_hunspell_stem(hunspell_build):
 # The Slovenian Scrabble article ("Rekordi"): the seven-letter words it finds by browsing SSKJ ("prebrskamo SSKJ") for the
 # best first move. They are SSKJ words, so words of the lexicon (the Slovenian Scrabble article, "Dovoljene besede"); the
 # seed's first-move scores are not checked here (docs/LEXICONS.md: unchecked there).
-SEED_004_WORDS = (
+ARTICLE_WORDS = (
     "žvižgač",
     "cicifuj",
     "štafaža",
@@ -227,15 +227,15 @@ SEED_004_WORDS = (
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 
-def test_the_seed_names_these_words():
+def test_the_article_names_these_words():
     """The 14 words above are the seed's own (when ../shared is there to read it)."""
     seed = sorted(SEEDS.glob("004_*.txt")) if SEEDS.is_dir() else []
     if not seed:
         pytest.skip("the Slovenian Scrabble article (shared seeds folder) is not here")
     text = seed[0].read_text(encoding="utf-8")
     assert "prebrskamo SSKJ" in text
-    missing = [w for w in SEED_004_WORDS if w not in text]
-    assert missing == [] and len(set(SEED_004_WORDS)) == 14
+    missing = [w for w in ARTICLE_WORDS if w not in text]
+    assert missing == [] and len(set(ARTICLE_WORDS)) == 14
 
 
 @pytest.fixture(scope="module")
@@ -246,12 +246,12 @@ def real_build(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_seed_004_words_are_valid(real_build):
+def test_the_article_words_are_valid(real_build):
     """Nine of the seed's 14 SSKJ words (figamož, cicifuj, štafaža, ...) were in no
     source and INVALID; the committee list (additions.txt) carries what no source has."""
-    r = run_skrafl("check", "--lexicon", str(real_build), *SEED_004_WORDS)
+    r = run_skrafl("check", "--lexicon", str(real_build), *ARTICLE_WORDS)
     verdicts = dict(line.split("\t") for line in r.stdout.splitlines())
-    assert verdicts == {w: "VALID" for w in SEED_004_WORDS}, r.stdout
+    assert verdicts == {w: "VALID" for w in ARTICLE_WORDS}, r.stdout
     assert r.returncode == 0, r.stderr
 
 

@@ -183,7 +183,7 @@ def test_empty_board_retsina(shared):
     ("board_word", "at", "rack", "coord", "word", "score"),
     [("WORD", "8E", "MOOORRT", "E4", "ROOTWORM", 102), ("QUIRKY", "8E", "AEIOULD", "E3", "ODALIQUE", 86)],
 )
-def test_issue_scores(shared, board_word, at, rack, coord, word, score):
+def test_a_word_through_a_board_word_scores_its_premiums(shared, board_word, at, rack, coord, word, score):
     layout, values = _standard(shared)
     kwg = Kwg.from_words([board_word, word], ENGLISH)
     grid = [[0] * 15 for _ in range(15)]
