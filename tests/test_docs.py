@@ -30,8 +30,8 @@ OUTSIDE = re.compile(
     r"|design_notes|data_sources"
 )
 SHARED = re.compile(r"\.\./shared\b")
-CITATION = re.compile(r"docs/([A-Z][A-Z_]*\.md) §(\d+)(?:[–-](\d+))?")
-DOC_LINK = re.compile(r"docs/([A-Z][A-Z_]*\.md)")
+CITATION = re.compile(r"docs/([A-Z][A-Z_]+\.md) §(\d+)(?:[–-](\d+))?")
+DOC_LINK = re.compile(r"docs/([A-Z][A-Z_]+\.md)")  # "docs/X.md" is the placeholder
 SECTION = re.compile(r"^#+ §(\d+)\b", re.M)
 
 
