@@ -40,7 +40,7 @@ from gamecore.gamelog import TIME_EXAMPLE, Event, Finding, Game, GameLogError, P
 from gamecore.text import INT32_MAX, nfc
 
 MAX_PLAYERS = 4
-"""Scrabble, Ordspill and Slovenian Scrabble are games for 2 to 4 players (seeds 001, 003, 004):
+"""Scrabble, Ordspill and Slovenian Scrabble are games for 2 to 4 players (the Ordspill.no rules, the Scrabble rules page, the Slovenian Scrabble article):
 ``#player1`` … ``#player4`` are read, turns go round in that order."""
 
 MAX_LINE = 100_000  # characters; a longer line is not a GCG line (bad input: "a 10 MB line")

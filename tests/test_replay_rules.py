@@ -1,4 +1,4 @@
-"""Replay applies the rules as the games have them (issues 23 and 25): the record's bag, the
+"""Replay applies the rules as the games have them: the record's bag, the
 challenge bonus per word challenged, exchanges and the bag, the minimum word length, a player's
 two passes in a row, bounded time penalties.
 
@@ -283,7 +283,7 @@ def test_ordspill_time_penalties_are_bounded(tmp_path, penalty, ok):
         assert row["status"] == "error" and row["error"].startswith("TIME_PENALTY_INCORRECT"), row["error"]
 
 
-# --- the Ordspill.no rules's Spesial and Tilfeldig boards: templates for the user's own board ---------------------
+# --- the Ordspill.no rules' Spesial and Tilfeldig boards: templates for the user's own board ---------------------
 
 
 @pytest.mark.parametrize("name", ["ordspill_spesial", "ordspill_tilfeldig"])

@@ -180,7 +180,7 @@ def test_presets_and_their_differences():
     assert load_rules("wespa").challenge_bonus == 5
     assert load_rules("ordspill").end_out == "others_racks"
     assert load_rules("slovene").scoreless_turns_end(2) == 4
-    # seeds 004 and 002: no published set or layout; the Ordspill.no rules's Spesial (no published layout) and
+    # the Slovenian and Russian articles: no published set or layout; the Ordspill.no rules' Spesial (no published layout) and
     # Tilfeldig (premium squares at random, one board per game)
     unpublished = {"krizemkrazem", "etsi_sana", "ordspill_spesial", "ordspill_tilfeldig"}
     assert unpublished <= set(preset_names())
