@@ -30,7 +30,7 @@ CHALLENGE_BONUS_PER = ("challenge", "word")
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One game system's rules (docs/RULES.md, "Differences" table).
+    """One game system's rules (docs/RULES.md §3; the fields, as in the preset files: docs/RULES.md §4).
 
     Attributes:
         name: preset name.
@@ -59,6 +59,7 @@ class RuleSet:
             ``word`` (the bonus per word challenged: WESPA's and NASPA's CSW five-point rule, +5 for
             each word of the play the challenger names, at most the words it forms).
         time_penalty: points lost per started ``time_penalty_seconds`` over time (0 = none).
+        time_penalty_seconds: the period over time each penalty is counted per (60: per started minute).
         time_penalty_max: the most a time penalty may cost (0 = no cap).
         time_loss_minutes: minutes over time that lose/end the game (0 = never).
         word_premiums: ``multiply`` (two DW = ×4) or ``add`` (an Erudit implementation: ×2 + ×3 = ×5).
@@ -71,11 +72,11 @@ class RuleSet:
             for may take the blank (putting the real tile in its place) and must play it in the
             same move. GCG has no notation for it: ``best`` offers such plays (a ``swap`` column),
             ``replay`` does not read them.
-        min_word_length: the shortest word a play may form, main word and cross words (2; seed
-            004's Križemkražem: 4). ``score`` rules a shorter word ``too_short``; ``best`` offers
+        min_word_length: the shortest word a play may form, main word and cross words (2; the Slovenian
+            Scrabble article's Križemkražem: 4). ``score`` rules a shorter word ``too_short``; ``best`` offers
             no play forming one.
-        unpublished: a preset whose tile distribution or board layout is not published (seed
-            004's Križemkražem, the Russian Scrabble article's 12×16 "Etsi sana"): what is missing, said in one line
+        unpublished: a preset whose tile distribution or board layout is not published (the
+            Slovenian Scrabble article's Križemkražem, the Russian Scrabble article's 12×16 "Etsi sana"): what is missing, said in one line
             when the preset is asked for; it is a template to copy with your own tile set and board
             (``data/rules/README.md``).
         description, source: where the rules come from.

@@ -24,7 +24,8 @@ TEXT_SUFFIXES = {".py", ".c", ".h", ".toml", ".md", ".txt", ".tsv", ".sql", ".cf
 LIBRARY_DIRS = ("cli", "pipelines", "gamecore", "lexicon_sources")
 
 OUTSIDE = re.compile(
-    r"(?i:\bseeds? ?0[0-9]{2}\b|\bissues? [0-9]+|\btrials? [0-9]+)"  # history and requirement documents by number
+    r"(?i:\bseeds?(?:\s*(?://|#|\*))?\s*0[0-9]{2}\b"  # requirement documents by number, also across a line break
+    r"|\bissues?(?:\s*(?://|#|\*))?\s+[0-9]+|\btrials?(?:\s*(?://|#|\*))?\s+[0-9]+)"  # history by number
     r"|\.\./shared/(?:reference|seeds)\b"  # the shared reference documents and the requirement documents
     r"|(?<![\w/])(?:gcg|rules|netskrafl|lexicon_rules|kwg)\.md\b"  # reference files by name (docs/ is upper case)
     r"|design_notes|data_sources"
@@ -59,16 +60,16 @@ def _hits(files: list[tuple[Path, str]], pattern: re.Pattern[str], dirs: tuple[s
         rel = p.relative_to(ROOT)
         if dirs is not None and (len(rel.parts) < 2 or rel.parts[0] not in dirs):
             continue
-        for n, line in enumerate(text.splitlines(), 1):
-            m = pattern.search(line)
-            if m:
-                hits.append(f"{rel}:{n}: {m.group(0)!r} in {line.strip()[:120]}")
+        for m in pattern.finditer(text):  # the whole text: a citation may run over a line break
+            n = text.count("\n", 0, m.start()) + 1
+            line = text.splitlines()[n - 1] if text else ""
+            hits.append(f"{rel}:{n}: {m.group(0)!r} in {line.strip()[:120]}")
     return hits
 
 
 def test_the_check_finds_outside_citations():
     """The patterns catch what they are for (so the scans below cannot pass by matching nothing)."""
-    for cited in ("seed 002", "Seed 004's", "seeds 001, 003", "issue 12", "Issue 23 item 6", "trial 9", "gcg.md §3",
+    for cited in ("seed 002", "Seed 004's", "seeds 001, 003", "seed\n    004's", "# seed\n# 004", "issue 12", "Issue 23 item 6", "trial 9", "gcg.md §3",
                   "../shared/reference/tile_sets.tsv", "../shared/seeds/", "lexicon_rules.md", "rules.md Erudit",
                   "data_sources.md", "kwg.md"):  # fmt: skip
         assert OUTSIDE.search(cited), cited
@@ -159,3 +160,17 @@ def test_errors_md_lists_every_code_and_no_other():
     assert sorted(code - set(registry)) == [], "codes raised but not in docs/ERRORS.md"
     assert sorted(set(registry) - code) == [], "codes in docs/ERRORS.md that nothing raises"
     assert registry == sorted(registry), "docs/ERRORS.md: keep the table in alphabetical order"
+
+
+def test_rules_md_lists_every_rule_set_field():
+    """docs/RULES.md §4 names every field of a rule-set file (a field of gamecore.rules.RuleSet)."""
+    import dataclasses
+
+    from gamecore.rules import RuleSet
+
+    text = _text(DOCS / "RULES.md")
+    fields_section = text.split("## §4", 1)[1].split("\n## §5", 1)[0]
+    fields = [f.name for f in dataclasses.fields(RuleSet)]
+    assert len(fields) > 20
+    missing = [f for f in fields if f"`{f}`" not in fields_section]
+    assert missing == [], f"docs/RULES.md §4 does not list {missing}"
