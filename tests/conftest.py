@@ -4,10 +4,10 @@
 clone may not): tests that need it take this fixture and are skipped cleanly when it is absent.
 
 Markers (registered in pyproject.toml; docs/CONTRIBUTING.md): ``slow`` is set by hand on a test or
-a module (``pytestmark``), and here on ``SLOW_MODULES``; ``needs_shared`` and ``needs_lexicon`` are
-also applied here, by use: a test that takes the ``shared`` fixture or is skipped without
-../shared needs it, and one skipped when a lexicon of ``output/`` is not built (a ``skipif``
-naming ``output/``) needs a built lexicon.
+a module (``pytestmark``), and here on ``SLOW_MODULES`` and ``SLOW_TESTS``; ``needs_shared`` and
+``needs_lexicon`` are applied here, by use: a test that takes the ``shared`` fixture or is skipped
+without ../shared needs it, and one skipped when a lexicon of ``output/`` is not built (a
+``skipif`` naming ``output/``) needs a built lexicon.
 """
 
 from __future__ import annotations
@@ -51,9 +51,12 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-#: Modules slow as a whole whose files other work owns (a module of your own says so itself:
-#: ``pytestmark = pytest.mark.slow``): kill scenarios at every write step; self-play games.
-SLOW_MODULES = {"test_fault_injection", "test_autoplay"}
+#: Modules, and tests (``module::function``), slow whose files other work owns (a file of your own
+#: says so itself: ``pytestmark = pytest.mark.slow`` or ``@pytest.mark.slow``): kill scenarios at
+#: every write step, of a dataset run and of a night; self-play games; every command fuzzed; the
+#: endgame solver against MAGPIE.
+SLOW_MODULES = {"test_fault_injection", "test_autoplay", "test_nightly_faults", "test_fuzz_commands"}
+SLOW_TESTS = {"test_endgame::test_same_value_as_magpie"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -63,5 +66,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.needs_shared)
         if "output/" in reasons:
             item.add_marker(pytest.mark.needs_lexicon)
-        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+        module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
+        if module in SLOW_MODULES or f"{module}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -64,6 +64,7 @@ def test_gcg_fixtures_with_withdrawals(fixtures, small_en, monkeypatch):
     _compare(files, small_en, monkeypatch)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (PROJECT_ROOT / "output" / "en" / "lexicon.kwg").is_file(), reason="output/en not built")
 def test_shared_gcg_full_english(shared, monkeypatch):
     files = sorted((shared / "corpora" / "gcg").glob("*.gcg"))[::3]

@@ -217,6 +217,7 @@ def test_word_fit_equals_brute_force_over_all_placements(pos):
     assert _as_scores(word_fit_moves(board, rack, words, SMALL_RULES)) == _as_scores(brute)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(max_rack=5, max_blanks=2))
 def test_generator_misses_nothing_and_every_play_validates(pos):

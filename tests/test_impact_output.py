@@ -21,6 +21,7 @@ GAME = (
 WORDS = ["windy", "gale", "aw", "li", "en"]  # the file's two plays: WINDY 8D, then GALE 7C over it
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not GAME.exists() or not Path("/dev/full").exists(), reason="no GCG corpus or no /dev/full")
 def test_a_report_that_cannot_be_written_changes_nothing(tmp_path):
     old = make_lexicon(tmp_path / "old", WORDS, language="en")

@@ -246,6 +246,7 @@ def real_build(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("real_sl")  # one worker builds the real lexicon once for both tests
 def test_the_article_words_are_valid(real_build):
     """Nine of the seed's 14 SSKJ words (figamož, cicifuj, štafaža, ...) were in no
     source and INVALID; the committee list (additions.txt) carries what no source has."""
@@ -255,6 +256,8 @@ def test_the_article_words_are_valid(real_build):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("real_sl")
 def test_the_additions_list_holds_only_what_the_source_lacks(real_build):
     """Every word of additions.txt is one the build could not have from sl_SI (the list adds no
     duplicate; were a later sl_SI to list one, this says to drop it from the list)."""
