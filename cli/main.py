@@ -39,7 +39,9 @@ COMMANDS: dict[str, str] = {
     "file, as MAGPIE and wolges write it, e.g. MAGPIE-DATA's data/lexica/CSW21.klv2); 'skrafl leaves path --lang L' "
     "prints the path of the leave file shipped for language L.",
     "autoplay": "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity "
-    "(static equity with a leave file, exchanges included) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints "
+    "(static equity with a leave file, exchanges included), sim (Monte Carlo simulation of the best 5 moves by static "
+    "equity, at most 96 iterations of 2 plies each, with the leave file; the equity player's move once the bag is empty) "
+    "or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints "
     "a summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
     "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
     "DIR/gcg/game-NNNNNN.gcg, replaced whole.",
