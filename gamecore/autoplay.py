@@ -76,7 +76,8 @@ class Mover:
     def _grid(self, state: GameState) -> bytes | None:
         """The board's generator codes (:func:`gamecore.best.encode_grid`, as bytes row by row), kept
         up to date from the plays applied since the last call on the same state; None when the
-        history holds an event other than a play, exchange or pass (the board is then encoded)."""
+        history holds an event other than a play, exchange or pass, or a tile the lexicon's alphabet
+        lacks (a folded Ё), for the rest of the game (the board is then encoded)."""
         history = state.history
         if self._gstate is not state or len(history) < self._gseen:
             size = state.board.size
@@ -92,7 +93,11 @@ class Mover:
                 dr, dc = (0, 1) if sp.across else (1, 0)
                 for i, (t, new) in enumerate(zip(sp.word, sp.new)):
                     if new:
-                        g[(sp.row + dr * i) * size + sp.col + dc * i] = idx[t.label] + (64 if t.blank else 0)
+                        code = idx.get(t.label)
+                        if code is None:  # a folded tile (Ё): no generator code; the search encodes the board
+                            self._g = None
+                            return None
+                        g[(sp.row + dr * i) * size + sp.col + dc * i] = code + (64 if t.blank else 0)
             elif not isinstance(ev, (Exchange, Pass)):
                 self._g = None
                 return None

@@ -6,6 +6,7 @@ board every first play covers H8 (DW) and no other premium square for these leng
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,34 @@ def test_yo_tile_on_the_board_with_every_ye_in_play(ru, tmp_path):
     assert "ЕЛКА" in words
     over = run_skrafl_here("best", "--lang", "ru", "--board", str(board), "--rack", "ЕЕЕЕЛКА", "-f", "tsv", output_root=ru.parent)
     assert over.returncode == 2 and "9 × 'Е'" in over.stderr  # a ninth Е tile is refused as before
+
+
+def test_self_play_goes_on_after_the_yo_tile_is_played(ru, tmp_path):
+    """Self-play under Russian Scrabble: once the Ё tile is on the board (a tile the lexicon's
+    alphabet folds to Е), the equity player still moves (its board codes are made again by the
+    search: the Ё has no code of its own)."""
+    from gamecore.autoplay import Mover, Strategy
+    from gamecore.best import load_bundle
+    from gamecore.equity import LeaveTable
+    from gamecore.game_state import GameState, Play
+    from gamecore.klv import Klv, write_klv2
+    from gamecore.rules import load_rules
+
+    rules = load_rules("russian_scrabble")
+    state = GameState.new(rules, seed=1)
+    rack, bag = state.racks[0], state.bag
+    for want in "ЁЖ":  # the two tiles onto the first rack, swapped with two of its own (counts kept)
+        if want not in rack:
+            i = bag.index(want)
+            bag[i], rack[-1] = rack[-1], bag[i]
+            rack.insert(0, rack.pop())
+    mover = Mover(load_bundle(ru), rules)
+    yo = [p for p in mover.all_plays(state, rack) if "Ё" in [t.label for t in p.word]]
+    assert yo, "no play of the Ё tile"
+    state.apply(Play(0, yo[0]))
+    write_klv2(tmp_path / "ru.klv2", {(1,): 1.0})
+    leaves = LeaveTable(Klv.read(tmp_path / "ru.klv2"), rules.tiles())
+    assert mover._grid(state) is None
+    ev = mover.choose(state, Strategy("equity", leaves=leaves), random.Random(1))
+    state.apply(ev)
+    assert state.turn == 0 and len(state.history) == 2
