@@ -270,8 +270,9 @@ class BagResult:
     boot: object  # evenness replicates
 
 
-def analyse(cfg: Config, arr, cpu: float) -> BagResult:
-    """Per-letter rows and the bag's measures of one run's statistics (``arr`` from :func:`play_all`)."""
+def analyse(cfg: Config, arr, cpu: float, table=None) -> BagResult:
+    """Per-letter rows and the bag's measures of one run's statistics (``arr`` from :func:`play_all`);
+    ``table``: the leave table the games were played with (default: ``cfg.leaves`` read again)."""
     import numpy as np
 
     from gamecore.bagstats import labels
@@ -283,7 +284,8 @@ def analyse(cfg: Config, arr, cpu: float) -> BagResult:
     names = labels(ts)
     k = len(names)
     f = _fields(arr, k)
-    table = LeaveTable(Klv.read(cfg.leaves), ts)
+    if table is None:
+        table = LeaveTable(Klv.read(cfg.leaves), ts)
     ones = np.ones(arr.shape[0])
     rows = []
     for i, label in enumerate(names):
@@ -504,12 +506,14 @@ def run_bag(
         from pipelines.atomic import check_output_dir
 
         check_output_dir(out, "bag", inputs)
+    tables = []
     for cfg in cfgs:
         _setup(cfg)  # bad inputs fail here, once, before any worker starts
+        tables.append(_W["table"])  # the leave values as read when the run began
     results = []
-    for cfg in cfgs:
+    for cfg, table in zip(cfgs, tables):
         arr, cpu = play_all(cfg, workers, cluster, progress)
-        results.append(analyse(cfg, arr, cpu))
+        results.append(analyse(cfg, arr, cpu, table))
     cmp = comparison(results[0], results[1]) if len(results) == 2 else None
     if out is not None:
         from pipelines.atomic import output_dir
