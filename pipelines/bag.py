@@ -234,11 +234,16 @@ def _fields(arr, k: int):
 
 def evenness_of(turns, arrivals, letters: Sequence[int]) -> float:
     """The spread of per-letter mean turns on a rack: their standard deviation over ``letters``
-    (column indexes), from summed ``turns`` and ``arrivals`` per letter."""
+    (column indexes), from summed ``turns`` and ``arrivals`` per letter (a letter without arrivals
+    left out)."""
+    import warnings
+
     import numpy as np
 
-    m = np.asarray(turns, dtype=np.float64)[..., letters] / np.asarray(arrivals, dtype=np.float64)[..., letters]
-    return np.std(m, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a replicate of no games (tiny runs): NaN
+        m = np.asarray(turns, dtype=np.float64)[..., letters] / np.asarray(arrivals, dtype=np.float64)[..., letters]
+        return np.nanstd(m, axis=-1)
 
 
 def boot_evenness(arr, k: int, letters: Sequence[int], seed: int):
@@ -320,7 +325,7 @@ def analyse(cfg: Config, arr, cpu: float, table=None) -> BagResult:
     tsum, asum = f["rack_turns"].sum(axis=0), f["arrivals"].sum(axis=0)
     boot = boot_evenness(arr, k, letters, cfg.seed)
     even = float(evenness_of(tsum, asum, letters))
-    lo, hi = np.percentile(boot, [2.5, 97.5])
+    lo, hi = np.nanpercentile(boot, [2.5, 97.5])
     players = 2
     summary = {
         "evenness": (even, float(lo), float(hi)),
@@ -353,7 +358,7 @@ def comparison(a: BagResult, b: BagResult) -> dict:
     import numpy as np
 
     d = a.boot - b.boot
-    lo, hi = np.percentile(d, [2.5, 97.5])
+    lo, hi = np.nanpercentile(d, [2.5, 97.5])
     diff = a.summary["evenness"][0] - b.summary["evenness"][0]
     if hi < 0:
         verdict = f"{a.name} is more even than {b.name}"
