@@ -134,7 +134,7 @@ def _setup(cfg: Config) -> None:
 
 
 def play_chunk(cfg: Config, indexes: Sequence[int]):
-    """The games ``indexes``: an int64 array, one row of :func:`gamecore.bagstats.game_tally` per
+    """The games ``indexes``: an int32 array (a game's sums are far below 2³¹), one row of :func:`gamecore.bagstats.game_tally` per
     game, and the CPU seconds. A game the rules engine refuses comes back as ``("error", line)``."""
     import numpy as np
 
@@ -152,7 +152,7 @@ def play_chunk(cfg: Config, indexes: Sequence[int]):
             return ("error", f"{cfg.name} game {i}: {exc}")
         st = res.state
         rows.append(game_tally(st.history, st.racks, st.scores, _W["rules"].tiles(), _W["rules"]))
-    return np.asarray(rows, dtype=np.int64), time.process_time() - t0
+    return np.asarray(rows, dtype=np.int32), time.process_time() - t0
 
 
 def _chunk_task(args):
@@ -160,7 +160,7 @@ def _chunk_task(args):
 
 
 def play_all(cfg: Config, workers: int = 1, cluster=None, progress: Callable[[int], None] | None = None):
-    """Every game's statistics in game order (an int64 array) and the CPU seconds of the games."""
+    """Every game's statistics in game order (an int32 array) and the CPU seconds of the games."""
     import numpy as np
 
     from gamecore.errors import DataError
