@@ -78,6 +78,11 @@ def elo(
         help="Output folder, written atomically; an existing one is replaced only if skrafl wrote it (never a file, the current folder or a parent).",
     ),
     state: Optional[Path] = typer.Option(None, "--state", help="A previous output folder to continue from (only read)."),
+    anchors: Optional[Path] = typer.Option(
+        None,
+        "--anchors",
+        help="A CSV of player,rating (skrafl ladder's anchors.csv): those players are held at their rating in every list.",
+    ),
     preset: Optional[str] = typer.Option(
         None,
         "--preset",
@@ -192,6 +197,7 @@ def elo(
         ratings_to=ratings_to,
         ratings_table=table,
         players_from=players_from,
+        anchors=read_anchors(anchors) if anchors is not None else None,
     )
     for note in run.notes:
         if note.startswith("warning: "):  # a skipped game: shown even with --quiet
@@ -237,6 +243,37 @@ def _stdin_table(folder: Path) -> Path:
             out.write(piece)
             piece = src.read(1 << 20)
     return path
+
+
+def read_anchors(path: Path) -> dict[str, int]:
+    """``--anchors``: a CSV with the header ``player,rating`` and one player a line (the rating a
+    number, rounded to a whole point, 0 to 1,000,000).
+
+    Raises:
+        DataError: a bad header, a bad or repeated line (file and line named)."""
+    from cli.common import input_file
+    from gamecore.errors import DataError
+
+    path = input_file(path, "anchors", "--anchors")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or [c.strip() for c in lines[0].split(",")] != ["player", "rating"]:
+        raise DataError("expected the header 'player,rating'", path, 1)
+    out: dict[str, int] = {}
+    for n, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        cols = line.rsplit(",", 1)
+        try:
+            rating = float(cols[1])
+        except (IndexError, ValueError):
+            raise DataError(f"expected player,rating; got {line!r}", path, n) from None
+        who = cols[0].strip()
+        if not who or not (0 <= rating <= 1_000_000):
+            raise DataError(f"expected a player and a rating from 0 to 1000000; got {line!r}", path, n)
+        if who in out:
+            raise DataError(f"player {who!r} listed twice", path, n)
+        out[who] = int(round(rating))
+    return out
 
 
 def register(app: typer.Typer) -> None:

@@ -80,3 +80,32 @@ def test_small_ladder_writes_its_tables(tmp_path):
     assert {"matrix.csv", "ratings.csv", "gaps.csv", "anchors.csv", "report.md"} <= set(names)
     anchors = (tmp_path / "lad" / "anchors.csv").read_text(encoding="utf-8").splitlines()
     assert anchors[0] == "player,rating" and "score,1500.0" in anchors
+
+
+def test_elo_holds_anchored_robots_at_their_ladder_rating(tmp_path):
+    """``skrafl elo --anchors`` (the ladder's anchors.csv): an anchored robot starts at its rating
+    and never moves; the person who beat it gains as against that rating (K 32 as a beginner)."""
+    import polars as pl
+    from clirun import run_skrafl_here
+
+    from pipelines import elo
+
+    rows = [
+        ("g1", "2024-03-01T12:00:00Z", "anna", "fullsterkur", False, True, 400, 350, False),
+        ("g2", "2024-03-01T13:00:00Z", "anna", "amlodi", False, True, 400, 200, False),
+    ]
+    games = tmp_path / "g.csv"
+    pl.DataFrame([list(r) for r in rows], schema=list(elo.GAME_COLUMNS), orient="row").write_csv(games)
+    anchors = tmp_path / "anchors.csv"
+    anchors.write_text("player,rating\nfullsterkur,1500.0\namlodi,353.4\n", encoding="utf-8")
+    r = run_skrafl_here("elo", "--games", str(games), "--out", str(tmp_path / "out"), "--anchors", str(anchors), "-q")
+    assert r.returncode == 0, r.stderr
+    got = pl.read_parquet(tmp_path / "out" / "ratings.parquet").filter(pl.col("list") == "all")
+    rating = dict(zip(got["player"], got["rating"]))
+    assert rating["fullsterkur"] == 1500 and rating["amlodi"] == 353
+    first = 1200 + round(32 * (1 - elo.expected_score(1200, 1500)))
+    assert rating["anna"] == first + round(32 * (1 - elo.expected_score(first, 353)))
+    bad = tmp_path / "bad.csv"
+    bad.write_text("player,rating\nfullsterkur,strong\n", encoding="utf-8")
+    r = run_skrafl_here("elo", "--games", str(games), "--out", str(tmp_path / "out2"), "--anchors", str(bad), "-q")
+    assert r.returncode == 2 and "bad.csv:2" in r.stderr and len(r.stderr.splitlines()) == 1

@@ -79,6 +79,7 @@ def run_elo(
     ratings_to: str | None = None,
     ratings_table: str | None = None,
     players_from: str | None = None,
+    anchors: dict[str, int] | None = None,
 ) -> EloRun:
     """Read, rate, write: the whole ``skrafl elo`` job. Returns the in-memory result.
 
@@ -114,7 +115,7 @@ def run_elo(
         prev = load_state(state_dir) if state_dir is not None else None
         if params is None:
             params = prev.params if prev is not None else PRESETS["netskrafl"]
-        run = compute(table, prev, params, date=date, quiet=quiet, catch_up=catch_up)
+        run = compute(table, prev, params, date=date, quiet=quiet, catch_up=catch_up, anchors=anchors)
         write_output(
             run,
             out_dir,

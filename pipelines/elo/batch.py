@@ -70,6 +70,7 @@ def compute(
     explain: str | None = None,
     quiet: bool = True,
     catch_up: bool = False,
+    anchors: dict[str, int] | None = None,
 ) -> EloRun:
     """Rate the games of ``table`` on top of ``state`` (see the module docstring for the rules).
 
@@ -81,6 +82,8 @@ def compute(
             records its days, the state must have rated the day before (or ``date`` itself).
         explain: a player id: also record that player's games one by one (:attr:`EloRun.trace`).
         quiet: no progress bar on stderr.
+        anchors: players held at a rating in every list (``elo --anchors``: robots rated by
+            ``skrafl ladder``): they start there and never move; their opponents' ratings do.
         catch_up: with ``date``, first rate the days the state has not rated (in order, from the
             same table), then ``date``; from no state, every day up to ``date``. The result equals
             nightly runs over those days.
@@ -233,6 +236,15 @@ def compute(
     # Player indices 0 … n−1 over the state's players and this run's, in name order.
     names, pids = _player_indices([games["player0"], games["player1"], state.ratings["player"]])
     n_players = names.len()
+    held = anchor_ratings = None
+    if anchors:
+        held = np.zeros(n_players, dtype=bool)
+        anchor_ratings = np.zeros(n_players, dtype=np.int64)
+        for who, rating in anchors.items():
+            hits = (names == who).arg_true()
+            if hits.len():
+                held[int(hits[0])] = True
+                anchor_ratings[int(hits[0])] = int(rating)
     n_games = games.height
     games = games.with_columns(
         pl.Series("a", pids[:n_games]),
@@ -320,6 +332,8 @@ def compute(
             counts[c][prev_pids] = prev[c].to_numpy()
         if params.zero_is_start and name != "all":  # Netskrafl's "human_elo or DEFAULT_ELO"
             counts["rating"][prev_pids[prev["rating"].to_numpy() == 0]] = params.start
+        if held is not None:
+            counts["rating"][held] = anchor_ratings[held]
         a = sub["a"].to_numpy()
         b = sub["b"].to_numpy()
         established = None
@@ -347,6 +361,7 @@ def compute(
             stops.setdefault(i, [])
         stops.setdefault(n, [])
         job = _ListJob(
+            held=held,
             a=a,
             b=b,
             result=sub["result0"].to_numpy(),

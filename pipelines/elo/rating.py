@@ -303,6 +303,7 @@ class _ListJob:
     stops: list[tuple[int, list[tuple[str, int]]]]
     params: EloParams
     established: tuple[Any, Any] | None = None  # each side's games for "established", when not the list's own
+    held: Any = None  # per player index: True for a player held at its rating (elo --anchors)
 
 
 @dataclass
@@ -326,6 +327,11 @@ def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
     if job.established is not None:
         games_a, games_b = job.established
     k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
+    if job.held is not None:  # an anchored player's rating never moves (K 0); its opponents' do
+        import numpy as np
+
+        k_a = np.where(job.held[job.a], 0, k_a)
+        k_b = np.where(job.held[job.b], 0, k_b)
     A, B, S = _as_array(job.a, "q"), _as_array(job.b, "q"), _as_array(job.result, "d")
     KA, KB = _as_array(k_a, "q"), _as_array(k_b, "q")
     R = job.ratings
