@@ -55,8 +55,8 @@ COMMANDS: dict[str, str] = {
     "amlodi, equity, sim) plays --games games in pairs on the same bag with seats swapped; a win matrix with 95 % "
     "Wilson intervals and Elo ratings fitted to it (maximum-likelihood Bradley–Terry, --anchor held at "
     "--anchor-rating, 95 % intervals from the Fisher information). Prints the ratings; with --out DIR writes "
-    "DIR/matrix.csv, DIR/ratings.csv, DIR/gaps.csv, DIR/anchors.csv (player,rating: the fitted ratings, to anchor "
-    "robots by) and DIR/report.md, replaced whole.",
+    "DIR/matrix.csv, DIR/ratings.csv, DIR/gaps.csv, DIR/anchors.csv (player,rating: what 'skrafl elo --anchors' "
+    "reads) and DIR/report.md, replaced whole.",
     "replay": "Replay GCG / Netskrafl game logs on the rules engine: re-score every play, check racks against the bag, "
     "totals, end-of-game adjustments and challenges; mark words missing from the lexicon. Writes OUT/games.parquet "
     "(one row per file) and OUT/moves.parquet (one row per event), streamed as the games are replayed; OUT is "

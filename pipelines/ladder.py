@@ -14,7 +14,7 @@ standard error ``√(V_aa + V_bb − 2·V_ab)``.
 
 Output (``pipelines.atomic.output_dir``, command ``ladder``): ``matrix.csv`` (one row per ordered
 pair), ``ratings.csv`` (player, rating, low, high, games, score), ``gaps.csv`` (neighbours in
-rating order), ``anchors.csv`` (``player,rating``: the fitted ratings) and
+rating order), ``anchors.csv`` (``player,rating``: what ``skrafl elo --anchors`` reads) and
 ``report.md``.
 """
 
