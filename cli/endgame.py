@@ -25,7 +25,14 @@ HELP = (
     "of a GCG file or Netskrafl record). Without the opponent's rack, it is every tile not on the board "
     "or the rack on turn. --plies N stops at N plies; --seconds S at a time limit: the best sequence of "
     "the last depth completed and that depth are printed.\n\n"
-    "Exit status: 0 solved; 2 usage or input error (one line on stderr), tiles in the bag included."
+    "Pre-endgame (exactly one tile in the bag: the opponent's rack and that tile together are the unseen "
+    "tiles U): each of the best --candidates N plays (default 10; by static equity with --leaves, else by "
+    "score) is played, and for each tile of U that could be in the bag (weighted by its count in U) the "
+    "side on turn draws it, the opponent holds the rest and the endgame is solved exactly (--plies and "
+    "--seconds apply to each solve); a candidate's value is the mean final spread over the draws, with the "
+    "draws it wins, ties and loses. Passes and exchanges are not candidates (they leave the bag's tile "
+    "unseen). -f json: candidates [{move, value, wins, draws, losses}], best, depth, proved.\n\n"
+    "Exit status: 0 solved; 2 usage or input error (one line on stderr), two or more tiles in the bag included."
 )
 
 
@@ -47,6 +54,12 @@ def endgame(
     plies: Optional[int] = typer.Option(None, "--plies", min=1, help="Search at most N plies (default: to the end of the game)."),
     seconds: Optional[float] = typer.Option(
         None, "--seconds", min=0.0, help="Time limit: the result of the last depth completed within it."
+    ),
+    candidates: int = typer.Option(
+        10, "--candidates", min=1, help="Pre-endgame (one tile in the bag): the plays evaluated (default 10)."
+    ),
+    leaves: Optional[str] = typer.Option(
+        None, "--leaves", help="Pre-endgame: choose the candidates by static equity with this KLV2 file (or LANG)."
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
@@ -103,9 +116,24 @@ def endgame(
             zeros, passes = _scoreless(game, move, p)
         else:
             mine = _rack(rack, ruleset, "--rack")
-    theirs = _check_bag(the_board, mine, theirs, ruleset)
+    theirs, unseen = _check_bag(the_board, mine, theirs, ruleset)
     if ruleset.players_max < 2:
         raise UsageError(f"the rules of {ruleset.name} are not a game of two")  # pragma: no cover
+    if unseen is not None:
+        from gamecore.preendgame import solve_preendgame
+
+        table = None
+        if leaves is not None:
+            from cli.best import _leave_table
+
+            table = _leave_table(leaves, the_board.tile_set, lang, ruleset.name)
+        pre = solve_preendgame(
+            the_board, mine, unseen, bundle.kwg, bundle.alphabet, ruleset, scores, candidates, table, plies, seconds
+        )
+        sys.stdout.write(_render_pre(pre, mine, fmt))
+        return
+    if leaves is not None or candidates != 10:
+        raise UsageError("--candidates and --leaves are for a pre-endgame (one tile in the bag); this bag is empty")
     eg = Endgame(the_board, (mine, theirs), bundle.kwg, bundle.alphabet, ruleset, scores, zeros, passes)
     result = eg.solve(plies=plies, seconds=seconds)
     sys.stdout.write(_render(result, fmt))
@@ -124,12 +152,14 @@ def _rack(text: str, ruleset, option: str) -> list[str]:
         raise UsageError(f"{option}: {exc.message}") from None
 
 
-def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> list[str]:
-    """The opponent's rack: the given one, or every tile not on the board or the rack on turn.
+def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> tuple[list[str], list[str] | None]:
+    """The opponent's rack (the given one, or every tile not on the board or the rack on turn), and
+    None; or, with exactly one tile in the bag (a pre-endgame), the opponent's rack and the unseen
+    tiles (that rack and the bag's tile).
 
     Raises:
-        UsageError: a rack longer than the rule set's or more of a tile than the tile set has; tiles
-        left in the bag (neither on the board nor on a rack).
+        UsageError: a rack longer than the rule set's or more of a tile than the tile set has; two or
+        more tiles left in the bag (neither on the board nor on a rack).
     """
     from gamecore.errors import UsageError
 
@@ -143,28 +173,33 @@ def _check_bag(board, mine: list[str], theirs: list[str] | None, ruleset) -> lis
         left[t] -= 1
     unseen = [t for t in [*ts.letters, "?"] for _ in range(max(0, left.get(t, 0)))]
     if theirs is None:
+        if len(unseen) == ruleset.rack_size + 1:
+            return unseen[: ruleset.rack_size], unseen
         if len(unseen) > ruleset.rack_size:
             raise UsageError(
                 f"the bag is not empty: {len(unseen)} tiles are neither on the board nor on the rack on turn, more than "
-                f"a rack of {ruleset.rack_size}; the endgame starts once the bag is empty (a later --move, or a position "
-                "after the last draw)"
+                f"a rack of {ruleset.rack_size} and one in the bag; the endgame starts once the bag is empty, the "
+                "pre-endgame with one tile in it (a later --move, or a position after the last draw)"
             )
         if not unseen:
             raise UsageError("the opponent has no tiles: the game is over (every tile is on the board or the rack on turn)")
-        return unseen
+        return unseen, None
     _check(board, theirs, ruleset, "the opponent's rack")
     _check(board, mine + theirs, ruleset.replace(rack_size=2 * ruleset.rack_size), "the two racks")
     for t in theirs:
         left[t] -= 1
     bag = sum(c for c in left.values() if c > 0)
-    if bag:
+    if bag > 1:
         raise UsageError(
-            f"the bag is not empty: {bag} tile{'s are' if bag != 1 else ' is'} neither on the board nor on a rack; "
-            "the endgame needs both racks to hold every unseen tile (leave out --opp-rack to give the opponent all of them)"
+            f"the bag is not empty: {bag} tiles are neither on the board nor on a rack; the endgame needs both "
+            "racks to hold every unseen tile, the pre-endgame all but one (leave out --opp-rack to give the "
+            "opponent all of them)"
         )
     if not theirs:
         raise UsageError("the opponent's rack is empty: the game is over")
-    return theirs
+    if bag == 1:
+        return theirs, theirs + [t for t, c in left.items() if c > 0]
+    return theirs, None
 
 
 def _check(board, rack: list[str], ruleset, whose: str) -> None:
@@ -241,6 +276,52 @@ def _render(r, fmt: OutputFormat) -> str:
             out.append(f"{i:>3}. {who}  {'pass':<{width + wordw + 1}}  0")
         else:
             out.append(f"{i:>3}. {who}  {m.coord:<{width}} {m.word:<{wordw}}  {m.score}" + ("  (out)" if m.out else ""))
+    return "\n".join(out) + "\n"
+
+
+def _render_pre(r, mine: list[str], fmt: OutputFormat) -> str:
+    rows = [
+        {
+            "move": f"{c.play.coord} {c.play.word_text('.')}",
+            "score": c.play.score,
+            "value": round(c.value, 4),
+            "wins": c.wins,
+            "draws": c.draws,
+            "losses": c.losses,
+            "depth": c.depth,
+            "proved": c.proved,
+        }
+        for c in r.candidates
+    ]
+    if fmt == OutputFormat.json:
+        doc = {
+            "preendgame": True,
+            "candidates": rows,
+            "best": rows[0]["move"] if rows else None,
+            "unseen": "".join(r.unseen),
+            "spread": r.spread,
+            "depth": r.depth,
+            "proved": r.proved,
+            "nodes": r.nodes,
+            "seconds": round(r.seconds, 3),
+        }
+        return json.dumps(doc, ensure_ascii=False) + "\n"
+    if fmt == OutputFormat.tsv:
+        head = "move\tscore\tvalue\twins\tdraws\tlosses\tdepth\tproved\n"
+        return head + "".join(
+            f"{x['move']}\t{x['score']}\t{x['value']}\t{x['wins']}\t{x['draws']}\t{x['losses']}\t{x['depth']}\t"
+            f"{str(x['proved']).lower()}\n"
+            for x in rows
+        )
+    status = "every solve proved to the end of the game" if r.proved else f"not all proved (depth {r.depth} at least)"
+    out = [
+        f"pre-endgame: rack {''.join(mine)}, unseen {''.join(r.unseen)} (one of them in the bag); spread now {r.spread:+d}",
+        f"{len(rows)} candidates x {len(r.weights)} draws; {status}; nodes {r.nodes:,} in {r.seconds:.2f} s",
+    ]
+    width = max([len(x["move"]) for x in rows] + [4])
+    out.append(f"{'move':<{width}}  score     value  wins draws losses")
+    for x in rows:
+        out.append(f"{x['move']:<{width}}  {x['score']:>5}  {x['value']:>+8.2f}  {x['wins']:>4} {x['draws']:>5} {x['losses']:>6}")
     return "\n".join(out) + "\n"
 
 

@@ -263,7 +263,8 @@ def _endgame_in_process(capsys, **options) -> str:
     from cli.endgame import endgame
 
     given = dict(cgp=None, board=None, board_format=BoardFormat.gcg, rack=None, opp_rack=None, game=None, move=None)
-    given |= dict(lang=None, lexicon=None, rules=None, plies=None, seconds=None, fmt=OutputFormat.table) | options
+    given |= dict(lang=None, lexicon=None, rules=None, plies=None, seconds=None, candidates=10, leaves=None)
+    given |= dict(fmt=OutputFormat.table) | options
     capsys.readouterr()
     endgame(**given)
     return capsys.readouterr().out
@@ -283,11 +284,13 @@ def test_cli_json_table_and_bag_refused(cats_lexicon, capsys):
     # the opponent's rack left out: the unseen tiles, Q and Z; the same in a table
     out = _endgame_in_process(capsys, lexicon=cats_lexicon, cgp=f"{board} S/ 100/90 0")
     assert "value: +56" in out and "(out)" in out
-    # a tile left in the bag: one line, exit 2, nothing on stdout (the real command)
-    res = run_skrafl("endgame", "--lexicon", str(cats_lexicon), "--cgp", f"{board} S/Q 100/90 0")
+    # two tiles left in the bag (a D off the board, and Z): one line, exit 2, nothing on stdout (the
+    # real command); one tile in the bag is a pre-endgame (tests/test_preendgame.py)
+    two = board.replace("CDDDD/", "CDDD1/", 1)
+    res = run_skrafl("endgame", "--lexicon", str(cats_lexicon), "--cgp", f"{two} S/Q 100/90 0")
     assert res.returncode == 2 and res.stdout == ""
     (line,) = res.stderr.splitlines()
-    assert "the bag is not empty: 1 tile is neither on the board nor on a rack" in line
+    assert "the bag is not empty: 2 tiles are neither on the board nor on a rack" in line
     from gamecore.errors import UsageError
 
     with pytest.raises(UsageError, match="the bag is not empty: 96 tiles"):
