@@ -13,7 +13,8 @@ from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_fi
 HELP = (
     "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity (static "
     "equity with a leave file, exchanges included), sim (Monte Carlo simulation of the best 5 moves by static equity, "
-    "at most 96 iterations of 2 plies each, with the leave file; the equity player's move once the bag is empty) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints a "
+    "at most 96 iterations of 2 plies each, with the leave file; the equity player's move once the bag is empty), equity+endgame and sim+endgame (the same, and once the bag is "
+    "empty the exact endgame solver's first move, searched 2 plies deep) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints a "
     "summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
     "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
     "DIR/gcg/game-NNNNNN.gcg, replaced whole.\n\n"
@@ -28,6 +29,8 @@ class Strategy(str, Enum):
     score = "score"
     equity = "equity"
     sim = "sim"
+    equity_endgame = "equity+endgame"
+    sim_endgame = "sim+endgame"
     fullsterkur = "fullsterkur"
     midlungur = "midlungur"
     amlodi = "amlodi"
@@ -73,16 +76,18 @@ def autoplay(
         raise UsageError(f"--pairs plays games two by two: give an even --games (got {games})")
     if gcg and out is None:
         raise UsageError("--gcg writes OUT/gcg/: give --out DIR too")
+    from gamecore.autoplay import EQUITY_STRATEGIES
+
     kinds = (p1.value, p2.value)
     # an equity player given no leave file plays the shipped leaves of --lang's rule set
     fallback = "shipped" if lang is not None else None
     given = (leaves1 or leaves or fallback, leaves2 or leaves or fallback)
     for k, (kind, lv) in enumerate(zip(kinds, given), 1):
-        if kind in ("equity", "sim") and lv is None:
+        if kind in EQUITY_STRATEGIES and lv is None:
             raise UsageError(f"--p{k} {kind} needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
-        if kind not in ("equity", "sim") and (leaves1, leaves2)[k - 1] is not None:
+        if kind not in EQUITY_STRATEGIES and (leaves1, leaves2)[k - 1] is not None:
             raise UsageError(f"--leaves{k} is for an equity player: player {k} plays {kind} (give --p{k} equity)")
-    if leaves is not None and "equity" not in kinds and "sim" not in kinds:
+    if leaves is not None and not any(k in EQUITY_STRATEGIES for k in kinds):
         raise UsageError("--leaves is for equity players: give --p1 equity or --p2 equity")
     folder = Path(lexicon) if lexicon is not None else output_root() / lang
     from gamecore.best import load_bundle
@@ -103,7 +108,7 @@ def autoplay(
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
     for kind, lv in zip(kinds, given):
-        leave_paths.append(_leave_path(lv, lang, rules_ref) if kind in ("equity", "sim") else None)
+        leave_paths.append(_leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES else None)
     vocab = []
     for kind in kinds:
         if kind in ("midlungur", "amlodi"):

@@ -6,6 +6,12 @@ Strategies (:data:`STRATEGIES`):
 - ``equity``: the top move by static equity, exchanges included (needs a leave table): searched
   in C (:class:`gamecore.best.EquitySearch`: each play's equity computed as it is found, only the
   best kept), else :func:`gamecore.equity.rank` over every play;
+- ``equity+endgame``, ``sim+endgame``: ``equity`` and ``sim`` while the bag has tiles; once it is
+  empty (two players), the first move of :class:`gamecore.endgame.Endgame`'s best sequence searched
+  to :data:`ENDGAME_PLIES` plies (a depth, not a time limit, so that a game stays a function of its
+  seeds; a small endgame is proved well within it). Separate names rather than a change to
+  ``equity`` and ``sim`` keep the games those write, and the tests and tables made from them,
+  byte-identical;
 - ``fullsterkur``, ``midlungur``, ``amlodi``: Netskrafl's robots (:func:`gamecore.best.robot_pick`
   over every play, best first; midlungur and amlodi keep the plays whose main word is in their
   vocabulary and pick one at random).
@@ -27,7 +33,11 @@ from typing import Sequence
 from gamecore.errors import UsageError
 from gamecore.game_state import Exchange, GameState, Pass, Play
 
-STRATEGIES = ("score", "equity", "sim", "fullsterkur", "midlungur", "amlodi")
+STRATEGIES = ("score", "equity", "sim", "equity+endgame", "sim+endgame", "fullsterkur", "midlungur", "amlodi")
+#: the strategies that rank by static equity (they need a leave table)
+EQUITY_STRATEGIES = ("equity", "sim", "equity+endgame", "sim+endgame")
+#: the depth of the endgame search of ``equity+endgame`` and ``sim+endgame`` (plies)
+ENDGAME_PLIES = 2
 
 
 @dataclass
@@ -43,7 +53,7 @@ class Strategy:
     def __post_init__(self) -> None:
         if self.kind not in STRATEGIES:
             raise UsageError(f"unknown strategy {self.kind!r}; known: {', '.join(STRATEGIES)}")
-        if self.kind in ("equity", "sim") and self.leaves is None:
+        if self.kind in EQUITY_STRATEGIES and self.leaves is None:
             raise UsageError(f"the {self.kind} strategy needs a leave file: give --leaves FILE.klv2")
 
 
@@ -127,11 +137,52 @@ class Mover:
         got = generate_plays(state.board, list(rack), self.bundle.kwg, self.bundle.alphabet, self.rules, 1, self._index)
         return got[0] if got else None
 
+    def endgame_move(self, state: GameState):
+        """The first move of the endgame's best sequence to :data:`ENDGAME_PLIES` plies (bag empty, two
+        players), as an event; None when the solver does not model the rules or the play is not
+        found among the generator's (a folded tile)."""
+        from gamecore.best import generate_plays
+        from gamecore.endgame import Endgame
+
+        p = state.turn
+        q = 1 - p
+        try:
+            eg = Endgame(
+                state.board,
+                (list(state.racks[p]), list(state.racks[q])),
+                self.bundle.kwg,
+                self.bundle.alphabet,
+                self.rules,
+                (state.scores[p], state.scores[q]),
+                state.scoreless,
+                (state.passes[p], state.passes[q]),
+            )
+        except UsageError:
+            return None
+        res = eg.solve(plies=ENDGAME_PLIES)
+        if not res.sequence:
+            return None
+        first = res.sequence[0]
+        if first.is_pass:
+            return Pass(p)
+        if not self.plain:
+            return None
+        for sp in generate_plays(state.board, list(state.racks[p]), self.bundle.kwg, self.bundle.alphabet, self.rules):
+            if sp.coord == first.coord and sp.score == first.score and _endgame_text(sp) == first.word:
+                return Play(p, sp)
+        return None
+
     def choose(self, state: GameState, strategy: Strategy, rng: random.Random):
         """The event the player on turn makes."""
         p = state.turn
         rack = state.racks[p]
         kind = strategy.kind
+        if kind.endswith("+endgame"):
+            if not state.bag and state.players == 2 and state.racks[1 - p]:
+                ev = self.endgame_move(state)
+                if ev is not None:
+                    return ev
+            kind = kind[: -len("+endgame")]
         if kind == "sim":  # gamecore.simulation; the equity player's move when it gives none
             from gamecore.simulation import autoplay_move
 
@@ -171,6 +222,16 @@ class Mover:
         if rack and state.can_exchange(len(rack)):
             return Exchange(p, tuple(rack))
         return Pass(p)
+
+
+def _endgame_text(sp) -> str:
+    """A play's word as :class:`gamecore.endgame.EndgameMove` writes it (board tiles in parentheses)."""
+    out = []
+    for t, new in zip(sp.word, sp.new):
+        text = t.label.lower() if t.blank else t.label
+        text = f"[{text}]" if len(t.label) > 1 else text
+        out.append(text if new else f"({text})")
+    return "".join(out).replace(")(", "")
 
 
 def play_game(

@@ -95,7 +95,7 @@ _W: dict = {}
 
 def _setup(cfg: Config) -> None:
     """Load the lexicon, rules, leaves and vocabularies once per process."""
-    from gamecore.autoplay import Mover, Strategy
+    from gamecore.autoplay import EQUITY_STRATEGIES, Mover, Strategy
     from gamecore.best import load_bundle
     from gamecore.equity import LeaveTable
     from gamecore.klv import Klv
@@ -114,7 +114,7 @@ def _setup(cfg: Config) -> None:
             from gamecore.lexicon import Lexicon
 
             words = Lexicon.load(vocab)
-        strategies.append(Strategy(kind, table if kind in ("equity", "sim") else None, words))
+        strategies.append(Strategy(kind, table if kind in EQUITY_STRATEGIES else None, words))
     mover = Mover(bundle, rules)
     # the oracle checks every word a play forms against the lexicon, unless a tile is folded (Ё)
     lexicon = bundle.words if not mover.folded else None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +123,64 @@ def test_cli_one_tile_in_the_bag(scats_lexicon, capsys):
     endgame(**given, cgp=f"{_cgp('SSSQ')} S/SQ 100/90 0", fmt=OutputFormat.table)
     out = capsys.readouterr().out
     assert "pre-endgame: rack S, unseen QSS" in out and "+12.00" in out
+
+
+# ---------------------------------------------------------------------------- self-play
+
+EN_LEX = Path(__file__).resolve().parents[1] / "output" / "en"
+
+
+def test_equity_endgame_strategy_goes_out(scats_lexicon):
+    """Bag empty, S on turn against Q Z: the endgame move is SCAT or CATS (6), going out (+ 2 x 20)."""
+    import random
+
+    from gamecore.autoplay import Mover, Strategy
+    from gamecore.best import load_bundle
+    from gamecore.game_state import GameState, Play
+
+    rules = load_rules("wespa")
+    b = Board(rules.layout(), rules.tiles())
+    for i, label in enumerate("CAT"):
+        b.place(7, 7 + i, label)
+    st = GameState(rules, rules.tiles(), b, [], [["S"], ["Q", "Z"]], random.Random(0))
+    st.scores, st.passes, st.turn, st.scoreless = [100, 90], [0, 0], 0, 0
+    mover = Mover(load_bundle(scats_lexicon), rules)
+    ev = mover.choose(st, Strategy("equity+endgame", leaves=object()), random.Random(0))
+    assert isinstance(ev, Play) and (ev.play.score, ev.play.tiles_placed) == (6, 1)
+    st.apply(ev)
+    assert st.over == "out" and st.scores[0] - st.scores[1] == 10 + 6 + 40
+
+
+@pytest.mark.skipif(not (EN_LEX / "lexicon.kwg").is_file(), reason="output/en not built")
+def test_equity_endgame_self_play_is_deterministic_and_plays_endgames(monkeypatch):
+    """Two English games of ``equity+endgame`` against ``equity`` (the shipped leaves): the endgame
+    solver gives a move every time the bag is empty, and the same seeds give the same games."""
+    import gamecore.autoplay as ap
+    from gamecore.best import load_bundle
+    from gamecore.equity import LeaveTable
+    from gamecore.klv import Klv, shipped_leaves
+
+    bundle = load_bundle(EN_LEX)
+    rules = load_rules(bundle.manifest.get("rules") or "wespa")
+    path = shipped_leaves("en", rules.name)
+    if path is None:
+        pytest.skip("no English leaves shipped for these rules")
+    table = LeaveTable(Klv.read(path), rules.tiles())
+    calls = []
+    orig = ap.Mover.endgame_move
+
+    def counted(self, state):
+        ev = orig(self, state)
+        calls.append(ev is not None)
+        return ev
+
+    monkeypatch.setattr(ap.Mover, "endgame_move", counted)
+
+    def games():
+        mover = ap.Mover(bundle, rules)
+        strategies = [ap.Strategy("equity+endgame", table), ap.Strategy("equity", table)]
+        return [ap.gcg_text(ap.play_game(mover, strategies, f"b{i}", f"m{i}"), ["a", "b"]) for i in range(2)]
+
+    first = games()
+    assert calls and all(calls)
+    assert games() == first
