@@ -15,7 +15,7 @@ from cli.position import BOARD_FORMAT_OPTION, GAME_OPTION, LANG_OPTION, LEXICON_
 HELP = (
     "Solve an endgame exactly (the bag is empty, both racks known): the final spread the side on turn reaches "
     "with best play by both sides (the rule set's end-of-game rack adjustments included) and the best sequence "
-    "of plays and passes.\n\n"
+    "of plays and passes; with one tile in the bag, the pre-endgame: each candidate play's mean over every draw.\n\n"
     "The search: negamax with alpha-beta, move ordering, a transposition table and iterative deepening; "
     "printed with the depth searched, whether it reached the end of the game on every line (proved), the "
     "nodes and the seconds. -f json: value, gain (the spread added to the current one), sequence (player, "

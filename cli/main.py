@@ -34,14 +34,15 @@ COMMANDS: dict[str, str] = {
     "best": "List the legal plays for a board and a rack, best first (or the play a Netskrafl robot would make).",
     "endgame": "Solve an endgame exactly (the bag is empty, both racks known): the final spread the side on turn reaches "
     "with best play by both sides (the rule set's end-of-game rack adjustments included) and the best sequence of "
-    "plays and passes.",
+    "plays and passes; with one tile in the bag, the pre-endgame: each candidate play's mean over every draw.",
     "leaves": "Leave values: 'skrafl leaves show FILE RACK' prints the value of keeping RACK's tiles (a KLV2 leave "
     "file, as MAGPIE and wolges write it, e.g. MAGPIE-DATA's data/lexica/CSW21.klv2); 'skrafl leaves path --lang L' "
     "prints the path of the leave file shipped for language L.",
     "autoplay": "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity "
     "(static equity with a leave file, exchanges included), sim (Monte Carlo simulation of the best 5 moves by static "
-    "equity, at most 96 iterations of 2 plies each, with the leave file; the equity player's move once the bag is empty) "
-    "or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints "
+    "equity, at most 96 iterations of 2 plies each, with the leave file; the equity player's move once the bag is empty), "
+    "equity+endgame and sim+endgame (the same, and once the bag is empty the exact endgame solver's first move, searched "
+    "2 plies deep) or Netskrafl's robots (fullsterkur, midlungur, amlodi). Prints "
     "a summary (games, wins, ties, p1's win rate with ties counted half and its 95 % interval, mean scores, games per "
     "CPU-second); with --out DIR writes DIR/games.parquet and DIR/games.csv (one row per game) and, with --gcg, "
     "DIR/gcg/game-NNNNNN.gcg, replaced whole.",
