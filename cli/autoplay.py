@@ -54,6 +54,12 @@ def autoplay(
     workers: int = typer.Option(1, "--workers", "-j", help="Worker processes."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet, games.csv (and gcg/) here."),
     gcg: bool = typer.Option(False, "--gcg", help="Also write every game as GCG under OUT/gcg/."),
+    check_plays: bool = typer.Option(
+        False,
+        "--check-plays",
+        help="Check every play with the rules oracle as replay does (its words in the lexicon, its score): the same "
+        "games, about a fifth slower. Without it a play is taken as the move generator made it.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
@@ -134,6 +140,7 @@ def autoplay(
         vocabulary=tuple(vocab),
         pairs=pairs,
         gcg=gcg,
+        check_plays=check_plays,
     )
     inputs = [folder] + [p for p in leave_paths if p]
     from tqdm import tqdm

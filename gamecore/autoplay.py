@@ -241,13 +241,15 @@ def play_game(
     move_seed: str,
     lexicon=None,
     max_turns: int = 10_000,
+    check_plays: bool = True,
 ) -> GameResult:
     """Play one game: seat 0 (moves first) plays ``strategies[0]``, seat 1 ``strategies[1]``.
+    ``check_plays=False``: the state takes the generator's plays as given (:meth:`GameState.new`).
 
     Raises:
         gamecore.game_state.IllegalMove: a strategy made a move the state refused (a bug).
     """
-    state = GameState.new(mover.rules, players=len(strategies), seed=bag_seed, lexicon=lexicon)
+    state = GameState.new(mover.rules, players=len(strategies), seed=bag_seed, lexicon=lexicon, check_plays=check_plays)
     rng = random.Random(move_seed)
     bingos = [0] * state.players
     turns = 0

@@ -363,14 +363,28 @@ class GameState:
     adjustments: list[Adjustment] = field(default_factory=list)
     history: list[Record] = field(default_factory=list)
     last_play: tuple[int, int] | None = None  # (player, words formed) of the last tile play, for a challenge
+    check_plays: bool = True  # False: plays are trusted as the move generator made them (see :meth:`new`)
 
     @classmethod
     def new(
-        cls, rules, players: int = 2, seed: object = None, rng: random.Random | None = None, lexicon=None, first: int = 0
+        cls,
+        rules,
+        players: int = 2,
+        seed: object = None,
+        rng: random.Random | None = None,
+        lexicon=None,
+        first: int = 0,
+        check_plays: bool = True,
     ) -> "GameState":
         """A new game: the whole tile set shuffled into the bag (tile-set order, then shuffled by the
         state's RNG: ``random.Random(seed)`` unless ``rng`` is given), each player dealt ``rack_size``
         tiles in turn from player 0, ``first`` on turn.
+
+        ``check_plays=False`` is for self-play whose plays come from our move generator on this very
+        state: a play's placement, words and score are then taken as given (its tiles must still be on
+        the rack; every other rule is checked as always), and a challenge bonus is refused (the words
+        a play formed are not counted). tests/test_autoplay_trusted.py plays games both ways and
+        gets the same bytes.
 
         Raises:
             IllegalMove: fewer than 2 or more than ``players_max`` players.
@@ -382,6 +396,7 @@ class GameState:
         rng = rng if rng is not None else random.Random(seed)
         rng.shuffle(bag)
         state = cls(rules, ts, Board(rules.layout(), ts), bag, [[] for _ in range(players)], rng, lexicon)
+        state.check_plays = check_plays
         state.scores = [0] * players
         state.passes = [0] * players
         state.turn = first
@@ -477,29 +492,37 @@ class GameState:
         p, sp = ev.player, ev.play
         used = sp.used()
         rest = self._take(p, used)
-        try:
-            checked = validate_placements(self.board, sp.placements(), self.racks[p], self.lexicon, self.rules, across=sp.across)
-        except IllegalPlay as exc:
-            raise IllegalMove("illegal_play", f"{sp.coord} {sp.word_text()}: {exc.message} ({exc.code})") from None
-        if checked.score != sp.score:
-            raise IllegalMove("score_mismatch", f"{sp.coord} {sp.word_text()} scores {checked.score}, given {sp.score}")
-        try:
-            check_word_lengths(self.rules, self.tile_set, checked.words)
-        except IllegalMove as exc:
-            raise IllegalMove(exc.code, f"{sp.coord} {sp.word_text()}: {exc.message}") from None
+        if self.check_plays:
+            try:
+                checked = validate_placements(
+                    self.board, sp.placements(), self.racks[p], self.lexicon, self.rules, across=sp.across
+                )
+            except IllegalPlay as exc:
+                raise IllegalMove("illegal_play", f"{sp.coord} {sp.word_text()}: {exc.message} ({exc.code})") from None
+            if checked.score != sp.score:
+                raise IllegalMove("score_mismatch", f"{sp.coord} {sp.word_text()} scores {checked.score}, given {sp.score}")
+            try:
+                check_word_lengths(self.rules, self.tile_set, checked.words)
+            except IllegalMove as exc:
+                raise IllegalMove(exc.code, f"{sp.coord} {sp.word_text()}: {exc.message}") from None
+            score, words = checked.score, max(1, len(checked.words))
+        else:
+            score, words = sp.score, 0
         rack = tuple(self.racks[p])
-        for pl in sp.placements():
-            self.board.place(pl.row, pl.col, pl.label, pl.blank)
+        dr, dc = (0, 1) if sp.across else (1, 0)
+        for i, (t, new) in enumerate(zip(sp.word, sp.new, strict=True)):
+            if new:
+                self.board.place(sp.row + i * dr, sp.col + i * dc, t.label, t.blank)
         self.racks[p] = rest
         drawn = self._draw(p)
-        self.scores[p] += checked.score
+        self.scores[p] += score
         self.scoreless = 0
         self.passes[p] = 0
-        self.last_play = (p, max(1, len(checked.words)))
+        self.last_play = (p, words)
         self.over = end_after_play(self.rules, self.players, len(self.racks[p]), len(self.bag), self.scores[p])
         if self.over == "out":
             self.out_player = p
-        return Record(ev, checked.score, rack, drawn)
+        return Record(ev, score, rack, drawn)
 
     def _exchange(self, ev: Exchange) -> Record:
         p, tiles = ev.player, list(ev.tiles)
@@ -524,6 +547,10 @@ class GameState:
             raise IllegalMove("no_play_to_challenge", f"a challenge bonus to player {ev.player}, who made no play just now")
         if not r.challenge_bonus:
             raise IllegalMove("no_challenge_bonus", f"the rules of {r.name} give no challenge bonus")
+        if not self.last_play[1]:
+            raise IllegalMove(
+                "no_challenge_bonus", "a game state that trusts its plays (check_plays=False) takes no challenge bonus"
+            )
         bonus = challenge_bonus(r.challenge_bonus_per, r.challenge_bonus, self.last_play[1], ev.words)
         self.scores[ev.player] += bonus
         if self.pre_end is not None:

@@ -52,6 +52,7 @@ class Config:
     vocabulary: tuple = (None, None)
     pairs: bool = False
     gcg: bool = False
+    check_plays: bool = False  # every play through the rules oracle (words, score): the same games, slower
 
 
 @dataclass
@@ -116,8 +117,8 @@ def _setup(cfg: Config) -> None:
             words = Lexicon.load(vocab)
         strategies.append(Strategy(kind, table if kind in EQUITY_STRATEGIES else None, words))
     mover = Mover(bundle, rules)
-    # the oracle checks every word a play forms against the lexicon, unless a tile is folded (Ё)
-    lexicon = bundle.words if not mover.folded else None
+    # with check_plays the oracle checks every word a play forms against the lexicon, unless a tile is folded (Ё)
+    lexicon = bundle.words if cfg.check_plays and not mover.folded else None
     _W.clear()
     _W.update(cfg=cfg, mover=mover, strategies=strategies, lexicon=lexicon, lexicon_name=bundle.manifest.get("name", ""))
 
@@ -132,7 +133,7 @@ def play_one(cfg: Config, i: int) -> tuple[dict, str | None, float]:
     p1_first = i % 2 == 0
     seats = [p1, p2] if p1_first else [p2, p1]
     bag_seed = f"{cfg.seed}:pair:{i // 2}" if cfg.pairs else f"{cfg.seed}:{i}"
-    res = play_game(_W["mover"], seats, bag_seed, f"{cfg.seed}:{i}:moves", lexicon=_W["lexicon"])
+    res = play_game(_W["mover"], seats, bag_seed, f"{cfg.seed}:{i}:moves", lexicon=_W["lexicon"], check_plays=cfg.check_plays)
     st = res.state
     s1, s2 = (0, 1) if p1_first else (1, 0)  # seats of p1 and p2
     w = st.winner()
