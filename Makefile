@@ -12,11 +12,15 @@ PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache
 INSTALLED := $(VENV)/.installed-$(PKG_FILES)
 STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
-.PHONY: setup setup-en run test test-fast lint bench clean lexicons
+.PHONY: setup setup-en run test test-fast lint c-check bench clean lexicons
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py gamecore/_native.c gamecore/_walk.h gamecore/_leave.h gamecore/_scorer.c
+# The C of the two extensions (setup.py lists the same files)
+C_SOURCES := gamecore/_native.c gamecore/_scorer.c
+C_HEADERS := gamecore/_walk.h gamecore/_leave.h
+
+$(STAMP): pyproject.toml setup.py $(C_SOURCES) $(C_HEADERS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'   # PEP 660 editable (strict, setup.py): the C extensions are built in place
@@ -65,6 +69,17 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	@$(MAKE) --no-print-directory c-check
+
+# The C's warnings gate (MAGPIE's dev flags): both extensions compiled with every warning an error
+# into a temporary folder; nothing is installed.
+C_WARN := -std=gnu99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+c-check: setup
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	inc=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') && \
+	for f in $(C_SOURCES); do \
+	  $(CC) $(C_WARN) -O2 -pthread -fPIC -I"$$inc" -c $$f -o "$$tmp/$$(basename $$f .c).o" || exit 1; \
+	done && echo "c-check: $(words $(C_SOURCES)) C files compile clean with $(C_WARN)"
 
 bench: setup
 	$(BIN)/python -m bench

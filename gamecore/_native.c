@@ -549,7 +549,7 @@ static uint32_t *merge_register(Reg *r, const Reg *r2, int sep_shared) {
     return remap;
 }
 
-static PyObject *py_build_kwg(PyObject *self, PyObject *args) {
+static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer buf;
     int force_wide = 0;
     if (!PyArg_ParseTuple(args, "y*|p", &buf, &force_wide)) return NULL;
@@ -1680,7 +1680,7 @@ static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
     }
 }
 
-static PyObject *py_bingo_index(PyObject *self, PyObject *args) {
+static PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer kb;
     int wide = -1, min_len = 7;
     if (!PyArg_ParseTuple(args, "y*|ii", &kb, &wide, &min_len)) return NULL;
@@ -2891,7 +2891,7 @@ static int rack_arg(Gen *g, PyObject *rack_o, int blanks) {
     return 0;
 }
 
-static PyObject *py_generate(PyObject *self, PyObject *args) {
+static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer kb;
     PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
     int blanks, srow, scol, bingo, first, bingo_tiles;
@@ -3415,7 +3415,7 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     if (nexch == 1 && best_ex > 0) ex[0] = ex[1], nex = 1;
     if (g->eq_maxterm == INT32_MIN) g->eq_maxterm = 0;
     int32_t mk[MAXD + 1]; /* the best term of the leaves of n tiles */
-    for (int n = 0; n <= ntiles; n++) mk[n] = INT32_MIN;
+    for (int i = 0; i <= ntiles; i++) mk[i] = INT32_MIN;
     for (long idx = 0; idx < size; idx++)
         if (term[idx] > mk[kept_n[idx]]) mk[kept_n[idx]] = term[idx];
     for (int k = 1; k <= ntiles; k++) { /* a play of k tiles keeps ntiles - k: what it lacks of the best */
@@ -3452,12 +3452,12 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     if (!(exl = PyList_New(nex))) goto done;
     for (int e = 0; e < nex; e++) {
         uint8_t kept[MAXD];
-        int n = 0;
+        int nkept = 0;
         for (int i = 0; i < nk; i++) {
             int c = (ex[e].idx / stride[i]) % (cnt[i] + 1);
-            for (int j = 0; j < c; j++) kept[n++] = (uint8_t)kind[i];
+            for (int j = 0; j < c; j++) kept[nkept++] = (uint8_t)kind[i];
         }
-        PyObject *t = Py_BuildValue("iy#", ex[e].eq, (const char *)kept, (Py_ssize_t)n);
+        PyObject *t = Py_BuildValue("iy#", ex[e].eq, (const char *)kept, (Py_ssize_t)nkept);
         if (!t) goto done;
         PyList_SET_ITEM(exl, e, t);
     }
@@ -3512,7 +3512,7 @@ static PyObject *pos_copy_from(PositionObject *P, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static PyObject *pos_grid(PositionObject *P, PyObject *noargs) {
+static PyObject *pos_grid(PositionObject *P, PyObject *Py_UNUSED(noargs)) {
     PyObject *rows = PyList_New(P->R);
     for (int r = 0; rows && r < P->R; r++) {
         PyObject *row = PyList_New(P->C);
@@ -3523,7 +3523,7 @@ static PyObject *pos_grid(PositionObject *P, PyObject *noargs) {
     return rows;
 }
 
-static PyObject *pos_is_empty(PositionObject *P, PyObject *noargs) { return PyBool_FromLong(P->tiles_on_board == 0); }
+static PyObject *pos_is_empty(PositionObject *P, PyObject *Py_UNUSED(noargs)) { return PyBool_FromLong(P->tiles_on_board == 0); }
 
 static PyMethodDef pos_methods[] = {
     {"place", (PyCFunction)pos_place, METH_VARARGS,
@@ -3559,7 +3559,7 @@ static PyTypeObject PositionType = {
     .tp_new = PyType_GenericNew,
 };
 
-static PyObject *py_last_stats(PyObject *self, PyObject *args) {
+static PyObject *py_last_stats(PyObject *Py_UNUSED(self), PyObject *args) {
     int detail = 0;
     if (!PyArg_ParseTuple(args, "|p", &detail)) return NULL;
     if (!detail) return Py_BuildValue("llll", g_st_anchors, g_st_searched, g_st_recorded, g_st_calls);
@@ -3573,7 +3573,7 @@ static PyObject *py_last_stats(PyObject *self, PyObject *args) {
     return l;
 }
 
-__attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *self, PyObject *args) {
+__attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer kb;
     int wide = 0;
     if (!PyArg_ParseTuple(args, "y*|p", &kb, &wide)) return NULL;
@@ -3606,7 +3606,7 @@ __attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *self, Py
 
 /* Words (a list of str) as tile numbers separated by zero bytes, through a table of 65,536 bytes
  * (code point -> tile, 0xFF = not a letter). Raises IndexError(i) for the first bad word i. */
-static PyObject *py_encode_words(PyObject *self, PyObject *args) {
+static PyObject *py_encode_words(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *list;
     Py_buffer tb;
     if (!PyArg_ParseTuple(args, "Oy*", &list, &tb)) return NULL;
@@ -3673,7 +3673,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",
-                                       "Compiled KWG builder and move generator.", -1, methods};
+                                       "Compiled KWG builder and move generator.", -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&moduledef);

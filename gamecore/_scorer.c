@@ -365,9 +365,9 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     }
     uint8_t tok[MAXD];
     Py_ssize_t ntok;
-    int r = token_bytes(self, tokens, through, tok, &ntok);
-    if (r < 0) return NULL;
-    if (r > 0 || over_r || over_c || row_n < -MAXD || row_n > 2 * MAXD || col_n < -MAXD || col_n > 2 * MAXD)
+    int tok_err = token_bytes(self, tokens, through, tok, &ntok);
+    if (tok_err < 0) return NULL;
+    if (tok_err > 0 || over_r || over_c || row_n < -MAXD || row_n > 2 * MAXD || col_n < -MAXD || col_n > 2 * MAXD)
         return PyLong_FromLong(E_OFF_BOARD); /* far off the board (or longer than any line) */
     int row = (int)row_n, col = (int)col_n;
     int placed[MAXD];
@@ -462,14 +462,14 @@ fail:
     return NULL;
 }
 
-static PyObject *ScoreBoard_undo(ScoreBoard *self, PyObject *unused) {
+static PyObject *ScoreBoard_undo(ScoreBoard *self, PyObject *Py_UNUSED(unused)) {
     for (int i = 0; i < self->nlast; i++) self->grid[self->last[i]] = 0;
     self->ntiles -= self->nlast;
     self->nlast = 0;
     Py_RETURN_NONE;
 }
 
-static PyObject *ScoreBoard_copy(ScoreBoard *self, PyObject *unused) {
+static PyObject *ScoreBoard_copy(ScoreBoard *self, PyObject *Py_UNUSED(unused)) {
     ScoreBoard *c = (ScoreBoard *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
     if (!c) return NULL;
     /* everything after the object header: plain data, no references */
@@ -479,7 +479,7 @@ static PyObject *ScoreBoard_copy(ScoreBoard *self, PyObject *unused) {
     return (PyObject *)c;
 }
 
-static PyObject *ScoreBoard_grid(ScoreBoard *self, PyObject *unused) {
+static PyObject *ScoreBoard_grid(ScoreBoard *self, PyObject *Py_UNUSED(unused)) {
     return PyBytes_FromStringAndSize((const char *)self->grid, (Py_ssize_t)self->size * self->size);
 }
 
@@ -505,7 +505,7 @@ static PyTypeObject ScoreBoardType = {
 };
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_scorer",
-                                       "Compiled play checker and scorer for replays.", -1, NULL};
+                                       "Compiled play checker and scorer for replays.", -1, NULL, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__scorer(void) {
     if (PyType_Ready(&ScoreBoardType) < 0) return NULL;
