@@ -12,7 +12,7 @@ PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache
 INSTALLED := $(VENV)/.installed-$(PKG_FILES)
 STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
-.PHONY: setup setup-en run test test-fast lint c-check bench clean lexicons
+.PHONY: setup setup-en run test test-fast lint c-check c-format bench clean lexicons
 
 setup: $(STAMP)
 
@@ -71,15 +71,20 @@ lint: setup
 	$(BIN)/lint-imports
 	@$(MAKE) --no-print-directory c-check
 
-# The C's warnings gate (MAGPIE's dev flags): both extensions compiled with every warning an error
-# into a temporary folder; nothing is installed.
+# The C's gates (MAGPIE's dev flags and format check): both extensions compiled with every warning
+# an error into a temporary folder (nothing is installed), and clang-format (.clang-format) finding
+# nothing to change; `make c-format` formats the C in place.
 C_WARN := -std=gnu99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
-c-check: setup
+c-check:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	inc=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') && \
 	for f in $(C_SOURCES); do \
 	  $(CC) $(C_WARN) -O2 -pthread -fPIC -I"$$inc" -c $$f -o "$$tmp/$$(basename $$f .c).o" || exit 1; \
 	done && echo "c-check: $(words $(C_SOURCES)) C files compile clean with $(C_WARN)"
+	$(BIN)/clang-format --dry-run --Werror $(C_SOURCES) $(C_HEADERS)
+
+c-format:
+	$(BIN)/clang-format -i $(C_SOURCES) $(C_HEADERS)
 
 bench: setup
 	$(BIN)/python -m bench

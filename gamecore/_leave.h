@@ -163,7 +163,8 @@ static PyObject *leaves_milli(LeavesObject *L, PyObject *arg) {
     int64_t bad = 0;
     int r = b.len > 255 ? 0 : leave_milli(L, b.buf, (int)b.len, &v, &bad);
     PyBuffer_Release(&b);
-    if (r < 0) return PyErr_Format(PyExc_ValueError, "leave value number %lld is not a number of points", (long long)bad);
+    if (r < 0)
+        return PyErr_Format(PyExc_ValueError, "leave value number %lld is not a number of points", (long long)bad);
     return PyLong_FromLong(v);
 }
 

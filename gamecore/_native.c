@@ -71,10 +71,9 @@ static double cpu_s(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-#define TMARK(msg)                                                                                  \
-    do {                                                                                            \
-        if (getenv("SKRAFL_KWG_TIMING"))                                                            \
-            fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s());           \
+#define TMARK(msg)                                                                                                    \
+    do {                                                                                                              \
+        if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s()); \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -153,7 +152,10 @@ static void msd_sort(SKey *a, size_t n, uint32_t depth) {
         for (size_t i = 1; i < n; i++) {
             SKey k = a[i];
             size_t j = i;
-            while (j > 0 && key_cmp(&a[j - 1], &k, depth) > 0) { a[j] = a[j - 1]; j--; }
+            while (j > 0 && key_cmp(&a[j - 1], &k, depth) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
             a[j] = k;
         }
         return;
@@ -162,7 +164,10 @@ static void msd_sort(SKey *a, size_t n, uint32_t depth) {
     memset(count, 0, sizeof count);
     for (size_t i = 0; i < n; i++) count[key_char(&a[i], depth)]++;
     size_t s = 0;
-    for (int c = 0; c < 65; c++) { start[c] = next[c] = s; s += count[c]; }
+    for (int c = 0; c < 65; c++) {
+        start[c] = next[c] = s;
+        s += count[c];
+    }
     for (int c = 0; c < 65; c++) {
         size_t end = start[c] + count[c];
         while (next[c] < end) {
@@ -255,8 +260,17 @@ static int reg_init(Reg *r) {
 }
 
 static void reg_free(Reg *r) {
-    free(r->pool); free(r->st_off); free(r->st_cnt); free(r->st_hash); free(r->htab); free(r->cache);
-    r->pool = NULL; r->st_off = r->st_cnt = NULL; r->st_hash = NULL; r->htab = NULL; r->cache = NULL;
+    free(r->pool);
+    free(r->st_off);
+    free(r->st_cnt);
+    free(r->st_hash);
+    free(r->htab);
+    free(r->cache);
+    r->pool = NULL;
+    r->st_off = r->st_cnt = NULL;
+    r->st_hash = NULL;
+    r->htab = NULL;
+    r->cache = NULL;
 }
 
 /* Make room for `expect` states without rehashing (load factor <= 3/4). */
@@ -355,7 +369,10 @@ static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, ui
     size_t head = 0, tail = 0;
     uint32_t roots[2] = {gaddag_root, dawg_root};
     for (int k = 0; k < 2; k++)
-        if (!seen[roots[k]]) { seen[roots[k]] = 1; queue[tail++] = roots[k]; }
+        if (!seen[roots[k]]) {
+            seen[roots[k]] = 1;
+            queue[tail++] = roots[k];
+        }
     while (head < tail) {
         uint32_t id = queue[head++];
         const uint64_t *a = r->pool + r->st_off[id];
@@ -364,13 +381,17 @@ static size_t place_states(const Reg *r, uint32_t *pos, uint32_t gaddag_root, ui
         total += n;
         for (uint32_t j = 0; j < n; j++) {
             uint32_t c = ARC_CHILD_(a[j]);
-            if (!seen[c]) { seen[c] = 1; queue[tail++] = c; }
+            if (!seen[c]) {
+                seen[c] = 1;
+                queue[tail++] = c;
+            }
         }
     }
     for (uint32_t id = 1; id < r->nstates; id++)
         if (!seen[id]) pos[id] = 0; /* unreachable (none expected): not written */
 out:
-    free(queue); free(seen);
+    free(queue);
+    free(seen);
     return total;
 }
 
@@ -439,7 +460,10 @@ static void *gaddag_job(void *arg) {
         uint32_t lcp = 0;
         if (prev) {
             lcp = key_lcp(prev, k, -1);
-            if (close_path(j->reg, ps, prev, prevlen, lcp, NULL) < 0) { j->fail = 1; return NULL; }
+            if (close_path(j->reg, ps, prev, prevlen, lcp, NULL) < 0) {
+                j->fail = 1;
+                return NULL;
+            }
         }
         for (uint32_t d = lcp; d < k->len; d++)
             ps->arcs[d][ps->n[d]++] = ARC(key_char(k, d), d == k->len - 1 ? (k->aux & 1) : 0, 0);
@@ -485,10 +509,12 @@ static void *dawg_job(void *arg) {
         if (prev) {
             lcp = key_lcp(prev, k, 1);
             if (lcp == k->len && lcp == prevlen) continue; /* duplicate */
-            if (close_path(j->reg, ps, prev, prevlen, lcp, &j->rc) < 0) { j->fail = 1; return NULL; }
+            if (close_path(j->reg, ps, prev, prevlen, lcp, &j->rc) < 0) {
+                j->fail = 1;
+                return NULL;
+            }
         }
-        for (uint32_t d = lcp; d < k->len; d++)
-            ps->arcs[d][ps->n[d]++] = ARC(k->p[d], d == k->len - 1, 0);
+        for (uint32_t d = lcp; d < k->len; d++) ps->arcs[d][ps->n[d]++] = ARC(k->p[d], d == k->len - 1, 0);
         prev = k;
         prevlen = k->len;
     }
@@ -517,13 +543,20 @@ static size_t split_by_first_tile(SKey *a, size_t n) {
     size_t acc = 0;
     int split = MAX_TILE + 1; /* first tile of the second half */
     for (int t = 1; t <= MAX_TILE; t++) {
-        if (acc + w1[t] / 2 >= total_w / 2) { split = t; break; }
+        if (acc + w1[t] / 2 >= total_w / 2) {
+            split = t;
+            break;
+        }
         acc += w1[t];
     }
     size_t lo = 0, hi = n;
     while (lo < hi) {
         if (key_char(&a[lo], 0) < split) lo++;
-        else { SKey t = a[--hi]; a[hi] = a[lo]; a[lo] = t; }
+        else {
+            SKey t = a[--hi];
+            a[hi] = a[lo];
+            a[lo] = t;
+        }
     }
     return lo;
 }
@@ -540,11 +573,13 @@ static uint32_t *merge_register(Reg *r, const Reg *r2, int sep_shared) {
         const uint64_t *a = r2->pool + r2->st_off[id];
         uint32_t n = r2->st_cnt[id];
         for (uint32_t q = 0; q < n; q++)
-            arcs[q] = (sep_shared && ARC_TILE(a[q]) == 0)
-                          ? a[q]
-                          : ARC(ARC_TILE(a[q]), ARC_ACC(a[q]), remap[ARC_CHILD(a[q])]);
+            arcs[q] =
+                (sep_shared && ARC_TILE(a[q]) == 0) ? a[q] : ARC(ARC_TILE(a[q]), ARC_ACC(a[q]), remap[ARC_CHILD(a[q])]);
         remap[id] = reg_state(r, arcs, n);
-        if (remap[id] == (uint32_t)-1) { free(remap); return NULL; }
+        if (remap[id] == (uint32_t)-1) {
+            free(remap);
+            return NULL;
+        }
     }
     return remap;
 }
@@ -571,12 +606,18 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     words = big_calloc(nw * sizeof(SKey));
     ps = calloc(1, sizeof(Path));
     ps2 = calloc(1, sizeof(Path));
-    if (!words || !ps || !ps2) { err = "out of memory"; goto done; }
+    if (!words || !ps || !ps2) {
+        err = "out of memory";
+        goto done;
+    }
     size_t cnt = 0, st = 0;
     for (size_t i = 0; i <= len; i++) {
         if (i == len || data[i] == 0) {
             if (i > st) {
-                if (i - st > MAX_WORD) { err = "a word is longer than 255 tiles"; goto done; }
+                if (i - st > MAX_WORD) {
+                    err = "a word is longer than 255 tiles";
+                    goto done;
+                }
                 words[cnt].p = data + st;
                 words[cnt].len = (uint32_t)(i - st);
                 words[cnt].aux = 0;
@@ -590,9 +631,15 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     TMARK("parsed");
-    if (reg_init(&r) < 0) { err = "out of memory"; goto done; }
+    if (reg_init(&r) < 0) {
+        err = "out of memory";
+        goto done;
+    }
     reg_ok = 1;
-    if (reg_init(&r2) < 0) { err = "out of memory"; goto done; }
+    if (reg_init(&r2) < 0) {
+        err = "out of memory";
+        goto done;
+    }
     reg2_ok = 1;
     int fail = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -635,7 +682,10 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         free(dremap);
         reg_free(&r2);
-        if (reg_init(&r2) < 0) { fail = 1; reg2_ok = 0; }
+        if (reg_init(&r2) < 0) {
+            fail = 1;
+            reg2_ok = 0;
+        }
     }
     free(words);
     words = NULL;
@@ -672,17 +722,24 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
         remap = NULL;
     }
     Py_END_ALLOW_THREADS
-    if (fail) { err = "out of memory"; goto done; }
+    if (fail) {
+        err = "out of memory";
+        goto done;
+    }
     TMARK("gaddag");
     if (getenv("SKRAFL_KWG_TIMING"))
-        fprintf(stderr, "prefixes %zu states %u arcs %zu; cache hits %zu, table look-ups %zu\n", rc.nrecs, r.nstates, r.pool_len, r.cache_hits, r.lookups);
+        fprintf(stderr, "prefixes %zu states %u arcs %zu; cache hits %zu, table look-ups %zu\n", rc.nrecs, r.nstates,
+                r.pool_len, r.cache_hits, r.lookups);
     free(r.htab); /* no more look-ups */
     r.htab = NULL;
 
     /* 4. layout: node 0 -> DAWG root, node 1 -> GADDAG root, then the sibling lists */
     pos = malloc(r.nstates * sizeof(uint32_t));
     size_t total = pos ? place_states(&r, pos, gaddag_root, dawg_root) : 0;
-    if (!total) { err = "out of memory"; goto done; }
+    if (!total) {
+        err = "out of memory";
+        goto done;
+    }
     TMARK("placed");
     int wide = force_wide || total > ARC_MASK + 1;
     if (total > 0xFFFFFFu) {
@@ -693,10 +750,17 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!result) goto done;
     {
         uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-#define PUT(i, v) do { uint32_t _v = (v); out[4*(i)] = _v & 255; out[4*(i)+1] = (_v >> 8) & 255; \
-        out[4*(i)+2] = (_v >> 16) & 255; out[4*(i)+3] = _v >> 24; } while (0)
-#define MK(tile, acc, end, arc) (wide ? (((uint32_t)(arc) << 8) | ((acc) ? 0x80u : 0) | ((end) ? 0x40u : 0) | (tile)) \
-        : (((uint32_t)(tile) << 24) | ((acc) ? ACCEPTS : 0) | ((end) ? IS_END : 0) | (arc)))
+#define PUT(i, v)                            \
+    do {                                     \
+        uint32_t _v = (v);                   \
+        out[4 * (i)] = _v & 255;             \
+        out[4 * (i) + 1] = (_v >> 8) & 255;  \
+        out[4 * (i) + 2] = (_v >> 16) & 255; \
+        out[4 * (i) + 3] = _v >> 24;         \
+    } while (0)
+#define MK(tile, acc, end, arc)                                                           \
+    (wide ? (((uint32_t)(arc) << 8) | ((acc) ? 0x80u : 0) | ((end) ? 0x40u : 0) | (tile)) \
+          : (((uint32_t)(tile) << 24) | ((acc) ? ACCEPTS : 0) | ((end) ? IS_END : 0) | (arc)))
         PUT(0, MK(0, 0, 1, pos[dawg_root]));
         PUT(1, MK(0, 0, 1, pos[gaddag_root]));
         for (uint32_t id = 1; id < r.nstates; id++) {
@@ -710,8 +774,17 @@ static PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
 #undef MK
     }
 done:
-    if (err) { Py_CLEAR(result); PyErr_SetString(PyExc_ValueError, err); }
-    free(words); free(tmp); free(ps); free(ps2); free(rc.recs); free(pos); free(remap);
+    if (err) {
+        Py_CLEAR(result);
+        PyErr_SetString(PyExc_ValueError, err);
+    }
+    free(words);
+    free(tmp);
+    free(ps);
+    free(ps2);
+    free(rc.recs);
+    free(pos);
+    free(remap);
     if (reg_ok) reg_free(&r);
     if (reg2_ok) reg_free(&r2);
     PyBuffer_Release(&buf);
@@ -749,9 +822,7 @@ static PyStructSequence_Field rawmove_fields[] = {
     {NULL, NULL}};
 
 static PyStructSequence_Desc rawmove_desc = {
-    "gamecore._native.RawMove",
-    "One legal play: (row, col, across, letters, score, tiles_placed).",
-    rawmove_fields, 6};
+    "gamecore._native.RawMove", "One legal play: (row, col, across, letters, score, tiles_placed).", rawmove_fields, 6};
 
 /* Plays are recorded into a buffer of plain structs (kept between calls, grown when needed) and
  * turned into Python objects only at the end, and only for the plays asked for. */
@@ -861,7 +932,6 @@ static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum
     return b >= g->thr;
 }
 
-
 /* (pruning) the rack's order for left_ok, at the start of an anchor's search. */
 static void left_order(const Gen *g) {
     int bmax = -1; /* a blank scores at most its best letter (of those it may stand for) */
@@ -871,7 +941,11 @@ static void left_order(const Gen *g) {
     g_nord = 0;
     for (uint64_t m = g->rackmask | (bmax >= 0 ? 1 : 0); m; m &= m - 1) {
         int t = __builtin_ctzll(m), v = t ? g->values[t] : bmax, j = g_nord++;
-        while (j > 0 && g_ordv[j - 1] < v) { g_ordt[j] = g_ordt[j - 1]; g_ordv[j] = g_ordv[j - 1]; j--; }
+        while (j > 0 && g_ordv[j - 1] < v) {
+            g_ordt[j] = g_ordt[j - 1];
+            g_ordv[j] = g_ordv[j - 1];
+            j--;
+        }
         g_ordt[j] = t;
         g_ordv[j] = v;
     }
@@ -915,12 +989,18 @@ static void left_tables(const Gen *g) {
                     for (int i = 0; i < k; i++) eff[i] = lm[i] * W + xw[i];
                     for (int i = 1; i < k; i++) { /* sorted again, best first */
                         int x = eff[i], j = i;
-                        while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                        while (j > 0 && eff[j - 1] < x) {
+                            eff[j] = eff[j - 1];
+                            j--;
+                        }
                         eff[j] = x;
                     }
                 } else {
                     int x = l * W + xw[k - 1], j = k - 1;
-                    while (j > 0 && eff[j - 1] < x) { eff[j] = eff[j - 1]; j--; }
+                    while (j > 0 && eff[j - 1] < x) {
+                        eff[j] = eff[j - 1];
+                        j--;
+                    }
                     eff[j] = x;
                 }
             }
@@ -994,7 +1074,12 @@ static uint8_t (*g_G)[MAXD] = g_grid; /* the grid searched: g_grid, or a Positio
 /* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
 static long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
 static long g_calls; /* search calls (work done) of the step at hand */
-typedef struct { uint8_t dir, lane, pos, part; int16_t s, e; int bound, best; long work; } Step; /* part: see Gen */
+typedef struct {
+    uint8_t dir, lane, pos, part;
+    int16_t s, e;
+    int bound, best;
+    long work;
+} Step; /* part: see Gen */
 static Step g_steps[2 * MAXD * MAXD];
 static long g_nsteps;
 static int g_cur_best;
@@ -1115,7 +1200,10 @@ static void first_place(Gen *g, const uint8_t *w, int len) {
         int main_sum = 0, wmul = 1, ok = 1;
         for (int i = 0; i < len; i++) {
             int p = s + i, t = w[i] & 63;
-            if (!((g->mask[p] >> t) & 1)) { ok = 0; break; }
+            if (!((g->mask[p] >> t) & 1)) {
+                ok = 0;
+                break;
+            }
             main_sum += ((w[i] & 64) ? g->bvalues[t] : g->values[t]) * g->lm[p];
             wmul *= g->wm[p];
             g->placed[p] = w[i];
@@ -1158,7 +1246,10 @@ static void first_tables(const Gen *g, const int *rv, int nrv) {
                 int lm[MAXD], W = 1, k;
                 for (k = 0; k < L && g->mask[s + k]; k++) {
                     int x = g->lm[s + k], j = k;
-                    while (j > 0 && lm[j - 1] < x) { lm[j] = lm[j - 1]; j--; } /* kept sorted, best first */
+                    while (j > 0 && lm[j - 1] < x) { /* kept sorted, best first */
+                        lm[j] = lm[j - 1];
+                        j--;
+                    }
                     lm[j] = x;
                     W *= g->wm[s + k];
                 }
@@ -1216,7 +1307,10 @@ static inline int follow(uint32_t *list, uint32_t *node, const uint8_t *tiles, i
         uint32_t want = tiles[rev ? n - 1 - k : k] & 63, found = 0;
         for (uint32_t j = *list;; j++) {
             uint32_t nv = KW(j);
-            if (N_TILE(nv) == want) { found = j; break; }
+            if (N_TILE(nv) == want) {
+                found = j;
+                break;
+            }
             if (N_TILE(nv) > want || N_END(nv)) break;
         }
         if (!found) return 0;
@@ -1260,8 +1354,7 @@ static void walk_anchor(Gen *g, int a, uint32_t groot) {
 }
 
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
-static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after,
-                           int na) {
+static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after, int na) {
     uint32_t list = N_ARC(KW(0)), node = 0;
     if (!follow(&list, &node, before, nb, 0) || !list) return 0;
     uint64_t m = 0;
@@ -1281,8 +1374,7 @@ static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after,
     return m;
 }
 
-static int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD], int maxv,
-                     const char *what) {
+static int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD], int maxv, const char *what) {
     PyObject *seq = PySequence_Fast(obj, what);
     if (!seq) return -1;
     Py_ssize_t nr = PySequence_Fast_GET_SIZE(seq);
@@ -1293,21 +1385,29 @@ static int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD
     }
     for (Py_ssize_t r = 0; r < nr; r++) {
         PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), what);
-        if (!row) { Py_DECREF(seq); return -1; }
+        if (!row) {
+            Py_DECREF(seq);
+            return -1;
+        }
         Py_ssize_t nc = PySequence_Fast_GET_SIZE(row);
         if ((*cols >= 0 && nc != *cols) || nc < 1 || nc > MAXD) {
-            Py_DECREF(row); Py_DECREF(seq);
+            Py_DECREF(row);
+            Py_DECREF(seq);
             PyErr_Format(PyExc_ValueError, "%s: row %zd has %zd squares", what, r + 1, nc);
             return -1;
         }
         *cols = (int)nc;
         for (Py_ssize_t c = 0; c < nc; c++) {
             long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(row, c));
-            if (v == -1 && PyErr_Occurred()) { Py_DECREF(row); Py_DECREF(seq); return -1; }
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                return -1;
+            }
             if (v < 0 || v > maxv) {
-                Py_DECREF(row); Py_DECREF(seq);
-                PyErr_Format(PyExc_ValueError, "%s: bad value %ld at row %zd column %zd", what, v,
-                             r + 1, c + 1);
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "%s: bad value %ld at row %zd column %zd", what, v, r + 1, c + 1);
                 return -1;
             }
             out[r][c] = (uint8_t)v;
@@ -1335,13 +1435,15 @@ static int read_ints(PyObject *obj, int *out, int maxn, const char *what) {
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
         out[i] = (int)v;
     }
     Py_DECREF(seq);
     return 0;
 }
-
 
 /* ------------------------------------------------------------------------------------------ */
 /* Upper bound per anchor (the idea of MAGPIE's "shadow"; written here from the scoring rule):  */
@@ -1357,7 +1459,10 @@ static int read_ints(PyObject *obj, int *out, int maxn, const char *what) {
 static void sort_desc(int *a, int n) {
     for (int i = 1; i < n; i++) {
         int x = a[i], j = i;
-        while (j > 0 && a[j - 1] < x) { a[j] = a[j - 1]; j--; }
+        while (j > 0 && a[j - 1] < x) {
+            a[j] = a[j - 1];
+            j--;
+        }
         a[j] = x;
     }
 }
@@ -1448,7 +1553,8 @@ static uint64_t bingo_letters(const Gen *g, uint64_t key) {
                 if (bidx_has(tab, g_bidx_mask, base + zobrist(x))) ok |= 1ull << x;
             } else {
                 for (uint32_t y = x; y <= g_bidx_maxt; y++)
-                    if (((~ok >> x) & 1 || (~ok >> y) & 1) && bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y)))
+                    if (((~ok >> x) & 1 || (~ok >> y) & 1) &&
+                        bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y)))
                         ok |= 1ull << x | 1ull << y;
             }
         }
@@ -1625,8 +1731,19 @@ static void first_words_map(Gen *g, int ntiles) {
     }
 }
 
-typedef struct { uint64_t h; uint32_t off; uint8_t len; } ShortWord;
-typedef struct { ShortWord *w; size_t n, cap; uint8_t *pool; size_t npool, cappool; int maxlen; int oom; } ShortWords;
+typedef struct {
+    uint64_t h;
+    uint32_t off;
+    uint8_t len;
+} ShortWord;
+typedef struct {
+    ShortWord *w;
+    size_t n, cap;
+    uint8_t *pool;
+    size_t npool, cappool;
+    int maxlen;
+    int oom;
+} ShortWords;
 
 static void collect_short(ShortWords *sw, uint32_t list, uint64_t h, int depth, uint8_t *buf) {
     if (!list || depth >= sw->maxlen) return;
@@ -1638,7 +1755,8 @@ static void collect_short(ShortWords *sw, uint32_t list, uint64_t h, int depth, 
             buf[depth] = (uint8_t)t;
             if (N_ACC(nv) && depth + 1 >= 2) {
                 if ((sw->n == sw->cap && grow((void **)&sw->w, &sw->cap, sw->n + 1, sizeof(ShortWord)) < 0) ||
-                    (sw->npool + depth + 1 > sw->cappool && grow((void **)&sw->pool, &sw->cappool, sw->npool + depth + 1, 1) < 0)) {
+                    (sw->npool + depth + 1 > sw->cappool &&
+                     grow((void **)&sw->pool, &sw->cappool, sw->npool + depth + 1, 1) < 0)) {
                     sw->oom = 1;
                     return;
                 }
@@ -1659,7 +1777,13 @@ static int short_cmp(const void *x, const void *y) {
     return a->off < b->off ? -1 : a->off > b->off;
 }
 
-typedef struct { uint64_t *h; size_t n, cap; uint32_t maxt; int min_len; int oom; } WordHashes;
+typedef struct {
+    uint64_t *h;
+    size_t n, cap;
+    uint32_t maxt;
+    int min_len;
+    int oom;
+} WordHashes;
 
 static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
     if (!list || depth >= MAX_WORD) return;
@@ -1670,7 +1794,10 @@ static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
             uint64_t h2 = h + zobrist(t);
             if (t > w->maxt) w->maxt = t;
             if (N_ACC(nv) && depth + 1 >= w->min_len) {
-                if (w->n == w->cap && grow((void **)&w->h, &w->cap, w->n + 1, sizeof(uint64_t)) < 0) { w->oom = 1; return; }
+                if (w->n == w->cap && grow((void **)&w->h, &w->cap, w->n + 1, sizeof(uint64_t)) < 0) {
+                    w->oom = 1;
+                    return;
+                }
                 w->h[w->n++] = h2 ? h2 : 1;
             }
             collect_words(w, N_ARC(nv), h2, depth + 1);
@@ -1690,7 +1817,11 @@ static PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     }
     size_t nnodes = (size_t)kb.len / 4;
-    if (nnodes < 2) { PyBuffer_Release(&kb); PyErr_SetString(PyExc_ValueError, "KWG too small"); return NULL; }
+    if (nnodes < 2) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_ValueError, "KWG too small");
+        return NULL;
+    }
     g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
     g_nnodes = nnodes;
     g_kwg = (const uint32_t *)kb.buf;
@@ -1698,24 +1829,36 @@ static PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
     ShortWords sw = {0};
     collect_words(&w, N_ARC(KW(0)), 0, 0);
     PyObject *out = NULL;
-    if (w.oom) { PyErr_NoMemory(); goto done; }
+    if (w.oom) {
+        PyErr_NoMemory();
+        goto done;
+    }
     size_t cap = 16;
     while (cap < 2 * w.n + 16) cap *= 2;
     /* the word map: words of 2 to min_len + 1 letters grouped by multiset hash */
     uint8_t buf[MAX_WORD + 1];
     sw.maxlen = min_len + 1 > MAXD ? MAXD : min_len + 1 < 2 ? 2 : min_len + 1;
     collect_short(&sw, N_ARC(KW(0)), 0, 0, buf);
-    if (sw.oom) { PyErr_NoMemory(); goto done; }
+    if (sw.oom) {
+        PyErr_NoMemory();
+        goto done;
+    }
     qsort(sw.w, sw.n, sizeof(ShortWord), short_cmp);
     size_t ngroups = 0, gpool = 0;
     for (size_t i = 0; i < sw.n; i++) {
-        if (i == 0 || sw.w[i].h != sw.w[i - 1].h) { ngroups++; gpool += 4; }
+        if (i == 0 || sw.w[i].h != sw.w[i - 1].h) {
+            ngroups++;
+            gpool += 4;
+        }
         gpool += 1 + sw.w[i].len;
     }
     size_t wcap = 16;
     while (wcap < 2 * ngroups + 16) wcap *= 2;
     size_t total = cap + 2 + 5 + wcap + (wcap + 1) / 2 + (gpool + 7) / 8;
-    if (gpool > UINT32_MAX) { PyErr_NoMemory(); goto done; }
+    if (gpool > UINT32_MAX) {
+        PyErr_NoMemory();
+        goto done;
+    }
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(uint64_t)));
     if (!out) goto done;
     uint64_t *o = (uint64_t *)PyBytes_AS_STRING(out);
@@ -1773,7 +1916,11 @@ done:
  * first while they can raise the best; when filling, all of them once K plays are kept; each
  * answer is kept for the anchor (g_exkey). */
 static uint64_t g_search_serial;
-typedef struct { int sum, raw; int16_t s, e, k, bingo; uint64_t base; } SpanCand; /* raw: before eq_adjust */
+typedef struct {
+    int sum, raw;
+    int16_t s, e, k, bingo;
+    uint64_t base;
+} SpanCand; /* raw: before eq_adjust */
 /* (pruning) The spans of each anchor as its first bounding found them (the bound, the span, its
  * new squares, whether it is a bingo span and its board tiles' hash): the anchor's bounding when
  * it comes on top reads them instead of walking its spans again (g_aspan: anchor i's first entry
@@ -1800,11 +1947,15 @@ static inline int exact_bound(const Gen *g, int ex, int sum, int raw, int k) {
     return v < sum ? v : sum;
 }
 
-static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int ncand, int best, int16_t *bs, int16_t *be) {
+static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int ncand, int best, int16_t *bs,
+                            int16_t *be) {
     for (int i = 1; i < ncand; i++) { /* best bound first */
         SpanCand x = cand[i];
         int j = i;
-        while (j > 0 && cand[j - 1].sum < x.sum) { cand[j] = cand[j - 1]; j--; }
+        while (j > 0 && cand[j - 1].sum < x.sum) {
+            cand[j] = cand[j - 1];
+            j--;
+        }
         cand[j] = x;
     }
     for (int i = 0; i < ncand && cand[i].sum > best; i++) {
@@ -1814,13 +1965,17 @@ static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int nca
         g_exv[c->s][c->e] = ex;
         g_exst[c->s][c->e] = g_exkey;
         int v = exact_bound(g, ex, c->sum, c->raw, c->k);
-        if (v >= g->thr && v > best) { best = v; *bs = c->s; *be = c->e; }
+        if (v >= g->thr && v > best) {
+            best = v;
+            *bs = c->s;
+            *be = c->e;
+        }
     }
     return best;
 }
 
-static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill,
-                       int check, int part, int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
+static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill, int check, int part,
+                       int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     *bs = *be = -1;
     if (bbest) *bbest = -1;
@@ -1882,7 +2037,9 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
             int raw = sum + board * W + cross + (bingo_span ? g->bingo : 0);
             sum = eq_adjust(g, raw, k);
             if (g_spool_rec) {
-                if (g_nspool < SPOOL) g_spool[g_nspool++] = (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
+                if (g_nspool < SPOOL)
+                    g_spool[g_nspool++] =
+                        (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                 else g_spool_rec = -1;
             }
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
@@ -1894,7 +2051,8 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 if (!fill && g_exst[s][e] != g_exkey) {
                     /* bounding: answered below, best bound first, while they can change it */
                     if (ncand < MAXD * MAXD) {
-                        cand[ncand++] = (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
+                        cand[ncand++] =
+                            (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
                         continue;
                     }
                 }
@@ -1919,7 +2077,11 @@ static int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv,
                 if (sum > *bbest) *bbest = sum;
                 continue;
             }
-            if (sum > best) { best = sum; *bs = (int16_t)s; *be = (int16_t)e; }
+            if (sum > best) {
+                best = sum;
+                *bs = (int16_t)s;
+                *be = (int16_t)e;
+            }
             if (fill) g_rmax[s][e] = sum;
         }
     }
@@ -1947,7 +2109,8 @@ static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs
         const SpanCand *c = &sp[q];
         int sum = c->sum, k = c->k;
         if ((part && part != 1 + c->bingo) || sum < g->thr) continue;
-        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen && !(g_sub_blank && c->bingo)) {
+        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen &&
+            !(g_sub_blank && c->bingo)) {
             if (g_exst[c->s][c->e] != g_exkey) {
                 if (ncand < MAXD * MAXD) {
                     cand[ncand++] = *c;
@@ -1962,7 +2125,11 @@ static int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs
         } else if (c->bingo) {
             if (k == g->ntiles && !bingo_letters(g, c->base)) continue;
         }
-        if (sum > best) { best = sum; *bs = c->s; *be = c->e; }
+        if (sum > best) {
+            best = sum;
+            *bs = c->s;
+            *be = c->e;
+        }
     }
     if (ncand) best = exact_candidates(g, L, cand, ncand, best, bs, be);
     return best;
@@ -2026,7 +2193,10 @@ static void lane_caps(const Gen *g, int R, int C) {
     for (int t = 1; t <= MAX_TILE; t++)
         if (g->rack[t] > 0) {
             int j = no++;
-            while (j > 0 && g->values[order[j - 1]] < g->values[t]) { order[j] = order[j - 1]; j--; }
+            while (j > 0 && g->values[order[j - 1]] < g->values[t]) {
+                order[j] = order[j - 1];
+                j--;
+            }
             order[j] = t;
         }
     for (int dir = 0; dir < 2; dir++) {
@@ -2039,7 +2209,10 @@ static void lane_caps(const Gen *g, int R, int C) {
                 uint64_t m = L->mask[p] & g->rackmask;
                 if (m)
                     for (int i = 0; i < no; i++)
-                        if ((m >> order[i]) & 1) { best = g->values[order[i]]; break; }
+                        if ((m >> order[i]) & 1) {
+                            best = g->values[order[i]];
+                            break;
+                        }
                 if (g->blanks > 0 && bmax > best) {
                     m = L->mask[p] & ~1ull;
                     while (m) {
@@ -2126,7 +2299,10 @@ static void insertion_sort(Move *a, size_t n) {
     for (size_t i = 1; i < n; i++) {
         Move x = a[i];
         size_t j = i;
-        while (j > 0 && move_cmp(&a[j - 1], &x) > 0) { a[j] = a[j - 1]; j--; }
+        while (j > 0 && move_cmp(&a[j - 1], &x) > 0) {
+            a[j] = a[j - 1];
+            j--;
+        }
         a[j] = x;
     }
 }
@@ -2137,7 +2313,10 @@ static int sort_moves(size_t n) {
     int keyed = n >= 256;
     for (size_t i = 0; keyed && i < n; i++) {
         Move *m = &g_moves[i];
-        if (m->score < 0 || m->score > 0xFFFFFF || m->placed > 63 || m->row > 63 || m->col > 63) { keyed = 0; break; }
+        if (m->score < 0 || m->score > 0xFFFFFF || m->placed > 63 || m->row > 63 || m->col > 63) {
+            keyed = 0;
+            break;
+        }
         const uint8_t *w = g_pool + m->off;
         m->key = ((uint64_t)(0xFFFFFF - m->score) << 40) | ((uint64_t)m->placed << 34) | ((uint64_t)m->row << 28) |
                  ((uint64_t)m->col << 22) | ((uint64_t)!m->across << 21) | ((uint64_t)(w[0] & 127) << 14) |
@@ -2161,9 +2340,15 @@ static int sort_moves(size_t n) {
         size_t *count = counts[d];
         if (count[(src[0].key >> shift) & 255] == n) continue; /* one digit: nothing to do */
         size_t s = 0;
-        for (int v = 0; v < 256; v++) { size_t c = count[v]; count[v] = s; s += c; }
+        for (int v = 0; v < 256; v++) {
+            size_t c = count[v];
+            count[v] = s;
+            s += c;
+        }
         for (size_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 255]++] = src[i];
-        Move *t = src; src = dst; dst = t;
+        Move *t = src;
+        src = dst;
+        dst = t;
     }
     if (src != g_moves) memcpy(g_moves, src, n * sizeof(Move));
     for (size_t i = 0; i < n;) {
@@ -2204,7 +2389,10 @@ static PyObject *raw_move_in(const Move *m, const uint8_t *pool) {
     PyStructSequence_SET_ITEM(o, 3, w);
     PyStructSequence_SET_ITEM(o, 4, s);
     PyStructSequence_SET_ITEM(o, 5, t);
-    if (!w || !r || !c || !s || !t) { Py_DECREF(o); return NULL; }
+    if (!w || !r || !c || !s || !t) {
+        Py_DECREF(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -2226,7 +2414,11 @@ static int g_nnewused;
  * table (hash tag, entry) kept at most half full, the entries apart; cleared by its entries. */
 #define WORDSLOTS (1 << 16)
 #define WORDENTRIES (WORDSLOTS / 2)
-typedef struct { uint32_t off, slot; uint8_t len; PyObject *tup; } WordEntry;
+typedef struct {
+    uint32_t off, slot;
+    uint8_t len;
+    PyObject *tup;
+} WordEntry;
 static uint32_t g_wordtag[WORDSLOTS], g_wordent[WORDSLOTS];
 static WordEntry g_wordents[WORDENTRIES];
 static int g_nwordents;
@@ -2325,7 +2517,10 @@ static PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table
     PyTuple_SET_ITEM(o, 5, s);
     PyTuple_SET_ITEM(o, 6, t);
     PyTuple_SET_ITEM(o, 7, words);
-    if (!word || !isnew || !r || !c || !s || !t || !words) { Py_DECREF(o); return NULL; }
+    if (!word || !isnew || !r || !c || !s || !t || !words) {
+        Py_DECREF(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -2408,7 +2603,10 @@ static PyObject *ml_subscript(MoveListObject *L, PyObject *key) {
         PyObject *out = PyList_New(k);
         for (Py_ssize_t j = 0; out && j < k; j++) {
             PyObject *o = raw_move_in(&L->moves[start + j * step], L->pool);
-            if (!o) { Py_CLEAR(out); break; }
+            if (!o) {
+                Py_CLEAR(out);
+                break;
+            }
             PyList_SET_ITEM(out, j, o);
         }
         return out;
@@ -2469,8 +2667,8 @@ static void set_lane(Gen *g, int dir, int l, int R, int C) {
  * plays down): the tile, and on an empty square the anchor flag, the cross-check, cross-score and
  * whether a perpendicular word is formed. `first`: the board is empty (the start square is the
  * only anchor). */
-static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C,
-                        int first, int srow, int scol, const int *values, const int *bvalues, int r, int c) {
+static void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first,
+                        int srow, int scol, const int *values, const int *bvalues, int r, int c) {
     for (int dir = 0; dir < 2; dir++) {
         int across = dir == 0;
         int nl = across ? R : C, n = across ? C : R;
@@ -2554,7 +2752,8 @@ static void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*
 static int lanes_mirror(const Lane *a, const Lane *b, int n) {
     for (int p = 0; p < n; p++)
         if (a->tiles[p] || b->tiles[p] || a->mask[p] != b->mask[p] || a->hasx[p] != b->hasx[p] ||
-            a->xscore[p] != b->xscore[p] || a->anchor[p] != b->anchor[p] || a->lm[p] != b->lm[p] || a->wm[p] != b->wm[p])
+            a->xscore[p] != b->xscore[p] || a->anchor[p] != b->anchor[p] || a->lm[p] != b->lm[p] ||
+            a->wm[p] != b->wm[p])
             return 0;
     return 1;
 }
@@ -2586,7 +2785,9 @@ static int bounds_fit_in(const Lane (*lanes)[MAXD], const int *values, const int
     return 1;
 }
 
-static int bounds_fit(const Gen *g, int R, int C) { return bounds_fit_in(g_L, g->values, g->bvalues, g->bingo, R, C, 0); }
+static int bounds_fit(const Gen *g, int R, int C) {
+    return bounds_fit_in(g_L, g->values, g->bvalues, g->bingo, R, C, 0);
+}
 
 /* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
@@ -2614,7 +2815,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
     g->heap = heap_stack;
     if (g->limit > 64) {
         g->heap = malloc(sizeof(int) * g->limit);
-        if (!g->heap) { PyErr_NoMemory(); return NULL; }
+        if (!g->heap) {
+            PyErr_NoMemory();
+            return NULL;
+        }
     }
     take_spare_buffers();
     g_sub_blank = 0;
@@ -2653,7 +2857,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             g->prune_in = 0;
             g_st_searched++;
             g_st_calls += g_calls;
-            if (g->error) { PyErr_NoMemory(); goto done; }
+            if (g->error) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
     } else if (prune) {
         /* best bound first; an anchor on top has its bingo spans checked (bingo_letters) and goes
@@ -2718,7 +2925,8 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
                 if (g_aspan[x >> 1][1] >= 0)
                     P->bound = pool_bounds(g, &g_L[A->dir][A->lane], x >> 1, part, &P->bs, &P->be);
                 else
-                    P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be, NULL, NULL);
+                    P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be,
+                                           NULL, NULL);
                 if (P->bound >= 0) aheap_push(x);
                 continue;
             }
@@ -2749,7 +2957,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
                 Step *st = &g_steps[g_nsteps++];
                 *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, g_cur_best, g_calls};
             }
-            if (g->error) { PyErr_NoMemory(); goto done; }
+            if (g->error) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
     } else {
         for (int i = 0; i < nanchors; i++) {
@@ -2760,7 +2971,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
             walk_anchor(g, A->pos, groot);
             g_st_searched++;
             g_st_calls += g_calls;
-            if (g->error) { PyErr_NoMemory(); goto done; }
+            if (g->error) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
     }
     g_st_recorded = (long)(mirror ? 2 * g_nmoves : g_nmoves);
@@ -2769,12 +2983,16 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
          * recorded on the way up to the final threshold) before they are copied and sorted */
         size_t k = 0;
         for (size_t i = 0; i < g_nmoves; i++)
-            if ((g->eq_on ? (int32_t)(uint32_t)g_moves[i].key : g_moves[i].score) >= g->heap[0]) g_moves[k++] = g_moves[i];
+            if ((g->eq_on ? (int32_t)(uint32_t)g_moves[i].key : g_moves[i].score) >= g->heap[0])
+                g_moves[k++] = g_moves[i];
         g_nmoves = k;
     }
     if (mirror) {
         size_t n0 = g_nmoves;
-        if (grow((void **)&g_moves, &g_capmoves, 2 * n0, sizeof(Move)) < 0) { PyErr_NoMemory(); goto done; }
+        if (grow((void **)&g_moves, &g_capmoves, 2 * n0, sizeof(Move)) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
         for (size_t i = 0; i < n0; i++) {
             Move m = g_moves[i];
             m.across = 0;
@@ -2789,7 +3007,10 @@ static PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorte
         qsort(g_moves, g_nmoves, sizeof(Move), move_eq_qcmp);
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     } else if (sorted_out) {
-        if (sort_moves(g_nmoves) < 0) { PyErr_NoMemory(); goto done; }
+        if (sort_moves(g_nmoves) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     }
     if (lazy && !play_type) {
@@ -2854,8 +3075,7 @@ static int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
         wcap = wh[0], wpool = wh[1], wmax = wh[2];
         if (wcap >= 1 && !(wcap & (wcap - 1)) && wcap < nw && wpool < ((uint64_t)8 << 32))
             extra = 5 + wcap + (wcap + 1) / 2 + (wpool + 7) / 8;
-        else
-            extra = (uint64_t)-1;
+        else extra = (uint64_t)-1;
     }
     if (bb->len % 8 || nw < 3 || ((uintptr_t)bi & 7) || bi[1] < 1 || (bi[1] & (bi[1] - 1)) ||
         (bi[0] & ~(0xFFull | 1ull << 20)) || bi[1] + 2 + (words ? extra : 0) != nw || (bi[0] & 0xFF) > MAX_TILE) {
@@ -2898,9 +3118,9 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *blocked_o = Py_None, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
     Py_buffer bb = {0};
     int wide = -1, blank_letter_value = 0, limit = -1, sorted_out = 0, prune = 0;
-    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|OipippOOO", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow,
-                          &scol, &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide,
-                          &blank_letter_value, &limit, &sorted_out, &prune, &table_o, &type_o, &bidx_o))
+    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|OipippOOO", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow, &scol,
+                          &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide, &blank_letter_value, &limit,
+                          &sorted_out, &prune, &table_o, &type_o, &bidx_o))
         return NULL;
     static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
     Gen *g = &g_gen;
@@ -2922,7 +3142,10 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
     g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
     g_nnodes = nnodes;
     g_kwg = (const uint32_t *)kb.buf;
-    if (nnodes < 2) { PyErr_SetString(PyExc_ValueError, "KWG too small"); goto fail; }
+    if (nnodes < 2) {
+        PyErr_SetString(PyExc_ValueError, "KWG too small");
+        goto fail;
+    }
     int R = -1, C = -1;
     if (read_grid(grid_o, &R, &C, g_grid, 127, "grid") < 0) goto fail;
     if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
@@ -2998,13 +3221,14 @@ static void pos_dealloc(PositionObject *P) {
 }
 
 static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"kwg", "letter_mult", "word_mult", "start_row", "start_col", "tile_values",
-                             "bingo_bonus", "bingo_tiles", "blocked", "node24", "blank_letter_value", "grid", NULL};
+    static char *kwlist[] = {
+        "kwg",         "letter_mult", "word_mult", "start_row",          "start_col", "tile_values", "bingo_bonus",
+        "bingo_tiles", "blocked",     "node24",    "blank_letter_value", "grid",      NULL};
     PyObject *lm_o, *wm_o, *val_o, *blocked_o = Py_None, *grid_o = Py_None;
     int wide = -1, blv = 0;
     Py_buffer kb;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOiiOii|OipO", kwlist, &kb, &lm_o, &wm_o, &P->srow, &P->scol,
-                                     &val_o, &P->bingo, &P->bingo_tiles, &blocked_o, &wide, &blv, &grid_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOiiOii|OipO", kwlist, &kb, &lm_o, &wm_o, &P->srow, &P->scol, &val_o,
+                                     &P->bingo, &P->bingo_tiles, &blocked_o, &wide, &blv, &grid_o))
         return -1;
     if (g_busy) {
         PyBuffer_Release(&kb);
@@ -3017,7 +3241,8 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
     size_t nnodes = (size_t)kb.len / 4;
     P->wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
     g_wide = P->wide;
-    if (nnodes < 2 || N_ARC(((const uint32_t *)kb.buf)[0]) >= nnodes || N_ARC(((const uint32_t *)kb.buf)[1]) >= nnodes) {
+    if (nnodes < 2 || N_ARC(((const uint32_t *)kb.buf)[0]) >= nnodes ||
+        N_ARC(((const uint32_t *)kb.buf)[1]) >= nnodes) {
         PyErr_SetString(PyExc_ValueError, "not a KWG");
         return -1;
     }
@@ -3113,7 +3338,8 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
     Py_ssize_t n = w.len;
     int dr = across ? 0 : 1, dc = across ? 1 : 0;
     const char *err = NULL;
-    if (n < 1 || row < 0 || col < 0 || row + dr * (n - 1) >= P->R || col + dc * (n - 1) >= P->C) err = "play off the board";
+    if (n < 1 || row < 0 || col < 0 || row + dr * (n - 1) >= P->R || col + dc * (n - 1) >= P->C)
+        err = "play off the board";
     for (Py_ssize_t i = 0; !err && i < n; i++) {
         uint8_t b = t[i], have = P->grid[row + dr * i][col + dc * i];
         if (!(b & 63) || b > 127) err = "bad letter value";
@@ -3211,8 +3437,8 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
 }
 
 static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"rack_counts", "blanks", "limit", "sorted", "prune", "tiles", "play_type",
-                             "bingo_index", "lazy", NULL};
+    static char *kwlist[] = {"rack_counts", "blanks",    "limit",       "sorted", "prune",
+                             "tiles",       "play_type", "bingo_index", "lazy",   NULL};
     PyObject *rack_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
     int blanks, limit = -1, sorted_out = 0, prune = 0, lazy = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|ippOOOp", kwlist, &rack_o, &blanks, &limit, &sorted_out, &prune,
@@ -3257,7 +3483,10 @@ done:
 
 /* (equity) One exchange: the kept counts' index, its equity, the tiles it gives back by their order
  * (KLV tile numbers, the blank last), best first. */
-typedef struct { int idx, eq, ngone; uint8_t gone[MAXD]; } Exch;
+typedef struct {
+    int idx, eq, ngone;
+    uint8_t gone[MAXD];
+} Exch;
 
 static int exch_cmp(const void *x, const void *y) {
     const Exch *a = x, *b = y;
@@ -3273,9 +3502,9 @@ static int exch_cmp(const void *x, const void *y) {
  * most `max_gone` tiles; see
  * gamecore.movegen.Position.equity. */
 static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"rack_counts", "blanks", "leaves", "klv_tiles", "bag", "outplay", "vowels",
-                             "pen_across", "pen_down", "exchanges", "limit", "prune", "tiles", "play_type",
-                             "bingo_index", "max_gone", NULL};
+    static char *kwlist[] = {"rack_counts", "blanks",     "leaves",      "klv_tiles", "bag",   "outplay",
+                             "vowels",      "pen_across", "pen_down",    "exchanges", "limit", "prune",
+                             "tiles",       "play_type",  "bingo_index", "max_gone",  NULL};
     PyObject *rack_o, *leaves_o, *pa_o, *pd_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
     Py_buffer kt;
     int blanks, bag, outplay, nexch, limit, prune = 1, max_gone = MAXD;
@@ -3316,7 +3545,8 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     if (play_args(table_o, type_o, &table_seq, &table, &play_type) < 0) goto done;
     int opening = P->tiles_on_board == 0;
     if (opening) {
-        if (read_ints(pa_o, g->eq_pen[0], MAXD, "pen_across") < 0 || read_ints(pd_o, g->eq_pen[1], MAXD, "pen_down") < 0)
+        if (read_ints(pa_o, g->eq_pen[0], MAXD, "pen_across") < 0 ||
+            read_ints(pd_o, g->eq_pen[1], MAXD, "pen_down") < 0)
             goto done;
     }
     /* the rack's kinds (the blank first, then the letters) and their strides */
@@ -3397,13 +3627,15 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
             for (int i = 1; i < ng; i++) {
                 uint8_t x = e->gone[i];
                 int j = i;
-                while (j > 0 && e->gone[j - 1] > x) { e->gone[j] = e->gone[j - 1]; j--; }
+                while (j > 0 && e->gone[j - 1] > x) {
+                    e->gone[j] = e->gone[j - 1];
+                    j--;
+                }
                 e->gone[j] = x;
             }
             e->idx = (int)idx, e->eq = v, e->ngone = ng;
             if (nexch > 1) nex++;
-            else if (best_ex < 0 || exch_cmp(e, &ex[1]) < 0) { /* the best one so far is kept in ex[1] */
-                ex[1] = *e;
+            else if (best_ex < 0 || exch_cmp(e, &ex[1]) < 0) { /* the best one so far is kept in ex[1] */ ex[1] = *e;
                 best_ex = 1;
             }
         }
@@ -3423,7 +3655,8 @@ static PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         g->eq_adj[k] = -(int)(x / 1000);
     }
     for (int k = 1; k <= ntiles; k++) /* plays of k tiles taking a blank: (no such leave: none is a play) */
-        g->eq_adjnb[k] = mknb[ntiles - k] == INT32_MIN ? NEG_BOUND / 2 : -(int)(((long)g->eq_maxterm - mknb[ntiles - k]) / 1000);
+        g->eq_adjnb[k] =
+            mknb[ntiles - k] == INT32_MIN ? NEG_BOUND / 2 : -(int)(((long)g->eq_maxterm - mknb[ntiles - k]) / 1000);
     for (int k = ntiles, best = INT32_MIN; k >= 0; k--) { /* plays of k tiles or more (at least one) */
         if (k >= 1 && mk[ntiles - k] > best) best = mk[ntiles - k];
         g->eq_adjge[k] = best == INT32_MIN ? 0 : -(int)(((long)g->eq_maxterm - best) / 1000);
@@ -3516,14 +3749,19 @@ static PyObject *pos_grid(PositionObject *P, PyObject *Py_UNUSED(noargs)) {
     PyObject *rows = PyList_New(P->R);
     for (int r = 0; rows && r < P->R; r++) {
         PyObject *row = PyList_New(P->C);
-        if (!row) { Py_CLEAR(rows); break; }
+        if (!row) {
+            Py_CLEAR(rows);
+            break;
+        }
         for (int c = 0; c < P->C; c++) PyList_SET_ITEM(row, c, PyLong_FromLong(P->grid[r][c]));
         PyList_SET_ITEM(rows, r, row);
     }
     return rows;
 }
 
-static PyObject *pos_is_empty(PositionObject *P, PyObject *Py_UNUSED(noargs)) { return PyBool_FromLong(P->tiles_on_board == 0); }
+static PyObject *pos_is_empty(PositionObject *P, PyObject *Py_UNUSED(noargs)) {
+    return PyBool_FromLong(P->tiles_on_board == 0);
+}
 
 static PyMethodDef pos_methods[] = {
     {"place", (PyCFunction)pos_place, METH_VARARGS,
@@ -3567,7 +3805,11 @@ static PyObject *py_last_stats(PyObject *Py_UNUSED(self), PyObject *args) {
     for (long i = 0; l && i < g_nsteps; i++) {
         const Step *A = &g_steps[i];
         PyObject *t = Py_BuildValue("iiiiiiil", A->dir, A->lane, A->pos, A->s, A->e, A->bound, A->best, A->work);
-        if (!t || PyList_Append(l, t) < 0) { Py_XDECREF(t); Py_DECREF(l); return NULL; }
+        if (!t || PyList_Append(l, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(l);
+            return NULL;
+        }
         Py_DECREF(t);
     }
     return l;
@@ -3600,7 +3842,10 @@ __attribute__((optimize("O3"))) static PyObject *py_check_kwg(PyObject *Py_UNUSE
         else if (max_tile > MAX_TILE) err = "a tile number above 63";
     }
     PyBuffer_Release(&kb);
-    if (err) { PyErr_SetString(PyExc_ValueError, err); return NULL; }
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -3611,14 +3856,20 @@ static PyObject *py_encode_words(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer tb;
     if (!PyArg_ParseTuple(args, "Oy*", &list, &tb)) return NULL;
     PyObject *result = NULL, *seq = NULL;
-    if (tb.len != 65536) { PyErr_SetString(PyExc_ValueError, "table must have 65536 bytes"); goto out; }
+    if (tb.len != 65536) {
+        PyErr_SetString(PyExc_ValueError, "table must have 65536 bytes");
+        goto out;
+    }
     const uint8_t *table = tb.buf;
     seq = PySequence_Fast(list, "words must be a sequence");
     if (!seq) goto out;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), total = 0;
     PyObject **items = PySequence_Fast_ITEMS(seq);
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!PyUnicode_Check(items[i])) { PyErr_Format(PyExc_TypeError, "word %zd is not a str", i + 1); goto out; }
+        if (!PyUnicode_Check(items[i])) {
+            PyErr_Format(PyExc_TypeError, "word %zd is not a str", i + 1);
+            goto out;
+        }
         total += PyUnicode_GET_LENGTH(items[i]) + 1;
     }
     result = PyBytes_FromStringAndSize(NULL, total ? total - 1 : 0);
@@ -3669,11 +3920,12 @@ static PyMethodDef methods[] = {
      "min_len letters (for generate(..., bingo_index=...): bingo spans no word fits are not searched)"},
     {"last_stats", py_last_stats, METH_VARARGS,
      "last_stats(detail=False) -> (anchors, anchors searched, plays recorded, search calls) of the last "
-     "generate(); detail: per anchor searched with pruning (dir, lane, pos, best span s, e, bound, best score found, calls)"},
+     "generate(); detail: per anchor searched with pruning (dir, lane, pos, best span s, e, bound, best score found, "
+     "calls)"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native",
-                                       "Compiled KWG builder and move generator.", -1, methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled KWG builder and move generator.", -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&moduledef);

@@ -37,8 +37,19 @@
 #define MAXTXT 8 /* code points of one label as text (brackets included) */
 #define MAXLINE (MAXD * MAXTXT)
 
-enum { OK = 0, E_OFF_BOARD = 1, E_EMPTY_THROUGH, E_MISMATCH, E_UNKNOWN, E_NOT_WHOLE, E_NO_TILES, E_BLOCKED,
-       E_FIRST_OFF_START, E_NOT_TOUCHING, E_TOO_SHORT };
+enum {
+    OK = 0,
+    E_OFF_BOARD = 1,
+    E_EMPTY_THROUGH,
+    E_MISMATCH,
+    E_UNKNOWN,
+    E_NOT_WHOLE,
+    E_NO_TILES,
+    E_BLOCKED,
+    E_FIRST_OFF_START,
+    E_NOT_TOUCHING,
+    E_TOO_SHORT
+};
 
 typedef struct {
     Py_UCS4 cp[MAXTXT];
@@ -111,9 +122,10 @@ static int line_mult_ok(const uint8_t *wmul, int size) {
 }
 
 static int ScoreBoard_init(ScoreBoard *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"size", "start", "letter_mult", "word_mult", "blocked", "values", "word_text",
-                             "gcg_text", "gcg_blank_text", "blank_scores", "add_word_premiums", "bingo_min",
-                             "bingo_bonus", "token_codes", "rack_labels", NULL};
+    static char *kwlist[] = {"size",           "start",        "letter_mult",       "word_mult",
+                             "blocked",        "values",       "word_text",         "gcg_text",
+                             "gcg_blank_text", "blank_scores", "add_word_premiums", "bingo_min",
+                             "bingo_bonus",    "token_codes",  "rack_labels",       NULL};
     PyObject *lmul, *wmul, *blocked, *values, *word, *gcg, *gcg_blank, *token_codes, *rack_labels;
     int size, start, blank_scores, add_word, bingo_min, bingo_bonus;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOOOppiiO!O!", kwlist, &size, &start, &lmul, &wmul, &blocked,
@@ -260,7 +272,8 @@ static Line read_line(const ScoreBoard *b, const uint8_t *isnew, int sq, int acr
     /* back to the first tile */
     while ((across ? c : r) > 0 && b->grid[sq - step]) {
         sq -= step;
-        if (across) c--; else r--;
+        if (across) c--;
+        else r--;
     }
     Line ln = {sq, 0, 0};
     int total = 0, mult = 1, addsum = 0, nwm = 0;
@@ -319,8 +332,8 @@ static int occupied(const ScoreBoard *b, int r, int c) {
 }
 
 /* Legality and the squares of the new tiles; the grid is not changed. */
-static int find_placed(const ScoreBoard *b, int row, int col, int across, const uint8_t *tok, Py_ssize_t n,
-                       int *placed, uint8_t *codes, int *np) {
+static int find_placed(const ScoreBoard *b, int row, int col, int across, const uint8_t *tok, Py_ssize_t n, int *placed,
+                       uint8_t *codes, int *np) {
     int size = b->size, dr = across ? 0 : 1, dc = across ? 1 : 0;
     Py_ssize_t on_board = 0;
     if (row >= 0 && row < size && col >= 0 && col < size) {
@@ -379,7 +392,8 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     int touches = 0, covers_start = 0;
     for (int i = 0; i < np; i++) {
         int r = placed[i] / size, c = placed[i] % size;
-        if (occupied(self, r - 1, c) || occupied(self, r + 1, c) || occupied(self, r, c - 1) || occupied(self, r, c + 1))
+        if (occupied(self, r - 1, c) || occupied(self, r + 1, c) || occupied(self, r, c - 1) ||
+            occupied(self, r, c + 1))
             touches = 1;
         if (placed[i] == self->start) covers_start = 1;
     }
@@ -504,8 +518,15 @@ static PyTypeObject ScoreBoardType = {
     .tp_methods = ScoreBoard_methods,
 };
 
-static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_scorer",
-                                       "Compiled play checker and scorer for replays.", -1, NULL, NULL, NULL, NULL, NULL};
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT,
+                                       "_scorer",
+                                       "Compiled play checker and scorer for replays.",
+                                       -1,
+                                       NULL,
+                                       NULL,
+                                       NULL,
+                                       NULL,
+                                       NULL};
 
 PyMODINIT_FUNC PyInit__scorer(void) {
     if (PyType_Ready(&ScoreBoardType) < 0) return NULL;

@@ -16,8 +16,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
  * them to a and on (the left part), then crosses the separator to g->rstart, the square after
  * those tiles (the right part): a letter on a is then checked against the tiles at once, not
  * after a whole left part. Plays are recorded in the order of a walk started at a itself. */
-static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main_sum, int wmul, int xsum,
-                               int nplaced) {
+static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main_sum, int wmul, int xsum, int nplaced) {
     uint32_t next = WA(nv);
     int accepts = WACC(nv) != 0;
     int a = g->anchor_pos, n = g->n, rs = g->rstart;
@@ -29,18 +28,16 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
          * play with a right part needs a tile still on the rack for square rs (none comes back
          * further down the walk), one without a right part has to pass left_ok */
         if (next && pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
-            (!g->prune_in ||
-             (g_leftmax[pos - 1] >= g->thr &&
-              ((g_leftopen[pos - 1] >= g->thr && rs < n &&
-                (g->mask[rs] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask))) ||
-               left_ok(g, pos, main_sum, xsum, nplaced)))))
+            (!g->prune_in || (g_leftmax[pos - 1] >= g->thr &&
+                              ((g_leftopen[pos - 1] >= g->thr && rs < n &&
+                                (g->mask[rs] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask))) ||
+                               left_ok(g, pos, main_sum, xsum, nplaced)))))
             WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
         if (accepts && left_empty && block) record(g, pos, rs - 1, main_sum, wmul, xsum, nplaced);
         if (next && left_empty && rs < n &&
             (!g->prune_in || (g_rmax[pos][rs] >= g->thr && right_ok(g, rs, main_sum, wmul, xsum, nplaced)))) {
             uint32_t sv = WKW(next);
-            if (WT(sv) == 0 && WA(sv))
-                WALK(gen)(g, rs, WA(sv), pos, main_sum, wmul, xsum, nplaced);
+            if (WT(sv) == 0 && WA(sv)) WALK(gen)(g, rs, WA(sv), pos, main_sum, wmul, xsum, nplaced);
         }
     } else if (start == pos) {
         /* still on the tiles right of the anchor, going left towards it */
@@ -54,8 +51,7 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
     }
 }
 
-static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum,
-                      int nplaced) {
+static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
     if (g->error) return;
     g_calls++;
     uint8_t bt = g->tiles[pos];
@@ -66,7 +62,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
             uint32_t t = WT(nv);
             if (t == want) {
                 WALK(go_on)(g, pos, nv, start, main_sum + ((bt & 64) ? g->bvalues[want] : g->values[want]), wmul, xsum,
-                      nplaced);
+                            nplaced);
                 return;
             }
             if (t > want || WE(nv)) return;
@@ -94,8 +90,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
                 int v = g->values[t] * lm;
                 if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
                 g->placed[pos] = (uint8_t)t;
-                WALK(go_on)(g, pos, nv, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0),
-                      nplaced + 1);
+                WALK(go_on)(g, pos, nv, start, main_sum + v, wmul * wm, xsum + (hx ? (xs + v) * wm : 0), nplaced + 1);
                 g->placed[pos] = 0;
                 g->rack[t]++;
                 g->rackmask |= 1ull << t;
@@ -104,8 +99,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
                 g->blanks--;
                 g->placed[pos] = (uint8_t)(t | 64);
                 int bv = g->bvalues[t] * lm;
-                WALK(go_on)(g, pos, nv, start, main_sum + bv, wmul * wm, xsum + (hx ? (xs + bv) * wm : 0),
-                      nplaced + 1);
+                WALK(go_on)(g, pos, nv, start, main_sum + bv, wmul * wm, xsum + (hx ? (xs + bv) * wm : 0), nplaced + 1);
                 g->placed[pos] = 0;
                 g->blanks++;
             }
@@ -132,7 +126,8 @@ static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank
     }
     int len = d + 1;
     if (WACC(nv) && d >= 1 &&
-        (!g->prune_in || eq_adjust(g, g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0), len) >= g->thr))
+        (!g->prune_in ||
+         eq_adjust(g, g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0), len) >= g->thr))
         first_place(g, w, len);
     WALK(first_words)(g, WA(nv), w, len, P);
     if (blank) g->blanks++;
@@ -171,7 +166,10 @@ static void WALK(first_words_ordered)(Gen *g, uint32_t root, uint8_t *w) {
         uint32_t t = WT(nv);
         if (t && g->rack[t] > 0) {
             int j = no++;
-            while (j > 0 && g->values[order[j - 1]] < g->values[t]) { order[j] = order[j - 1]; j--; }
+            while (j > 0 && g->values[order[j - 1]] < g->values[t]) {
+                order[j] = order[j - 1];
+                j--;
+            }
             order[j] = (int)t;
             node[t] = nv;
         }
