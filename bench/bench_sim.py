@@ -10,11 +10,19 @@ false``: the KWG alone, as ours; with ``BENCH_SIM_WMP=1`` also with its word map
 the same word list, a minute), the difference divided by the difference of iterations, so that its
 start-up is left out. Printed: both rates and the ratio ours / MAGPIE's.
 
-Agreement (``SIM_POSITIONS=N``, default 0): N midgame positions (of each game's positions with 20 or
-more tiles in the bag and the rack known, the middle one; a repeated game once) of the GCG games of ``../shared/corpora/gcg``, each run to a tight stop by both
-(ours: 10 candidates, at most 2,000 iterations each, the early stop of gamecore.simulation; MAGPIE:
-``-scondition 99`` with at most 40,000 iterations); printed: how many have the same top play. MAGPIE
-ranks by win %, ours by mean equity, so a near-tie may differ.
+Agreement (``SIM_POSITIONS=N``, default 0): N midgame positions of the GCG games of
+``../shared/corpora/gcg`` (of each game's positions with 20 or more tiles in the bag and the rack
+known: first the middle one of every game, then those a quarter and three quarters in, then the
+eighths, …, a position already taken once), each run to a tight stop by both (ours: 10 candidates,
+at most ``SIM_OURS_ITERATIONS`` iterations each, default 2,000, the early stop of
+gamecore.simulation; MAGPIE: ``-scondition 99`` with at most ``SIM_MAGPIE_ITERATIONS``, default
+40,000); printed: how many have the same top play, and for each that differs whether the two tops
+are within the noise: in our run, the mean advantage of our top over MAGPIE's on the draws both
+ran, in standard errors of that paired difference (below 2.576: not told apart at 99 %), and in
+MAGPIE's table both plays' win % and equity (``X``: MAGPIE marks the play as not told apart from
+its top). MAGPIE ranks by win %, ours by mean equity, so a near-tie may differ.
+
+``SIM_SPEED=0`` leaves MAGPIE's speed runs out (for an agreement run).
 
 Needs ``MAGPIE_DIR`` (a MAGPIE build) for the comparison; without it only our rate is printed.
 """
@@ -111,12 +119,85 @@ def _setup(lex: Path, leaves_path: Path):
     return rules, Simulator(bundle, rules, table, win_model("en"))
 
 
+def magpie_rows(text: str) -> list[dict]:
+    """The rows of MAGPIE's last sim table: ``move`` (``COORD WORD`` unbracketed, ``exch TILES`` or
+    ``pass``), ``win`` (%), ``equity``, ``iterations``, ``similar`` (its ``X``: not told apart from
+    the top)."""
+    table = text[text.rfind("Move") :]
+    rows = []
+    for line in table.splitlines():  # (the table stands beside the board's picture)
+        m = re.search(r"\s(\d+):\s+(\S.*)$", line)
+        if not m:
+            continue
+        tokens = m.group(2).split()
+        if tokens[0] == "pass":
+            move, rest = "pass", tokens[1:]
+        else:
+            move, rest = f"{tokens[0]} {tokens[1].replace('(', '').replace(')', '')}", tokens[2:]
+        # from the end: per ply score and bingo % (2 plies), then It, StEq, Eq, Wp
+        rows.append(
+            {
+                "move": move,
+                "win": float(rest[-8]),
+                "equity": float(rest[-7]),
+                "iterations": int(rest[-5]),
+                "similar": "X" in rest[:-8],
+            }
+        )
+    return rows
+
+
+def _move_text(ranked) -> str:
+    """A candidate as MAGPIE writes a move: ``COORD WORD`` or ``exch TILES``."""
+    if ranked.kind == "play":
+        return f"{ranked.play.coord} {ranked.play.word_text()}".upper()
+    return f"exch {''.join(ranked.exchanged)}".upper()
+
+
+def paired_z(a, b) -> float:
+    """The mean advantage of candidate ``a`` over ``b`` on the iterations both ran (the same draws),
+    in standard errors of that paired difference."""
+    import math
+
+    n = min(len(a.values), len(b.values))
+    if n < 2:
+        return float("nan")
+    d = [x - y for x, y in zip(a.values[:n], b.values[:n], strict=True)]
+    mean = sum(d) / n
+    var = max(sum(x * x for x in d) - n * mean * mean, 0) / (n - 1)
+    return mean / math.sqrt(var / n) if var else float("inf")
+
+
 def midgame_positions(limit: int) -> list[str]:
-    """CGP strings of corpus positions with 20 or more tiles in the bag and the rack known."""
+    """CGP strings of corpus positions with 20 or more tiles in the bag and the rack known: the middle
+    one of each game, then the quarters, the eighths, … (each position once) up to ``limit``."""
+    from fractions import Fraction
+
+    games = _midgame_games()
+    out: list[str] = []
+    seen: set[str] = set()
+    denominator = 2
+    longest = max((len(here) for here in games), default=0)
+    while denominator <= 2 * longest:
+        for num in range(1, denominator, 2):
+            f = Fraction(num, denominator)
+            for here in games:
+                text = here[int(len(here) * f)]
+                if text not in seen:
+                    seen.add(text)
+                    out.append(text)
+                if len(out) >= limit:
+                    return out
+        denominator *= 2
+    return out
+
+
+def _midgame_games() -> list[list[str]]:
+    """Per corpus game (a repeated game once), its positions with 20 or more tiles in the bag."""
     from cli.position import game_positions
     from gamecore.errors import SkraflError
 
-    out: list[str] = []
+    out: list[list[str]] = []
     for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
         here = []
         try:
@@ -131,10 +212,8 @@ def midgame_positions(limit: int) -> list[str]:
                 here.append(f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0")
         except SkraflError:
             continue
-        if here and here[len(here) // 2] not in out:  # the middle one of each game (the corpus repeats games)
-            out.append(here[len(here) // 2])
-        if len(out) >= limit:
-            break
+        if here and here not in out:  # (the corpus repeats games)
+            out.append(here)
     return out
 
 
@@ -187,7 +266,7 @@ def main() -> None:
                 check=True,
             )
             modes.append("true")
-        for wmp in modes:
+        for wmp in modes if os.environ.get("SIM_SPEED", "1") != "0" else ():  # SIM_SPEED=0: agreement only
             base = "-scondition none -tlim 600 -minplayiterations 500"
             a_text, a_cpu = run_magpie(magpie, work, cgp, f"-wmp {wmp} {base} -iterations 5000")
             b_text, b_cpu = run_magpie(magpie, work, cgp, f"-wmp {wmp} {base} -iterations 25000")
@@ -202,19 +281,54 @@ def main() -> None:
         if not k:
             print("agreement: not run (SIM_POSITIONS=N runs N corpus positions to a tight stop)")
             return
-        same = total = 0
+        ours_cap = int(os.environ.get("SIM_OURS_ITERATIONS", "2000"))
+        magpie_cap = int(os.environ.get("SIM_MAGPIE_ITERATIONS", "40000"))
+        print(
+            f"agreement: ours at most {ours_cap:,} iterations (early stop), MAGPIE -scondition 99 at most {magpie_cap:,} "
+            f"(-wmp {modes[-1]})",
+            flush=True,
+        )
+        same = total = noise = 0
+        cpu_ours = cpu_magpie = 0.0
         for text in midgame_positions(k):
             pos = parse_cgp(text, rules.tiles(), rules.layout())
             spread = pos.scores[0] - pos.scores[1]
-            r = sim.run(pos.board, pos.racks[0], (), spread, candidates=10, iterations=2000, seed=1)
-            p = r.candidates[0].ranked
-            mine = f"{p.play.coord} {p.play.word_text()}" if p.kind == "play" else "exchange"
-            out, _ = run_magpie(magpie, work, text, f"-wmp {modes[-1]} -scondition 99 -iterations 40000 -tlim 120")
-            theirs_top = magpie_top(out)
+            t = time.process_time()
+            r = sim.run(pos.board, pos.racks[0], (), spread, candidates=10, iterations=ours_cap, seed=1)
+            cpu_ours += time.process_time() - t
+            mine = _move_text(r.candidates[0].ranked)
+            out, cpu = run_magpie(magpie, work, text, f"-wmp {modes[-1]} -scondition 99 -iterations {magpie_cap} -tlim 600")
+            cpu_magpie += cpu
+            rows = magpie_rows(out)
+            theirs_top = rows[0]["move"].upper()
             total += 1
-            same += mine.upper() == theirs_top.upper()
-            print(f"  {text.split()[1]:<8} ours {mine:<16} ({r.iterations} it., {r.stopped}) MAGPIE {theirs_top}", flush=True)
-        print(f"agreement: the same top play on {same} of {total} corpus positions")
+            line = f"  {text.split()[1]:<8} ours {mine:<16} ({r.iterations} it., {r.stopped}) MAGPIE {theirs_top:<16} ({rows[0]['iterations']} it.)"
+            if mine == theirs_top:
+                same += 1
+            else:
+                z = float("nan")
+                b = next((c for c in r.candidates if _move_text(c.ranked) == theirs_top), None)
+                a = r.candidates[0]
+                if b is not None:
+                    z = paired_z(a, b)
+                    line += f" | ours: {a.mean:.2f} v {b.mean:.2f} ({b.iterations} it.), {z:.2f} s.e."
+                else:
+                    line += " | ours: MAGPIE's top not among our candidates"
+                mrow = next((x for x in rows if x["move"].upper() == mine), None)
+                if mrow is not None:
+                    line += (
+                        f" | MAGPIE: win {rows[0]['win']:.2f} v {mrow['win']:.2f} %, equity {rows[0]['equity']:.2f} v "
+                        f"{mrow['equity']:.2f} ({mrow['iterations']} it.){' X' if mrow['similar'] else ''}"
+                    )
+                else:
+                    line += " | MAGPIE: our top not among its plays"
+                noise += (z == z and z < 2.576) or (mrow is not None and mrow["similar"])
+            print(line, flush=True)
+        print(
+            f"agreement: the same top play on {same} of {total} corpus positions; of the {total - same} others, "
+            f"{noise} within the noise (ours not 2.576 paired s.e. above MAGPIE's top, or MAGPIE's X); "
+            f"CPU: ours {cpu_ours:.0f} s, MAGPIE {cpu_magpie:.0f} s"
+        )
 
 
 if __name__ == "__main__":
