@@ -38,7 +38,7 @@ POSITIONS = PROJECT.parent / "shared" / "corpora" / "positions"
 def _positions() -> list[dict]:
     lines = (LEAVES / "positions.tsv").read_text(encoding="utf-8").splitlines()
     head = lines[0].split("\t")
-    return [dict(zip(head, x.split("\t"))) for x in lines[1:] if x.strip()]
+    return [dict(zip(head, x.split("\t"), strict=True)) for x in lines[1:] if x.strip()]
 
 
 def _stored(name: str) -> list[tuple]:

@@ -20,6 +20,7 @@ import os
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 try:
@@ -145,9 +146,9 @@ def main() -> None:
             t = time.perf_counter()
             judge = WordJudge.load(lex)
             load_ms = (time.perf_counter() - t) * 1000
-            rule_ms = _median_ms(lambda: judge.rule(words), 2000)
+            rule_ms = _median_ms(partial(judge.rule, words), 2000)
             log = AuditLog(tmp / "log.jsonl")
-            logged_ms = _median_ms(lambda: log.write(judge.record(judge.rule(words))), 200)
+            logged_ms = _median_ms(lambda judge=judge, log=log, words=words: log.write(judge.record(judge.rule(words))), 200)
             log.close()
             screen_ms, key_ms = _screen_round_trip_ms(judge, " ".join(words), 30)
             rows.append((name, len(words), wall, cpu, load_ms, rule_ms, logged_ms, screen_ms, key_ms))

@@ -66,6 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -338,16 +339,16 @@ def time_generation(kwg_path: Path, tmp: Path) -> None:
         first = not any(any(r) for r in grid)
         args = (kwg, grid, counts, blanks, layout, values, 50, first)
         repeat = REPEATS[name.split()[0]]
-        t_load = _best_ms(lambda: Position(kwg, layout, values, 50, grid=None if first else grid), repeat)
+        t_load = _best_ms(partial(Position, kwg, layout, values, 50, grid=None if first else grid), repeat)
         pos = Position(kwg, layout, values, 50, grid=None if first else grid)
         moves = pos.generate(counts, blanks)
-        t_all = _best_ms(lambda: pos.moves(counts, blanks), repeat)
-        t_raw = _best_ms(lambda: pos.generate(counts, blanks), repeat)
-        t_best = _best_ms(lambda: pos.top(counts, blanks, tiles=table, play_type=ScoredPlay), repeat)
-        t_fn = _best_ms(lambda: generate_top(*args, tiles=table, play_type=ScoredPlay), repeat)
-        t_search = _best_ms(lambda: pos.top(counts, blanks, limit=1, prune=False), repeat)
-        t_top = _best_ms(lambda: pos.top(counts, blanks, limit=1), repeat)
-        t_ix = _best_ms(lambda: pos.top(counts, blanks, limit=1, bingo_index=index), repeat)
+        t_all = _best_ms(partial(pos.moves, counts, blanks), repeat)
+        t_raw = _best_ms(partial(pos.generate, counts, blanks), repeat)
+        t_best = _best_ms(partial(pos.top, counts, blanks, tiles=table, play_type=ScoredPlay), repeat)
+        t_fn = _best_ms(partial(generate_top, *args, tiles=table, play_type=ScoredPlay), repeat)
+        t_search = _best_ms(partial(pos.top, counts, blanks, limit=1, prune=False), repeat)
+        t_top = _best_ms(partial(pos.top, counts, blanks, limit=1), repeat)
+        t_ix = _best_ms(partial(pos.top, counts, blanks, limit=1, bingo_index=index), repeat)
         line = (
             f"{name:24} {len(moves):7d} {t_load:6.3f} {_ms7(t_all)} {t_raw:7.2f} {t_best:9.2f} {t_fn:7.2f} {_ms7(t_search)} "
             f"{_ms7(t_top)} {_ms7(t_ix)} {t_all / t_ix:7.1f}× {t_search / t_ix:10.1f}×"
@@ -434,9 +435,9 @@ def time_random_positions(kwg_path: Path) -> None:
     times = {}
     for label, f in cases:
 
-        def run():
+        def run(f=f):
             calls = 0
-            for grid, (g, c, b, first) in zip(flat, pos):
+            for grid, (g, c, b, first) in zip(flat, pos, strict=True):
                 board.sync(grid)
                 f(board, (kwg, g, c, b, layout, values, 50, first))
                 calls += last_stats()[3]
@@ -456,10 +457,10 @@ def time_random_positions(kwg_path: Path) -> None:
     boards = [Position(kwg, layout, values, 50, grid=None if first else g) for g, _, _, first in pos]
 
     def cold(f):
-        return _best_ms(lambda: [f(p, c, b) for p, (_, c, b, _) in zip(boards, pos)], 3) / len(pos)
+        return _best_ms(lambda: [f(p, c, b) for p, (_, c, b, _) in zip(boards, pos, strict=True)], 3) / len(pos)
 
     def hot(f):
-        return sum(_best_ms(lambda: f(p, c, b), 5) for p, (_, c, b, _) in zip(boards, pos)) / len(pos)
+        return sum(_best_ms(partial(f, p, c, b), 5) for p, (_, c, b, _) in zip(boards, pos, strict=True)) / len(pos)
 
     c_search = cold(lambda p, c, b: p.top(c, b, limit=1, prune=False))
     c_top = cold(lambda p, c, b: p.top(c, b, limit=1, bingo_index=index))

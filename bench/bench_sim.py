@@ -201,7 +201,7 @@ def _midgame_games() -> list[list[str]]:
     for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
         here = []
         try:
-            for n, pos in game_positions(f, "wespa", None):
+            for _, pos in game_positions(f, "wespa", None):
                 if pos.rack is None or pos.mover is None or pos.extra.get("kind") != "play" or len(pos.scores) != 2:
                     continue
                 ts = pos.board.tile_set

@@ -89,7 +89,7 @@ def autoplay(
     # an equity player given no leave file plays the shipped leaves of --lang's rule set
     fallback = "shipped" if lang is not None else None
     given = (leaves1 or leaves or fallback, leaves2 or leaves or fallback)
-    for k, (kind, lv) in enumerate(zip(kinds, given), 1):
+    for k, (kind, lv) in enumerate(zip(kinds, given, strict=True), 1):
         if kind in EQUITY_STRATEGIES and lv is None:
             raise UsageError(f"--p{k} {kind} needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
         if kind not in EQUITY_STRATEGIES and (leaves1, leaves2)[k - 1] is not None:
@@ -114,7 +114,7 @@ def autoplay(
         )
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
-    for kind, lv in zip(kinds, given):
+    for kind, lv in zip(kinds, given, strict=True):
         leave_paths.append(_leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES else None)
     vocab = []
     for kind in kinds:

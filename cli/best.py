@@ -457,7 +457,10 @@ def _many(plays_of, tile_set, layout, columns, fmt: OutputFormat) -> int:
             typer.echo(f"skrafl: error: -:{lineno}: {exc.message}", err=True)
             continue
         if fmt == OutputFormat.json:
-            out.write(json.dumps({"line": lineno, "plays": [dict(zip(columns, r)) for r in rows]}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps({"line": lineno, "plays": [dict(zip(columns, r, strict=True)) for r in rows]}, ensure_ascii=False)
+                + "\n"
+            )
         elif fmt == OutputFormat.tsv:
             for r in rows:
                 out.write("\t".join([str(lineno), *("" if v is None else str(v) for v in r)]) + "\n")

@@ -106,7 +106,7 @@ def check(
         from gamecore.errors import UsageError
 
         raise UsageError(f"no words to {'rule on' if play else 'check'} in -")
-    verdicts = list(zip(items, lex.contains_many(items)))
+    verdicts = list(zip(items, lex.contains_many(items), strict=True))
     all_valid = all(ok for _, ok in verdicts)
     if play:
         verdict = "ACCEPTABLE" if all_valid else "UNACCEPTABLE"

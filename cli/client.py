@@ -169,7 +169,7 @@ def build_request(argv: list[str]) -> tuple[bytes, list[int]]:
     mask = os.umask(0o022)
     os.umask(mask)
     pairs.append(("umask", str(mask).encode()))
-    for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams):
+    for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams, strict=True):
         pairs += [(f"{name}.encoding", enc), (f"{name}.errors", err)]
     pairs.append(("unbuffered", b"1" if sys.stdout.write_through else b"0"))  # python -u, PYTHONUNBUFFERED
     ignored = [s for s in FORWARDED if _signal.getsignal(s) == _signal.SIG_IGN]

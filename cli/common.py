@@ -209,13 +209,13 @@ def emit(
     rows = [list(r) for r in rows]
     if fmt == OutputFormat.json:
         out = sys.stdout
-        json.dump([dict(zip(columns, r)) for r in rows], out, ensure_ascii=False, indent=1)
+        json.dump([dict(zip(columns, r, strict=False)) for r in rows], out, ensure_ascii=False, indent=1)
         out.write("\n")
         return
     if any(len(r) != len(columns) for r in rows):  # a row of another width: cell by cell, as it always was
         _emit_ragged(rows, columns, fmt, header, max_width)
         return
-    cols = [list(c) for c in zip(*rows)] if rows else [[] for _ in columns]
+    cols = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in columns]
     emit_columns(cols, columns, fmt, header, max_width)
 
 
@@ -229,10 +229,10 @@ def _emit_ragged(rows: list[list], columns: Sequence[str], fmt: OutputFormat, he
         return
     widths = [len(c) for c in columns]
     for r in text_rows:
-        widths = [max(w, len(v)) for w, v in zip(widths, r)]
+        widths = [max(w, len(v)) for w, v in zip(widths, r, strict=False)]
 
     def line(cells: Sequence[str]) -> str:
-        text = "  ".join(v.ljust(w) for v, w in zip(cells, widths)).rstrip()
+        text = "  ".join(v.ljust(w) for v, w in zip(cells, widths, strict=False)).rstrip()
         return text if max_width is None or len(text) <= max_width else text[: max(1, max_width - 1)] + "…"
 
     out.write("".join(line(r) + "\n" for r in ([list(columns)] if header else []) + text_rows))
@@ -253,16 +253,16 @@ def emit_columns(
     one format string, written in chunks), so a table of millions of rows costs about what TSV does."""
     out = sys.stdout
     if fmt == OutputFormat.json:
-        json.dump([dict(zip(columns, r)) for r in zip(*cols)], out, ensure_ascii=False, indent=1)
+        json.dump([dict(zip(columns, r, strict=True)) for r in zip(*cols, strict=True)], out, ensure_ascii=False, indent=1)
         out.write("\n")
         return
     text = [c if all(type(v) is str for v in c) else list(map(_text, c)) for c in cols]
     if fmt == OutputFormat.tsv:
-        lines = map("\t".join, zip(*text)) if text else iter(())
+        lines = map("\t".join, zip(*text, strict=True)) if text else iter(())
         if header:
             out.write("\t".join(columns) + "\n")
     else:
-        widths = [max(len(name), max(map(len, c), default=0)) for name, c in zip(columns, text)]
+        widths = [max(len(name), max(map(len, c), default=0)) for name, c in zip(columns, text, strict=True)]
         template = "  ".join(f"{{:<{w}}}" for w in widths)  # format(s, "<w") is s.ljust(w)
         template = template[: template.rindex("{")] + "{}"  # the last column is not padded: rstrip drops it anyway
 

@@ -99,7 +99,7 @@ def leaves(
         kinds = sorted(set(tiles))
         subs = set()
         for n in product(*(range(tiles.count(k) + 1) for k in kinds)):
-            sub = tuple(k for k, c in zip(kinds, n) for _ in range(c))
+            sub = tuple(k for k, c in zip(kinds, n, strict=True) for _ in range(c))
             if sub:
                 subs.add(sub)
     else:

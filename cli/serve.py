@@ -365,7 +365,7 @@ def _decode(body: bytes) -> dict[str, list[bytes]]:
     if len(items) % 2:
         raise ValueError("a key without its value")
     fields: dict[str, list[bytes]] = {}
-    for key, value in zip(items[::2], items[1::2]):
+    for key, value in zip(items[::2], items[1::2], strict=False):
         fields.setdefault(key.decode("ascii"), []).append(value)
     return fields
 
@@ -736,7 +736,7 @@ class _Handler:
             locale.setlocale(locale.LC_CTYPE, "")
         except Exception:  # noqa: BLE001  (a locale the server's C library lacks: the server's)
             pass
-        for fd, target in zip(fds, (0, 1, 2)):
+        for fd, target in zip(fds, (0, 1, 2), strict=True):
             os.dup2(fd, target)
         for fd in fds:  # only 0, 1 and 2 stay: a process the command forks holds no extra copy
             if fd > 2:

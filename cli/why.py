@@ -102,7 +102,7 @@ def why(
     version = meta.get("source_version") or built_source.get("version") or ""
     frequency_rules = [d for d in recipe.drops if d.applies_to(source) and "frequency" in rule_columns(d)]
     report = []
-    for word, key in zip(items, keys):
+    for word, key in zip(items, keys, strict=True):
         valid = word in lex
         rows = []
         if found.height:

@@ -165,9 +165,9 @@ def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int
     )
     new = {(p.row, p.col): (p.label, p.blank) for p in sp.placements()}
     dr, dc = (0, 1) if sp.across else (1, 0)
-    first = next((r, c) for (r, c), n in zip(sp.squares(), sp.new) if n)
+    first = next((r, c) for (r, c), n in zip(sp.squares(), sp.new, strict=True) if n)
     lines = [_read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
-    for (r, c), is_new in zip(sp.squares(), sp.new):
+    for (r, c), is_new in zip(sp.squares(), sp.new, strict=True):
         if is_new:
             line = _read_line(squares, size, new, r, c, dc, dr, scoring)
             if len(line[2]) >= 2:

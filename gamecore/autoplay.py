@@ -101,7 +101,7 @@ class Mover:
             if isinstance(ev, Play):
                 sp = ev.play
                 dr, dc = (0, 1) if sp.across else (1, 0)
-                for i, (t, new) in enumerate(zip(sp.word, sp.new)):
+                for i, (t, new) in enumerate(zip(sp.word, sp.new, strict=True)):
                     if new:
                         code = idx.get(t.label)
                         if code is None:  # a folded tile (Ё): no generator code; the search encodes the board
@@ -227,7 +227,7 @@ class Mover:
 def _endgame_text(sp) -> str:
     """A play's word as :class:`gamecore.endgame.EndgameMove` writes it (board tiles in parentheses)."""
     out = []
-    for t, new in zip(sp.word, sp.new):
+    for t, new in zip(sp.word, sp.new, strict=True):
         text = t.label.lower() if t.blank else t.label
         text = f"[{text}]" if len(t.label) > 1 else text
         out.append(text if new else f"({text})")

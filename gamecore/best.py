@@ -131,7 +131,7 @@ class _Converter:
             table[i + 64] = Tile(label, True)
         self.lookup = table.__getitem__
         self.rows = board.squares
-        self.cols = [list(col) for col in zip(*board.squares)]
+        self.cols = [list(col) for col in zip(*board.squares, strict=True)]
 
     def __call__(self, raw) -> ScoredPlay:
         row, col, across, letters, score, placed = raw[:6]
@@ -403,7 +403,7 @@ class EquitySearch:
                 raise
             leaves.klv._checked(int(number) - 1)
             raise
-        rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs))]
+        rows: list[tuple] = [(-e, 0, i, p, e) for i, (p, e) in enumerate(zip(plays, eqs, strict=True))]
         if exchanges:
             rows += [(-e, 1, j, kept, e) for j, (e, kept) in enumerate(exchanges)]
             rows.sort(key=lambda r: r[:3])

@@ -214,7 +214,7 @@ class _Search:
         self.vals = eg.values
         self.rk = [list(eg.racks[0]), list(eg.racks[1])]
         self.n = [sum(x) for x in self.rk]
-        self.rv = [sum(c * v for c, v in zip(x[1:], eg.values[1:])) for x in self.rk]
+        self.rv = [sum(c * v for c, v in zip(x[1:], eg.values[1:], strict=True)) for x in self.rk]
         self.sc = list(eg.scores)
         self.end_n = r.scoreless_turns_end(2)
         self.own_passes = r.player_passes_end

@@ -185,8 +185,8 @@ def _exchanges(rack: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ..
     for kept_n in product(*(range(n + 1) for n in counts)):
         if sum(kept_n) == len(rack):
             continue
-        kept = tuple(k for k, n in zip(kinds, kept_n) for _ in range(n))
-        gone = tuple(k for k, n, m in zip(kinds, kept_n, counts) for _ in range(m - n))
+        kept = tuple(k for k, n in zip(kinds, kept_n, strict=True) for _ in range(n))
+        gone = tuple(k for k, n, m in zip(kinds, kept_n, counts, strict=True) for _ in range(m - n))
         out.append((gone, kept))
     return out
 
@@ -260,7 +260,7 @@ def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_
         eq = p.score * RESOLUTION + v
         if opening:
             table, start = (across, p.col) if p.across else (down, p.row)
-            for j, (t, new) in enumerate(zip(p.word, p.new)):
+            for j, (t, new) in enumerate(zip(p.word, p.new, strict=True)):
                 if new and t.label in vowels:
                     eq += table[start + j]
         rows.append((-eq, 0, i, Ranked("play", p.score, eq, kept, play=p)))

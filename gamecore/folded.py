@@ -61,7 +61,7 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
     seen = set()
     for p in best_plays(plain, sub_rack, bundle, rules, None, checked=True):
         dr, dc = (0, 1) if p.across else (1, 0)
-        new = [(p.row + i * dr, p.col + i * dc, t) for i, (t, n) in enumerate(zip(p.word, p.new)) if n]
+        new = [(p.row + i * dr, p.col + i * dc, t) for i, (t, n) in enumerate(zip(p.word, p.new, strict=True)) if n]
         for label, as_letter in ft.items():
             k = sum(1 for t in rack if t == label)  # folded tiles of this kind on the rack
             m = sum(1 for t in rack if t == as_letter)  # real tiles of the letter

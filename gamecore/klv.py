@@ -227,7 +227,7 @@ class Klv:
 
     def items(self) -> Iterator[tuple[tuple[int, ...], float]]:
         """(leave, value) for every leave, in the file's order."""
-        return zip(self.words(), map(float, self.values))
+        return zip(self.words(), map(float, self.values), strict=True)
 
 
 LEAVES_DIR = Path(__file__).resolve().parent / "data" / "leaves"

@@ -113,7 +113,7 @@ def sub_leaves(rack: Sequence[int], max_tiles: int) -> list[tuple[tuple[int, ...
             kinds.append(t)
             counts.append(1)
     subs: list[tuple[tuple[int, ...], int]] = [((), 1)]
-    for t, c in zip(kinds, counts):
+    for t, c in zip(kinds, counts, strict=True):
         subs = [(s + (t,) * j, w * comb(c, j)) for s, w in subs for j in range(c + 1) if len(s) + j <= max_tiles]
     return [x for x in subs if x[0]]
 

@@ -101,13 +101,15 @@ class ScoredPlay(NamedTuple):
 
     def placements(self) -> frozenset[Placement]:
         """The new tiles, for comparing plays regardless of direction (a one-tile play has one set)."""
-        return frozenset(Placement(r, c, t.label, t.blank) for (r, c), t, n in zip(self.squares(), self.word, self.new) if n)
+        return frozenset(
+            Placement(r, c, t.label, t.blank) for (r, c), t, n in zip(self.squares(), self.word, self.new, strict=True) if n
+        )
 
     def word_text(self, through: str | None = None) -> str:
         """The main word, blank as lowercase; ``through="."`` writes played-through tiles as ``.``
         (the GCG convention), otherwise as their letters."""
         out = []
-        for (label, blank), n in zip(self.word, self.new):
+        for (label, blank), n in zip(self.word, self.new, strict=True):
             if not n and through is not None:
                 out.append(through)
                 continue
@@ -117,7 +119,7 @@ class ScoredPlay(NamedTuple):
 
     def used(self) -> list[str]:
         """The rack tiles this play uses (``?`` for a blank)."""
-        return ["?" if t.blank else t.label for t, n in zip(self.word, self.new) if n]
+        return ["?" if t.blank else t.label for t, n in zip(self.word, self.new, strict=True) if n]
 
     def leave(self, rack: Sequence[str]) -> list[str]:
         """What stays on ``rack`` (labels, ``?`` = blank) after this play."""
@@ -157,7 +159,7 @@ def parse_play(board: Board, coord: str, word: str) -> tuple[list[Placement], bo
     except SkraflError as exc:
         raise IllegalPlay("unknown_letter", exc.message) from None
     marks = [ch for ch in word if ch in "()"]
-    if len(marks) % 2 or any(pair != ("(", ")") for pair in zip(marks[::2], marks[1::2])):
+    if len(marks) % 2 or any(pair != ("(", ")") for pair in zip(marks[::2], marks[1::2], strict=False)):
         raise IllegalPlay("unknown_letter", f"{coord} {word}: parentheses must pair, '(' then ')', around board tiles")
     if not tokens:
         raise IllegalPlay("no_tiles", "empty word")

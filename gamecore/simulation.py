@@ -201,7 +201,7 @@ def paired_drop(leader: Candidate, other: Candidate, z: float) -> bool:
     n = min(len(leader.values), len(other.values))
     if n < 2:
         return False
-    d = [a - b for a, b in zip(leader.values[:n], other.values[:n])]
+    d = [a - b for a, b in zip(leader.values[:n], other.values[:n], strict=True)]
     s = sum(d)
     ss = sum(x * x for x in d)
     var = max(ss - s * s / n, 0) / (n - 1)
@@ -546,7 +546,7 @@ class Simulator:
                 else:
                     got = [self.iterate(setup, alive, seed, i, plies) for i in range(done, done + n)]
                 for row in got:
-                    for c, (v, w) in zip(alive, row):
+                    for c, (v, w) in zip(alive, row, strict=True):
                         cands[c].values.append(v)
                         cands[c].wins.append(w)
                 done += n

@@ -108,7 +108,7 @@ def _setup(cfg: Config) -> None:
     rules = load_rules(cfg.rules)
     ts = rules.tiles()
     strategies = []
-    for kind, leaves, vocab in zip((cfg.p1, cfg.p2), cfg.leaves, cfg.vocabulary):
+    for kind, leaves, vocab in zip((cfg.p1, cfg.p2), cfg.leaves, cfg.vocabulary, strict=True):
         table = LeaveTable(Klv.read(leaves), ts) if leaves else None
         words = None
         if vocab:
@@ -260,7 +260,7 @@ def write_tables(stage: Path, rows: Sequence[dict], texts: Sequence[str | None])
     df.write_csv(stage / "games.csv")
     if any(t is not None for t in texts):
         (stage / "gcg").mkdir()
-        for r, t in zip(rows, texts):
+        for r, t in zip(rows, texts, strict=True):
             if t is not None:
                 (stage / "gcg" / f"game-{r['game']:06d}.gcg").write_text(t, encoding="utf-8")
 

@@ -481,7 +481,7 @@ def chart_svg(results: Sequence[BagResult]) -> str:
         parts.append(
             f'<text x="{x0 + step / 2:.1f}" y="{top + ph + 16}" font-size="11" text-anchor="middle">{escape(label)}</text>'
         )
-        for b, (by, colour) in enumerate(zip(rows, colours)):
+        for b, (by, colour) in enumerate(zip(rows, colours, strict=False)):
             row = by.get(label)
             if row is None:
                 continue
@@ -490,7 +490,7 @@ def chart_svg(results: Sequence[BagResult]) -> str:
                 f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(row["rack_turns_low"]):.1f}" y2="{y(row["rack_turns_high"]):.1f}" stroke="{colour}"/>'
             )
             parts.append(f'<circle cx="{cx:.1f}" cy="{y(row["rack_turns"]):.1f}" r="2.5" fill="{colour}"/>')
-    for b, (r, colour) in enumerate(zip(results, colours)):
+    for b, (r, colour) in enumerate(zip(results, colours, strict=False)):
         parts.append(f'<text x="{left + 160 * b}" y="{height - 10}" font-size="12" fill="{colour}">● {escape(r.name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -515,7 +515,7 @@ def run_bag(
         _setup(cfg)  # bad inputs fail here, once, before any worker starts
         tables.append(_W["table"])  # the leave values as read when the run began
     results = []
-    for cfg, table in zip(cfgs, tables):
+    for cfg, table in zip(cfgs, tables, strict=True):
         arr, cpu = play_all(cfg, workers, cluster, progress)
         results.append(analyse(cfg, arr, cpu, table))
     cmp = comparison(results[0], results[1]) if len(results) == 2 else None

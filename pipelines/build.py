@@ -350,7 +350,7 @@ def compile_recipe(
             kept.filter(pl.col("word").is_in(removals)).select(pl.len().alias("n"), pl.lit("removed").alias("what")),
         ]
     ).collect()
-    count = dict(zip(counts["what"], counts["n"]))
+    count = dict(zip(counts["what"], counts["n"], strict=True))
     words = alphabet_order(
         pl.concat([kept, added.join(kept, on="word", how="anti")]).filter(~pl.col("word").is_in(removals)).collect()["word"],
         recipe.alphabet,

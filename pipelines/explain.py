@@ -284,7 +284,7 @@ def classify_words(entries: Any, recipe: Recipe, source: str | None, keys: list[
             names = [f"_p{i}_{j}" for j in range(len(p))]
             values = asked.select(names).unique()
             queries.append(
-                keyed.select("_entry", *[e.alias(n) for n, e in zip(names, p)])
+                keyed.select("_entry", *[e.alias(n) for n, e in zip(names, p, strict=True)])
                 .join(values.lazy(), on=names, how="semi", nulls_equal=True)
                 .select("_entry")
             )

@@ -276,8 +276,8 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
     words = plays.select(pl.col("words_formed").explode().alias("w")).unique()["w"].to_list()
     words = new.in_order(w for w in words if w)  # the language's alphabet order, as words.txt
     rank = {w: i for i, w in enumerate(words)}
-    in_old = dict(zip(words, old.contains_many(words))) if words else {}
-    in_new = dict(zip(words, new.contains_many(words))) if words else {}
+    in_old = dict(zip(words, old.contains_many(words), strict=True)) if words else {}
+    in_new = dict(zip(words, new.contains_many(words), strict=True)) if words else {}
     changed_words = {w for w in words if in_old[w] != in_new[w]}
     plays = plays.with_columns(
         pl.col("words_formed").list.eval(pl.element().is_in(list(changed_words))).list.any().alias("_touch")

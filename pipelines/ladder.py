@@ -112,7 +112,7 @@ def play_ladder(cfg: Config, workers: int = 1, progress: Callable[[int], None] |
     from pipelines.autoplay import _setup, play_games
 
     out, cpu = {}, 0.0
-    vocab = dict(zip(cfg.players, cfg.vocabulary))
+    vocab = dict(zip(cfg.players, cfg.vocabulary, strict=True))
     for i, a in enumerate(cfg.players):
         for b in cfg.players[i + 1 :]:
             lv = tuple(cfg.leaves if k in ("equity", "sim") else None for k in (a, b))
@@ -169,7 +169,7 @@ def write_outputs(stage: Path, cfg: Config, res: dict, fit: Fit, cpu: float, gam
             p, r, se = fit.players[i], fit.ratings[i], fit.se[i]
             w.writerow([p, f"{r:.1f}", f"{r - Z95 * se:.1f}", f"{r + Z95 * se:.1f}", totals[p][1], totals[p][0]])
     gaps = []
-    for x, y in zip(order, order[1:]):
+    for x, y in zip(order, order[1:], strict=False):
         d, se = fit.gap(x, y)
         gaps.append((fit.players[x], fit.players[y], d, d - Z95 * se, d + Z95 * se))
     with open(stage / "gaps.csv", "w", newline="", encoding="utf-8") as fh:

@@ -519,7 +519,7 @@ def write_outputs(out: Path, data: bytes, manifest: dict) -> None:
                 fh.write(blob)
                 fh.flush()
                 os.fsync(fh.fileno())
-        for (path, _), tmp in zip(texts, tmps):
+        for (path, _), tmp in zip(texts, tmps, strict=True):
             os.replace(tmp, path)
     finally:
         for tmp in tmps:

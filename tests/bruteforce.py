@@ -68,9 +68,12 @@ def brute_force_moves(
                         blank_pos = [i for i, t in enumerate(order) if t == "?"]
                         for fill in product(letters, repeat=len(blank_pos)):
                             tiles = list(order)
-                            for i, letter in zip(blank_pos, fill):
+                            for i, letter in zip(blank_pos, fill, strict=True):
                                 tiles[i] = letter
-                            pl = [Placement(rr, cc, t, i in blank_pos) for i, ((rr, cc), t) in enumerate(zip(squares, tiles))]
+                            pl = [
+                                Placement(rr, cc, t, i in blank_pos)
+                                for i, ((rr, cc), t) in enumerate(zip(squares, tiles, strict=True))
+                            ]
                             key = frozenset(pl)
                             if key in found:
                                 continue

@@ -28,7 +28,7 @@ def rules_of(folder: Path) -> dict[str, set[str]]:
     """word → the set of rules that dropped its entries (rejected.parquet)."""
     df = pl.read_parquet(folder / "rejected.parquet")
     out: dict[str, set[str]] = {}
-    for word, rule in zip(df["word"], df["rule"]):
+    for word, rule in zip(df["word"], df["rule"], strict=True):
         out.setdefault(word, set()).add(rule)
     return out
 

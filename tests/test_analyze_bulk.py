@@ -47,7 +47,7 @@ def _compare(files, lexicon: Path, monkeypatch) -> int:
     got = _rows(files, lexicon, False, monkeypatch)
     want = _rows(files, lexicon, True, monkeypatch)
     analysed = 0
-    for f, g, w in zip(files, got, want):
+    for f, g, w in zip(files, got, want, strict=True):
         assert g == w, f"{Path(f).name}: analysis differs from best_play on a fresh Board"
         analysed += sum(1 for r in g if r.get("best_score") is not None)
     return analysed

@@ -138,7 +138,7 @@ def test_same_seed_same_bytes_at_any_worker_count_and_replay_agrees(tmp_path):
     games = pl.read_parquet(a / "games.parquet").sort("game")
     replayed = pl.read_parquet(tmp_path / "rep" / "games.parquet").sort("file")
     assert replayed["status"].to_list() == ["ok"] * 12
-    for row, rrow in zip(games.iter_rows(named=True), replayed.iter_rows(named=True)):
+    for row, rrow in zip(games.iter_rows(named=True), replayed.iter_rows(named=True), strict=True):
         first, second = ("p1_score", "p2_score") if row["first"] == "p1" else ("p2_score", "p1_score")
         assert (rrow["score1"], rrow["score2"]) == (row[first], row[second])
         assert rrow["player1"] == row["first"]

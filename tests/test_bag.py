@@ -49,7 +49,7 @@ def test_tally_of_a_constructed_history():
     assert [_field(t, "racks_with", x) for x in "ABC?"] == [2, 3, 3, 2]
     assert [_field(t, "bingos_with", x) for x in "ABC?"] == [1, 0, 1, 0]
     assert [_field(t, "left_at_end", x) for x in "ABC?"] == [0, 1, 1, 1]
-    game = dict(zip(GAME_FIELDS, t[len(LETTER_FIELDS) * 4 :]))
+    game = dict(zip(GAME_FIELDS, t[len(LETTER_FIELDS) * 4 :], strict=True))
     # full racks: all four; vowels 1, 0, 1, 0; consonants 2, 2, 2, 2 (the blank neither);
     # unbalanced (fewer than 2 vowels or consonants): all four
     assert game == {"moves": 4, "score": 45, "bingos": 1, "full_racks": 4, "vowels": 2, "consonants": 8, "unbalanced": 4}

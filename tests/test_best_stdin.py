@@ -93,7 +93,7 @@ def test_json_lines_and_table(sowpods_positions):
     assert res.returncode == 0, res.stderr
     records = [json.loads(x) for x in res.stdout.splitlines()]
     assert [r["line"] for r in records] == [1, 2]
-    for r, cgp in zip(records, lines):
+    for r, cgp in zip(records, lines[:2], strict=True):
         want = _one_shot(lex, cgp, "-n", "3")
         assert [[p["coord"], p["word"], str(p["score"]), str(p["tiles_placed"]), p["leave"]] for p in r["plays"]] == want
     res = run_skrafl_here("best", "--lexicon", str(lex), "--board", "-", "-n", "2", stdin=stdin)

@@ -128,7 +128,7 @@ def test_best_coords_netskrafl_and_quiet(tiny_en, tmp_path):
     n_rows = [line.split("\t") for line in nsk.stdout.splitlines()[1:]]
     assert g_rows and [r[1:] for r in g_rows] == [r[1:] for r in n_rows]
     assert [gcg_to_netskrafl(r[0]) for r in g_rows] == [r[0] for r in n_rows]
-    assert any(a[0] != b_[0] for a, b_ in zip(g_rows, n_rows))
+    assert any(a[0] != b_[0] for a, b_ in zip(g_rows, n_rows, strict=True))
 
 
 def test_norwegian_preset_uses_nsf_and_the_placeholder_is_noted(tiny_en, tmp_path):

@@ -199,11 +199,15 @@ def test_best_drops_a_short_cross_word(game):
     board = read_board(game["board"], rs.tiles(), rs.layout())
     for r in (8, 9, 10):
         board.place(r, 7, "K")  # H9, H10, H11: a line down under H8
-    sp = validate_placements(board, [Placement(7, c, ch) for c, ch in zip(range(5, 9), "MIZA")], None, None, rs, across=True)
+    sp = validate_placements(
+        board, [Placement(7, c, ch) for c, ch in zip(range(5, 9), "MIZA", strict=True)], None, None, rs, across=True
+    )
     assert sp.words == ("miza", "zkkk")  # F8..I8 across; H8's Z on top of the three K: four letters down
     assert _long_enough(sp, 4, board) and not _long_enough(sp, 5, board)
     board.squares[10][7] = None  # now Z + KK: three letters down
-    sp = validate_placements(board, [Placement(7, c, ch) for c, ch in zip(range(5, 9), "MIZA")], None, None, rs, across=True)
+    sp = validate_placements(
+        board, [Placement(7, c, ch) for c, ch in zip(range(5, 9), "MIZA", strict=True)], None, None, rs, across=True
+    )
     assert not _long_enough(sp, 4, board) and _long_enough(sp, 3, board)
 
 

@@ -92,7 +92,7 @@ def established(*pairs: tuple[str, int], lists=("all", "human")) -> dict:
 
 def ratings_of(out: Path, lst: str = "all") -> dict[str, int]:
     df = pl.read_parquet(out / "ratings.parquet").filter(pl.col("list") == lst)
-    return dict(zip(df["player"], df["rating"]))
+    return dict(zip(df["player"], df["rating"], strict=True))
 
 
 def row_of(out: Path, lst: str, player: str) -> dict:
@@ -576,7 +576,7 @@ def test_parallel_and_serial_loops_agree(monkeypatch):
         [elo.rating._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False
     )
     parallel = elo.rating._run_jobs(jobs, parallel=True)
-    for x, y in zip(serial, parallel):
+    for x, y in zip(serial, parallel, strict=True):
         assert (x.ratings, x.snaps, x.moments) == (y.ratings, y.snaps, y.moments)
         assert (x.first == y.first).all()
 

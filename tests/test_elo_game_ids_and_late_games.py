@@ -51,7 +51,7 @@ def test_different_gcg_games_sharing_a_file_name_are_two_games(tmp_path):
     event): a/game.gcg and b/game.gcg of two different games are two games, rated both, also
     nightly style (--state) and on a later night; a table of an older replay, which gave both the
     bare file name, is refused naming both files."""
-    for sub, name in zip("ab", TWO_GAMES):
+    for sub, name in zip("ab", TWO_GAMES, strict=True):
         (tmp_path / "dup" / sub).mkdir(parents=True)
         shutil.copy(GCG / name, tmp_path / "dup" / sub / "game.gcg")
     r = _skrafl("replay", "dup", "--out", "rp_dup", "-q", cwd=tmp_path)
@@ -92,7 +92,7 @@ def test_the_same_gcg_game_twice_is_still_rated_once(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "already seen" in r.stderr and "1 games rated" in r.stderr
     # and ids of their own (#id) that differ are two games, whatever the file names
-    for sub, name in zip("ab", TWO_GAMES):
+    for sub, name in zip("ab", TWO_GAMES, strict=True):
         text = (GCG / name).read_text(encoding="utf-8", errors="replace")
         (tmp_path / "dup" / sub / "game.gcg").write_text(f"#id test {sub}\n" + text, encoding="utf-8")
     assert _skrafl("replay", "dup", "--out", "rp2", "-q", cwd=tmp_path).returncode == 0
@@ -175,7 +175,7 @@ def test_netskrafl_records_without_an_id_sharing_a_name_are_two_games(tmp_path):
     records = sorted((SHARED / "corpora" / "netskrafl" / "games").glob("*.json"))[:2]
     if len(records) < 2:
         pytest.skip("no Netskrafl records in ../shared")
-    for sub, rec in zip("ab", records):
+    for sub, rec in zip("ab", records, strict=True):
         data = json.loads(rec.read_text(encoding="utf-8"))
         data.pop("game_id", None)
         (tmp_path / "n" / sub).mkdir(parents=True)

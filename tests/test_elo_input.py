@@ -313,8 +313,8 @@ def test_nfd_and_nfc_names_are_one_player(tmp_path):
     ratings = pl.read_parquet(out / "ratings.parquet").filter(pl.col("list") == "all")
     # One player with two games: 1200 → 1216 (beat anna, beginners, K 32), then beat bjorn at
     # 1216 vs 1200: E = 1/(1 + 10^(−16/400)) = 0.523 → round(0.477 × 32) = 15 → 1231.
-    assert dict(zip(ratings["player"], ratings["rating"])) == {nfc: 1231, "anna": 1184, "bjorn": 1185}
-    assert dict(zip(ratings["player"], ratings["games"]))[nfc] == 2
+    assert dict(zip(ratings["player"], ratings["rating"], strict=True)) == {nfc: 1231, "anna": 1184, "bjorn": 1185}
+    assert dict(zip(ratings["player"], ratings["games"], strict=True))[nfc] == 2
     assert nfc in pl.read_csv(out / "top100_all.csv")["player"].to_list()
     rows = elo.explain_player(p, nfd, lists=["all"])  # --explain with the NFD spelling finds them too
     assert [(r["game_id"], r["rating"]) for r in rows] == [("g1", 1216), ("g2", 1231)]

@@ -65,7 +65,7 @@ def elo_by_the_rules(games: list[tuple[str, str, int, int]]) -> dict[str, int]:
 
 def _ratings(folder: Path, lst: str = "all") -> dict[str, int]:
     r = pl.read_parquet(folder / "ratings.parquet").filter(pl.col("list") == lst)
-    return dict(zip(r["player"].to_list(), r["rating"].to_list()))
+    return dict(zip(r["player"].to_list(), r["rating"].to_list(), strict=True))
 
 
 def _rateable(games: pl.DataFrame) -> pl.DataFrame:

@@ -54,7 +54,7 @@ def ratings(out: Path, lst: str = "all", locale: str | None = None) -> dict[str,
     df = pl.read_parquet(out / "ratings.parquet").filter(pl.col("list") == lst)
     if locale is not None:
         df = df.filter(pl.col("locale") == locale)
-    return dict(zip(df["player"], df["rating"]))
+    return dict(zip(df["player"], df["rating"], strict=True))
 
 
 def ten_casual(a: str = "alice", b: str = "bob", locale: str | None = None) -> list[dict]:

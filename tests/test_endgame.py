@@ -366,9 +366,7 @@ def test_cli_game_move_is_the_cgp_of_that_position(shared, cats_lexicon, capsys)
     from gamecore.errors import UsageError
 
     gcg = shared / "corpora" / "gcg" / "domino14_macondo__gcgio_testdata_guy_vs_bot.gcg"
-    for n, pos in game_positions(gcg, "wespa", None, upto=24):
-        if n == 24:
-            break
+    pos = next(p for n, p in game_positions(gcg, "wespa", None, upto=24) if n == 24)
     s = pos.scores
     cgp = f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0"
     by_game = json.loads(_endgame_in_process(capsys, lexicon=cats_lexicon, game=gcg, move=24, fmt=OutputFormat.json))

@@ -33,7 +33,7 @@ SUBSET = LEAVES / "csw21_subset.klv2"
 def _positions() -> list[dict]:
     lines = (LEAVES / "positions.tsv").read_text(encoding="utf-8").splitlines()
     head = lines[0].split("\t")
-    return [dict(zip(head, x.split("\t"))) for x in lines[1:] if x.strip()]
+    return [dict(zip(head, x.split("\t"), strict=True)) for x in lines[1:] if x.strip()]
 
 
 POSITIONS = {p["name"]: p for p in _positions()}
@@ -43,7 +43,7 @@ def _reference(name: str) -> list[dict]:
     text = gzip.decompress((LEAVES / "reference" / f"{name}.tsv.gz").read_bytes()).decode("utf-8")
     lines = text.splitlines()
     head = lines[0].split("\t")
-    return [dict(zip(head, x.split("\t"))) for x in lines[1:]]
+    return [dict(zip(head, x.split("\t"), strict=True)) for x in lines[1:]]
 
 
 def _magpie_move(move: str) -> tuple:

@@ -167,7 +167,7 @@ def test_words_are_listed_in_the_alphabet_of_the_language(tmp_path):
     new = make_lexicon(tmp_path / "new", [w for w in words if w not in gone], alphabet=alphabet)
     run_impact(old, new, [str(GAME)], tmp_path / "out")
     table = pl.read_csv(tmp_path / "out" / "words.csv")
-    listed = list(zip(table["plays"], table["word"]))
+    listed = list(zip(table["plays"], table["word"], strict=True))
     expected = sorted(listed, key=lambda pw: (-pw[0], [alphabet.index(c) for c in pw[1]]))
     assert len(listed) >= 10 and listed == expected, listed
     assert listed != sorted(listed, key=lambda pw: (-pw[0], pw[1]))  # the code-point order differs here

@@ -79,7 +79,7 @@ def test_care_as_in_kwg_md():
 @pytest.mark.parametrize("node24", [False, True])
 def test_random_word_lists_decode_back(node24):
     rng = random.Random(3)
-    for trial in range(20):
+    for _ in range(20):
         alphabet = ENGLISH[: rng.randint(2, 26)]
         words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 300))}
         blob = build_kwg(sorted(words, key=lambda w: rng.random()), alphabet, node24=node24)  # any order

@@ -26,7 +26,7 @@ def test_exact_results_give_back_the_ratings():
     games = 10_000
     res = {(a, b): (games * _expected(a, b), games) for i, a in enumerate(names) for b in names[i + 1 :]}
     fit = fit_bradley_terry(names, res, "fullsterkur", 1500.0, prior_ties=0)
-    for p, r in zip(fit.players, fit.ratings):
+    for p, r in zip(fit.players, fit.ratings, strict=True):
         assert r == pytest.approx(TRUE[p], abs=1e-6)
     assert fit.se[names.index("fullsterkur")] == 0.0
 
@@ -44,7 +44,7 @@ def test_sampled_results_within_their_intervals():
     for k, p in enumerate(fit.players):
         assert abs(fit.ratings[k] - TRUE[p]) <= 3 * fit.se[k] + 1e-9, (p, fit.ratings[k], fit.se[k])
     # the order of the known strengths, each gap outside its interval
-    for a, b in zip(names, names[1:]):
+    for a, b in zip(names, names[1:], strict=False):
         d, se = fit.gap(names.index(a), names.index(b))
         assert d - 1.96 * se > 0
 
@@ -101,7 +101,7 @@ def test_elo_holds_anchored_robots_at_their_ladder_rating(tmp_path):
     r = run_skrafl_here("elo", "--games", str(games), "--out", str(tmp_path / "out"), "--anchors", str(anchors), "-q")
     assert r.returncode == 0, r.stderr
     got = pl.read_parquet(tmp_path / "out" / "ratings.parquet").filter(pl.col("list") == "all")
-    rating = dict(zip(got["player"], got["rating"]))
+    rating = dict(zip(got["player"], got["rating"], strict=True))
     assert rating["fullsterkur"] == 1500 and rating["amlodi"] == 353
     first = 1200 + round(32 * (1 - elo.expected_score(1200, 1500)))
     assert rating["anna"] == first + round(32 * (1 - elo.expected_score(first, 353)))

@@ -339,7 +339,7 @@ def test_why_tsv_is_real_tsv(kr_build):
     lines = r.stdout.splitlines()
     header = lines[0].split("\t")
     assert header[:4] == ["word", "verdict", "lexicon", "form"] and header[-3:] == ["entry_verdict", "why", "notes"]
-    rows = [dict(zip(header, line.split("\t"))) for line in lines[1:]]
+    rows = [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:]]
     assert all(len(line.split("\t")) == len(header) for line in lines[1:])
     assert {r["word"] for r in rows} == {"fariði", "hestur", "xyzzy"}
     fari = [r for r in rows if r["word"] == "fariði"]

@@ -268,7 +268,7 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_
                     for perm in set(permutations(rack_tiles, len(holes))):
                         choices = [[t] if t else [x | 64 for x in letters] for t in perm]
 
-                        def assign(i, placed):
+                        def assign(i, placed, holes=holes, choices=choices):
                             if i == len(holes):
                                 yield dict(placed)
                                 return
@@ -368,7 +368,7 @@ def test_any_board_size_transposition(shared, rows, cols, offset):
     counts, blanks = rack_of("AEEFHI?")
 
     def transpose(m):
-        return [list(col) for col in zip(*m)]
+        return [list(col) for col in zip(*m, strict=True)]
 
     def plays(g, layout):
         out = set()

@@ -78,7 +78,7 @@ def test_ten_games(shared):
         assert [m["score_computed"] for m in replayed] == recorded, f.name
         # challenges resolved as recorded: RESP -X takes the play back, RESP +10 credits the challenged player
         kinds = [m["kind"] for m in replayed]
-        for m, mv in zip(replayed, data["moves"]):
+        for m, mv in zip(replayed, data["moves"], strict=True):
             if mv["tiles"] == "RESP":
                 assert m["kind"] == ("withdraw" if mv["score"] < 0 else "challenge_bonus")
         assert kinds.count("challenge") == data.get("num_challenges", kinds.count("challenge"))

@@ -27,7 +27,9 @@ def test_the_example_names_every_key():
     from pipelines.nightly import CONFIG_KEYS
 
     lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
-    found = {(s, m.group(1)) for s, line in zip(_sections(lines), lines) if (m := re.match(r"^(?:# )?([a-z_]+) =", line))}
+    found = {
+        (s, m.group(1)) for s, line in zip(_sections(lines), lines, strict=True) if (m := re.match(r"^(?:# )?([a-z_]+) =", line))
+    }
     expected = {(s, k) for s, keys in CONFIG_KEYS.items() for k in keys}
     assert expected <= found, sorted(expected - found)
     assert found <= expected, sorted(found - expected)  # no key the check would refuse

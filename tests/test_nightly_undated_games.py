@@ -116,7 +116,7 @@ def test_a_gcg_file_in_a_days_folder_is_rated_that_night(tmp_path, words):
     final = _gcg_final_scores()
     winner, loser = sorted(final, key=final.get, reverse=True)
     ratings = pl.read_parquet(out / "ratings.parquet").filter(pl.col("list") == "all")
-    assert dict(zip(ratings["player"], ratings["rating"])) == {winner: 1216, loser: 1184}
+    assert dict(zip(ratings["player"], ratings["rating"], strict=True)) == {winner: 1216, loser: 1184}
     log = json.loads((work / "logs" / "2025-08-12.json").read_text(encoding="utf-8"))
     elo = next(s for s in log["steps"] if s["step"] == "elo")
     assert elo["counts"]["rated"] == 1

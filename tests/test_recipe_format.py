@@ -53,7 +53,7 @@ ENTRIES = pl.DataFrame(
 
 def verdicts(recipe, source=None) -> dict[str, str | None]:
     out = classify(ENTRIES, recipe, source)
-    return dict(zip(out["form"], out["rule"]))
+    return dict(zip(out["form"], out["rule"], strict=True))
 
 
 @pytest.fixture()

@@ -111,7 +111,7 @@ def test_a_plays_equity_is_its_score_and_leave(games):
         klv, ts = games["leaves"].klv, games["leaves"].tile_set
         checked = 0
         placed = 0  # tiles on the board before the play: the bag holds tiles while 14 more are unseen
-        for i, (m, rec) in enumerate(zip(rows, records)):
+        for i, (m, rec) in enumerate(zip(rows, records, strict=True)):
             sp = rec.event.play
             kept = list(rec.rack)
             for u in sp.used():

@@ -458,7 +458,6 @@ WORDS = sorted(
         "fore",
         "for",
         "fro",
-        "of",
         "if",
         "fa",
         "fe",
@@ -652,7 +651,7 @@ def _tsv(text: str) -> list[dict]:
     lines = text.splitlines()
     assert lines and lines[0].split("\t") == TSV_HEADER, lines[:1]
     assert {len(line.split("\t")) for line in lines} == {len(TSV_HEADER)}, lines
-    return [dict(zip(TSV_HEADER, line.split("\t"))) for line in lines[1:]]
+    return [dict(zip(TSV_HEADER, line.split("\t"), strict=True)) for line in lines[1:]]
 
 
 def test_cli_tsv(tmp_path):

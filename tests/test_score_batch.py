@@ -106,7 +106,7 @@ def test_each_line_rules_as_the_one_play_command(reference_lines):
         records = [json.loads(x) for x in out]
         assert [r["line"] for r in records] == list(range(1, len(lines) + 1))
         assert all(next(iter(r)) == "line" for r in records)
-        for record, (line, want) in zip(records, cases):
+        for record, (line, want) in zip(records, cases, strict=True):
             assert record["score"] == want and record["verdict"] == "ACCEPTABLE", (line, record)
             one = _one_play(lex, line, "-f", "json")
             assert one.returncode == 0, one.stderr
@@ -132,7 +132,7 @@ def test_hand_scored_lines_and_challenge_as_one_play(en):
     assert [r["bingo"] for r in records] == [False, False, False, True]
     assert records[0]["challenge"]["points"] == {"player": 45, "opponent": 0}
     assert records[0]["challenge"]["scores_after"] == {"player": 55, "opponent": 20}
-    for record, line in zip(records, lines):
+    for record, line in zip(records, lines, strict=True):
         one = _one_play(en, line, "-f", "json", "--challenge", "five_point")
         assert one.returncode == 0, one.stderr
         assert {k: v for k, v in record.items() if k != "line"} == json.loads(one.stdout)
@@ -184,7 +184,7 @@ def test_stdin_and_a_file_agree_in_every_format(en, tmp_path):
     rc, out, err = _batch(en, lines, "-q")
     blocks = "\n".join(out).split("\n\n")
     assert len(blocks) == 2 and blocks[0].startswith("line 1\nplay") and blocks[1].startswith("line 2\nplay")
-    for block, line in zip(blocks, lines):
+    for block, line in zip(blocks, lines, strict=True):
         assert block.split("\n", 1)[1] + "\n" == _one_play(en, line).stdout
 
 
@@ -201,7 +201,7 @@ def test_tsv_one_header_rows_of_the_one_play_tsv(en):
         one = _one_play(en, line, "-f", "tsv").stdout.splitlines()
         assert one[0] == out[0].split("\t", 1)[1]  # the one-play header, without line
         assert [rest for n, rest in rows if n == str(i)] == one[1:]
-    table = [dict(zip(columns, r.split("\t"))) for r in out[1:]]
+    table = [dict(zip(columns, r.split("\t"), strict=True)) for r in out[1:]]
     assert {(x["line"], x["value"]) for x in table if x["field"] == "score"} >= {("1", "40"), ("3", "26")}
     assert [(x["value"], x["score"], x["valid"]) for x in table if x["line"] == "1" and x["field"] == "word"] == [
         ("JOINT", "40", "valid")

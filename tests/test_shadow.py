@@ -299,7 +299,7 @@ def test_generate_top_builds_play_objects():
     plays = generate_top(*args, tiles=table, play_type=ScoredPlay)
     raws = sorted(generate(*args), key=full_key)
     assert len(plays) == len(raws) and all(type(p) is ScoredPlay for p in plays)
-    for p, r in zip(plays, raws):
+    for p, r in zip(plays, raws, strict=True):
         assert (p.row, p.col, p.across, p.score, p.tiles_placed, p.words) == (r.row, r.col, r.across, r.score, r.tiles_placed, ())
         assert p.word == tuple(table[b] for b in r.letters)
         sq = [(r.row, r.col + i) if r.across else (r.row + i, r.col) for i in range(len(r.letters))]

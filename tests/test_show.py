@@ -12,6 +12,7 @@ from clirun import run_skrafl_here
 
 from gamecore.board import Board
 from gamecore.boards import load_layout
+from gamecore.errors import UsageError
 from gamecore.picture import COLOURS, PositionPicture, board_svg, square_name, write_picture
 from gamecore.play import apply_play, validate_play
 from gamecore.rules import load_rules
@@ -248,7 +249,7 @@ def test_rating_chart_lines_dates_and_beginner_games(tmp_path):
     assert pts[1][1] < pts[0][1] < pts[2][1] and pts[0][0] <= pts[1][0] < pts[2][0]
     png = save_svg(svg, tmp_path / "c.png")
     assert Image.open(png).size == (int(root.get("width")), int(root.get("height")))
-    with pytest.raises(Exception):
+    with pytest.raises(UsageError, match="no dated game"):
         rating_chart_svg([{"list": "all", "finished_at": "", "k": 20, "before": 1, "rating": 2}], "x")
 
 
@@ -369,8 +370,8 @@ def test_rating_chart_date_axis_is_whole_days():
     assert labels == ["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04", "2024-05-05"]
     assert marks[0] == LEFT  # the first day's midnight, not the first game's time
     day = marks[1] - marks[0]
-    assert all(abs((b - a) - day) < 0.2 for a, b in zip(marks, marks[1:]))
-    assert all(abs(x - (m + day / 2)) < 0.2 for x, m in zip(xs, marks))
+    assert all(abs((b - a) - day) < 0.2 for a, b in zip(marks, marks[1:], strict=False))
+    assert all(abs(x - (m + day / 2)) < 0.2 for x, m in zip(xs, marks, strict=True))
     month = [
         {"list": "all", "finished_at": f"2024-05-{d:02d}T12:00:00Z", "k": 20, "before": 1200, "rating": 1200 + d} for d in (1, 30)
     ]

@@ -128,7 +128,7 @@ def _random_setup():
     sim = Simulator(bundle, WESPA, leaves, WinModel(20.0, 18.0, 0.5))
     first = sim.candidates(_board({}), list("EARTOIN"), (), 1)[0].play
     board = _board({})
-    for t, (r, c) in zip(first.word, first.squares()):
+    for t, (r, c) in zip(first.word, first.squares(), strict=True):
         board.place(r, c, t.label, t.blank)
     return sim, board
 

@@ -45,7 +45,7 @@ def test_best_plays_the_yo_tile_as_ye(ru, tmp_path):
 def test_best_with_both_tiles_offers_each_choice(ru, tmp_path):
     rows = _plays(ru, tmp_path, "ЕЁЖЛКА")
     by_word = {}
-    for coord, word, score, placed, leave in rows:
+    for _coord, word, score, _placed, leave in rows:
         by_word.setdefault(word, set()).add((int(score), leave))
     assert by_word["ЁЖ"] == {(16, "АЕКЛ")} and by_word["ЕЖ"] == {(12, "АЁКЛ")}
     assert by_word["ЁЛКА"] == {((3 + 2 + 2 + 1) * 2, "ЕЖ")} and by_word["ЕЛКА"] == {((1 + 2 + 2 + 1) * 2, "ЁЖ")}

@@ -103,7 +103,7 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
             if len(parts) != n_fields:
                 raise DataError(f"{len(parts)} fields; expected {n_fields} ({', '.join(fields)})", path, lineno)
             row: dict[str, Any] = {"row": lineno}
-            for name, value in zip(fields, parts):
+            for name, value in zip(fields, parts, strict=True):
                 if name in INT_FIELDS:
                     if value == "":
                         row[name] = None

@@ -99,7 +99,7 @@ def read(path: Path | None = None, progress: bool = True, limit: int | None = No
     offset = 0
     with tqdm(total=last, desc="BÍN lemmas", unit=" ids", disable=not progress, mininterval=0.5) as bar:
         with worker_pool(workers) as pool:  # workers ignore SIGINT: this process stops them
-            for (first, stop), batch in zip(chunks, pool.imap(_chunk, chunks)):
+            for (first, stop), batch in zip(chunks, pool.imap(_chunk, chunks), strict=True):
                 rows = pc.add(batch.column("row"), offset)
                 offset += batch.num_rows
                 bar.update(stop - first)

@@ -174,7 +174,7 @@ def _corpus_columns(batches: list[Any], freq: dict[str, float]) -> dict[str, lis
         tags = batch.column("tags").to_pylist()
         return [
             ((c or ""), nfc((lem or "").lower()), nfc(f.lower()), cell_of(c or "", t or " "))
-            for f, lem, c, t in zip(forms, lemmas, classes, tags)
+            for f, lem, c, t in zip(forms, lemmas, classes, tags, strict=True)
         ]
 
     keyed = [key(b) for b in batches]

@@ -251,7 +251,9 @@ def netskrafl_predictions(arr: _Arrays, params: EloParams) -> tuple[Any, list[in
     scale = params.scale
     R = [params.start] * arr.n_keys
     p = np.empty(n, dtype=np.float64)
-    for i, (a, b, s, ka, kb) in enumerate(zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist(), k_a.tolist(), k_b.tolist())):
+    for i, (a, b, s, ka, kb) in enumerate(
+        zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist(), k_a.tolist(), k_b.tolist(), strict=True)
+    ):
         qa = 10.0 ** (R[a] / scale)
         qb = 10.0 ** (R[b] / scale)
         ea = qa / (qa + qb)
@@ -272,7 +274,7 @@ def elo_predictions(arr: _Arrays, k: float = PLAIN_ELO_K, scale: float = PLAIN_E
 
     R = [PLAIN_ELO_START] * arr.n_keys
     p = np.empty(len(arr.a), dtype=np.float64)
-    for i, (a, b, s) in enumerate(zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist())):
+    for i, (a, b, s) in enumerate(zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist(), strict=True)):
         e = 1.0 / (1.0 + 10.0 ** ((R[b] - R[a]) / scale))
         p[i] = e
         d = k * (s - e)
@@ -291,7 +293,7 @@ def glicko2_predictions(arr: _Arrays, params: Glicko2Params = Glicko2Params()) -
     state = [(params.rating, params.rd, params.volatility)] * arr.n_keys
     tau = params.tau
     p = np.empty(len(arr.a), dtype=np.float64)
-    for i, (a, b, s) in enumerate(zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist())):
+    for i, (a, b, s) in enumerate(zip(arr.a.tolist(), arr.b.tolist(), arr.result.tolist(), strict=True)):
         ra, rda, va = state[a]
         rb, rdb, vb = state[b]
         p[i] = win_probability(ra, rda, rb, rdb)

@@ -382,7 +382,7 @@ def compute(
 
     frames = []
     snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
-    for (name, loc, sub, counts, job), result in zip(jobs, results):
+    for (name, loc, sub, counts, job), result in zip(jobs, results, strict=True):
         a, b, r0 = job.a, job.b, job.result
         R = result.ratings
         for d, (hi, Rd) in result.snaps.items():
@@ -653,7 +653,7 @@ def _robot_flags(games: Any, old: Any, n_players: int, names: Any, table: GamesT
     if len(mixed):
         pid = int(mixed[0])
         rows = games.filter((pl.col("a") == pid) | (pl.col("b") == pid)).sort("row")
-        flags = [(r0_ if a_ == pid else r1_) for a_, r0_, r1_ in zip(rows["a"], rows["robot0"], rows["robot1"])]
+        flags = [(r0_ if a_ == pid else r1_) for a_, r0_, r1_ in zip(rows["a"], rows["robot0"], rows["robot1"], strict=True)]
         r = int(rows["row"][next(i for i, f in enumerate(flags) if f != flags[0])])
         raise DataError(
             f"column 'robot0'/'robot1', row {r}: player {names[pid]!r} is marked a robot in some rows and a human in others",

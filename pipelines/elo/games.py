@@ -592,7 +592,7 @@ def _text_column(df: Any, column: str, table: GamesTable) -> Any:
         # polars reads an object or a list among strings as its JSON text: not a name or an id.
         maybe = s.str.contains(r"^[\[{]")
         if maybe.any():
-            for r, text in zip(df.filter(maybe)["row"], s.filter(maybe)):
+            for r, text in zip(df.filter(maybe)["row"], s.filter(maybe), strict=True):
                 try:
                     value = json.loads(text)
                 except ValueError:

@@ -86,7 +86,7 @@ def rate(
     # Steps 3 and 4: the estimated variance v and the improvement Δ.
     v_inv = 0.0
     total = 0.0
-    for (r_j, rd_j), s in zip(opponents, scores):
+    for (r_j, rd_j), s in zip(opponents, scores, strict=True):
         mu_j = (r_j - 1500.0) / SCALE
         g_j = g(rd_j / SCALE)
         e = 1.0 / (1.0 + math.exp(-g_j * (mu - mu_j)))

@@ -182,7 +182,7 @@ def _rate_games(
     """
     R = ratings
     Q = q_table
-    for a, b, sa, ka, kb in zip(a_idx, b_idx, result_a, k_a, k_b):
+    for a, b, sa, ka, kb in zip(a_idx, b_idx, result_a, k_a, k_b, strict=True):
         ra = R[a]
         rb = R[b]
         try:

@@ -110,7 +110,7 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
 
     futures = [client.submit(replay_one_task, item, opts, pure=False, retries=0) for item in items]
     batches = []
-    for item, fut in zip(items, futures):
+    for fut in futures:
         try:
             batches.append(fut.result())
         except UsageError:

@@ -147,7 +147,7 @@ def _window_days(window: tuple) -> dict[str, dt.date]:
 def _partitions(games, folder_days: dict[str, dt.date] | None = None) -> list[str]:
     files = games.column("file").to_pylist()
     times = games.column("finished_at").to_pylist()
-    return [partition_of(f, t, folder_days) for f, t in zip(files, times)]
+    return [partition_of(f, t, folder_days) for f, t in zip(files, times, strict=True)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,7 +396,7 @@ def write_partition(job: PartitionJob, stage: str | Path, analyze: bool) -> dict
         for batch in _old_batches(Path(job.old), job.old_events, analyze):
             add(_filtered(batch, job.old_keep[pos : pos + len(batch)]))
             pos += len(batch)
-    for (seg, index), keep in zip(job.pieces, job.keep):
+    for (seg, index), keep in zip(job.pieces, job.keep, strict=True):
         add(_filtered(_read_piece(seg, index, analyze), keep))
     writer.close()
     for table in ("games", "moves"):
@@ -923,7 +923,7 @@ class DatasetRun:
         run_files = pl.concat([k[3] for k in piece_keys]) if piece_keys else pl.Series("file", [], pl.String)
         keeps: dict[str, list] = {p: [None] * len(v) for p, v in pieces.items()}
         start = 0
-        for (part, i, _k, _f), n in zip(piece_keys, sizes):
+        for (part, i, _k, _f), n in zip(piece_keys, sizes, strict=True):
             k = keep_all[start : start + n]
             keeps[part][i] = None if k.all() else k
             start += n

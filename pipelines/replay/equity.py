@@ -112,7 +112,7 @@ def estimated_rating(index: float) -> int | None:
     table = RATING_TABLE
     if index > table[-1][0] + 1e-9:
         return None
-    for (x0, y0), (x1, y1) in zip(table, table[1:]):
+    for (x0, y0), (x1, y1) in zip(table, table[1:], strict=False):
         if index <= x1 + 1e-9:
             t = 0.0 if index <= x0 else (index - x0) / (x1 - x0)
             return int(round(y0 + t * (y1 - y0)))

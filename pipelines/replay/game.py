@@ -258,7 +258,7 @@ class GameResult:
     def move_rows(self) -> list[dict]:
         if self._rows is None:
             keys, rows = self._packed
-            self._rows = [dict(zip(keys, r)) for r in rows]
+            self._rows = [dict(zip(keys, r, strict=True)) for r in rows]
             self._packed = None
         return self._rows
 
@@ -1184,7 +1184,7 @@ def export_game(game: Game, rep: _Replayer) -> Game:
     out = copy.deepcopy(game)
     out.warnings = []
     running = [0] * max(2, len(out.players))
-    for ev, orig in zip(out.events, game.events):
+    for ev, orig in zip(out.events, game.events, strict=True):
         if id(orig) in rep.export_word:
             ev.word = rep.export_word[id(orig)]
             ev.through = ()

@@ -240,8 +240,10 @@ def _arrays(results: list[GameResult], analyze: bool):
     games = pa.RecordBatch.from_pylist([r.game_row for r in results], schema=game_schema)
     names = tuple(move_schema.names)
     rows = [t for r in results for t in r.row_values(names)]
-    columns = list(zip(*rows)) if rows else [()] * len(names)
-    moves = pa.RecordBatch.from_arrays([pa.array(col, type=f.type) for col, f in zip(columns, move_schema)], schema=move_schema)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    moves = pa.RecordBatch.from_arrays(
+        [pa.array(col, type=f.type) for col, f in zip(columns, move_schema, strict=True)], schema=move_schema
+    )
     return games, moves
 
 
@@ -380,7 +382,7 @@ class GcgExporter:
         self.count = 0
 
     def add(self, files, texts) -> None:
-        for file, text in zip(files, texts):
+        for file, text in zip(files, texts, strict=True):
             if text is None:
                 continue
             stem = Path(file).stem
