@@ -132,17 +132,13 @@ def parse_netskrafl_coordinate(text: str) -> tuple[int, int, bool] | None:
     return None
 
 
-def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: int = 15, strict: bool = False) -> Game:
-    """Convert a decoded Netskrafl JSON record (a dict) into a :class:`~gamecore.gamelog.Game`.
+def _record_game(data: dict, path: str | None, strict: bool) -> Game:
+    """The game of a Netskrafl record without its moves and racks: id, preferences, flags, pragmas,
+    the finish time checked (see :func:`parse_netskrafl_record`).
 
-    ``Event.line`` is the 1-based move number. Raises :class:`GameLogError` (``RECORD_MALFORMED``,
-    ``PLAY_MALFORMED``, ``RACK_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``NO_MATCHING_TOKEN``).
-
-    A ``ts_last_move`` that is not an ISO 8601 time (docs/NETSKRAFL.md) leaves the game without a
-    finish time (no day): a ``TIMESTAMP_MALFORMED`` warning naming the value, an error when
-    ``strict``."""
-    from gamecore.gcg import format_coordinate
-
+    Raises:
+        GameLogError: RECORD_MALFORMED, TIMESTAMP_MALFORMED (when ``strict``).
+    """
     if not isinstance(data, dict) or not isinstance(data.get("moves"), list):
         raise GameLogError("RECORD_MALFORMED", "not a Netskrafl game record (no 'moves' list)", path, None)
     prefs = data.get("prefs")
@@ -174,6 +170,19 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
         game.warnings.append(Finding("TIMESTAMP_MALFORMED", message))
     game.pragmas["id"] = f"is.netskrafl {game_id if game_id is not None else ''}".strip()
     game.pragmas["lexicon"] = "netskrafl"
+    return game
+
+
+def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: int = 15, strict: bool = False) -> Game:
+    """Convert a decoded Netskrafl JSON record (a dict) into a :class:`~gamecore.gamelog.Game`.
+
+    ``Event.line`` is the 1-based move number. Raises :class:`GameLogError` (``RECORD_MALFORMED``,
+    ``PLAY_MALFORMED``, ``RACK_MALFORMED``, ``COORDINATE_OUT_OF_BOUNDS``, ``NO_MATCHING_TOKEN``).
+
+    A ``ts_last_move`` that is not an ISO 8601 time (docs/NETSKRAFL.md) leaves the game without a
+    finish time (no day): a ``TIMESTAMP_MALFORMED`` warning naming the value, an error when
+    ``strict``."""
+    game = _record_game(data, path, strict)
     racks: dict[int, list[str]] = {}
     for p in (0, 1):
         ir = data.get(f"irack{p}")
@@ -211,78 +220,118 @@ def parse_netskrafl_record(data: dict, *, path: str | None = None, board_size: i
             raise GameLogError("PLAYER_DOES_NOT_EXIST", f"move {n}: player {player} (records have players 0 and 1)", path, n)
         before = list(racks[player])
         if coord:
-            rc = parse_netskrafl_coordinate(coord)
-            if rc is None:
-                raise GameLogError(
-                    "NO_MATCHING_TOKEN", f"move {n}: {coord!r} is not a Netskrafl coordinate (H4 across, 4H down)", path, n
-                )
-            row, col, across = rc
-            word = _tiles(tiles, path=path, line=n, what="tiles")
-            if not (0 <= row < board_size and 0 <= col < board_size):
-                raise GameLogError("COORDINATE_OUT_OF_BOUNDS", f"move {n}: coordinate {coord!r} is off the board", path, n)
-            if (col if across else row) + len(word) > board_size:
-                raise GameLogError("PLAY_OUT_OF_BOUNDS", f"move {n}: {coord} {tiles} runs off the board", path, n)
-            # positional: kind, player, rack, coord, row, col, across, word, through, tiles, count,
-            # score, cumulative, note, line, extra, rack_after (the fields of Event, in order)
-            ev = Event(
-                "play",
-                player,
-                before,
-                format_coordinate(row, col, across),
-                row,
-                col,
-                across,
-                word,
-                (),
-                None,
-                None,
-                score,
-                None,
-                "",
-                n,
-                "",
-                rack_after,
-            )
+            ev = _play_event(n, player, coord, tiles, score, before, rack_after, path, board_size)
             last_play = ev
         else:
-            head, _, rest = tiles.partition(" ")
-            head = head.upper()
-            if head == "PASS":
-                ev = Event("pass", player, rack=before, score=score, line=n, rack_after=rack_after)
-            elif head == "EXCH":
-                ev = Event(
-                    "exchange",
-                    player,
-                    rack=before,
-                    tiles=_rack(rest.strip(), path=path, line=n, what="exchanged tiles"),
-                    score=score,
-                    line=n,
-                    rack_after=rack_after,
-                )
-            elif head == "RSGN":
-                ev = Event("resign", player, rack=before, score=score, line=n, rack_after=rack_after)
-            elif head == "CHALL":
-                ev = Event("challenge", player, rack=before, score=score, line=n, rack_after=rack_after)
-            elif head == "RESP":
-                if score < 0:
-                    # the challenged move is taken back: the rack goes back to before that move
-                    ev = Event(
-                        "withdraw",
-                        player,
-                        rack=list(last_play.rack) if last_play and last_play.rack is not None else None,
-                        score=score,
-                        line=n,
-                        rack_after=rack_after,
-                    )
-                else:
-                    ev = Event("challenge_bonus", player, rack=before, score=score, line=n, rack_after=rack_after)
-            else:
-                raise GameLogError(
-                    "NO_MATCHING_TOKEN", f"move {n}: special move {tiles!r} (expected PASS, EXCH, RSGN, CHALL or RESP)", path, n
-                )
+            ev = _special_event(n, player, tiles, score, before, rack_after, last_play, path)
         racks[player] = rack_after
         game.events.append(ev)
     return game
+
+
+def _play_event(
+    n: int,
+    player: int,
+    coord: str,
+    tiles: str,
+    score: int,
+    before: list[str],
+    rack_after: list[str],
+    path: str | None,
+    board_size: int,
+) -> Event:
+    """Move ``n``, a play at the Netskrafl coordinate ``coord``, as an event.
+
+    Raises:
+        GameLogError: NO_MATCHING_TOKEN, COORDINATE_OUT_OF_BOUNDS, PLAY_OUT_OF_BOUNDS.
+    """
+    from gamecore.gcg import format_coordinate
+
+    rc = parse_netskrafl_coordinate(coord)
+    if rc is None:
+        raise GameLogError(
+            "NO_MATCHING_TOKEN", f"move {n}: {coord!r} is not a Netskrafl coordinate (H4 across, 4H down)", path, n
+        )
+    row, col, across = rc
+    word = _tiles(tiles, path=path, line=n, what="tiles")
+    if not (0 <= row < board_size and 0 <= col < board_size):
+        raise GameLogError("COORDINATE_OUT_OF_BOUNDS", f"move {n}: coordinate {coord!r} is off the board", path, n)
+    if (col if across else row) + len(word) > board_size:
+        raise GameLogError("PLAY_OUT_OF_BOUNDS", f"move {n}: {coord} {tiles} runs off the board", path, n)
+    # positional: kind, player, rack, coord, row, col, across, word, through, tiles, count,
+    # score, cumulative, note, line, extra, rack_after (the fields of Event, in order)
+    return Event(
+        "play",
+        player,
+        before,
+        format_coordinate(row, col, across),
+        row,
+        col,
+        across,
+        word,
+        (),
+        None,
+        None,
+        score,
+        None,
+        "",
+        n,
+        "",
+        rack_after,
+    )
+
+
+def _special_event(
+    n: int,
+    player: int,
+    tiles: str,
+    score: int,
+    before: list[str],
+    rack_after: list[str],
+    last_play: Event | None,
+    path: str | None,
+) -> Event:
+    """Move ``n``, a move without a coordinate (PASS, EXCH, RSGN, CHALL, RESP), as an event.
+
+    Raises:
+        GameLogError: NO_MATCHING_TOKEN for another word.
+    """
+    head, _, rest = tiles.partition(" ")
+    head = head.upper()
+    if head == "PASS":
+        ev = Event("pass", player, rack=before, score=score, line=n, rack_after=rack_after)
+    elif head == "EXCH":
+        ev = Event(
+            "exchange",
+            player,
+            rack=before,
+            tiles=_rack(rest.strip(), path=path, line=n, what="exchanged tiles"),
+            score=score,
+            line=n,
+            rack_after=rack_after,
+        )
+    elif head == "RSGN":
+        ev = Event("resign", player, rack=before, score=score, line=n, rack_after=rack_after)
+    elif head == "CHALL":
+        ev = Event("challenge", player, rack=before, score=score, line=n, rack_after=rack_after)
+    elif head == "RESP":
+        if score < 0:
+            # the challenged move is taken back: the rack goes back to before that move
+            ev = Event(
+                "withdraw",
+                player,
+                rack=list(last_play.rack) if last_play and last_play.rack is not None else None,
+                score=score,
+                line=n,
+                rack_after=rack_after,
+            )
+        else:
+            ev = Event("challenge_bonus", player, rack=before, score=score, line=n, rack_after=rack_after)
+    else:
+        raise GameLogError(
+            "NO_MATCHING_TOKEN", f"move {n}: special move {tiles!r} (expected PASS, EXCH, RSGN, CHALL or RESP)", path, n
+        )
+    return ev
 
 
 def _text(value: object, what: str) -> str:

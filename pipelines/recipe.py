@@ -312,24 +312,12 @@ def _drop_line(text: str, number: int) -> int | None:
     return None
 
 
-def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
-    """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
-    alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
+def _check_recipe_sections(data: dict, path: Path) -> None:
+    """The recipe's sections and their keys, each wrong one refused in one line (before any value is read).
 
     Raises:
-        DataError: not valid TOML or UTF-8, a missing required field, an unknown field, a field of
-            the wrong type, or an ``extends`` cycle.
+        DataError: an unknown section or key, a section that is not a table.
     """
-    path = Path(path).resolve()
-    if path in _seen:
-        raise DataError(f"'extends' goes round in a circle: {' → '.join(p.name for p in _seen + (path,))}", path)
-    # at most CONFIG_FILE_MAX bytes (a recipe named /dev/zero ends at once); a leading BOM is no TOML
-    text = nfc(read_text_file(path, CONFIG_FILE_MAX, "recipe"))
-    try:
-        data = toml_loads(text)  # a 5,000-digit number is a TOML error with its line
-    except tomllib.TOMLDecodeError as exc:
-        line, what = toml_error(exc, text)
-        raise DataError(f"not valid TOML: {what}", path, line) from None
     unknown = set(data) - {"lexicon", "fold", "short_words", "committee", "drop"}
     if unknown:
         raise DataError(f"unknown section(s) {sorted(unknown)}", path)
@@ -346,6 +334,15 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
         raise DataError("[[drop]] must be an array of tables", path)
     if not all(isinstance(k, str) and isinstance(v, str) and k for k, v in data.get("fold", {}).items()):
         raise DataError('[fold] maps letters to letters ("é" = "e")', path)
+
+
+def _check_recipe_values(data: dict, path: Path) -> None:
+    """The type of each value the recipe gives, a wrong one refused in one line (after
+    :func:`_check_recipe_sections`).
+
+    Raises:
+        DataError: text, a whole number, a file name or a list of names of the wrong type.
+    """
     lex = data.get("lexicon", {})
     for key in LEXICON_TEXT:
         if key in lex and not isinstance(lex[key], str):
@@ -367,6 +364,58 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
         for key in ("rule", "why", "when"):
             if key in rule and not isinstance(rule[key], str):
                 raise DataError(f"[[drop]] rule #{i}: {key} must be text", path)
+
+
+def _drop_rules(data: dict, text: str, path: Path) -> list[DropRule]:
+    """The recipe's own ``[[drop]]`` rules, in order, each checked (its keys, sources and condition).
+
+    Raises:
+        DataError: a rule without ``rule`` or ``when``, an unknown key, sources that are not a list of
+            names, a condition a recipe may not hold (with the line of the rule's header).
+    """
+    drops = []
+    for i, rule in enumerate(data.get("drop", []), start=1):
+        missing = {"rule", "when"} - set(rule)
+        if missing:
+            raise DataError(f"[[drop]] rule #{i} needs {sorted(missing)}", path)
+        extra = set(rule) - {"rule", "why", "when", "sources", "early"}
+        if extra:
+            raise DataError(f"[[drop]] rule {rule['rule']!r}: unknown key(s) {sorted(extra)}", path)
+        sources = rule.get("sources", [])
+        if isinstance(sources, str) or not all(isinstance(x, str) for x in sources):
+            raise DataError(f"[[drop]] rule {rule['rule']!r}: sources must be a list of source names", path)
+        problem = condition_problem(rule["when"])
+        if problem is not None:
+            raise DataError(
+                f"[[drop]] rule {rule['rule']!r}: its when is not a condition a recipe may hold: {problem}",
+                path,
+                _drop_line(text, i),
+            )
+        drops.append(DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False))))
+    return drops
+
+
+def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
+    """Parse a recipe TOML file (following ``extends``). The text is read in Unicode NFC, so the
+    alphabet, folds and rule conditions match the (NFC) entries whatever the editor wrote.
+
+    Raises:
+        DataError: not valid TOML or UTF-8, a missing required field, an unknown field, a field of
+            the wrong type, or an ``extends`` cycle.
+    """
+    path = Path(path).resolve()
+    if path in _seen:
+        raise DataError(f"'extends' goes round in a circle: {' → '.join(p.name for p in _seen + (path,))}", path)
+    # at most CONFIG_FILE_MAX bytes (a recipe named /dev/zero ends at once); a leading BOM is no TOML
+    text = nfc(read_text_file(path, CONFIG_FILE_MAX, "recipe"))
+    try:
+        data = toml_loads(text)  # a 5,000-digit number is a TOML error with its line
+    except tomllib.TOMLDecodeError as exc:
+        line, what = toml_error(exc, text)
+        raise DataError(f"not valid TOML: {what}", path, line) from None
+    _check_recipe_sections(data, path)
+    _check_recipe_values(data, path)
+    lex = data.get("lexicon", {})
     base: Recipe | None = None
     if "extends" in lex:
         base = load_recipe(path.parent / lex["extends"], _seen + (path,))
@@ -424,26 +473,7 @@ def load_recipe(path: Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     if unknown_rules:
         raise DataError(f"[lexicon] without names rules the base recipe does not have: {sorted(unknown_rules)}", path)
     recipe.drops = [d for d in recipe.drops if d.rule not in without]
-    for i, rule in enumerate(data.get("drop", []), start=1):
-        missing = {"rule", "when"} - set(rule)
-        if missing:
-            raise DataError(f"[[drop]] rule #{i} needs {sorted(missing)}", path)
-        extra = set(rule) - {"rule", "why", "when", "sources", "early"}
-        if extra:
-            raise DataError(f"[[drop]] rule {rule['rule']!r}: unknown key(s) {sorted(extra)}", path)
-        sources = rule.get("sources", [])
-        if isinstance(sources, str) or not all(isinstance(x, str) for x in sources):
-            raise DataError(f"[[drop]] rule {rule['rule']!r}: sources must be a list of source names", path)
-        problem = condition_problem(rule["when"])
-        if problem is not None:
-            raise DataError(
-                f"[[drop]] rule {rule['rule']!r}: its when is not a condition a recipe may hold: {problem}",
-                path,
-                _drop_line(text, i),
-            )
-        recipe.drops.append(
-            DropRule(rule["rule"], rule.get("why", ""), rule["when"], tuple(sources), bool(rule.get("early", False)))
-        )
+    recipe.drops.extend(_drop_rules(data, text, path))
     for f in (recipe.short_list, recipe.additions, recipe.removals):
         if f is not None and f not in recipe.files:
             recipe.files.append(f)
