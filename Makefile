@@ -12,12 +12,14 @@ PKG_FILES := $(shell find cli pipelines gamecore lexicon_sources -name __pycache
 INSTALLED := $(VENV)/.installed-$(PKG_FILES)
 STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 
-.PHONY: setup setup-en run test test-fast lint c-check c-format bench clean lexicons
+.PHONY: setup setup-en run test test-fast test-sanitize lint c-check c-format bench clean lexicons
 
 setup: $(STAMP)
 
 # The C of the two extensions (setup.py lists the same files)
-C_SOURCES := gamecore/_native.c gamecore/_scorer.c
+NATIVE_SOURCES := gamecore/_native.c
+SCORER_SOURCES := gamecore/_scorer.c
+C_SOURCES := $(NATIVE_SOURCES) $(SCORER_SOURCES)
 C_HEADERS := gamecore/_walk.h gamecore/_leave.h
 
 $(STAMP): pyproject.toml setup.py $(C_SOURCES) $(C_HEADERS)
@@ -87,6 +89,16 @@ c-check:
 
 c-format:
 	$(BIN)/clang-format -i $(C_SOURCES) $(C_HEADERS)
+
+# The C-heavy tests (KWG, move generation and its pruning, equity, endgame, simulation, the replay's
+# scorer) and the move generation identity check on a few games, on both extensions built with
+# AddressSanitizer and UndefinedBehaviorSanitizer into a temporary folder (.ci/test-sanitize).
+SANITIZE_TESTS := tests/test_kwg.py tests/test_movegen.py tests/test_shadow.py tests/test_shadow_bingo.py \
+  tests/test_shadow_first.py tests/test_shadow_words.py tests/test_equity_native.py tests/test_equity.py \
+  tests/test_endgame.py tests/test_preendgame.py tests/test_simulation.py tests/test_replay_board.py
+test-sanitize: setup lexicons
+	NATIVE_SOURCES="$(NATIVE_SOURCES)" SCORER_SOURCES="$(SCORER_SOURCES)" PYTHON=$(BIN)/python \
+	  SANITIZE_TESTS="$(SANITIZE_TESTS)" TEST_WORKERS=$(TEST_WORKERS) .ci/test-sanitize
 
 bench: setup
 	$(BIN)/python -m bench
