@@ -17,10 +17,10 @@ STAMP  := $(INSTALLED)$(if $(wildcard build/__editable__.*),,-relink)
 setup: $(STAMP)
 
 # The C of the two extensions (setup.py lists the same files)
-NATIVE_SOURCES := gamecore/_native.c
+NATIVE_SOURCES := $(sort $(wildcard gamecore/c/*.c))
 SCORER_SOURCES := gamecore/_scorer.c
 C_SOURCES := $(NATIVE_SOURCES) $(SCORER_SOURCES)
-C_HEADERS := gamecore/_walk.h gamecore/_leave.h
+C_HEADERS := $(sort $(wildcard gamecore/c/*.h))
 
 $(STAMP): pyproject.toml setup.py $(C_SOURCES) $(C_HEADERS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -11,14 +11,16 @@ removed needs `make setup` again (the Makefile's stamp is named by the list of p
 `make` does that by itself).
 """
 
+from glob import glob
+
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
         Extension(
             "gamecore._native",
-            sources=["gamecore/_native.c"],
-            depends=["gamecore/_walk.h", "gamecore/_leave.h"],
+            sources=sorted(glob("gamecore/c/*.c")),  # one file a concept: gamecore/c/native.h says which
+            depends=sorted(glob("gamecore/c/*.h")),
             extra_compile_args=["-O3", "-std=gnu99", "-Wall", "-pthread"],
             extra_link_args=["-pthread"],
         ),

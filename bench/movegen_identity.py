@@ -1,10 +1,10 @@
 """Is the move generator's output byte-identical to an earlier revision's? (Not a timing: run it by
-hand after a change to ``gamecore/_native.c``; ``make bench`` does not.)
+hand after a change to the C of ``gamecore/c/``; ``make bench`` does not.)
 
     .venv/bin/python bench/movegen_identity.py [REV] [GAMES]
 
-REV (default ``HEAD``): the revision whose ``gamecore/_native.c`` (with its headers) is compiled
-here into a temporary folder and loaded beside the installed build. GAMES (default 37) self-play
+REV (default ``HEAD``): the revision whose ``gamecore._native`` C (``gamecore/c/*.c`` with its headers,
+or the single ``gamecore/_native.c`` of revisions before the split) is compiled here into a temporary folder and loaded beside the installed build. GAMES (default 37) self-play
 games of the ``score`` strategy in each of ``output/en`` (``wespa``) and ``output/is``
 (``netskrafl``), whichever are built (37 of each: about 1,670 positions). On every position, each
 build gives: every play of a ``Position`` synced from the previous position (a ``MoveList``), every
@@ -29,19 +29,21 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 
 def old_build(rev: str, folder: Path):
-    """``gamecore/_native.c`` of ``rev`` compiled into ``folder`` and loaded (as a module apart)."""
+    """The C of ``gamecore._native`` at ``rev`` compiled into ``folder`` and loaded (as a module apart)."""
     src = folder / "src"
     src.mkdir()
     names = subprocess.run(
-        ["git", "ls-tree", "--name-only", rev, "gamecore/"], cwd=PROJECT, capture_output=True, text=True, check=True
+        ["git", "ls-tree", "-r", "--name-only", rev, "gamecore/"], cwd=PROJECT, capture_output=True, text=True, check=True
     ).stdout.split()
+    split = any(name.startswith("gamecore/c/") for name in names)
     for name in names:
-        if name.endswith((".c", ".h")):
+        if name.endswith((".c", ".h")) and (name.startswith("gamecore/c/") if split else name.count("/") == 1):
             text = subprocess.run(["git", "show", f"{rev}:{name}"], cwd=PROJECT, capture_output=True, check=True).stdout
             (src / Path(name).name).write_bytes(text)
+    sources = sorted(str(p) for p in src.glob("*.c")) if split else [str(src / "_native.c")]
     so = folder / ("_native" + sysconfig.get_config_var("EXT_SUFFIX"))
     inc = sysconfig.get_paths()["include"]
-    cc = ["cc", "-O3", "-std=gnu99", "-pthread", "-shared", "-fPIC", f"-I{inc}", str(src / "_native.c"), "-o", str(so)]
+    cc = ["cc", "-O3", "-std=gnu99", "-pthread", "-shared", "-fPIC", f"-I{inc}", *sources, "-o", str(so)]
     subprocess.run(cc, check=True)
     spec = importlib.util.spec_from_file_location("_native", so)
     mod = importlib.util.module_from_spec(spec)

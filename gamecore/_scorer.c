@@ -3,7 +3,7 @@
  * ScoreBoard keeps the tiles on a board and, for a play written as in GCG (start square, direction,
  * one token per square), decides whether it is legal and scores it: the same rules as the Python
  * oracle gamecore.play (docs/RULES.md §2), written apart from it and from the move generator
- * (gamecore/_native.c) on purpose; tests/test_replay_board.py checks this file against gamecore.play on
+ * (gamecore/c/) on purpose; tests/test_replay_board.py checks this file against gamecore.play on
  * random boards and plays.
  *
  * A play is given as tokens (strings, one per square from the start square, as in a GCG word) and

@@ -16,7 +16,7 @@ layout instead (docs/MOVEGEN.md §1: tile in bits 0–5, then the flags — is_e
 order as Node22 — and the arc index in bits 8–31). The layout is implied by the size: a file of more
 than 2^22 nodes is Node24, any other is Node22.
 
-Building and move generation are compiled (``gamecore/_native.c``, built by ``pip install -e .``);
+Building and move generation are compiled (``gamecore/c/``, built by ``pip install -e .``);
 loading is a memory map, so opening even the full Icelandic lexicon costs microseconds. The build
 is deterministic (the same words in any order give the same bytes); ``SKRAFL_KWG_TIMING=1`` prints
 its phases (wall and CPU seconds) to stderr.
@@ -44,7 +44,7 @@ MAX_TILES = 63
 NODE22_MAX = 1 << 22
 
 
-#: The version of gamecore/_native.c this module expects (its ``NATIVE_ABI``).
+#: The version of the compiled core (gamecore/c/) this module expects (its ``NATIVE_ABI``).
 NATIVE_ABI = 6
 
 

@@ -1,7 +1,7 @@
 """Move generation: every legal play for a board and a rack, with its score.
 
 Gordon's GADDAG algorithm (S. A. Gordon, "A faster Scrabble move generation algorithm", 1994) over
-the GADDAG half of a :class:`gamecore.kwg.Kwg`, compiled in ``gamecore/_native.c``:
+the GADDAG half of a :class:`gamecore.kwg.Kwg`, compiled in ``gamecore/c/``:
 
 * lanes: every row (plays across) and every column (plays down);
 * anchors: empty squares next to a tile; on the first move, the start square only;

@@ -1,5 +1,4 @@
-/* gamecore._native.Leaves: a KLV2 leave file in C, beside the move generator (included once by
- * _native.c). Made once per leave file from gamecore.klv.Klv's arrays (gamecore/equity.py
+/* gamecore._native.Leaves: a KLV2 leave file in C, beside the move generator. Made once per leave file from gamecore.klv.Klv's arrays (gamecore/equity.py
  * LeaveTable.native): the KWG nodes of the leaves' DAWG, the word counts under each node and its
  * later siblings (MAGPIE klv_count_words, as Klv._word_counts), and the float32 values, each turned
  * into thousandths of a point as MAGPIE loads them (round half away from zero, gamecore.klv.to_milli).
@@ -7,17 +6,10 @@
  * when a look-up needs it. The look-up is Klv.index's walk (MAGPIE klv_get_word_index): a leave's
  * index is counted in the DAWG's preorder. */
 
+#include "native.h"
 #include <math.h>
-
 #define LEAVE_BAD INT32_MIN
 #define LEAVE_LIMIT 2000000.0
-
-typedef struct {
-    PyObject_HEAD
-    uint32_t *nodes, *counts;
-    int32_t *milli;
-    uint32_t nnodes, nvalues, root;
-} LeavesObject;
 
 static void leaves_dealloc(LeavesObject *L) {
     free(L->nodes);
@@ -118,8 +110,8 @@ static int leave_milli(const LeavesObject *L, const uint8_t *tiles, int n, int32
  * counts times the strides), vals[index] = its value in thousandths (left as it is, 0, for a leave
  * the file lacks). Returns -1 and *bad (the value number, 1-based) on a value that is not a number
  * of points. used[]: the counts taken so far (zeros at the start). */
-static int leave_values(const LeavesObject *L, const uint8_t *kt, const int *cnt, const int *stride, int nk, int i,
-                        uint32_t node, int64_t idx, int sub, int *used, int32_t *vals, int64_t *bad) {
+int leave_values(const LeavesObject *L, const uint8_t *kt, const int *cnt, const int *stride, int nk, int i,
+                 uint32_t node, int64_t idx, int sub, int *used, int32_t *vals, int64_t *bad) {
     const uint32_t *nodes = L->nodes, *counts = L->counts;
     uint32_t k = L->nnodes;
     for (int j = i; j < nk && node && node < k; j++) {
@@ -134,7 +126,7 @@ static int leave_values(const LeavesObject *L, const uint8_t *kt, const int *cnt
         }
         if ((x >> 24) != kt[j]) {
             if ((x >> 24) > kt[j]) continue; /* not here: the next kind may be */
-            break;                            /* the list ended below this tile */
+            break; /* the list ended below this tile */
         }
         int s2 = sub + stride[j];
         if (x & ACCEPTS) {
@@ -174,7 +166,7 @@ static PyMethodDef leaves_methods[] = {
      "0 = blank); 0 when absent; ValueError for a value that is not a number of points"},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject LeavesType = {
+PyTypeObject LeavesType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gamecore._native.Leaves",
     .tp_basicsize = sizeof(LeavesObject),
     .tp_dealloc = (destructor)leaves_dealloc,

@@ -1,5 +1,5 @@
-/* The GADDAG walk of gamecore/_native.c (Gordon 1994), compiled once per node layout: included
- * twice by _native.c with WALK_WIDE 0 (Node22) and 1 (Node24) and WALK(name) giving each copy its
+/* The GADDAG walk of the move generator (Gordon 1994), compiled once per node layout: included
+ * twice by movegen.c with WALK_WIDE 0 (Node22) and 1 (Node24) and WALK(name) giving each copy its
  * own names, so the layout test is not made at every node read. */
 
 #define WT(v) (WALK_WIDE ? ((v) & 63u) : ((v) >> 24))

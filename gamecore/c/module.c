@@ -1,0 +1,258 @@
+/* The Python module gamecore._native: generate(), last_stats(), the method table and PyInit__native. */
+
+#include "native.h"
+
+int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD], int maxv, const char *what) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return -1;
+    Py_ssize_t nr = PySequence_Fast_GET_SIZE(seq);
+    if (nr < 1 || nr > MAXD) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: 1 to %d rows expected", what, MAXD);
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < nr; r++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, r), what);
+        if (!row) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        Py_ssize_t nc = PySequence_Fast_GET_SIZE(row);
+        if ((*cols >= 0 && nc != *cols) || nc < 1 || nc > MAXD) {
+            Py_DECREF(row);
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "%s: row %zd has %zd squares", what, r + 1, nc);
+            return -1;
+        }
+        *cols = (int)nc;
+        for (Py_ssize_t c = 0; c < nc; c++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(row, c));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                return -1;
+            }
+            if (v < 0 || v > maxv) {
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "%s: bad value %ld at row %zd column %zd", what, v, r + 1, c + 1);
+                return -1;
+            }
+            out[r][c] = (uint8_t)v;
+        }
+        Py_DECREF(row);
+    }
+    if (*rows >= 0 && nr != *rows) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: %zd rows, expected %d", what, nr, *rows);
+        return -1;
+    }
+    *rows = (int)nr;
+    Py_DECREF(seq);
+    return 0;
+}
+
+int read_ints(PyObject *obj, int *out, int maxn, const char *what) {
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > maxn) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d entries", what, maxn);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* The tile table and play type arguments: NULL table when none was given; -1 on a bad one. */
+int play_args(PyObject *table_o, PyObject *type_o, PyObject **table_seq, PyObject ***table, PyTypeObject **play_type) {
+    *table_seq = NULL;
+    *table = NULL;
+    *play_type = NULL;
+    if (table_o == Py_None) return 0;
+    *table_seq = PySequence_Fast(table_o, "tiles must be a sequence");
+    if (!*table_seq) return -1;
+    if (PySequence_Fast_GET_SIZE(*table_seq) != 128) {
+        PyErr_SetString(PyExc_ValueError, "tiles: 128 entries expected (letter byte -> tile)");
+        return -1;
+    }
+    if (!PyType_Check(type_o) || !PyType_IsSubtype((PyTypeObject *)type_o, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "play_type must be a tuple subclass");
+        return -1;
+    }
+    *table = PySequence_Fast_ITEMS(*table_seq);
+    *play_type = (PyTypeObject *)type_o;
+    return 0;
+}
+
+/* The rack into g (counts, blanks, mask); the values must be set. */
+int rack_arg(Gen *g, PyObject *rack_o, int blanks) {
+    if (read_ints(rack_o, g->rack, MAX_TILE + 1, "rack_counts") < 0) return -1;
+    g->rack[0] = 0;
+    g->blanks = blanks < 0 ? 0 : blanks;
+    g->rackmask = 0;
+    for (int t = 1; t <= MAX_TILE; t++)
+        if (g->rack[t] > 0) g->rackmask |= 1ull << t;
+    return 0;
+}
+
+static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer kb;
+    PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
+    int blanks, srow, scol, bingo, first, bingo_tiles;
+    PyObject *blocked_o = Py_None, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
+    Py_buffer bb = {0};
+    int wide = -1, blank_letter_value = 0, limit = -1, sorted_out = 0, prune = 0;
+    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|OipippOOO", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow, &scol,
+                          &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide, &blank_letter_value, &limit,
+                          &sorted_out, &prune, &table_o, &type_o, &bidx_o))
+        return NULL;
+    static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
+    Gen *g = &g_gen;
+    PyObject *out = NULL, *table_seq = NULL;
+    PyObject **table = NULL;
+    PyTypeObject *play_type = NULL;
+    if (g_busy) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
+        return NULL;
+    }
+    g_busy = 1;
+    memset(g, 0, sizeof *g);
+    g_L = g_lanes;
+    g_G = g_grid;
+    if (bingo_arg(bidx_o, &bb) < 0) goto fail;
+    size_t nnodes = (size_t)kb.len / 4;
+    /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
+    g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    g_nnodes = nnodes;
+    g_kwg = (const uint32_t *)kb.buf;
+    if (nnodes < 2) {
+        PyErr_SetString(PyExc_ValueError, "KWG too small");
+        goto fail;
+    }
+    int R = -1, C = -1;
+    if (read_grid(grid_o, &R, &C, g_grid, 127, "grid") < 0) goto fail;
+    if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
+    if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) goto fail;
+    memset(bkg, 0, sizeof bkg);
+    if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, bkg, 1, "blocked") < 0) goto fail;
+    if (N_ARC(g_kwg[0]) >= nnodes || N_ARC(g_kwg[1]) >= nnodes) {
+        PyErr_SetString(PyExc_ValueError, "not a KWG");
+        goto fail;
+    }
+    int tiles = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            if (g_grid[r][c]) {
+                if ((g_grid[r][c] & 63) == 0) {
+                    PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
+                    goto fail;
+                }
+                tiles++;
+            }
+    if (read_ints(val_o, g->values, MAX_TILE + 1, "tile_values") < 0) goto fail;
+    if (rack_arg(g, rack_o, blanks) < 0) goto fail;
+    if (play_args(table_o, type_o, &table_seq, &table, &play_type) < 0) goto fail;
+    if (table) sorted_out = 1;
+    int negative = 0;
+    for (int t = 0; t <= MAX_TILE; t++) {
+        g->bvalues[t] = blank_letter_value ? g->values[t] : 0;
+        if (g->values[t] < 0) negative = 1;
+    }
+    g->bingo = bingo;
+    g->bingo_tiles = bingo_tiles;
+    if (first && (srow < 0 || srow >= R || scol < 0 || scol >= C)) {
+        PyErr_SetString(PyExc_ValueError, "start square outside the board");
+        goto fail;
+    }
+    compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
+    int nanchors = list_anchors(g_lanes, R, C);
+    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0, 0, first && !tiles);
+fail:
+    Py_XDECREF(table_seq);
+    if (bb.obj) PyBuffer_Release(&bb);
+    g_bidx = NULL;
+    PyBuffer_Release(&kb);
+    g_busy = 0;
+    return out;
+}
+
+static PyObject *py_last_stats(PyObject *Py_UNUSED(self), PyObject *args) {
+    int detail = 0;
+    if (!PyArg_ParseTuple(args, "|p", &detail)) return NULL;
+    if (!detail) return Py_BuildValue("llll", g_st_anchors, g_st_searched, g_st_recorded, g_st_calls);
+    PyObject *l = PyList_New(0);
+    for (long i = 0; l && i < g_nsteps; i++) {
+        const Step *A = &g_steps[i];
+        PyObject *t = Py_BuildValue("iiiiiiil", A->dir, A->lane, A->pos, A->s, A->e, A->bound, A->best, A->work);
+        if (!t || PyList_Append(l, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return l;
+}
+
+static PyMethodDef methods[] = {
+    {"encode_words", py_encode_words, METH_VARARGS,
+     "encode_words(words: list[str], table: bytes) -> bytes (tile numbers, 0 between words)"},
+    {"check_kwg", py_check_kwg, METH_VARARGS,
+     "check_kwg(kwg) -> None; ValueError when arcs point outside the array (so traversal is safe)."},
+    {"build_kwg", py_build_kwg, METH_VARARGS,
+     "build_kwg(words: bytes, node24=False) -> bytes\n\nWords as tile numbers (1..63), separated by "
+     "zero bytes, in any order (duplicates allowed). Returns the KWG (DAWG + GADDAG), little-endian "
+     "32-bit nodes; Node24 layout when asked or when there are more than 2^22 nodes."},
+    {"generate", py_generate, METH_VARARGS,
+     "generate(kwg, grid, rack_counts, blanks, letter_mult, word_mult, start_row, start_col, "
+     "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1, "
+     "blank_letter_value=False, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "
+     "bingo_index=None) "
+     "-> list[RawMove] (generator order), or sorted best first (sorted, limit >= 0 or tiles); "
+     "with tiles (128 objects, letter byte -> tile) and play_type: ScoredPlay-shaped tuples"},
+    {"bingo_index", py_bingo_index, METH_VARARGS,
+     "bingo_index(kwg, node24=-1, min_len=7) -> bytes: multiset hashes of the words of at least "
+     "min_len letters (for generate(..., bingo_index=...): bingo spans no word fits are not searched)"},
+    {"last_stats", py_last_stats, METH_VARARGS,
+     "last_stats(detail=False) -> (anchors, anchors searched, plays recorded, search calls) of the last "
+     "generate(); detail: per anchor searched with pruning (dir, lane, pos, best span s, e, bound, best score found, "
+     "calls)"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled KWG builder and move generator.", -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    for (int i = 0; i < 256; i++)
+        if (!(g_ints[i] = PyLong_FromLong(i))) return NULL;
+    if (!(g_empty = PyTuple_New(0))) return NULL;
+    RawMoveType = PyStructSequence_NewType(&rawmove_desc);
+    if (!RawMoveType) return NULL;
+    Py_INCREF(RawMoveType);
+    PyModule_AddObject(m, "RawMove", (PyObject *)RawMoveType);
+    if (PyType_Ready(&MoveListType) < 0) return NULL;
+    Py_INCREF(&MoveListType);
+    PyModule_AddObject(m, "MoveList", (PyObject *)&MoveListType);
+    if (PyType_Ready(&LeavesType) < 0) return NULL;
+    Py_INCREF(&LeavesType);
+    PyModule_AddObject(m, "Leaves", (PyObject *)&LeavesType);
+    if (PyType_Ready(&PositionType) < 0) return NULL;
+    Py_INCREF(&PositionType);
+    PyModule_AddObject(m, "Position", (PyObject *)&PositionType);
+    /* bumped whenever the Python side needs a rebuilt extension (checked by gamecore.kwg) */
+    PyModule_AddIntConstant(m, "ABI", NATIVE_ABI);
+    return m;
+}
