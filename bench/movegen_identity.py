@@ -98,9 +98,9 @@ def digest(mod, bundle, rules, pos) -> hashlib._Hash:
 def main() -> int:
     rev = sys.argv[1] if len(sys.argv) > 1 else "HEAD"
     games = int(sys.argv[2]) if len(sys.argv) > 2 else 37
-    from gamecore.kwg import _native
+    from gamecore.kwg import native_core
 
-    new = _native()
+    new = native_core()
     total, hs = 0, {"old": hashlib.sha256(), "new": hashlib.sha256()}
     with tempfile.TemporaryDirectory() as tmp:
         old = old_build(rev, Path(tmp))

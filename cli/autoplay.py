@@ -115,7 +115,7 @@ def autoplay(
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
     for kind, lv in zip(kinds, given, strict=True):
-        leave_paths.append(_leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES else None)
+        leave_paths.append(leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES else None)
     vocab = []
     for kind in kinds:
         if kind in ("midlungur", "amlodi"):
@@ -158,7 +158,7 @@ def autoplay(
         emit([[k, v] for k, v in d.items()], ["field", "value"], fmt)
 
 
-def _leave_path(value: str, lang: str | None = None, rules: str | None = None) -> Path:
+def leave_path(value: str, lang: str | None = None, rules: str | None = None) -> Path:
     """``--leaves``: a KLV2 file, ``shipped`` or a language code (its shipped leaves for the rules)."""
     from gamecore.klv import leaves_option
 

@@ -82,9 +82,9 @@ def backtest(
                 raise UsageError(f"{option} goes with --league")
     elif players_from is not None:
         raise UsageError("--players-from goes with --games")
-    from pipelines.elo import _is_url
+    from pipelines.elo import is_url
 
-    inputs = [games] if games is not None and not _is_url(games) else []
+    inputs = [games] if games is not None and not is_url(games) else []
     if out is not None:
         from pipelines.atomic import check_output_dir
 
@@ -97,7 +97,7 @@ def backtest(
 
         table = read_games(games, players_from=players_from)
         source = games
-        if _is_url(games):  # never a password in the summary
+        if is_url(games):  # never a password in the summary
             from pipelines.postgres import redact
 
             source = redact(games)

@@ -208,7 +208,7 @@ def best(
     if leaves is not None:
         if ruleset.blank_swap:
             raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
-        table = _leave_table(leaves, tile_set, lang, ruleset.name)
+        table = leave_table(leaves, tile_set, lang, ruleset.name)
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
@@ -227,9 +227,9 @@ def best(
         columns = ["kind", *COLUMNS, "equity"]
     shown = _coord_writer(coords, layout.size)
 
-    from gamecore.folded import _manifest_fold
+    from gamecore.folded import manifest_fold
 
-    fold = _manifest_fold(bundle)  # the lexicon's letter folds, read once (not once per position)
+    fold = manifest_fold(bundle)  # the lexicon's letter folds, read once (not once per position)
 
     def plays_of(position, rack_tiles, opponent=()):
         if table is not None:
@@ -329,7 +329,7 @@ def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, voca
     return plays, rows
 
 
-def _leave_table(value: str, tile_set, lang: str | None = None, rules: str | None = None):
+def leave_table(value: str, tile_set, lang: str | None = None, rules: str | None = None):
     """``--leaves``: a KLV2 file, ``shipped`` or a language code (its shipped leaves for the rules),
     read against the rule set's tile set."""
     from gamecore.equity import LeaveTable
@@ -382,11 +382,11 @@ SIM_COLUMNS = ["kind", "coord", "word", "score", "leave", "equity", "sim", "stde
 def _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, shown, seed, opts):
     """``--sim``: the candidates simulated (:class:`gamecore.simulation.Simulator`), best first, as
     rows. Returns (the plays, None for an exchange; rows)."""
-    from gamecore.folded import _manifest_fold, folded_tiles
+    from gamecore.folded import folded_tiles, manifest_fold
     from gamecore.simulation import Simulator, win_model
 
     plies, iterations, seconds, candidates, workers = opts
-    folded = bool(folded_tiles(ruleset.tiles(), bundle.alphabet, _manifest_fold(bundle)))
+    folded = bool(folded_tiles(ruleset.tiles(), bundle.alphabet, manifest_fold(bundle)))
     sim = Simulator(bundle, ruleset, table, win_model(bundle.language), folded)
     res = sim.run(
         position,

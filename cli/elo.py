@@ -157,7 +157,7 @@ def elo(
         for name in chosen:
             if name not in lib.LISTS:
                 raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
-        picture_inputs = (None if lib._is_url(games) else games, state)
+        picture_inputs = (None if lib.is_url(games) else games, state)
         if svg is not None:  # the picture's target is checked before any work (README "Pictures")
             if svg.suffix.lower() not in (".svg", ".png"):
                 raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")

@@ -124,9 +124,9 @@ def endgame(
 
         table = None
         if leaves is not None:
-            from cli.best import _leave_table
+            from cli.best import leave_table
 
-            table = _leave_table(leaves, the_board.tile_set, lang, ruleset.name)
+            table = leave_table(leaves, the_board.tile_set, lang, ruleset.name)
         pre = solve_preendgame(
             the_board, mine, unseen, bundle.kwg, bundle.alphabet, ruleset, scores, candidates, table, plies, seconds
         )

@@ -80,11 +80,11 @@ def ladder(
     rules_ref = rules if rules else ruleset.name
     lv = None
     if any(n in ("equity", "sim") for n in names):
-        from cli.autoplay import _leave_path
+        from cli.autoplay import leave_path
 
         if leaves is None and lang is None:
             raise UsageError("the equity player needs leave values: give --leaves FILE.klv2")
-        lv = _leave_path(leaves or "shipped", lang, rules_ref)
+        lv = leave_path(leaves or "shipped", lang, rules_ref)
     vocab = []
     for n in names:
         if n in ("midlungur", "amlodi"):

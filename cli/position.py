@@ -161,7 +161,7 @@ def load_position(
     if move is not None and game is None:
         raise UsageError("--move N needs --game FILE")
     if game is not None:
-        return _game_position(game, move, rules, lang)
+        return game_position(game, move, rules, lang)
     ruleset = resolve_rules(rules, lex, lang)
     tile_set, layout = ruleset.tiles(), ruleset.layout()
     if cgp is not None or board_format == BoardFormat.cgp:
@@ -202,7 +202,7 @@ def _read_text(p: Path) -> str:
     return read_board_text(p, "CGP")
 
 
-def _game_position(path: Path, move: Optional[int], preset: Optional[str], lang: Optional[str]) -> Position:
+def game_position(path: Path, move: Optional[int], preset: Optional[str], lang: Optional[str]) -> Position:
     """The position before event ``move`` (1-based; default: after the last event) of a game log,
     replayed by the replay code (:mod:`pipelines.replay`): tiles, scores, the mover and its rack.
 
@@ -239,14 +239,14 @@ def game_positions(
     import copy
 
     from pipelines.replay import read_game_file, rules_for_game
-    from pipelines.replay.game import _Replayer
+    from pipelines.replay.game import Replayer
 
     g = game if game is not None else read_game_file(str(path))
     ruleset = rules_for_game(g, preset, lang)
     head = copy.copy(g)
     head.last_racks, head.final_scores, head.warnings = {}, None, []  # cut anywhere: no end-of-game checks
-    rep = _Replayer(head, ruleset, None, False)
-    rep.start()  # replay's own game loop, one event at a time (_Replayer.step)
+    rep = Replayer(head, ruleset, None, False)
+    rep.start()  # replay's own game loop, one event at a time (Replayer.step)
     names = tuple((g.players[i].nick if i < len(g.players) else f"player{i + 1}") for i in range(rep.n))
     name = Path(path).name
     n_events = len(g.events)

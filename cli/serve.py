@@ -150,7 +150,7 @@ def _preload(items: list[str]) -> list[str]:
     from cli.check import lexicon_dir
     from gamecore.best import load_bundle
 
-    original = lexicon_module._read_trie
+    original = lexicon_module.read_trie
     names = []
     for item in items:
         folder = Path(item) if (os.sep in item or Path(item).is_dir()) else lexicon_dir(item, None)
@@ -167,7 +167,7 @@ def _preload(items: list[str]) -> list[str]:
         trie = _Preloaded.tries.get(key) if key is not None else None
         return trie if trie is not None else original(folder)
 
-    lexicon_module._read_trie = read_trie
+    lexicon_module.read_trie = read_trie
     return names
 
 
@@ -656,7 +656,7 @@ class _Handler:
     def run(self) -> None:
         import signal
 
-        from pipelines.stops import _Stop
+        from pipelines.stops import StopState
 
         os.setsid()  # a signal at the server's terminal is not the command's: only the client's is
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1):
@@ -665,9 +665,9 @@ class _Handler:
         # the server ran through cli.main.main too: its stop state is not this command's. The
         # caller's stops (sent by the client straight to this process) wait, blocked, until
         # cli.main.main has its handlers in (pipelines.stops.install_stop_handlers unblocks them).
-        _Stop.signum, _Stop.held, _Stop.installed, _Stop.redeliver = None, 0, False, False
+        StopState.signum, StopState.held, StopState.installed, StopState.redeliver = None, 0, False, False
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-        _Stop.blocked = True
+        StopState.blocked = True
         try:
             self.sock.settimeout(10)  # a client that sends nothing does not hold a child
             fields, fds = _receive(self.sock)

@@ -22,7 +22,7 @@ from typing import Sequence
 from gamecore.board import Board
 from gamecore.coords import LETTERS, format_gcg, format_netskrafl
 from gamecore.errors import SkraflError, UsageError
-from gamecore.play import IllegalPlay, Placement, ScoredPlay, _read_line, parse_play, validate_placements
+from gamecore.play import IllegalPlay, Placement, ScoredPlay, parse_play, read_line, validate_placements
 from gamecore.text import nfc
 
 COORDS = ("gcg", "netskrafl")
@@ -153,7 +153,7 @@ def split_play(text: str, size: int = 15, coords: str = "gcg") -> tuple[str, str
 
 def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int]]:
     """Every word of a legal play with its points and its number of tiles, main word first, read and
-    scored by the oracle's own line reader (:func:`gamecore.play._read_line`) in the order the
+    scored by the oracle's own line reader (:func:`gamecore.play.read_line`) in the order the
     oracle lists them."""
     layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
     scoring = (
@@ -166,10 +166,10 @@ def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int
     new = {(p.row, p.col): (p.label, p.blank) for p in sp.placements()}
     dr, dc = (0, 1) if sp.across else (1, 0)
     first = next((r, c) for (r, c), n in zip(sp.squares(), sp.new, strict=True) if n)
-    lines = [_read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
+    lines = [read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
     for (r, c), is_new in zip(sp.squares(), sp.new, strict=True):
         if is_new:
-            line = _read_line(squares, size, new, r, c, dc, dr, scoring)
+            line = read_line(squares, size, new, r, c, dc, dr, scoring)
             if len(line[2]) >= 2:
                 lines.append(line)
     return [(ln[4], ln[5], len(ln[2]), _gcg_text(ln[2])) for ln in lines]
@@ -197,11 +197,11 @@ def _unplaced_words(board: Board, placements: list[Placement], across: bool, rul
         return []
     dr, dc = (0, 1) if across else (1, 0)
     first = min(new)
-    lines = [_read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
+    lines = [read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
     if len(lines[0][2]) < len(placements):  # the new tiles are no one line
         return []
     for r, c in sorted(new):
-        line = _read_line(squares, size, new, r, c, dc, dr, scoring)
+        line = read_line(squares, size, new, r, c, dc, dr, scoring)
         if len(line[2]) >= 2:
             lines.append(line)
     out = []

@@ -71,11 +71,11 @@ class Mover:
     """Picks moves for the players of one lexicon and rule set."""
 
     def __init__(self, bundle, rules):
-        from gamecore.folded import _manifest_fold, folded_tiles
+        from gamecore.folded import folded_tiles, manifest_fold
 
         self.bundle, self.rules = bundle, rules
         ts = rules.tiles()
-        self.folded = folded_tiles(ts, bundle.alphabet, _manifest_fold(bundle))
+        self.folded = folded_tiles(ts, bundle.alphabet, manifest_fold(bundle))
         self.plain = not self.folded and rules.min_word_length <= 2
         self._index = bundle.kwg.bingo_index(rules.bingo_min_tiles) if rules.bingo_bonus > 0 else None
         # the board as generator codes, kept from play to play (see _grid)

@@ -382,7 +382,7 @@ class EquitySearch:
         leaves, rules = self.leaves, self.rules
         ts = leaves.tile_set
         if opponent_rack:
-            equity._check_opponent(board, rack, opponent_rack, ts, rules)
+            equity.check_opponent(board, rack, opponent_rack, ts, rules)
         if bag is None:
             bag = equity.bag_count(board, rack, ts, opponent_rack)
         outplay = 2 * equity.RESOLUTION * sum(ts.value(t) for t in opponent_rack if t != "?") if opponent_rack else 0

@@ -64,10 +64,10 @@ class LeaveTable:
         if self._native is None:
             from array import array
 
-            from gamecore.kwg import _native
+            from gamecore.kwg import native_core
 
             klv = self.klv
-            self._native = _native().Leaves(
+            self._native = native_core().Leaves(
                 array("I", klv.nodes).tobytes(), array("I", klv._counts).tobytes(), array("f", klv.values).tobytes()
             )
         return self._native
@@ -160,7 +160,7 @@ def bag_count(board, rack: Sequence[str], tile_set, opponent_rack: Sequence[str]
     return tile_set.total - board.tile_count() - len(rack) - len(opponent_rack)
 
 
-def _check_opponent(board, rack: Sequence[str], opponent: Sequence[str], tile_set, rules) -> None:
+def check_opponent(board, rack: Sequence[str], opponent: Sequence[str], tile_set, rules) -> None:
     """Raise UsageError when the opponent's rack is too long, or board and both racks hold more of a
     tile than the tile set has."""
     if not opponent:
@@ -232,7 +232,7 @@ def rank(board, rack: Sequence[str], plays, leaves: LeaveTable, rules, opponent_
     tiles exchanged first, then by the tiles' alphabet order.
     """
     ts = leaves.tile_set
-    _check_opponent(board, rack, opponent_rack, ts, rules)
+    check_opponent(board, rack, opponent_rack, ts, rules)
     bag = bag_count(board, rack, ts, opponent_rack)
     opening = board.is_empty()
     across, down = opening_penalties(board.layout) if opening else ([], [])

@@ -42,7 +42,7 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
     from gamecore.play import IllegalPlay, Placement, validate_placements
 
     if fold is None:
-        fold = _manifest_fold(bundle)
+        fold = manifest_fold(bundle)
     ft = folded_tiles(position.tile_set, bundle.alphabet, fold)
     on_board = [
         (r, c, t)
@@ -85,7 +85,7 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
     return out if limit is None else out[:limit]
 
 
-def _manifest_fold(bundle) -> dict:
+def manifest_fold(bundle) -> dict:
     import json
 
     try:

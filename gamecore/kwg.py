@@ -48,7 +48,7 @@ NODE22_MAX = 1 << 22
 NATIVE_ABI = 6
 
 
-def _native():
+def native_core():
     """The compiled core; UsageError when it is missing or older than the Python code."""
     try:
         from gamecore import _native
@@ -142,7 +142,7 @@ class Alphabet:
         words = words if isinstance(words, list) else list(words)
         if self._table is not None:
             try:
-                return _native().encode_words(words, self._table)
+                return native_core().encode_words(words, self._table)
             except IndexError as exc:
                 n = exc.args[0]
                 try:
@@ -171,7 +171,7 @@ def build_kwg(words: Iterable[str], alphabet: str | Sequence[str] | Alphabet, no
     alpha = alphabet if isinstance(alphabet, Alphabet) else Alphabet(alphabet)
     data = alpha.encode_many(words)
     try:
-        return _native().build_kwg(data, node24)
+        return native_core().build_kwg(data, node24)
     except ValueError as exc:
         raise DataError(f"cannot build the KWG: {exc}") from None
 
@@ -231,7 +231,7 @@ class Kwg:
             raise DataError(f"not a KWG file: {nbytes} bytes, expected a multiple of 4, at least 8", self.path)
         if verify:  # a full scan (30 MB: ~10 ms); the generator bounds-checks every node read anyway
             try:
-                _native().check_kwg(data, self.wide)
+                native_core().check_kwg(data, self.wide)
             except ValueError as exc:
                 raise DataError(f"not a KWG file: {exc}", self.path) from None
         self.buffer = data
@@ -316,7 +316,7 @@ class Kwg:
         cache = self.__dict__.setdefault("_bingo_index", {})
         got = cache.get(min_len)
         if got is None:
-            got = cache[min_len] = _native().bingo_index(self.buffer, int(self.wide), int(min_len))
+            got = cache[min_len] = native_core().bingo_index(self.buffer, int(self.wide), int(min_len))
         return got
 
     @property

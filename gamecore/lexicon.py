@@ -35,7 +35,7 @@ def folder_of(fold: dict[str, str]) -> Callable[[str], str]:
     return key
 
 
-def _read_trie(folder: Path):
+def read_trie(folder: Path):
     """The whole ``lexicon.marisa`` of a lexicon generation folder.
 
     Raises:
@@ -97,11 +97,11 @@ class Lexicon:
             raise DataError(f"no lexicon here (manifest.json missing): {_build_hint(shown)}", shown) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DataError(f"damaged manifest: {exc}", manifest_path) from None
-        return cls(folder, manifest, None if lazy else _read_trie(folder))
+        return cls(folder, manifest, None if lazy else read_trie(folder))
 
     def __getattr__(self, name: str):
         if name == "_trie":  # a lazy load's first look-up
-            self._trie = _read_trie(self.folder)
+            self._trie = read_trie(self.folder)
             return self._trie
         raise AttributeError(name)
 

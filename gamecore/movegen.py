@@ -51,7 +51,7 @@ BLANK_FLAG = 64
 
 
 def _native():
-    from gamecore.kwg import _native as native
+    from gamecore.kwg import native_core as native
 
     return native()
 

@@ -225,7 +225,7 @@ _sq = square_name
 _make_tuple = tuple.__new__
 
 
-def _read_line(squares, size: int, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int, scoring: tuple):
+def read_line(squares, size: int, new: dict[tuple[int, int], Tile], r: int, c: int, dr: int, dc: int, scoring: tuple):
     """Read the maximal line of tiles through (r, c) in direction (dr, dc), new tiles included, and
     score it as a word.
 
@@ -364,7 +364,7 @@ def validate_placements(
         across = in_row
         dr, dc = (0, 1) if across else (1, 0)
         # the main word is the line through the first new tile; every new tile must be on it
-        main = _read_line(squares, size, new, p0.row, p0.col, dr, dc, scoring)
+        main = read_line(squares, size, new, p0.row, p0.col, dr, dc, scoring)
         if main[3].count(True) != len(pl):
             raise IllegalPlay(
                 "gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line"
@@ -381,8 +381,8 @@ def validate_placements(
         else:
             raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
     if len(pl) == 1:
-        line_a = _read_line(squares, size, new, p0.row, p0.col, 0, 1, scoring)
-        line_d = _read_line(squares, size, new, p0.row, p0.col, 1, 0, scoring)
+        line_a = read_line(squares, size, new, p0.row, p0.col, 0, 1, scoring)
+        line_d = read_line(squares, size, new, p0.row, p0.col, 1, 0, scoring)
         if across is None:
             across = len(line_a[2]) >= len(line_d[2])
         main, other = (line_a, line_d) if across else (line_d, line_a)
@@ -399,7 +399,7 @@ def validate_placements(
             if (r >= dc and c >= dr and squares[r - dc][c - dr] is not None) or (
                 r + dc < size and c + dr < size and squares[r + dc][c + dr] is not None
             ):
-                cross_lines.append(_read_line(squares, size, new, r, c, dc, dr, scoring))
+                cross_lines.append(read_line(squares, size, new, r, c, dc, dr, scoring))
     if len(main[2]) < 2:
         raise IllegalPlay("too_short", "a play must form a word of at least two letters")
     lines = [main] + cross_lines

@@ -37,7 +37,7 @@ from gamecore.errors import OutputError, SkraflError, UsageError, is_disk_full, 
 from gamecore.folders import FORMAT, GEN, MARKER, command_shown, output_root, read_marker, sha256_of
 from pipelines.stops import (  # noqa: F401  (the stops were defined here before; re-exported)
     Signalled,
-    _Stop,
+    StopState,
     check_stop,
     hold_stops,
     install_stop_handlers,
@@ -132,7 +132,7 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
     return visible
 
 
-class _Lock:
+class OutputLock:
     """An exclusive, non-blocking ``flock`` on ``.NAME.lock`` beside the output, released by the
     kernel if the process dies (a kill never leaves it held). The file is removed, still locked,
     when the run ends, so a run leaves no trace but its output; a writer that locked a file that
@@ -178,7 +178,7 @@ def tidy_lock(target: Path | str) -> None:
     if not os.path.lexists(visible.with_name(f".{visible.name}.lock")):
         return
     with contextlib.suppress(SkraflError, OSError):
-        _Lock(visible, "").release()
+        OutputLock(visible, "").release()
 
 
 def _clean_stale(visible: Path, keep: str | None) -> None:
@@ -227,7 +227,7 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _exchange(a: Path, b: Path) -> bool:
+def exchange_paths(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -262,8 +262,8 @@ def _commit(stage: Path, visible: Path, command: str) -> None:
     _fsync_dir(stage)
 
     with signals_held():  # the swap is never cut in two; a stop recorded before it prevents it
-        if _Stop.signum is not None:
-            raise Signalled(_Stop.signum)
+        if StopState.signum is not None:
+            raise Signalled(StopState.signum)
         _swap(stage, visible)
 
 
@@ -273,7 +273,7 @@ def _swap(stage: Path, visible: Path) -> None:
     os.symlink(stage.name, link)
     if visible.is_dir() and not visible.is_symlink():
         # an empty folder, or a copy of an output of this command: swap it out whole
-        if not _exchange(link, visible):
+        if not exchange_paths(link, visible):
             aside = Path(tempfile.mktemp(prefix=f".{visible.name}.old-", dir=visible.parent))
             os.rename(visible, aside)
             os.rename(link, visible)
@@ -288,7 +288,7 @@ def _swap(stage: Path, visible: Path) -> None:
         shutil.rmtree(visible.parent / old, ignore_errors=True)
 
 
-def _umask() -> int:
+def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -311,7 +311,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
     created = [p for p in (visible.parent, *visible.parent.parents) if not p.exists()]
     visible.parent.mkdir(parents=True, exist_ok=True)
     try:
-        lock = _Lock(visible, command)
+        lock = OutputLock(visible, command)
     except BaseException:
         _remove_empty(created)
         raise
@@ -324,7 +324,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             with signals_held():  # a stop now would leave a stage no handler knows of
                 output_begun(replaces)
                 stage = Path(tempfile.mkdtemp(prefix=f".{visible.name}{GEN}", dir=visible.parent))
-                os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes it private; an output is an ordinary folder
+                os.chmod(stage, 0o777 & ~current_umask())  # mkdtemp makes it private; an output is an ordinary folder
                 (stage / _STAGE_FLAG).touch()
             yield stage
             check_stop()  # a stop recorded on the way (even one a library swallowed): never swap it in
@@ -338,7 +338,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
             full = (
                 isinstance(exc, Exception)
                 and not isinstance(exc, SkraflError)
-                and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and _device_full(visible.parent)))
+                and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and device_full(visible.parent)))
                 and not raised_writing_stdout(exc)
             )
             with signals_held():  # a second Ctrl-C must not cut the cleanup short
@@ -359,7 +359,7 @@ def output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = 
                 _remove_empty(created)
 
 
-def _device_full(folder: Path) -> bool:
+def device_full(folder: Path) -> bool:
     """Whether the file system of ``folder`` has less than 1 MiB left for this user: an error of a
     library that does not say why its write failed (marisa-trie's ``MARISA_IO_ERROR``) is then
     the full disk."""

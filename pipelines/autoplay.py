@@ -94,7 +94,7 @@ def wilson(wins: float, n: int, z: float = 1.959963984540054) -> tuple[float, fl
 _W: dict = {}
 
 
-def _setup(cfg: Config) -> None:
+def setup_process(cfg: Config) -> None:
     """Load the lexicon, rules, leaves and vocabularies once per process."""
     from gamecore.autoplay import EQUITY_STRATEGIES, Mover, Strategy
     from gamecore.best import load_bundle
@@ -127,7 +127,7 @@ def play_one(cfg: Config, i: int) -> tuple[dict, str | None, float]:
     """Game ``i``: its row, its GCG text (or None) and the CPU seconds it took."""
     from gamecore.autoplay import gcg_text, play_game
 
-    _setup(cfg)
+    setup_process(cfg)
     t0 = time.process_time()
     p1, p2 = _W["strategies"]
     p1_first = i % 2 == 0
@@ -200,9 +200,9 @@ def play_games(cfg: Config, workers: int = 1, progress: Callable[[int], None] | 
 
         # replay's worker discipline: SIGINT ignored (the parent stops the pool), SIGTERM kills,
         # a worker dies with its parent
-        from pipelines.replay.run import _pool_context, _worker_init
+        from pipelines.replay.run import pool_context, worker_init
 
-        with _pool_context().Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+        with pool_context().Pool(min(workers, len(jobs)), initializer=worker_init, initargs=(os.getpid(),)) as pool:
             for got in pool.imap_unordered(_play_chunk, jobs):
                 _raise_error(got)
                 out.extend(got)
@@ -273,7 +273,7 @@ def run_autoplay(
         from pipelines.atomic import check_output_dir
 
         check_output_dir(out, "autoplay", inputs)  # a bad --out costs nothing
-    _setup(cfg)  # bad inputs (lexicon, leaves) fail here, once, before any worker starts
+    setup_process(cfg)  # bad inputs (lexicon, leaves) fail here, once, before any worker starts
     rows, texts, cpu = play_games(cfg, workers, progress)
     summary = summarize(rows, cfg, cpu)
     if out is not None:

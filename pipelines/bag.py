@@ -178,9 +178,9 @@ def play_all(cfg: Config, workers: int = 1, cluster=None, progress: Callable[[in
             progress(len(got[0]))
 
     if cluster:
-        from pipelines.replay.cluster import _client
+        from pipelines.replay.cluster import connect_client
 
-        client, own = _client(cluster)
+        client, own = connect_client(cluster)
         try:
             futures = client.map(_chunk_task, jobs, pure=False)
             for k, fut in enumerate(futures):
@@ -194,9 +194,9 @@ def play_all(cfg: Config, workers: int = 1, cluster=None, progress: Callable[[in
     else:
         import os
 
-        from pipelines.replay.run import _pool_context, _worker_init
+        from pipelines.replay.run import pool_context, worker_init
 
-        with _pool_context().Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+        with pool_context().Pool(min(workers, len(jobs)), initializer=worker_init, initargs=(os.getpid(),)) as pool:
             for k, got in enumerate(pool.imap(_chunk_task, jobs)):
                 take(k, got)
     return np.concatenate([parts[k] for k in range(len(jobs))]), cpu

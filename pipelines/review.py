@@ -186,7 +186,7 @@ def _pictures(stage: Path, name: str, g: dict, worst: list[dict], opts) -> dict[
     from gamecore.picture import PositionPicture, board_svg
     from gamecore.play import IllegalPlay, validate_play
     from pipelines.replay import read_game_file, rules_for_game
-    from pipelines.replay.game import _Replayer
+    from pipelines.replay.game import Replayer
 
     wanted = {m["turn"]: m for m in worst}
     got: dict[int, str] = {}
@@ -195,7 +195,7 @@ def _pictures(stage: Path, name: str, g: dict, worst: list[dict], opts) -> dict[
         rules = rules_for_game(game, opts.preset, opts.lang)
         head = copy.copy(game)
         head.last_racks, head.final_scores, head.warnings = {}, None, []
-        rep = _Replayer(head, rules, None, False)
+        rep = Replayer(head, rules, None, False)
         rep.start()
         names = [game.players[i].nick if i < len(game.players) else f"player{i + 1}" for i in range(rep.n)]
         last = max(wanted)

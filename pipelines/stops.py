@@ -37,7 +37,7 @@ class Signalled(BaseException):
         self.signum = signum
 
 
-class _Stop:
+class StopState:
     signum: int | None = None  # the first stop signal received (what the exit status reports)
     held = 0  # depth of signals_held() blocks in the main thread
     installed = False
@@ -48,12 +48,12 @@ class _Stop:
 
 
 def _on_signal(signum: int, frame: object) -> None:
-    if _Stop.signum is None:
-        _Stop.signum = signum
-    if _Stop.held:
+    if StopState.signum is None:
+        StopState.signum = signum
+    if StopState.held:
         return  # delivered when the held block ends
-    _Stop.redeliver = False
-    raise Signalled(_Stop.signum)
+    StopState.redeliver = False
+    raise Signalled(StopState.signum)
 
 
 def _redeliver(signum: int) -> None:
@@ -62,7 +62,7 @@ def _redeliver(signum: int) -> None:
     import _thread
     import time
 
-    while _Stop.redeliver:
+    while StopState.redeliver:
         time.sleep(0.02)
         _thread.interrupt_main(signum)
 
@@ -76,9 +76,9 @@ def _unraisable(previous):  # noqa: ANN001, ANN202
             import signal
             import threading
 
-            signum = getattr(exc, "signum", None) or _Stop.signum or signal.SIGINT
-            if not _Stop.redeliver:
-                _Stop.redeliver = True
+            signum = getattr(exc, "signum", None) or StopState.signum or signal.SIGINT
+            if not StopState.redeliver:
+                StopState.redeliver = True
                 threading.Thread(target=_redeliver, args=(signum,), daemon=True, name="skrafl-stop").start()
             return
         from gamecore.errors import is_disk_full
@@ -126,9 +126,9 @@ def install_stop_handlers() -> None:
     import signal
     import sys
 
-    if _Stop.installed:
+    if StopState.installed:
         return
-    _Stop.installed = True
+    StopState.installed = True
     for signum in (signal.SIGTERM, signal.SIGINT):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _on_signal)
@@ -138,16 +138,16 @@ def install_stop_handlers() -> None:
             else:
                 sys.meta_path.insert(0, _KeepSigintIgnored())
     sys.unraisablehook = _unraisable(sys.unraisablehook)
-    if _Stop.blocked:  # a skrafl serve child: the caller's stops, held until now, arrive here
-        _Stop.blocked = False
+    if StopState.blocked:  # a skrafl serve child: the caller's stops, held until now, arrive here
+        StopState.blocked = False
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 def output_begun(replaces: bool = False) -> None:
     """Record that this run began writing an output folder (:func:`pipelines.atomic.output_dir`);
     ``replaces``: one that is there already (a stop keeps it)."""
-    _Stop.writing = True
-    _Stop.kept = _Stop.kept or replaces
+    StopState.writing = True
+    StopState.kept = StopState.kept or replaces
 
 
 def stopped_by(signum: int | None) -> str:
@@ -166,25 +166,27 @@ def stop_message(signum: int | None = None) -> str:
     """The one line of a stopped run: the signal, and that the output being written was discarded
     when the run was writing one."""
     what = stopped_by(signum) if signum is not None else "interrupted"
-    if _Stop.writing:
-        return f"skrafl: {what}; the output being written was discarded" + (", the previous one is kept" if _Stop.kept else "")
+    if StopState.writing:
+        return f"skrafl: {what}; the output being written was discarded" + (
+            ", the previous one is kept" if StopState.kept else ""
+        )
     return f"skrafl: {what}"
 
 
 def stop_requested() -> int | None:
     """The signal that asked this run to stop (SIGINT, SIGTERM), or None."""
-    return _Stop.signum
+    return StopState.signum
 
 
 def check_stop() -> None:
     """Raise :class:`Signalled` if a stop was recorded (and is not held back): a safe point."""
-    if _Stop.signum is not None and not _Stop.held:
-        raise Signalled(_Stop.signum)
+    if StopState.signum is not None and not StopState.held:
+        raise Signalled(StopState.signum)
 
 
 def hold_stops() -> None:
     """Defer stops for the rest of the run (the CLI, once it is reporting how the run ended)."""
-    _Stop.held += 1
+    StopState.held += 1
 
 
 @contextlib.contextmanager
@@ -204,13 +206,13 @@ def signals_held(block: bool = False) -> Iterator[None]:
     old = None
     if block and hasattr(signal, "pthread_sigmask"):
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    _Stop.held += 1
+    StopState.held += 1
     try:
         yield
     finally:
         if old is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending SIGINT is recorded now
-        _Stop.held -= 1
+        StopState.held -= 1
     check_stop()
 
 

@@ -67,7 +67,7 @@ def _write_state_files(folder: Path, players, params, robots) -> None:
         }
         for (lst, p), (r, g) in players.items()
     ]
-    pl.DataFrame(rows, schema=elo.state._ratings_schema()).write_parquet(folder / "ratings.parquet")
+    pl.DataFrame(rows, schema=elo.state.ratings_schema()).write_parquet(folder / "ratings.parquet")
     pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(
         folder / "processed.parquet"
     )
@@ -559,7 +559,7 @@ def test_parallel_and_serial_loops_agree(monkeypatch):
         a = rnd.integers(0, players, n)
         b = (a + rnd.integers(1, players, n)) % players
         jobs.append(
-            elo.rating._ListJob(
+            elo.rating.ListJob(
                 a=a,
                 b=b,
                 result=rnd.choice([0.0, 0.5, 1.0], n),
@@ -572,10 +572,8 @@ def test_parallel_and_serial_loops_agree(monkeypatch):
             )
         )
     monkeypatch.setattr(elo.rating, "_PARALLEL_MIN_GAMES", 0)
-    serial = elo.rating._run_jobs(
-        [elo.rating._ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False
-    )
-    parallel = elo.rating._run_jobs(jobs, parallel=True)
+    serial = elo.rating.run_jobs([elo.rating.ListJob(**{**j.__dict__, "ratings": list(j.ratings)}) for j in jobs], parallel=False)
+    parallel = elo.rating.run_jobs(jobs, parallel=True)
     for x, y in zip(serial, parallel, strict=True):
         assert (x.ratings, x.snaps, x.moments) == (y.ratings, y.snaps, y.moments)
         assert (x.first == y.first).all()

@@ -183,7 +183,7 @@ def test_nightly_reads_a_stored_zero_as_1200(tmp_path):
             for p, r in (("zoe", 0), ("yan", 1200))
         ]
         with output_dir(folder, "elo") as stage:
-            pl.DataFrame(rows, schema=elo.state._ratings_schema()).write_parquet(stage / "ratings.parquet")
+            pl.DataFrame(rows, schema=elo.state.ratings_schema()).write_parquet(stage / "ratings.parquet")
             pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}).write_parquet(
                 stage / "processed.parquet"
             )

@@ -155,10 +155,10 @@ def run_in_process(argv: list[str], stdin: bytes, seconds: float = 10.0) -> tupl
     is stopped as a user stops it, by SIGTERM (the command's own stop handling: exit 143), and its
     code is ``"stopped"``."""
     from cli.main import main
-    from pipelines.stops import _Stop
+    from pipelines.stops import StopState
 
     clear_caches()
-    _Stop.signum, _Stop.held, _Stop.redeliver, _Stop.writing, _Stop.kept = (
+    StopState.signum, StopState.held, StopState.redeliver, StopState.writing, StopState.kept = (
         None,
         0,
         False,

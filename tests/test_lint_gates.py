@@ -44,3 +44,34 @@ def test_complexity_ratchet_file_states_its_count():
     listed = cc.listed()  # raises SystemExit when the stated count is not the number of lines
     assert sum(listed.values()) > 0
     assert all(n > 15 for _, _, n in listed)
+
+
+def test_private_import_gate_finds_each_kind_of_use(tmp_path):
+    gate = _tool("check_private_imports")
+    files = {
+        "gamecore/__init__.py": "",
+        "gamecore/kwg.py": "from gamecore import _native\n\ndef _build():\n    return _native\n",
+        "gamecore/play.py": "def _read_line():\n    pass\n",
+        "gamecore/adjudicate.py": "from gamecore.play import _read_line\nfrom . import play\n\nplay._read_line()\n",
+        "pipelines/__init__.py": "",
+        "pipelines/atomic.py": "import gamecore.kwg as kwg\n\nkwg._build()\nfrom lexicon_sources.readers._common import x\n",
+        "lexicon_sources/__init__.py": "",
+        "lexicon_sources/readers/__init__.py": "",
+        "lexicon_sources/readers/_common.py": "x = 1\n",
+        "lexicon_sources/readers/csv.py": "from lexicon_sources.readers._common import x\nfrom ._common import x as y\n",
+        "cli/__init__.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert gate.findings(tmp_path) == [
+        "pipelines/atomic.py:4: uses a private name of another module: from lexicon_sources.readers._common import ...: "
+        "the private module lexicon_sources.readers._common",
+        "pipelines/atomic.py:3: uses a private name of another module: kwg._build (gamecore.kwg._build)",
+        "gamecore/adjudicate.py:1: uses a private name of another module: from gamecore.play import _read_line",
+        "gamecore/adjudicate.py:4: uses a private name of another module: play._read_line (gamecore.play._read_line)",
+    ]  # the C extension module and the package's own private module are fine
+
+
+def test_no_private_name_crosses_modules():
+    assert _tool("check_private_imports").findings() == []

@@ -549,9 +549,9 @@ def rng_sample(items, k):
 def test_game_move_scores_the_recorded_play():
     """--game FILE --move N: the position the replay code reaches before event N; the recorded play
     (GCG fixture: 8D RETAINS +66, then G7 B.D +11) scores its recorded score."""
-    from cli.score import _game_position
+    from cli.score import game_position
 
-    pos = _game_position(FIX / "gcg" / "base.gcg", 2, None, None)
+    pos = game_position(FIX / "gcg" / "base.gcg", 2, None, None)
     assert pos.recorded_play == "G7 B.D" and pos.scores == (66, 0) and pos.mover == 1
     assert pos.rack == list("BDEGLOU")
     r = adjudicate(pos.board, pos.recorded_play, pos.rack, None, pos.rules)
@@ -561,7 +561,7 @@ def test_game_move_scores_the_recorded_play():
 def test_real_netskrafl_games_every_play_scores_as_recorded(shared):
     """Real Netskrafl games: before each tile play, ``score`` on the replayed position gives the
     score Netskrafl recorded (the recorded coordinate is Netskrafl's, read by the game reader)."""
-    from cli.score import _game_position
+    from cli.score import game_position
     from pipelines.replay import read_game_file
 
     files = sorted((shared / "corpora" / "netskrafl" / "games").glob("*.json"))[:3]
@@ -571,7 +571,7 @@ def test_real_netskrafl_games_every_play_scores_as_recorded(shared):
         for n, ev in enumerate(g.events, start=1):
             if ev.kind != "play" or ev.score is None:
                 continue
-            pos = _game_position(f, n, None, None)
+            pos = game_position(f, n, None, None)
             r = adjudicate(pos.board, pos.recorded_play, None, None, pos.rules)
             assert r.legal and r.score == ev.score, (f.name, n, pos.recorded_play, r.reason)
             checked += 1

@@ -17,8 +17,8 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError
 from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
-from lexicon_sources.readers._common import file_version, too_long, whole_number
 from lexicon_sources.readers.bin_schema import COLUMNS, INT_FIELDS, KR_FIELDS, SH_FIELDS, BatchBuilder, schema
+from lexicon_sources.readers.common import file_version, too_long, whole_number
 
 SCHEMA = schema
 FORMATS = {"bin-sh": SH_FIELDS, "bin-kr": KR_FIELDS}

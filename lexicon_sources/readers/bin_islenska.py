@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 from gamecore.errors import UsageError
 from gamecore.text import nfc
-from lexicon_sources.readers._common import dist_versions, worker_pool
 from lexicon_sources.readers.bin_schema import BatchBuilder, schema
+from lexicon_sources.readers.common import dist_versions, worker_pool
 
 NAME = "islenska"
 SCHEMA = schema

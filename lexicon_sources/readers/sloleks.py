@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gamecore.errors import DataError
-from lexicon_sources.readers._common import Batcher, file_version, text_lines
+from lexicon_sources.readers.common import Batcher, file_version, text_lines
 
 NAME = "sloleks"
 

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from gamecore.errors import DataError
 from gamecore.text import LINE_CAP, bounded_lines, nfc, strip_bom
-from lexicon_sources.readers._common import file_version, too_long
+from lexicon_sources.readers.common import file_version, too_long
 
 NAME = "wordlist"
 

@@ -29,7 +29,7 @@ from .state import (
     resolve_params,
     state_params,
 )
-from .tables import TOP_COLUMNS, _check_out, top_tables, write_output
+from .tables import TOP_COLUMNS, check_out, top_tables, write_output
 
 __all__ = [
     "batch",
@@ -96,8 +96,8 @@ def run_elo(
     neither the folder nor the table changes."""
     from pipelines.atomic import check_output_dir
 
-    database = _is_url(games_path)
-    _check_out(Path(out_dir), state_dir, None if database else games_path)
+    database = is_url(games_path)
+    check_out(Path(out_dir), state_dir, None if database else games_path)
     games_inputs = [] if database else [games_path]
     inputs = [*games_inputs, *([state_dir] if state_dir is not None else [])]
     check_output_dir(Path(out_dir), "elo", inputs)  # refuse a bad --out before any work
@@ -130,7 +130,7 @@ def run_elo(
     return run
 
 
-def _is_url(path) -> bool:
+def is_url(path) -> bool:
     return isinstance(path, str) and path.split("://", 1)[0].lower() in ("postgresql", "postgres")
 
 
@@ -168,7 +168,7 @@ def _no_rated_game(player: str, games_path: str | Path, lists: Sequence[str], tr
     """Why ``--explain PLAYER`` has nothing to show: no rated game at all, or none in the lists
     asked for (``--list``), naming them and counting the player's games in the others."""
     where = str(games_path)
-    if _is_url(games_path):
+    if is_url(games_path):
         from pipelines.postgres import redact
 
         where = redact(where)

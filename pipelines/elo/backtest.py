@@ -56,10 +56,10 @@ from typing import Any
 
 from gamecore.errors import DataError, UsageError
 
-from .batch import _with_extras
+from .batch import with_optional_columns
 from .games import GAME_COLUMNS, GamesTable
 from .glicko2 import Glicko2Params, rate, win_probability
-from .rating import PRESETS, EloParams, _k_factors, _running_counts, counts_in
+from .rating import PRESETS, EloParams, counts_in, k_factors, running_counts
 
 SYSTEMS: tuple[str, ...] = ("netskrafl", "netskrafl-live", "elo", "glicko2", "glicko2-daily")
 """The rating systems of the backtest, in the order they are reported."""
@@ -120,7 +120,7 @@ def ordered_games(table: GamesTable) -> tuple[Any, list[str]]:
     import polars as pl
 
     notes = [n for n in table.notes]
-    games = _with_extras(table)
+    games = with_optional_columns(table)
     if table.unnamed:
         rows = pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64})
         left_out = games.join(rows, on="row", how="semi")
@@ -237,14 +237,14 @@ def netskrafl_predictions(arr: _Arrays, params: EloParams) -> tuple[Any, list[in
         rated = ~((arr.moves >= 0) & (arr.moves < params.min_moves))
     idx = np.flatnonzero(rated)
     sa, sb = arr.a[idx], arr.b[idx]
-    games_a, games_b, _ = _running_counts(sa, sb, np.zeros(arr.n_keys, dtype=np.int64))
+    games_a, games_b, _ = running_counts(sa, sb, np.zeros(arr.n_keys, dtype=np.int64))
     if params.established_by == "human_total":  # the human games in every locale, by name
         human = ~arr.robot_a[idx] & ~arr.robot_b[idx]
         na, nb = arr.name_a[idx], arr.name_b[idx]
         prior = np.zeros(arr.n_names, dtype=np.int64)
         gi = np.arange(len(idx), dtype=np.int64)
         games_a, games_b = counts_in(human, na, nb, prior, gi, na), counts_in(human, na, nb, prior, gi, nb)
-    k_a_rated, k_b_rated = _k_factors(games_a, games_b, arr.robot_a[idx], arr.robot_b[idx], params)
+    k_a_rated, k_b_rated = k_factors(games_a, games_b, arr.robot_a[idx], arr.robot_b[idx], params)
     k_a = np.zeros(n, dtype=np.int64)
     k_b = np.zeros(n, dtype=np.int64)
     k_a[idx], k_b[idx] = k_a_rated, k_b_rated

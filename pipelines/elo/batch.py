@@ -11,8 +11,8 @@ from typing import Any
 from gamecore.errors import DataError, UsageError
 
 from .games import CONTENT_DIGEST, GamesTable, same_game_key
-from .rating import PRESETS, EloParams, _ListJob, _params_text, _run_jobs, counts_in, expected_score
-from .state import RATINGS_COLUMNS, DaysRated, EloState, _ratings_schema, empty_state, plan_days
+from .rating import PRESETS, EloParams, ListJob, counts_in, expected_score, params_text, run_jobs
+from .state import RATINGS_COLUMNS, DaysRated, EloState, empty_state, plan_days, ratings_schema
 
 LISTS: tuple[str, ...] = ("all", "human", "competition")
 """The three rating lists, in output order (docs/NETSKRAFL.md §5 "Three parallel ratings")."""
@@ -103,9 +103,9 @@ def compute(
     if state.params != params:
         raise UsageError(
             "the rating parameters differ from those of the --state folder "
-            f"({_params_text(state.params)} there, {_params_text(params)} asked)"
+            f"({params_text(state.params)} there, {params_text(params)} asked)"
         )
-    games = _with_extras(table)
+    games = with_optional_columns(table)
     if date is not None and table.ordered_by_row:
         n = table.frame.height
         first = table.frame.sort("row")["game_id"][0]
@@ -360,7 +360,7 @@ def compute(
         for i in range(_CHUNK, n, _CHUNK):
             stops.setdefault(i, [])
         stops.setdefault(n, [])
-        job = _ListJob(
+        job = ListJob(
             held=held,
             a=a,
             b=b,
@@ -376,7 +376,7 @@ def compute(
         jobs.append((name, loc, sub, counts, job))
 
     # "all" holds every game: with two or more CPUs its loop runs in a worker process.
-    results = _run_jobs([job for *_, job in jobs], progress, parallel=explain is None)
+    results = run_jobs([job for *_, job in jobs], progress, parallel=explain is None)
     if progress is not None:
         progress.close()
 
@@ -424,7 +424,7 @@ def compute(
         .join(order, on="list")
         .sort(["_order", "locale", "rating", "player"], descending=[False, False, True, False])
         .select(RATINGS_COLUMNS)
-        .cast(_ratings_schema())
+        .cast(ratings_schema())
     )
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
@@ -593,7 +593,7 @@ def _snapshot_frame(names: Any, parts: list[tuple[int, str, Any, Any]]) -> Any:
     )
 
 
-def _with_extras(table: GamesTable) -> Any:
+def with_optional_columns(table: GamesTable) -> Any:
     """The games of ``table`` with the optional columns ``locale`` ("" when absent), ``moves``,
     ``players`` and ``finished`` (null when absent) joined by row (:mod:`.optional`)."""
     import polars as pl

@@ -187,7 +187,7 @@ def read_database(url: str) -> GamesTable:
 def with_extras(table: GamesTable, extras: Any) -> GamesTable:
     """Keep the optional columns (``locale, moves, players, finished``) of an input that is not
     one file in ``table.extras`` and in the frame itself, by data row (the rating reads them from
-    the frame: :func:`.batch._with_extras`)."""
+    the frame: :func:`.batch.with_optional_columns`)."""
     import polars as pl
 
     table.extras = extras

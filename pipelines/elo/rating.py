@@ -2,7 +2,7 @@
 games in order (the sequential loop, with the largest list in a worker process when it pays).
 
 Pure numpy and plain Python (no polars), so a job can run in a worker process
-(:func:`_run_jobs`, :class:`concurrent.futures.ProcessPoolExecutor`).
+(:func:`run_jobs`, :class:`concurrent.futures.ProcessPoolExecutor`).
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def _rate_games(
     """Rate one list's games in order, updating ``ratings`` (indexed by player) in place.
 
     Per game: player indices ``a``/``b``, ``a``'s result (1.0 / 0.5 / 0.0) and each side's K,
-    0 for a side whose rating does not move (the beginner rule; see :func:`_k_factors`).
+    0 for a side whose rating does not move (the beginner rule; see :func:`k_factors`).
     ``q_table[r]`` is 10^(r/scale) for integer ratings (grown on demand).
 
     Same arithmetic as Netskrafl: E_a = Q_a/(Q_a+Q_b), Δ = round((result − E) × K) (half to even),
@@ -224,7 +224,7 @@ def _grow_q_table(q_table: list[float], rating: int, scale: float) -> None:
         raise UsageError(f"a rating of {rating} is beyond what --scale {scale:g} can rate (10^(rating/scale) overflows)")
 
 
-def _running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:
+def running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:
     """Games played by each side *counting the current game*, and each player's first game.
 
     ``a``/``b``: numpy int arrays of player indices in game order; ``prior``: games each player
@@ -254,7 +254,7 @@ def _running_counts(a: Any, b: Any, prior: Any) -> tuple[Any, Any, Any]:
     return counts[0::2], counts[1::2], first
 
 
-def _k_factors(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params: EloParams) -> tuple[Any, Any]:
+def k_factors(games_a: Any, games_b: Any, robot_a: Any, robot_b: Any, params: EloParams) -> tuple[Any, Any]:
     """(see below; robots count as established only with ``params.robots_established``)"""
     if not params.robots_established:
         robot_a = robot_a & False
@@ -286,7 +286,7 @@ def _as_array(values: Any, code: str) -> array:
 
 
 @dataclass
-class _ListJob:
+class ListJob:
     """One list's games, ready to rate: numpy arrays in game order (player indices ``a``/``b``,
     ``a``'s result 1/½/0, robot flags), each player's games and rating before this run, the
     parameters, and where the loop stops (``(index, events)`` in order; an event is
@@ -319,14 +319,14 @@ class _JobResult:
     first: Any
 
 
-def _run_job(job: _ListJob, progress: Any = None) -> _JobResult:
+def _run_job(job: ListJob, progress: Any = None) -> _JobResult:
     """Rate one list: games-so-far and K per game (vectorised), then the sequential loop
     (:func:`_rate_games`), stopping where ``job.stops`` asks. Uses numpy and plain Python only
     (no polars), so it can run in a worker process."""
-    games_a, games_b, first = _running_counts(job.a, job.b, job.prior_games)
+    games_a, games_b, first = running_counts(job.a, job.b, job.prior_games)
     if job.established is not None:
         games_a, games_b = job.established
-    k_a, k_b = _k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
+    k_a, k_b = k_factors(games_a, games_b, job.robot_a, job.robot_b, job.params)
     if job.held is not None:  # an anchored player's rating never moves (K 0); its opponents' do
         import numpy as np
 
@@ -373,7 +373,7 @@ def _pool_context() -> Any:
     return multiprocessing.get_context()
 
 
-def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True) -> list[_JobResult]:
+def run_jobs(jobs: list[ListJob], progress: Any = None, parallel: bool = True) -> list[_JobResult]:
     """Run the lists' loops. The lists are independent, so with two or more CPUs and enough
     games the first (largest: ``all`` holds every game) runs in a worker process
     (:class:`concurrent.futures.ProcessPoolExecutor`) while this process runs the others; the
@@ -396,7 +396,7 @@ def _run_jobs(jobs: list[_ListJob], progress: Any = None, parallel: bool = True)
     return [first, *rest]
 
 
-def _params_text(p: EloParams) -> str:
+def params_text(p: EloParams) -> str:
     text = f"K {p.k}/{p.k_beginner}, established after {p.established_after}, start {p.start}, scale {p.scale:g}"
     return (
         text

@@ -68,7 +68,7 @@ def empty_state(params: EloParams) -> EloState:
     import polars as pl
 
     return EloState(
-        ratings=pl.DataFrame(schema=_ratings_schema()).drop("as_of"),
+        ratings=pl.DataFrame(schema=ratings_schema()).drop("as_of"),
         processed=pl.DataFrame(schema={"game_id": pl.String, "finished_at": pl.Datetime("us", "UTC")}),
         params=params,
         as_of=None,
@@ -120,7 +120,7 @@ def plan_days(state: EloState, date: dt.date | None, catch_up: bool) -> tuple[dt
     return since, DaysRated(rated.first, date)
 
 
-def _ratings_schema() -> dict[str, Any]:
+def ratings_schema() -> dict[str, Any]:
     import polars as pl
 
     return {
@@ -223,7 +223,7 @@ def _check_ratings(ratings: Any, path: Path) -> None:
     """
     import polars as pl
 
-    schema = _ratings_schema()
+    schema = ratings_schema()
     for column in RATINGS_COLUMNS:
         if column == "as_of":
             continue

@@ -143,7 +143,7 @@ def write_output(
     from pipelines.atomic import output_dir
 
     out_dir = Path(out_dir)
-    _check_out(out_dir, state_dir)
+    check_out(out_dir, state_dir)
     inputs = (*inputs, *([state_dir] if state_dir is not None else []))
     stage: Path | None = None
     stored = False
@@ -223,7 +223,7 @@ def _write_folder(run: EloRun, tmp: Path, old_history: Path | None) -> None:
     late.write_csv(tmp / "late_games.csv")
 
 
-def _check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
+def check_out(out_dir: Path, state_dir: str | Path | None, games_path: str | Path | None = None) -> None:
     """Refuse an ``--out`` that is the ``--state`` folder or would hold (and so replace) the games
     table. Raises :class:`UsageError`."""
     resolved = Path(out_dir).resolve()

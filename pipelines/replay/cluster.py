@@ -32,7 +32,7 @@ BATCH_FILES = 256
 RETRIES = 2
 
 
-def _client(address):
+def connect_client(address):
     try:
         from distributed import Client
     except ImportError:
@@ -67,10 +67,10 @@ def replay_batch_task(items: list, opts, games_path: str, moves_path: str, windo
     """A cluster task: replay ``items`` and write their segment (temporary names, then renamed).
     Returns ``(segment, counts)``."""
     from .dataset import write_segment
-    from .run import _bundle, _lexicon, replay_run
+    from .run import bundle_for, lexicon_for, replay_run
 
-    _lexicon(opts)  # loaded once per worker process, then frozen with the rest
-    _bundle(opts)
+    lexicon_for(opts)  # loaded once per worker process, then frozen with the rest
+    bundle_for(opts)
     _freeze_once()
 
     batches = []
@@ -106,7 +106,7 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
     """A batch that failed as a whole: one task per file; a file whose task fails gets a
     ``WORKER_CRASHED`` row. The client writes the segment."""
     from .dataset import write_segment
-    from .run import _crashed_batch
+    from .run import crashed_batch
 
     futures = [client.submit(replay_one_task, item, opts, pure=False, retries=0) for item in items]
     batches = []
@@ -127,7 +127,7 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
         except UsageError:
             raise
         except Exception as exc:  # noqa: BLE001 - this file kills the worker that reads it: its row
-            batches[i] = _crashed_batch(item, f"the cluster worker died or failed on this file ({type(exc).__name__})", opts)
+            batches[i] = crashed_batch(item, f"the cluster worker died or failed on this file ({type(exc).__name__})", opts)
     return write_segment(batches, *run.segment_paths(index), opts.columns, run.window)
 
 
@@ -139,15 +139,15 @@ def replay_on_cluster(
     (or a ``distributed`` cluster object) into ``run`` (a :class:`.dataset.DatasetRun`), both
     phases; the caller commits."""
     batch_files = batch_files or BATCH_FILES
-    client, owned = _client(address)
+    client, owned = connect_client(address)
     futures: dict = {}
     try:
         from distributed import as_completed
 
-        from .run import _bundle, _lexicon
+        from .run import bundle_for, lexicon_for
 
-        _lexicon(opts)  # a bad lexicon fails here, before any task
-        _bundle(opts)
+        lexicon_for(opts)  # a bad lexicon fails here, before any task
+        bundle_for(opts)
         if source is not None:
             batches = list(source.id_batches(batch_files))
         else:

@@ -604,7 +604,7 @@ def _fixed_links(ds: Path) -> None:
     """``games``, ``moves`` and ``dataset.json`` as links to ``current/…`` (each made once; a
     folder or file of the older layout swapped for its link by one rename, its contents being
     those of ``current``)."""
-    from pipelines.atomic import _exchange
+    from pipelines.atomic import exchange_paths
 
     for name in _FIXED:
         path = ds / name
@@ -616,7 +616,7 @@ def _fixed_links(ds: Path) -> None:
             tmp.unlink()
         os.symlink(want, tmp)
         if path.is_dir() and not path.is_symlink():
-            if not _exchange(tmp, path):
+            if not exchange_paths(tmp, path):
                 aside = ds / f".{name}.old-{os.getpid()}"
                 os.rename(path, aside)
                 os.rename(tmp, path)
@@ -688,10 +688,10 @@ def _seal(version: Path, partitions: dict, analyze: bool | str) -> None:
 
 
 def _new_version(ds: Path) -> Path:
-    from pipelines.atomic import _umask
+    from pipelines.atomic import current_umask
 
     path = Path(tempfile.mkdtemp(prefix=VERSION, dir=ds))
-    os.chmod(path, 0o777 & ~_umask())
+    os.chmod(path, 0o777 & ~current_umask())
     (path / "parts").mkdir()
     return path
 
@@ -748,13 +748,13 @@ def dataset_writer(
     On an exception the new version and the spool are removed: the dataset is as it was (a full
     disk is one :class:`OutputError` naming the dataset)."""
     from gamecore.errors import OutputError, SkraflError, is_disk_full, raised_writing_stdout
-    from pipelines.atomic import _device_full, _Lock
+    from pipelines.atomic import OutputLock, device_full
 
     inputs = list(inputs)
     ds = check_dataset_dir(target, inputs)
     created = not ds.exists()
     ds.parent.mkdir(parents=True, exist_ok=True)
-    lock = _Lock(ds, "replay")
+    lock = OutputLock(ds, "replay")
     run = None
     try:
         ds = check_dataset_dir(target, inputs)
@@ -773,7 +773,7 @@ def dataset_writer(
         full = (
             isinstance(exc, Exception)
             and not isinstance(exc, SkraflError)
-            and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and _device_full(ds.parent)))
+            and (is_disk_full(exc) or (isinstance(exc, (OSError, RuntimeError)) and device_full(ds.parent)))
             and not raised_writing_stdout(exc)
         )
         replaces = _current_version(ds) is not None and not created

@@ -167,11 +167,11 @@ class EquityAnalysis:
 
     def __init__(self, bundle, rules, leaves, win=None, sim_iterations: int | None = None):
         from gamecore.best import equity_search
-        from gamecore.folded import _manifest_fold, folded_tiles
+        from gamecore.folded import folded_tiles, manifest_fold
 
         self.bundle, self.rules, self.leaves, self.win = bundle, rules, leaves, win
         self.ts = rules.tiles()
-        self.folded = folded_tiles(self.ts, bundle.alphabet, _manifest_fold(bundle))
+        self.folded = folded_tiles(self.ts, bundle.alphabet, manifest_fold(bundle))
         self.search = equity_search(bundle, rules, leaves, bool(self.folded))
         self._opening = None
         self.sim, self.sim_iterations = None, sim_iterations

@@ -303,7 +303,7 @@ def _unpickle_result(game_row: dict, keys: tuple, rows: list[tuple], findings: l
 
 
 _RACK_LABELS: dict[object, dict[str, str]] = {}
-"""Tile set → rack token → label (see ``_Replayer.rack_label``)."""
+"""Tile set → rack token → label (see ``Replayer.rack_label``)."""
 
 _NO_BEST = {"best_coord": None, "best_word": None, "best_score": None, "points_lost": None}
 
@@ -325,7 +325,7 @@ def _take(big: list[str], small: list[str]) -> list[str] | None:
     return rest
 
 
-class _Replayer:
+class Replayer:
     def __init__(
         self,
         game: Game,
@@ -714,9 +714,9 @@ class _Replayer:
         """The best play (a ScoredPlay) or None: see :meth:`best`. Raises SkraflError as
         :func:`gamecore.best.best_play` does (an impossible rack, a letter outside the lexicon)."""
         if self.folded is None:
-            from gamecore.folded import _manifest_fold, folded_tiles
+            from gamecore.folded import folded_tiles, manifest_fold
 
-            self.folded = folded_tiles(self.ts, self.bundle.alphabet, _manifest_fold(self.bundle))
+            self.folded = folded_tiles(self.ts, self.bundle.alphabet, manifest_fold(self.bundle))
         codes = position if isinstance(position, bytes) else None
         if codes is not None and self.analyzer is None:
             from gamecore.best import GameAnalyzer
@@ -1178,7 +1178,7 @@ def _split_norm(word: str) -> list[str]:
     return split_tiles(word)
 
 
-def export_game(game: Game, rep: _Replayer) -> Game:
+def export_game(game: Game, rep: Replayer) -> Game:
     """The game as it will be written to GCG: words with ``.`` for played-through tiles, cumulative
     scores filled in (Netskrafl records have none), Netskrafl end-of-game adjustments as events."""
     out = copy.deepcopy(game)
@@ -1299,17 +1299,17 @@ def replay_game(
                 equity = analysis_for(bundle, rules, leaves, sim_iterations)
             except SkraflError as exc:
                 game.warnings.append(Finding("EQUITY_NOT_ANALYZED", exc.message))
-        rep = _Replayer(game, rules, lexicon, strict, analyze, bundle, fixed, equity)
+        rep = Replayer(game, rules, lexicon, strict, analyze, bundle, fixed, equity)
         rep.export = export
         rep.run()
         if coords == "netskrafl":
             rep.to_netskrafl_coords()
     except GameLogError as exc:
-        row = _error_row(base, exc)
+        row = error_row(base, exc)
         row["warnings"] = [str(f) for f in game.warnings]
         return GameResult(row, [], list(game.warnings), None)
     except SkraflError as exc:
-        row = _error_row(base, GameLogError("RULES_ERROR", exc.message, game.path, exc.line))
+        row = error_row(base, GameLogError("RULES_ERROR", exc.message, game.path, exc.line))
         row["warnings"] = [str(f) for f in game.warnings]
         return GameResult(row, [], list(game.warnings), None)
     findings = list(game.warnings) + rep.findings
@@ -1443,7 +1443,7 @@ def _winner(game: Game, rules, scores: list[int], before: list[int] | None = Non
     return game.players[i].nick if i < len(game.players) else f"player{i + 1}"
 
 
-def _error_row(base: dict, exc: GameLogError) -> dict:
+def error_row(base: dict, exc: GameLogError) -> dict:
     row = {c: None for c in GAME_COLUMNS}
     row.update(base)
     where = f" (line {exc.line})" if exc.line is not None else ""

@@ -12,7 +12,17 @@ from pathlib import Path
 from gamecore.errors import UsageError
 
 from .read import collect_files
-from .run import ReplayOptions, _bundle, _lexicon, _Pool, _stop_on_signals, is_database_url, pooled_runs, replay_run, replay_runs
+from .run import (
+    ReplayOptions,
+    WorkerPool,
+    bundle_for,
+    is_database_url,
+    lexicon_for,
+    pooled_runs,
+    replay_run,
+    replay_runs,
+    stop_on_signals,
+)
 
 __all__ = ["ReplayOptions", "is_database_url", "run_replay_dataset"]
 
@@ -75,12 +85,12 @@ def run_replay_dataset(
         if not quiet:
             print(f"skrafl replay: note: {note}", file=sys.stderr)
     tq = None
-    with _stop_on_signals(), ExitStack() as outputs:
-        _lexicon(opts)
-        _bundle(opts)
+    with stop_on_signals(), ExitStack() as outputs:
+        lexicon_for(opts)
+        bundle_for(opts)
         pools = None
         if workers > 1 and cluster is None:
-            pools = _Pool(workers)
+            pools = WorkerPool(workers)
             outputs.callback(pools.discard)
             pools.start()
         if database:

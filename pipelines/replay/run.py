@@ -37,7 +37,7 @@ from typing import Callable, Iterator
 from gamecore.errors import UsageError
 from gamecore.gamelog import GameLogError
 
-from .game import GameResult, _error_row, replay_game
+from .game import GameResult, error_row, replay_game
 from .read import collect_game_files, read_game_file
 from .tables import LISTED, UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
 
@@ -66,7 +66,7 @@ class ReplayOptions:
 _LEXICONS: dict[str, object] = {}
 
 
-def _lexicon(opts: ReplayOptions):
+def lexicon_for(opts: ReplayOptions):
     if not opts.lexicon_dir:
         return None
     lex = _LEXICONS.get(opts.lexicon_dir)
@@ -81,7 +81,7 @@ def _lexicon(opts: ReplayOptions):
 _BUNDLES: dict[str, object] = {}
 
 
-def _bundle(opts: ReplayOptions):
+def bundle_for(opts: ReplayOptions):
     if not (opts.analyze and opts.lexicon_dir):
         return None
     b = _BUNDLES.get(opts.lexicon_dir)
@@ -125,10 +125,10 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
     try:
         game = _read_item(path, opts.strict)
     except GameLogError as exc:
-        return GameResult(_error_row({"file": name, "format": fmt, UNREAD: True}, exc))
+        return GameResult(error_row({"file": name, "format": fmt, UNREAD: True}, exc))
     except (MemoryError, RecursionError) as exc:
         return GameResult(
-            _error_row(
+            error_row(
                 {"file": name, "format": fmt, UNREAD: True}, GameLogError("FILE_UNREADABLE", type(exc).__name__, name, None)
             )
         )
@@ -136,7 +136,7 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
         raise
     except Exception as exc:  # noqa: BLE001 - a reader's bug must not stop a nightly batch
         return GameResult(
-            _error_row(
+            error_row(
                 {"file": name, "format": fmt, UNREAD: True},
                 GameLogError("INTERNAL_ERROR", f"reading: {type(exc).__name__}: {exc}", name, None),
             )
@@ -145,13 +145,13 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
         return replay_game(
             game,
             None,
-            _lexicon(opts),
+            lexicon_for(opts),
             strict=opts.strict,
             analyze=opts.analyze,
             preset=opts.preset,
             lang=opts.lang,
             export=opts.export,
-            bundle=_bundle(opts),
+            bundle=bundle_for(opts),
             coords=opts.coords,
             leaves=opts.leaves,
             sim_iterations=opts.sim_iterations,
@@ -160,7 +160,7 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
         raise  # a bad option (unknown preset, missing lexicon) is the caller's error, not the file's
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a nightly batch
         return GameResult(
-            _error_row(
+            error_row(
                 {"file": name, "format": game.format}, GameLogError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", name, None)
             )
         )
@@ -171,11 +171,11 @@ def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
     return to_batch([replay_file(f, opts) for f in files], opts.columns)
 
 
-def _crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
+def crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
     fmt = _format_of(path)
     name = _name_of(path)
     return to_batch(
-        [GameResult(_error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.columns
+        [GameResult(error_row({"file": name, "format": fmt}, GameLogError("WORKER_CRASHED", detail, name, None)))], opts.columns
     )
 
 
@@ -183,7 +183,7 @@ def _crashed_batch(path, detail: str, opts: ReplayOptions) -> TableBatch:
 # workers
 
 
-def _pool_context():
+def pool_context():
     """``fork`` where there is one (Linux): workers start at once and share the parent's loaded
     modules, rule sets and lexicon pages; elsewhere the platform default (spawn)."""
     import multiprocessing
@@ -224,7 +224,7 @@ def _die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, name="skrafl-parent-watchdog", daemon=True).start()
 
 
-def _worker_init(parent: int) -> None:
+def worker_init(parent: int) -> None:
     """Pool initializer: SIGINT ignored (the parent stops the pool), SIGTERM kills, die with the
     parent; objects inherited from the parent frozen (the worker's cycle collector never walks,
     and so never copies, the parent's heap)."""
@@ -272,7 +272,7 @@ def _kill_pool(pool) -> None:
         manager.join(2.0)
 
 
-class _Pool:
+class WorkerPool:
     """A process pool that is replaced when it breaks, killed on the way out."""
 
     def __init__(self, workers: int):
@@ -288,7 +288,7 @@ class _Pool:
             from concurrent.futures import ProcessPoolExecutor
 
             self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+                max_workers=self.workers, mp_context=pool_context(), initializer=worker_init, initargs=(os.getpid(),)
             )
         return self.pool
 
@@ -307,7 +307,7 @@ def _noop() -> None:
     return None
 
 
-def _isolated(files: list[str], opts: ReplayOptions, pools: _Pool) -> TableBatch:
+def _isolated(files: list[str], opts: ReplayOptions, pools: WorkerPool) -> TableBatch:
     """Replay the files of a run whose worker died or failed, one task at a time, so that the file
     at fault is known: it gets a ``WORKER_CRASHED`` row, every other file its own rows."""
     from concurrent.futures.process import BrokenProcessPool
@@ -320,9 +320,9 @@ def _isolated(files: list[str], opts: ReplayOptions, pools: _Pool) -> TableBatch
             raise
         except BrokenProcessPool:
             pools.discard()
-            parts.append(_crashed_batch(f, "the worker process died while replaying this file", opts))
+            parts.append(crashed_batch(f, "the worker process died while replaying this file", opts))
         except BaseException as exc:  # noqa: BLE001 - the file's run failed as a whole (e.g. SystemExit in the worker, a result that does not pickle)
-            parts.append(_crashed_batch(f, f"the worker failed on this file: {type(exc).__name__}: {exc}", opts))
+            parts.append(crashed_batch(f, f"the worker failed on this file: {type(exc).__name__}: {exc}", opts))
     return _concat(parts)
 
 
@@ -338,15 +338,15 @@ def _concat(parts: list[TableBatch]) -> TableBatch:
     return TableBatch(g, m, [e for p in parts for e in p.events], [t for p in parts for t in p.gcg], sum(p.unread for p in parts))
 
 
-def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: _Pool | None = None) -> Iterator[TableBatch]:
+def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: WorkerPool | None = None) -> Iterator[TableBatch]:
     """Yield the :class:`TableBatch` of each run of files, in input order.
 
     With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
     parent before the workers start, runs of up to 64 files, at most ``4 × workers`` runs in
     flight. A run whose worker died is replayed again file by file (see :func:`_isolated`).
     ``pools``: workers already started (killed when the runs end or fail)."""
-    _lexicon(opts)  # load the lexicon (and the --analyze bundle) once, before any worker forks
-    _bundle(opts)
+    lexicon_for(opts)  # load the lexicon (and the --analyze bundle) once, before any worker forks
+    bundle_for(opts)
     if workers <= 1 or len(files) < 2:
         for i in range(0, len(files), 64):
             yield replay_run(files[i : i + 64], opts)
@@ -354,10 +354,10 @@ def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: 
     # runs of files: enough runs (8 per worker) to balance the load, at most 64 files each
     chunk = max(1, min(64, len(files) // (workers * 8)))
     runs = [files[i : i + chunk] for i in range(0, len(files), chunk)]
-    yield from pooled_runs(iter(runs), opts, workers, pools or _Pool(min(workers, len(runs))))
+    yield from pooled_runs(iter(runs), opts, workers, pools or WorkerPool(min(workers, len(runs))))
 
 
-def pooled_runs(runs: Iterator[list], opts: ReplayOptions, workers: int, pools: _Pool) -> Iterator[TableBatch]:
+def pooled_runs(runs: Iterator[list], opts: ReplayOptions, workers: int, pools: WorkerPool) -> Iterator[TableBatch]:
     """Yield the :class:`TableBatch` of each run of ``runs`` (an iterator, consumed as the window
     frees: a database cursor is read as the work goes), in order, replayed by ``pools``; at most
     ``4 × workers`` runs in flight. A run whose worker died is replayed again item by item."""
@@ -409,7 +409,7 @@ def _finished(fut) -> bool:
     return fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
 
 
-def _resubmit(pools: _Pool, run: list[str], opts: ReplayOptions):
+def _resubmit(pools: WorkerPool, run: list[str], opts: ReplayOptions):
     from concurrent.futures.process import BrokenProcessPool
 
     try:
@@ -444,7 +444,7 @@ class _Hold:
 
 
 @contextmanager
-def _stop_on_signals(hold: _Hold | None = None):
+def stop_on_signals(hold: _Hold | None = None):
     """SIGTERM and SIGINT raise :class:`Stopped` in the main thread while the block runs (only
     there: elsewhere signals stay as they are); while ``hold.held``, they are only recorded."""
     if threading.current_thread() is not threading.main_thread():
@@ -531,14 +531,14 @@ def run_replay(
     first_unread = None
     tq = None
     hold = _Hold()
-    with _stop_on_signals(hold), ExitStack() as outputs:
-        _lexicon(opts)  # loaded before the workers fork: shared, loaded once
-        _bundle(opts)
+    with stop_on_signals(hold), ExitStack() as outputs:
+        lexicon_for(opts)  # loaded before the workers fork: shared, loaded once
+        bundle_for(opts)
         pools = None
         if workers > 1:
             # workers forked before the list of files is made: they inherit a small heap (a
             # million paths are a few hundred MB that a worker never reads)
-            pools = _Pool(workers)
+            pools = WorkerPool(workers)
             outputs.callback(pools.discard)
             pools.start()
         files, summary["repeats"] = collect_game_files(items)
