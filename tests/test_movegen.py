@@ -400,3 +400,25 @@ def test_bingo_bonus_for_bingo_tiles_or_more(shared):
         assert m.score == without[k].score + (50 if m.tiles_placed >= 7 else 0), (m, without[k])
         placed.add(m.tiles_placed)
     assert {6, 7, 8, 9} <= placed
+
+
+def test_compiled_generate_takes_its_arguments_by_name():
+    """gamecore._native.generate's 21 arguments (one parameter struct in C) by name give the plays they give by
+    position, and a name it does not have is refused."""
+    from gamecore import _native
+
+    kwg = Kwg.from_words(["ABC", "AB", "BC", "CAB"], "ABC")
+    lm = [[1] * 5 for _ in range(5)]
+    wm = [[2 if (r, c) == (2, 2) else 1 for c in range(5)] for r in range(5)]
+    grid = [[0] * 5 for _ in range(5)]
+    values = [0, 1, 3, 2]
+    by_position = _native.generate(kwg.buffer, grid, [0, 1, 1, 1], 1, lm, wm, 2, 2, values, 50, True, 3, None, -1,
+                                   False, 5, True, True)  # fmt: skip
+    named = dict(kwg=kwg.buffer, grid=grid, rack_counts=[0, 1, 1, 1], blanks=1, letter_mult=lm, word_mult=wm,
+                 start_row=2, start_col=2, tile_values=values, bingo_bonus=50, first_move=True, bingo_tiles=3,
+                 blocked=None, node24=-1, blank_letter_value=False, limit=5, sorted=True, prune=True)  # fmt: skip
+    by_name = _native.generate(**named)
+    assert [tuple(m) for m in by_name] == [tuple(m) for m in by_position]
+    assert len(by_name) == 5 and by_name[0].score == max(m.score for m in _native.generate(**{**named, "limit": -1}))
+    with pytest.raises(TypeError):
+        _native.generate(**named, first=True)

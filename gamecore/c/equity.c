@@ -193,7 +193,15 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     g_L = P->lanes;
     g_G = P->grid;
     int nanchors = list_anchors(P->lanes, P->R, P->C);
-    plays = search(g, P->R, P->C, nanchors, limit, 1, prune, P->negative, table, play_type, 0, P->fits, opening);
+    SearchArgs sa = {.limit = limit,
+                     .sorted = 1,
+                     .prune = prune,
+                     .negative = P->negative,
+                     .table = table,
+                     .play_type = play_type,
+                     .fits = P->fits,
+                     .empty_board = opening};
+    plays = search(g, P->R, P->C, nanchors, &sa);
     if (!plays) goto done;
     Py_ssize_t np = PyList_GET_SIZE(plays);
     if (!(eqs = PyList_New(np))) goto done;

@@ -105,24 +105,52 @@ int rack_arg(Gen *g, PyObject *rack_o, int blanks) {
     return 0;
 }
 
-static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer kb;
-    PyObject *grid_o, *rack_o, *lm_o, *wm_o, *val_o;
-    int blanks, srow, scol, bingo, first, bingo_tiles;
-    PyObject *blocked_o = Py_None, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
-    Py_buffer bb = {0};
-    int wide = -1, blank_letter_value = 0, limit = -1, sorted_out = 0, prune = 0;
-    if (!PyArg_ParseTuple(args, "y*OOiOOiiOipi|OipippOOO", &kb, &grid_o, &rack_o, &blanks, &lm_o, &wm_o, &srow, &scol,
-                          &val_o, &bingo, &first, &bingo_tiles, &blocked_o, &wide, &blank_letter_value, &limit,
-                          &sorted_out, &prune, &table_o, &type_o, &bidx_o))
-        return NULL;
+/* generate()'s arguments, named as in its signature: each is given by position or by name. */
+typedef struct {
+    Py_buffer kwg;
+    PyObject *grid, *rack_counts, *letter_mult, *word_mult, *tile_values;
+    int blanks, start_row, start_col, bingo_bonus, first_move, bingo_tiles;
+    PyObject *blocked;      /* None: no blocked squares */
+    int node24;             /* -1: Node24 when the graph has more than 2^22 nodes */
+    int blank_letter_value; /* a blank scores its letter's value */
+    int limit, sorted, prune;
+    PyObject *tiles, *play_type, *bingo_index; /* None when not given */
+} GenerateArgs;
+
+static int generate_args(PyObject *args, PyObject *kw, GenerateArgs *a) {
+    static char *kwlist[] = {"kwg",         "grid",        "rack_counts", "blanks",      "letter_mult",
+                             "word_mult",   "start_row",   "start_col",   "tile_values", "bingo_bonus",
+                             "first_move",  "bingo_tiles", "blocked",     "node24",      "blank_letter_value",
+                             "limit",       "sorted",      "prune",       "tiles",       "play_type",
+                             "bingo_index", NULL};
+    *a = (GenerateArgs){
+        .blocked = Py_None, .node24 = -1, .limit = -1, .tiles = Py_None, .play_type = Py_None, .bingo_index = Py_None};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOiOOiiOipi|OipippOOO", kwlist, &a->kwg, &a->grid, &a->rack_counts,
+                                     &a->blanks, &a->letter_mult, &a->word_mult, &a->start_row, &a->start_col,
+                                     &a->tile_values, &a->bingo_bonus, &a->first_move, &a->bingo_tiles, &a->blocked,
+                                     &a->node24, &a->blank_letter_value, &a->limit, &a->sorted, &a->prune, &a->tiles,
+                                     &a->play_type, &a->bingo_index))
+        return -1;
+    return 0;
+}
+
+static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
+    GenerateArgs a;
+    if (generate_args(args, kw, &a) < 0) return NULL;
+    Py_buffer *kb = &a.kwg, bb = {0};
+    PyObject *grid_o = a.grid, *rack_o = a.rack_counts, *lm_o = a.letter_mult, *wm_o = a.word_mult;
+    PyObject *val_o = a.tile_values, *blocked_o = a.blocked, *table_o = a.tiles, *type_o = a.play_type;
+    PyObject *bidx_o = a.bingo_index;
+    int blanks = a.blanks, srow = a.start_row, scol = a.start_col, bingo = a.bingo_bonus, first = a.first_move;
+    int bingo_tiles = a.bingo_tiles, wide = a.node24, blank_letter_value = a.blank_letter_value;
+    int limit = a.limit, sorted_out = a.sorted, prune = a.prune;
     static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
     Gen *g = &g_gen;
     PyObject *out = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;
     if (g_busy) {
-        PyBuffer_Release(&kb);
+        PyBuffer_Release(kb);
         PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
         return NULL;
     }
@@ -131,11 +159,11 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
     g_L = g_lanes;
     g_G = g_grid;
     if (bingo_arg(bidx_o, &bb) < 0) goto fail;
-    size_t nnodes = (size_t)kb.len / 4;
+    size_t nnodes = (size_t)kb->len / 4;
     /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
     g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
     g_nnodes = nnodes;
-    g_kwg = (const uint32_t *)kb.buf;
+    g_kwg = (const uint32_t *)kb->buf;
     if (nnodes < 2) {
         PyErr_SetString(PyExc_ValueError, "KWG too small");
         goto fail;
@@ -177,12 +205,19 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
     int nanchors = list_anchors(g_lanes, R, C);
-    out = search(g, R, C, nanchors, limit, sorted_out, prune, negative, table, play_type, 0, 0, first && !tiles);
+    SearchArgs sa = {.limit = limit,
+                     .sorted = sorted_out,
+                     .prune = prune,
+                     .negative = negative,
+                     .table = table,
+                     .play_type = play_type,
+                     .empty_board = first && !tiles};
+    out = search(g, R, C, nanchors, &sa);
 fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
     g_bidx = NULL;
-    PyBuffer_Release(&kb);
+    PyBuffer_Release(kb);
     g_busy = 0;
     return out;
 }
@@ -214,7 +249,7 @@ static PyMethodDef methods[] = {
      "build_kwg(words: bytes, node24=False) -> bytes\n\nWords as tile numbers (1..63), separated by "
      "zero bytes, in any order (duplicates allowed). Returns the KWG (DAWG + GADDAG), little-endian "
      "32-bit nodes; Node24 layout when asked or when there are more than 2^22 nodes."},
-    {"generate", py_generate, METH_VARARGS,
+    {"generate", (PyCFunction)(void (*)(void))py_generate, METH_VARARGS | METH_KEYWORDS,
      "generate(kwg, grid, rack_counts, blanks, letter_mult, word_mult, start_row, start_col, "
      "tile_values, bingo_bonus, first_move, bingo_tiles, blocked=None, node24=-1, "
      "blank_letter_value=False, limit=-1, sorted=False, prune=False, tiles=None, play_type=None, "

@@ -572,8 +572,11 @@ static void set_lane(Gen *g, int dir, int l, int R, int C) {
 /* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
-PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
-                 PyObject **table, PyTypeObject *play_type, int lazy, int fits, int empty_board) {
+PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+    int limit = args->limit, sorted_out = args->sorted, prune = args->prune, negative = args->negative;
+    PyObject **table = args->table;
+    PyTypeObject *play_type = args->play_type;
+    int lazy = args->lazy, fits = args->fits, empty_board = args->empty_board;
     PyObject *out = NULL;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;

@@ -205,8 +205,19 @@ int grow(void **p, size_t *cap, size_t need, size_t size);
 void first_place(Gen *g, const uint8_t *w, int len);
 extern int g_fMmin[MAXD + 1], g_fE[MAXD + 1];
 extern Gen g_gen;
-PyObject *search(Gen *g, int R, int C, int nanchors, int limit, int sorted_out, int prune, int negative,
-                 PyObject **table, PyTypeObject *play_type, int lazy, int fits, int empty_board);
+/* How search() looks for plays and what it returns. */
+typedef struct {
+    int limit;                /* the best `limit` plays (sorted, best first); -1: every play */
+    int sorted;               /* every play sorted best first (else in generator order) */
+    int prune;                /* prune the search for the best `limit` (when the bounds allow it) */
+    int negative;             /* some tile value is below 0 (no pruning then) */
+    PyObject **table;         /* with play_type: the tiles' objects, by letter byte */
+    PyTypeObject *play_type;  /* ScoredPlay-shaped tuples of this type (else RawMoves) */
+    int lazy;                 /* a MoveList (the plays kept as structs) instead of a list of RawMoves */
+    int fits;                 /* the lanes are known to fit the bounds' arithmetic (bounds_fit) */
+    int empty_board;          /* the first move: no tile on the board */
+} SearchArgs;
+PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args);
 
 /* crosscheck.c */
 void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first, int srow,

@@ -265,8 +265,16 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     g_L = P->lanes;
     g_G = P->grid;
     int nanchors = list_anchors(P->lanes, P->R, P->C);
-    out = search(g, P->R, P->C, nanchors, limit, sorted_out, prune, P->negative, table, play_type, lazy, P->fits,
-                 P->tiles_on_board == 0);
+    SearchArgs sa = {.limit = limit,
+                     .sorted = sorted_out,
+                     .prune = prune,
+                     .negative = P->negative,
+                     .table = table,
+                     .play_type = play_type,
+                     .lazy = lazy,
+                     .fits = P->fits,
+                     .empty_board = P->tiles_on_board == 0};
+    out = search(g, P->R, P->C, nanchors, &sa);
 done:
     g_L = g_lanes;
     g_G = g_grid;
