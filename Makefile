@@ -68,13 +68,15 @@ test-fast: setup lexicons
 # --check), import-linter (the layers cli > pipelines > lexicon_sources > gamecore, and no modules
 # importing in a circle), the complexity ratchet (no function above McCabe 15 but those listed in
 # tools/complexity_ratchet.txt, none of them growing), the private-import gate (no module using another
-# module's _name: tools/check_private_imports.py). One configuration, in pyproject.toml.
+# module's _name: tools/check_private_imports.py) and mypy (its scope is `files` of [tool.mypy]: today
+# gamecore and lexicon_sources, whole). One configuration, in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/python tools/check_complexity.py
 	$(BIN)/python tools/check_private_imports.py
+	$(BIN)/mypy
 	@$(MAKE) --no-print-directory c-check
 
 # The C's gates (MAGPIE's dev flags and format check): both extensions compiled with every warning

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from gamecore.board import Board
+from gamecore.board import Board, Tile
 from gamecore.coords import LETTERS, format_gcg, format_netskrafl
 from gamecore.errors import SkraflError, UsageError
 from gamecore.play import IllegalPlay, Placement, ScoredPlay, parse_play, read_line, validate_placements
@@ -143,7 +143,7 @@ def split_play(text: str, size: int = 15, coords: str = "gcg") -> tuple[str, str
         # Netskrafl: letter first = row letter, across; number first = column number, down
         if n:
             row, col, across = LETTERS.index(n.group(1).upper()), int(n.group(2)) - 1, True
-        else:
+        elif m:
             row, col, across = LETTERS.index(m.group(2).upper()), int(m.group(1)) - 1, False
         if not (0 <= row < size and 0 <= col < size):
             raise IllegalPlay("off_board", f"coordinate {coord!r} is off the {size}×{size} board")
@@ -151,8 +151,8 @@ def split_play(text: str, size: int = 15, coords: str = "gcg") -> tuple[str, str
     return coord.upper(), word
 
 
-def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int]]:
-    """Every word of a legal play with its points and its number of tiles, main word first, read and
+def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int, str]]:
+    """Every word of a legal play with its points, its number of tiles and its GCG text, main word first, read and
     scored by the oracle's own line reader (:func:`gamecore.play.read_line`) in the order the
     oracle lists them."""
     layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
@@ -163,7 +163,7 @@ def _line_words(board: Board, sp: ScoredPlay, rules) -> list[tuple[str, int, int
         rules is not None and rules.blank_value == "letter",
         rules is not None and rules.word_premiums == "add",
     )
-    new = {(p.row, p.col): (p.label, p.blank) for p in sp.placements()}
+    new = {(p.row, p.col): Tile(p.label, p.blank) for p in sp.placements()}
     dr, dc = (0, 1) if sp.across else (1, 0)
     first = next((r, c) for (r, c), n in zip(sp.squares(), sp.new, strict=True) if n)
     lines = [read_line(squares, size, new, first[0], first[1], dr, dc, scoring)]
@@ -192,7 +192,7 @@ def _unplaced_words(board: Board, placements: list[Placement], across: bool, rul
         return []
     layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
     scoring = (layout.letter_mult, layout.word_mult, ts.values, False, False)
-    new = {(p.row, p.col): (p.label, p.blank) for p in placements}
+    new = {(p.row, p.col): Tile(p.label, p.blank) for p in placements}
     if any(squares[r][c] is not None for r, c in new):  # pragma: no cover - refused before
         return []
     dr, dc = (0, 1) if across else (1, 0)
@@ -283,6 +283,7 @@ def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold
         # the rack is wrong: without it, is the play one that could be made at all? The oracle
         # checks the rack before the squares (touching, in line, whole word), so a play that breaks
         # both is ruled on the rule the squares break, whatever the order (never an input error)
+        assert placements is not None and across is not None  # the rack is checked after the play is read
         try:
             sp = _validate(board, placements, None, rules, across, (row, col))
         except IllegalPlay as other:

@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Container, Sequence
 
 from gamecore.errors import UsageError
 from gamecore.game_state import Exchange, GameState, Pass, Play
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.equity import LeaveTable
 
 STRATEGIES = ("score", "equity", "sim", "equity+endgame", "sim+endgame", "fullsterkur", "midlungur", "amlodi")
 #: the strategies that rank by static equity (they need a leave table)
@@ -46,8 +50,8 @@ class Strategy:
     ``vocabulary``: words a robot plays (``in``); ``pick_from``: midlungur/amlodi's list length."""
 
     kind: str
-    leaves: object = None
-    vocabulary: object = None
+    leaves: LeaveTable | None = None
+    vocabulary: Container[str] | None = None
     pick_from: int | None = None
 
     def __post_init__(self) -> None:
@@ -205,9 +209,11 @@ class Mover:
                 return Exchange(p, tuple(top[1]))
             # no move, an exchange the state refuses, or rules the search does not model: every
             # move, ranked in Python
+            assert strategy.leaves is not None  # an equity strategy has its leaves (Strategy.__post_init__)
             ranked = rank(state.board, rack, self.all_plays(state, rack), strategy.leaves, self.rules, opponent)
             for row in ranked:
                 if row.kind == "play":
+                    assert row.play is not None  # a placement's row has its play
                     return Play(p, row.play)
                 if state.can_exchange(len(row.exchanged)):
                     return Exchange(p, tuple(row.exchanged))
@@ -297,6 +303,6 @@ def gcg_text(result: GameResult, names: Sequence[str], title: str = "", lexicon_
     for a in state.adjustments:
         cum[a.player] += a.points
         kind = "end_rack" if a.points > 0 or (state.over == "out" and a.player == state.out_player) else "rack_penalty"
-        rack = list(a.tiles) if kind == "rack_penalty" else None
-        game.events.append(GEvent(kind, a.player, rack=rack, tiles=list(a.tiles), score=a.points, cumulative=cum[a.player]))
+        shown = list(a.tiles) if kind == "rack_penalty" else None
+        game.events.append(GEvent(kind, a.player, rack=shown, tiles=list(a.tiles), score=a.points, cumulative=cum[a.player]))
     return write_gcg(game)

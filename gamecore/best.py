@@ -17,11 +17,16 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, cast
 
 from gamecore.board import Board, Tile
 from gamecore.errors import DataError, UsageError
 from gamecore.play import ScoredPlay, validate_placements
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.kwg import Kwg
+    from gamecore.lexicon import Lexicon
 
 #: robot → pick_from (0 = always the top move); docs/NETSKRAFL.md §4, current code values
 ROBOTS = {"fullsterkur": 0, "midlungur": 20, "amlodi": 30}
@@ -33,8 +38,8 @@ class LexiconBundle:
 
     folder: Path
     manifest: dict
-    words: object  # gamecore.lexicon.Lexicon (supports ``in``)
-    kwg: object  # gamecore.kwg.Kwg
+    words: Lexicon | None  # supports ``in``; None: a bundle for move generation alone (no look-ups)
+    kwg: Kwg
     alphabet: list[str]  # labels in tile-number order (1..N), uppercase
 
     @property
@@ -129,7 +134,8 @@ class _Converter:
         for i, label in enumerate(alphabet, 1):
             table[i] = Tile(label, False)
             table[i + 64] = Tile(label, True)
-        self.lookup = table.__getitem__
+        # the C gives letter codes only: no lookup reaches a None
+        self.lookup = cast("Callable[[int], Tile]", table.__getitem__)
         self.rows = board.squares
         self.cols = [list(col) for col in zip(*board.squares, strict=True)]
 
@@ -307,8 +313,8 @@ class EquitySearch:
         )
         self._idx = _index_map(bundle.alphabet)
         self._klv_tiles, self._vowels = leaves.for_lexicon(bundle.alphabet)
-        self._layout = None
-        self._pos = None
+        self._layout: tuple[list[int], list[int]] | None = None
+        self._pos: movegen.Position | None = None
         if self.plain:
             values = [0] + [ts.value(label) for label in bundle.alphabet]
             self._pos = movegen.Position(bundle.kwg, rules.layout(), values, rules.bingo_bonus, rules.bingo_min_tiles)
@@ -392,6 +398,7 @@ class EquitySearch:
             if self._layout is None:
                 self._layout = equity.opening_penalties(board.layout)
             pen_across, pen_down = self._layout
+        assert self._pos is not None  # made in __init__ whenever self.plain
         self._pos.sync(encode_grid(board, self.bundle.alphabet) if grid is None else grid)
         most = equity.exchange_most(bag, opponent_rack, rules)
         nexch = limit if most else 0
@@ -410,6 +417,7 @@ class EquitySearch:
         return rows
 
     def _equity(self, counts, blanks, bag, outplay, pen_across, pen_down, nexch, limit, prune, most):
+        assert self._pos is not None  # called by _search, after its sync
         return self._pos.equity(
             counts,
             blanks,

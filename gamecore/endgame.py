@@ -45,7 +45,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Iterable, Sequence
 
 from gamecore.errors import UsageError
 
@@ -377,7 +377,7 @@ class _Search:
             if v > alpha:
                 alpha = v
         tt_first = None
-        plays = None  # the plays to search in order (None: settled without them)
+        plays: Iterable[Any] | None = None  # the plays to search in order (None: settled without them)
         settled = False  # the plays are settled without listing them
         if depth <= 2 and (cut2 if depth == 2 else additive) and not pass_first:
             # at the horizon a play is worth its score, one that goes out its score + the bonus;
@@ -411,17 +411,18 @@ class _Search:
             pass
         elif depth >= 2:
             # the order: the table's move, plays that go out (best score first), the rest by score
-            outs = []
-            rest = []
+            outs: list[Any] = []
+            rest: list[Any] = []
             for m in P.moves(rack, rack[0], sorted=True):
                 (outs if m[5] == n_me else rest).append(m)
-            plays = outs + rest
+            ordered = outs + rest
             if tt_move is not None and not pass_first:
-                for i, m in enumerate(plays):
+                for i, m in enumerate(ordered):
                     if m == tt_move:
                         if i:
-                            plays.insert(0, plays.pop(i))
+                            ordered.insert(0, ordered.pop(i))
                         break
+            plays = ordered
         else:
             # at the horizon: by score as generated (read one at a time); the table's move first
             plays = P.moves(rack, rack[0], sorted=True)
@@ -460,7 +461,7 @@ class _Search:
                         continue
                     break
                 first = False
-                line = ()
+                line: Sequence[Any] = ()
                 if m[5] == n_me:  # goes out
                     v = score + out_bonus if additive else self._final(out_mine + score, out_theirs)
                 elif self.target is not None and self.sc[p] + score >= self.target:
@@ -470,12 +471,15 @@ class _Search:
                     self.horizon += 1
                 else:
                     new = self._make(d, p, m)
-                    line = []
+                    child_line: list[Any] = []
+                    line = child_line
                     try:
                         if additive:
-                            v = score - self._negamax(d + 1, q, 0, child_passes, depth - 1, score - beta, score - alpha, line)
+                            v = score - self._negamax(
+                                d + 1, q, 0, child_passes, depth - 1, score - beta, score - alpha, child_line
+                            )
                         else:
-                            v = -self._negamax(d + 1, q, 0, child_passes, depth - 1, -beta, -alpha, line)
+                            v = -self._negamax(d + 1, q, 0, child_passes, depth - 1, -beta, -alpha, child_line)
                     finally:
                         self._unmake(p, m, new)
                 if v > best:

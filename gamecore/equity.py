@@ -33,6 +33,10 @@ from typing import Sequence
 from gamecore.errors import DataError, UsageError
 from gamecore.klv import RESOLUTION, Klv
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.play import ScoredPlay
+
 #: MAGPIE static_eval_defs.h
 OPENING_HOTSPOT_PENALTY = -700
 NON_OUTPLAY_CONSTANT_PENALTY = 10 * RESOLUTION
@@ -123,7 +127,7 @@ class Ranked:
     score: int
     milli: int  # static equity, thousandths of a point
     leave: tuple[str, ...]
-    play: object = None  # gamecore.play.ScoredPlay for a placement
+    play: ScoredPlay | None = None  # for a placement
     exchanged: tuple[str, ...] = field(default=())
 
     @property

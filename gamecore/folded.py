@@ -67,7 +67,7 @@ def best_plays_folded(position, rack: Sequence[str], bundle, rules, limit: int |
             m = sum(1 for t in rack if t == as_letter)  # real tiles of the letter
             spots = [i for i, (_, _, t) in enumerate(new) if not t.blank and t.label == as_letter]
             fewest = max(0, len(spots) - m)
-            choices = [()] if fewest == 0 else []
+            choices: list[tuple[int, ...]] = [()] if fewest == 0 else []
             for j in range(max(1, fewest), min(k, len(spots)) + 1):
                 choices.extend(combinations(spots, j))
             for chosen in choices:

@@ -49,6 +49,12 @@ from gamecore.board import Board
 from gamecore.errors import SkraflError
 from gamecore.play import IllegalPlay, ScoredPlay, validate_placements
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.play import Lexicon
+    from gamecore.rules import RuleSet
+    from gamecore.tilesets import TileSet
+
 BLANK = "?"
 
 
@@ -297,6 +303,7 @@ def end_adjustments(rules, over: str | None, racks: Sequence[Sequence[str]], out
     n = len(racks)
     adj: list[Adjustment] = []
     if over == "out":
+        assert out_player is not None  # a game that ends by going out has its out-player
         p = out_player
         others = [q for q in range(n) if q != p]
         tiles = tuple(t for q in others for t in racks[q])
@@ -346,13 +353,13 @@ class GameState:
         history: every applied event (:class:`Record`).
     """
 
-    rules: object
-    tile_set: object
+    rules: RuleSet
+    tile_set: TileSet
     board: Board
     bag: list[str]
     racks: list[list[str]]
     rng: random.Random
-    lexicon: object = None
+    lexicon: Lexicon | None = None
     scores: list[int] = field(default_factory=list)
     turn: int = 0
     scoreless: int = 0
@@ -370,7 +377,7 @@ class GameState:
         cls,
         rules,
         players: int = 2,
-        seed: object = None,
+        seed: int | float | str | bytes | None = None,
         rng: random.Random | None = None,
         lexicon=None,
         first: int = 0,

@@ -184,7 +184,7 @@ class Game:
     prefs: dict = field(default_factory=dict)
     warnings: list[Finding] = field(default_factory=list)
     path: str | None = None
-    game_id: str | None = None
+    game_id: str | int | None = None  # a Netskrafl record may give a whole number
     meta: dict = field(default_factory=dict)
     ascii: bool = False
     unknown_pragmas: list[str] = field(default_factory=list)

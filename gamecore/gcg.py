@@ -220,8 +220,8 @@ def _decode(data: bytes, strict: bool, path: str | None, warnings: list[Finding]
 
     if data.startswith(b"\xef\xbb\xbf"):
         data = strip_bom(data)
-        first = data.split(b"\n", 1)[0].strip().lower()
-        if not first.startswith(b"#character-encoding"):
+        head = data.split(b"\n", 1)[0].strip().lower()
+        if not head.startswith(b"#character-encoding"):
             try:
                 return data.decode("utf-8"), "utf-8"
             except UnicodeDecodeError:
@@ -639,8 +639,8 @@ class _Parser:
                 line=lineno,
             )
         for k in (0, 1) if paren else ():
-            if len(toks) >= k + 3 and toks[k].startswith("(") and _PAREN.match(toks[k]):
-                inner = _PAREN.match(toks[k]).group(1)
+            if len(toks) >= k + 3 and toks[k].startswith("(") and (paren_match := _PAREN.match(toks[k])):
+                inner = paren_match.group(1)
                 tiles = self.tiles(inner, lineno, "rack in parentheses")
                 score = self.score(toks[k + 1], lineno)
                 cum = self.cumulative(toks[k + 2], lineno)
@@ -906,6 +906,7 @@ def _check_bounds(game: Game, size: int, p: _Parser) -> None:
     for ev in game.events:
         if ev.kind != "play":
             continue
+        assert ev.row is not None and ev.col is not None and ev.word is not None  # every play has them
         if not (0 <= ev.row < size and 0 <= ev.col < size):
             raise GameLogError(
                 "COORDINATE_OUT_OF_BOUNDS", f"coordinate {ev.coord!r} is off the {size}x{size} board", p.path, ev.line

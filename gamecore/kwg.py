@@ -119,6 +119,7 @@ class Alphabet:
                 raise DataError(f"word {word!r}: letter {exc.args[0]!r} is not in the alphabet") from None
         out: list[int] = []
         pos = 0
+        assert self._token_re is not None  # made in __init__ whenever a label is longer than one character
         for m in self._token_re.finditer(word):
             if m.start() != pos:
                 break
@@ -236,7 +237,7 @@ class Kwg:
                 raise DataError(f"not a KWG file: {exc}", self.path) from None
         self.buffer = data
         if sys.byteorder == "little":
-            self.nodes = memoryview(data).cast("I")
+            self.nodes: Sequence[int] = memoryview(data).cast("I")
         else:  # pragma: no cover
             import array
 

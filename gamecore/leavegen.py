@@ -79,7 +79,7 @@ def game_turns(state, tile_set) -> list[tuple[int, tuple[int, ...], tuple[int, .
     for rec in state.history:
         firsts.setdefault(rec.event.player, len(rec.rack))
     bag = tile_set.total - sum(firsts.values())
-    out = []
+    out: list[tuple[int, tuple[int, ...], tuple[int, ...] | None, int, int]] = []
     for rec in state.history:
         ev = rec.event
         before = bag

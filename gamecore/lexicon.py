@@ -193,7 +193,7 @@ class Lexicon:
         regex = re.compile(self.pattern_regex(pattern))
         if words is None:
             key = self.key(pattern)
-            prefix = re.match(r"[^?*\[]*", key).group(0)
+            prefix = re.split(r"[?*\[]", key, maxsplit=1)[0]
             words = self.all_words() if not prefix else self.in_order(self._trie.keys(prefix))
         return [w for w in words if regex.match(w)]
 

@@ -27,6 +27,10 @@ from xml.sax.saxutils import escape, quoteattr
 from gamecore.board import Board
 from gamecore.errors import UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.play import ScoredPlay
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 #: premium → (fill, label colour)
@@ -86,7 +90,7 @@ class PositionPicture:
     """
 
     board: Board
-    play: object | None = None
+    play: ScoredPlay | None = None
     rack: Sequence[str] | None = None
     players: Sequence[str] | None = None
     scores: Sequence[int] | None = None
@@ -216,18 +220,18 @@ def board_svg(pic: PositionPicture) -> str:
         col_label = str(i + 1) if pic.coords == "netskrafl" else LETTERS[i]
         row_label = LETTERS[i] if pic.coords == "netskrafl" else str(i + 1)
         cx, cy = x0 + i * cell + cell / 2, y0 + i * cell + cell / 2
-        for y in (y0 - EDGE / 2 - 1, y0 + grid + EDGE / 2 + 1):
-            out.append(_text(cx, y, col_label, 12, "#555555", cls="coord col"))
-        for x in (x0 - EDGE / 2 - 1, x0 + grid + EDGE / 2 + 1):
-            out.append(_text(x, cy, row_label, 12, "#555555", cls="coord row"))
+        for edge_y in (y0 - EDGE / 2 - 1, y0 + grid + EDGE / 2 + 1):
+            out.append(_text(cx, edge_y, col_label, 12, "#555555", cls="coord col"))
+        for edge_x in (x0 - EDGE / 2 - 1, x0 + grid + EDGE / 2 + 1):
+            out.append(_text(edge_x, cy, row_label, 12, "#555555", cls="coord row"))
     out.append("</g>")
     # tiles: those on the board, then the play's new ones
-    tiles = {}
+    tiles: dict[tuple[int, int], tuple[str, bool, bool]] = {}
     for r in range(n):
         for c in range(n):
-            t = board.squares[r][c]
-            if t is not None:
-                tiles[(r, c)] = (t.label, t.blank, False)
+            sq = board.squares[r][c]
+            if sq is not None:
+                tiles[(r, c)] = (sq.label, sq.blank, False)
     if pic.play is not None:
         for p in pic.play.placements():
             tiles[(p.row, p.col)] = (p.label, p.blank, True)
@@ -320,7 +324,7 @@ def check_write_target(path: str | Path, inputs=(), what: str = "the picture", n
             raise UsageError(f"{path}: is an input of this command; give another file for {what} (nothing was written)")
         if src.is_dir() and src in real.parents:
             raise UsageError(f"{path}: is inside the input folder {given}; give a path outside it (nothing was written)")
-        if src.is_dir() and linked and _holds(src, target):
+        if src.is_dir() and linked and target is not None and _holds(src, target):
             raise UsageError(
                 f"{path}: is a file of the input folder {given} under another name (a hard link); "
                 f"give another file for {what} (nothing was written)"

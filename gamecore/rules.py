@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from gamecore.errors import DataError, UsageError
 
@@ -188,7 +189,7 @@ def read_rules(path: str | Path) -> RuleSet:
         line, what = toml_error(exc, text)
         raise DataError(f"not valid TOML: {what}", path, line) from None
     known = {f.name: f for f in fields(RuleSet)}
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     data.setdefault("name", path.stem)
     for key, value in data.items():
         if key not in known:
@@ -210,7 +211,9 @@ def read_rules(path: str | Path) -> RuleSet:
             raise DataError(f"{key} must be of type {want}; got {value!r}", path)
         if key in _CHOICES and value not in _CHOICES[key]:
             raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
-        if ok is int and not 0 <= value <= INT_MAX:  # counts and points: the scorer's and the tables' int32
+        if (
+            isinstance(value, int) and ok is int and not 0 <= value <= INT_MAX
+        ):  # counts and points: the scorer's and the tables' int32
             raise DataError(f"{key} must be a whole number from 0 to {INT_MAX}; got {value}", path)
         kwargs[key] = value
     if kwargs.get("unpublished"):

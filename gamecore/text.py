@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import AnyStr, BinaryIO, Iterator
 from unicodedata import is_normalized as _is_normalized
 from unicodedata import normalize as _normalize
 
@@ -184,7 +184,7 @@ def nfc(s: str) -> str:
     return _normalize("NFC", s)
 
 
-def strip_bom(text: str | bytes) -> str | bytes:
+def strip_bom(text: AnyStr) -> AnyStr:
     """``text`` without one leading byte-order mark (U+FEFF as text, ``EF BB BF`` as bytes)."""
     if isinstance(text, bytes):
         return text[len(_BOM_BYTES) :] if text.startswith(_BOM_BYTES) else text

@@ -52,6 +52,7 @@ class TileSet:
     blanks: int
     source: str = ""
     _index: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _bare: frozenset[str] = field(init=False, default=frozenset(), repr=False, compare=False)  # set in __post_init__
 
     def __post_init__(self) -> None:
         self._index.update({label: i + 1 for i, label in enumerate(self.letters)})

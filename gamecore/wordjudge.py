@@ -30,7 +30,7 @@ ACCEPTABLE, UNACCEPTABLE = "ACCEPTABLE", "UNACCEPTABLE"
 _SEPARATORS = re.compile(r"[\t ,;\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
 
 
-def describe_char(ch: str) -> str:
+def describe_char(ch: str) -> str | None:
     """How an error names a character no word may hold: ``a control character (U+0001)``, ``an
     invisible format character (U+200B)`` (Unicode category Cf: a zero-width space, a soft hyphen,
     a BOM), ``a private-use character (U+E000)``, ``a surrogate (U+D800)``, ``a line separator

@@ -47,7 +47,7 @@ def sniff(path: Path) -> str:
     raise DataError(f"{n} semicolon-separated fields; expected 6 (SHsnid.csv) or 15 (KRsnid.csv)", path, lineno)
 
 
-def version(path: Path | None) -> str:
+def version(path: Path) -> str:
     """The file name, size and modification date (the dumps carry no version inside)."""
     return file_version(Path(path))
 

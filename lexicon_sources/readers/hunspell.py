@@ -96,9 +96,9 @@ def stems(name: str) -> set[str]:
     """
     dic = packaged_dictionary(name)
     encoding = "utf-8"
-    for line in dic.with_suffix(".aff").read_bytes().splitlines():
-        if line.startswith(b"SET "):
-            encoding = line.split()[1].decode("ascii")
+    for aff_line in dic.with_suffix(".aff").read_bytes().splitlines():
+        if aff_line.startswith(b"SET "):
+            encoding = aff_line.split()[1].decode("ascii")
             break
     out: set[str] = set()
     lines = strip_bom(dic.read_text(encoding=encoding, errors="replace")).splitlines()[1:]

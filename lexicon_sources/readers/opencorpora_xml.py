@@ -27,7 +27,7 @@ NAME = "opencorpora-xml"
 __all__ = ["NAME", "SCHEMA", "read", "version"]
 
 
-def version(path: Path | None) -> str:
+def version(path: Path) -> str:
     return file_version(path)
 
 
@@ -55,21 +55,23 @@ def read(path: Path | None, progress: bool = True) -> Iterator[Any]:
         open(path, "rb") as fh,
         tqdm(total=size, desc="dict.opcorpora.xml", unit="B", unit_scale=True, disable=not progress, mininterval=0.5) as bar,
     ):
-        parser = ET.XMLPullParser(events=("end",))
+        parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("end",))
         lineno = 1
         try:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 bar.update(len(chunk))
                 parser.feed(chunk)
-                for _, elem in parser.read_events():
-                    if elem.tag != "lemma":
+                for event in parser.read_events():
+                    elem = event[-1]  # ("end", the element)
+                    if not isinstance(elem, ET.Element) or elem.tag != "lemma":
                         continue
                     lemmas += 1
                     head = elem.find("l")
                     lex_id = elem.get("id", "")
-                    if head is None or not head.get("t"):
+                    lemma_text = head.get("t") if head is not None else None
+                    if head is None or not lemma_text:
                         raise DataError(f"<lemma id={lex_id!r}> has no <l t=…> (lemma form)", path, lineno)
-                    lemma = nfc(head.get("t"))
+                    lemma = nfc(lemma_text)
                     lemma_g = [g.get("v", "") for g in head.findall("g")]
                     for f in elem.findall("f"):
                         form = f.get("t")

@@ -184,9 +184,9 @@ def _corpus_columns(batches: list[Any], freq: dict[str, float]) -> dict[str, lis
             if cell is not None:
                 forms.setdefault((cls, lemma), {"cell": set(), "other": set()})[cell].add(word)
     zipf: dict[tuple[str, str], tuple[int, int]] = {}
-    for lemma, cells in forms.items():
+    for cls_lemma, cells in forms.items():
         only = cells["cell"] - cells["other"]
-        zipf[lemma] = (
+        zipf[cls_lemma] = (
             zipf100(sum(freq.get(w, 0.0) for w in only)),
             zipf100(sum(freq.get(w, 0.0) for w in cells["other"])),
         )

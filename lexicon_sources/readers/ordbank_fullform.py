@@ -50,7 +50,7 @@ def SCHEMA() -> Any:
     )
 
 
-def version(path: Path | None) -> str:
+def version(path: Path) -> str:
     return file_version(path)
 
 

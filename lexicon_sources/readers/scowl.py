@@ -85,6 +85,7 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
     rows = 0
     for f in tqdm(_files(folder), desc="SCOWL lists", unit=" files", disable=not progress, mininterval=0.5):
         m = _FILE.match(f.name)
+        assert m is not None  # _files lists only the names it matches
         batcher = Batcher(SCHEMA())
         for lineno, line in text_lines(f, what="SCOWL list", cap=LINE_CAP):
             word = line.strip()

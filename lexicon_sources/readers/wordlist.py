@@ -27,7 +27,7 @@ def SCHEMA() -> Any:
     return pa.schema([("form", pa.string()), ("lemma", pa.string()), ("row", pa.int64())])
 
 
-def version(path: Path | None) -> str:
+def version(path: Path) -> str:
     """The list's file name, size and modification date."""
     return file_version(Path(path))
 
