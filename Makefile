@@ -69,7 +69,7 @@ test-fast: setup lexicons
 # importing in a circle), the complexity ratchet (no function above McCabe 15 but those listed in
 # tools/complexity_ratchet.txt, none of them growing), the private-import gate (no module using another
 # module's _name: tools/check_private_imports.py) and mypy (its scope is `files` of [tool.mypy]: today
-# gamecore and lexicon_sources, whole). One configuration, in pyproject.toml.
+# gamecore, lexicon_sources and pipelines, whole; not yet cli). One configuration, in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Container, Sequence
+from typing import Sequence
 
 from gamecore.errors import UsageError
 from gamecore.game_state import Exchange, GameState, Pass, Play
@@ -36,6 +36,7 @@ from gamecore.game_state import Exchange, GameState, Pass, Play
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gamecore.equity import LeaveTable
+    from gamecore.play import Lexicon
 
 STRATEGIES = ("score", "equity", "sim", "equity+endgame", "sim+endgame", "fullsterkur", "midlungur", "amlodi")
 #: the strategies that rank by static equity (they need a leave table)
@@ -51,7 +52,7 @@ class Strategy:
 
     kind: str
     leaves: LeaveTable | None = None
-    vocabulary: Container[str] | None = None
+    vocabulary: Lexicon | None = None
     pick_from: int | None = None
 
     def __post_init__(self) -> None:

@@ -25,6 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np
+
 Z95 = 1.959963984540054
 BOOT = 200  # bootstrap replicates of the evenness
 CHUNK = 8  # games per task
@@ -270,8 +274,8 @@ class BagResult:
     games: int
     cpu: float
     letters: list  # per-letter dict rows
-    summary: dict  # measure -> (value, low, high)
-    boot: object  # evenness replicates
+    summary: dict[str, tuple[float, float, float]]  # measure -> (value, low, high)
+    boot: np.ndarray  # evenness replicates
 
 
 def analyse(cfg: Config, arr, cpu: float, table=None) -> BagResult:
@@ -326,7 +330,7 @@ def analyse(cfg: Config, arr, cpu: float, table=None) -> BagResult:
     even = float(evenness_of(tsum, asum, letters))
     lo, hi = np.nanpercentile(boot, [2.5, 97.5])
     players = 2
-    summary = {
+    summary: dict[str, tuple[float, float, float]] = {
         "evenness": (even, float(lo), float(hi)),
         "mean_score": ratio(f["score"], ones * players),
         "bingos_per_game": ratio(f["bingos"], ones),

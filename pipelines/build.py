@@ -110,7 +110,7 @@ def rule_expr(recipe: Recipe, short_words: list[str], source: str | None = None)
     checks = early + builtin + late
     if recipe.short_max:
         checks.append(("short_word_not_in_committee_list", (length <= recipe.short_max) & ~word.is_in(short_words)))
-    expr = pl.when(checks[0][1]).then(pl.lit(checks[0][0]))
+    expr: Any = pl.when(checks[0][1]).then(pl.lit(checks[0][0]))  # a Then, then ChainedThens
     for name, cond in checks[1:]:
         expr = expr.when(cond).then(pl.lit(name))
     return expr.otherwise(pl.lit(None, dtype=pl.String))
@@ -125,6 +125,7 @@ def frequency_table(entries: Any, recipe: Recipe) -> Any:
 
     from lexicon_sources.frequency import frequencies
 
+    assert recipe.frequency is not None  # called for a recipe with frequency rules
     letters = "".join(re.escape(ch) for ch in recipe.alphabet)
     length = pl.col("word").str.len_chars()
     words = (
@@ -254,6 +255,8 @@ def committee_not_applied(
     letters = set(recipe.alphabet)
     out = []
     for path, words in ((recipe.short_list, short_list), (recipe.additions, additions)):
+        if path is None:  # no such list: no words
+            continue
         for w in sorted(set(words)):
             outside = sorted(set(w) - letters)
             if outside:
@@ -266,6 +269,7 @@ def committee_not_applied(
                 continue
             out.append({"list": path.name, "word": w, "reason": reason})
     if removals:
+        assert recipe.removals is not None  # the words come from its list
         present = set(kept.filter(pl.col("word").is_in(removals)).collect()["word"].to_list())
         out += [
             {"list": recipe.removals.name, "word": w, "reason": "removes nothing: the lexicon does not hold it"}
@@ -331,6 +335,7 @@ def compile_recipe(
     removals = sorted(set(committee_words(recipe, recipe.removals)))
     both = sorted(set(short_list + additions) & set(removals))
     if both:
+        assert recipe.removals is not None  # the words removed come from its list
         raise DataError(
             f"{len(both)} word(s) both added and removed by the committee lists ({', '.join(both[:10])}"
             + (", …" if len(both) > 10 else "")
@@ -364,7 +369,6 @@ def compile_recipe(
             + "); check the source and the recipe ('skrafl why' explains single words)",
             recipe.path,
         )
-    removals = set(removals)
     lap("select_and_sort")
 
     dropped = (
@@ -601,10 +605,16 @@ def build(
 
     started = time.time()
     inputs = [p for r in recipes for p in (*r.files, r.short_list, r.additions, r.removals) if p is not None]
-    inputs += [entries_dir] if ingest_source is None else [p for p in ingest_source[2:] if p is not None]
-    check_output_dir(out_dir, "build", inputs)
+    entries_path = None
     if ingest_source is None:
-        entries, source = load_entries(entries_dir)
+        assert entries_dir is not None  # the entries folder, when the build does not ingest on the way
+        entries_path = entries_dir
+        inputs.append(entries_dir)
+    else:
+        inputs += [p for p in ingest_source[2:] if p is not None]
+    check_output_dir(out_dir, "build", inputs)
+    if entries_path is not None:
+        entries, source = load_entries(entries_path)
     results = []
     ingest_stats = None
     with output_dir(Path(out_dir), "build", inputs) as stage:

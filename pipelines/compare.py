@@ -263,11 +263,11 @@ def _compare(
             )
     table = table.join(detail, on="word", how="left")
     step("the causes")
-    additions = set()
+    additions: set[str] = set()
     from pipelines.recipe import load_recipe
 
     recipe_path = Path(lex.manifest.get("recipe", {}).get("path", ""))
-    removals = set()
+    removals: set[str] = set()
     if recipe_path.is_file():
         recipe = load_recipe(recipe_path)
         for path, into in ((recipe.additions, additions), (recipe.short_list, additions), (recipe.removals, removals)):

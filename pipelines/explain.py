@@ -211,7 +211,7 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
         spans = _global_calls(drop.when) if drop.applies_to(source) else []
         calls += [drop.when[a:b] for a, b in spans]
         drops.append((drop, spans))
-    if any(re.match(r"[A-Za-z_]+", c).group(0).upper() not in AGGREGATES for c in calls):
+    if any(re.split(r"[^A-Za-z_]", c, maxsplit=1)[0].upper() not in AGGREGATES for c in calls):
         return None  # ROW_NUMBER() OVER (), UPPER(form) OVER (): a value per row, not one
     values: list[str | None] = []
     if calls:
@@ -228,7 +228,9 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
         values = [_sql_literal(v) for v in row]
         if any(v is None for v in values):
             return None
-    new_drops, partitions, k = [], [], 0
+    new_drops: list[Any] = []
+    partitions: list[list[Any]] = []
+    k = 0
     for drop, spans in drops:
         when = drop.when
         for a, b in reversed(spans):

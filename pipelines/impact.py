@@ -38,7 +38,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from gamecore.errors import UsageError
 
@@ -216,9 +216,12 @@ def _tables(
             check_games_language(((f, *file_language(f)) for f in collect_files(files)), language)
         ds = str(scratch / "replay")
         run_replay_dataset(items, ds, ReplayOptions(preset=preset, lang=lang), workers=workers, quiet=quiet, cluster=cluster)
-    games = pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)]))
-    moves = pl.from_arrow(
-        read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
+    games = cast("pl.DataFrame", pl.from_arrow(read_table(ds, "games", [c for c in GAME_COLUMNS if c in _game_columns(ds)])))
+    moves = cast(
+        "pl.DataFrame",
+        pl.from_arrow(
+            read_table(ds, "moves", ["file", "turn", "player", "kind", "coord", "word", "score_computed", "words_formed"])
+        ),
     )
     return checked(games.drop("part"), moves.drop("part"), again=not checked_before)
 
@@ -297,7 +300,7 @@ def compute_impact(games, moves, old, new) -> dict[str, Any]:
                 "words": sorted({w for w in ws if w in changed_words}, key=rank.__getitem__),
             }
         )
-    schema = {
+    schema: dict[str, Any] = {
         "file": pl.String,
         "turn": pl.Int32,
         "player": pl.Int32,
@@ -570,7 +573,7 @@ def tidy_scratch(parent: Path) -> list[Path]:
     import fcntl
     import time
 
-    removed = []
+    removed: list[Path] = []
     try:
         found = [p for p in parent.iterdir() if p.name.startswith(SCRATCH_PREFIX)]
     except OSError:

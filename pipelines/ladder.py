@@ -70,10 +70,10 @@ def fit_bradley_terry(
         grad = np.zeros(n)
         info = np.zeros((n, n))
         for a, b, s, g in pairs:
-            p = 1 / (1 + math.exp(theta[b] - theta[a]))
-            grad[a] += s - g * p
-            grad[b] -= s - g * p
-            w = g * p * (1 - p)
+            prob = 1 / (1 + math.exp(theta[b] - theta[a]))
+            grad[a] += s - g * prob
+            grad[b] -= s - g * prob
+            w = g * prob * (1 - prob)
             info[a, a] += w
             info[b, b] += w
             info[a, b] -= w
@@ -166,8 +166,8 @@ def write_outputs(stage: Path, cfg: Config, res: dict, fit: Fit, cpu: float, gam
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["player", "rating", "low", "high", "games", "score"])
         for i in order:
-            p, r, se = fit.players[i], fit.ratings[i], fit.se[i]
-            w.writerow([p, f"{r:.1f}", f"{r - Z95 * se:.1f}", f"{r + Z95 * se:.1f}", totals[p][1], totals[p][0]])
+            p, rating, se = fit.players[i], fit.ratings[i], fit.se[i]
+            w.writerow([p, f"{rating:.1f}", f"{rating - Z95 * se:.1f}", f"{rating + Z95 * se:.1f}", totals[p][1], totals[p][0]])
     gaps = []
     for x, y in zip(order, order[1:], strict=False):
         d, se = fit.gap(x, y)
@@ -192,8 +192,8 @@ def write_outputs(stage: Path, cfg: Config, res: dict, fit: Fit, cpu: float, gam
         "|---|---|---|",
     ]
     for i in order:
-        r, se = fit.ratings[i], fit.se[i]
-        lines.append(f"| {fit.players[i]} | {r:.0f} | [{r - Z95 * se:.0f}, {r + Z95 * se:.0f}] |")
+        rating, se = fit.ratings[i], fit.se[i]
+        lines.append(f"| {fit.players[i]} | {rating:.0f} | [{rating - Z95 * se:.0f}, {rating + Z95 * se:.0f}] |")
     lines += ["", "| gap | Elo | 95 % interval |", "|---|---|---|"]
     for a, b, d, lo, hi in gaps:
         lines.append(f"| {a} − {b} | {d:.0f} | [{lo:.0f}, {hi:.0f}] |")
@@ -205,8 +205,8 @@ def write_outputs(stage: Path, cfg: Config, res: dict, fit: Fit, cpu: float, gam
     for a in names:
         cs = []
         for b in names:
-            r = cell.get((a, b))
-            cs.append("—" if r is None else f"{r['rate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
+            got = cell.get((a, b))
+            cs.append("—" if got is None else f"{got['rate']:.3f} [{got['low']:.3f}, {got['high']:.3f}]")
         lines.append(f"| {a} | " + " | ".join(cs) + " |")
     (stage / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -41,6 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np
+
 #: stored values are multiples of this (exact in float32; a 1/64-point step is below what equity needs)
 QUANTUM = 64
 #: the least spread assumed for the leaves' true values around the model (points): the blend
@@ -339,13 +343,13 @@ class Fit:
     """A fitted model: ``weights`` by column (the dummy's 0), the blend constant ``k`` and the
     noise and spread it comes from, the racks and leaves it saw."""
 
-    weights: object
+    weights: np.ndarray
     k: float  # single tiles'
     sigma2: float
     tau2: float
     racks: int
     distinct: int
-    k_by_size: list = None
+    k_by_size: list | None = None
 
 
 def fit(tally: Tally, feats: Features, index: LeaveIndex) -> tuple[Fit, object, object]:

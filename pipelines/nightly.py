@@ -220,7 +220,7 @@ def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> N
             )
     for section, keys in CONFIG_KEYS.items():
         table = cfg if not section else cfg.get(section)
-        if section and not isinstance(table, dict):
+        if not isinstance(table, dict):  # (the top level is a table)
             continue
         for key, value in table.items():
             if not section and isinstance(value, dict):
@@ -338,9 +338,9 @@ def lexicon_fingerprint(cfg: dict) -> str:
     recipes = Path(lexicon_sources.__file__).resolve().parent / lex["lang"]
     if not recipes.is_dir():
         raise UsageError(f"[lexicon] lang = {lex['lang']!r}: no recipes in {recipes}")
-    files = sorted(p for p in recipes.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    recipe_files = sorted(p for p in recipes.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     if lex.get("input"):
-        files.append(_under(cfg, lex["input"]))
+        recipe_files.append(_under(cfg, lex["input"]))
     entries = ""
     if not lex.get("source"):  # built from an ingest: its files (the dump's version) count too
         from gamecore.folders import read_marker
@@ -348,7 +348,7 @@ def lexicon_fingerprint(cfg: dict) -> str:
         folder = _entries(cfg)
         marker = read_marker(Path(os.path.realpath(folder))) if folder.exists() else None
         entries = json.dumps((marker or {}).get("files", {}), sort_keys=True)
-    return hashlib.sha256((lex["lang"] + (lex.get("source") or "") + _sha_files(files) + entries).encode()).hexdigest()
+    return hashlib.sha256((lex["lang"] + (lex.get("source") or "") + _sha_files(recipe_files) + entries).encode()).hexdigest()
 
 
 def _entries(cfg: dict) -> Path:

@@ -295,7 +295,7 @@ def record_of(row: tuple) -> tuple[str, dict]:
     prefs = prefs or {}
     record: dict[str, Any] = {
         "game_id": str(gid),
-        "ts_last_move": _utc(ts).isoformat() if ts is not None else None,
+        "ts_last_move": utc.isoformat() if (utc := _utc(ts)) is not None else None,
         "locale": locale,
         "prefs": prefs,
         "manual": bool(prefs.get("manual", False)),
@@ -427,6 +427,7 @@ def lexicon_named(
             f"{unchecked}, and the games' locales {shown} do not name one language whose lexicon is built; add --no-lexicon to silence this)",
         )
     lang = next(iter(langs))
+    assert lang is not None  # (None is refused above)
     candidate = root / lang
     if not (candidate / "manifest.json").is_file():
         return (

@@ -9,7 +9,7 @@ tempfile) to have its stops handled: this module needs only the standard library
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import Any, Iterator
 
 # --- Stops: SIGINT and SIGTERM ------------------------------------------------------------------
 #
@@ -60,11 +60,12 @@ def _redeliver(signum: int) -> None:
     """Trip the main thread's handler again (from a helper thread) until the stop is raised in
     ordinary code: the handler may run inside the next finalizer too."""
     import _thread
+    import signal
     import time
 
     while StopState.redeliver:
         time.sleep(0.02)
-        _thread.interrupt_main(signum)
+        _thread.interrupt_main(signal.Signals(signum))
 
 
 def _unraisable(previous):  # noqa: ANN001, ANN202
@@ -107,7 +108,8 @@ class _KeepSigintIgnored:
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        loader, exec_module = spec.loader, spec.loader.exec_module
+        loader: Any = spec.loader  # its exec_module is wrapped below
+        exec_module = loader.exec_module
 
         def exec_and_ignore(module) -> None:  # noqa: ANN001
             try:
@@ -216,7 +218,7 @@ def signals_held(block: bool = False) -> Iterator[None]:
     check_stop()
 
 
-_NUMPY_READY = []
+_NUMPY_READY: list[bool] = []
 
 
 def polars_numpy_ready() -> None:

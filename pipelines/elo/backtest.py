@@ -214,7 +214,7 @@ def _arrays(games: Any) -> _Arrays:
         robot_b=games["robot1"].to_numpy().astype(bool),
         moves=games["moves"].fill_null(-1).to_numpy().astype(np.int64) if n else np.zeros(0, dtype=np.int64),
         period=period,
-        keys=[tuple(k.split("\x1f", 1)) for k in keys],  # type: ignore[misc]
+        keys=[tuple(k.split("\x1f", 1)) for k in keys],
     )
 
 

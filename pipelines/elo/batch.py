@@ -236,7 +236,8 @@ def compute(
     # Player indices 0 … n−1 over the state's players and this run's, in name order.
     names, pids = _player_indices([games["player0"], games["player1"], state.ratings["player"]])
     n_players = names.len()
-    held = anchor_ratings = None
+    held: Any = None  # numpy arrays of the players, with --anchors
+    anchor_ratings: Any = None
     if anchors:
         held = np.zeros(n_players, dtype=bool)
         anchor_ratings = np.zeros(n_players, dtype=np.int64)
@@ -389,6 +390,7 @@ def compute(
             played = np.flatnonzero((counts["games"] > 0) | (result.first < hi))
             snap_parts[d].append((LISTS.index(name), loc, played, np.asarray(Rd, dtype=np.int64)[played]))
         for i, (before, after, ks) in sorted(result.moments.items()):
+            assert trace is not None and explain_pid is not None  # moments are recorded for --explain's player
             gi = int(sub["gi"][i])
             trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
 
@@ -527,7 +529,7 @@ def _earlier_games(table: GamesTable, state: EloState, since: dt.date | None, la
     )
 
 
-def _earlier_warning(earlier: Any, state: EloState, since: dt.date) -> str:
+def _earlier_warning(earlier: Any, state: EloState, since: dt.date | None) -> str:
     if state.folder is None:
         why, how = "from no --state", f"add --catch-up to rate every day up to {since}"
     else:

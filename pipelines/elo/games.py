@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from gamecore.errors import DataError, UsageError
 
@@ -137,7 +137,7 @@ def _load_folder(path: Path) -> Any:
 
     if is_dataset(path):
         table = read_table(path, "games", exclude=_DATASET_UNUSED)
-        return pl.from_arrow(table).rename({"part": DAY_COLUMN})  # a day's partition: the day of its games
+        return cast("pl.DataFrame", pl.from_arrow(table)).rename({"part": DAY_COLUMN})  # a day's partition: the day of its games
     return pl.read_parquet(_replay_folder_file(path))
 
 
@@ -344,7 +344,7 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
 def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players_from: str | None = None) -> GamesTable:
     import polars as pl
 
-    df, line_offset = loaded if loaded is not None else _load_frame(path)
+    df, line_offset = loaded if loaded is not None else _load_frame(Path(path))  # (a URL comes loaded)
     notes: list[str] = []
     table = GamesTable(frame=None, path=str(path), line_offset=line_offset, source_rows=df.height)
     df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row"))

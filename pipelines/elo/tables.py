@@ -63,8 +63,8 @@ def top_tables(ratings: Any, history: dict[dt.date, Any], report_day: dt.date | 
     snapshot on or before that day; empty when the player had no rating then)."""
     import polars as pl
 
-    out = {}
-    old = {}
+    out: dict[str, Any] = {}
+    old: dict[int, Any] = {}
     for n in CHANGE_DAYS:
         if report_day is None:
             old[n] = None

@@ -96,7 +96,7 @@ def replay_one_task(item, opts):
     return replay_run([item], opts)
 
 
-def write_partition_task(job, stage: str, analyze: bool) -> dict:
+def write_partition_task(job, stage: str, analyze: bool | str) -> dict:
     from .dataset import write_partition
 
     return write_partition(job, stage, analyze)
@@ -128,7 +128,8 @@ def _file_by_file(client, items: list, opts, run, index: int) -> tuple:
             raise
         except Exception as exc:  # noqa: BLE001 - this file kills the worker that reads it: its row
             batches[i] = crashed_batch(item, f"the cluster worker died or failed on this file ({type(exc).__name__})", opts)
-    return write_segment(batches, *run.segment_paths(index), opts.columns, run.window)
+    games_path, moves_path = run.segment_paths(index)
+    return write_segment(batches, games_path, moves_path, opts.columns, run.window)
 
 
 def replay_on_cluster(
@@ -151,6 +152,7 @@ def replay_on_cluster(
         if source is not None:
             batches = list(source.id_batches(batch_files))
         else:
+            assert items is not None  # files, when there is no database source
             batches = [items[i : i + batch_files] for i in range(0, len(items), batch_files)]
         for index, batch in enumerate(batches):
             if source is not None:

@@ -70,11 +70,15 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, cast
 
 from gamecore.errors import DataError, UsageError
 
 from .tables import LISTED, TableBatch, TableWriter, schemas
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np
 
 MANIFEST = "dataset.json"
 KIND = "skrafl-replay-dataset"
@@ -168,7 +172,7 @@ def write_segment(
     batches: list[TableBatch],
     games_path: str,
     moves_path: str,
-    analyze: bool,
+    analyze: bool | str,
     window: tuple = (None, None),
 ) -> tuple[Segment, dict]:
     """Group the rows of ``batches`` by partition and write them as one segment. Games finished
@@ -249,7 +253,7 @@ def _one_batch(table):
     return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
 
 
-def _read_piece(seg: Segment, index: int, analyze: bool) -> TableBatch:
+def _read_piece(seg: Segment, index: int, analyze: bool | str) -> TableBatch:
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
@@ -290,7 +294,7 @@ def _as_batch(batches: list, schema):
     return _one_batch(pa.Table.from_batches(batches).cast(schema))
 
 
-def _old_batches(folder: Path, events, analyze: bool, size: int = SEGMENT_GAMES) -> Iterator[TableBatch]:
+def _old_batches(folder: Path, events, analyze: bool | str, size: int = SEGMENT_GAMES) -> Iterator[TableBatch]:
     """The rows of a written partition (``folder``: ``games/data.parquet``, ``moves/data.parquet``),
     ``size`` games at a time with their moves, ``events`` giving each game's move rows."""
     import pyarrow as pa
@@ -343,7 +347,8 @@ def _events_of(folder: Path):
             return ipc.open_file(src).read_all().column("events").to_numpy().astype(np.int64)
     games = pq.read_table(folder / "games" / "data.parquet", columns=["file"]).column("file").to_pylist()
     moves = pq.read_table(folder / "moves" / "data.parquet", columns=["file"]).column("file").to_pylist()
-    values, lengths = [], []
+    values: list[str] = []
+    lengths: list[int] = []
     for f in moves:
         if values and values[-1] == f:
             lengths[-1] += 1
@@ -369,11 +374,11 @@ class PartitionJob:
     pieces: list = field(default_factory=list)
     keep: list = field(default_factory=list)
     old: str | None = None
-    old_keep: object = None
-    old_events: object = None
+    old_keep: np.ndarray | None = None
+    old_events: np.ndarray | None = None
 
 
-def write_partition(job: PartitionJob, stage: str | Path, analyze: bool) -> dict:
+def write_partition(job: PartitionJob, stage: str | Path, analyze: bool | str) -> dict:
     """Write one partition's ``games/data.parquet``, ``moves/data.parquet`` and ``events.arrow``
     into ``stage``: the previous partition's kept rows (in their order), then the run's (in input
     order). Returns ``{"games", "moves"}``. What a cluster task does per partition, too."""
@@ -742,7 +747,7 @@ def _tidy(ds: Path) -> None:
 
 @contextlib.contextmanager
 def dataset_writer(
-    target: str | Path, inputs: Iterable = (), analyze: bool = False, drop_missing: bool = False
+    target: str | Path, inputs: Iterable = (), analyze: bool | str = False, drop_missing: bool = False
 ) -> Iterator["DatasetRun"]:
     """Hold the dataset's lock and yield a :class:`DatasetRun`: spool, write partitions, publish.
     On an exception the new version and the spool are removed: the dataset is as it was (a full
@@ -816,7 +821,7 @@ class DatasetRun:
     """One run writing into a dataset: segments spooled, then partitions planned (games merged by
     id), written into a new version, and the version published (see the module doc)."""
 
-    def __init__(self, ds: Path, analyze: bool, drop_missing: bool = False):
+    def __init__(self, ds: Path, analyze: bool | str, drop_missing: bool = False):
         self.ds = ds
         self.analyze = analyze
         self.drop_missing = drop_missing
@@ -934,14 +939,16 @@ class DatasetRun:
         # the previous partitions: rows the run replaces (by key; an unreadable file's row by its
         # file) or drops
         old_parts = self.old_manifest.get("partitions", {})
+        old_version = self.old_version
         drop = self._drop_parts(set(pieces))
         replaced = dropped = 0
         jobs: dict[str, PartitionJob] = {}
         for part in sorted(old_parts):
-            folder = self.old_version / "parts" / f"{KEY}={part}"
+            assert old_version is not None  # the old partitions are the old version's
+            folder = old_version / "parts" / f"{KEY}={part}"
             t = pq.read_table(folder / "games" / "data.parquet", columns=["game_id", "file"])
-            gid = pl.from_arrow(t.column("game_id")).cast(pl.String)
-            files = pl.from_arrow(t.column("file")).cast(pl.String)
+            gid = cast("pl.Series", pl.from_arrow(t.column("game_id"))).cast(pl.String)
+            files = cast("pl.Series", pl.from_arrow(t.column("file"))).cast(pl.String)
             keys = _keys(gid, files)
             hit = _is_in(keys, run_keys) | (gid.is_null().to_numpy() & _is_in(files, run_files))
             n_hit = int(hit.sum())
@@ -985,6 +992,8 @@ class DatasetRun:
 
         if self.version is None:
             self.write_all()
+        version = self.version
+        assert version is not None  # made by write_all
         old_parts = self.old_manifest.get("partitions", {})
         old_files = {}
         if self.old_version is not None:
@@ -995,7 +1004,11 @@ class DatasetRun:
         for part, stage in self.stages.items():
             for rel in ("games/data.parquet", "moves/data.parquet", EVENTS_FILE):
                 _fsync(stage / rel)
-            info = {"games": _rows(stage, "games"), "moves": _rows(stage, "moves"), "files": _partition_files(stage)}
+            info: dict[str, Any] = {
+                "games": _rows(stage, "games"),
+                "moves": _rows(stage, "moves"),
+                "files": _partition_files(stage),
+            }
             before = old_parts.get(part)
             if before is not None and _same(info["files"], before.get("files", {})):
                 if part in self._run_parts:
@@ -1004,8 +1017,9 @@ class DatasetRun:
                 self.changed.append(part)
             partitions[part] = info
         for part in self.linked:
+            assert self.old_version is not None  # a linked partition is the old version's
             folder = self.old_version / "parts" / f"{KEY}={part}"
-            stage = self.version / "parts" / f"{KEY}={part}"
+            stage = version / "parts" / f"{KEY}={part}"
             for rel in ("games/data.parquet", "moves/data.parquet", EVENTS_FILE):
                 if (folder / rel).is_file():
                     _link_or_copy(folder / rel, stage / rel)
@@ -1015,10 +1029,10 @@ class DatasetRun:
         if self.old_version is not None and not self.changed and not self.removed:
             self.abort()  # nothing changed: no new version
             return
-        _seal(self.version, partitions, self.analyze)
+        _seal(version, partitions, self.analyze)
         _fixed_links(self.ds)
         check_stop()  # a stop recorded on the way: never published
-        _publish(self.ds, self.version)
+        _publish(self.ds, version)
         self.published = True
         if self.old_version is not None:
             shutil.rmtree(self.old_version, ignore_errors=True)

@@ -50,6 +50,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.simulation import Simulator
+
 from gamecore.errors import SkraflError
 from gamecore.klv import RESOLUTION
 
@@ -173,8 +177,9 @@ class EquityAnalysis:
         self.ts = rules.tiles()
         self.folded = folded_tiles(self.ts, bundle.alphabet, manifest_fold(bundle))
         self.search = equity_search(bundle, rules, leaves, bool(self.folded))
-        self._opening = None
-        self.sim, self.sim_iterations = None, sim_iterations
+        self._opening: tuple[list[int], list[int]] | None = None
+        self.sim: Simulator | None = None
+        self.sim_iterations = sim_iterations
         if sim_iterations and win is not None:
             from gamecore.errors import UsageError
             from gamecore.simulation import Simulator
@@ -319,6 +324,7 @@ class EquityAnalysis:
             return 0.0
         seed = zlib.crc32(f"{''.join(rack)}|{unseen_total}|{spread}|{board.tile_count()}".encode())
         n = self.sim_iterations
+        assert self.sim is not None and n is not None  # called only with a simulator, made with its iterations
         res = self.sim.run(
             board, rack, (), spread, ranked=ranked, iterations=n, plies=2, seed=seed, min_iterations=min(32, n), batch=16
         )

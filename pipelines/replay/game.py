@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import os
 from itertools import chain
+from typing import Any
 
 from gamecore.coords import parse_gcg
 from gamecore.errors import SkraflError
@@ -48,6 +49,10 @@ from gamecore.replay_board import replay_board
 from .equity import MOVE_COLUMNS as EQUITY_MOVE_COLUMNS
 from .equity import row_values as equity_row
 from .tables import ANALYZE_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.best import GameAnalyzer
 
 # macondo distribution names → our tile sets
 _TILE_SETS = {
@@ -257,7 +262,7 @@ class GameResult:
     @property
     def move_rows(self) -> list[dict]:
         if self._rows is None:
-            keys, rows = self._packed
+            keys, rows = self._packed_rows()
             self._rows = [dict(zip(keys, r, strict=True)) for r in rows]
             self._packed = None
         return self._rows
@@ -265,21 +270,26 @@ class GameResult:
     @property
     def event_count(self) -> int:
         """Number of move rows (without building them)."""
-        return len(self._rows) if self._rows is not None else len(self._packed[1])
+        return len(self._rows) if self._rows is not None else len(self._packed_rows()[1])
 
     def row_values(self, names: tuple[str, ...]) -> list[tuple]:
         """The move rows as tuples of the values of ``names`` (``None`` for a missing one)."""
         if self._rows is not None:
             return [tuple(map(r.get, names)) for r in self._rows]
-        keys, rows = self._packed
+        keys, rows = self._packed_rows()
         if keys == names:
             return rows
         where = {k: i for i, k in enumerate(keys)}
         return [tuple(r[where[n]] if n in where else None for n in names) for r in rows]
 
+    def _packed_rows(self) -> tuple[tuple[str, ...], list[tuple]]:
+        """The rows as they came from a worker: one of ``_rows`` and ``_packed`` is always set."""
+        assert self._packed is not None
+        return self._packed
+
     def __reduce__(self):
         if self._rows is None:
-            keys, rows = self._packed
+            keys, rows = self._packed_rows()
         else:
             keys = tuple(self._rows[0]) if self._rows else ()
             rows = [tuple(r.values()) for r in self._rows]
@@ -346,7 +356,7 @@ class Replayer:
         self.folded: dict[str, str] | None = None  # --analyze: tiles the lexicon folds (Ё → Е), found once
         # --analyze: one analyzer per game (gamecore.best.GameAnalyzer), the position kept in C
         # between turns and read from the compiled replay board's codes; made at the first turn
-        self.analyzer = None
+        self.analyzer: GameAnalyzer | None = None
 
         self.game = game
         self.rules = rules
@@ -408,7 +418,7 @@ class Replayer:
         from gamecore.coords import gcg_to_netskrafl
 
         size = self.layout.size
-        conv = {}
+        conv: dict[str, str] = {}
 
         def c(text):
             if text is None:
@@ -421,8 +431,8 @@ class Replayer:
         best = self.row_keys.index("best_coord") if "best_coord" in self.row_keys else None
         best_move = self.row_keys.index("best_move") if "best_move" in self.row_keys else None
         rows = []
-        for r in self.rows:
-            r = list(r)
+        for row in self.rows:
+            r = list(row)
             r[4] = c(r[4])
             if best is not None:
                 r[best] = c(r[best])
@@ -463,7 +473,7 @@ class Replayer:
         eq=None,
     ):
         """Add the event's ``moves.parquet`` row (a tuple in :attr:`row_keys` order)."""
-        r = (
+        r: tuple[Any, ...] = (
             self.game.path,
             len(self.rows) + 1,
             ev.player + 1,
@@ -509,13 +519,13 @@ class Replayer:
         if len(rack) > self.rack_size:
             self.fault(
                 "RACK_TOO_LARGE",
-                f"rack {''.join(ev.rack)} has {len(rack)} tiles; the racks of {self.rules.name} hold {self.rack_size}",
+                f"rack {''.join(ev.rack or ())} has {len(rack)} tiles; the racks of {self.rules.name} hold {self.rack_size}",
                 ev,
             )
         if not self.fits_unseen(rack):
             self.fault(
                 "RACK_NOT_IN_BAG",
-                f"rack {''.join(ev.rack)} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)",
+                f"rack {''.join(ev.rack or ())} cannot be drawn: those tiles are not all unseen (tile set {self.ts.name}, board as replayed)",
                 ev,
             )
         return rack
@@ -528,7 +538,10 @@ class Replayer:
             lab = t if t == "?" else t.upper().strip("[]")
             if lab != "?" and not self.ts.has(lab):
                 self.fault(
-                    "TILE_NOT_IN_TILE_SET", f"rack {''.join(ev.rack)}: {t!r} is not a tile of {self.ts.name}", ev, kind="error"
+                    "TILE_NOT_IN_TILE_SET",
+                    f"rack {''.join(ev.rack or ())}: {t!r} is not a tile of {self.ts.name}",
+                    ev,
+                    kind="error",
                 )
             self.rack_labels[t] = lab  # only tiles of the set are remembered
         return lab
@@ -585,6 +598,7 @@ class Replayer:
         position = self.before() if self.analyze else None
         try:
             if ev.row is not None and ev.word:
+                assert ev.col is not None and ev.across is not None  # a play's start square and direction
                 score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
             else:  # an event made without a start square or tiles: its coordinate and word as text
                 score, used, words, text = self.play_text(ev)
@@ -604,7 +618,7 @@ class Replayer:
             if kept is None:
                 self.fault(
                     "PLAYED_TILES_NOT_IN_RACK",
-                    f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack)}",
+                    f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack or ())}",
                     ev,
                 )
                 kept = list(rack)
@@ -718,13 +732,9 @@ class Replayer:
 
             self.folded = folded_tiles(self.ts, self.bundle.alphabet, manifest_fold(self.bundle))
         codes = position if isinstance(position, bytes) else None
-        if codes is not None and self.analyzer is None:
-            from gamecore.best import GameAnalyzer
-
-            self.analyzer = GameAnalyzer(self.bundle, self.rules)
         # the best play forms no word shorter than min_word_length: gamecore.best keeps that rule
         if self.folded:
-            board = position if codes is None else self.analyzer.board(codes)
+            board = position if codes is None else self.game_analyzer().board(codes)
             if any(t in self.folded for t in rack) or any(
                 t is not None and t.label in self.folded for row in board.squares for t in row
             ):
@@ -733,10 +743,18 @@ class Replayer:
                 got = best_plays_folded(board, rack, self.bundle, self.rules, 1)
                 return got[0] if got else None
         if codes is not None:
-            return self.analyzer.best(codes, rack)
+            return self.game_analyzer().best(codes, rack)
         from gamecore.best import best_play
 
         return best_play(position, rack, self.bundle, self.rules)
+
+    def game_analyzer(self) -> GameAnalyzer:
+        """The game's analyzer, made at its first use."""
+        if self.analyzer is None:
+            from gamecore.best import GameAnalyzer
+
+            self.analyzer = GameAnalyzer(self.bundle, self.rules)
+        return self.analyzer
 
     def turn_equity(self, ev: Event, kind: str, rack, position, *, score=0, kept=None, placed=0, text=None) -> dict | None:
         """``--analyze --leaves``: the turn's equity values (:class:`pipelines.replay.equity.EquityAnalysis`),
@@ -746,12 +764,8 @@ class Replayer:
         p = ev.player
         others = [q for q in range(self.n) if q != p]
         if isinstance(position, bytes):
-            if self.analyzer is None:
-                from gamecore.best import GameAnalyzer
-
-                self.analyzer = GameAnalyzer(self.bundle, self.rules)
             empty = not position.strip(b"\0")
-            board = self.analyzer.board(position)
+            board = self.game_analyzer().board(position)
         else:
             board, empty = position, position.is_empty()
         return self.equity.turn(
@@ -915,7 +929,7 @@ class Replayer:
         if self.equity is not None and rack is not None and ev.tiles is not None:
             eq = self.turn_equity(ev, "exchange", rack, position, kept=_take(rack, tiles))
         if rack is not None and ev.tiles is not None and _take(rack, tiles) is None:
-            self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack)}", ev)
+            self.fault("EXCHANGE_NOT_IN_RACK", f"exchanges {''.join(ev.tiles)}, not all on the rack {''.join(ev.rack or ())}", ev)
         n = len(tiles) if ev.tiles is not None else (ev.count or 0)
         # the rule set's minimum (WESPA, Netskrafl: 7); whatever it is, the tiles drawn come from
         # the bag: never more than it holds, never from an empty bag (the Slovenian Scrabble article: "draws as many
@@ -951,6 +965,7 @@ class Replayer:
                 "END_GAME_EVENT_BEFORE_GAME_END", f"end-of-game rack points for {self.nick(p)} but nobody has gone out", ev
             )
         elif p != self.out_player:
+            assert self.out_player is not None  # the game is over by going out
             self.fault(
                 "GAME_EVENT_OFF_TURN", f"end-of-game rack points to {self.nick(p)}, but {self.nick(self.out_player)} went out", ev
             )
@@ -985,7 +1000,7 @@ class Replayer:
         if ev.rack is not None and sorted(tiles) != sorted(t if t == "?" else t.upper() for t in ev.rack):
             self.fault(
                 "END_RACK_PENALTY_MISMATCH",
-                f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack)}",
+                f"penalty tiles ({''.join(ev.tiles or [])}) differ from the rack {''.join(ev.rack or ())}",
                 ev,
             )
         v = _value(self.ts, tiles, self.rules)
@@ -1444,7 +1459,7 @@ def _winner(game: Game, rules, scores: list[int], before: list[int] | None = Non
 
 
 def error_row(base: dict, exc: GameLogError) -> dict:
-    row = {c: None for c in GAME_COLUMNS}
+    row: dict[str, Any] = {c: None for c in GAME_COLUMNS}
     row.update(base)
     where = f" (line {exc.line})" if exc.line is not None else ""
     row.update({"status": "error", "error": f"{exc.code}: {exc.detail}{where}"})

@@ -122,6 +122,7 @@ def run_replay_dataset(
                 replay_on_cluster(cluster, files, opts, run, progress=tq)
         else:
             if database:
+                assert runs_iter is not None  # the database source's runs
                 batches = (
                     pooled_runs(runs_iter, opts, workers, pools)
                     if pools is not None

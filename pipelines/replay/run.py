@@ -32,7 +32,7 @@ from collections import deque
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from gamecore.errors import UsageError
 from gamecore.gamelog import GameLogError
@@ -40,6 +40,10 @@ from gamecore.gamelog import GameLogError
 from .game import GameResult, error_row, replay_game
 from .read import collect_game_files, read_game_file
 from .tables import LISTED, UNREAD, GcgExporter, TableBatch, TableWriter, to_batch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 @dataclass
@@ -166,7 +170,7 @@ def replay_file(path, opts: ReplayOptions) -> GameResult:
         )
 
 
-def replay_run(files: list[str], opts: ReplayOptions) -> TableBatch:
+def replay_run(files: Sequence[str | tuple[str, dict]], opts: ReplayOptions) -> TableBatch:
     """Replay a run of files and convert their rows to Arrow (what a worker does per task)."""
     return to_batch([replay_file(f, opts) for f in files], opts.columns)
 
@@ -277,7 +281,7 @@ class WorkerPool:
 
     def __init__(self, workers: int):
         self.workers = workers
-        self.pool = None
+        self.pool: ProcessPoolExecutor | None = None
 
     def start(self) -> None:
         """Start the workers now (``fork``: they get the parent's heap as it is now)."""
@@ -338,7 +342,9 @@ def _concat(parts: list[TableBatch]) -> TableBatch:
     return TableBatch(g, m, [e for p in parts for e in p.events], [t for p in parts for t in p.gcg], sum(p.unread for p in parts))
 
 
-def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: WorkerPool | None = None) -> Iterator[TableBatch]:
+def replay_runs(
+    files: list[str], opts: ReplayOptions, workers: int = 1, pools: WorkerPool | None = None
+) -> Generator[TableBatch, None, None]:
     """Yield the :class:`TableBatch` of each run of files, in input order.
 
     With ``workers`` > 1: a process pool (``fork`` where available), the lexicon loaded once in the
@@ -357,7 +363,7 @@ def replay_runs(files: list[str], opts: ReplayOptions, workers: int = 1, pools: 
     yield from pooled_runs(iter(runs), opts, workers, pools or WorkerPool(min(workers, len(runs))))
 
 
-def pooled_runs(runs: Iterator[list], opts: ReplayOptions, workers: int, pools: WorkerPool) -> Iterator[TableBatch]:
+def pooled_runs(runs: Iterator[list], opts: ReplayOptions, workers: int, pools: WorkerPool) -> Generator[TableBatch, None, None]:
     """Yield the :class:`TableBatch` of each run of ``runs`` (an iterator, consumed as the window
     frees: a database cursor is read as the work goes), in order, replayed by ``pools``; at most
     ``4 × workers`` runs in flight. A run whose worker died is replayed again item by item."""
@@ -514,7 +520,7 @@ def run_replay(
         if not paths_apart(exp, out):
             raise UsageError(f"--export-gcg {export_dir}: must be apart from --out {out_dir} (each is a whole output)")
     opts.export = export_dir is not None
-    summary = {
+    summary: dict[str, Any] = {
         "games": 0,
         "ok": 0,
         "mismatch": 0,

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -232,7 +232,7 @@ def _convert_errors() -> tuple:
     return _CONVERT_ERRORS
 
 
-def _arrays(results: list[GameResult], analyze: bool):
+def _arrays(results: list[GameResult], analyze: bool | str):
     """The games and moves record batches of ``results``. Raises on a value that does not fit."""
     import pyarrow as pa
 
@@ -247,7 +247,7 @@ def _arrays(results: list[GameResult], analyze: bool):
     return games, moves
 
 
-def _unfit(result: GameResult, analyze: bool) -> str:
+def _unfit(result: GameResult, analyze: bool | str) -> str:
     """Why ``result`` cannot be written (the first column whose value does not fit), or ``""``."""
     import pyarrow as pa
 
@@ -283,7 +283,7 @@ def _reason(exc: BaseException, type_) -> str:
 
 def _unfit_row(result: GameResult, reason: str) -> GameResult:
     """The ``error`` row that replaces a result whose values do not fit the tables."""
-    row = {c: None for c in GAME_COLUMNS}
+    row: dict[str, Any] = {c: None for c in GAME_COLUMNS}
     file = result.game_row.get("file")
     fmt = result.game_row.get("format")
     row["file"] = _printable(file) if isinstance(file, str) else None
@@ -294,7 +294,7 @@ def _unfit_row(result: GameResult, reason: str) -> GameResult:
     return type(result)(row)
 
 
-def to_batch(results: list[GameResult], analyze: bool = False) -> TableBatch:
+def to_batch(results: list[GameResult], analyze: bool | str = False) -> TableBatch:
     """Convert a run of results to a :class:`TableBatch`. A result with a value that does not fit
     its column (int32 score, a string that is not valid Unicode, a value of the wrong type) is
     replaced by an ``error`` row ``TABLE_VALUE_INVALID: games.score1 = … does not fit …`` and its
@@ -318,7 +318,7 @@ class TableWriter:
     sizes, so the files' bytes depend only on the rows. Call :meth:`close` to finish the files
     (on an error, do not: the caller's stage folder is discarded)."""
 
-    def __init__(self, folder: str | Path, analyze: bool = False, group_games: int = GROUP_GAMES):
+    def __init__(self, folder: str | Path, analyze: bool | str = False, group_games: int = GROUP_GAMES):
         import pyarrow.parquet as pq
 
         self.game_schema, self.move_schema = schemas(analyze)
@@ -395,7 +395,7 @@ class GcgExporter:
             self.count += 1
 
 
-def write_tables(results: list[GameResult], out_dir: str | Path, analyze: bool = False) -> None:
+def write_tables(results: list[GameResult], out_dir: str | Path, analyze: bool | str = False) -> None:
     """Write ``games.parquet`` and ``moves.parquet`` of ``results`` as the whole output folder
     ``out_dir`` (:func:`pipelines.atomic.output_dir`, command ``replay``).
 
