@@ -13,9 +13,9 @@ start-up is left out. Printed: both rates and the ratio ours / MAGPIE's.
 Agreement (``SIM_POSITIONS=N``, default 0): N midgame positions of the GCG games of
 ``../shared/corpora/gcg`` (of each game's positions with 20 or more tiles in the bag and the rack
 known: first the middle one of every game, then those a quarter and three quarters in, then the
-eighths, …, a position already taken once), each run to a tight stop by both (ours: 10 candidates,
-at most ``SIM_OURS_ITERATIONS`` iterations each, default 2,000, the early stop of
-gamecore.simulation; MAGPIE: ``-scondition 99`` with at most ``SIM_MAGPIE_ITERATIONS``, default
+eighths, …; a position once, however its log orders the rack's tiles), each run to a tight stop by
+both (ours: 10 candidates, at most ``SIM_OURS_ITERATIONS`` iterations each, default 2,000, the early
+stop of gamecore.simulation; MAGPIE: ``-scondition 99`` with at most ``SIM_MAGPIE_ITERATIONS``, default
 40,000); printed: how many have the same top play, and for each that differs whether the two tops
 are within the noise: in our run, the mean advantage of our top over MAGPIE's on the draws both
 ran, in standard errors of that paired difference (below 2.576: not told apart at 99 %), and in
@@ -154,18 +154,18 @@ def _move_text(ranked) -> str:
     return f"exch {''.join(ranked.exchanged)}".upper()
 
 
-def paired_z(a, b) -> float:
-    """The mean advantage of candidate ``a`` over ``b`` on the iterations both ran (the same draws),
-    in standard errors of that paired difference."""
+def paired_z(a, b) -> tuple[int, float, float]:
+    """The iterations both candidates ran (the same draws), the mean advantage of ``a`` over ``b``
+    on them (points) and that advantage in standard errors of the paired difference."""
     import math
 
     n = min(len(a.values), len(b.values))
     if n < 2:
-        return float("nan")
+        return n, float("nan"), float("nan")
     d = [x - y for x, y in zip(a.values[:n], b.values[:n], strict=True)]
     mean = sum(d) / n
     var = max(sum(x * x for x in d) - n * mean * mean, 0) / (n - 1)
-    return mean / math.sqrt(var / n) if var else float("inf")
+    return n, mean / 1000, mean / math.sqrt(var / n) if var else float("inf")
 
 
 def midgame_positions(limit: int) -> list[str]:
@@ -183,8 +183,8 @@ def midgame_positions(limit: int) -> list[str]:
             f = Fraction(num, denominator)
             for here in games:
                 text = here[int(len(here) * f)]
-                if text not in seen:
-                    seen.add(text)
+                if _canonical(text) not in seen:
+                    seen.add(_canonical(text))
                     out.append(text)
                 if len(out) >= limit:
                     return out
@@ -198,6 +198,7 @@ def _midgame_games() -> list[list[str]]:
     from gamecore.errors import SkraflError
 
     out: list[list[str]] = []
+    keys: list[list[str]] = []
     for f in sorted((SHARED / "corpora" / "gcg").glob("*.gcg")):
         here = []
         try:
@@ -212,9 +213,18 @@ def _midgame_games() -> list[list[str]]:
                 here.append(f"{pos.board.cgp_rows()} {''.join(pos.rack)}/ {s[pos.mover]}/{s[1 - pos.mover]} 0")
         except SkraflError:
             continue
-        if here and here not in out:  # (the corpus repeats games)
+        key = [_canonical(t) for t in here]
+        if here and key not in keys:  # (the corpus repeats games, some with the rack's tiles in another order)
+            keys.append(key)
             out.append(here)
     return out
+
+
+def _canonical(cgp: str) -> str:
+    """A CGP position with its rack's tiles sorted (the same position however the log spells the rack)."""
+    f = cgp.split(" ")
+    rack, _, opp = f[1].partition("/")
+    return " ".join([f[0], "".join(sorted(rack)) + "/" + opp, *f[2:]])
 
 
 def main() -> None:
@@ -310,8 +320,8 @@ def main() -> None:
                 b = next((c for c in r.candidates if _move_text(c.ranked) == theirs_top), None)
                 a = r.candidates[0]
                 if b is not None:
-                    z = paired_z(a, b)
-                    line += f" | ours: {a.mean:.2f} v {b.mean:.2f} ({b.iterations} it.), {z:.2f} s.e."
+                    n, diff, z = paired_z(a, b)
+                    line += f" | ours: {a.mean:.2f} v {b.mean:.2f}; on the {n} it. both ran {diff:+.2f}, {z:.2f} s.e."
                 else:
                     line += " | ours: MAGPIE's top not among our candidates"
                 mrow = next((x for x in rows if x["move"].upper() == mine), None)
