@@ -7,7 +7,7 @@
 /* Follows tiles[0..n) (in reverse order when rev) down the graph from the sibling list *list: 1
  * when the path is there, *list then the child list after it and *node the node of its last tile
  * (unchanged when n == 0); 0 when it leaves the graph. */
-static inline int follow(uint32_t *list, uint32_t *node, const uint8_t *tiles, int n, int rev) {
+static inline int follow(Search *S, uint32_t *list, uint32_t *node, const uint8_t *tiles, int n, int rev) {
     for (int k = 0; k < n; k++) {
         if (!*list) return 0;
         uint32_t want = tiles[rev ? n - 1 - k : k] & 63, found = 0;
@@ -33,16 +33,16 @@ static inline int follow(uint32_t *list, uint32_t *node, const uint8_t *tiles, i
  * and rev(left) follows c. (MAGPIE keeps such "extension sets" on its board; these are our own.)
  * Only a necessary condition on the square, so it may be folded into the square's cross-check:
  * the walk then leaves dead letters out at once instead of finding out tiles later. */
-static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int nr) {
+static uint64_t lane_mask(Search *S, const uint8_t *left, int nl, const uint8_t *right, int nr) {
     uint32_t list = N_ARC(KW(1)), node = 0;
-    if (!follow(&list, &node, right, nr, 1) || !list) return 0;
+    if (!follow(S, &list, &node, right, nr, 1) || !list) return 0;
     uint64_t m = 0;
     for (uint32_t j = list;; j++) {
         uint32_t nv = KW(j);
         uint32_t t = N_TILE(nv);
         if (t) {
             uint32_t l2 = N_ARC(nv), n2 = 0;
-            if (follow(&l2, &n2, left, nl, 1)) m |= 1ull << t;
+            if (follow(S, &l2, &n2, left, nl, 1)) m |= 1ull << t;
         }
         if (N_END(nv)) break;
     }
@@ -50,9 +50,9 @@ static uint64_t lane_mask(const uint8_t *left, int nl, const uint8_t *right, int
 }
 
 /* Allowed tiles between the perpendicular tiles before[0..nb) and after[0..na) (DAWG walk). */
-static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after, int na) {
+static uint64_t cross_mask(Search *S, const uint8_t *before, int nb, const uint8_t *after, int na) {
     uint32_t list = N_ARC(KW(0)), node = 0;
-    if (!follow(&list, &node, before, nb, 0) || !list) return 0;
+    if (!follow(S, &list, &node, before, nb, 0) || !list) return 0;
     uint64_t m = 0;
     for (uint32_t j = list;; j++) {
         uint32_t nv = KW(j);
@@ -62,7 +62,7 @@ static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after, 
                 if (N_ACC(nv)) m |= 1ull << t;
             } else {
                 uint32_t l2 = N_ARC(nv), cur = 0;
-                if (follow(&l2, &cur, after, na, 0) && N_ACC(KW(cur))) m |= 1ull << t;
+                if (follow(S, &l2, &cur, after, na, 0) && N_ACC(KW(cur))) m |= 1ull << t;
             }
         }
         if (N_END(nv)) break;
@@ -74,8 +74,8 @@ static uint64_t cross_mask(const uint8_t *before, int nb, const uint8_t *after, 
  * plays down): the tile, and on an empty square the anchor flag, the cross-check, cross-score and
  * whether a perpendicular word is formed. `first`: the board is empty (the start square is the
  * only anchor). */
-void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first, int srow,
-                 int scol, const int *values, const int *bvalues, int r, int c) {
+void square_data(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first,
+                 int srow, int scol, const int *values, const int *bvalues, int r, int c) {
     for (int dir = 0; dir < 2; dir++) {
         int across = dir == 0;
         int nl = across ? R : C, n = across ? C : R;
@@ -109,7 +109,7 @@ void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD
             for (int k = 0; k < na; k++) xs += (after[k] & 64) ? bvalues[after[k] & 63] : values[after[k] & 63];
             L->hasx[p] = 1;
             L->xscore[p] = xs;
-            L->mask[p] = cross_mask(before, nb, after, na);
+            L->mask[p] = cross_mask(S, before, nb, after, na);
         } else {
             L->mask[p] = ~1ull;
         }
@@ -121,27 +121,27 @@ void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD
         for (int k = q + 1; k < p; k++) left[nl2++] = AT(grid, l, k);
         q = p + 1;
         while (q < n && AT(grid, l, q)) right[nr2++] = AT(grid, l, q++);
-        if (L->mask[p] && (nl2 || nr2)) L->mask[p] &= lane_mask(left, nl2, right, nr2);
+        if (L->mask[p] && (nl2 || nr2)) L->mask[p] &= lane_mask(S, left, nl2, right, nr2);
 #undef AT
     }
 }
 
-/* The anchors of both directions into g_anchors, in generator order (plays across by row, then
+/* The anchors of both directions into anchors, in generator order (plays across by row, then
  * down by column; within a lane by square); returns how many. */
-int list_anchors(Lane (*lanes)[MAXD], int R, int C) {
+int list_anchors(Search *S, Lane (*lanes)[MAXD], int R, int C) {
     int na = 0;
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C;
         for (int l = 0; l < nl; l++) {
             for (uint64_t b = lanes[dir][l].abits; b; b &= b - 1)
-                g_anchors[na++] = (Anchor){(uint8_t)dir, (uint8_t)l, (uint8_t)__builtin_ctzll(b), 0};
+                S->anchors[na++] = (Anchor){(uint8_t)dir, (uint8_t)l, (uint8_t)__builtin_ctzll(b), 0};
         }
     }
     return na;
 }
 
 /* Lanes (premiums and square data) of both directions for a whole grid. */
-void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
+void compute_lanes(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
                    uint8_t (*bkg)[MAXD], int R, int C, int first, int srow, int scol, const int *values,
                    const int *bvalues) {
     for (int r = 0; r < R; r++) lanes[0][r].abits = 0; /* (the lanes may hold a larger board's) */
@@ -150,7 +150,7 @@ void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MA
         for (int c = 0; c < C; c++) {
             lanes[0][r].lm[c] = lanes[1][c].lm[r] = lmg[r][c];
             lanes[0][r].wm[c] = lanes[1][c].wm[r] = wmg[r][c];
-            square_data(lanes, grid, bkg, R, C, first, srow, scol, values, bvalues, r, c);
+            square_data(S, lanes, grid, bkg, R, C, first, srow, scol, values, bvalues, r, c);
         }
 }
 

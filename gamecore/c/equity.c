@@ -24,6 +24,8 @@ static int exch_cmp(const void *x, const void *y) {
  * most `max_gone` tiles; see
  * gamecore.movegen.Position.equity. */
 PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
+    Search *S = pos_search(P);
+    if (!S) return NULL;
     static char *kwlist[] = {"rack_counts", "blanks",     "leaves",      "klv_tiles", "bag",   "outplay",
                              "vowels",      "pen_across", "pen_down",    "exchanges", "limit", "prune",
                              "tiles",       "play_type",  "bingo_index", "max_gone",  NULL};
@@ -35,15 +37,16 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
                                      &kt, &bag, &outplay, &vowels, &pa_o, &pd_o, &nexch, &limit, &prune, &table_o,
                                      &type_o, &bidx_o, &max_gone))
         return NULL;
-    if (g_busy) {
+    if (S->busy) {
         PyBuffer_Release(&kt);
         PyErr_SetString(PyExc_RuntimeError, "equity() called while generate() runs");
         return NULL;
     }
     const LeavesObject *LV = (const LeavesObject *)leaves_o;
-    g_busy = 1;
+    S->busy = 1;
     Gen *g = &g_gen;
     memset(g, 0, sizeof *g);
+    g->s = S;
     PyObject *out = NULL, *plays = NULL, *eqs = NULL, *exl = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;
@@ -60,7 +63,7 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
         goto done;
     }
     const uint8_t *klv = kt.buf;
-    if (bingo_arg(bidx_o, &bb) < 0) goto done;
+    if (bingo_arg(S, bidx_o, &bb) < 0) goto done;
     memcpy(g->values, P->values, sizeof g->values);
     memcpy(g->bvalues, P->bvalues, sizeof g->bvalues);
     if (rack_arg(g, rack_o, blanks) < 0) goto done;
@@ -189,10 +192,10 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     g->eq_vowels = (uint64_t)vowels;
     g->bingo = P->bingo;
     g->bingo_tiles = P->bingo_tiles;
-    pos_use_kwg(P);
-    g_L = P->lanes;
-    g_G = P->grid;
-    int nanchors = list_anchors(P->lanes, P->R, P->C);
+    pos_use_kwg(S, P);
+    S->L = P->lanes;
+    S->G = P->grid;
+    int nanchors = list_anchors(S, P->lanes, P->R, P->C);
     SearchArgs sa = {.limit = limit,
                      .sorted = 1,
                      .prune = prune,
@@ -206,7 +209,7 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     Py_ssize_t np = PyList_GET_SIZE(plays);
     if (!(eqs = PyList_New(np))) goto done;
     for (Py_ssize_t i = 0; i < np; i++) {
-        PyObject *v = PyLong_FromLong((int32_t)(uint32_t)g_moves[i].key);
+        PyObject *v = PyLong_FromLong((int32_t)(uint32_t)S->moves[i].key);
         if (!v) goto done;
         PyList_SET_ITEM(eqs, i, v);
     }
@@ -234,12 +237,12 @@ done:
     Py_XDECREF(plays);
     Py_XDECREF(eqs);
     Py_XDECREF(exl);
-    g_L = g_lanes;
-    g_G = g_grid;
+    S->L = S->lanes;
+    S->G = S->grid;
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
-    g_bidx = NULL;
+    S->bidx = NULL;
     PyBuffer_Release(&kt);
-    g_busy = 0;
+    S->busy = 0;
     return out;
 }

@@ -753,13 +753,12 @@ __attribute__((optimize("O3"))) PyObject *py_check_kwg(PyObject *Py_UNUSED(self)
     Py_buffer kb;
     int wide = 0;
     if (!PyArg_ParseTuple(args, "y*|p", &kb, &wide)) return NULL;
-    g_wide = wide;
     const uint32_t *k = kb.buf;
     size_t n = (size_t)kb.len / 4;
     const char *err = NULL;
     if (kb.len % 4) err = "size is not a multiple of 4 bytes";
     else if (n < 2) err = "fewer than 2 nodes";
-    else if (!N_END(k[n - 1])) err = "the last node does not end a sibling list";
+    else if (!(wide ? (k[n - 1] & 0x40u) : (k[n - 1] & IS_END))) err = "the last node does not end a sibling list";
     else {
         /* max-reductions (vectorised by the compiler): a 30 MB lexicon checks in a few ms */
         uint32_t max_arc = 0, max_tile = 0;

@@ -135,6 +135,7 @@ static int generate_args(PyObject *args, PyObject *kw, GenerateArgs *a) {
 }
 
 static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
+    Search *S = &g_search;
     GenerateArgs a;
     if (generate_args(args, kw, &a) < 0) return NULL;
     Py_buffer *kb = &a.kwg, bb = {0};
@@ -149,41 +150,42 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject
     PyObject *out = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;
-    if (g_busy) {
+    if (S->busy) {
         PyBuffer_Release(kb);
         PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
         return NULL;
     }
-    g_busy = 1;
+    S->busy = 1;
     memset(g, 0, sizeof *g);
-    g_L = g_lanes;
-    g_G = g_grid;
-    if (bingo_arg(bidx_o, &bb) < 0) goto fail;
+    g->s = S;
+    S->L = S->lanes;
+    S->G = S->grid;
+    if (bingo_arg(S, bidx_o, &bb) < 0) goto fail;
     size_t nnodes = (size_t)kb->len / 4;
     /* our writer's rule unless told: Node24 only beyond 2^22 nodes */
-    g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
-    g_nnodes = nnodes;
-    g_kwg = (const uint32_t *)kb->buf;
+    S->wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    S->nnodes = nnodes;
+    S->kwg = (const uint32_t *)kb->buf;
     if (nnodes < 2) {
         PyErr_SetString(PyExc_ValueError, "KWG too small");
         goto fail;
     }
     int R = -1, C = -1;
-    if (read_grid(grid_o, &R, &C, g_grid, 127, "grid") < 0) goto fail;
+    if (read_grid(grid_o, &R, &C, S->grid, 127, "grid") < 0) goto fail;
     if (read_grid(lm_o, &R, &C, lmg, 255, "letter multipliers") < 0) goto fail;
     if (read_grid(wm_o, &R, &C, wmg, 255, "word multipliers") < 0) goto fail;
     memset(bkg, 0, sizeof bkg);
     if (blocked_o != Py_None && read_grid(blocked_o, &R, &C, bkg, 1, "blocked") < 0) goto fail;
-    if (N_ARC(g_kwg[0]) >= nnodes || N_ARC(g_kwg[1]) >= nnodes) {
+    if (N_ARC(S->kwg[0]) >= nnodes || N_ARC(S->kwg[1]) >= nnodes) {
         PyErr_SetString(PyExc_ValueError, "not a KWG");
         goto fail;
     }
     int tiles = 0;
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++)
-            if (g_grid[r][c]) {
-                if ((g_grid[r][c] & 63) == 0) {
-                    PyErr_Format(PyExc_ValueError, "grid: bad value %d", g_grid[r][c]);
+            if (S->grid[r][c]) {
+                if ((S->grid[r][c] & 63) == 0) {
+                    PyErr_Format(PyExc_ValueError, "grid: bad value %d", S->grid[r][c]);
                     goto fail;
                 }
                 tiles++;
@@ -203,8 +205,8 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject
         PyErr_SetString(PyExc_ValueError, "start square outside the board");
         goto fail;
     }
-    compute_lanes(g_lanes, g_grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
-    int nanchors = list_anchors(g_lanes, R, C);
+    compute_lanes(S, S->lanes, S->grid, lmg, wmg, bkg, R, C, first, srow, scol, g->values, g->bvalues);
+    int nanchors = list_anchors(S, S->lanes, R, C);
     SearchArgs sa = {.limit = limit,
                      .sorted = sorted_out,
                      .prune = prune,
@@ -216,19 +218,20 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject
 fail:
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
-    g_bidx = NULL;
+    S->bidx = NULL;
     PyBuffer_Release(kb);
-    g_busy = 0;
+    S->busy = 0;
     return out;
 }
 
 static PyObject *py_last_stats(PyObject *Py_UNUSED(self), PyObject *args) {
+    const Search *S = g_last_search ? g_last_search : &g_search;
     int detail = 0;
     if (!PyArg_ParseTuple(args, "|p", &detail)) return NULL;
-    if (!detail) return Py_BuildValue("llll", g_st_anchors, g_st_searched, g_st_recorded, g_st_calls);
+    if (!detail) return Py_BuildValue("llll", S->st_anchors, S->st_searched, S->st_recorded, S->st_calls);
     PyObject *l = PyList_New(0);
-    for (long i = 0; l && i < g_nsteps; i++) {
-        const Step *A = &g_steps[i];
+    for (long i = 0; l && i < S->nsteps; i++) {
+        const Step *A = &S->steps[i];
         PyObject *t = Py_BuildValue("iiiiiiil", A->dir, A->lane, A->pos, A->s, A->e, A->bound, A->best, A->work);
         if (!t || PyList_Append(l, t) < 0) {
             Py_XDECREF(t);
@@ -270,6 +273,7 @@ static struct PyModuleDef moduledef = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&moduledef);
+    search_init(&g_search);
     if (!m) return NULL;
     for (int i = 0; i < 256; i++)
         if (!(g_ints[i] = PyLong_FromLong(i))) return NULL;

@@ -28,51 +28,44 @@
 
 #include "native.h"
 
-/* Node fields for both layouts: Node22 (docs/MOVEGEN.md §1 standard) and Node24 (tile bits 0-5, is_end bit 6,
- * accepts bit 7, arc bits 8-31; written only when a lexicon has more than 2^22 nodes). */
-int g_wide;
+/* The search state of the module's generate() (a Position has its own), and the state of the last
+ * search anywhere (for last_stats()). */
+Search g_search;
+Search *g_last_search;
 
-/* Node i, bounds-checked: past the end reads as a childless last sibling, so a damaged file can
- * give wrong words but never a read outside the buffer (Kwg.load does not scan the whole file). */
-size_t g_nnodes;
+/* A search state before its first search (the rest starts at zero). */
+void search_init(Search *S) {
+    S->L = S->lanes;
+    S->G = S->grid;
+    S->fmL = -1;
+}
 
-const uint32_t *g_kwg;
+/* A new search state (a Position's), or NULL when out of memory. Its megabytes are mapped, not
+ * written: the pages come zeroed when first used, so a Position costs little until it searches. */
+Search *search_new(void) {
+    void *p = mmap(NULL, sizeof(Search), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    search_init(p);
+    return p;
+}
 
-/* for the anchor being searched: g_rmax[s][e] = the best bound of a span [s, e'] with e' >= e,
- * g_leftmax[s] = the best bound of a span starting at s or left of it, g_leftopen[s] the same over
- * the spans that go on past the tiles right of the anchor (that have a right part, see walk.h) */
-int g_rmax[MAXD][MAXD + 1];
-
-int g_leftmax[MAXD], g_leftopen[MAXD];
-
-/* and for a left part that has placed squares pos..a and goes on left (left_tables): a bound on
- * its plays without a right part that follows the tiles still on the rack, see left_ok */
-static int g_lW[MAXD + 1], g_lF[MAXD + 1], g_lB[MAXD + 1][MAXD + 1], g_lHi[MAXD + 1], g_lLo[MAXD + 1];
-
-static int g_lready; /* the tables are made for the anchor being searched (made when first needed) */
-
-/* the rack at the anchor's start: its letters by value, best first (0: a blank, at the most it can
- * score), the values of its tiles, best first, and the letters it can put down */
-static int g_ordt[MAX_TILE + 2], g_ordv[MAX_TILE + 2], g_nord, g_lx[MAXD], g_nlx;
-
-static uint64_t g_lusable;
-
-/* and for the right part of a play (squares p.. after its left part is placed), over every end:
- * the largest word multiplier still to come, the largest (main-word points to come) x (its word
- * multiplier), the largest cross-word points to come, and which numbers of new tiles can end it.
- * g_dW[p] < 0: no play can go on to square p. */
-int g_dW[MAXD + 1], g_dMW[MAXD + 1], g_dX[MAXD + 1];
-
-uint64_t g_dK[MAXD + 1];
+/* A search state of search_new() and its buffers. */
+void search_delete(Search *S) {
+    free(S->moves);
+    free(S->tmp);
+    free(S->pool);
+    munmap(S, sizeof(Search));
+}
 
 /* Whether a play whose squares up to p-1 are placed (main_sum, wmul, xsum, nplaced so far) can
  * still score at least the K-th best when it goes on to square p. */
 static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum, int nplaced) {
-    if (g_dW[p] < 0) return 0;
+    Search *S = g->s;
+    if (S->dW[p] < 0) return 0;
     int k = g->bingo_tiles - nplaced; /* new tiles still needed for the bingo bonus */
-    int reach = k <= 0 || (k < 64 && (g_dK[p] >> k));
+    int reach = k <= 0 || (k < 64 && (S->dK[p] >> k));
     if (g->part == 2 && !reach) return 0; /* looking for bingos only: none on this way */
-    int b = wmul * (main_sum * g_dW[p] + g_dMW[p]) + xsum + g_dX[p] + (reach && g->part != 1 ? g->bingo : 0);
+    int b = wmul * (main_sum * S->dW[p] + S->dMW[p]) + xsum + S->dX[p] + (reach && g->part != 1 ? g->bingo : 0);
     if (g->eq_on && b >= 0) { /* (equity) less what a leave of the tiles still kept lacks of the best term */
         b += g->eq_adjge[nplaced];
         if (b < 0) b = 0;
@@ -82,37 +75,40 @@ static inline int right_ok(const Gen *g, int p, int main_sum, int wmul, int xsum
 
 /* (pruning) the rack's order for left_ok, at the start of an anchor's search. */
 static void left_order(const Gen *g) {
+    Search *S = g->s;
     int bmax = -1; /* a blank scores at most its best letter (of those it may stand for) */
     if (g->blanks > 0)
         for (uint64_t m = g->blank_ok & ~1ull; m; m &= m - 1)
             if (g->bvalues[__builtin_ctzll(m)] > bmax) bmax = g->bvalues[__builtin_ctzll(m)];
-    g_nord = 0;
+    S->nord = 0;
     for (uint64_t m = g->rackmask | (bmax >= 0 ? 1 : 0); m; m &= m - 1) {
-        int t = __builtin_ctzll(m), v = t ? g->values[t] : bmax, j = g_nord++;
-        while (j > 0 && g_ordv[j - 1] < v) {
-            g_ordt[j] = g_ordt[j - 1];
-            g_ordv[j] = g_ordv[j - 1];
+        int t = __builtin_ctzll(m), v = t ? g->values[t] : bmax, j = S->nord++;
+        while (j > 0 && S->ordv[j - 1] < v) {
+            S->ordt[j] = S->ordt[j - 1];
+            S->ordv[j] = S->ordv[j - 1];
             j--;
         }
-        g_ordt[j] = t;
-        g_ordv[j] = v;
+        S->ordt[j] = t;
+        S->ordv[j] = v;
     }
-    g_nlx = 0;
-    for (int o = 0; o < g_nord; o++)
-        for (int c = g_ordt[o] ? g->rack[g_ordt[o]] : g->blanks; c > 0 && g_nlx < MAXD; c--) g_lx[g_nlx++] = g_ordv[o];
-    g_lusable = g->blanks > 0 ? ~1ull : g->rackmask;
-    g_lready = 0;
+    S->nlx = 0;
+    for (int o = 0; o < S->nord; o++)
+        for (int c = S->ordt[o] ? g->rack[S->ordt[o]] : g->blanks; c > 0 && S->nlx < MAXD; c--)
+            S->lx[S->nlx++] = S->ordv[o];
+    S->lusable = g->blanks > 0 ? ~1ull : g->rackmask;
+    S->lready = 0;
 }
 
-/* (pruning) g_lW, g_lF, g_lB, g_lHi, g_lLo for the left parts of the anchor being searched (see
+/* (pruning) lW, lF, lB, lHi, lLo for the left parts of the anchor being searched (see
  * left_ok): for each pos, over the starts s < pos of the plays that end at the tiles right of it. */
 static void left_tables(const Gen *g) {
+    Search *S = g->s;
     int a = g->anchor_pos;
-    for (int p = 0; p <= a; p++) g_lW[p] = -1;
+    for (int p = 0; p <= a; p++) S->lW[p] = -1;
     int wmul = 1, np = 0; /* of the squares pos..a */
     for (int pos = a; pos >= 1; pos--) {
         if (!g->tiles[pos]) {
-            if (pos < a && (g->anchor[pos] || !(g->mask[pos] & g_lusable))) break;
+            if (pos < a && (g->anchor[pos] || !(g->mask[pos] & S->lusable))) break;
             wmul *= g->wm[pos];
             np++;
         }
@@ -126,7 +122,7 @@ static void left_tables(const Gen *g) {
             if (bt) {
                 board += (bt & 64) ? g->bvalues[bt & 63] : g->values[bt & 63];
             } else {
-                if (g->anchor[s] || !(g->mask[s] & g_lusable) || k == R || np + k == g->max_placed) break;
+                if (g->anchor[s] || !(g->mask[s] & S->lusable) || k == R || np + k == g->max_placed) break;
                 int l = g->lm[s], w = g->wm[s];
                 lm[k] = l;
                 xw[k] = g->hasx[s] ? l * w : 0;
@@ -162,17 +158,17 @@ static void left_tables(const Gen *g) {
             }
         }
         if (mW < 0) continue;
-        g_lW[pos] = mW;
-        g_lF[pos] = mF;
-        g_lHi[pos] = g_lLo[pos] = 0;
+        S->lW[pos] = mW;
+        S->lF[pos] = mF;
+        S->lHi[pos] = S->lLo[pos] = 0;
         for (int i = 0; i < R; i++) {
             int d = B[i + 1] - B[i];
-            g_lHi[pos] += (i < g_nlx ? g_lx[i] : 0) * d;
-            g_lLo[pos] += (i + np < g_nlx ? g_lx[i + np] : 0) * d;
+            S->lHi[pos] += (i < S->nlx ? S->lx[i] : 0) * d;
+            S->lLo[pos] += (i + np < S->nlx ? S->lx[i + np] : 0) * d;
         }
-        memcpy(g_lB[pos], B, (R + 1) * sizeof(int));
+        memcpy(S->lB[pos], B, (R + 1) * sizeof(int));
     }
-    g_lready = 1;
+    S->lready = 1;
 }
 
 /* (pruning) Whether a left part that has placed squares pos..a (main_sum, xsum so far; one tile on
@@ -183,62 +179,32 @@ static void left_tables(const Gen *g) {
  * r_0 >= r_1 >= ... >= r_{R-1} (none placed further on is worth more) that is at most
  * sum_i eff_i r_i (rearrangement) = sum_j (r_{j-1} - r_j) E_j (E_j = eff_0 + ... + eff_{j-1},
  * E_j = E_k past k, r_R = 0) <= sum_j (r_{j-1} - r_j) B_j = sum_i r_i (B_{i+1} - B_i), B_j = the
- * largest E_j over the starts s (g_lB[pos][j]). So b = main_sum * (the largest W) + (the largest
+ * largest E_j over the starts s (lB[pos][j]). So b = main_sum * (the largest W) + (the largest
  * rest: board tiles, cross words' board tiles, bingo) + xsum + sum_i r_i (B_{i+1} - B_i), added up
  * a letter at a time (its c tiles are r_i .. r_{i+c-1}, of one value v: v (B_{i+c} - B_i)). Unlike
  * the span bounds it follows the tiles the part has used: a left part that placed the rack's best
- * tiles cannot place them again. The sum lies between g_lLo[pos] and g_lHi[pos] (the rack's values
+ * tiles cannot place them again. The sum lies between lLo[pos] and lHi[pos] (the rack's values
  * x_0 >= x_1 >= ...: x_{i+m} <= r_i <= x_i, m the tiles placed) and is added up only when those do
  * not settle it. */
 static inline int left_ok(const Gen *g, int pos, int main_sum, int xsum, int nplaced) {
-    if (!g_lready) left_tables(g);
-    if (g_lW[pos] < 0) return 0;
-    int b = main_sum * g_lW[pos] + g_lF[pos] + xsum, i = 0;
+    Search *S = g->s;
+    if (!S->lready) left_tables(g);
+    if (S->lW[pos] < 0) return 0;
+    int b = main_sum * S->lW[pos] + S->lF[pos] + xsum, i = 0;
     /* (equity) less what the leaves of the tiles still kept lack of the best term (as right_ok: a
      * bound not below 0 stays so, and the threshold is 0 or more) */
     int thr = g->eq_on && g->thr > 0 ? g->thr - g->eq_adjge[nplaced] : g->thr;
-    if (b + g_lLo[pos] >= thr) return 1;
-    if (b + g_lHi[pos] < thr) return 0;
-    const int *B = g_lB[pos];
-    for (int o = 0; o < g_nord; o++) {
-        int t = g_ordt[o], j = i + (t ? g->rack[t] : g->blanks);
+    if (b + S->lLo[pos] >= thr) return 1;
+    if (b + S->lHi[pos] < thr) return 0;
+    const int *B = S->lB[pos];
+    for (int o = 0; o < S->nord; o++) {
+        int t = S->ordt[o], j = i + (t ? g->rack[t] : g->blanks);
         if (j > MAXD) j = MAXD; /* (the tiles left are as many as the table's entries) */
-        b += g_ordv[o] * (B[j] - B[i]);
+        b += S->ordv[o] * (B[j] - B[i]);
         i = j;
     }
     return b >= thr;
 }
-
-int g_busy; /* generate() is running (the buffers below are in use) */
-
-Move *g_moves, *g_tmp;
-
-size_t g_nmoves, g_capmoves, g_captmp;
-
-uint8_t *g_pool;
-
-size_t g_npool, g_cappool;
-
-Lane g_lanes[2][MAXD];
-
-Lane (*g_L)[MAXD] = g_lanes; /* the lanes searched: g_lanes, or a Position's */
-
-Anchor g_anchors[2 * MAXD * MAXD];
-
-uint8_t g_grid[MAXD][MAXD];
-
-uint8_t (*g_G)[MAXD] = g_grid; /* the grid searched: g_grid, or a Position's */
-
-/* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
-long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
-
-static long g_calls; /* search calls (work done) of the step at hand */
-
-Step g_steps[2 * MAXD * MAXD];
-
-long g_nsteps;
-
-static int g_cur_best;
 
 static void heap_push(Gen *g, int s) {
     int i = g->nheap++;
@@ -284,6 +250,7 @@ static inline int eq_threshold(const Gen *g) {
 }
 
 static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum, int nplaced) {
+    Search *S = g->s;
     int len = end - start + 1;
     if (len < 2 || nplaced < g->min_placed) return;
     if (g->dedupe_single && nplaced == 1) {
@@ -291,7 +258,7 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
             if (g->placed[i] && g->hasx[i]) return;
     }
     int score = main_sum * wmul + xsum + (nplaced >= g->bingo_tiles ? g->bingo : 0);
-    if (score > g_cur_best) g_cur_best = score;
+    if (score > S->cur_best) S->cur_best = score;
     int val = score; /* what the top K are chosen by: the score, or the equity */
     if (g->eq_on) {
         int idx = g->eq_full, pen = 0;
@@ -316,15 +283,15 @@ static void record(Gen *g, int start, int end, int main_sum, int wmul, int xsum,
             if (g->nheap == g->limit) g->thr = g->eq_on ? eq_threshold(g) : g->heap[0];
         }
     }
-    if ((g_nmoves == g_capmoves && grow((void **)&g_moves, &g_capmoves, g_nmoves + 1, sizeof(Move)) < 0) ||
-        (g_npool + len > g_cappool && grow((void **)&g_pool, &g_cappool, g_npool + len, 1) < 0)) {
+    if ((S->nmoves == S->capmoves && grow((void **)&S->moves, &S->capmoves, S->nmoves + 1, sizeof(Move)) < 0) ||
+        (S->npool + len > S->cappool && grow((void **)&S->pool, &S->cappool, S->npool + len, 1) < 0)) {
         g->error = 1;
         return;
     }
-    Move *m = &g_moves[g_nmoves++];
-    uint8_t *w = g_pool + g_npool;
-    m->off = (uint32_t)g_npool;
-    g_npool += len;
+    Move *m = &S->moves[S->nmoves++];
+    uint8_t *w = S->pool + S->npool;
+    m->off = (uint32_t)S->npool;
+    S->npool += len;
     for (int i = start; i <= end; i++) w[i - start] = g->tiles[i] ? g->tiles[i] : g->placed[i];
     m->score = score;
     m->row = (uint8_t)(g->across ? g->lane : start);
@@ -359,25 +326,9 @@ void first_place(Gen *g, const uint8_t *w, int len) {
     }
 }
 
-/* (pruning, the first move) A word of length L whose letter values sorted best first are x_i
- * scores at most sum_i x_i M_L[i] (+ the bingo), M_L[i] = the best over the starts covering the
- * start square of W_s * (the i-th largest letter premium of the start's squares) (rearrangement
- * inequality). With x_i <= T_i (the rack's i-th best value, a blank counted at its best) that is
- * at most g_fMmin[L] * (the word's value sum) + g_fE[L], g_fMmin[L] = M_L[L-1] and
- * g_fE[L] = sum_i (M_L[i] - g_fMmin[L]) * T_i (NEG_BOUND when no start fits L letters). */
-int g_fMmin[MAXD + 1], g_fE[MAXD + 1];
-
-/* The multipliers M_L of the lane set (the anchor at g->anchor_pos) for L <= g_fmL, kept between
- * calls: they depend only on the lane's premiums and blocked squares and the anchor, which the
- * key below holds (a first move is asked for on the same lane again and again). */
-static int g_fM[MAXD + 1][MAXD], g_fmL = -1, g_fmn, g_fma;
-
-static uint8_t g_fok[MAXD + 1]; /* some start fits L letters */
-
-static uint8_t g_fmkey[3][MAXD];
-
-/* g_fMmin and g_fE for the lane set, rv[0..nrv) = the rack's values best first. */
+/* fMmin and fE for the lane set, rv[0..nrv) = the rack's values best first. */
 static void first_tables(const Gen *g, const int *rv, int nrv) {
+    Search *S = g->s;
     int a = g->anchor_pos, n = g->n, Lmax = n < nrv ? n : nrv; /* (no word is longer than the rack) */
     uint8_t key[3][MAXD];
     for (int p = 0; p < n; p++) {
@@ -385,12 +336,12 @@ static void first_tables(const Gen *g, const int *rv, int nrv) {
         key[1][p] = g->wm[p];
         key[2][p] = g->mask[p] != 0;
     }
-    if (g_fmL < Lmax || g_fmn != n || g_fma != a || memcmp(key[0], g_fmkey[0], n) || memcmp(key[1], g_fmkey[1], n) ||
-        memcmp(key[2], g_fmkey[2], n)) {
+    if (S->fmL < Lmax || S->fmn != n || S->fma != a || memcmp(key[0], S->fmkey[0], n) ||
+        memcmp(key[1], S->fmkey[1], n) || memcmp(key[2], S->fmkey[2], n)) {
         for (int L = 1; L <= Lmax; L++) {
-            int *M = g_fM[L];
+            int *M = S->fM[L];
             for (int i = 0; i < L; i++) M[i] = 0;
-            g_fok[L] = 0;
+            S->fok[L] = 0;
             for (int s = a - L + 1 > 0 ? a - L + 1 : 0; s <= a && s + L <= n; s++) {
                 int lm[MAXD], W = 1, k;
                 for (k = 0; k < L && g->mask[s + k]; k++) {
@@ -403,21 +354,21 @@ static void first_tables(const Gen *g, const int *rv, int nrv) {
                     W *= g->wm[s + k];
                 }
                 if (k < L) continue; /* a blocked square */
-                g_fok[L] = 1;
+                S->fok[L] = 1;
                 for (int i = 0; i < L; i++)
                     if (W * lm[i] > M[i]) M[i] = W * lm[i];
             }
         }
-        g_fmL = Lmax;
-        g_fmn = n;
-        g_fma = a;
-        memcpy(g_fmkey, key, sizeof key);
+        S->fmL = Lmax;
+        S->fmn = n;
+        S->fma = a;
+        memcpy(S->fmkey, key, sizeof key);
     }
     for (int L = 1; L <= Lmax; L++) {
-        const int *M = g_fM[L];
-        g_fMmin[L] = M[L - 1];
-        g_fE[L] = g_fok[L] ? 0 : NEG_BOUND;
-        for (int i = 0; g_fok[L] && i < L; i++) g_fE[L] += (M[i] - M[L - 1]) * rv[i];
+        const int *M = S->fM[L];
+        S->fMmin[L] = M[L - 1];
+        S->fE[L] = S->fok[L] ? 0 : NEG_BOUND;
+        for (int i = 0; S->fok[L] && i < L; i++) S->fE[L] += (M[i] - M[L - 1]) * rv[i];
     }
 }
 
@@ -433,16 +384,18 @@ static void first_tables(const Gen *g, const int *rv, int nrv) {
 #undef WALK
 
 static void gen(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
-    if (g_wide) gen_24(g, pos, list, start, main_sum, wmul, xsum, nplaced);
+    Search *S = g->s;
+    if (S->wide) gen_24(g, pos, list, start, main_sum, wmul, xsum, nplaced);
     else gen_22(g, pos, list, start, main_sum, wmul, xsum, nplaced);
 }
 
 static void first_words(Gen *g, uint32_t root, uint8_t *w) {
+    Search *S = g->s;
     if (g->prune_in) {
-        if (g_wide) first_words_ordered_24(g, root, w);
+        if (S->wide) first_words_ordered_24(g, root, w);
         else first_words_ordered_22(g, root, w);
     } else {
-        if (g_wide) first_words_24(g, root, w, 0, 0);
+        if (S->wide) first_words_24(g, root, w, 0, 0);
         else first_words_22(g, root, w, 0, 0);
     }
 }
@@ -462,33 +415,33 @@ static void walk_anchor(Gen *g, int a, uint32_t groot) {
 /* then the letters (bytes order, a prefix first) -- best.py's order. A 64-bit key holds all    */
 /* but the letters after the third; equal keys are few and compared in full.                    */
 
-static int move_cmp(const Move *a, const Move *b) {
+static int move_cmp(Search *S, const Move *a, const Move *b) {
     if (a->score != b->score) return a->score > b->score ? -1 : 1;
     if (a->placed != b->placed) return a->placed < b->placed ? -1 : 1;
     if (a->row != b->row) return a->row < b->row ? -1 : 1;
     if (a->col != b->col) return a->col < b->col ? -1 : 1;
     if (a->across != b->across) return a->across > b->across ? -1 : 1;
     int n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(g_pool + a->off, g_pool + b->off, n);
+    int c = memcmp(S->pool + a->off, S->pool + b->off, n);
     if (c) return c;
     return (int)a->len - (int)b->len;
 }
 
-static int move_qcmp(const void *a, const void *b) { return move_cmp(a, b); }
+static int move_qcmp(const void *a, const void *b, void *S) { return move_cmp(S, a, b); }
 
 /* (equity) equity descending, then the order of move_cmp (gamecore.equity.rank's order). */
-static int move_eq_qcmp(const void *x, const void *y) {
+static int move_eq_qcmp(const void *x, const void *y, void *S) {
     const Move *a = x, *b = y;
     int32_t ea = (int32_t)(uint32_t)a->key, eb = (int32_t)(uint32_t)b->key;
     if (ea != eb) return ea > eb ? -1 : 1;
-    return move_cmp(a, b);
+    return move_cmp(S, a, b);
 }
 
-static void insertion_sort(Move *a, size_t n) {
+static void insertion_sort(Search *S, Move *a, size_t n) {
     for (size_t i = 1; i < n; i++) {
         Move x = a[i];
         size_t j = i;
-        while (j > 0 && move_cmp(&a[j - 1], &x) > 0) {
+        while (j > 0 && move_cmp(S, &a[j - 1], &x) > 0) {
             a[j] = a[j - 1];
             j--;
         }
@@ -496,30 +449,30 @@ static void insertion_sort(Move *a, size_t n) {
     }
 }
 
-/* Sort g_moves[0..n); -1 when out of memory. */
-static int sort_moves(size_t n) {
+/* Sort moves[0..n); -1 when out of memory. */
+static int sort_moves(Search *S, size_t n) {
     if (n < 2) return 0;
     int keyed = n >= 256;
     for (size_t i = 0; keyed && i < n; i++) {
-        Move *m = &g_moves[i];
+        Move *m = &S->moves[i];
         if (m->score < 0 || m->score > 0xFFFFFF || m->placed > 63 || m->row > 63 || m->col > 63) {
             keyed = 0;
             break;
         }
-        const uint8_t *w = g_pool + m->off;
+        const uint8_t *w = S->pool + m->off;
         m->key = ((uint64_t)(0xFFFFFF - m->score) << 40) | ((uint64_t)m->placed << 34) | ((uint64_t)m->row << 28) |
                  ((uint64_t)m->col << 22) | ((uint64_t)!m->across << 21) | ((uint64_t)(w[0] & 127) << 14) |
                  ((uint64_t)(w[1] & 127) << 7) | (m->len > 2 ? (uint64_t)(w[2] & 127) : 0);
     }
     if (!keyed) {
-        qsort(g_moves, n, sizeof(Move), move_qcmp);
+        qsort_r(S->moves, n, sizeof(Move), move_qcmp, S);
         return 0;
     }
-    if (grow((void **)&g_tmp, &g_captmp, n, sizeof(Move)) < 0) return -1;
-    Move *src = g_moves, *dst = g_tmp;
+    if (grow((void **)&S->tmp, &S->captmp, n, sizeof(Move)) < 0) return -1;
+    Move *src = S->moves, *dst = S->tmp;
     /* the counts of all eight digits in one pass over the plays */
-    static size_t counts[8][256];
-    memset(counts, 0, sizeof counts);
+    size_t (*counts)[256] = S->radix_counts;
+    memset(S->radix_counts, 0, sizeof S->radix_counts);
     for (size_t i = 0; i < n; i++) {
         uint64_t k = src[i].key;
         for (int d = 0; d < 8; d++) counts[d][(k >> (8 * d)) & 255]++;
@@ -539,11 +492,11 @@ static int sort_moves(size_t n) {
         src = dst;
         dst = t;
     }
-    if (src != g_moves) memcpy(g_moves, src, n * sizeof(Move));
+    if (src != S->moves) memcpy(S->moves, src, n * sizeof(Move));
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && g_moves[j].key == g_moves[i].key) j++;
-        if (j - i > 1) insertion_sort(g_moves + i, j - i);
+        while (j < n && S->moves[j].key == S->moves[i].key) j++;
+        if (j - i > 1) insertion_sort(S, S->moves + i, j - i);
         i = j;
     }
     return 0;
@@ -555,7 +508,8 @@ static int sort_moves(size_t n) {
 Gen g_gen;
 
 static void set_lane(Gen *g, int dir, int l, int R, int C) {
-    const Lane *L = &g_L[dir][l];
+    Search *S = g->s;
+    const Lane *L = &S->L[dir][l];
     g->across = dir == 0;
     g->n = dir == 0 ? C : R;
     g->lane = l;
@@ -569,10 +523,12 @@ static void set_lane(Gen *g, int dir, int l, int R, int C) {
     g->wm = L->wm;
 }
 
-/* The search over the anchors in g_anchors (lanes g_L, grid g_G) for the rack in g, and the plays
+/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, and the plays
  * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
  * order. NULL with an exception on failure. */
 PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+    Search *S = g->s;
+    g_last_search = S;
     int limit = args->limit, sorted_out = args->sorted, prune = args->prune, negative = args->negative;
     PyObject **table = args->table;
     PyTypeObject *play_type = args->play_type;
@@ -581,16 +537,16 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
     /* an index made for another graph is not used (its words are not this lexicon's) */
-    if (g_bidx && g_wtab && (g_wnodes != g_nnodes || g_wroots != (g_kwg[0] | (uint64_t)g_kwg[1] << 32)))
-        g_bidx = NULL, g_wtab = NULL;
+    if (S->bidx && S->wtab && (S->wnodes != S->nnodes || S->wroots != (S->kwg[0] | (uint64_t)S->kwg[1] << 32)))
+        S->bidx = NULL, S->wtab = NULL;
     /* The first move on a board symmetric about the start square's diagonal (two anchors, the
      * start square's row and column lanes alike): the plays down are the plays across turned
      * over, found by the same walk in the same order, so only the row is searched and each play
      * recorded is copied down afterwards (every score twice: the K-th best of all is the
      * ceil(K/2)-th best across). */
-    int mirror = !g->eq_on && nanchors == 2 && g_anchors[0].dir == 0 && g_anchors[1].dir == 1 && R == C &&
-                 lanes_mirror(&g_L[0][g_anchors[0].lane], &g_L[1][g_anchors[1].lane], C);
-    int mirror_lane = mirror ? g_anchors[1].lane : 0;
+    int mirror = !g->eq_on && nanchors == 2 && S->anchors[0].dir == 0 && S->anchors[1].dir == 1 && R == C &&
+                 lanes_mirror(&S->L[0][S->anchors[0].lane], &S->L[1][S->anchors[1].lane], C);
+    int mirror_lane = mirror ? S->anchors[1].lane : 0;
     if (mirror) nanchors = 1;
     int keep = mirror && limit > 0 ? (limit + 1) / 2 : limit;
     /* keep only the best `limit` while generating (a heap of their scores) */
@@ -603,43 +559,43 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
             return NULL;
         }
     }
-    take_spare_buffers();
-    g_sub_blank = 0;
-    g_nmoves = g_npool = 0;
-    g_st_anchors = nanchors;
-    g_st_searched = g_st_recorded = g_st_calls = 0;
-    uint32_t groot = N_ARC(g_kwg[1]);
+    take_spare_buffers(S);
+    S->sub_blank = 0;
+    S->nmoves = S->npool = 0;
+    S->st_anchors = nanchors;
+    S->st_searched = S->st_recorded = S->st_calls = 0;
+    uint32_t groot = N_ARC(S->kwg[1]);
     prune = prune && g->limit > 0 && !negative && g->bingo >= 0 && (fits || bounds_fit(g, R, C));
     g->thr = INT32_MIN;
     g->part = g->min_placed = 0;
     g->max_placed = INT32_MAX;
     g->blank_ok = ~0ull;
     int rv[MAXD], nrv = 0;
-    g_nsteps = 0;
+    S->nsteps = 0;
     if (empty_board && sorted_out) {
         /* the first move, sorted: every word of the rack once (first_words) */
-        uint32_t droot = N_ARC(g_kwg[0]);
+        uint32_t droot = N_ARC(S->kwg[0]);
         uint8_t w[MAXD];
         int by_map = 0, ntiles = 0;
         if (prune) {
             nrv = rack_values(g, rv);
             g->thr = 0; /* no play scores below 0 when pruning */
             for (int t = 1; t <= MAX_TILE; t++) ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
-            by_map = g_bidx && g_wtab && g->blanks == 0 && ntiles <= (int)g_wmaxlen && list_subracks(g);
+            by_map = S->bidx && S->wtab && g->blanks == 0 && ntiles <= (int)S->wmaxlen && list_subracks(g);
         }
         for (int i = 0; i < nanchors; i++) {
-            const Anchor *A = &g_anchors[i];
+            const Anchor *A = &S->anchors[i];
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
-            g_calls = 0;
+            S->calls = 0;
             /* the best K: words that cannot make the cut are not placed */
             if (prune) first_tables(g, rv, nrv);
             g->prune_in = prune;
             if (by_map) first_words_map(g, ntiles);
             else first_words(g, droot, w);
             g->prune_in = 0;
-            g_st_searched++;
-            g_st_calls += g_calls;
+            S->st_searched++;
+            S->st_calls += S->calls;
             if (g->error) {
                 PyErr_NoMemory();
                 goto done;
@@ -647,83 +603,83 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
         }
     } else if (prune) {
         /* best bound first; an anchor on top has its bingo spans checked (bingo_letters) and goes
-         * back, then gets the GADDAG search, pruned inside by its span bounds (g_rmax, g_leftmax).
+         * back, then gets the GADDAG search, pruned inside by its span bounds (rmax, leftmax).
          * Stop when the best bound left is below the K-th best score recorded. */
         nrv = rack_values(g, rv);
         g->ntiles = g->blanks;
         for (int t = 1; t <= MAX_TILE; t++) g->ntiles += g->rack[t] > 0 ? g->rack[t] : 0;
         lane_caps(g, R, C);
-        g_nbcache = 0;
-        g_nscache = 0;
-        g_scache_serial++; /* (never 0: the stamps start at 0) */
+        S->nbcache = 0;
+        S->nscache = 0;
+        S->scache_serial++; /* (never 0: the stamps start at 0) */
         /* (equity, a blank on the rack: the plays of its letters only, which keep every blank, are
          * scored from the word map; those that take a blank are bounded apart, see exact_bound) */
-        g_sub_on = g_bidx && g_wtab && (g->blanks == 0 || g->eq_on) && list_subracks(g);
-        g_sub_blank = g_sub_on && g->blanks > 0;
-        g_search_serial++;
-        g_nspool = 0;
-        g_naheap = 0;
+        S->sub_on = S->bidx && S->wtab && (g->blanks == 0 || g->eq_on) && list_subracks(g);
+        S->sub_blank = S->sub_on && g->blanks > 0;
+        S->search_serial++;
+        S->nspool = 0;
+        S->naheap = 0;
         /* A rack that can make a bingo splits each anchor in two (heap entry 2i + p): its plays of
          * fewer than bingo_tiles tiles (p = 0, part 1) and its bingos (p = 1, part 2), each bounded
          * and searched on its own. A bingo span's high bound then no longer sends the anchor's
          * short plays to be searched early, while the threshold is still low, and the bingo search
          * takes a blank only as the letters the bingo index allows. Without an index the two walks
          * would go over the same left parts for little: one search then. */
-        int split = g_bidx && g->bingo > 0 && g->ntiles >= g->bingo_tiles;
+        int split = S->bidx && g->bingo > 0 && g->ntiles >= g->bingo_tiles;
         /* no play scores below 0 (no negative values when pruning): a bound below it, the NEG_BOUND
          * of a span that cannot hold a play, prunes from the start */
         g->thr = 0;
         for (int i = 0; i < nanchors; i++) {
-            Anchor *A = &g_anchors[i];
+            Anchor *A = &S->anchors[i];
             A->searched = 0;
             int n = A->dir == 0 ? C : R, bb = -1;
-            APart *P0 = &g_parts[2 * i], *P1 = &g_parts[2 * i + 1];
-            g_aspan[i][0] = g_nspool;
-            g_spool_rec = 1;
-            P0->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
+            APart *P0 = &S->parts[2 * i], *P1 = &S->parts[2 * i + 1];
+            S->aspan[i][0] = S->nspool;
+            S->spool_rec = 1;
+            P0->bound = span_bounds(g, &S->L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
                                     split ? &bb : NULL, NULL);
-            g_aspan[i][1] = g_spool_rec > 0 ? g_nspool - g_aspan[i][0] : -1;
-            g_spool_rec = 0;
+            S->aspan[i][1] = S->spool_rec > 0 ? S->nspool - S->aspan[i][0] : -1;
+            S->spool_rec = 0;
             /* only bingo spans are checked against the index: nothing to check without one */
-            P0->checked = (split && !g_sub_on) || g_bidx == NULL;
-            if (P0->bound >= 0) aheap_push(2 * i);
+            P0->checked = (split && !S->sub_on) || S->bidx == NULL;
+            if (P0->bound >= 0) aheap_push(S, 2 * i);
             if (split) {
                 P1->bound = bb;
                 P1->bs = P1->be = -1;
-                P1->checked = g_bidx == NULL;
-                if (bb >= 0) aheap_push(2 * i + 1);
+                P1->checked = S->bidx == NULL;
+                if (bb >= 0) aheap_push(S, 2 * i + 1);
             }
         }
-        while (g_naheap) {
-            int x = g_aheap[0];
-            APart *P = &g_parts[x];
-            Anchor *A = &g_anchors[x >> 1];
+        while (S->naheap) {
+            int x = S->aheap[0];
+            APart *P = &S->parts[x];
+            Anchor *A = &S->anchors[x >> 1];
             int part = split ? 1 + (x & 1) : 0;
             if (g->nheap == g->limit && P->bound < g->thr) break;
-            aheap_pop();
+            aheap_pop(S);
             int n = A->dir == 0 ? C : R;
             if (!P->checked) {
                 P->checked = 1;
-                g_exkey = g_search_serial << 16 | (uint64_t)(x >> 1);
-                if (g_aspan[x >> 1][1] >= 0)
-                    P->bound = pool_bounds(g, &g_L[A->dir][A->lane], x >> 1, part, &P->bs, &P->be);
+                S->exkey = S->search_serial << 16 | (uint64_t)(x >> 1);
+                if (S->aspan[x >> 1][1] >= 0)
+                    P->bound = pool_bounds(g, &S->L[A->dir][A->lane], x >> 1, part, &P->bs, &P->be);
                 else
-                    P->bound = span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be,
+                    P->bound = span_bounds(g, &S->L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 1, part, &P->bs, &P->be,
                                            NULL, NULL);
-                if (P->bound >= 0) aheap_push(x);
+                if (P->bound >= 0) aheap_push(S, x);
                 continue;
             }
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
-            g_calls = 0;
-            g_cur_best = -1;
+            S->calls = 0;
+            S->cur_best = -1;
             /* the bingos' blanks: only the letters some word of the spans left takes */
             uint64_t blank_ok = 0;
-            g_exkey = g_search_serial << 16 | (uint64_t)(x >> 1);
-            span_bounds(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, part, &P->bs, &P->be, NULL,
+            S->exkey = S->search_serial << 16 | (uint64_t)(x >> 1);
+            span_bounds(g, &S->L[A->dir][A->lane], n, A->pos, rv, nrv, 1, 1, part, &P->bs, &P->be, NULL,
                         part == 2 ? &blank_ok : NULL);
             g->blank_ok = part == 2 ? blank_ok : ~0ull;
-            right_tables(g, &g_L[A->dir][A->lane], n, A->pos, rv, nrv);
+            right_tables(g, &S->L[A->dir][A->lane], n, A->pos, rv, nrv);
             left_order(g);
             g->prune_in = 1;
             g->part = part;
@@ -733,12 +689,12 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
             g->prune_in = g->part = g->min_placed = 0;
             g->max_placed = INT32_MAX;
             g->blank_ok = ~0ull;
-            g_st_searched += !A->searched;
+            S->st_searched += !A->searched;
             A->searched = 1;
-            g_st_calls += g_calls;
-            if (g_nsteps < 2 * MAXD * MAXD) {
-                Step *st = &g_steps[g_nsteps++];
-                *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, g_cur_best, g_calls};
+            S->st_calls += S->calls;
+            if (S->nsteps < 2 * MAXD * MAXD) {
+                Step *st = &S->steps[S->nsteps++];
+                *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, S->cur_best, S->calls};
             }
             if (g->error) {
                 PyErr_NoMemory();
@@ -747,57 +703,57 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
         }
     } else {
         for (int i = 0; i < nanchors; i++) {
-            const Anchor *A = &g_anchors[i];
+            const Anchor *A = &S->anchors[i];
             set_lane(g, A->dir, A->lane, R, C);
             g->anchor_pos = A->pos;
-            g_calls = 0;
+            S->calls = 0;
             walk_anchor(g, A->pos, groot);
-            g_st_searched++;
-            g_st_calls += g_calls;
+            S->st_searched++;
+            S->st_calls += S->calls;
             if (g->error) {
                 PyErr_NoMemory();
                 goto done;
             }
         }
     }
-    g_st_recorded = (long)(mirror ? 2 * g_nmoves : g_nmoves);
+    S->st_recorded = (long)(mirror ? 2 * S->nmoves : S->nmoves);
     if (g->limit && g->nheap == g->limit) {
         /* a play below the K-th best score recorded is in no top K: drop those (most of the plays
          * recorded on the way up to the final threshold) before they are copied and sorted */
         size_t k = 0;
-        for (size_t i = 0; i < g_nmoves; i++)
-            if ((g->eq_on ? (int32_t)(uint32_t)g_moves[i].key : g_moves[i].score) >= g->heap[0])
-                g_moves[k++] = g_moves[i];
-        g_nmoves = k;
+        for (size_t i = 0; i < S->nmoves; i++)
+            if ((g->eq_on ? (int32_t)(uint32_t)S->moves[i].key : S->moves[i].score) >= g->heap[0])
+                S->moves[k++] = S->moves[i];
+        S->nmoves = k;
     }
     if (mirror) {
-        size_t n0 = g_nmoves;
-        if (grow((void **)&g_moves, &g_capmoves, 2 * n0, sizeof(Move)) < 0) {
+        size_t n0 = S->nmoves;
+        if (grow((void **)&S->moves, &S->capmoves, 2 * n0, sizeof(Move)) < 0) {
             PyErr_NoMemory();
             goto done;
         }
         for (size_t i = 0; i < n0; i++) {
-            Move m = g_moves[i];
+            Move m = S->moves[i];
             m.across = 0;
-            m.row = g_moves[i].col;
+            m.row = S->moves[i].col;
             m.col = (uint8_t)mirror_lane;
-            g_moves[n0 + i] = m;
+            S->moves[n0 + i] = m;
         }
-        g_nmoves = 2 * n0;
+        S->nmoves = 2 * n0;
     }
-    size_t nout = g_nmoves;
+    size_t nout = S->nmoves;
     if (sorted_out && g->eq_on) {
-        qsort(g_moves, g_nmoves, sizeof(Move), move_eq_qcmp);
+        qsort_r(S->moves, S->nmoves, sizeof(Move), move_eq_qcmp, S);
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     } else if (sorted_out) {
-        if (sort_moves(g_nmoves) < 0) {
+        if (sort_moves(S, S->nmoves) < 0) {
             PyErr_NoMemory();
             goto done;
         }
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     }
     if (lazy && !play_type) {
-        out = move_list_take(nout);
+        out = move_list_take(S, nout);
         goto done;
     }
     out = PyList_New((Py_ssize_t)nout);
@@ -806,7 +762,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
      * off again and again, each pass walking every tuple made so far (none of them can be garbage) */
     int gc_was = PyGC_Disable();
     for (size_t i = 0; i < nout; i++) {
-        PyObject *o = play_type ? scored_play(&g_moves[i], play_type, table) : raw_move(&g_moves[i]);
+        PyObject *o = play_type ? scored_play(S, &S->moves[i], play_type, table) : raw_move(S, &S->moves[i]);
         if (!o) {
             Py_CLEAR(out);
             break;

@@ -53,7 +53,7 @@ static PyObject *raw_move_in(const Move *m, const uint8_t *pool) {
     return o;
 }
 
-PyObject *raw_move(const Move *m) { return raw_move_in(m, g_pool); }
+PyObject *raw_move(Search *S, const Move *m) { return raw_move_in(m, S->pool); }
 
 /* A gamecore.play.ScoredPlay (a NamedTuple: row, col, across, word, new, score, tiles_placed,
  * words): word from the tile table (one shared Tile per letter byte), new = the square was empty. */
@@ -102,7 +102,7 @@ void newcache_clear(void) {
     g_nwordents = 0;
 }
 
-static PyObject *new_flags(const Move *m) {
+static PyObject *new_flags(Search *S, const Move *m) {
     uint32_t key = 1u + ((uint32_t)m->row | (uint32_t)m->col << 6 | (uint32_t)m->across << 12 | (uint32_t)m->len << 13);
     uint32_t h = (key * 2654435761u) >> 20; /* 12 bits */
     for (int probe = 0; probe < 8; probe++, h = (h + 1) & (NEWCACHE - 1)) {
@@ -116,7 +116,7 @@ static PyObject *new_flags(const Move *m) {
     if (!t) return NULL;
     for (int i = 0; i < m->len; i++) {
         int rr = m->across ? m->row : m->row + i, cc = m->across ? m->col + i : m->col;
-        PyObject *b = g_G[rr][cc] == 0 ? Py_True : Py_False;
+        PyObject *b = S->G[rr][cc] == 0 ? Py_True : Py_False;
         Py_INCREF(b);
         PyTuple_SET_ITEM(t, i, b);
     }
@@ -129,8 +129,8 @@ static PyObject *new_flags(const Move *m) {
     return t;
 }
 
-static PyObject *word_tuple(const Move *m, PyObject **table) {
-    const uint8_t *w = g_pool + m->off;
+static PyObject *word_tuple(Search *S, const Move *m, PyObject **table) {
+    const uint8_t *w = S->pool + m->off;
     uint32_t h = 2166136261u;
     for (int i = 0; i < m->len; i++) h = (h ^ w[i]) * 16777619u;
     uint32_t tag = h | 1u, i = (h ^ (h >> 16)) & (WORDSLOTS - 1);
@@ -139,7 +139,7 @@ static PyObject *word_tuple(const Move *m, PyObject **table) {
         if (!t) break;
         if (t == tag) {
             WordEntry *e = &g_wordents[g_wordent[i]];
-            if (e->len == m->len && memcmp(g_pool + e->off, w, m->len) == 0) {
+            if (e->len == m->len && memcmp(S->pool + e->off, w, m->len) == 0) {
                 Py_INCREF(e->tup);
                 return e->tup;
             }
@@ -165,10 +165,10 @@ static PyObject *word_tuple(const Move *m, PyObject **table) {
     return t;
 }
 
-PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table) {
+PyObject *scored_play(Search *S, const Move *m, PyTypeObject *type, PyObject **table) {
     PyObject *o = type->tp_alloc(type, 8);
     if (!o) return NULL;
-    PyObject *word = word_tuple(m, table), *isnew = new_flags(m);
+    PyObject *word = word_tuple(S, m, table), *isnew = new_flags(S, m);
     PyObject *r = small_int(m->row), *c = small_int(m->col), *s = small_int(m->score);
     PyObject *t = small_int(m->placed), *words = g_empty;
     PyObject *a = m->across ? Py_True : Py_False;
@@ -195,6 +195,12 @@ PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table) {
 /* move list turned into objects only when asked for. It takes over the generator's buffers     */
 /* (no copy) and hands them back for reuse when it goes.                                         */
 
+/* buffers handed back by a MoveList, for the next generation of any search (a free list, used with
+ * the GIL held) */
+static Move *g_spare_moves;
+static uint8_t *g_spare_pool;
+static size_t g_spare_capm, g_spare_capp;
+
 typedef struct {
     PyObject_HEAD
     Move *moves;
@@ -202,23 +208,16 @@ typedef struct {
     size_t n, capm, capp;
 } MoveListObject;
 
-/* buffers handed back by a MoveList, for the next generation */
-static Move *g_spare_moves;
-
-static uint8_t *g_spare_pool;
-
-static size_t g_spare_capm, g_spare_capp;
-
-void take_spare_buffers(void) {
-    if (!g_moves && g_spare_moves) {
-        g_moves = g_spare_moves;
-        g_capmoves = g_spare_capm;
+void take_spare_buffers(Search *S) {
+    if (!S->moves && g_spare_moves) {
+        S->moves = g_spare_moves;
+        S->capmoves = g_spare_capm;
         g_spare_moves = NULL;
         g_spare_capm = 0;
     }
-    if (!g_pool && g_spare_pool) {
-        g_pool = g_spare_pool;
-        g_cappool = g_spare_capp;
+    if (!S->pool && g_spare_pool) {
+        S->pool = g_spare_pool;
+        S->cappool = g_spare_capp;
         g_spare_pool = NULL;
         g_spare_capp = 0;
     }
@@ -297,16 +296,16 @@ PyTypeObject MoveListType = {
 };
 
 /* A MoveList of the first n plays recorded (it takes the buffers). */
-PyObject *move_list_take(size_t n) {
+PyObject *move_list_take(Search *S, size_t n) {
     MoveListObject *L = PyObject_New(MoveListObject, &MoveListType);
     if (!L) return NULL;
-    L->moves = g_moves;
-    L->pool = g_pool;
-    L->capm = g_capmoves;
-    L->capp = g_cappool;
+    L->moves = S->moves;
+    L->pool = S->pool;
+    L->capm = S->capmoves;
+    L->capp = S->cappool;
     L->n = n;
-    g_moves = NULL;
-    g_pool = NULL;
-    g_capmoves = g_cappool = 0;
+    S->moves = NULL;
+    S->pool = NULL;
+    S->capmoves = S->cappool = 0;
     return (PyObject *)L;
 }

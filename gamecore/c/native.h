@@ -18,6 +18,13 @@
  * This header holds what they share: the KWG node fields, the types of the generator, and the
  * state and functions one file defines and another uses. Everything here is hidden from outside the
  * extension (only PyInit__native is exported).
+ *
+ * The state of a search (the graph searched, the plays' buffers, the pruning tables, the word map's
+ * caches, the statistics) is one struct Search: the module's generate() has one (g_search), each
+ * Position its own, and every function of a search reaches it through S (Gen.s), so searches on two
+ * Positions share nothing. What stays global is read-only after start-up or used only with the GIL
+ * held while plays become Python objects (small ints, the word-tuple caches, the MoveList free
+ * list), and last_stats()'s pointer to the last search.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,13 +48,13 @@
 #define MAX_TILE 63
 #define MAX_WORD 255
 #define NATIVE_ABI 6
-/* The fields of a node of the graph being searched, in its layout (g_wide: Node24, see movegen.c), and
+/* The fields of a node of the graph being searched, in its layout (wide: Node24, see movegen.c), and
  * node i read bounds-checked (past the end: a childless last sibling). */
-#define N_TILE(v) (g_wide ? ((v) & 63u) : ((v) >> 24))
-#define N_ARC(v) (g_wide ? ((v) >> 8) : ((v) & ARC_MASK))
-#define N_END(v) (g_wide ? ((v) & 0x40u) : ((v) & IS_END))
-#define N_ACC(v) (g_wide ? ((v) & 0x80u) : ((v) & ACCEPTS))
-#define KW(i) ((size_t)(i) < g_nnodes ? g_kwg[i] : (g_wide ? 0x40u : IS_END))
+#define N_TILE(v) (S->wide ? ((v) & 63u) : ((v) >> 24))
+#define N_ARC(v) (S->wide ? ((v) >> 8) : ((v) & ARC_MASK))
+#define N_END(v) (S->wide ? ((v) & 0x40u) : ((v) & IS_END))
+#define N_ACC(v) (S->wide ? ((v) & 0x80u) : ((v) & ACCEPTS))
+#define KW(i) ((size_t)(i) < S->nnodes ? S->kwg[i] : (S->wide ? 0x40u : IS_END))
 #define MAXD 64
 
 /* Plays are recorded into a buffer of plain structs (kept between calls, grown when needed) and
@@ -55,7 +62,7 @@
 typedef struct {
     uint64_t key;   /* sort key: see move_keys (0 when the slow comparison is needed) */
     int32_t score;
-    uint32_t off;   /* the main word's letters: g_pool[off .. off + len) */
+    uint32_t off;   /* the main word's letters: pool[off .. off + len) */
     uint8_t row, col, across, len, placed;
 } Move;
 
@@ -120,6 +127,7 @@ typedef struct {
     const int32_t *eq_term;
     uint64_t eq_vowels;
     int eq_pen[2][MAXD];
+    struct Search *s; /* the search state (the module's or the Position's) */
 } Gen;
 
 #define NEG_BOUND (-0x3FFFFFFF)
@@ -166,6 +174,7 @@ typedef struct {
     int values[MAX_TILE + 1], bvalues[MAX_TILE + 1];
     uint8_t grid[MAXD][MAXD], bkg[MAXD][MAXD];
     Lane lanes[2][MAXD];
+    struct Search *s; /* its own search state (made by __init__) */
 } PositionObject;
 
 typedef struct {
@@ -175,35 +184,156 @@ typedef struct {
     uint32_t nnodes, nvalues, root;
 } LeavesObject;
 
+#define BCACHE 64
+
+/* (pruning) Sub-rack words. A span with k new squares and board tiles T can hold a play only with
+ * k tiles S of the rack such that S and T are an anagram of a word (the word's multiset hash is
+ * h(S) + h(T)). The rack's distinct sub-multisets (no blank) are listed once per search (sub*,
+ * by size k), the answers per (k, T) kept (g_scache, keyed by a hash as the bingo cache). */
+#define SUBMAX 64
+
+/* (pruning) The spans of each anchor as its first bounding found them (the bound, the span, its
+ * new squares, whether it is a bingo span and its board tiles' hash): the anchor's bounding when
+ * it comes on top reads them instead of walking its spans again (aspan: anchor i's first entry
+ * in spool and how many; -1: not kept, the pool was full). */
+#define SPOOL (1 << 16)
+
+typedef struct {
+    int sum, raw;
+    int16_t s, e, k, bingo;
+    uint64_t base;
+} SpanCand; /* raw: before eq_adjust */
+
+/* The state of a search, kept between calls (buffers, tables, caches; docs/MOVEGEN.md): one for the
+ * module's generate() and one per Position, reached by every function of a search through S (Gen.s). */
+typedef struct Search {
+    /* Node fields for both layouts: Node22 (docs/MOVEGEN.md §1 standard) and Node24 (tile bits 0-5, is_end bit 6,
+     * accepts bit 7, arc bits 8-31; written only when a lexicon has more than 2^22 nodes). */
+    int wide;
+    /* Node i, bounds-checked: past the end reads as a childless last sibling, so a damaged file can
+     * give wrong words but never a read outside the buffer (Kwg.load does not scan the whole file). */
+    size_t nnodes;
+    const uint32_t *kwg;
+    /* for the anchor being searched: rmax[s][e] = the best bound of a span [s, e'] with e' >= e,
+     * leftmax[s] = the best bound of a span starting at s or left of it, leftopen[s] the same over
+     * the spans that go on past the tiles right of the anchor (that have a right part, see walk.h) */
+    int rmax[MAXD][MAXD + 1];
+    int leftmax[MAXD], leftopen[MAXD];
+    /* and for a left part that has placed squares pos..a and goes on left (left_tables): a bound on
+     * its plays without a right part that follows the tiles still on the rack, see left_ok */
+    int lW[MAXD + 1], lF[MAXD + 1], lB[MAXD + 1][MAXD + 1], lHi[MAXD + 1], lLo[MAXD + 1];
+    int lready; /* the tables are made for the anchor being searched (made when first needed) */
+    /* the rack at the anchor's start: its letters by value, best first (0: a blank, at the most it can
+     * score), the values of its tiles, best first, and the letters it can put down */
+    int ordt[MAX_TILE + 2], ordv[MAX_TILE + 2], nord, lx[MAXD], nlx;
+    uint64_t lusable;
+    /* and for the right part of a play (squares p.. after its left part is placed), over every end:
+     * the largest word multiplier still to come, the largest (main-word points to come) x (its word
+     * multiplier), the largest cross-word points to come, and which numbers of new tiles can end it.
+     * dW[p] < 0: no play can go on to square p. */
+    int dW[MAXD + 1], dMW[MAXD + 1], dX[MAXD + 1];
+    uint64_t dK[MAXD + 1];
+    int busy; /* generate() is running (the buffers below are in use) */
+    Move *moves, *tmp;
+    size_t nmoves, capmoves, captmp;
+    uint8_t *pool;
+    size_t npool, cappool;
+    Lane lanes[2][MAXD];
+    Lane (*L)[MAXD]; /* the lanes searched: lanes, or a Position's */
+    Anchor anchors[2 * MAXD * MAXD];
+    uint8_t grid[MAXD][MAXD];
+    uint8_t (*G)[MAXD]; /* the grid searched: grid, or a Position's */
+    /* statistics of the last call (for the bench): anchors, anchors searched, plays recorded */
+    long st_anchors, st_searched, st_recorded, st_calls;
+    long calls; /* search calls (work done) of the step at hand */
+    Step steps[2 * MAXD * MAXD];
+    long nsteps;
+    int cur_best;
+    /* (pruning, the first move) A word of length L whose letter values sorted best first are x_i
+     * scores at most sum_i x_i M_L[i] (+ the bingo), M_L[i] = the best over the starts covering the
+     * start square of W_s * (the i-th largest letter premium of the start's squares) (rearrangement
+     * inequality). With x_i <= T_i (the rack's i-th best value, a blank counted at its best) that is
+     * at most fMmin[L] * (the word's value sum) + fE[L], fMmin[L] = M_L[L-1] and
+     * fE[L] = sum_i (M_L[i] - fMmin[L]) * T_i (NEG_BOUND when no start fits L letters). */
+    int fMmin[MAXD + 1], fE[MAXD + 1];
+    /* The multipliers M_L of the lane set (the anchor at g->anchor_pos) for L <= fmL, kept between
+     * calls: they depend only on the lane's premiums and blocked squares and the anchor, which the
+     * key below holds (a first move is asked for on the same lane again and again). */
+    int fM[MAXD + 1][MAXD], fmL, fmn, fma;
+    uint8_t fok[MAXD + 1]; /* some start fits L letters */
+    uint8_t fmkey[3][MAXD];
+    /* The best bound over the anchor's spans of `part` (see Gen.part: 0 all, 1 fewer than bingo_tiles
+     * new squares, 2 at least that many); with `fill`, also rmax and leftmax for them; *bbest (when
+     * given) = the best bound over the spans of part 2. With `check`, *blank_ok (when given) gathers
+     * the letters a blank can stand for in the bingos of the spans that can still make the cut
+     * (bingo_letters; all when one of them is not checked). With `check` and the word map (sub_on),
+     * a span that can make the cut and is no longer than its words gets its plays' best score
+     * (span_exact) instead of its bound: when bounding (no `fill`), those spans are scored best bound
+     * first while they can raise the best; when filling, all of them once K plays are kept; each
+     * answer is kept for the anchor (exkey). */
+    uint64_t search_serial;
+    SpanCand spool[SPOOL];
+    int nspool, spool_rec; /* spool_rec: span_bounds records its spans */
+    int aspan[2 * MAXD * MAXD][2];
+    APart parts[4 * MAXD * MAXD];
+    /* A max-heap of part indices by bound (ties: the lower index first). */
+    int aheap[4 * MAXD * MAXD], naheap;
+    /* (pruning) Bingo spans. A span with bingo_tiles new squares, when the rack holds exactly that many
+     * tiles, takes the whole rack: it can hold a play only if some word of the lexicon is an anagram
+     * of the rack plus the span's board tiles (a blank: any letter). A bingo index (bingo_index()) holds
+     * a multiset hash of every word of at least bingo_tiles letters: h(word) = sum of Z[tile] mod 2^64,
+     * so equal multisets have equal hashes (a collision can only say "maybe": answers stay exact).
+     * Layout: uint64 words; [0] = largest tile seen (bits 0-7; bit 20: a word map follows, see
+     * wtab), [1] = table size (a power of two), then the open-addressing table (0 = free). Without an
+     * index every bingo span counts. */
+    const uint64_t *bidx;
+    uint64_t bidx_mask, bidx_maxt;
+    /* (pruning) The index's word map (bit 20 of [0] set; after the table: [0] its table size wcap (a
+     * power of two), [1] its pool's bytes, [2] the longest word held, [3] and [4] the graph's node
+     * count and root nodes (an index is used only with its own graph), then wcap multiset hashes (0 =
+     * free, open addressing as above), wcap uint32 offsets into the pool, the pool): every word of 2
+     * to min_len + 1 letters, in groups of one hash: a uint32 count, then per word its length and
+     * tiles. With it (and no blank on the rack) the sub-racks of the rack that make a word with a
+     * span's board tiles are known (subrack_words), a span's plays can be scored word by word
+     * (span_exact) and the first move's words are read from it (first_words_map). */
+    const uint64_t *wtab;
+    const uint32_t *woff;
+    const uint8_t *wpool;
+    uint64_t wmask, wmaxlen, wpoolsize, wnodes, wroots;
+    uint64_t bcache_key[BCACHE];
+    uint64_t bcache_ok[BCACHE];
+    int nbcache;
+    int sub_on, sub_blank; /* sub_blank: see exact_bound */
+    int nsub[SUBK + 1];
+    uint64_t subh[SUBK + 1][SUBMAX];
+    int subP[SUBK + 1][SUBMAX]; /* value sums */
+    uint64_t subt[SUBK + 1][SUBMAX]; /* their tiles, one a byte */
+    uint64_t scache_key[SCACHE], scache_ok[SCACHE], scache_st[SCACHE], scache_serial;
+    int nscache;
+    /* span_exact's answers for the anchor being bounded (exkey: the anchor's key, see span_bounds) */
+    int exv[MAXD][MAXD];
+    uint64_t exst[MAXD][MAXD], exkey;
+    /* The squares already recomputed in this place() or sync() (stamped with touch_serial): the new
+     * tiles of a play share the empty squares at the ends of its line, each recomputed once (on the
+     * final grid, as every time). */
+    uint32_t touched[MAXD][MAXD], touch_serial;
+    /* scratch: the candidate spans of span_bounds and of pool_bounds, the radix sort's digit counts */
+    SpanCand span_cand[MAXD * MAXD], pool_cand[MAXD * MAXD];
+    size_t radix_counts[8][256];
+} Search;
+
 /* kwg_build.c */
 PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args);
 PyObject *py_check_kwg(PyObject *Py_UNUSED(self), PyObject *args);
 PyObject *py_encode_words(PyObject *Py_UNUSED(self), PyObject *args);
 
 /* movegen.c */
-extern int g_wide;
-extern size_t g_nnodes;
-extern const uint32_t *g_kwg;
-extern int g_rmax[MAXD][MAXD + 1];
-extern int g_leftmax[MAXD], g_leftopen[MAXD];
-extern int g_dW[MAXD + 1], g_dMW[MAXD + 1], g_dX[MAXD + 1];
-extern uint64_t g_dK[MAXD + 1];
-extern int g_busy;
-extern Move *g_moves, *g_tmp;
-extern size_t g_nmoves, g_capmoves, g_captmp;
-extern uint8_t *g_pool;
-extern size_t g_npool, g_cappool;
-extern Lane g_lanes[2][MAXD];
-extern Lane (*g_L)[MAXD];
-extern Anchor g_anchors[2 * MAXD * MAXD];
-extern uint8_t g_grid[MAXD][MAXD];
-extern uint8_t (*g_G)[MAXD];
-extern long g_st_anchors, g_st_searched, g_st_recorded, g_st_calls;
-extern Step g_steps[2 * MAXD * MAXD];
-extern long g_nsteps;
+extern Search g_search, *g_last_search;
+void search_init(Search *S);
+Search *search_new(void);
+void search_delete(Search *S);
 int grow(void **p, size_t *cap, size_t need, size_t size);
 void first_place(Gen *g, const uint8_t *w, int len);
-extern int g_fMmin[MAXD + 1], g_fE[MAXD + 1];
 extern Gen g_gen;
 /* How search() looks for plays and what it returns. */
 typedef struct {
@@ -220,63 +350,50 @@ typedef struct {
 PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args);
 
 /* crosscheck.c */
-void square_data(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first, int srow,
-                 int scol, const int *values, const int *bvalues, int r, int c);
-int list_anchors(Lane (*lanes)[MAXD], int R, int C);
-void compute_lanes(Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
+void square_data(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first,
+                 int srow, int scol, const int *values, const int *bvalues, int r, int c);
+int list_anchors(Search *S, Lane (*lanes)[MAXD], int R, int C);
+void compute_lanes(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*lmg)[MAXD], uint8_t (*wmg)[MAXD],
                    uint8_t (*bkg)[MAXD], int R, int C, int first, int srow, int scol, const int *values,
                    const int *bvalues);
 int lanes_mirror(const Lane *a, const Lane *b, int n);
 
 /* prune.c */
 int rack_values(const Gen *g, int *rv);
-extern uint64_t g_search_serial;
-extern int g_nspool, g_spool_rec;
-extern int g_aspan[2 * MAXD * MAXD][2];
 int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill, int check, int part,
                 int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok);
 int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs, int16_t *be);
 void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv);
 void lane_caps(const Gen *g, int R, int C);
-extern APart g_parts[4 * MAXD * MAXD];
-extern int g_aheap[4 * MAXD * MAXD], g_naheap;
-void aheap_push(int x);
-int aheap_pop(void);
+void aheap_push(Search *S, int x);
+int aheap_pop(Search *S);
 int bounds_fit_in(const Lane (*lanes)[MAXD], const int *values, const int *bvalues, int bingo, int R, int C,
                   int any_board);
 int bounds_fit(const Gen *g, int R, int C);
 
 /* wordmap.c */
-extern const uint64_t *g_bidx;
-extern const uint64_t *g_wtab;
-extern uint64_t g_wmask, g_wmaxlen, g_wpoolsize, g_wnodes, g_wroots;
-extern int g_nbcache;
 uint64_t bingo_letters(const Gen *g, uint64_t key);
-extern int g_sub_on, g_sub_blank;
-extern uint64_t g_scache_key[SCACHE], g_scache_ok[SCACHE], g_scache_st[SCACHE], g_scache_serial;
-extern int g_nscache;
 int list_subracks(const Gen *g);
-uint64_t subrack_words(int k, uint64_t base);
+uint64_t subrack_words(Search *S, int k, uint64_t base);
 int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, uint64_t ok);
-extern int g_exv[MAXD][MAXD];
-extern uint64_t g_exst[MAXD][MAXD], g_exkey;
 void first_words_map(Gen *g, int ntiles);
 PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args);
-int bingo_arg(PyObject *bidx_o, Py_buffer *bb);
+int bingo_arg(Search *S, PyObject *bidx_o, Py_buffer *bb);
 
 /* moves.c */
 extern PyTypeObject *RawMoveType;
 extern PyStructSequence_Desc rawmove_desc;
 extern PyObject *g_ints[256], *g_empty;
-PyObject *raw_move(const Move *m);
+PyObject *raw_move(Search *S, const Move *m);
 void newcache_clear(void);
-PyObject *scored_play(const Move *m, PyTypeObject *type, PyObject **table);
-void take_spare_buffers(void);
+PyObject *scored_play(Search *S, const Move *m, PyTypeObject *type, PyObject **table);
+void take_spare_buffers(Search *S);
 extern PyTypeObject MoveListType;
-PyObject *move_list_take(size_t n);
+PyObject *move_list_take(Search *S, size_t n);
 
 /* position.c */
-void pos_use_kwg(PositionObject *P);
+Search *pos_search(PositionObject *P);
+void pos_use_kwg(Search *S, PositionObject *P);
 extern PyTypeObject PositionType;
 
 /* equity.c */

@@ -7,18 +7,33 @@
 /* the grid and both directions' lanes with their cross-checks, updated per play for the squares */
 /* the play can change; generate() then reads only the rack.                                      */
 
-void pos_use_kwg(PositionObject *P) {
-    g_wide = P->wide;
-    g_nnodes = (size_t)P->kb.len / 4;
-    g_kwg = (const uint32_t *)P->kb.buf;
+void pos_use_kwg(Search *S, PositionObject *P) {
+    S->wide = P->wide;
+    S->nnodes = (size_t)P->kb.len / 4;
+    S->kwg = (const uint32_t *)P->kb.buf;
+}
+
+/* The Position's search state; NULL with an exception when it was never initialised. */
+Search *pos_search(PositionObject *P) {
+    if (!P->s) PyErr_SetString(PyExc_RuntimeError, "Position not initialised");
+    return P->s;
 }
 
 static void pos_dealloc(PositionObject *P) {
     if (P->has_kb) PyBuffer_Release(&P->kb);
+    if (P->s) {
+        if (g_last_search == P->s) g_last_search = NULL;
+        search_delete(P->s);
+    }
     Py_TYPE(P)->tp_free((PyObject *)P);
 }
 
 static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
+    if (!P->s && !(P->s = search_new())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Search *S = P->s;
     static char *kwlist[] = {
         "kwg",         "letter_mult", "word_mult", "start_row",          "start_col", "tile_values", "bingo_bonus",
         "bingo_tiles", "blocked",     "node24",    "blank_letter_value", "grid",      NULL};
@@ -28,7 +43,7 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOiiOii|OipO", kwlist, &kb, &lm_o, &wm_o, &P->srow, &P->scol, &val_o,
                                      &P->bingo, &P->bingo_tiles, &blocked_o, &wide, &blv, &grid_o))
         return -1;
-    if (g_busy) {
+    if (S->busy) {
         PyBuffer_Release(&kb);
         PyErr_SetString(PyExc_RuntimeError, "Position() made while generate() runs");
         return -1;
@@ -38,7 +53,7 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
     P->has_kb = 1;
     size_t nnodes = (size_t)kb.len / 4;
     P->wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
-    g_wide = P->wide;
+    S->wide = P->wide;
     if (nnodes < 2 || N_ARC(((const uint32_t *)kb.buf)[0]) >= nnodes ||
         N_ARC(((const uint32_t *)kb.buf)[1]) >= nnodes) {
         PyErr_SetString(PyExc_ValueError, "not a KWG");
@@ -75,48 +90,43 @@ static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
                 }
                 P->tiles_on_board++;
             }
-    pos_use_kwg(P);
-    compute_lanes(P->lanes, P->grid, lmg, wmg, P->bkg, R, C, P->tiles_on_board == 0, P->srow, P->scol, P->values,
+    pos_use_kwg(S, P);
+    compute_lanes(S, P->lanes, P->grid, lmg, wmg, P->bkg, R, C, P->tiles_on_board == 0, P->srow, P->scol, P->values,
                   P->bvalues);
     P->fits = bounds_fit_in(P->lanes, P->values, P->bvalues, P->bingo, R, C, 1);
     return 0;
 }
 
-/* The squares already recomputed in this place() or sync() (stamped with g_touch_serial): the new
- * tiles of a play share the empty squares at the ends of its line, each recomputed once (on the
- * final grid, as every time). */
-static uint32_t g_touched[MAXD][MAXD], g_touch_serial;
-
-static void pos_touch(PositionObject *P, int r, int c) {
-    if (r >= 0 && r < P->R && c >= 0 && c < P->C && g_touched[r][c] != g_touch_serial) {
-        g_touched[r][c] = g_touch_serial;
-        square_data(P->lanes, P->grid, P->bkg, P->R, P->C, 0, P->srow, P->scol, P->values, P->bvalues, r, c);
+static void pos_touch(Search *S, PositionObject *P, int r, int c) {
+    if (r >= 0 && r < P->R && c >= 0 && c < P->C && S->touched[r][c] != S->touch_serial) {
+        S->touched[r][c] = S->touch_serial;
+        square_data(S, P->lanes, P->grid, P->bkg, P->R, P->C, 0, P->srow, P->scol, P->values, P->bvalues, r, c);
     }
 }
 
-static void touch_start(void) {
-    if (++g_touch_serial == 0) { /* (wrapped: stamps of 2^32 calls ago would match) */
-        memset(g_touched, 0, sizeof g_touched);
-        g_touch_serial = 1;
+static void touch_start(Search *S) {
+    if (++S->touch_serial == 0) { /* (wrapped: stamps of 2^32 calls ago would match) */
+        memset(S->touched, 0, sizeof S->touched);
+        S->touch_serial = 1;
     }
 }
 
 /* The lane data around new tile (r, c): its square and the empty squares at both ends of its
  * column's and row's lines of tiles. */
-static void pos_update_around(PositionObject *P, int r, int c) {
-    pos_touch(P, r, c);
+static void pos_update_around(Search *S, PositionObject *P, int r, int c) {
+    pos_touch(S, P, r, c);
     int q = r;
     while (q >= 0 && P->grid[q][c]) q--;
-    pos_touch(P, q, c);
+    pos_touch(S, P, q, c);
     q = r;
     while (q < P->R && P->grid[q][c]) q++;
-    pos_touch(P, q, c);
+    pos_touch(S, P, q, c);
     q = c;
     while (q >= 0 && P->grid[r][q]) q--;
-    pos_touch(P, r, q);
+    pos_touch(S, P, r, q);
     q = c;
     while (q < P->C && P->grid[r][q]) q++;
-    pos_touch(P, r, q);
+    pos_touch(S, P, r, q);
 }
 
 /* place(row, col, across, letters): the play's whole main word (tile numbers, +64 for a blank;
@@ -124,10 +134,12 @@ static void pos_update_around(PositionObject *P, int r, int c) {
  * lane data again: the new tiles, and the empty squares at both ends of the lines of tiles through
  * each new tile (cross-checks, cross-scores, anchors). */
 static PyObject *pos_place(PositionObject *P, PyObject *args) {
+    Search *S = pos_search(P);
+    if (!S) return NULL;
     int row, col, across;
     Py_buffer w;
     if (!PyArg_ParseTuple(args, "iipy*", &row, &col, &across, &w)) return NULL;
-    if (g_busy) {
+    if (S->busy) {
         PyBuffer_Release(&w);
         PyErr_SetString(PyExc_RuntimeError, "place() called while generate() runs");
         return NULL;
@@ -161,16 +173,16 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
         }
     }
     PyBuffer_Release(&w);
-    pos_use_kwg(P);
+    pos_use_kwg(S, P);
     if (was_empty && np) {
         /* the first play: the start square stops being the only anchor */
-        touch_start();
+        touch_start(S);
         for (int r = 0; r < P->R; r++)
-            for (int c = 0; c < P->C; c++) pos_touch(P, r, c);
+            for (int c = 0; c < P->C; c++) pos_touch(S, P, r, c);
         return PyLong_FromLong(np);
     }
-    touch_start();
-    for (int k = 0; k < np; k++) pos_update_around(P, row + dr * placed[k], col + dc * placed[k]);
+    touch_start(S);
+    for (int k = 0; k < np; k++) pos_update_around(S, P, row + dr * placed[k], col + dc * placed[k]);
     return PyLong_FromLong(np);
 }
 
@@ -178,7 +190,9 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
  * tiles added since are placed as by place(); any tile taken off or changed recomputes the whole
  * board. Returns the number of tiles added (-1 after a whole recomputation). */
 static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
-    if (g_busy) {
+    Search *S = pos_search(P);
+    if (!S) return NULL;
+    if (S->busy) {
         PyErr_SetString(PyExc_RuntimeError, "sync() called while generate() runs");
         return NULL;
     }
@@ -210,14 +224,15 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
             else if (!have && v) added++;
             tiles += v != 0;
         }
-    pos_use_kwg(P);
+    pos_use_kwg(S, P);
     int was_empty = P->tiles_on_board == 0;
     if (removed || (was_empty && added)) {
         memcpy(P->grid, ng, sizeof ng);
         P->tiles_on_board = tiles;
         for (int r = 0; r < R; r++)
             for (int c = 0; c < C; c++)
-                square_data(P->lanes, P->grid, P->bkg, R, C, tiles == 0, P->srow, P->scol, P->values, P->bvalues, r, c);
+                square_data(S, P->lanes, P->grid, P->bkg, R, C, tiles == 0, P->srow, P->scol, P->values, P->bvalues, r,
+                            c);
         return PyLong_FromLong(-1);
     }
     static uint16_t news[MAXD * MAXD];
@@ -228,13 +243,15 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
                 P->grid[r][c] = ng[r][c];
                 news[nn++] = (uint16_t)(r * MAXD + c);
             }
-    touch_start();
-    for (int k = 0; k < nn; k++) pos_update_around(P, news[k] / MAXD, news[k] % MAXD);
+    touch_start(S);
+    for (int k = 0; k < nn; k++) pos_update_around(S, P, news[k] / MAXD, news[k] % MAXD);
     P->tiles_on_board = tiles;
     return PyLong_FromLong(added);
 }
 
 static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
+    Search *S = pos_search(P);
+    if (!S) return NULL;
     static char *kwlist[] = {"rack_counts", "blanks",    "limit",       "sorted", "prune",
                              "tiles",       "play_type", "bingo_index", "lazy",   NULL};
     PyObject *rack_o, *table_o = Py_None, *type_o = Py_None, *bidx_o = Py_None;
@@ -242,18 +259,19 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|ippOOOp", kwlist, &rack_o, &blanks, &limit, &sorted_out, &prune,
                                      &table_o, &type_o, &bidx_o, &lazy))
         return NULL;
-    if (g_busy) {
+    if (S->busy) {
         PyErr_SetString(PyExc_RuntimeError, "generate() called again while it runs");
         return NULL;
     }
-    g_busy = 1;
+    S->busy = 1;
     Gen *g = &g_gen;
     memset(g, 0, sizeof *g);
+    g->s = S;
     PyObject *out = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;
     Py_buffer bb = {0};
-    if (bingo_arg(bidx_o, &bb) < 0) goto done;
+    if (bingo_arg(S, bidx_o, &bb) < 0) goto done;
     memcpy(g->values, P->values, sizeof g->values);
     memcpy(g->bvalues, P->bvalues, sizeof g->bvalues);
     if (rack_arg(g, rack_o, blanks) < 0) goto done;
@@ -261,10 +279,10 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
     if (table) sorted_out = 1;
     g->bingo = P->bingo;
     g->bingo_tiles = P->bingo_tiles;
-    pos_use_kwg(P);
-    g_L = P->lanes;
-    g_G = P->grid;
-    int nanchors = list_anchors(P->lanes, P->R, P->C);
+    pos_use_kwg(S, P);
+    S->L = P->lanes;
+    S->G = P->grid;
+    int nanchors = list_anchors(S, P->lanes, P->R, P->C);
     SearchArgs sa = {.limit = limit,
                      .sorted = sorted_out,
                      .prune = prune,
@@ -276,12 +294,12 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
                      .empty_board = P->tiles_on_board == 0};
     out = search(g, P->R, P->C, nanchors, &sa);
 done:
-    g_L = g_lanes;
-    g_G = g_grid;
+    S->L = S->lanes;
+    S->G = S->grid;
     Py_XDECREF(table_seq);
     if (bb.obj) PyBuffer_Release(&bb);
-    g_bidx = NULL;
-    g_busy = 0;
+    S->bidx = NULL;
+    S->busy = 0;
     return out;
 }
 
@@ -289,12 +307,14 @@ done:
  * layout and values), both made on the same KWG and board size: a search that tries plays one after
  * another copies the parent's board in place of taking tiles off (the rows and columns in use only). */
 static PyObject *pos_copy_from(PositionObject *P, PyObject *arg) {
+    Search *S = pos_search(P);
+    if (!S) return NULL;
     if (!PyObject_TypeCheck(arg, Py_TYPE(P))) {
         PyErr_SetString(PyExc_TypeError, "copy_from() takes a Position");
         return NULL;
     }
     PositionObject *O = (PositionObject *)arg;
-    if (g_busy) {
+    if (S->busy) {
         PyErr_SetString(PyExc_RuntimeError, "copy_from() called while generate() runs");
         return NULL;
     }

@@ -43,44 +43,16 @@ int rack_values(const Gen *g, int *rv) {
     return n;
 }
 
-/* The best bound over the anchor's spans of `part` (see Gen.part: 0 all, 1 fewer than bingo_tiles
- * new squares, 2 at least that many); with `fill`, also g_rmax and g_leftmax for them; *bbest (when
- * given) = the best bound over the spans of part 2. With `check`, *blank_ok (when given) gathers
- * the letters a blank can stand for in the bingos of the spans that can still make the cut
- * (bingo_letters; all when one of them is not checked). With `check` and the word map (g_sub_on),
- * a span that can make the cut and is no longer than its words gets its plays' best score
- * (span_exact) instead of its bound: when bounding (no `fill`), those spans are scored best bound
- * first while they can raise the best; when filling, all of them once K plays are kept; each
- * answer is kept for the anchor (g_exkey). */
-uint64_t g_search_serial;
-
-typedef struct {
-    int sum, raw;
-    int16_t s, e, k, bingo;
-    uint64_t base;
-} SpanCand; /* raw: before eq_adjust */
-
-/* (pruning) The spans of each anchor as its first bounding found them (the bound, the span, its
- * new squares, whether it is a bingo span and its board tiles' hash): the anchor's bounding when
- * it comes on top reads them instead of walking its spans again (g_aspan: anchor i's first entry
- * in g_spool and how many; -1: not kept, the pool was full). */
-#define SPOOL (1 << 16)
-
-static SpanCand g_spool[SPOOL];
-
-int g_nspool, g_spool_rec; /* g_spool_rec: span_bounds records its spans */
-
-int g_aspan[2 * MAXD * MAXD][2];
-
-/* The spans of `cand` scored word by word (span_exact, cached in g_exv), best bound first, while
+/* The spans of `cand` scored word by word (span_exact, cached in exv), best bound first, while
  * their bound can still beat `best`: the best of `best` and those at or above the threshold, its
  * span in *bs, *be (span_bounds and pool_bounds). */
 /* A span's bound once its plays have been scored from the word map (ex): at most that score, and
- * at most its bound (sum). With a blank on the rack (equity, g_sub_blank) the word map scores only
+ * at most its bound (sum). With a blank on the rack (equity, sub_blank) the word map scores only
  * the plays of the rack's letters, which keep every blank: those that take a blank are bounded by
  * the span's score bound (raw) less what their leave, a blank short, lacks of the best term. */
 static inline int exact_bound(const Gen *g, int ex, int sum, int raw, int k) {
-    if (!g_sub_blank) return ex < sum ? ex : sum;
+    Search *S = g->s;
+    if (!S->sub_blank) return ex < sum ? ex : sum;
     int bp = raw;
     if (raw >= 0) {
         bp = raw + g->eq_adjnb[k];
@@ -92,6 +64,7 @@ static inline int exact_bound(const Gen *g, int ex, int sum, int raw, int k) {
 
 static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int ncand, int best, int16_t *bs,
                             int16_t *be) {
+    Search *S = g->s;
     for (int i = 1; i < ncand; i++) { /* best bound first */
         SpanCand x = cand[i];
         int j = i;
@@ -103,10 +76,10 @@ static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int nca
     }
     for (int i = 0; i < ncand && cand[i].sum > best; i++) {
         const SpanCand *c = &cand[i];
-        uint64_t ok = subrack_words(c->k, c->base);
+        uint64_t ok = subrack_words(S, c->k, c->base);
         int ex = ok ? span_exact(g, L, c->s, c->e, c->k, c->base, ok) : NEG_BOUND;
-        g_exv[c->s][c->e] = ex;
-        g_exst[c->s][c->e] = g_exkey;
+        S->exv[c->s][c->e] = ex;
+        S->exst[c->s][c->e] = S->exkey;
         int v = exact_bound(g, ex, c->sum, c->raw, c->k);
         if (v >= g->thr && v > best) {
             best = v;
@@ -119,17 +92,18 @@ static int exact_candidates(const Gen *g, const Lane *L, SpanCand *cand, int nca
 
 int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv, int fill, int check, int part,
                 int16_t *bs, int16_t *be, int *bbest, uint64_t *blank_ok) {
+    Search *S = g->s;
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     *bs = *be = -1;
     if (bbest) *bbest = -1;
     if (!(L->mask[a] & usable)) return -1;
     int best = -1, ncand = 0;
     int lm[MAXD], xw[MAXD], eff[MAXD];
-    static SpanCand cand[MAXD * MAXD];
+    SpanCand *cand = S->span_cand;
     if (fill) {
         for (int s = 0; s <= a; s++) {
-            g_leftmax[s] = g_leftopen[s] = NEG_BOUND;
-            for (int e = a; e <= n; e++) g_rmax[s][e] = NEG_BOUND;
+            S->leftmax[s] = S->leftopen[s] = NEG_BOUND;
+            for (int e = a; e <= n; e++) S->rmax[s][e] = NEG_BOUND;
         }
     }
     int lo = a;
@@ -179,19 +153,19 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
             int bingo_span = k >= g->bingo_tiles;
             int raw = sum + board * W + cross + (bingo_span ? g->bingo : 0);
             sum = eq_adjust(g, raw, k);
-            if (g_spool_rec) {
-                if (g_nspool < SPOOL)
-                    g_spool[g_nspool++] =
+            if (S->spool_rec) {
+                if (S->nspool < SPOOL)
+                    S->spool[S->nspool++] =
                         (SpanCand){sum, raw, (int16_t)s, (int16_t)e, (int16_t)k, (int16_t)bingo_span, tb};
-                else g_spool_rec = -1;
+                else S->spool_rec = -1;
             }
             if (part && part != 1 + bingo_span && !(bbest && bingo_span)) continue;
-            if (check && sum >= g->thr && g_sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)g_wmaxlen &&
-                !(g_sub_blank && bingo_span)) {
+            if (check && sum >= g->thr && S->sub_on && k <= g->ntiles && k <= SUBK && e - s + 1 <= (int)S->wmaxlen &&
+                !(S->sub_blank && bingo_span)) {
                 /* the span's plays, word by word (sub-rack words): when they can change the best
                  * bound (or, filling, once K plays are kept), answered once per anchor */
                 int ex;
-                if (!fill && g_exst[s][e] != g_exkey) {
+                if (!fill && S->exst[s][e] != S->exkey) {
                     /* bounding: answered below, best bound first, while they can change it */
                     if (ncand < MAXD * MAXD) {
                         cand[ncand++] =
@@ -199,13 +173,13 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
                         continue;
                     }
                 }
-                if (g_exst[s][e] == g_exkey) {
-                    ex = g_exv[s][e];
+                if (S->exst[s][e] == S->exkey) {
+                    ex = S->exv[s][e];
                 } else if (fill ? g->nheap == g->limit : sum > best) {
-                    uint64_t ok = subrack_words(k, tb);
+                    uint64_t ok = subrack_words(S, k, tb);
                     ex = ok ? span_exact(g, L, s, e, k, tb, ok) : NEG_BOUND;
-                    g_exv[s][e] = ex;
-                    g_exst[s][e] = g_exkey;
+                    S->exv[s][e] = ex;
+                    S->exst[s][e] = S->exkey;
                 } else {
                     ex = sum;
                 }
@@ -225,7 +199,7 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
                 *bs = (int16_t)s;
                 *be = (int16_t)e;
             }
-            if (fill) g_rmax[s][e] = sum;
+            if (fill) S->rmax[s][e] = sum;
         }
     }
     if (ncand) best = exact_candidates(g, L, cand, ncand, best, bs, be);
@@ -234,9 +208,9 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
         while (rs < n && L->tiles[rs]) rs++;
         for (int s = lo; s <= a; s++) {
             for (int e = n - 1; e >= a; e--)
-                if (g_rmax[s][e + 1] > g_rmax[s][e]) g_rmax[s][e] = g_rmax[s][e + 1];
-            g_leftmax[s] = s > lo && g_leftmax[s - 1] > g_rmax[s][a] ? g_leftmax[s - 1] : g_rmax[s][a];
-            g_leftopen[s] = s > lo && g_leftopen[s - 1] > g_rmax[s][rs] ? g_leftopen[s - 1] : g_rmax[s][rs];
+                if (S->rmax[s][e + 1] > S->rmax[s][e]) S->rmax[s][e] = S->rmax[s][e + 1];
+            S->leftmax[s] = s > lo && S->leftmax[s - 1] > S->rmax[s][a] ? S->leftmax[s - 1] : S->rmax[s][a];
+            S->leftopen[s] = s > lo && S->leftopen[s - 1] > S->rmax[s][rs] ? S->leftopen[s - 1] : S->rmax[s][rs];
         }
     }
     return best;
@@ -244,26 +218,27 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
 
 /* span_bounds(check, no fill) of anchor i's `part` from its spans kept by its first bounding. */
 int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs, int16_t *be) {
-    static SpanCand cand[MAXD * MAXD];
+    Search *S = g->s;
+    SpanCand *cand = S->pool_cand;
     int best = -1, ncand = 0;
     *bs = *be = -1;
-    const SpanCand *sp = g_spool + g_aspan[i][0];
-    for (int q = 0; q < g_aspan[i][1]; q++) {
+    const SpanCand *sp = S->spool + S->aspan[i][0];
+    for (int q = 0; q < S->aspan[i][1]; q++) {
         const SpanCand *c = &sp[q];
         int sum = c->sum, k = c->k;
         if ((part && part != 1 + c->bingo) || sum < g->thr) continue;
-        if (g_sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)g_wmaxlen &&
-            !(g_sub_blank && c->bingo)) {
-            if (g_exst[c->s][c->e] != g_exkey) {
+        if (S->sub_on && k <= g->ntiles && k <= SUBK && c->e - c->s + 1 <= (int)S->wmaxlen &&
+            !(S->sub_blank && c->bingo)) {
+            if (S->exst[c->s][c->e] != S->exkey) {
                 if (ncand < MAXD * MAXD) {
                     cand[ncand++] = *c;
                     continue;
                 }
-                uint64_t ok = subrack_words(k, c->base);
-                g_exv[c->s][c->e] = ok ? span_exact(g, L, c->s, c->e, k, c->base, ok) : NEG_BOUND;
-                g_exst[c->s][c->e] = g_exkey;
+                uint64_t ok = subrack_words(S, k, c->base);
+                S->exv[c->s][c->e] = ok ? span_exact(g, L, c->s, c->e, k, c->base, ok) : NEG_BOUND;
+                S->exst[c->s][c->e] = S->exkey;
             }
-            sum = exact_bound(g, g_exv[c->s][c->e], sum, c->raw, k);
+            sum = exact_bound(g, S->exv[c->s][c->e], sum, c->raw, k);
             if (sum < g->thr) continue;
         } else if (c->bingo) {
             if (k == g->ntiles && !bingo_letters(g, c->base)) continue;
@@ -278,9 +253,10 @@ int pool_bounds(const Gen *g, const Lane *L, int i, int part, int16_t *bs, int16
     return best;
 }
 
-/* (pruning) g_dW, g_dMW, g_dX, g_dK for the squares right of anchor a (see right_ok): each part
+/* (pruning) dW, dMW, dX, dK for the squares right of anchor a (see right_ok): each part
  * maximised on its own over the ends, the rack's best values on the best multipliers. */
 void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int nrv) {
+    Search *S = g->s;
     uint64_t usable = g->blanks > 0 ? ~1ull : g->rackmask;
     /* the new squares' letter and cross-word premiums, each kept sorted, and their sums of
      * premium_i * rv_i kept with them (as dot in span_bounds) */
@@ -318,16 +294,17 @@ void right_tables(const Gen *g, const Lane *L, int n, int a, const int *rv, int 
             if (xr > mX) mX = xr;
             if (k < 64) km |= 1ull << k;
         }
-        g_dW[p] = mW;
-        g_dMW[p] = mMW;
-        g_dX[p] = mX;
-        g_dK[p] = km;
+        S->dW[p] = mW;
+        S->dMW[p] = mMW;
+        S->dX[p] = mX;
+        S->dK[p] = km;
     }
 }
 
 /* (pruning) per lane square, the most a rack tile that may stand there can score (before
  * multipliers): letters of the cross-check held on the rack, or any of its letters for a blank. */
 void lane_caps(const Gen *g, int R, int C) {
+    Search *S = g->s;
     int bmax = 0; /* the most a blank can score (0 unless a blank counts its letter's value) */
     for (int t = 1; t <= MAX_TILE; t++)
         if (g->bvalues[t] > bmax) bmax = g->bvalues[t];
@@ -345,7 +322,7 @@ void lane_caps(const Gen *g, int R, int C) {
     for (int dir = 0; dir < 2; dir++) {
         int nl = dir == 0 ? R : C, n = dir == 0 ? C : R;
         for (int l = 0; l < nl; l++) {
-            Lane *L = &g_L[dir][l];
+            Lane *L = &S->L[dir][l];
             if (!L->abits) continue; /* no anchor: its caps are never read */
             for (int p = 0; p < n; p++) {
                 int best = 0;
@@ -370,38 +347,33 @@ void lane_caps(const Gen *g, int R, int C) {
     }
 }
 
-APart g_parts[4 * MAXD * MAXD];
-
-/* A max-heap of part indices by bound (ties: the lower index first). */
-int g_aheap[4 * MAXD * MAXD], g_naheap;
-
-static int aheap_before(int x, int y) {
-    const APart *a = &g_parts[x], *b = &g_parts[y];
+static int aheap_before(Search *S, int x, int y) {
+    const APart *a = &S->parts[x], *b = &S->parts[y];
     return a->bound > b->bound || (a->bound == b->bound && x < y);
 }
 
-void aheap_push(int x) {
-    int i = g_naheap++;
+void aheap_push(Search *S, int x) {
+    int i = S->naheap++;
     while (i > 0) {
         int p = (i - 1) / 2;
-        if (!aheap_before(x, g_aheap[p])) break;
-        g_aheap[i] = g_aheap[p];
+        if (!aheap_before(S, x, S->aheap[p])) break;
+        S->aheap[i] = S->aheap[p];
         i = p;
     }
-    g_aheap[i] = x;
+    S->aheap[i] = x;
 }
 
-int aheap_pop(void) {
-    int top = g_aheap[0], x = g_aheap[--g_naheap], n = g_naheap, i = 0;
+int aheap_pop(Search *S) {
+    int top = S->aheap[0], x = S->aheap[--S->naheap], n = S->naheap, i = 0;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && aheap_before(g_aheap[c + 1], g_aheap[c])) c++;
-        if (!aheap_before(g_aheap[c], x)) break;
-        g_aheap[i] = g_aheap[c];
+        if (c + 1 < n && aheap_before(S, S->aheap[c + 1], S->aheap[c])) c++;
+        if (!aheap_before(S, S->aheap[c], x)) break;
+        S->aheap[i] = S->aheap[c];
         i = c;
     }
-    if (n) g_aheap[i] = x;
+    if (n) S->aheap[i] = x;
     return top;
 }
 
@@ -432,4 +404,4 @@ int bounds_fit_in(const Lane (*lanes)[MAXD], const int *values, const int *bvalu
     return 1;
 }
 
-int bounds_fit(const Gen *g, int R, int C) { return bounds_fit_in(g_L, g->values, g->bvalues, g->bingo, R, C, 0); }
+int bounds_fit(const Gen *g, int R, int C) { return bounds_fit_in(g->s->L, g->values, g->bvalues, g->bingo, R, C, 0); }

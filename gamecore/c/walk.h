@@ -7,7 +7,7 @@
 #define WE(v) (WALK_WIDE ? ((v) & 0x40u) : ((v) & IS_END))
 #define WACC(v) (WALK_WIDE ? ((v) & 0x80u) : ((v) & ACCEPTS))
 /* bounds-checked: past the end reads as a childless last sibling */
-#define WKW(i) ((size_t)(i) < g_nnodes ? g_kwg[i] : (WALK_WIDE ? 0x40u : IS_END))
+#define WKW(i) ((size_t)(i) < S->nnodes ? S->kwg[i] : (WALK_WIDE ? 0x40u : IS_END))
 
 static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced);
 
@@ -17,6 +17,7 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
  * those tiles (the right part): a letter on a is then checked against the tiles at once, not
  * after a whole left part. Plays are recorded in the order of a walk started at a itself. */
 static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main_sum, int wmul, int xsum, int nplaced) {
+    Search *S = g->s;
     uint32_t next = WA(nv);
     int accepts = WACC(nv) != 0;
     int a = g->anchor_pos, n = g->n, rs = g->rstart;
@@ -28,14 +29,14 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
          * play with a right part needs a tile still on the rack for square rs (none comes back
          * further down the walk), one without a right part has to pass left_ok */
         if (next && pos > 0 && (g->tiles[pos - 1] || !g->anchor[pos - 1]) &&
-            (!g->prune_in || (g_leftmax[pos - 1] >= g->thr &&
-                              ((g_leftopen[pos - 1] >= g->thr && rs < n &&
+            (!g->prune_in || (S->leftmax[pos - 1] >= g->thr &&
+                              ((S->leftopen[pos - 1] >= g->thr && rs < n &&
                                 (g->mask[rs] & (g->blanks > 0 ? (g->rackmask | g->blank_ok) & ~1ull : g->rackmask))) ||
                                left_ok(g, pos, main_sum, xsum, nplaced)))))
             WALK(gen)(g, pos - 1, next, pos - 1, main_sum, wmul, xsum, nplaced);
         if (accepts && left_empty && block) record(g, pos, rs - 1, main_sum, wmul, xsum, nplaced);
         if (next && left_empty && rs < n &&
-            (!g->prune_in || (g_rmax[pos][rs] >= g->thr && right_ok(g, rs, main_sum, wmul, xsum, nplaced)))) {
+            (!g->prune_in || (S->rmax[pos][rs] >= g->thr && right_ok(g, rs, main_sum, wmul, xsum, nplaced)))) {
             uint32_t sv = WKW(next);
             if (WT(sv) == 0 && WA(sv)) WALK(gen)(g, rs, WA(sv), pos, main_sum, wmul, xsum, nplaced);
         }
@@ -46,14 +47,16 @@ static inline void WALK(go_on)(Gen *g, int pos, uint32_t nv, int start, int main
         int right_empty = pos + 1 >= n || g->tiles[pos + 1] == 0;
         if (accepts && right_empty) record(g, start, pos, main_sum, wmul, xsum, nplaced);
         if (next && pos + 1 < n &&
-            (!g->prune_in || (g_rmax[start][pos + 1] >= g->thr && right_ok(g, pos + 1, main_sum, wmul, xsum, nplaced))))
+            (!g->prune_in ||
+             (S->rmax[start][pos + 1] >= g->thr && right_ok(g, pos + 1, main_sum, wmul, xsum, nplaced))))
             WALK(gen)(g, pos + 1, next, start, main_sum, wmul, xsum, nplaced);
     }
 }
 
 static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, int wmul, int xsum, int nplaced) {
+    Search *S = g->s;
     if (g->error) return;
-    g_calls++;
+    S->calls++;
     uint8_t bt = g->tiles[pos];
     if (bt) {
         uint32_t want = bt & 63;
@@ -77,15 +80,15 @@ static void WALK(gen)(Gen *g, int pos, uint32_t list, int start, int main_sum, i
     int hx = g->hasx[pos], xs = g->xscore[pos];
     /* a sibling list has at most MAX_TILE + 1 nodes (its tiles differ): read that many at most,
      * checking the graph's end once instead of at each node */
-    size_t last = (size_t)list + MAX_TILE < g_nnodes ? (size_t)list + MAX_TILE : g_nnodes - 1;
+    size_t last = (size_t)list + MAX_TILE < S->nnodes ? (size_t)list + MAX_TILE : S->nnodes - 1;
     for (uint32_t i = list; i <= last; i++) {
-        uint32_t nv = g_kwg[i];
+        uint32_t nv = S->kwg[i];
         uint32_t t = WT(nv);
         if (t > maxt) break;
         if ((allowed >> t) & 1) {
             /* the child list is read soon, after the rack and score bookkeeping: fetch it now
              * (a new position's part of the graph is mostly out of the caches) */
-            __builtin_prefetch(&g_kwg[WA(nv) < g_nnodes ? WA(nv) : 0]);
+            __builtin_prefetch(&S->kwg[WA(nv) < S->nnodes ? WA(nv) : 0]);
             if (g->rack[t] > 0) {
                 int v = g->values[t] * lm;
                 if (--g->rack[t] == 0) g->rackmask &= ~(1ull << t);
@@ -115,6 +118,7 @@ static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P);
  * going on from it. When pruning, a word is not placed when even its best start cannot reach the
  * K-th best score so far (first_tables). */
 static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank, uint8_t *w, int d, int P) {
+    Search *S = g->s;
     if (blank) {
         g->blanks--;
         w[d] = (uint8_t)(t | 64);
@@ -127,7 +131,7 @@ static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank
     int len = d + 1;
     if (WACC(nv) && d >= 1 &&
         (!g->prune_in ||
-         eq_adjust(g, g_fMmin[len] * P + g_fE[len] + (len >= g->bingo_tiles ? g->bingo : 0), len) >= g->thr))
+         eq_adjust(g, S->fMmin[len] * P + S->fE[len] + (len >= g->bingo_tiles ? g->bingo : 0), len) >= g->thr))
         first_place(g, w, len);
     WALK(first_words)(g, WA(nv), w, len, P);
     if (blank) g->blanks++;
@@ -137,8 +141,9 @@ static inline void WALK(first_letter)(Gen *g, uint32_t nv, uint32_t t, int blank
 /* The words the rack can make, from the DAWG sibling list `list` on (w[0..d) so far, of value sum
  * P), each placed by first_place (the first move, see there). */
 static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P) {
+    Search *S = g->s;
     if (!list || d >= g->n || g->error) return;
-    g_calls++;
+    S->calls++;
     /* without a blank, the tiles above the rack's highest cannot be played (a list is sorted) */
     uint32_t maxt = g->blanks > 0 ? MAX_TILE : 63 - (uint32_t)__builtin_clzll(g->rackmask | 1);
     for (uint32_t i = list;; i++) {
@@ -156,8 +161,9 @@ static void WALK(first_words)(Gen *g, uint32_t list, uint8_t *w, int d, int P) {
 /* The same from the DAWG root when pruning, the rack's tiles best value first (then the blanks'
  * letters): the best plays tend to come first, and the threshold rises early. */
 static void WALK(first_words_ordered)(Gen *g, uint32_t root, uint8_t *w) {
+    Search *S = g->s;
     if (!root || g->n < 1) return;
-    g_calls++;
+    S->calls++;
     /* the root nodes of the rack's tiles (one pass over the root list), best value first */
     uint32_t node[MAX_TILE + 1];
     int order[MAX_TILE + 1], no = 0;

@@ -4,43 +4,7 @@
 
 #include "native.h"
 
-/* (pruning) Bingo spans. A span with bingo_tiles new squares, when the rack holds exactly that many
- * tiles, takes the whole rack: it can hold a play only if some word of the lexicon is an anagram
- * of the rack plus the span's board tiles (a blank: any letter). A bingo index (bingo_index()) holds
- * a multiset hash of every word of at least bingo_tiles letters: h(word) = sum of Z[tile] mod 2^64,
- * so equal multisets have equal hashes (a collision can only say "maybe": answers stay exact).
- * Layout: uint64 words; [0] = largest tile seen (bits 0-7; bit 20: a word map follows, see
- * g_wtab), [1] = table size (a power of two), then the open-addressing table (0 = free). Without an
- * index every bingo span counts. */
-const uint64_t *g_bidx;
-
-static uint64_t g_bidx_mask, g_bidx_maxt;
-
-/* (pruning) The index's word map (bit 20 of [0] set; after the table: [0] its table size wcap (a
- * power of two), [1] its pool's bytes, [2] the longest word held, [3] and [4] the graph's node
- * count and root nodes (an index is used only with its own graph), then wcap multiset hashes (0 =
- * free, open addressing as above), wcap uint32 offsets into the pool, the pool): every word of 2
- * to min_len + 1 letters, in groups of one hash: a uint32 count, then per word its length and
- * tiles. With it (and no blank on the rack) the sub-racks of the rack that make a word with a
- * span's board tiles are known (subrack_words), a span's plays can be scored word by word
- * (span_exact) and the first move's words are read from it (first_words_map). */
-const uint64_t *g_wtab;
-
-static const uint32_t *g_woff;
-
-static const uint8_t *g_wpool;
-
-uint64_t g_wmask, g_wmaxlen, g_wpoolsize, g_wnodes, g_wroots;
-
-static inline const uint8_t *wmap_find(uint64_t h);
-
-#define BCACHE 64
-
-static uint64_t g_bcache_key[BCACHE];
-
-static uint64_t g_bcache_ok[BCACHE];
-
-int g_nbcache;
+static inline const uint8_t *wmap_find(Search *S, uint64_t h);
 
 static inline uint64_t slot_of(uint64_t h) { return (h ^ (h >> 29)) * 0xD6E8FEB86659FD93ull; }
 
@@ -58,58 +22,40 @@ static int bidx_has(const uint64_t *tab, uint64_t mask, uint64_t h) {
  * or with more than two blanks): the word's multiset is the rack's letters, the board tiles and
  * the blanks' letters, so its hash is base + Z[x] (+ Z[y]) for some letters x (, y). */
 uint64_t bingo_letters(const Gen *g, uint64_t key) {
-    if (!g_bidx || g->blanks > 2) return ~0ull;
-    for (int i = 0; i < g_nbcache; i++)
-        if (g_bcache_key[i] == key) return g_bcache_ok[i];
+    Search *S = g->s;
+    if (!S->bidx || g->blanks > 2) return ~0ull;
+    for (int i = 0; i < S->nbcache; i++)
+        if (S->bcache_key[i] == key) return S->bcache_ok[i];
     uint64_t base = key;
     for (int t = 1; t <= MAX_TILE; t++)
         for (int k = 0; k < g->rack[t]; k++) base += zobrist(t);
-    const uint64_t *tab = g_bidx + 2;
+    const uint64_t *tab = S->bidx + 2;
     uint64_t ok = 0;
     if (g->blanks == 0) {
-        ok = bidx_has(tab, g_bidx_mask, base) ? ~0ull : 0;
+        ok = bidx_has(tab, S->bidx_mask, base) ? ~0ull : 0;
     } else {
-        for (uint32_t x = 1; x <= g_bidx_maxt; x++) {
+        for (uint32_t x = 1; x <= S->bidx_maxt; x++) {
             if (g->blanks == 1) {
-                if (bidx_has(tab, g_bidx_mask, base + zobrist(x))) ok |= 1ull << x;
+                if (bidx_has(tab, S->bidx_mask, base + zobrist(x))) ok |= 1ull << x;
             } else {
-                for (uint32_t y = x; y <= g_bidx_maxt; y++)
+                for (uint32_t y = x; y <= S->bidx_maxt; y++)
                     if (((~ok >> x) & 1 || (~ok >> y) & 1) &&
-                        bidx_has(tab, g_bidx_mask, base + zobrist(x) + zobrist(y)))
+                        bidx_has(tab, S->bidx_mask, base + zobrist(x) + zobrist(y)))
                         ok |= 1ull << x | 1ull << y;
             }
         }
     }
-    if (g_nbcache < BCACHE) {
-        g_bcache_key[g_nbcache] = key;
-        g_bcache_ok[g_nbcache++] = ok;
+    if (S->nbcache < BCACHE) {
+        S->bcache_key[S->nbcache] = key;
+        S->bcache_ok[S->nbcache++] = ok;
     }
     return ok;
 }
 
-/* (pruning) Sub-rack words. A span with k new squares and board tiles T can hold a play only with
- * k tiles S of the rack such that S and T are an anagram of a word (the word's multiset hash is
- * h(S) + h(T)). The rack's distinct sub-multisets (no blank) are listed once per search (g_sub*,
- * by size k), the answers per (k, T) kept (g_scache, keyed by a hash as the bingo cache). */
-#define SUBMAX 64
-
-int g_sub_on, g_sub_blank; /* g_sub_blank: see exact_bound */
-
-static int g_nsub[SUBK + 1];
-
-static uint64_t g_subh[SUBK + 1][SUBMAX];
-
-static int g_subP[SUBK + 1][SUBMAX]; /* value sums */
-
-static uint64_t g_subt[SUBK + 1][SUBMAX]; /* their tiles, one a byte */
-
-uint64_t g_scache_key[SCACHE], g_scache_ok[SCACHE], g_scache_st[SCACHE], g_scache_serial;
-
-int g_nscache;
-
 /* The rack's sub-multisets (g->rack, no blanks) by size: their hashes, value sums and tiles (one a
  * byte); 0 when there are too many. Each letter's copies are added to the sub-multisets so far. */
 int list_subracks(const Gen *g) {
+    Search *S = g->s;
     uint64_t fh[1 << SUBK], ft[1 << SUBK];
     int fP[1 << SUBK], fk[1 << SUBK], nf = 1, n = 0;
     for (uint64_t m = g->rackmask; m; m &= m - 1) n += g->rack[__builtin_ctzll(m)];
@@ -130,40 +76,40 @@ int list_subracks(const Gen *g) {
             }
         }
     }
-    for (int k = 0; k <= SUBK; k++) g_nsub[k] = 0;
+    for (int k = 0; k <= SUBK; k++) S->nsub[k] = 0;
     for (int q = nf - 1; q >= 0; q--) { /* (the sub-racks with the last letters first) */
-        int k = fk[q], j = g_nsub[k]++;
+        int k = fk[q], j = S->nsub[k]++;
         if (j == SUBMAX) return 0;
-        g_subh[k][j] = fh[q];
-        g_subP[k][j] = fP[q];
-        g_subt[k][j] = ft[q];
+        S->subh[k][j] = fh[q];
+        S->subP[k][j] = fP[q];
+        S->subt[k][j] = ft[q];
     }
     return 1;
 }
 
 /* Bit j: sub-rack j of size k with the board tiles of hash `base` is an anagram of a word. */
-uint64_t subrack_words(int k, uint64_t base) {
+uint64_t subrack_words(Search *S, int k, uint64_t base) {
     uint64_t key = zobrist(64 + k) + base, i = (key ^ (key >> 32)) & (SCACHE - 1);
     /* (open addressing; an entry of another search has another stamp: free) */
-    for (; g_scache_st[i] == g_scache_serial; i = (i + 1) & (SCACHE - 1))
-        if (g_scache_key[i] == key) return g_scache_ok[i];
+    for (; S->scache_st[i] == S->scache_serial; i = (i + 1) & (SCACHE - 1))
+        if (S->scache_key[i] == key) return S->scache_ok[i];
     uint64_t ok = 0;
-    for (int j = 0; j < g_nsub[k]; j++)
-        if (wmap_find(base + g_subh[k][j])) ok |= 1ull << j;
-    if (g_nscache < SCACHE / 2) {
-        g_nscache++;
-        g_scache_st[i] = g_scache_serial;
-        g_scache_key[i] = key;
-        g_scache_ok[i] = ok;
+    for (int j = 0; j < S->nsub[k]; j++)
+        if (wmap_find(S, base + S->subh[k][j])) ok |= 1ull << j;
+    if (S->nscache < SCACHE / 2) {
+        S->nscache++;
+        S->scache_st[i] = S->scache_serial;
+        S->scache_key[i] = key;
+        S->scache_ok[i] = ok;
     }
     return ok;
 }
 
-static inline const uint8_t *wmap_find(uint64_t h) {
+static inline const uint8_t *wmap_find(Search *S, uint64_t h) {
     if (!h) h = 1;
-    for (uint64_t i = slot_of(h) & g_wmask;; i = (i + 1) & g_wmask) {
-        if (g_wtab[i] == h) return (uint64_t)g_woff[i] + 4 <= g_wpoolsize ? g_wpool + g_woff[i] : NULL;
-        if (!g_wtab[i]) return NULL;
+    for (uint64_t i = slot_of(h) & S->wmask;; i = (i + 1) & S->wmask) {
+        if (S->wtab[i] == h) return (uint64_t)S->woff[i] + 4 <= S->wpoolsize ? S->wpool + S->woff[i] : NULL;
+        if (!S->wtab[i]) return NULL;
     }
 }
 
@@ -172,18 +118,19 @@ static inline const uint8_t *wmap_find(uint64_t h) {
  * must match the span's board tiles and the cross-checks of its empty squares; NEG_BOUND when none
  * does. (A hash that two multisets share only adds words: the result stays an upper bound.) */
 int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, uint64_t ok) {
+    Search *S = g->s;
     int len = e - s + 1, best = NEG_BOUND, best_eq = INT32_MIN;
     for (; ok; ok &= ok - 1) {
         int j = __builtin_ctzll(ok), termj = 0;
-        const uint8_t *grp = wmap_find(base + g_subh[k][j]);
+        const uint8_t *grp = wmap_find(S, base + S->subh[k][j]);
         if (!grp) continue;
         if (g->eq_on) { /* (equity) the sub-rack's leave is known: its term, exactly */
-            uint64_t tt = g_subt[k][j];
+            uint64_t tt = S->subt[k][j];
             int idx = g->eq_full;
             for (int q = 0; q < k; q++) idx -= g->eq_stride[(tt >> (8 * q)) & 255];
             termj = g->eq_term[idx];
         }
-        const uint8_t *end = g_wpool + g_wpoolsize;
+        const uint8_t *end = S->wpool + S->wpoolsize;
         uint32_t cnt = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
         const uint8_t *w = grp + 4;
         for (uint32_t c = 0; c < cnt && w < end; c++, w += 1 + w[0]) {
@@ -220,30 +167,26 @@ int span_exact(const Gen *g, const Lane *L, int s, int e, int k, uint64_t base, 
     return best;
 }
 
-/* span_exact's answers for the anchor being bounded (g_exkey: the anchor's key, see span_bounds) */
-int g_exv[MAXD][MAXD];
-
-uint64_t g_exst[MAXD][MAXD], g_exkey;
-
 /* (pruning, the first move) With the word map and no blank on the rack: the words of each sub-rack
  * of two tiles or more straight from the map (each word is in the group of its own multiset only),
  * placed by first_place; a sub-rack whose words cannot reach the K-th best score so far
  * (first_tables' bound, with the value sum of the sub-rack's tiles) is not looked up. */
 void first_words_map(Gen *g, int ntiles) {
+    Search *S = g->s;
     int cnt[MAX_TILE + 1] = {0};
     for (int k = ntiles < g->n ? ntiles : g->n; k >= 2; k--) {
-        for (int j = 0; j < g_nsub[k]; j++) {
-            int P = g_subP[k][j];
-            if (eq_adjust(g, g_fMmin[k] * P + g_fE[k] + (k >= g->bingo_tiles ? g->bingo : 0), k) < g->thr) continue;
-            const uint8_t *grp = wmap_find(g_subh[k][j]);
+        for (int j = 0; j < S->nsub[k]; j++) {
+            int P = S->subP[k][j];
+            if (eq_adjust(g, S->fMmin[k] * P + S->fE[k] + (k >= g->bingo_tiles ? g->bingo : 0), k) < g->thr) continue;
+            const uint8_t *grp = wmap_find(S, S->subh[k][j]);
             if (!grp) continue;
-            const uint8_t *end = g_wpool + g_wpoolsize, *w = grp + 4;
+            const uint8_t *end = S->wpool + S->wpoolsize, *w = grp + 4;
             uint32_t n = grp[0] | grp[1] << 8 | grp[2] << 16 | (uint32_t)grp[3] << 24;
             for (uint32_t c = 0; c < n && w < end; c++, w += 1 + w[0]) {
                 if (w[0] != k || w + 1 + k > end) continue;
                 /* the word's tiles are this sub-rack's (not another multiset of the same hash) */
                 int same = 1;
-                uint64_t tt = g_subt[k][j];
+                uint64_t tt = S->subt[k][j];
                 for (int i = 0; i < k; i++) cnt[(tt >> (8 * i)) & 255]++;
                 for (int i = 0; i < k; i++)
                     if (w[1 + i] > MAX_TILE || --cnt[w[1 + i]] < 0) same = 0;
@@ -273,7 +216,7 @@ typedef struct {
     int oom;
 } ShortWords;
 
-static void collect_short(ShortWords *sw, uint32_t list, uint64_t h, int depth, uint8_t *buf) {
+static void collect_short(Search *S, ShortWords *sw, uint32_t list, uint64_t h, int depth, uint8_t *buf) {
     if (!list || depth >= sw->maxlen) return;
     for (uint32_t i = list;; i++) {
         uint32_t nv = KW(i);
@@ -292,7 +235,7 @@ static void collect_short(ShortWords *sw, uint32_t list, uint64_t h, int depth, 
                 memcpy(sw->pool + sw->npool, buf, depth + 1);
                 sw->npool += depth + 1;
             }
-            collect_short(sw, N_ARC(nv), h2, depth + 1, buf);
+            collect_short(S, sw, N_ARC(nv), h2, depth + 1, buf);
             if (sw->oom) return;
         }
         if (N_END(nv)) break;
@@ -313,7 +256,7 @@ typedef struct {
     int oom;
 } WordHashes;
 
-static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
+static void collect_words(Search *S, WordHashes *w, uint32_t list, uint64_t h, int depth) {
     if (!list || depth >= MAX_WORD) return;
     for (uint32_t i = list;; i++) {
         uint32_t nv = KW(i);
@@ -328,7 +271,7 @@ static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
                 }
                 w->h[w->n++] = h2 ? h2 : 1;
             }
-            collect_words(w, N_ARC(nv), h2, depth + 1);
+            collect_words(S, w, N_ARC(nv), h2, depth + 1);
             if (w->oom) return;
         }
         if (N_END(nv)) break;
@@ -336,10 +279,11 @@ static void collect_words(WordHashes *w, uint32_t list, uint64_t h, int depth) {
 }
 
 PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
+    Search *S = &g_search;
     Py_buffer kb;
     int wide = -1, min_len = 7;
     if (!PyArg_ParseTuple(args, "y*|ii", &kb, &wide, &min_len)) return NULL;
-    if (g_busy) {
+    if (S->busy) {
         PyBuffer_Release(&kb);
         PyErr_SetString(PyExc_RuntimeError, "bingo_index() called while generate() runs");
         return NULL;
@@ -350,12 +294,12 @@ PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KWG too small");
         return NULL;
     }
-    g_wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
-    g_nnodes = nnodes;
-    g_kwg = (const uint32_t *)kb.buf;
+    S->wide = wide >= 0 ? wide : nnodes > ARC_MASK + 1;
+    S->nnodes = nnodes;
+    S->kwg = (const uint32_t *)kb.buf;
     WordHashes w = {NULL, 0, 0, 0, min_len < 1 ? 1 : min_len, 0};
     ShortWords sw = {0};
-    collect_words(&w, N_ARC(KW(0)), 0, 0);
+    collect_words(S, &w, N_ARC(KW(0)), 0, 0);
     PyObject *out = NULL;
     if (w.oom) {
         PyErr_NoMemory();
@@ -366,7 +310,7 @@ PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
     /* the word map: words of 2 to min_len + 1 letters grouped by multiset hash */
     uint8_t buf[MAX_WORD + 1];
     sw.maxlen = min_len + 1 > MAXD ? MAXD : min_len + 1 < 2 ? 2 : min_len + 1;
-    collect_short(&sw, N_ARC(KW(0)), 0, 0, buf);
+    collect_short(S, &sw, N_ARC(KW(0)), 0, 0, buf);
     if (sw.oom) {
         PyErr_NoMemory();
         goto done;
@@ -434,10 +378,10 @@ done:
     return out;
 }
 
-/* The bingo index argument into g_bidx (held in *bb); -1 on a bad one. */
-int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
-    g_bidx = NULL;
-    g_wtab = NULL;
+/* The bingo index argument into bidx (held in *bb); -1 on a bad one. */
+int bingo_arg(Search *S, PyObject *bidx_o, Py_buffer *bb) {
+    S->bidx = NULL;
+    S->wtab = NULL;
     if (bidx_o == Py_None) return 0;
     if (PyObject_GetBuffer(bidx_o, bb, PyBUF_SIMPLE) < 0) return -1;
     const uint64_t *bi = bb->buf;
@@ -458,18 +402,18 @@ int bingo_arg(PyObject *bidx_o, Py_buffer *bb) {
         PyErr_SetString(PyExc_ValueError, "not a bingo index");
         return -1;
     }
-    g_bidx = bi;
-    g_bidx_mask = bi[1] - 1;
-    g_bidx_maxt = bi[0] & 0xFF;
+    S->bidx = bi;
+    S->bidx_mask = bi[1] - 1;
+    S->bidx_maxt = bi[0] & 0xFF;
     if (words) {
-        g_wtab = bi + 2 + bi[1] + 5;
-        g_wnodes = bi[2 + bi[1] + 3];
-        g_wroots = bi[2 + bi[1] + 4];
-        g_wmask = wcap - 1;
-        g_woff = (const uint32_t *)(g_wtab + wcap);
-        g_wpool = (const uint8_t *)(g_wtab + wcap + (wcap + 1) / 2);
-        g_wpoolsize = wpool;
-        g_wmaxlen = wmax;
+        S->wtab = bi + 2 + bi[1] + 5;
+        S->wnodes = bi[2 + bi[1] + 3];
+        S->wroots = bi[2 + bi[1] + 4];
+        S->wmask = wcap - 1;
+        S->woff = (const uint32_t *)(S->wtab + wcap);
+        S->wpool = (const uint8_t *)(S->wtab + wcap + (wcap + 1) / 2);
+        S->wpoolsize = wpool;
+        S->wmaxlen = wmax;
     }
     return 0;
 }
