@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_file, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_file, lexicon_folder
 
 HELP = (
     "Play games between two strategies (self-play) on the rules engine: score (top play by score), equity (static "
@@ -96,7 +96,7 @@ def autoplay(
             raise UsageError(f"--leaves{k} is for an equity player: player {k} plays {kind} (give --p{k} equity)")
     if leaves is not None and not any(k in EQUITY_STRATEGIES for k in kinds):
         raise UsageError("--leaves is for equity players: give --p1 equity or --p2 equity")
-    folder = Path(lexicon) if lexicon is not None else output_root() / lang
+    folder = lexicon_folder(lexicon, lang)
     from gamecore.best import load_bundle
 
     bundle = load_bundle(folder)
@@ -115,8 +115,8 @@ def autoplay(
     rules_ref = rules if rules else ruleset.name
     leave_paths = []
     for kind, lv in zip(kinds, given, strict=True):
-        leave_paths.append(leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES else None)
-    vocab = []
+        leave_paths.append(leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES and lv is not None else None)
+    vocab: list[str | None] = []
     for kind in kinds:
         if kind in ("midlungur", "amlodi"):
             tier = folder / kind

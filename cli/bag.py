@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_file, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, input_file, lexicon_folder
 
 HELP = (
     "Measure a bag (the tile set of a rule set, or a candidate tile-set file) by self-play of two equity players: per "
@@ -61,7 +61,7 @@ def bag(
         raise UsageError(f"--seed must be 0 or more; got {seed}")
     if workers < 1:
         raise UsageError(f"--workers must be at least 1; got {workers}")
-    folder = Path(lexicon) if lexicon is not None else output_root() / lang
+    folder = lexicon_folder(lexicon, lang)
     from gamecore.best import load_bundle
 
     bundle = load_bundle(folder)

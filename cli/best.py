@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, input_file, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, input_file, lexicon_folder
 from cli.position import CGP_OPTION
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
@@ -185,7 +185,7 @@ def best(
             raise UsageError("--svg draws one position; --board - reads many")
         if board_format == BoardFormat.netskrafl:
             raise UsageError("--board - reads one CGP string per line (--board-format cgp), not Netskrafl boards")
-    folder = lexicon if lexicon is not None else output_root() / lang
+    folder = lexicon_folder(lexicon, lang)
     vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
     from cli.position import resolve_rules
@@ -248,6 +248,7 @@ def best(
         pos = parse_cgp(nfc(cgp), tile_set, layout)
         position, cgp_rack, opponent = pos.board, pos.racks[0], pos.racks[1]
     elif board_format == BoardFormat.cgp:
+        assert board is not None  # --board or --cgp (checked above)
         p = Path(board)
         if p.exists():  # a file (a folder is refused); else the CGP text itself
             input_file(p, "board", "--board")
@@ -255,6 +256,7 @@ def best(
         pos = parse_cgp(text, tile_set, layout, path=path)  # a file: its own line numbers
         position, cgp_rack, opponent = pos.board, pos.racks[0], pos.racks[1]
     else:
+        assert board is not None  # --board or --cgp (checked above)
         p = input_file(board, "board", "--board")  # a folder is not missing; /dev/null or a FIFO is read
         position = parse_board_text(read_board_text(p), tile_set, layout, board_format.value, p)  # at most 1 MiB read
     if rack is not None:
@@ -370,6 +372,7 @@ def _ranked(position, rack_tiles, opponent, bundle, ruleset, fold, limit, table,
         eq = round(r.milli / 1000, 3)
         if r.kind == "play":
             p = r.play
+            assert p is not None  # a placement's row has its play
             rows.append(["play", shown(p.coord), p.word_text(), p.score, p.tiles_placed, text(r.leave), eq])
         else:
             rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, 0, text(r.leave), eq])
@@ -408,6 +411,7 @@ def _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, s
         stats = [round(r.milli / 1000, 3), round(c.mean, 3), round(c.stderr, 3), win, c.iterations]
         if r.kind == "play":
             p = r.play
+            assert p is not None  # a placement's row has its play
             rows.append(["play", shown(p.coord), p.word_text(), p.score, leave, *stats])
         else:
             rows.append(["exchange", "", table.labels(table.tiles(r.exchanged)), 0, leave, *stats])

@@ -64,6 +64,15 @@ def output_root() -> Path:
     return candidate if candidate.is_dir() else Path("output")
 
 
+def lexicon_folder(lexicon: str | Path | None, lang: str | None) -> Path:
+    """``--lexicon DIR``, else the built lexicon of ``--lang L`` (``output/L``); the caller has
+    refused a command line with neither."""
+    if lexicon is not None:
+        return Path(lexicon)
+    assert lang is not None  # --lang or --lexicon, checked by the caller
+    return output_root() / lang
+
+
 _SHOWN_AS: dict[str, str] = {}
 
 

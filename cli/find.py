@@ -90,11 +90,10 @@ def find(
             emit([row], ["word", "front_hooks", "back_hooks", "valid"], fmt)
         out.flush()
         raise typer.Exit(0 if front or back else 1)
-    words = None
-    if anagram is not None:
-        words = lex.anagrams(anagram)
+    words = lex.anagrams(anagram) if anagram is not None else None
     if pattern is not None:
         words = lex.match(pattern, words)  # with --anagram: the anagrams that match it
+    assert words is not None  # a PATTERN or --anagram is given (--hooks has ended above)
     if length is not None:
         words = [w for w in words if len(w) == length]
     if limit is not None:

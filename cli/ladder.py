@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, output_root
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, lexicon_folder
 
 HELP = (
     "Rank robots by self-play: every pair of --players (autoplay strategies: Netskrafl's fullsterkur, midlungur and "
@@ -70,7 +70,7 @@ def ladder(
         raise UsageError(f"--anchor {anchor} is not one of the players ({', '.join(names)})")
     if not math.isfinite(anchor_rating):
         raise UsageError("--anchor-rating must be a number")
-    folder = Path(lexicon) if lexicon is not None else output_root() / lang
+    folder = lexicon_folder(lexicon, lang)
     from gamecore.best import load_bundle
 
     bundle = load_bundle(folder)
@@ -85,7 +85,7 @@ def ladder(
         if leaves is None and lang is None:
             raise UsageError("the equity player needs leave values: give --leaves FILE.klv2")
         lv = leave_path(leaves or "shipped", lang, rules_ref)
-    vocab = []
+    vocab: list[str | None] = []
     for n in names:
         if n in ("midlungur", "amlodi"):
             tier = folder / n

@@ -18,6 +18,11 @@ import typer
 
 from cli.common import BoardFormat, input_file, output_root
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.board import Board
+    from gamecore.rules import RuleSet
+
 BOARD_OPTION = typer.Option(
     None, "--board", "-b", help="Board file: one line per row, '.' empty (GCG case: uppercase tile, lowercase blank)."
 )
@@ -58,8 +63,8 @@ class Position:
             the events before it, as ``replay`` says it: the findings that make the game a mismatch).
     """
 
-    board: object
-    rules: object
+    board: Board
+    rules: RuleSet
     rack: list[str] | None = None
     players: tuple[str, ...] | None = None
     scores: tuple[int, ...] | None = None
@@ -168,6 +173,7 @@ def load_position(
         if cgp is not None:
             text, path = cgp, None
         else:
+            assert board is not None  # exactly one of the three is given
             p = Path(board)
             if p.exists():  # a file (a folder is refused); else the CGP text itself
                 input_file(p, "board", "--board")
@@ -176,6 +182,7 @@ def load_position(
     from gamecore.board import parse_board_text
     from gamecore.text import read_board_text
 
+    assert board is not None  # exactly one of the three is given
     p = input_file(board, "board", "--board")  # a folder is not missing; /dev/null or a FIFO is read
     text = read_board_text(p)  # at most BOARD_FILE_MAX bytes read
     return Position(parse_board_text(text, tile_set, layout, board_format.value, p), ruleset, what=str(p))

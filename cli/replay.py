@@ -187,6 +187,8 @@ def replay(
         from pipelines.atomic import check_output_dir
         from pipelines.replay.run import is_database_url
 
+        assert out is not None  # --out or --dataset (checked by the option checks)
+
         if any(is_database_url(f) for f in files):
             raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
         # every output is checked before any note or work, as run_replay and the pictures' output
@@ -203,6 +205,7 @@ def replay(
     if dataset is not None:
         summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess, drop_missing)
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
+    assert out is not None  # without --dataset
     draw = None
     if export_svg is not None:
         from cli.show import export_game_pictures
@@ -499,6 +502,7 @@ def lexicon_named_by(items: List[str]) -> tuple[Optional[str], Optional[str]]:
             f"{unchecked}, and the files do not all name one language whose lexicon is built; add --no-lexicon to silence this)",
         )
     lang = next(iter(langs))
+    assert lang is not None  # (None is refused above)
     candidate = output_root() / lang
     if not (candidate / "manifest.json").is_file():
         return (

@@ -237,6 +237,7 @@ def _rule(
         from gamecore.text import nfc
 
         names = [w.strip() for w in challenged.split(",") if w.strip()] if challenged is not None else None
+        assert ruling.score is not None  # a legal play has its score
         outcome = challenge_outcome(
             challenge.value,
             ruling.score,
@@ -254,7 +255,7 @@ def _rule(
     data["rules"] = pos.rules.name
     if challenge is not None:
         totals = None
-        names = None
+        seats: tuple[str, str, str] | None = None
         if pos.scores is not None and pos.mover is not None:
             # the challenger: the next player in turn order (the Scrabble rules page: a play is challenged before
             # the next turn); under double a wrong challenger loses that turn to the player after
@@ -262,8 +263,8 @@ def _rule(
             other = (mover + 1) % n_players
             totals = (pos.scores[mover], pos.scores[other])
             if pos.players is not None:
-                names = (pos.players[mover], pos.players[other], pos.players[(other + 1) % n_players])
-        data["challenge"] = outcome.as_dict(names, totals) if outcome is not None else None
+                seats = (pos.players[mover], pos.players[other], pos.players[(other + 1) % n_players])
+        data["challenge"] = outcome.as_dict(seats, totals) if outcome is not None else None
     return ruling, data
 
 

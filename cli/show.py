@@ -112,6 +112,7 @@ def show(
         # the tiles must come from the rack when one is known (--rack, the CGP's, the game's), as score checks
         ruling = adjudicate(pos.board, play, check_rack, None, pos.rules, play_coords, fold=fold)
         if not ruling.legal:
+            assert ruling.reason is not None  # an illegal play says why
             raise UsageError(f"--play {play!r} is not legal here: {ruling.reason[0]}: {ruling.reason[1]}")
         played = ruling.played
         caption = f"{shown_coord(ruling.coord, pos.board.size, coords)} {ruling.main_word()} {ruling.score}"
@@ -206,6 +207,7 @@ def export_game_pictures(
             except SkraflError as exc:
                 failed.append((f, str(exc)))
                 continue
+            assert end is not None  # the last position game_positions gives is the end
             pictures.append(
                 (
                     f"{name}.svg",

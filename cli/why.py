@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
 from cli.check import lexicon_dir, read_words
 from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, terminal_width
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pipelines.recipe import Recipe
 
 
 def why(
@@ -51,6 +55,7 @@ def why(
     folder = lexicon_dir(lang, lexicon)
     lex = Lexicon.load(folder)
     built_from = Path(lex.manifest.get("recipe", {}).get("path", ""))
+    recipe: Recipe | None
     if built_from.is_file():
         recipe = load_recipe(built_from)  # the recipe the lexicon was built with, wherever it is
     else:
@@ -101,7 +106,7 @@ def why(
     source = meta.get("source") or built_source.get("reader")
     version = meta.get("source_version") or built_source.get("version") or ""
     frequency_rules = [d for d in recipe.drops if d.applies_to(source) and "frequency" in rule_columns(d)]
-    report = []
+    report: list[dict[str, Any]] = []
     for word, key in zip(items, keys, strict=True):
         valid = word in lex
         rows = []
@@ -119,7 +124,11 @@ def why(
                         "why": "" if rule is None else rule_text.get(rule, ""),
                     }
                 )
-        notes = [f"listed in {path.name} ({name.replace('_', ' ')})" for name, (path, ws) in lists.items() if key in ws]
+        notes = [
+            f"listed in {path.name} ({name.replace('_', ' ')})"
+            for name, (path, ws) in lists.items()
+            if path is not None and key in ws
+        ]
         if not rows and not notes:
             notes.append(
                 "not in the source at all"
@@ -171,14 +180,14 @@ def why(
     elif fmt == OutputFormat.tsv:
         # one header, one row per source entry (a word without entries: one row), a word column
         cols = ["form", *show, "entry_verdict", "why"]
-        rows = []
+        tsv_rows: list[list[str]] = []
         for item in report:
             head = [item["word"], "VALID" if item["valid"] else "INVALID", item["lexicon"]]
-            notes = "; ".join(item["notes"])
+            joined = "; ".join(item["notes"])
             for e in item["entries"] or [None]:
                 values = [e.get("verdict") if c == "entry_verdict" else e.get(c) for c in cols] if e else [""] * len(cols)
-                rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [notes])
-        emit(rows, ["word", "verdict", "lexicon", *cols, "notes"], fmt)
+                tsv_rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [joined])
+        emit(tsv_rows, ["word", "verdict", "lexicon", *cols, "notes"], fmt)
     else:
         width = terminal_width()
         for item in report:

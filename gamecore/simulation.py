@@ -43,6 +43,10 @@ from typing import Sequence
 
 from gamecore.errors import UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gamecore.equity import Ranked
+
 #: the default z of the early stop (one-sided 99 %)
 Z_DEFAULT = 2.576
 WIN_MODELS = Path(__file__).resolve().parent / "data" / "win_models.json"
@@ -158,7 +162,7 @@ def win_samples(result) -> list[tuple[int, int, float]]:
 class Candidate:
     """One simulated move: ``ranked`` its static-equity row (:class:`gamecore.equity.Ranked`)."""
 
-    ranked: object
+    ranked: Ranked
     values: list[int] = field(default_factory=list)  # per iteration, thousandths
     wins: list[float] = field(default_factory=list)
     dropped_at: int | None = None  # the iteration count when it was dropped
