@@ -68,8 +68,8 @@ test-fast: setup lexicons
 # --check), import-linter (the layers cli > pipelines > lexicon_sources > gamecore, and no modules
 # importing in a circle), the complexity ratchet (no function above McCabe 15 but those listed in
 # tools/complexity_ratchet.txt, none of them growing), the private-import gate (no module using another
-# module's _name: tools/check_private_imports.py) and mypy (its scope is `files` of [tool.mypy]: today
-# gamecore, lexicon_sources and pipelines, whole; not yet cli). One configuration, in pyproject.toml.
+# module's _name: tools/check_private_imports.py) and mypy (its scope is `files` of [tool.mypy]: every
+# package, whole). One configuration, in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -95,6 +95,7 @@ def backtest(
     else:
         from pipelines.elo.games import read_games
 
+        assert games is not None  # one of --games and --league, checked above
         table = read_games(games, players_from=players_from)
         source = games
         if is_url(games):  # never a password in the summary

@@ -26,6 +26,7 @@ This module imports only light modules of the standard library (``os``, ``sys``,
 ``_signal``): check with ``python -X importtime``.
 """
 
+import _socket
 import os
 import sys
 
@@ -105,7 +106,7 @@ def _stream_facts(name: str) -> tuple[bytes, bytes]:
 
 
 class _Link:
-    sock = None
+    sock: _socket.socket | None = None
     pending: list[int] = []  # signals received before the server accepted
     accepted = False
     pid = 0  # the server's child running the command
@@ -171,7 +172,7 @@ def build_request(argv: list[str]) -> tuple[bytes, list[int]]:
     pairs.append(("umask", str(mask).encode()))
     for name, (enc, err) in zip(("stdin", "stdout", "stderr"), streams, strict=True):
         pairs += [(f"{name}.encoding", enc), (f"{name}.errors", err)]
-    pairs.append(("unbuffered", b"1" if sys.stdout.write_through else b"0"))  # python -u, PYTHONUNBUFFERED
+    pairs.append(("unbuffered", b"1" if getattr(sys.stdout, "write_through", False) else b"0"))  # python -u, PYTHONUNBUFFERED
     ignored = [s for s in FORWARDED if _signal.getsignal(s) == _signal.SIG_IGN]
     pairs.append(("ignored", ",".join(map(str, ignored)).encode()))
     pairs += [("argv", os.fsencode(a)) for a in argv]
@@ -183,7 +184,6 @@ def forward(path: str, argv: list[str]) -> int | None:
     """Run ``argv`` in the server at ``path``: its exit status, or None when it did not run there
     (no server, refused, stale: the caller runs it itself). A signal received here is passed on."""
     import _signal
-    import _socket
 
     try:
         request, ignored = build_request(argv)

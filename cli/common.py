@@ -13,7 +13,7 @@ import sys
 from enum import Enum
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, cast
 
 import typer
 
@@ -215,20 +215,22 @@ def emit(
     """Print rows as an aligned table, TSV (with a header line) or a JSON array of objects.
 
     ``max_width``: in ``table`` format, cut each line to this many characters (ending in ``…``)."""
-    rows = [list(r) for r in rows]
+    table: list[list[object]] = [list(r) for r in rows]
     if fmt == OutputFormat.json:
         out = sys.stdout
-        json.dump([dict(zip(columns, r, strict=False)) for r in rows], out, ensure_ascii=False, indent=1)
+        json.dump([dict(zip(columns, r, strict=False)) for r in table], out, ensure_ascii=False, indent=1)
         out.write("\n")
         return
-    if any(len(r) != len(columns) for r in rows):  # a row of another width: cell by cell, as it always was
-        _emit_ragged(rows, columns, fmt, header, max_width)
+    if any(len(r) != len(columns) for r in table):  # a row of another width: cell by cell, as it always was
+        _emit_ragged(table, columns, fmt, header, max_width)
         return
-    cols = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in columns]
+    cols = [list(c) for c in zip(*table, strict=True)] if table else [[] for _ in columns]
     emit_columns(cols, columns, fmt, header, max_width)
 
 
-def _emit_ragged(rows: list[list], columns: Sequence[str], fmt: OutputFormat, header: bool, max_width: int | None) -> None:
+def _emit_ragged(
+    rows: list[list[object]], columns: Sequence[str], fmt: OutputFormat, header: bool, max_width: int | None
+) -> None:
     out = sys.stdout
     text_rows = [[_text(v) for v in r] for r in rows]
     if fmt == OutputFormat.tsv:
@@ -265,7 +267,7 @@ def emit_columns(
         json.dump([dict(zip(columns, r, strict=True)) for r in zip(*cols, strict=True)], out, ensure_ascii=False, indent=1)
         out.write("\n")
         return
-    text = [c if all(type(v) is str for v in c) else list(map(_text, c)) for c in cols]
+    text = [cast("Sequence[str]", c) if all(type(v) is str for v in c) else list(map(_text, c)) for c in cols]
     if fmt == OutputFormat.tsv:
         lines = map("\t".join, zip(*text, strict=True)) if text else iter(())
         if header:

@@ -80,19 +80,21 @@ def endgame(
             "--opp-rack goes with --board or --cgp (in a game with an empty bag the opponent holds every unseen tile)"
         )
     bundle = load_bundle(folder)
-    scores, zeros, passes = (0, 0), 0, (0, 0)
+    scores: tuple[int, int] = (0, 0)
+    zeros, passes = 0, (0, 0)
+    theirs: list[str] | None
     if cgp is not None and board is None and game is None:
         from gamecore.board import parse_cgp
         from gamecore.text import nfc
 
         ruleset = resolve_rules(rules, bundle, lang)
         pos = parse_cgp(nfc(cgp), ruleset.tiles(), ruleset.layout())
-        the_board, mine, theirs = pos.board, list(pos.racks[0]), list(pos.racks[1])
+        the_board, mine = pos.board, list(pos.racks[0])
         if opp_rack is not None:
             theirs = _rack(opp_rack, ruleset, "--opp-rack")
-        elif not theirs:
-            theirs = None
-        scores, zeros = tuple(pos.scores), pos.zeros
+        else:
+            theirs = list(pos.racks[1]) or None
+        scores, zeros = pos.scores, pos.zeros
         if not mine:
             raise UsageError("the CGP string gives no rack for the side on turn: write it as RACK/OPPONENT after the board")
     else:
@@ -115,6 +117,7 @@ def endgame(
             scores = (s[p], s[1 - p])
             zeros, passes = _scoreless(game, move, p)
         else:
+            assert rack is not None  # --board goes with --rack, checked above
             mine = _rack(rack, ruleset, "--rack")
     theirs, unseen = _check_bag(the_board, mine, theirs, ruleset)
     if ruleset.players_max < 2:

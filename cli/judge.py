@@ -128,6 +128,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
     from textual.app import App, ComposeResult
     from textual.binding import Binding
     from textual.containers import Vertical
+    from textual.timer import Timer
     from textual.widgets import Input, Static
 
     from gamecore.errors import UsageError
@@ -188,7 +189,7 @@ def make_app(judge, *, log=None, clear_after: float = 5.0, password: str | None 
             super().__init__()
             self.rulings: list = []
             self.state = "entry"
-            self._timer = None
+            self._timer: Timer | None = None  # the verdict's clearing, when one is set
 
         def compose(self) -> ComposeResult:
             size = len(judge.lexicon)

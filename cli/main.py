@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 import click
 import typer
@@ -120,7 +120,7 @@ class _Commands(MutableMapping):
     """The group's commands: every name of :data:`COMMANDS` is known at once, a command is made
     (its module imported) when first looked up."""
 
-    def __init__(self, made: dict | None = None):
+    def __init__(self, made: Mapping[str, click.Command] | None = None):
         self._made: dict[str, click.Command] = dict(made or {})
 
     def __getitem__(self, name: str) -> click.Command:
@@ -220,7 +220,9 @@ def click_app() -> click.Group:
     if _CLICK_APP is None:
         import typer.main
 
-        _CLICK_APP = typer.main.get_command(app)
+        group = typer.main.get_command(app)
+        assert isinstance(group, click.Group)  # an app of commands is made a group
+        _CLICK_APP = group
     return _CLICK_APP
 
 
@@ -312,7 +314,7 @@ def whole_stdout() -> None:
         line_buffering=out.line_buffering,
         write_through=out.write_through,
     )
-    text.mode = "w"
+    text.mode = "w"  # type: ignore[misc]  # what print() and a test's capsys read; typeshed calls it read-only
     sys.stdout = text
 
 

@@ -155,8 +155,10 @@ def _preload(items: list[str]) -> list[str]:
     for item in items:
         folder = Path(item) if (os.sep in item or Path(item).is_dir()) else lexicon_dir(item, None)
         bundle = load_bundle(folder)
-        trie = bundle.words._trie  # read now, in the parent
-        _Preloaded.tries[_Preloaded.key(bundle.folder)] = trie
+        assert bundle.words is not None  # load_bundle reads the words
+        key = _Preloaded.key(bundle.folder)
+        assert key is not None  # load_bundle has just read this file
+        _Preloaded.tries[key] = bundle.words._trie  # read now, in the parent
         with open(bundle.folder / "lexicon.kwg", "rb") as fh:  # into the page cache
             while fh.read(1 << 20):
                 pass
@@ -268,6 +270,7 @@ def register(app: typer.Typer) -> None:
 
 def _server_class():
     import signal
+    import socket
     import socketserver
     import struct
 
@@ -292,7 +295,7 @@ def _server_class():
             os.set_inheritable(self.log, False)
             mask = os.umask(0o177)  # the socket is made 0600
             try:
-                super().__init__(str(path), _Handler)
+                super().__init__(str(path), _Handler)  # type: ignore[arg-type]  # made with (request, address, server) as socketserver makes a handler
             finally:
                 os.umask(mask)
             os.chmod(path, 0o600)
@@ -319,7 +322,7 @@ def _server_class():
                 pass
 
         def verify_request(self, request, client_address) -> bool:  # noqa: ANN001
-            creds = request.getsockopt(socketserver.socket.SOL_SOCKET, socketserver.socket.SO_PEERCRED, struct.calcsize("3i"))
+            creds = request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
             _pid, uid, _gid = struct.unpack("3i", creds)
             if uid != os.getuid():
                 return False
@@ -455,11 +458,12 @@ def _stdio(fd: int, mode: str, encoding: str, errors: str, name: str, buffered: 
     import io
 
     buf = io.open(fd, mode + "b", -1 if (buffered or mode == "r") else 0, closefd=False)
-    raw = buf if not buffered and mode != "r" else buf.raw
+    raw = buf if isinstance(buf, io.FileIO) else getattr(buf, "raw", None)
+    assert isinstance(raw, io.FileIO)  # io.open of a descriptor: a FileIO, or a buffer over one
     raw.name = name
     line_buffering = buffered and (raw.isatty() or fd == 2)
     text = io.TextIOWrapper(buf, encoding, errors, newline="\n", line_buffering=line_buffering, write_through=not buffered)
-    text.mode = mode
+    text.mode = mode  # type: ignore[misc]  # as Python's own stdio has it; typeshed calls it read-only
     return text
 
 
@@ -495,16 +499,15 @@ def _limits(pid: int | str) -> dict[int, tuple[int, int]]:
     """``/proc/PID/limits`` as ``{RLIMIT_X: (soft, hard)}`` (``unlimited``: ``RLIM_INFINITY``)."""
     import resource
 
-    out = {}
+    out: dict[int, tuple[int, int]] = {}
     with open(f"/proc/{pid}/limits", encoding="utf-8", errors="replace") as fh:
         for line in fh:
             name = next((n for n in _LIMITS if line.startswith(n + " ")), None)
             if name is None or not hasattr(resource, _LIMITS[name]):
                 continue
             soft, hard = line[len(name) :].split()[:2]
-            out[getattr(resource, _LIMITS[name])] = tuple(
-                resource.RLIM_INFINITY if v == "unlimited" else int(v) for v in (soft, hard)
-            )
+            soft_v, hard_v = (resource.RLIM_INFINITY if v == "unlimited" else int(v) for v in (soft, hard))
+            out[getattr(resource, _LIMITS[name])] = (soft_v, hard_v)
     return out
 
 
@@ -536,7 +539,7 @@ def _match_caller(pid: int, uid: int) -> str | None:
                 return f"the caller is in another {ns} namespace"
         if not _same_file(f"/proc/{pid}/root", "/"):
             return "the caller has another root folder (chroot)"
-        labels = []
+        labels: list[bytes | None] = []
         for who in (pid, "self"):
             try:
                 with open(f"/proc/{who}/attr/current", "rb") as fh:
@@ -747,7 +750,7 @@ class _Handler:
             enc, err = request[name]
             streams.append(_stdio(fd, mode, enc, err, f"<{name}>", not request["unbuffered"]))
         sys.stdin, sys.stdout, sys.stderr = streams
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]  # as at start-up: the originals are the client's
         sys.argv = request["argv"]
         for signum in request["ignored"]:
             signal.signal(signum, signal.SIG_IGN)
@@ -806,7 +809,7 @@ class _Handler:
             traceback.print_exc()
             status = 1
         try:
-            threading._shutdown()
+            threading._shutdown()  # type: ignore[attr-defined]  # what Python runs at exit: join non-daemon threads
         except Exception:  # noqa: BLE001
             pass
         atexit._run_exitfuncs()
