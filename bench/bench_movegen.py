@@ -474,6 +474,32 @@ def time_random_positions(kwg_path: Path) -> None:
         f"  hot caches (each position the best of 5 runs in a row, as the table above and MAGPIE's harness "
         f"time them): search {h_search:.3f}, top 1 + index {h_top:.3f} ({h_search / h_top:.1f}×)"
     )
+    # the GIL is released around the walk of a Position's search (its search state is its own):
+    # the same searches shared out to two threads, each with its own half of the Positions
+    import threading
+
+    def wall(f, threads: int) -> float:
+        def part(k: int) -> None:
+            for p, (_, c, b, _) in list(zip(boards, pos, strict=True))[k::threads]:
+                f(p, c, b)
+
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            workers = [threading.Thread(target=part, args=(k,)) for k in range(threads)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            best = min(best, time.perf_counter() - t)
+        return best * 1000 / len(pos)
+
+    for label, f in (
+        ("search, no objects", lambda p, c, b: p.top(c, b, limit=1, prune=False)),
+        ("top 10 + index", lambda p, c, b: p.top(c, b, limit=10, bingo_index=index)),
+    ):
+        one, two = wall(f, 1), wall(f, 2)
+        print(f"  two threads (wall, ms per position): {label} {two:.3f} against {one:.3f} on one ({one / two:.2f}× as fast)")
 
 
 def time_riddle() -> None:

@@ -236,6 +236,10 @@ class Position:
     rack. Their results are exactly those of :func:`generate` and :func:`generate_top` on the
     same grid (``first_move`` = the board is empty).
 
+    Threads: a Position's search runs without the GIL (its search state is its own), so threads
+    each with its own Positions search at once; a Position used by two threads at once refuses the
+    second call (RuntimeError) while the first runs.
+
     Args:
         kwg, layout, tile_values, bingo_bonus, bingo_tiles, blank_letter_value: as :func:`generate`.
         grid: the tiles already on the board (rows of ints, as :func:`generate`); None = empty.

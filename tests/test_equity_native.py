@@ -244,3 +244,56 @@ def test_built_icelandic_lexicon():
                 break
             n += 1
     assert n >= 12
+
+
+@pytest.mark.parametrize("rules_name", ["wespa", "netskrafl"])
+def test_searches_in_threads_give_what_one_thread_gives(rules_name):
+    """A Position's search runs without the GIL (its search state is its own): four threads, each
+    with its own EquitySearch, ranking the positions of self-play at once (each from another start,
+    so different positions are searched side by side), give exactly the rows one thread gives."""
+    import threading
+
+    from gamecore.autoplay import Mover, Strategy
+    from gamecore.game_state import GameState
+
+    rules, bundle, leaves = load_rules(rules_name), _bundle(rules_name), _random_leaves(rules_name)
+    mover, strategy = Mover(bundle, rules), Strategy("equity", leaves=leaves)
+    cases = []
+    for g in range(4):
+        st = GameState.new(rules, seed=f"threads/{g}")
+        rng = random.Random(g)
+        while st.over is None:
+            opponent = [t for q, r in enumerate(st.racks) if q != st.turn for t in r] if not st.bag else []
+            cases.append((st.board.copy(), list(st.racks[st.turn]), opponent))
+            st.apply(mover.choose(st, strategy, rng))
+    assert len(cases) >= 60
+
+    def ranked(search: EquitySearch, board, rack, opponent) -> list:
+        return [
+            [_key(r) for r in search.rank(board, rack, opponent, limit, prune=prune)]
+            for limit, prune in ((1, True), (8, True), (3, False))
+        ]
+
+    one = EquitySearch(bundle, rules, leaves)
+    want = [ranked(one, *c) for c in cases]
+    got: list[list] = [[None] * len(cases) for _ in range(4)]
+    errors: list[BaseException] = []
+
+    def worker(t: int) -> None:
+        try:
+            search = EquitySearch(bundle, rules, leaves)
+            for _rep in range(2):
+                for k in range(len(cases)):
+                    i = (k + t * len(cases) // 4) % len(cases)
+                    got[t][i] = ranked(search, *cases[i])
+        except BaseException as e:  # noqa: BLE001  (reported below, in the test's thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+    for t in range(4):
+        assert got[t] == want, t

@@ -44,7 +44,8 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     }
     const LeavesObject *LV = (const LeavesObject *)leaves_o;
     S->busy = 1;
-    Gen *g = &g_gen;
+    Gen gen;
+    Gen *g = &gen;
     memset(g, 0, sizeof *g);
     g->s = S;
     PyObject *out = NULL, *plays = NULL, *eqs = NULL, *exl = NULL, *table_seq = NULL;
@@ -203,7 +204,8 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
                      .table = table,
                      .play_type = play_type,
                      .fits = P->fits,
-                     .empty_board = opening};
+                     .empty_board = opening,
+                     .release = 1};
     plays = search(g, P->R, P->C, nanchors, &sa);
     if (!plays) goto done;
     Py_ssize_t np = PyList_GET_SIZE(plays);

@@ -146,7 +146,8 @@ static PyObject *py_generate(PyObject *Py_UNUSED(self), PyObject *args, PyObject
     int bingo_tiles = a.bingo_tiles, wide = a.node24, blank_letter_value = a.blank_letter_value;
     int limit = a.limit, sorted_out = a.sorted, prune = a.prune;
     static uint8_t lmg[MAXD][MAXD], wmg[MAXD][MAXD], bkg[MAXD][MAXD];
-    Gen *g = &g_gen;
+    Gen gen;
+    Gen *g = &gen;
     PyObject *out = NULL, *table_seq = NULL;
     PyObject **table = NULL;
     PyTypeObject *play_type = NULL;

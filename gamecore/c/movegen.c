@@ -505,8 +505,6 @@ static int sort_moves(Search *S, size_t n) {
 /* ------------------------------------------------------------------------------------------ */
 /* generate()                                                                                   */
 
-Gen g_gen;
-
 static void set_lane(Gen *g, int dir, int l, int R, int C) {
     Search *S = g->s;
     const Lane *L = &S->L[dir][l];
@@ -523,43 +521,14 @@ static void set_lane(Gen *g, int dir, int l, int R, int C) {
     g->wm = L->wm;
 }
 
-/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, and the plays
- * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
- * order. NULL with an exception on failure. */
-PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+/* The walk of search(): the plays recorded into S->moves (W->nout of them to return, sorted when
+ * asked). It touches no Python object (search() releases the GIL around it for a Position, whose
+ * Search is its own): -1 when out of memory. */
+static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
     Search *S = g->s;
-    g_last_search = S;
-    int limit = args->limit, sorted_out = args->sorted, prune = args->prune, negative = args->negative;
-    PyObject **table = args->table;
-    PyTypeObject *play_type = args->play_type;
-    int lazy = args->lazy, fits = args->fits, empty_board = args->empty_board;
-    PyObject *out = NULL;
-    int heap_stack[64];
-    if (limit >= 0) sorted_out = 1;
-    /* an index made for another graph is not used (its words are not this lexicon's) */
-    if (S->bidx && S->wtab && (S->wnodes != S->nnodes || S->wroots != (S->kwg[0] | (uint64_t)S->kwg[1] << 32)))
-        S->bidx = NULL, S->wtab = NULL;
-    /* The first move on a board symmetric about the start square's diagonal (two anchors, the
-     * start square's row and column lanes alike): the plays down are the plays across turned
-     * over, found by the same walk in the same order, so only the row is searched and each play
-     * recorded is copied down afterwards (every score twice: the K-th best of all is the
-     * ceil(K/2)-th best across). */
-    int mirror = !g->eq_on && nanchors == 2 && S->anchors[0].dir == 0 && S->anchors[1].dir == 1 && R == C &&
-                 lanes_mirror(&S->L[0][S->anchors[0].lane], &S->L[1][S->anchors[1].lane], C);
-    int mirror_lane = mirror ? S->anchors[1].lane : 0;
-    if (mirror) nanchors = 1;
-    int keep = mirror && limit > 0 ? (limit + 1) / 2 : limit;
-    /* keep only the best `limit` while generating (a heap of their scores) */
-    g->limit = keep > 0 && keep <= (1 << 20) ? keep : 0;
-    g->heap = heap_stack;
-    if (g->limit > 64) {
-        g->heap = malloc(sizeof(int) * g->limit);
-        if (!g->heap) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-    }
-    take_spare_buffers(S);
+    int R = W->R, C = W->C, nanchors = W->nanchors, sorted_out = W->sorted, mirror = W->mirror;
+    int mirror_lane = W->mirror_lane, limit = args->limit, prune = args->prune, negative = args->negative;
+    int fits = args->fits, empty_board = args->empty_board;
     S->sub_blank = 0;
     S->nmoves = S->npool = 0;
     S->st_anchors = nanchors;
@@ -596,10 +565,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
             g->prune_in = 0;
             S->st_searched++;
             S->st_calls += S->calls;
-            if (g->error) {
-                PyErr_NoMemory();
-                goto done;
-            }
+            if (g->error) { return -1; }
         }
     } else if (prune) {
         /* best bound first; an anchor on top has its bingo spans checked (bingo_letters) and goes
@@ -696,10 +662,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
                 Step *st = &S->steps[S->nsteps++];
                 *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, S->cur_best, S->calls};
             }
-            if (g->error) {
-                PyErr_NoMemory();
-                goto done;
-            }
+            if (g->error) { return -1; }
         }
     } else {
         for (int i = 0; i < nanchors; i++) {
@@ -710,10 +673,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
             walk_anchor(g, A->pos, groot);
             S->st_searched++;
             S->st_calls += S->calls;
-            if (g->error) {
-                PyErr_NoMemory();
-                goto done;
-            }
+            if (g->error) { return -1; }
         }
     }
     S->st_recorded = (long)(mirror ? 2 * S->nmoves : S->nmoves);
@@ -728,10 +688,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     }
     if (mirror) {
         size_t n0 = S->nmoves;
-        if (grow((void **)&S->moves, &S->capmoves, 2 * n0, sizeof(Move)) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        if (grow((void **)&S->moves, &S->capmoves, 2 * n0, sizeof(Move)) < 0) { return -1; }
         for (size_t i = 0; i < n0; i++) {
             Move m = S->moves[i];
             m.across = 0;
@@ -743,15 +700,67 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     }
     size_t nout = S->nmoves;
     if (sorted_out && g->eq_on) {
-        qsort_r(S->moves, S->nmoves, sizeof(Move), move_eq_qcmp, S);
+        if (S->nmoves > 1) qsort_r(S->moves, S->nmoves, sizeof(Move), move_eq_qcmp, S);
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     } else if (sorted_out) {
-        if (sort_moves(S, S->nmoves) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        if (sort_moves(S, S->nmoves) < 0) return -1;
         if (limit >= 0 && (size_t)limit < nout) nout = (size_t)limit;
     }
+    W->nout = nout;
+    return 0;
+}
+
+/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, and the plays
+ * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
+ * order. NULL with an exception on failure. */
+PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+    Search *S = g->s;
+    g_last_search = S;
+    int limit = args->limit, sorted_out = args->sorted, lazy = args->lazy;
+    PyObject **table = args->table;
+    PyTypeObject *play_type = args->play_type;
+    PyObject *out = NULL;
+    int heap_stack[64];
+    if (limit >= 0) sorted_out = 1;
+    /* an index made for another graph is not used (its words are not this lexicon's) */
+    if (S->bidx && S->wtab && (S->wnodes != S->nnodes || S->wroots != (S->kwg[0] | (uint64_t)S->kwg[1] << 32)))
+        S->bidx = NULL, S->wtab = NULL;
+    /* The first move on a board symmetric about the start square's diagonal (two anchors, the
+     * start square's row and column lanes alike): the plays down are the plays across turned
+     * over, found by the same walk in the same order, so only the row is searched and each play
+     * recorded is copied down afterwards (every score twice: the K-th best of all is the
+     * ceil(K/2)-th best across). */
+    int mirror = !g->eq_on && nanchors == 2 && S->anchors[0].dir == 0 && S->anchors[1].dir == 1 && R == C &&
+                 lanes_mirror(&S->L[0][S->anchors[0].lane], &S->L[1][S->anchors[1].lane], C);
+    int mirror_lane = mirror ? S->anchors[1].lane : 0;
+    if (mirror) nanchors = 1;
+    int keep = mirror && limit > 0 ? (limit + 1) / 2 : limit;
+    /* keep only the best `limit` while generating (a heap of their scores) */
+    g->limit = keep > 0 && keep <= (1 << 20) ? keep : 0;
+    g->heap = heap_stack;
+    if (g->limit > 64) {
+        g->heap = malloc(sizeof(int) * g->limit);
+        if (!g->heap) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+    }
+    take_spare_buffers(S);
+    Traversal W = {
+        .R = R, .C = C, .nanchors = nanchors, .sorted = sorted_out, .mirror = mirror, .mirror_lane = mirror_lane};
+    int rc;
+    if (args->release) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = traverse(g, &W, args);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = traverse(g, &W, args);
+    }
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t nout = W.nout;
     if (lazy && !play_type) {
         out = move_list_take(S, nout);
         goto done;

@@ -24,7 +24,11 @@
  * Position its own, and every function of a search reaches it through S (Gen.s), so searches on two
  * Positions share nothing. What stays global is read-only after start-up or used only with the GIL
  * held while plays become Python objects (small ints, the word-tuple caches, the MoveList free
- * list), and last_stats()'s pointer to the last search.
+ * list), and last_stats()'s pointer to the last search. So a Position's search (Position.generate,
+ * top, moves, equity) releases the GIL around its walk (movegen.c, traverse), which touches no
+ * Python object: threads each with its own Positions search at once. A Position's own methods
+ * refuse to run while its search runs (Search.busy); the module's generate() keeps the GIL (its
+ * Search is shared by every caller).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -334,7 +338,6 @@ Search *search_new(void);
 void search_delete(Search *S);
 int grow(void **p, size_t *cap, size_t need, size_t size);
 void first_place(Gen *g, const uint8_t *w, int len);
-extern Gen g_gen;
 /* How search() looks for plays and what it returns. */
 typedef struct {
     int limit;                /* the best `limit` plays (sorted, best first); -1: every play */
@@ -346,7 +349,13 @@ typedef struct {
     int lazy;                 /* a MoveList (the plays kept as structs) instead of a list of RawMoves */
     int fits;                 /* the lanes are known to fit the bounds' arithmetic (bounds_fit) */
     int empty_board;          /* the first move: no tile on the board */
+    int release;              /* release the GIL around the walk (a Position's search: its Search is its own) */
 } SearchArgs;
+/* The walk's shape, set by search(); nout: the plays to return. */
+typedef struct {
+    int R, C, nanchors, sorted, mirror, mirror_lane;
+    size_t nout;
+} Traversal;
 PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args);
 
 /* crosscheck.c */

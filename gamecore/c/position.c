@@ -264,7 +264,8 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
         return NULL;
     }
     S->busy = 1;
-    Gen *g = &g_gen;
+    Gen gen;
+    Gen *g = &gen;
     memset(g, 0, sizeof *g);
     g->s = S;
     PyObject *out = NULL, *table_seq = NULL;
@@ -291,7 +292,8 @@ static PyObject *pos_generate(PositionObject *P, PyObject *args, PyObject *kw) {
                      .play_type = play_type,
                      .lazy = lazy,
                      .fits = P->fits,
-                     .empty_board = P->tiles_on_board == 0};
+                     .empty_board = P->tiles_on_board == 0,
+                     .release = 1};
     out = search(g, P->R, P->C, nanchors, &sa);
 done:
     S->L = S->lanes;
@@ -314,7 +316,7 @@ static PyObject *pos_copy_from(PositionObject *P, PyObject *arg) {
         return NULL;
     }
     PositionObject *O = (PositionObject *)arg;
-    if (S->busy) {
+    if (S->busy || (O->s && O->s->busy)) { /* (a search writes its lanes' pruning caps) */
         PyErr_SetString(PyExc_RuntimeError, "copy_from() called while generate() runs");
         return NULL;
     }

@@ -315,7 +315,7 @@ PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    qsort(sw.w, sw.n, sizeof(ShortWord), short_cmp);
+    if (sw.n > 1) qsort(sw.w, sw.n, sizeof(ShortWord), short_cmp);
     size_t ngroups = 0, gpool = 0;
     for (size_t i = 0; i < sw.n; i++) {
         if (i == 0 || sw.w[i].h != sw.w[i - 1].h) {
