@@ -565,7 +565,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
             g->prune_in = 0;
             S->st_searched++;
             S->st_calls += S->calls;
-            if (g->error) { return -1; }
+            if (g->error) return -1;
         }
     } else if (prune) {
         /* best bound first; an anchor on top has its bingo spans checked (bingo_letters) and goes
@@ -662,7 +662,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
                 Step *st = &S->steps[S->nsteps++];
                 *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, S->cur_best, S->calls};
             }
-            if (g->error) { return -1; }
+            if (g->error) return -1;
         }
     } else {
         for (int i = 0; i < nanchors; i++) {
@@ -673,7 +673,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
             walk_anchor(g, A->pos, groot);
             S->st_searched++;
             S->st_calls += S->calls;
-            if (g->error) { return -1; }
+            if (g->error) return -1;
         }
     }
     S->st_recorded = (long)(mirror ? 2 * S->nmoves : S->nmoves);
@@ -688,7 +688,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
     }
     if (mirror) {
         size_t n0 = S->nmoves;
-        if (grow((void **)&S->moves, &S->capmoves, 2 * n0, sizeof(Move)) < 0) { return -1; }
+        if (grow((void **)&S->moves, &S->capmoves, 2 * n0, sizeof(Move)) < 0) return -1;
         for (size_t i = 0; i < n0; i++) {
             Move m = S->moves[i];
             m.across = 0;
