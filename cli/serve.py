@@ -761,13 +761,13 @@ class _Handler:
         self.listen()
         status = self.command()
         self.done = True
+        if not self.server.quiet:  # logged before the status is sent: a client that has its exit finds the line
+            words = " ".join(sys.argv[1:3])
+            self.log(f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n")
         try:
             self.answer(b"x" + status.to_bytes(4, "big", signed=True))
         except OSError:
             pass
-        if not self.server.quiet:
-            words = " ".join(sys.argv[1:3])
-            self.log(f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n")
 
     def listen(self) -> None:
         """A thread watching the client's end of the socket: the client gone (killed), the
