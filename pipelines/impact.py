@@ -185,7 +185,7 @@ def _tables(
         ]
         if not other:
             return games, moves, _skipped_frame([])
-        files = pl.Series("file", [f for f, _ in other], dtype=pl.String)
+        files = [f for f, _ in other]
         ids = dict(games.select("file", "game_id").unique("file", keep="first").iter_rows())
         skipped = _skipped_frame([(f, ids.get(f), why) for f, why in other])
         return games.filter(~pl.col("file").is_in(files)), moves.filter(~pl.col("file").is_in(files)), skipped
