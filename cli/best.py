@@ -44,7 +44,7 @@ HELP = (
     "after 64 iterations, and the run ends when one is left or after --iterations N (default 1000) or "
     "--seconds S. Columns: kind, coord, word, score, leave, equity (static), sim (the mean of spread change + "
     "leave values), stderr, win (percent, from the language's win model), iterations; best first. --seed "
-    "makes it reproducible: the same output at any --workers.\n\n"
+    "makes it reproducible: the same output at any --threads or --workers.\n\n"
     "Robots (--robot): fullsterkur plays the best play; midlungur and amlodi pick at random among the "
     "best 20 / 30 plays whose main word is in their vocabulary (--vocabulary, default LEXICON_DIR/ROBOT, "
     "e.g. output/is/midlungur); equity makes the top move by static equity (a play or an exchange, the "
@@ -112,6 +112,9 @@ def best(
     seconds: Optional[float] = typer.Option(None, "--seconds", help="--sim: stop after S seconds (not with --iterations)."),
     candidates: int = typer.Option(10, "--candidates", help="--sim: how many of the best moves by static equity to simulate."),
     workers: int = typer.Option(1, "--workers", help="--sim: worker processes (the output does not depend on it)."),
+    threads: int = typer.Option(
+        1, "--threads", help="--sim: threads of this process (lighter than --workers; the output does not depend on it)."
+    ),
     svg: Optional[Path] = typer.Option(
         None,
         "--svg",
@@ -132,59 +135,12 @@ def best(
     letter; 'leave' is what stays on the rack.
     """
     from gamecore.best import load_bundle
-    from gamecore.board import parse_board_text, parse_cgp
-    from gamecore.errors import UsageError
-    from gamecore.text import read_board_text
 
-    if lexicon is not None and lang is not None:
-        raise UsageError("give --lang or --lexicon, not both")
-    if lexicon is None and lang is None:
-        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
-    if show_all and top is not None:
-        raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
-    if robot is not None and (show_all or top is not None):
-        raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
-    if leaves is not None and robot is not None and robot != Robot.equity:
-        raise UsageError(f"--robot {robot.value} picks by score as Netskrafl's robots do: give no --leaves")
-    if pick_from is not None and (robot is None or robot.value in ("fullsterkur", "equity")):
-        raise UsageError("--pick-from is how many plays midlungur or amlodi pick among: give --robot midlungur or amlodi")
-    if vocabulary is not None and robot is None:
-        raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
-    if sim and (leaves is None or show_all or top is not None or board == "-"):
-        raise UsageError(
-            "--sim needs --leaves FILE.klv2 and shows its --candidates N: give no "
-            + ("--all" if show_all else "--top/-n" if top is not None else "--board -" if board == "-" else "")
-            if leaves is not None
-            else "--sim simulates with the static-equity player: give --leaves FILE.klv2 (or LANG)"
-        )
-    sim_opts = (plies, iterations, seconds, candidates, workers)
-    if not sim and (plies != 2 or iterations is not None or seconds is not None or candidates != 10 or workers != 1):
-        raise UsageError("--plies, --iterations, --seconds, --candidates and --workers are options of --sim: give --sim")
-    n = 10 if top is None else top
-    if n < 1 and not show_all:
-        raise UsageError("--top/-n must be at least 1")
-    if (board is None) == (cgp is None):
-        raise UsageError(
-            "give the position with one of --board FILE or --cgp 'CGP'" + (" (got --board, --cgp)" if board is not None else "")
-        )
-    if cgp is not None and board_format == BoardFormat.netskrafl:
-        raise UsageError("--cgp is a CGP string; give no --board-format netskrafl")
-    if rack is not None and not rack.strip():
-        raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
-    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
-        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
-    if svg is not None:
-        from gamecore.picture import check_picture_target
-
-        check_picture_target(svg, (board,))  # never over an input, nor into a skrafl output
+    sim_opts = (plies, iterations, seconds, candidates, workers, threads)
+    n = _check_options(
+        board, cgp, rack, lang, lexicon, top, show_all, board_format, robot, vocabulary, pick_from, leaves, sim, sim_opts, svg
+    )
     many = board == "-"
-    if many:
-        if rack is not None:
-            raise UsageError("--board - reads one CGP string per line; each line's rack field gives the rack (no --rack)")
-        if svg is not None:
-            raise UsageError("--svg draws one position; --board - reads many")
-        if board_format == BoardFormat.netskrafl:
-            raise UsageError("--board - reads one CGP string per line (--board-format cgp), not Netskrafl boards")
     folder = lexicon_folder(lexicon, lang)
     vocab_dir = _vocabulary_dir(robot, vocabulary, Path(folder))
     bundle = load_bundle(folder)
@@ -192,23 +148,10 @@ def best(
 
     ruleset = resolve_rules(rules, bundle, lang)  # --rules, else the lexicon's, else the language's
     tile_set, layout = ruleset.tiles(), ruleset.layout()
-    table = None
     if robot == Robot.equity:
         n = 1  # the equity robot's one move: the top move by static equity
-        if leaves is None:  # the language's shipped leaves
-            from gamecore.klv import shipped_leaves
-
-            language = lang or bundle.language
-            if not language or shipped_leaves(language, ruleset.name) is None:
-                raise UsageError(
-                    f"--robot equity ranks by static equity: no leave file is shipped for language {language!r} and "
-                    f"rules {ruleset.name!r} yet; give --leaves FILE.klv2"
-                )
-            leaves = language
-    if leaves is not None:
-        if ruleset.blank_swap:
-            raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
-        table = leave_table(leaves, tile_set, lang, ruleset.name)
+        leaves = leaves or _shipped_leaves_language(lang, bundle, ruleset)
+    table = None if leaves is None else _equity_leaves(leaves, ruleset, lang)
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
@@ -241,6 +184,47 @@ def best(
     if many:
         raise typer.Exit(_many(plays_of, tile_set, layout, columns, fmt))
 
+    position, rack_tiles, opponent, spread = _read_position(board, cgp, board_format, rack, tile_set, layout)
+    if sim:
+        columns = SIM_COLUMNS
+        plays, rows = _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, shown, seed, sim_opts)
+    else:
+        plays, rows = plays_of(position, rack_tiles, opponent)
+    emit(rows, columns, fmt)
+    if svg is not None:
+        _write_picture(svg, board, position, rack_tiles, plays, rows, shown, coords, sim, table is not None, ruleset)
+
+
+def _equity_leaves(leaves: str, ruleset, lang):
+    """The leave table of ``--leaves`` (a KLV2 file or a language's shipped leaves) for the rule set."""
+    from gamecore.errors import UsageError
+
+    if ruleset.blank_swap:
+        raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
+    return leave_table(leaves, ruleset.tiles(), lang, ruleset.name)
+
+
+def _shipped_leaves_language(lang, bundle, ruleset) -> str:
+    """``--robot equity`` without ``--leaves``: the language whose shipped leaves rank the moves."""
+    from gamecore.errors import UsageError
+    from gamecore.klv import shipped_leaves
+
+    language = lang or bundle.language
+    if not language or shipped_leaves(language, ruleset.name) is None:
+        raise UsageError(
+            f"--robot equity ranks by static equity: no leave file is shipped for language {language!r} and "
+            f"rules {ruleset.name!r} yet; give --leaves FILE.klv2"
+        )
+    return language
+
+
+def _read_position(board, cgp, board_format, rack, tile_set, layout):
+    """The one position of ``--board FILE`` or ``--cgp``: (board, rack tiles, the opponent's known
+    tiles, the spread of the side on turn from a CGP's scores, else 0)."""
+    from gamecore.board import parse_board_text, parse_cgp
+    from gamecore.errors import UsageError
+    from gamecore.text import read_board_text
+
     cgp_rack, opponent, pos = None, [], None
     if cgp is not None:
         from gamecore.text import nfc
@@ -265,33 +249,97 @@ def best(
         rack_tiles = cgp_rack
     else:
         raise UsageError("give --rack RACK (e.g. AEINRS?)")
-    if sim:
-        columns = SIM_COLUMNS
-        spread = pos.scores[0] - pos.scores[1] if pos is not None else 0  # the CGP's scores: the side on turn's first
-        plays, rows = _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, shown, seed, sim_opts)
-    else:
-        plays, rows = plays_of(position, rack_tiles, opponent)
-    emit(rows, columns, fmt)
-    if svg is not None:
-        from gamecore.picture import PositionPicture, write_picture
+    spread = pos.scores[0] - pos.scores[1] if pos is not None else 0  # the CGP's scores: the side on turn's first
+    return position, rack_tiles, opponent, spread
 
-        first = plays[0] if plays else None
-        caption = f"{shown(first.coord)} {first.word_text()} {first.score}" if first is not None else "no legal play"
-        if table is not None and rows:
-            eq = f"sim {rows[0][6]}" if sim else f"equity {rows[0][-1]}"  # --sim: the simulated mean
-            caption = f"{caption} {eq}" if first is not None else f"exchange {rows[0][2]} {eq}"
-        write_picture(
-            PositionPicture(
-                position,
-                play=first,
-                rack=rack_tiles,
-                coords=coords.value,
-                caption=caption,
-                blank_values=ruleset.blank_value == "letter",
-            ),
-            svg,
-            (board,),
+
+def _write_picture(svg, board, position, rack_tiles, plays, rows, shown, coords, sim, equity, ruleset) -> None:
+    """``--svg``: the board with the top play (or the robot's pick) and the rack, captioned."""
+    from gamecore.picture import PositionPicture, write_picture
+
+    first = plays[0] if plays else None
+    caption = f"{shown(first.coord)} {first.word_text()} {first.score}" if first is not None else "no legal play"
+    if equity and rows:
+        eq = f"sim {rows[0][6]}" if sim else f"equity {rows[0][-1]}"  # --sim: the simulated mean
+        caption = f"{caption} {eq}" if first is not None else f"exchange {rows[0][2]} {eq}"
+    write_picture(
+        PositionPicture(
+            position,
+            play=first,
+            rack=rack_tiles,
+            coords=coords.value,
+            caption=caption,
+            blank_values=ruleset.blank_value == "letter",
+        ),
+        svg,
+        (board,),
+    )
+
+
+def _check_options(
+    board, cgp, rack, lang, lexicon, top, show_all, board_format, robot, vocabulary, pick_from, leaves, sim, sim_opts, svg
+) -> int:
+    """The options that go together checked before anything is read (one :class:`UsageError` line);
+    the number of plays to show."""
+    from gamecore.errors import UsageError
+
+    if lexicon is not None and lang is not None:
+        raise UsageError("give --lang or --lexicon, not both")
+    if lexicon is None and lang is None:
+        raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
+    if show_all and top is not None:
+        raise UsageError("give --all (every legal play) or --top/-n N (the best N), not both")
+    if robot is not None and (show_all or top is not None):
+        raise UsageError(f"--robot shows the one play {robot.value} makes: give no {'--all' if show_all else '--top/-n'}")
+    if leaves is not None and robot is not None and robot != Robot.equity:
+        raise UsageError(f"--robot {robot.value} picks by score as Netskrafl's robots do: give no --leaves")
+    if pick_from is not None and (robot is None or robot.value in ("fullsterkur", "equity")):
+        raise UsageError("--pick-from is how many plays midlungur or amlodi pick among: give --robot midlungur or amlodi")
+    if vocabulary is not None and robot is None:
+        raise UsageError("--vocabulary is the words a --robot plays: give --robot too")
+    if sim and (leaves is None or show_all or top is not None or board == "-"):
+        raise UsageError(
+            "--sim needs --leaves FILE.klv2 and shows its --candidates N: give no "
+            + ("--all" if show_all else "--top/-n" if top is not None else "--board -" if board == "-" else "")
+            if leaves is not None
+            else "--sim simulates with the static-equity player: give --leaves FILE.klv2 (or LANG)"
         )
+    if not sim and sim_opts != (2, None, None, 10, 1, 1):
+        raise UsageError(
+            "--plies, --iterations, --seconds, --candidates, --threads and --workers are options of --sim: give --sim"
+        )
+    n = 10 if top is None else top
+    if n < 1 and not show_all:
+        raise UsageError("--top/-n must be at least 1")
+    _check_position_options(board, cgp, rack, board_format, svg)
+    return n
+
+
+def _check_position_options(board, cgp, rack, board_format, svg) -> None:
+    """The options that give the position, the rack and the picture checked (one :class:`UsageError` line)."""
+    from gamecore.errors import UsageError
+
+    if (board is None) == (cgp is None):
+        raise UsageError(
+            "give the position with one of --board FILE or --cgp 'CGP'" + (" (got --board, --cgp)" if board is not None else "")
+        )
+    if cgp is not None and board_format == BoardFormat.netskrafl:
+        raise UsageError("--cgp is a CGP string; give no --board-format netskrafl")
+    if rack is not None and not rack.strip():
+        raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
+    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
+        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+    if svg is not None:
+        from gamecore.picture import check_picture_target
+
+        check_picture_target(svg, (board,))  # never over an input, nor into a skrafl output
+    if board == "-":
+        if rack is not None:
+            raise UsageError("--board - reads one CGP string per line; each line's rack field gives the rack (no --rack)")
+        if svg is not None:
+            raise UsageError("--svg draws one position; --board - reads many")
+        if board_format == BoardFormat.netskrafl:
+            raise UsageError("--board - reads one CGP string per line (--board-format cgp), not Netskrafl boards")
 
 
 def _plays(position, rack_tiles, bundle, ruleset, fold, n, show_all, robot, vocab, robot_opts, quiet, shown, tile_set):
@@ -388,7 +436,7 @@ def _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, s
     from gamecore.folded import folded_tiles, manifest_fold
     from gamecore.simulation import Simulator, win_model
 
-    plies, iterations, seconds, candidates, workers = opts
+    plies, iterations, seconds, candidates, workers, threads = opts
     folded = bool(folded_tiles(ruleset.tiles(), bundle.alphabet, manifest_fold(bundle)))
     sim = Simulator(bundle, ruleset, table, win_model(bundle.language), folded)
     res = sim.run(
@@ -402,6 +450,7 @@ def _simulated(position, rack_tiles, opponent, spread, bundle, ruleset, table, s
         seconds=seconds,
         seed=0 if seed is None else seed,
         workers=workers,
+        threads=threads,
     )
     rows = []
     for c in res.candidates:

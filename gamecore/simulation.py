@@ -385,9 +385,11 @@ class Simulator:
             p.place(row, col, across, letters)
             setup.after.append(p)
 
-    def iterate(self, setup: "_Setup", which: Sequence[int], seed: int, i: int, plies: int) -> list[tuple[int, float]]:
+    def iterate(self, setup: "_Setup", which: Sequence[int], seed: int, i: int, plies: int, pos=None) -> list[tuple[int, float]]:
         """Iteration ``i`` for the candidates ``which``: ``(value in thousandths, win probability)``
-        each."""
+        each, searched on ``pos`` (the simulator's own board when None; a thread brings its own)."""
+        if pos is None:
+            pos = self.work
         rng = random.Random(f"{seed}:{i}")
         pool = list(setup.unseen)
         rng.shuffle(pool)
@@ -397,12 +399,11 @@ class Simulator:
         xrng_seed = rng.getrandbits(64)
         out = []
         for c in which:
-            out.append(self._one(setup, c, opp0, bag0, xrng_seed, plies))
+            out.append(self._one(pos, setup, c, opp0, bag0, xrng_seed, plies))
         return out
 
-    def _one(self, setup, c, opp0, bag0, xseed, plies) -> tuple[int, float]:
+    def _one(self, pos, setup, c, opp0, bag0, xseed, plies) -> tuple[int, float]:
         kind, row, col, across, letters, score, kept = setup.moves[c]
-        pos = self.work
         size = self.size
         grid = bytearray(setup.grid)
         bag = list(bag0)
@@ -502,6 +503,7 @@ class Simulator:
         seconds: float | None = None,
         seed: int = 0,
         workers: int = 1,
+        threads: int = 1,
         min_iterations: int = 64,
         batch: int = 32,
         z: float = Z_DEFAULT,
@@ -509,21 +511,10 @@ class Simulator:
     ) -> SimResult:
         """Simulate the best ``candidates`` moves (see the module). ``spread``: the side on turn's
         score less the opponent's (for the win probability); ``ranked``: the candidates when the
-        caller has them. Budget: ``iterations`` (default 1,000 when neither is given) or ``seconds``."""
-        if plies < 1:
-            raise UsageError("--plies must be at least 1")
-        if candidates < 1:
-            raise UsageError("--candidates must be at least 1")
-        if iterations is not None and iterations < 1:
-            raise UsageError("--iterations must be at least 1")
-        if seconds is not None and seconds <= 0:
-            raise UsageError("--seconds must be above 0")
-        if iterations is not None and seconds is not None:
-            raise UsageError("give --iterations or --seconds, not both")
-        if workers < 1:
-            raise UsageError("--workers must be at least 1")
-        if iterations is None and seconds is None:
-            iterations = 1000
+        caller has them. Budget: ``iterations`` (default 1,000 when neither is given) or ``seconds``.
+        ``threads`` searches in threads of this process (the C search runs without the GIL),
+        ``workers`` in forked processes; either way the results are those of one thread."""
+        iterations = check_budget(plies, candidates, iterations, seconds, workers, threads)
         if ranked is None:
             ranked = self.candidates(board, rack, opponent, candidates)
         cands = [Candidate(r) for r in ranked]
@@ -534,36 +525,23 @@ class Simulator:
         from gamecore.best import encode_grid
 
         self.positions(setup, encode_grid(board, self.bundle.alphabet))
-        alive = list(range(len(cands)))
-        done = 0
+        race = _Race(cands, z)
         start = time.monotonic()
-        pool = _Pool(self, setup, plies, seed, workers) if workers > 1 else None
+        if workers > 1:
+            pool: _Serial | _Threads | _Pool = _Pool(self, setup, plies, seed, workers)
+        elif threads > 1:
+            pool = _Threads(self, setup, plies, seed, threads)
+        else:
+            pool = _Serial(self, setup, plies, seed)
         stopped = "iterations"
         failed = True
         try:
             while True:
-                n = batch if iterations is None else min(batch, iterations - done)
+                n = batch if iterations is None else min(batch, iterations - race.done)
                 if n <= 0:
                     break
-                if pool is not None:
-                    got = pool.run(alive, done, done + n)
-                else:
-                    got = [self.iterate(setup, alive, seed, i, plies) for i in range(done, done + n)]
-                for row in got:
-                    for c, (v, w) in zip(alive, row, strict=True):
-                        cands[c].values.append(v)
-                        cands[c].wins.append(w)
-                done += n
-                if done >= min_iterations:
-                    leader = max(alive, key=lambda c: (cands[c].mean, -c))
-                    keep = []
-                    for c in alive:
-                        if c != leader and paired_drop(cands[leader], cands[c], z):
-                            cands[c].dropped_at = done
-                        else:
-                            keep.append(c)
-                    alive = keep
-                if len(alive) == 1:
+                race.add(pool.run(race.alive, race.done, race.done + n), min_iterations)
+                if len(race.alive) == 1:
                     stopped = "one left"
                     break
                 if seconds is not None and time.monotonic() - start >= seconds:
@@ -571,12 +549,77 @@ class Simulator:
                     break
             failed = False
         finally:
-            if pool is not None:
-                pool.close(failed)
+            pool.close(failed)
+        return SimResult(race.order(), race.done, stopped)
+
+
+def check_budget(
+    plies: int, candidates: int, iterations: int | None, seconds: float | None, workers: int, threads: int
+) -> int | None:
+    """The options of a run checked (one :class:`UsageError` line each); the iterations to run
+    (1,000 when neither ``iterations`` nor ``seconds`` is given)."""
+    if plies < 1:
+        raise UsageError("--plies must be at least 1")
+    if candidates < 1:
+        raise UsageError("--candidates must be at least 1")
+    if iterations is not None and iterations < 1:
+        raise UsageError("--iterations must be at least 1")
+    if seconds is not None and seconds <= 0:
+        raise UsageError("--seconds must be above 0")
+    if iterations is not None and seconds is not None:
+        raise UsageError("give --iterations or --seconds, not both")
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if threads < 1:
+        raise UsageError("--threads must be at least 1")
+    if workers > 1 and threads > 1:
+        raise UsageError("give --threads or --workers, not both")
+    if iterations is None and seconds is None:
+        return 1000
+    return iterations
+
+
+class _Race:
+    """The candidates' values as the iterations come in, and the early stop (see the module)."""
+
+    def __init__(self, cands: list[Candidate], z: float) -> None:
+        self.cands, self.z = cands, z
+        self.alive = list(range(len(cands)))
+        self.done = 0
+
+    def add(self, rows: list[list[tuple[int, float]]], min_iterations: int) -> None:
+        """One batch of iterations (a row per iteration, a pair per candidate still in the race),
+        then the candidates clearly behind the leader dropped."""
+        cands = self.cands
+        for row in rows:
+            for c, (v, w) in zip(self.alive, row, strict=True):
+                cands[c].values.append(v)
+                cands[c].wins.append(w)
+        self.done += len(rows)
+        if self.done < min_iterations:
+            return
+        leader = max(self.alive, key=lambda c: (cands[c].mean, -c))
+        keep = []
+        for c in self.alive:
+            if c != leader and paired_drop(cands[leader], cands[c], self.z):
+                cands[c].dropped_at = self.done
+            else:
+                keep.append(c)
+        self.alive = keep
+
+    def order(self) -> list[Candidate]:
+        """Those still in the race by mean (highest first), then the dropped ones, latest first."""
+        cands = self.cands
         order = sorted(
             range(len(cands)), key=lambda c: (cands[c].dropped_at is not None, -(cands[c].dropped_at or 0), -cands[c].mean, c)
         )
-        return SimResult([cands[c] for c in order], done, stopped)
+        return [cands[c] for c in order]
+
+
+def _blocks(a: int, b: int, k: int) -> list[tuple[int, int]]:
+    """Iterations ``a`` to ``b`` cut into at most ``k`` contiguous blocks, in order."""
+    cuts = [a + (b - a) * j // k for j in range(k + 1)]
+    return [(cuts[j], cuts[j + 1]) for j in range(k) if cuts[j + 1] > cuts[j]]
 
 
 @dataclass
@@ -590,6 +633,53 @@ class _Setup:
     spread: int = 0
     root: object = None
     after: list = field(default_factory=list)
+
+
+class _Serial:
+    """Iterations run one after the other on the simulator's own board."""
+
+    def __init__(self, sim, setup, plies, seed):
+        self.args = (sim, setup, plies, seed)
+
+    def run(self, alive, a, b):
+        sim, setup, plies, seed = self.args
+        return [sim.iterate(setup, alive, seed, i, plies) for i in range(a, b)]
+
+    def close(self, failed: bool = False):
+        pass
+
+
+class _Threads:
+    """Threads of this process running blocks of iterations, each on a board of its own (a
+    :class:`gamecore.movegen.Position` searches without the GIL); the results come back in
+    iteration order, so they are those of one thread."""
+
+    def __init__(self, sim, setup, plies, seed, threads):
+        from concurrent.futures import ThreadPoolExecutor
+
+        from gamecore import movegen
+
+        r = sim.rules
+        self.args = (sim, setup, plies, seed)
+        self.boards = [
+            movegen.Position(sim.bundle.kwg, sim.layout, sim.tile_values, r.bingo_bonus, r.bingo_min_tiles)
+            for _ in range(threads)
+        ]
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="skrafl-sim")
+
+    def _block(self, pos, alive, a, b):
+        sim, setup, plies, seed = self.args
+        return [sim.iterate(setup, alive, seed, i, plies, pos) for i in range(a, b)]
+
+    def run(self, alive, a, b):
+        futures = [
+            self.pool.submit(self._block, pos, alive, lo, hi)
+            for pos, (lo, hi) in zip(self.boards, _blocks(a, b, len(self.boards)), strict=False)
+        ]
+        return [row for f in futures for row in f.result()]
+
+    def close(self, failed: bool = False):
+        self.pool.shutdown(wait=True, cancel_futures=failed)
 
 
 _WORKER: dict = {}
@@ -615,10 +705,7 @@ class _Pool:
         self.pool = ctx.Pool(workers, initializer=_init_worker)  # each worker makes its own boards
 
     def run(self, alive, a, b):
-        n = b - a
-        k = self.workers
-        cuts = [a + n * j // k for j in range(k + 1)]
-        parts = self.pool.map(_work, [(alive, cuts[j], cuts[j + 1]) for j in range(k) if cuts[j + 1] > cuts[j]])
+        parts = self.pool.map(_work, [(alive, lo, hi) for lo, hi in _blocks(a, b, self.workers)])
         return [row for part in parts for row in part]
 
     def close(self, failed: bool = False):

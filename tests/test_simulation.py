@@ -143,8 +143,9 @@ def test_same_seed_same_numbers_at_any_worker_count():
     kw = dict(candidates=5, plies=2, iterations=96, min_iterations=32, batch=16)
     a = sim.run(board, rack, seed=11, **kw)
     b = sim.run(board, rack, seed=11, workers=2, **kw)
+    t = sim.run(board, rack, seed=11, threads=3, **kw)  # threads on boards of their own, blocks of 5 or 6
     c = sim.run(board, rack, seed=12, **kw)
-    assert _numbers(a) == _numbers(b)
+    assert _numbers(a) == _numbers(b) == _numbers(t)
     assert _numbers(a) != _numbers(c)
     assert all(0 <= w <= 1 for cand in a.candidates for w in cand.wins)
     assert len({tuple(c.values) for c in a.candidates}) > 1  # the draws matter
@@ -171,6 +172,8 @@ def test_bad_budgets_are_usage_errors():
         ({"iterations": 0}, "--iterations"),
         ({"iterations": 5, "seconds": 1.0}, "not both"),
         ({"workers": 0}, "--workers"),
+        ({"threads": 0}, "--threads"),
+        ({"threads": 2, "workers": 2}, "--threads or --workers"),
         ({"candidates": 0}, "--candidates"),
     ):
         with pytest.raises(UsageError, match=words):
