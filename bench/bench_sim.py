@@ -245,14 +245,23 @@ def main() -> None:
         cgp = f"{board.cgp_rows()} BDEGORW/ 0/0 0"
         n = int(os.environ.get("SIM_ITERATIONS", "400"))
         sim.run(board, rack, candidates=10, iterations=20, seed=0, min_iterations=10**9)  # warm: caches, bingo index
-        t = time.process_time()
+        t, wall = time.process_time(), time.perf_counter()
         res = sim.run(board, rack, candidates=10, iterations=n, seed=1, min_iterations=10**9)
-        cpu = time.process_time() - t
+        cpu, wall = time.process_time() - t, time.perf_counter() - wall
         ours = sum(c.iterations for c in res.candidates) / cpu
         top = res.candidates[0].ranked.play
         print(
             f"ours: {sum(c.iterations for c in res.candidates):,} iterations (10 candidates x {n}, 2 plies) in "
             f"{cpu:.2f} CPU-s: {ours:,.0f} iterations per CPU-second; top {top.coord} {top.word_text()}",
+            flush=True,
+        )
+        wall2 = time.perf_counter()
+        res2 = sim.run(board, rack, candidates=10, iterations=n, seed=1, min_iterations=10**9, threads=2)
+        wall2 = time.perf_counter() - wall2
+        same = [c.values for c in res2.candidates] == [c.values for c in res.candidates]
+        print(
+            f"ours, --threads 2: {wall2:.2f} s wall against {wall:.2f} s for one thread: {wall / wall2:.2f}x as fast "
+            f"(the same numbers: {'yes' if same else 'NO'}; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})",
             flush=True,
         )
         work = magpie_data(tmp / "magpie", lex / "lexicon.kwg")
