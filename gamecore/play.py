@@ -323,9 +323,43 @@ def validate_placements(
     """
     pl = list(placements)
     layout = board.layout
-    ts = board.tile_set
-    size = board.size
     squares = board.squares
+    new = _new_tiles(board, pl)
+    if rack is not None:
+        _check_rack(pl, rack)
+    scoring = (
+        layout.letter_mult,
+        layout.word_mult,
+        board.tile_set.values,
+        rules is not None and rules.blank_value == "letter",
+        rules is not None and rules.word_premiums == "add",
+    )
+    if len(pl) > 1:
+        in_row, main = _main_line(squares, board.size, new, pl, scoring)  # the direction given is not used
+        _check_touching(board, new)
+        across, cross_lines = in_row, _cross_lines(squares, board.size, new, pl, in_row, scoring)
+    else:
+        _check_touching(board, new)
+        across, main, cross_lines = _one_tile_lines(squares, board.size, new, pl[0], across, scoring)
+    if len(main[2]) < 2:
+        raise IllegalPlay("too_short", "a play must form a word of at least two letters")
+    lines = [main] + cross_lines
+    words = tuple([ln[4] for ln in lines])
+    if lexicon is not None:
+        bad = [w for w in words if w not in lexicon]
+        if bad:
+            shown = ", ".join(w.upper() for w in bad)
+            raise IllegalPlay("not_in_lexicon", f"not in the lexicon: {shown}", bad)
+    score = sum([ln[5] for ln in lines])
+    if rules is not None and len(pl) >= rules.bingo_min_tiles:
+        score += rules.bingo_bonus
+    return ScoredPlay(main[0], main[1], bool(across), tuple(main[2]), tuple(main[3]), score, len(pl), words)
+
+
+def _new_tiles(board: Board, pl: list[Placement]) -> dict[tuple[int, int], Tile]:
+    """The new tiles by square, each checked: on the board, not punctured, free, a letter of the
+    tile set (:class:`IllegalPlay` for the first that is not; ``no_tiles`` for none)."""
+    layout, ts, size, squares = board.layout, board.tile_set, board.size, board.squares
     if not pl:
         raise IllegalPlay("no_tiles", "a play must place at least one tile")
     new: dict[tuple[int, int], Tile] = {}
@@ -340,79 +374,76 @@ def validate_placements(
         if not ts.has(p.label):
             raise IllegalPlay("unknown_letter", f"{p.label!r} is not a letter of tile set {ts.name}")
         new[key] = _make_tuple(Tile, (p.label, p.blank))
-    if rack is not None:
-        left = list(rack)
-        for p in pl:
-            need = "?" if p.blank else p.label
-            if need in left:
-                left.remove(need)
-            else:
-                what = "a blank" if p.blank else f"{p.label}"
-                raise IllegalPlay("not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})")
-    scoring = (
-        layout.letter_mult,
-        layout.word_mult,
-        ts.values,
-        rules is not None and rules.blank_value == "letter",
-        rules is not None and rules.word_premiums == "add",
-    )
-    p0 = pl[0]
-    if len(pl) > 1:
-        in_row = len({p.row for p in pl}) == 1
-        if not in_row and len({p.col for p in pl}) > 1:
-            raise IllegalPlay("not_in_line", "the new tiles are not in one row or one column")
-        across = in_row
-        dr, dc = (0, 1) if across else (1, 0)
-        # the main word is the line through the first new tile; every new tile must be on it
-        main = read_line(squares, size, new, p0.row, p0.col, dr, dc, scoring)
-        if main[3].count(True) != len(pl):
-            raise IllegalPlay(
-                "gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line"
-            )
+    return new
+
+
+def _check_rack(pl: list[Placement], rack: Sequence[str]) -> None:
+    """Every new tile from the rack (a blank for a blank): ``not_on_rack`` for the first that is not."""
+    left = list(rack)
+    for p in pl:
+        need = "?" if p.blank else p.label
+        if need in left:
+            left.remove(need)
+        else:
+            what = "a blank" if p.blank else f"{p.label}"
+            raise IllegalPlay("not_on_rack", f"{what} is not on the rack {''.join(rack)} (for square {_sq(p.row, p.col)})")
+
+
+def _main_line(squares, size: int, new, pl: list[Placement], scoring):
+    """A play of two tiles or more: its direction and main line (the line through the first new
+    tile, which must hold every new tile): ``not_in_line`` or ``gap`` otherwise."""
+    in_row = len({p.row for p in pl}) == 1
+    if not in_row and len({p.col for p in pl}) > 1:
+        raise IllegalPlay("not_in_line", "the new tiles are not in one row or one column")
+    dr, dc = (0, 1) if in_row else (1, 0)
+    main = read_line(squares, size, new, pl[0].row, pl[0].col, dr, dc, scoring)
+    if main[3].count(True) != len(pl):
+        raise IllegalPlay(
+            "gap", f"gap at {_sq(*_first_gap(squares, new, pl, dr, dc))}: the new tiles do not form one contiguous line"
+        )
+    return in_row, main
+
+
+def _check_touching(board: Board, new) -> None:
+    """The play touches a board tile, or is the first play and covers the start square."""
     # a board tile next to a new one means the board is not empty: only a play touching nothing
     # needs the emptiness test (then it is the first play and must cover the start square)
-    for r, c in new:
-        if _has_neighbour(squares, size, r, c):
-            break
-    else:  # no board tile next to any new tile
-        if board.is_empty():
-            if layout.start not in new:
-                raise IllegalPlay("first_play_off_start", f"the first play must cover the start square {_sq(*layout.start)}")
-        else:
-            raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
-    if len(pl) == 1:
-        line_a = read_line(squares, size, new, p0.row, p0.col, 0, 1, scoring)
-        line_d = read_line(squares, size, new, p0.row, p0.col, 1, 0, scoring)
-        if across is None:
-            across = len(line_a[2]) >= len(line_d[2])
-        main, other = (line_a, line_d) if across else (line_d, line_a)
-        if len(main[2]) < 2:
-            main, other = other, main
-            across = not across
-        cross_lines = [other] if len(other[2]) >= 2 else []
-    else:
-        cross_lines = []
-        for p in pl:
-            # a cross word needs a board tile beside the new one, across the main line
-            # (the other new tiles are all on the main line)
-            r, c = p.row, p.col
-            if (r >= dc and c >= dr and squares[r - dc][c - dr] is not None) or (
-                r + dc < size and c + dr < size and squares[r + dc][c + dr] is not None
-            ):
-                cross_lines.append(read_line(squares, size, new, r, c, dc, dr, scoring))
+    squares, size = board.squares, board.size
+    if any(_has_neighbour(squares, size, r, c) for r, c in new):
+        return
+    if not board.is_empty():
+        raise IllegalPlay("not_touching", "the play does not touch any tile on the board")
+    if board.layout.start not in new:
+        raise IllegalPlay("first_play_off_start", f"the first play must cover the start square {_sq(*board.layout.start)}")
+
+
+def _one_tile_lines(squares, size: int, new, p0: Placement, across: bool | None, scoring):
+    """A one-tile play: (its direction, the main line, the cross line if it forms a word). The main
+    word runs ``across`` when given, else along the longer line (across on a tie); when that line is
+    the tile alone, the other one."""
+    line_a = read_line(squares, size, new, p0.row, p0.col, 0, 1, scoring)
+    line_d = read_line(squares, size, new, p0.row, p0.col, 1, 0, scoring)
+    if across is None:
+        across = len(line_a[2]) >= len(line_d[2])
+    main, other = (line_a, line_d) if across else (line_d, line_a)
     if len(main[2]) < 2:
-        raise IllegalPlay("too_short", "a play must form a word of at least two letters")
-    lines = [main] + cross_lines
-    words = tuple([ln[4] for ln in lines])
-    if lexicon is not None:
-        bad = [w for w in words if w not in lexicon]
-        if bad:
-            shown = ", ".join(w.upper() for w in bad)
-            raise IllegalPlay("not_in_lexicon", f"not in the lexicon: {shown}", bad)
-    score = sum([ln[5] for ln in lines])
-    if rules is not None and len(pl) >= rules.bingo_min_tiles:
-        score += rules.bingo_bonus
-    return ScoredPlay(main[0], main[1], bool(across), tuple(main[2]), tuple(main[3]), score, len(pl), words)
+        main, other = other, main
+        across = not across
+    return across, main, [other] if len(other[2]) >= 2 else []
+
+
+def _cross_lines(squares, size: int, new, pl: list[Placement], across: bool, scoring) -> list:
+    """The cross words of a play of two tiles or more: through each new tile with a board tile beside
+    it, across the main line (the other new tiles are all on the main line)."""
+    dr, dc = (0, 1) if across else (1, 0)
+    lines = []
+    for p in pl:
+        r, c = p.row, p.col
+        if (r >= dc and c >= dr and squares[r - dc][c - dr] is not None) or (
+            r + dc < size and c + dr < size and squares[r + dc][c + dr] is not None
+        ):
+            lines.append(read_line(squares, size, new, r, c, dc, dr, scoring))
+    return lines
 
 
 def validate_play(board: Board, play: str | tuple[str, str], rack, lexicon: Lexicon | None, rules) -> ScoredPlay:
