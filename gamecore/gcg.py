@@ -392,6 +392,11 @@ class _Parser:
                 f"#{name} after the first event (only #note and #rack1/#rack2 may follow events)",
                 lineno,
             )
+        self.known_pragma(name, value, lineno)
+
+    def known_pragma(self, name: str, value: str, lineno: int) -> None:
+        """A pragma of :data:`KNOWN_PRAGMAS` (its place already checked): its value kept or refused."""
+        g = self.game
         if name == "character-encoding":
             if lineno != 1:
                 self.fault("MISPLACED_ENCODING", "#character-encoding must be the first line", lineno)
@@ -403,11 +408,8 @@ class _Parser:
             self.note(value, lineno)
             return
         if name in ("rack1", "rack2", "rack3", "rack4"):
-            idx = int(name[4:]) - 1
-            if name in self.seen_pragmas:
-                self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
-            self.seen_pragmas.add(name)
-            g.last_racks[idx] = self.tiles(value.split()[0] if value else "", lineno, f"#{name} rack")
+            self.once(name, lineno)
+            g.last_racks[int(name[4:]) - 1] = self.tiles(value.split()[0] if value else "", lineno, f"#{name} rack")
             self.last_racks_seen = True
             return
         if name == "incomplete":
@@ -416,12 +418,22 @@ class _Parser:
                 g.pragmas["incomplete"] = value
             return
         if name in ONCE_PRAGMAS:
-            if name in self.seen_pragmas:
-                self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
-            self.seen_pragmas.add(name)
+            self.once(name, lineno)
+        if not self.pragma_value_refused(name, value, lineno):
+            self.keep_pragma(name, value)
+
+    def once(self, name: str, lineno: int) -> None:
+        """A pragma that may be given once: ``REDUNDANT_PRAGMA`` the second time."""
+        if name in self.seen_pragmas:
+            self.fault("REDUNDANT_PRAGMA", f"#{name} given twice", lineno)
+        self.seen_pragmas.add(name)
+
+    def pragma_value_refused(self, name: str, value: str, lineno: int) -> bool:
+        """Whether a pragma's value is refused (its fault said): a game type, challenge rule, time
+        or board layout that is not one of the known ones."""
         if name == "game-type" and value.lower() not in GAME_TYPES:
             self.fault("UNRECOGNIZED_GAME_VARIANT", f"#game-type {value!r}: expected one of {', '.join(GAME_TYPES)}", lineno)
-            return
+            return True
         if name == "challenge-rule" and value.strip().lower().replace("-", "_") not in CHALLENGE_RULE_VALUES:
             self.fault(
                 "UNRECOGNIZED_CHALLENGE_RULE",
@@ -429,17 +441,22 @@ class _Parser:
                 + ("" if self.strict else " (ignored: the rule is taken from the first bonus)"),
                 lineno,
             )
-            return
+            return True
         if name in ("finished-at", "date") and parse_time(value) is None:
             self.fault(
                 "TIMESTAMP_MALFORMED",
                 f"#{name} {value[:60]!r} is not an ISO 8601 time or day (e.g. {TIME_EXAMPLE}, 2025-08-11): the game has no finish time",
                 lineno,
             )
-            return
+            return True
         if name == "board-layout" and value.lower() not in BOARD_SIZES:
             self.fault("UNKNOWN_PRAGMA", f"#board-layout {value!r}: expected CrosswordGame or SuperCrosswordGame", lineno)
-            return
+            return True
+        return False
+
+    def keep_pragma(self, name: str, value: str) -> None:
+        """A pragma's value kept for the game (several #description or #tile lines joined)."""
+        g = self.game
         if name == "description" and "description" in g.pragmas:
             g.pragmas["description"] += "\n" + value  # MAGPIE: several lines are concatenated
             return
