@@ -619,25 +619,8 @@ class _Parser:
             raise self.error("NO_MATCHING_TOKEN", "empty event line", lineno)
         # "(challenge)", "(time)" and "(RACK)" lines have a token in parentheses among the first two
         paren = toks[0].startswith("(") or (len(toks) > 1 and toks[1].startswith("("))
-        if paren:
-            low = [t.lower() for t in toks[:2]]
-            # challenge bonus and time penalty first: "(challenge)" also looks like "(RACK)" (docs/GCG.md §3)
-            for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
-                if special in low:
-                    k = low.index(special)
-                    rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
-                    rest = toks[k + 1 :]
-                    if len(rest) < 2:
-                        raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
-                    return Event(
-                        kind,
-                        player,
-                        rack=rack,
-                        score=self.score(rest[0], lineno),
-                        cumulative=self.cumulative(rest[1], lineno),
-                        line=lineno,
-                        extra=" ".join(rest[2:]),
-                    )
+        if paren and (ev := self.bonus_event(toks, player, lineno)) is not None:
+            return ev
         if len(toks) == 3 and toks[0].startswith("-") and _SCORE.match(toks[1]) and _CUMUL.match(toks[2]):
             # a pass, exchange or withdrawal with no rack written: ">emely:  - +0 236" (the rack is unknown)
             ev = self.parse_event(["", *toks], player, lineno)
@@ -655,7 +638,38 @@ class _Parser:
                 cumulative=self.cumulative(rest[1], lineno),
                 line=lineno,
             )
-        for k in (0, 1) if paren else ():
+        if paren and (ev := self.rack_event(toks, player, lineno)) is not None:
+            return ev
+        if len(toks) >= 2 and toks[1].startswith("-") and toks[1] != "--":
+            return self.pass_or_exchange(toks, player, lineno)
+        return self.placement(toks, player, lineno)
+
+    def bonus_event(self, toks: list[str], player: int, lineno: int) -> Event | None:
+        """A ``(challenge)`` bonus or ``(time)`` penalty line, or None. They come first: "(challenge)"
+        also looks like "(RACK)" (docs/GCG.md §3)."""
+        low = [t.lower() for t in toks[:2]]
+        for special, kind in (("(challenge)", "challenge_bonus"), ("(time)", "time")):
+            if special in low:
+                k = low.index(special)
+                rack = self.tiles(toks[0], lineno, "rack") if k == 1 else None
+                rest = toks[k + 1 :]
+                if len(rest) < 2:
+                    raise self.error("NO_MATCHING_TOKEN", f"{special} line needs a score and a cumulative score", lineno)
+                return Event(
+                    kind,
+                    player,
+                    rack=rack,
+                    score=self.score(rest[0], lineno),
+                    cumulative=self.cumulative(rest[1], lineno),
+                    line=lineno,
+                    extra=" ".join(rest[2:]),
+                )
+        return None
+
+    def rack_event(self, toks: list[str], player: int, lineno: int) -> Event | None:
+        """``(RACK) SCORE CUM`` (the rack left at the end) or ``RACK (TILES) SCORE CUM`` (a penalty
+        for tiles kept), or None."""
+        for k in (0, 1):
             if len(toks) >= k + 3 and toks[k].startswith("(") and (paren_match := _PAREN.match(toks[k])):
                 inner = paren_match.group(1)
                 tiles = self.tiles(inner, lineno, "rack in parentheses")
@@ -665,33 +679,38 @@ class _Parser:
                     return Event("end_rack", player, tiles=tiles, score=score, cumulative=cum, line=lineno)
                 rack = self.tiles(toks[0], lineno, "rack")
                 return Event("rack_penalty", player, rack=rack, tiles=tiles, score=score, cumulative=cum, line=lineno)
-        # pass / exchange: RACK -[tiles|N] SCORE CUM
-        if len(toks) >= 2 and toks[1].startswith("-") and toks[1] != "--":
-            rack = self.tiles(toks[0], lineno, "rack")
-            what = toks[1][1:]
-            if len(toks) < 4:
-                raise self.error("NO_MATCHING_TOKEN", "pass/exchange line needs a score and a cumulative score", lineno)
-            score = self.score(toks[2], lineno)
-            cum = self.cumulative(toks[3], lineno)
-            if what in ("", "0"):
-                return Event("pass", player, rack=rack, score=score, cumulative=cum, line=lineno)
-            if what.isascii() and what.isdigit():
-                if len(what) > 3:
-                    raise self.error(
-                        "PLAY_MALFORMED",
-                        f"exchange of {what[:20]} tiles: expected the tiles or their number (at most 999)",
-                        lineno,
-                    )
-                return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
-            return Event(
-                "exchange",
-                player,
-                rack=rack,
-                tiles=self.tiles(what, lineno, "exchanged tiles"),
-                score=score,
-                cumulative=cum,
-                line=lineno,
-            )
+        return None
+
+    def pass_or_exchange(self, toks: list[str], player: int, lineno: int) -> Event:
+        """``RACK -[tiles|N] SCORE CUM``: a pass (``-``, ``-0``) or an exchange (its tiles or their number)."""
+        rack = self.tiles(toks[0], lineno, "rack")
+        what = toks[1][1:]
+        if len(toks) < 4:
+            raise self.error("NO_MATCHING_TOKEN", "pass/exchange line needs a score and a cumulative score", lineno)
+        score = self.score(toks[2], lineno)
+        cum = self.cumulative(toks[3], lineno)
+        if what in ("", "0"):
+            return Event("pass", player, rack=rack, score=score, cumulative=cum, line=lineno)
+        if what.isascii() and what.isdigit():
+            if len(what) > 3:
+                raise self.error(
+                    "PLAY_MALFORMED",
+                    f"exchange of {what[:20]} tiles: expected the tiles or their number (at most 999)",
+                    lineno,
+                )
+            return Event("exchange", player, rack=rack, count=int(what), score=score, cumulative=cum, line=lineno)
+        return Event(
+            "exchange",
+            player,
+            rack=rack,
+            tiles=self.tiles(what, lineno, "exchanged tiles"),
+            score=score,
+            cumulative=cum,
+            line=lineno,
+        )
+
+    def placement(self, toks: list[str], player: int, lineno: int) -> Event:
+        """A tile placement: ``[RACK] COORD WORD SCORE CUM [extra]``."""
         # tile placement: [RACK] COORD WORD SCORE CUM [extra]
         coord = parse_coordinate(toks[0])
         if coord is not None and len(toks) >= 4 and _SCORE.match(toks[2]):
