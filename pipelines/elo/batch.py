@@ -95,9 +95,84 @@ def compute(
         UsageError: parameters differ from the state's, ``date`` with a table without times, or
             skipped days (:func:`state.plan_days`).
     """
-    import numpy as np
     import polars as pl
 
+    params, state = _params_and_state(params, state)
+    games = with_optional_columns(table)
+    _check_date_has_times(table, date)
+    since, days_rated = plan_days(state, date, catch_up)
+    chosen = _games_to_rate(table, state, games, params, date, since)
+    _check_something_to_rate(table, chosen, date, explain)
+    days = _run_days(table, state, chosen.games, date, days_rated, explain)
+    players = _player_table(chosen.games, state, anchors)
+    games = _with_rating_columns(chosen.games, players, days.report_day, table)
+    old = _state_ratings(state, players, games.height)
+    robot = _robot_flags(games, old, players.count, players.names, table)
+    compact = games.select(
+        "a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1", "locale"
+    ).with_row_index("gi")
+    cut_days = _snapshot_days(games, date, since, days.window_start)
+    explain_pid = _explained_player(players.names, explain)
+    trace: list[dict[str, Any]] | None = [] if explain is not None else None
+    progress = _progress_bar(compact, games.height, quiet)
+    runs = _list_runs(_RatingContext(compact, old, players, params, cut_days, explain_pid))
+
+    # "all" holds every game: with two or more CPUs its loop runs in a worker process.
+    results = run_jobs([run.job for run in runs], progress, parallel=explain is None)
+    if progress is not None:
+        progress.close()
+
+    frames = []
+    snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
+    for run, result in zip(runs, results, strict=True):
+        _add_snapshot_parts(snap_parts, run, result)
+        _add_trace_rows(trace, run, result, games, explain_pid, params)
+        _add_run_tallies(run, result, players.count)
+        frames.append(_list_frame(run, players.names, robot))
+
+    ratings = _ratings_frame(frames, days.as_of)
+    snapshots = _snapshots(players.names, snap_parts, ratings, days.report_day, explain)
+    # one layout, so the same bytes however the days were split
+    processed = pl.concat([state.processed, chosen.processed], rechunk=True)
+    return EloRun(
+        ratings=ratings,
+        processed=processed,
+        params=params,
+        as_of=days.as_of,
+        report_day=days.report_day,
+        snapshots=snapshots,
+        games_rated=games.height,
+        games_skipped=chosen.skipped,
+        games_ignored=chosen.ignored,
+        notes=tuple(chosen.notes),
+        trace=trace,
+        days_rated=days.days_rated,
+        late=chosen.late,
+        games_unnamed=chosen.unnamed,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The games to rate: the table's games less those rated before, late, unnamed or not rateable
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _GamesToRate:
+    """The games a run rates (in game order) and what became of the others."""
+
+    games: Any  # polars DataFrame: the games rated, in game order
+    processed: Any  # polars DataFrame game_id, finished_at: this run's games, the 0–0 ones too
+    notes: list[str]
+    skipped: int  # rated before (in the state)
+    ignored: int  # 0–0 (or resigned before params.min_moves)
+    late: Any  # polars DataFrame LATE_COLUMNS
+    unnamed: int  # replayed Netskrafl games without player ids
+
+
+def _params_and_state(params: EloParams | None, state: EloState | None) -> tuple[EloParams, EloState]:
+    """The checked parameters (default Netskrafl's) and the state (empty when none); raises
+    :class:`UsageError` when the parameters differ from the state's."""
     params = (params or PRESETS["netskrafl"]).check()
     state = state or empty_state(params)
     if state.params != params:
@@ -105,7 +180,11 @@ def compute(
             "the rating parameters differ from those of the --state folder "
             f"({params_text(state.params)} there, {params_text(params)} asked)"
         )
-    games = with_optional_columns(table)
+    return params, state
+
+
+def _check_date_has_times(table: GamesTable, date: dt.date | None) -> None:
+    """``--date`` picks games by their finished_at: a table in row order (no times) cannot have one."""
     if date is not None and table.ordered_by_row:
         n = table.frame.height
         first = table.frame.sort("row")["game_id"][0]
@@ -114,41 +193,88 @@ def compute(
             "have none: replayed by the nightly job from incoming/{date}, a game takes its folder's day)",
             path=table.path,
         )
-    since, days_rated = plan_days(state, date, catch_up)
+
+
+def _games_to_rate(
+    table: GamesTable, state: EloState, games: Any, params: EloParams, date: dt.date | None, since: dt.date | None
+) -> _GamesToRate:
+    """The games of this run in game order, less those of other days, rated before, late,
+    without player names, 0–0, of more than two players or not finished (each said in a note)."""
     notes = list(table.notes)
-    timeless = games.filter(pl.col("finished_at").is_null()) if not table.ordered_by_row else games.clear()
-    if date is not None and timeless.height:
-        # Games without a time among games with times (GCG files outside a day's partition):
-        # --date cannot tell their day, so they are left out (said, naming the first).
-        first, n = timeless.sort("row")["game_id"][0], timeless.height
-        notes.append(
-            f"warning: {n} of {games.height} replayed game(s) skipped: no finished_at (a GCG file without #finished-at or #date) and not in a "
-            f"day's partition (first: {first!r}); the other {games.height - n} are rated in time order "
-            "(a game the nightly job reads from incoming/{date} takes that day)"
-        )
-    if date is not None:
-        day = pl.col("finished_at").dt.date()
-        games = games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
-
-    # Skip games already rated in the state: by game_id, and a game known by its file name and
-    # content digest by the digest (the same game renamed or copied since: rated once). A state of
-    # an older skrafl knows a game file without an id by its bare file name (game.gcg), which replay
-    # now writes game.gcg#DIGEST: such a name in the state stands for every game of that file name,
-    # as it did when it was rated.
+    timeless = _timeless_games_warning(table, games, date)
+    if timeless:
+        notes.append(timeless)
+    games = _games_of_days(games, date, since)
     n_before = games.height
-    if state.processed.height:
-        rated = state.processed.select(same_game_key(pl.col("game_id")).alias("_key"))
-        games = games.with_columns(same_game_key(pl.col("game_id")).alias("_key")).join(rated, on="_key", how="anti").drop("_key")
-        bare = games["game_id"].cast(pl.String).str.replace(CONTENT_DIGEST, "")
-        if (bare != games["game_id"].cast(pl.String)).any():
-            games = (
-                games.with_columns(bare.alias("_bare"))
-                .join(state.processed.select(pl.col("game_id").cast(pl.String).alias("_bare")), on="_bare", how="anti")
-                .drop("_bare")
-            )
+    games = _not_rated_before(games, state)
     skipped = n_before - games.height
+    games, late = _without_late_games(table, state, games, date, since, notes)
+    games, unnamed = _without_unnamed_games(table, games, notes)
+    games = _in_game_order(games)
+    processed = games.select("game_id", "finished_at")
+    games, ignored = _without_zero_games(games, params)
+    games = _two_player_finished_games(games, notes)
+    untimed = _untimed_games_note(games)
+    if untimed:
+        notes.append(untimed)
+    return _GamesToRate(games, processed, notes, skipped, ignored, late, unnamed)
 
-    # New games of days the state has rated arrived late: listed, never rated out of order.
+
+def _timeless_games_warning(table: GamesTable, games: Any, date: dt.date | None) -> str | None:
+    """Games without a time among games with times (GCG files outside a day's partition):
+    ``--date`` cannot tell their day, so they are left out (said, naming the first)."""
+    import polars as pl
+
+    timeless = games.filter(pl.col("finished_at").is_null()) if not table.ordered_by_row else games.clear()
+    if date is None or not timeless.height:
+        return None
+    first, n = timeless.sort("row")["game_id"][0], timeless.height
+    return (
+        f"warning: {n} of {games.height} replayed game(s) skipped: no finished_at (a GCG file without #finished-at or #date) and not in a "
+        f"day's partition (first: {first!r}); the other {games.height - n} are rated in time order "
+        "(a game the nightly job reads from incoming/{date} takes that day)"
+    )
+
+
+def _games_of_days(games: Any, date: dt.date | None, since: dt.date | None) -> Any:
+    """With ``--date``: the games finished on the days rated (``since`` to ``date``, or up to ``date``)."""
+    import polars as pl
+
+    if date is None:
+        return games
+    day = pl.col("finished_at").dt.date()
+    return games.filter((day <= date) if since is None else ((day >= since) & (day <= date)))
+
+
+def _not_rated_before(games: Any, state: EloState) -> Any:
+    """The games the state has not rated: by game_id, and a game known by its file name and
+    content digest by the digest (the same game renamed or copied since: rated once). A state of
+    an older skrafl knows a game file without an id by its bare file name (game.gcg), which replay
+    now writes game.gcg#DIGEST: such a name in the state stands for every game of that file name,
+    as it did when it was rated."""
+    import polars as pl
+
+    if not state.processed.height:
+        return games
+    rated = state.processed.select(same_game_key(pl.col("game_id")).alias("_key"))
+    games = games.with_columns(same_game_key(pl.col("game_id")).alias("_key")).join(rated, on="_key", how="anti").drop("_key")
+    bare = games["game_id"].cast(pl.String).str.replace(CONTENT_DIGEST, "")
+    if (bare != games["game_id"].cast(pl.String)).any():
+        games = (
+            games.with_columns(bare.alias("_bare"))
+            .join(state.processed.select(pl.col("game_id").cast(pl.String).alias("_bare")), on="_bare", how="anti")
+            .drop("_bare")
+        )
+    return games
+
+
+def _without_late_games(
+    table: GamesTable, state: EloState, games: Any, date: dt.date | None, since: dt.date | None, notes: list[str]
+) -> tuple[Any, Any]:
+    """New games of days the state has rated arrived late: listed (the late games returned with
+    ``games`` less them), never rated out of order; a warning for each kind added to ``notes``."""
+    import polars as pl
+
     late = _late_games(table, state)
     earlier = _earlier_games(table, state, since if date is not None else None, late)
     if earlier.height:
@@ -164,33 +290,54 @@ def compute(
             f"warning: {late_now} game(s) finished on a day the --state folder had already rated and were not rated "
             f"(see late_games.csv; first: {late_only['game_id'][0]!r}, {late_only['finished_at'][0]})"
         )
+    return games, late
 
-    # Replayed Netskrafl games without player ids (:attr:`GamesTable.unnamed`): not rated as the
-    # seats player0 and player1 (every game would be between the same two people).
-    unnamed = 0
-    if table.unnamed:
-        rows = pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64})
-        left_out = games.join(rows, on="row", how="semi")
-        unnamed = left_out.height
-        if unnamed:
-            notes.append(
-                f"warning: {unnamed} replayed Netskrafl game(s) not rated: the record names no players (its seats are "
-                f"'player0' and 'player1', not player ids){_unnamed_hint(table)} (first: {left_out.sort('row')['game_id'][0]!r})"
-            )
-        games = games.join(rows, on="row", how="anti", maintain_order="left")
 
-    # Game order: finished_at then game_id; the games without a time (GCG files) after them, in
-    # file order (the table's rows: replay writes its files in path order), said in a note.
+def _without_unnamed_games(table: GamesTable, games: Any, notes: list[str]) -> tuple[Any, int]:
+    """Replayed Netskrafl games without player ids (:attr:`GamesTable.unnamed`): not rated as the
+    seats player0 and player1 (every game would be between the same two people). Returns the
+    games less them and their number (said in a warning added to ``notes``)."""
+    import polars as pl
+
+    if not table.unnamed:
+        return games, 0
+    rows = pl.DataFrame({"row": list(table.unnamed)}, schema={"row": pl.Int64})
+    left_out = games.join(rows, on="row", how="semi")
+    unnamed = left_out.height
+    if unnamed:
+        notes.append(
+            f"warning: {unnamed} replayed Netskrafl game(s) not rated: the record names no players (its seats are "
+            f"'player0' and 'player1', not player ids){_unnamed_hint(table)} (first: {left_out.sort('row')['game_id'][0]!r})"
+        )
+    return games.join(rows, on="row", how="anti", maintain_order="left"), unnamed
+
+
+def _in_game_order(games: Any) -> Any:
+    """Game order: finished_at then game_id; the games without a time (GCG files) after them, in
+    file order (the table's rows: replay writes its files in path order)."""
+    import polars as pl
+
     untimed = pl.col("finished_at").is_null()
     timed_games, untimed_games = games.filter(~untimed).sort(["finished_at", "game_id"]), games.filter(untimed).sort("row")
-    games = pl.concat([timed_games, untimed_games])
-    processed_new = games.select("game_id", "finished_at")
+    return pl.concat([timed_games, untimed_games])
+
+
+def _without_zero_games(games: Any, params: EloParams) -> tuple[Any, int]:
+    """The games less the 0–0 ones the rules ignore (with ``params.min_moves``, the per-game
+    model's, also a game resigned before that move), and how many those were."""
+    import polars as pl
+
     zero = (pl.col("score0") == 0) & (pl.col("score1") == 0)
     if params.min_moves:  # the per-game model: no change for a game resigned on move 1 or 2
         zero = zero | (pl.col("moves").is_not_null() & (pl.col("moves") < params.min_moves))
-    ignored = games.filter(zero).height
-    games = games.filter(~zero)
-    # Elo rates two players: a game of 3 or 4 (replay tables) is not rated, nor is one not finished
+    return games.filter(~zero), games.filter(zero).height
+
+
+def _two_player_finished_games(games: Any, notes: list[str]) -> Any:
+    """Elo rates two players: a game of 3 or 4 (replay tables) is not rated, nor is one not
+    finished (each kind said in a warning added to ``notes``)."""
+    import polars as pl
+
     many = pl.col("players").fill_null(2) > 2
     unfinished = pl.col("finished").is_not_null() & ~pl.col("finished")
     for what, mask in (
@@ -200,25 +347,65 @@ def compute(
         left_out = games.filter(mask)
         if left_out.height:
             notes.append(f"warning: {left_out.height} game(s) {what} not rated (first: {left_out['game_id'][0]!r})")
-    games = games.filter(~many & ~unfinished)
-    n_untimed = games.filter(untimed).height
-    if n_untimed:
-        with_times = games.height - n_untimed
-        where = f", after the {with_times} with times (at the end of the last day rated)" if with_times else ""
-        notes.append(
-            f"{n_untimed} game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order (the table's "
-            f"rows){where}; first: {games.filter(untimed)['game_id'][0]!r}"
-        )
-    if date is None and explain is None and table.source_rows and not (games.height or skipped or ignored or late.height):
-        # The table has games and not one was rated, nor rated before, nor a 0-0 game the rules
-        # ignore (counted in the summary): an error naming why, not "0 games rated" and exit 0.
-        why = "; ".join(n.removeprefix("warning: ") for n in notes if " not rated" in n or " skipped" in n)
-        raise DataError(
-            f"nothing rated: none of the table's {table.source_rows} game(s) can be rated ({why or 'no game left'}); "
-            "nothing written",
-            path=table.path,
-        )
+    return games.filter(~many & ~unfinished)
 
+
+def _untimed_games_note(games: Any) -> str | None:
+    """The note on the games rated without a finished_at (after those with times, in file order)."""
+    import polars as pl
+
+    untimed = pl.col("finished_at").is_null()
+    n_untimed = games.filter(untimed).height
+    if not n_untimed:
+        return None
+    with_times = games.height - n_untimed
+    where = f", after the {with_times} with times (at the end of the last day rated)" if with_times else ""
+    return (
+        f"{n_untimed} game(s) without a finished_at (a GCG file without #finished-at or #date) rated in file order (the table's "
+        f"rows){where}; first: {games.filter(untimed)['game_id'][0]!r}"
+    )
+
+
+def _check_something_to_rate(table: GamesTable, chosen: _GamesToRate, date: dt.date | None, explain: str | None) -> None:
+    """The table has games and not one was rated, nor rated before, nor a 0-0 game the rules
+    ignore (counted in the summary): a :class:`DataError` naming why, not "0 games rated" and exit 0."""
+    if date is not None or explain is not None or not table.source_rows:
+        return
+    if chosen.games.height or chosen.skipped or chosen.ignored or chosen.late.height:
+        return
+    why = "; ".join(n.removeprefix("warning: ") for n in chosen.notes if " not rated" in n or " skipped" in n)
+    raise DataError(
+        f"nothing rated: none of the table's {table.source_rows} game(s) can be rated ({why or 'no game left'}); nothing written",
+        path=table.path,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The run's days and players
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _RunDays:
+    """The output's time of the last game rated, the day it reports, the days it has rated and
+    the start of the rating changes' window (``None`` with ``--explain``)."""
+
+    as_of: dt.datetime | None
+    report_day: dt.date | None
+    days_rated: DaysRated | None
+    window_start: dt.date | None
+
+
+def _run_days(
+    table: GamesTable,
+    state: EloState,
+    games: Any,
+    date: dt.date | None,
+    days_rated: DaysRated | None,
+    explain: str | None,
+) -> _RunDays:
+    """The run's days (:class:`_RunDays`); ``days_rated``: those :func:`state.plan_days` planned
+    for a run with ``date``."""
     as_of = state.as_of
     last = games["finished_at"].max() if games.height and not table.ordered_by_row else None
     if last is not None:
@@ -226,30 +413,53 @@ def compute(
     report_day = date if date is not None else (as_of.date() if as_of is not None else None)
     if date is None and not table.ordered_by_row and as_of is not None:
         # A run without --date rates every day up to its last game's day.
-        last = max(as_of.date(), state.days_rated.last) if state.days_rated is not None else as_of.date()
-        days_rated = DaysRated(state.days_rated.first if state.days_rated is not None else None, last)
-        report_day = last  # (a later day than the last game's when the state rated nights without games)
+        last_day = max(as_of.date(), state.days_rated.last) if state.days_rated is not None else as_of.date()
+        days_rated = DaysRated(state.days_rated.first if state.days_rated is not None else None, last_day)
+        report_day = last_day  # (a later day than the last game's when the state rated nights without games)
     elif date is None:
         days_rated = state.days_rated
     window_start = report_day - dt.timedelta(days=CHANGE_DAYS[-1]) if report_day is not None and explain is None else None
+    return _RunDays(as_of, report_day, days_rated, window_start)
 
-    # Player indices 0 … n−1 over the state's players and this run's, in name order.
+
+@dataclass
+class _Players:
+    """The player indices 0 … n−1 over the state's players and this run's, in name order."""
+
+    names: Any  # polars Series: the player ids in index order
+    pids: Any  # numpy int64: the indices of player0 of every game, player1 of every game, the state's rows
+    count: int
+    held: Any = None  # numpy bool per player, with --anchors: held at its anchor rating
+    anchor_ratings: Any = None  # numpy int64 per player, with --anchors
+
+
+def _player_table(games: Any, state: EloState, anchors: dict[str, int] | None) -> _Players:
+    """Number the players of ``games`` and of the state's ratings (:class:`_Players`)."""
+    import numpy as np
+
     names, pids = _player_indices([games["player0"], games["player1"], state.ratings["player"]])
-    n_players = names.len()
-    held: Any = None  # numpy arrays of the players, with --anchors
-    anchor_ratings: Any = None
+    players = _Players(names, pids, names.len())
     if anchors:
-        held = np.zeros(n_players, dtype=bool)
-        anchor_ratings = np.zeros(n_players, dtype=np.int64)
+        players.held = np.zeros(players.count, dtype=bool)
+        players.anchor_ratings = np.zeros(players.count, dtype=np.int64)
         for who, rating in anchors.items():
             hits = (names == who).arg_true()
             if hits.len():
-                held[int(hits[0])] = True
-                anchor_ratings[int(hits[0])] = int(rating)
+                players.held[int(hits[0])] = True
+                players.anchor_ratings[int(hits[0])] = int(rating)
+    return players
+
+
+def _with_rating_columns(games: Any, players: _Players, report_day: dt.date | None, table: GamesTable) -> Any:
+    """The games with the columns the rating loop reads: the player indices ``a`` and ``b``,
+    player0's result ``result0`` (1, ½, 0) and the UTC ``day`` (days since 1970; the report day
+    for a game without a time, 0 for a table in row order)."""
+    import polars as pl
+
     n_games = games.height
-    games = games.with_columns(
-        pl.Series("a", pids[:n_games]),
-        pl.Series("b", pids[n_games : 2 * n_games]),
+    return games.with_columns(
+        pl.Series("a", players.pids[:n_games]),
+        pl.Series("b", players.pids[n_games : 2 * n_games]),
         pl.when(pl.col("score0") > pl.col("score1"))
         .then(1.0)
         .when(pl.col("score0") < pl.col("score1"))
@@ -262,20 +472,34 @@ def compute(
             else pl.lit(0, dtype=pl.Int32)
         ).alias("day"),
     )
-    old = state.ratings.with_columns(pl.Series("pid", pids[2 * n_games :]))
-    old = (
+
+
+def _state_ratings(state: EloState, players: _Players, n_games: int) -> Any:
+    """The state's ratings with each row's player index ``pid`` and a ``locale`` ("" when none);
+    ``n_games``: the run's games (their players come first in ``players.pids``)."""
+    import polars as pl
+
+    old = state.ratings.with_columns(pl.Series("pid", players.pids[2 * n_games :]))
+    return (
         old.with_columns(pl.col("locale").fill_null(""))
         if "locale" in old.columns
         else old.with_columns(pl.lit("", dtype=pl.String).alias("locale"))
     )
-    robot = _robot_flags(games, old, n_players, names, table)
-    compact = games.select(
-        "a", "b", "result0", "robot0", "robot1", "competition", "day", "score0", "score1", "locale"
-    ).with_row_index("gi")
 
-    # Snapshot days: without --date every day of the window with games, and the window's start;
-    # with --date every day it rates in the window (each a night, with or without games), and
-    # the window's start when it rates that day.
+
+# ---------------------------------------------------------------------------------------------
+# The rating jobs: one per (locale, list)
+# ---------------------------------------------------------------------------------------------
+
+_TALLIES: tuple[str, ...] = ("games", "wins", "losses", "draws", "score_for", "score_against")
+"""The counts of a ratings row besides the rating, summed over the state's games and the run's."""
+
+
+def _snapshot_days(games: Any, date: dt.date | None, since: dt.date | None, window_start: dt.date | None) -> list[int]:
+    """The days (since 1970) after which the loops keep the ratings for the history: without
+    ``--date`` every day of the window with games, and the window's start; with ``--date`` every
+    day it rates in the window (each a night, with or without games), and the window's start when
+    it rates that day."""
     from pipelines.stops import polars_numpy_ready
 
     polars_numpy_ready()  # a stop in polars' first to_numpy() would be a Rust panic
@@ -293,165 +517,267 @@ def compute(
         cut_days = sorted(set(days[days > ws].tolist()))
         if days[0] <= ws:
             cut_days.insert(0, ws)
-    explain_pid = None
-    trace: list[dict[str, Any]] | None = None
-    if explain is not None:
-        trace = []
-        hits = (names == explain).arg_true()
-        explain_pid = int(hits[0]) if hits.len() else None
+    return cut_days
 
-    progress = None
-    if not quiet and games.height >= 200_000:
-        from tqdm import tqdm
 
-        progress = tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
+def _explained_player(names: Any, explain: str | None) -> int | None:
+    """The player index of ``--explain``'s player (``None`` without one, or a player not seen)."""
+    if explain is None:
+        return None
+    hits = (names == explain).arg_true()
+    return int(hits[0]) if hits.len() else None
 
-    # Ratings per locale: every (locale, list) is rated on its own.
-    locales = sorted(set(compact["locale"].to_list()) | set(old["locale"].to_list())) or [""]
-    all_a, all_b = compact["a"].to_numpy(), compact["b"].to_numpy()
-    all_human = (~compact["robot0"] & ~compact["robot1"]).to_numpy()
-    all_locale = compact["locale"].to_numpy()
 
-    def prior_human(loc: str | None) -> Any:
-        """Each player's human games in the state (one locale, or all when ``loc`` is None)."""
-        got = np.zeros(n_players, dtype=np.int64)
-        rows = old.filter((pl.col("list") == "human") & (pl.lit(True) if loc is None else (pl.col("locale") == loc)))
-        np.add.at(got, rows["pid"].to_numpy(), rows["games"].to_numpy())
-        return got
+def _progress_bar(compact: Any, n_games: int, quiet: bool) -> Any:
+    """A progress bar on stderr over every list's games, for a big run that is not quiet."""
+    if quiet or n_games < 200_000:
+        return None
+    from tqdm import tqdm
 
-    jobs = []
-    for loc, name in ((loc, name) for loc in locales for name in LISTS):
-        sub = compact.filter(_list_filter(name) & (pl.col("locale") == loc))
-        prev = old.filter((pl.col("list") == name) & (pl.col("locale") == loc))
-        prev_pids = prev["pid"].to_numpy()
-        counts = {
-            c: np.zeros(n_players, dtype=np.int64)
-            for c in ("rating", "games", "wins", "losses", "draws", "score_for", "score_against")
-        }
-        counts["rating"][:] = params.start
-        for c in counts:
-            counts[c][prev_pids] = prev[c].to_numpy()
-        if params.zero_is_start and name != "all":  # Netskrafl's "human_elo or DEFAULT_ELO"
-            counts["rating"][prev_pids[prev["rating"].to_numpy() == 0]] = params.start
-        if held is not None:
-            counts["rating"][held] = anchor_ratings[held]
-        a = sub["a"].to_numpy()
-        b = sub["b"].to_numpy()
-        established = None
-        gi = sub["gi"].to_numpy()
-        if params.established_by == "netskrafl" and name == "competition":
-            # the nightly batch: the competition list counts the player's human games
-            src, prior = all_human & (all_locale == loc), prior_human(loc)
-            established = (counts_in(src, all_a, all_b, prior, gi, a), counts_in(src, all_a, all_b, prior, gi, b))
-        elif params.established_by == "human_total":
-            # the per-game model: the player's human games in every locale, for every list
-            src, prior = all_human, prior_human(None)
-            established = (counts_in(src, all_a, all_b, prior, gi, a), counts_in(src, all_a, all_b, prior, gi, b))
+    return tqdm(total=sum(compact.filter(_list_filter(n)).height for n in LISTS), unit="game", desc="elo", leave=False)
 
-        # Where the loop stops: progress chunks, snapshot days, the explained player's games.
-        n = sub.height
-        sub_days = sub["day"].to_numpy()
-        stops: dict[int, list[tuple[str, int]]] = {}
-        for d in cut_days:
-            stops.setdefault(int(np.searchsorted(sub_days, d, side="right")), []).append(("snap", d))
-        if explain_pid is not None:
-            for i in np.flatnonzero((a == explain_pid) | (b == explain_pid)).tolist():
-                stops.setdefault(i, []).append(("before", i))
-                stops.setdefault(i + 1, []).append(("after", i))
-        for i in range(_CHUNK, n, _CHUNK):
-            stops.setdefault(i, [])
-        stops.setdefault(n, [])
-        job = ListJob(
-            held=held,
-            a=a,
-            b=b,
-            result=sub["result0"].to_numpy(),
-            robot_a=sub["robot0"].to_numpy(),
-            robot_b=sub["robot1"].to_numpy(),
-            prior_games=counts["games"].copy(),
-            ratings=counts["rating"].tolist(),
-            stops=sorted(stops.items()),
-            params=params,
-            established=established,
-        )
-        jobs.append((name, loc, sub, counts, job))
 
-    # "all" holds every game: with two or more CPUs its loop runs in a worker process.
-    results = run_jobs([job for *_, job in jobs], progress, parallel=explain is None)
-    if progress is not None:
-        progress.close()
+@dataclass
+class _EveryGame:
+    """Numpy arrays over every game of the run (all lists and locales), for the "established"
+    counts taken from other games: the player indices, human games, locales."""
 
-    frames = []
-    snap_parts: dict[int, list[Any]] = {d: [] for d in cut_days}
-    for (name, loc, sub, counts, job), result in zip(jobs, results, strict=True):
-        a, b, r0 = job.a, job.b, job.result
-        R = result.ratings
-        for d, (hi, Rd) in result.snaps.items():
-            played = np.flatnonzero((counts["games"] > 0) | (result.first < hi))
-            snap_parts[d].append((LISTS.index(name), loc, played, np.asarray(Rd, dtype=np.int64)[played]))
-        for i, (before, after, ks) in sorted(result.moments.items()):
-            assert trace is not None and explain_pid is not None  # moments are recorded for --explain's player
-            gi = int(sub["gi"][i])
-            trace.append(_explain_row(name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
+    a: Any
+    b: Any
+    human: Any
+    locale: Any
 
-        # Counts: the state's plus this run's (numpy bincount over player indices).
-        def tally(idx: Any, weights: Any = None) -> Any:
-            return np.bincount(idx, weights=weights, minlength=n_players)
 
-        s0 = sub["score0"].to_numpy().astype(np.float64)
-        s1 = sub["score1"].to_numpy().astype(np.float64)
-        win0 = (r0 == 1.0).astype(np.float64)
-        loss0 = (r0 == 0.0).astype(np.float64)
-        draw = (r0 == 0.5).astype(np.float64)
-        counts["games"] += tally(a) + tally(b)
-        counts["wins"] += (tally(a, win0) + tally(b, loss0)).astype(np.int64)
-        counts["losses"] += (tally(a, loss0) + tally(b, win0)).astype(np.int64)
-        counts["draws"] += (tally(a, draw) + tally(b, draw)).astype(np.int64)
-        counts["score_for"] += (tally(a, s0) + tally(b, s1)).astype(np.int64)
-        counts["score_against"] += (tally(a, s1) + tally(b, s0)).astype(np.int64)
-        counts["rating"] = np.asarray(R, dtype=np.int64)
-        played = np.flatnonzero(counts["games"] > 0)
-        frames.append(
-            _player_frame(name, names, played, counts["rating"][played]).with_columns(
-                pl.lit(loc, dtype=pl.String).alias("locale"),
-                pl.Series("robot", robot[played]),
-                *(pl.Series(c, counts[c][played]) for c in ("games", "wins", "losses", "draws", "score_for", "score_against")),
-            )
-        )
+@dataclass
+class _RatingContext:
+    """What each (locale, list) job is made from: the run's games (``compact``, with the game
+    index ``gi``), the state's ratings by player index, the players, the parameters, the snapshot
+    days and the explained player's index."""
 
-    order = pl.DataFrame({"list": list(LISTS), "_order": [0, 1, 2]})
-    ratings = (
+    compact: Any
+    old: Any
+    players: _Players
+    params: EloParams
+    cut_days: list[int]
+    explain_pid: int | None
+
+
+@dataclass
+class _ListRun:
+    """One (locale, list)'s games, its counts (the state's, then the run's added) and its job."""
+
+    name: str
+    locale: str
+    games: Any  # polars DataFrame: the list's games of the locale, in game order
+    counts: dict[str, Any]  # "rating" and the _TALLIES: numpy int64 per player index
+    job: ListJob
+
+
+def _list_runs(ctx: _RatingContext) -> list[_ListRun]:
+    """Ratings per locale: every (locale, list) is rated on its own."""
+    compact = ctx.compact
+    locales = sorted(set(compact["locale"].to_list()) | set(ctx.old["locale"].to_list())) or [""]
+    every = _EveryGame(
+        compact["a"].to_numpy(),
+        compact["b"].to_numpy(),
+        (~compact["robot0"] & ~compact["robot1"]).to_numpy(),
+        compact["locale"].to_numpy(),
+    )
+    return [_list_run(ctx, every, loc, name) for loc in locales for name in LISTS]
+
+
+def _list_run(ctx: _RatingContext, every: _EveryGame, loc: str, name: str) -> _ListRun:
+    """The job of list ``name`` in locale ``loc``."""
+    import polars as pl
+
+    sub = ctx.compact.filter(_list_filter(name) & (pl.col("locale") == loc))
+    prev = ctx.old.filter((pl.col("list") == name) & (pl.col("locale") == loc))
+    counts = _starting_counts(prev, name, ctx.players, ctx.params)
+    a = sub["a"].to_numpy()
+    b = sub["b"].to_numpy()
+    established = _established_games(ctx, every, name, loc, sub["gi"].to_numpy(), a, b)
+    job = ListJob(
+        held=ctx.players.held,
+        a=a,
+        b=b,
+        result=sub["result0"].to_numpy(),
+        robot_a=sub["robot0"].to_numpy(),
+        robot_b=sub["robot1"].to_numpy(),
+        prior_games=counts["games"].copy(),
+        ratings=counts["rating"].tolist(),
+        stops=_loop_stops(sub["day"].to_numpy(), a, b, ctx.cut_days, ctx.explain_pid),
+        params=ctx.params,
+        established=established,
+    )
+    return _ListRun(name, loc, sub, counts, job)
+
+
+def _starting_counts(prev: Any, name: str, players: _Players, params: EloParams) -> dict[str, Any]:
+    """Each player's rating and counts before the run in list ``name`` (rows ``prev`` of the
+    state): new players at ``params.start``, anchored players at their anchor."""
+    import numpy as np
+
+    prev_pids = prev["pid"].to_numpy()
+    counts = {c: np.zeros(players.count, dtype=np.int64) for c in ("rating", *_TALLIES)}
+    counts["rating"][:] = params.start
+    for c in counts:
+        counts[c][prev_pids] = prev[c].to_numpy()
+    if params.zero_is_start and name != "all":  # Netskrafl's "human_elo or DEFAULT_ELO"
+        counts["rating"][prev_pids[prev["rating"].to_numpy() == 0]] = params.start
+    if players.held is not None:
+        counts["rating"][players.held] = players.anchor_ratings[players.held]
+    return counts
+
+
+def _prior_human_games(old: Any, n_players: int, loc: str | None) -> Any:
+    """Each player's human games in the state (one locale, or all when ``loc`` is None)."""
+    import numpy as np
+    import polars as pl
+
+    got = np.zeros(n_players, dtype=np.int64)
+    rows = old.filter((pl.col("list") == "human") & (pl.lit(True) if loc is None else (pl.col("locale") == loc)))
+    np.add.at(got, rows["pid"].to_numpy(), rows["games"].to_numpy())
+    return got
+
+
+def _established_games(ctx: _RatingContext, every: _EveryGame, name: str, loc: str, gi: Any, a: Any, b: Any) -> Any:
+    """Each side's games that count for "established" when they are not the list's own (global
+    game indices ``gi``), or ``None``."""
+    if ctx.params.established_by == "netskrafl" and name == "competition":
+        # the nightly batch: the competition list counts the player's human games
+        src, prior = every.human & (every.locale == loc), _prior_human_games(ctx.old, ctx.players.count, loc)
+    elif ctx.params.established_by == "human_total":
+        # the per-game model: the player's human games in every locale, for every list
+        src, prior = every.human, _prior_human_games(ctx.old, ctx.players.count, None)
+    else:
+        return None
+    return (counts_in(src, every.a, every.b, prior, gi, a), counts_in(src, every.a, every.b, prior, gi, b))
+
+
+def _loop_stops(
+    sub_days: Any, a: Any, b: Any, cut_days: list[int], explain_pid: int | None
+) -> list[tuple[int, list[tuple[str, int]]]]:
+    """Where a list's loop stops (:attr:`ListJob.stops`): the snapshot days, the explained
+    player's games, progress chunks and the end."""
+    import numpy as np
+
+    n = len(sub_days)
+    stops: dict[int, list[tuple[str, int]]] = {}
+    for d in cut_days:
+        stops.setdefault(int(np.searchsorted(sub_days, d, side="right")), []).append(("snap", d))
+    if explain_pid is not None:
+        for i in np.flatnonzero((a == explain_pid) | (b == explain_pid)).tolist():
+            stops.setdefault(i, []).append(("before", i))
+            stops.setdefault(i + 1, []).append(("after", i))
+    for i in range(_CHUNK, n, _CHUNK):
+        stops.setdefault(i, [])
+    stops.setdefault(n, [])
+    return sorted(stops.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# The outputs: the ratings rows, the snapshots, the trace
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_snapshot_parts(snap_parts: dict[int, list[Any]], run: _ListRun, result: Any) -> None:
+    """A list's ratings at each snapshot day (of the players who had played by then)."""
+    import numpy as np
+
+    for d, (hi, Rd) in result.snaps.items():
+        played = np.flatnonzero((run.counts["games"] > 0) | (result.first < hi))
+        snap_parts[d].append((LISTS.index(run.name), run.locale, played, np.asarray(Rd, dtype=np.int64)[played]))
+
+
+def _add_trace_rows(
+    trace: list[dict[str, Any]] | None,
+    run: _ListRun,
+    result: Any,
+    games: Any,
+    explain_pid: int | None,
+    params: EloParams,
+) -> None:
+    """The explained player's games of a list, one row each (:func:`_explain_row`)."""
+    for i, (before, after, ks) in sorted(result.moments.items()):
+        assert trace is not None and explain_pid is not None  # moments are recorded for --explain's player
+        gi = int(run.games["gi"][i])
+        trace.append(_explain_row(run.name, games.row(gi, named=True), explain_pid, before, after, ks[0], ks[1], params))
+
+
+def _add_run_tallies(run: _ListRun, result: Any, n_players: int) -> None:
+    """Counts: the state's plus this run's (numpy bincount over player indices); the ratings the
+    loop ended with."""
+    import numpy as np
+
+    a, b, r0 = run.job.a, run.job.b, run.job.result
+    counts, sub = run.counts, run.games
+
+    def tally(idx: Any, weights: Any = None) -> Any:
+        return np.bincount(idx, weights=weights, minlength=n_players)
+
+    s0 = sub["score0"].to_numpy().astype(np.float64)
+    s1 = sub["score1"].to_numpy().astype(np.float64)
+    win0 = (r0 == 1.0).astype(np.float64)
+    loss0 = (r0 == 0.0).astype(np.float64)
+    draw = (r0 == 0.5).astype(np.float64)
+    counts["games"] += tally(a) + tally(b)
+    counts["wins"] += (tally(a, win0) + tally(b, loss0)).astype(np.int64)
+    counts["losses"] += (tally(a, loss0) + tally(b, win0)).astype(np.int64)
+    counts["draws"] += (tally(a, draw) + tally(b, draw)).astype(np.int64)
+    counts["score_for"] += (tally(a, s0) + tally(b, s1)).astype(np.int64)
+    counts["score_against"] += (tally(a, s1) + tally(b, s0)).astype(np.int64)
+    counts["rating"] = np.asarray(result.ratings, dtype=np.int64)
+
+
+def _list_frame(run: _ListRun, names: Any, robot: Any) -> Any:
+    """A list's ratings rows of one locale: the players who have played in it."""
+    import numpy as np
+    import polars as pl
+
+    counts = run.counts
+    played = np.flatnonzero(counts["games"] > 0)
+    return _player_frame(run.name, names, played, counts["rating"][played]).with_columns(
+        pl.lit(run.locale, dtype=pl.String).alias("locale"),
+        pl.Series("robot", robot[played]),
+        *(pl.Series(c, counts[c][played]) for c in _TALLIES),
+    )
+
+
+def _list_order() -> Any:
+    """The lists' output order as a joinable column ``_order``."""
+    import polars as pl
+
+    return pl.DataFrame({"list": list(LISTS), "_order": [0, 1, 2]})
+
+
+def _ratings_frame(frames: list[Any], as_of: dt.datetime | None) -> Any:
+    """The ratings table (:data:`RATINGS_COLUMNS`): the lists in order, each by locale, rating
+    (highest first) and player."""
+    import polars as pl
+
+    return (
         pl.concat(frames)
         .with_columns(pl.lit(as_of, dtype=pl.Datetime("us", "UTC")).alias("as_of"))
-        .join(order, on="list")
+        .join(_list_order(), on="list")
         .sort(["_order", "locale", "rating", "player"], descending=[False, False, True, False])
         .select(RATINGS_COLUMNS)
         .cast(ratings_schema())
     )
+
+
+def _snapshots(
+    names: Any, snap_parts: dict[int, list[Any]], ratings: Any, report_day: dt.date | None, explain: str | None
+) -> dict[dt.date, Any]:
+    """The new history snapshots: day → DataFrame(list, locale, player, rating); the report
+    day's from the final ratings."""
     snapshots = {_EPOCH + dt.timedelta(days=d): _snapshot_frame(names, parts) for d, parts in snap_parts.items() if parts}
     if report_day is not None and explain is None:
         snapshots[report_day] = (
-            ratings.join(order, on="list").sort(["_order", "locale", "player"]).select("list", "locale", "player", "rating")
+            ratings.join(_list_order(), on="list")
+            .sort(["_order", "locale", "player"])
+            .select("list", "locale", "player", "rating")
         )
-    processed = pl.concat(
-        [state.processed, processed_new], rechunk=True
-    )  # one layout, so the same bytes however the days were split
-    return EloRun(
-        ratings=ratings,
-        processed=processed,
-        params=params,
-        as_of=as_of,
-        report_day=report_day,
-        snapshots=snapshots,
-        games_rated=games.height,
-        games_skipped=skipped,
-        games_ignored=ignored,
-        notes=tuple(notes),
-        trace=trace,
-        days_rated=days_rated,
-        late=late,
-        games_unnamed=unnamed,
-    )
+    return snapshots
 
 
 def _late_games(table: GamesTable, state: EloState) -> Any:
