@@ -16,8 +16,9 @@ import subprocess
 import sys
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gamecore.errors import SkraflError, UsageError
 from pipelines.stops import stopped_by
@@ -57,6 +58,13 @@ CONFIG_KEYS: dict[str, dict[str, str]] = {
     "impact": {"out": _TEXT},
 }
 REQUIRED_SECTIONS = ("lexicon", "games", "replay", "elo")
+
+#: Whether a value is of a type of :data:`CONFIG_KEYS` (a whole number: an int, not a bool or float).
+_OF_TYPE: dict[str, Callable[[Any], bool]] = {
+    _TEXT: lambda value: isinstance(value, str),
+    _INT: lambda value: type(value) is int,
+    _BOOL: lambda value: isinstance(value, bool),
+}
 
 
 def _key_lines(text: str) -> dict[tuple[str, str], int]:
@@ -182,111 +190,164 @@ def _check_folders(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> 
                 )
 
 
-def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
-    """Raise :class:`UsageError` (one line: file, line, key path, what is wrong) for the first
-    problem of ``cfg``, in the file's order."""
+@dataclass(frozen=True)
+class _ConfigText:
+    """Where a nightly config's keys are, for its messages: the file and the line of each key and
+    ``[section]`` header (:func:`_key_lines`)."""
 
-    def fail(section: str, key: str, what: str) -> UsageError:
-        line = lines.get((section, key)) or lines.get((section, ""))
-        where = f"{path}:{line}" if line else str(path)
+    path: Path
+    lines: dict[tuple[str, str], int]
+
+    def line(self, section: str, key: str) -> int | None:
+        """The line of ``[section] key``, else of its section's header (``None``: not in the text)."""
+        return self.lines.get((section, key)) or self.lines.get((section, ""))
+
+    def error(self, section: str, key: str, what: str) -> UsageError:
+        """One line: file, line, key path, what is wrong."""
+        line = self.line(section, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
         name = f"[{section}] {key}" if section and key else f"[{section}]" if section else key
         return UsageError(f"{where}: {name}: {what}")
 
-    def kind_of(value: Any) -> str:
-        return {bool: "a boolean", int: "a number", float: "a number", str: "text", dict: "a table", list: "a list"}.get(
-            type(value), type(value).__name__
-        )
 
+def _check_config(path: Path, cfg: dict, lines: dict[tuple[str, str], int]) -> None:
+    """Raise :class:`UsageError` (one line: file, line, key path, what is wrong) for the first
+    problem of ``cfg``: the sections, keys and types of :data:`CONFIG_KEYS` in the file's order,
+    then the required sections and each section's values."""
+    text = _ConfigText(path, lines)
+    _check_config_keys(cfg, text)
+    for section in REQUIRED_SECTIONS:
+        if not isinstance(cfg.get(section), dict):
+            raise UsageError(f"{path}: missing section [{section}]")
+    _check_lexicon_section(cfg["lexicon"], text)
+    _check_games_section(cfg["games"], text)
+    for section, key in (("replay", "dataset"), ("elo", "out")):
+        if not cfg[section].get(key):
+            raise text.error(section, "", f'needs {key} = "…"')
+    workers = cfg["replay"].get("workers")
+    if workers is not None and not 1 <= workers <= 1024:
+        raise text.error("replay", "workers", f"{workers}: expected 1 to 1024")
+    _check_games_url(cfg["games"], text)
+    _check_elo_section(cfg["elo"], text)
+
+
+def _kind_of(value: Any) -> str:
+    """A TOML value's kind, as a message names it."""
+    return {bool: "a boolean", int: "a number", float: "a number", str: "text", dict: "a table", list: "a list"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _check_config_keys(cfg: dict, text: _ConfigText) -> None:
+    """The sections, keys and value types against :data:`CONFIG_KEYS`: the problem found first in
+    the file's order (an unknown section or key, a value of another type, an empty text)."""
     problems: list[tuple[int, UsageError]] = []
 
     def problem(section: str, key: str, what: str) -> None:
-        line = lines.get((section, key)) or lines.get((section, "")) or 10**9
-        problems.append((line, fail(section, key, what)))
+        problems.append((text.line(section, key) or 10**9, text.error(section, key, what)))
 
-    sections = [k for k in CONFIG_KEYS if k]
     for key, value in cfg.items():
-        if key in CONFIG_KEYS[""]:
-            continue
-        if key in CONFIG_KEYS and not isinstance(value, dict):
-            problem("", key, f"{value!r} is {kind_of(value)}; expected a section [{key}]")
-        elif isinstance(value, dict):
-            if key not in CONFIG_KEYS:
-                problem(key, "", f"unknown section (expected one of: {', '.join(f'[{s}]' for s in sections)})")
-        else:
-            problem(
-                "",
-                key,
-                f"unknown key (expected {', '.join(CONFIG_KEYS[''])} or the sections {', '.join(f'[{s}]' for s in sections)})",
-            )
+        what = _top_level_problem(key, value)
+        if what is not None:
+            section, name = (key, "") if isinstance(value, dict) else ("", key)  # a [key] table, or a key
+            problem(section, name, what)
     for section, keys in CONFIG_KEYS.items():
         table = cfg if not section else cfg.get(section)
         if not isinstance(table, dict):  # (the top level is a table)
             continue
         for key, value in table.items():
-            if not section and isinstance(value, dict):
-                continue
-            if key not in keys:
-                problem(section, key, f"unknown key (expected one of: {', '.join(sorted(keys))})")
-                continue
-            want = keys[key]
-            ok = isinstance(value, str) if want == _TEXT else (type(value) is int) if want == _INT else isinstance(value, bool)
-            if not ok:
-                problem(section, key, f"{value!r} is {kind_of(value)}; expected {want}")
-            elif want == _TEXT and not value.strip():
-                problem(section, key, "is empty")
+            if section or not isinstance(value, dict):
+                what = _key_problem(keys, key, value)
+                if what is not None:
+                    problem(section, key, what)
     if problems:
         raise min(problems, key=lambda p: p[0])[1]
-    for section in REQUIRED_SECTIONS:
-        if not isinstance(cfg.get(section), dict):
-            raise UsageError(f"{path}: missing section [{section}]")
-    lex = cfg["lexicon"]
+
+
+def _top_level_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a top-level ``key = value`` or ``[key]`` table, if anything (a top-level
+    key's type is checked by :func:`_key_problem`)."""
+    sections = [k for k in CONFIG_KEYS if k]
+    if key in CONFIG_KEYS[""]:
+        return None
+    if key in CONFIG_KEYS and not isinstance(value, dict):
+        return f"{value!r} is {_kind_of(value)}; expected a section [{key}]"
+    if isinstance(value, dict):
+        return None if key in CONFIG_KEYS else f"unknown section (expected one of: {', '.join(f'[{s}]' for s in sections)})"
+    return f"unknown key (expected {', '.join(CONFIG_KEYS[''])} or the sections {', '.join(f'[{s}]' for s in sections)})"
+
+
+def _key_problem(keys: dict[str, str], key: str, value: Any) -> str | None:
+    """What is wrong with ``key = value`` in a section whose keys and types are ``keys``, if anything."""
+    if key not in keys:
+        return f"unknown key (expected one of: {', '.join(sorted(keys))})"
+    want = keys[key]
+    if not _OF_TYPE[want](value):
+        return f"{value!r} is {_kind_of(value)}; expected {want}"
+    if want == _TEXT and not value.strip():
+        return "is empty"
+    return None
+
+
+def _check_lexicon_section(lex: dict, text: _ConfigText) -> None:
+    """``[lexicon]``: one of ``lang`` (built here, from recipes this install has) or ``path`` (built elsewhere)."""
     if lex.get("lang") and lex.get("path"):
-        line = max(lines.get(("lexicon", "lang"), 0), lines.get(("lexicon", "path"), 0)) or lines.get(("lexicon", ""))
+        line = max(text.lines.get(("lexicon", "lang"), 0), text.lines.get(("lexicon", "path"), 0)) or text.lines.get(
+            ("lexicon", "")
+        )
         raise UsageError(
             '[lexicon] lang and path exclude each other: give lang = "…" (built here) or path = "…" (built elsewhere), not both',
-            path,
+            text.path,
             line,
         )
     if not lex.get("lang") and not lex.get("path"):
-        raise fail("lexicon", "", 'needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
+        raise text.error("lexicon", "", 'needs one of lang = "is" (built here) or path = "…" (built elsewhere)')
     if lex.get("lang"):
         import lexicon_sources
 
         if not (Path(lexicon_sources.__file__).resolve().parent / lex["lang"]).is_dir():
-            raise fail("lexicon", "lang", f"{lex['lang']!r}: no recipes for that language in lexicon_sources/")
-    if not cfg["games"].get("source"):
-        raise fail("games", "", "needs source = a folder of game files or postgresql://…")
-    if cfg["games"].get("missing_days", "error") not in MISSING_DAYS:
-        raise fail(
-            "games", "missing_days", f"{cfg['games']['missing_days']!r}: expected " + " or ".join(f'"{m}"' for m in MISSING_DAYS)
-        )
-    for section, key in (("replay", "dataset"), ("elo", "out")):
-        if not cfg[section].get(key):
-            raise fail(section, "", f'needs {key} = "…"')
-    workers = cfg["replay"].get("workers")
-    if workers is not None and not 1 <= workers <= 1024:
-        raise fail("replay", "workers", f"{workers}: expected 1 to 1024")
-    elo = cfg["elo"]
-    from pipelines.postgres import check_table_name, is_url, redact, url_problem
+            raise text.error("lexicon", "lang", f"{lex['lang']!r}: no recipes for that language in lexicon_sources/")
 
-    if is_url(cfg["games"]["source"]) and url_problem(cfg["games"]["source"]):
-        raise fail("games", "source", f"{redact(cfg['games']['source'])!r}: {url_problem(cfg['games']['source'])}")
+
+def _check_games_section(games: dict, text: _ConfigText) -> None:
+    """``[games]``: a ``source``, and ``missing_days`` one of :data:`MISSING_DAYS`."""
+    if not games.get("source"):
+        raise text.error("games", "", "needs source = a folder of game files or postgresql://…")
+    if games.get("missing_days", "error") not in MISSING_DAYS:
+        raise text.error(
+            "games", "missing_days", f"{games['missing_days']!r}: expected " + " or ".join(f'"{m}"' for m in MISSING_DAYS)
+        )
+
+
+def _check_games_url(games: dict, text: _ConfigText) -> None:
+    """``[games] source`` given as a PostgreSQL URL: a well-formed one."""
+    from pipelines.postgres import is_url, redact, url_problem
+
+    if is_url(games["source"]) and url_problem(games["source"]):
+        raise text.error("games", "source", f"{redact(games['source'])!r}: {url_problem(games['source'])}")
+
+
+def _check_elo_section(elo: dict, text: _ConfigText) -> None:
+    """``[elo]``: ``ratings_to`` a well-formed PostgreSQL URL, ``table`` (with it) a table name,
+    ``preset`` one of the rating presets."""
+    from pipelines.postgres import check_table_name, redact, url_problem
+
     if elo.get("ratings_to") is not None and url_problem(elo["ratings_to"]):
-        raise fail("elo", "ratings_to", f"{redact(elo['ratings_to'])!r}: {url_problem(elo['ratings_to'])}")
+        raise text.error("elo", "ratings_to", f"{redact(elo['ratings_to'])!r}: {url_problem(elo['ratings_to'])}")
     if elo.get("table") is not None:
         if elo.get("ratings_to") is None:
-            raise fail("elo", "table", "goes with ratings_to = postgresql://…")
+            raise text.error("elo", "table", "goes with ratings_to = postgresql://…")
         try:
             check_table_name(elo["table"])
         except UsageError:
-            raise fail(
+            raise text.error(
                 "elo", "table", f"{elo['table']!r}: expected a table name (letters, digits, _; optionally schema.table)"
             ) from None
     if elo.get("preset") is not None:
         from pipelines.elo.rating import PRESETS
 
         if elo["preset"] not in PRESETS:
-            raise fail("elo", "preset", f"{elo['preset']!r}: expected one of {', '.join(PRESETS)}")
+            raise text.error("elo", "preset", f"{elo['preset']!r}: expected one of {', '.join(PRESETS)}")
 
 
 def _under(cfg: dict, value: str) -> Path:
