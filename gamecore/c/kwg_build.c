@@ -28,18 +28,19 @@
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static double cpu_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-#define TMARK(msg)                                                                                                    \
-    do {                                                                                                              \
-        if (getenv("SKRAFL_KWG_TIMING")) fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s()); \
+/* `timing`: SKRAFL_KWG_TIMING as py_build_kwg read it (getenv is not safe on the build's threads) */
+#define TMARK(timing, msg)                                                                             \
+    do {                                                                                               \
+        if (timing) (void)fprintf(stderr, "%-14s wall %.3f thread-cpu %.3f\n", msg, now_s(), cpu_s()); \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -194,28 +195,6 @@ static uint64_t hash_arcs(const uint64_t *a, uint32_t n) {
     return h;
 }
 
-static int reg_init(Reg *r) {
-    memset(r, 0, sizeof *r);
-    r->pool_cap = 1 << 20;
-    r->pool = malloc(r->pool_cap * sizeof(uint64_t));
-    r->st_cap = 1 << 18;
-    r->st_off = malloc(r->st_cap * sizeof(uint32_t));
-    r->st_cnt = malloc(r->st_cap * sizeof(uint32_t));
-    r->st_hash = malloc(r->st_cap * sizeof(uint64_t));
-    r->hcap = 1 << 19;
-    r->htab = calloc(r->hcap, sizeof(HEnt));
-    if (!r->pool || !r->st_off || !r->st_cnt || !r->st_hash || !r->htab) return -1;
-    /* state 0: the empty state (no children) */
-    r->st_off[0] = 0;
-    r->st_cnt[0] = 0;
-    r->st_hash[0] = 0;
-    r->nstates = 1;
-    r->use_cache = 1;
-    r->cache = calloc(REG_CACHE, sizeof(HEnt));
-    if (!r->cache) return -1;
-    return 0;
-}
-
 static void reg_free(Reg *r) {
     free(r->pool);
     free(r->st_off);
@@ -228,6 +207,35 @@ static void reg_free(Reg *r) {
     r->st_hash = NULL;
     r->htab = NULL;
     r->cache = NULL;
+}
+
+/* An empty register; -1 (nothing left allocated) when out of memory. */
+static int reg_init(Reg *r) {
+    memset(r, 0, sizeof *r);
+    r->pool_cap = 1 << 20;
+    r->pool = malloc(r->pool_cap * sizeof(uint64_t));
+    r->st_cap = 1 << 18;
+    r->st_off = malloc(r->st_cap * sizeof(uint32_t));
+    r->st_cnt = malloc(r->st_cap * sizeof(uint32_t));
+    r->st_hash = malloc(r->st_cap * sizeof(uint64_t));
+    r->hcap = 1 << 19;
+    r->htab = calloc(r->hcap, sizeof(HEnt));
+    if (!r->pool || !r->st_off || !r->st_cnt || !r->st_hash || !r->htab) {
+        reg_free(r);
+        return -1;
+    }
+    /* state 0: the empty state (no children) */
+    r->st_off[0] = 0;
+    r->st_cnt[0] = 0;
+    r->st_hash[0] = 0;
+    r->nstates = 1;
+    r->use_cache = 1;
+    r->cache = calloc(REG_CACHE, sizeof(HEnt));
+    if (!r->cache) {
+        reg_free(r);
+        return -1;
+    }
+    return 0;
 }
 
 /* Make room for `expect` states without rehashing (load factor <= 3/4). */
@@ -403,6 +411,7 @@ typedef struct {
     size_t n;
     Path *ps;
     int fail;
+    int timing;
 } GJob;
 
 static void *gaddag_job(void *arg) {
@@ -410,7 +419,7 @@ static void *gaddag_job(void *arg) {
     g_step = -1;
     Path *ps = j->ps;
     msd_sort(j->recs, j->n, 0);
-    TMARK("job sorted");
+    TMARK(j->timing, "job sorted");
     const SKey *prev = NULL;
     uint32_t prevlen = 0;
     for (size_t w = 0; w < j->n; w++) {
@@ -423,6 +432,7 @@ static void *gaddag_job(void *arg) {
                 return NULL;
             }
         }
+        // NOLINTNEXTLINE(clang-analyzer-security.ArrayBound): k is within recs (n <= the counted cap, both exact)
         for (uint32_t d = lcp; d < k->len; d++)
             ps->arcs[d][ps->n[d]++] = ARC(key_char(k, d), d == k->len - 1 ? (k->aux & 1) : 0, 0);
         uint32_t sep = k->aux >> 1;
@@ -432,7 +442,7 @@ static void *gaddag_job(void *arg) {
     }
     /* close everything but the root; ps->arcs[0] keeps this half's root arcs */
     if (prev && close_path(j->reg, ps, prev, prevlen, 0, NULL) < 0) j->fail = 1;
-    TMARK("job done");
+    TMARK(j->timing, "job done");
     return NULL;
 }
 
@@ -446,6 +456,7 @@ typedef struct {
     Recs rc;
     int phase; /* 0: sort and count prefixes into rc.cap; 1: build */
     int fail;
+    int timing;
 } DJob;
 
 static void *dawg_job(void *arg) {
@@ -477,14 +488,14 @@ static void *dawg_job(void *arg) {
         prevlen = k->len;
     }
     if (prev && close_path(j->reg, ps, prev, prevlen, 0, &j->rc) < 0) j->fail = 1;
-    TMARK("dawg job done");
+    TMARK(j->timing, "dawg job done");
     return NULL;
 }
 
-/* Run a on this thread and b on another (or both here when asked or when no thread starts). */
-static void run_pair(void *(*fn)(void *), void *a, void *b) {
+/* Run a on this thread and b on another (or both here when one_thread or when no thread starts). */
+static void run_pair(void *(*fn)(void *), void *a, void *b, int one_thread) {
     pthread_t th;
-    int threaded = !getenv("SKRAFL_KWG_ONE_THREAD") && pthread_create(&th, NULL, fn, b) == 0;
+    int threaded = !one_thread && pthread_create(&th, NULL, fn, b) == 0;
     fn(a);
     if (threaded) pthread_join(th, NULL);
     else fn(b);
@@ -557,6 +568,9 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     int reg_ok = 0, reg2_ok = 0;
     const char *err = NULL;
     uint32_t dawg_root = 0, gaddag_root = 0;
+    /* read here, with the GIL (Python's os.environ writes hold it too), not on the build's threads */
+    int timing = getenv("SKRAFL_KWG_TIMING") != NULL; // NOLINT(concurrency-mt-unsafe): with the GIL held
+    int one_thread = getenv("SKRAFL_KWG_ONE_THREAD") != NULL; // NOLINT(concurrency-mt-unsafe): with the GIL held
 
     size_t nw = 1;
     for (size_t i = 0; i < len; i++)
@@ -588,7 +602,7 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
             goto done;
         }
     }
-    TMARK("parsed");
+    TMARK(timing, "parsed");
     if (reg_init(&r) < 0) {
         err = "out of memory";
         goto done;
@@ -605,9 +619,9 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
      * two halves by first tile on two threads, the second merged into the shared register */
     {
         size_t lo = split_by_first_tile(words, cnt);
-        DJob da = {&r, words, lo, ps, {0}, 0, 0}, db = {&r2, words + lo, cnt - lo, ps2, {0}, 0, 0};
-        run_pair(dawg_job, &da, &db);
-        TMARK("sorted");
+        DJob da = {&r, words, lo, ps, {0}, 0, 0, timing}, db = {&r2, words + lo, cnt - lo, ps2, {0}, 0, 0, timing};
+        run_pair(dawg_job, &da, &db, one_thread);
+        TMARK(timing, "sorted");
         rc.cap = da.rc.cap + db.rc.cap;
         rc.recs = big_calloc((rc.cap ? rc.cap : 1) * sizeof(SKey));
         if (!rc.recs) fail = 1;
@@ -615,7 +629,7 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
             da.rc.recs = rc.recs;
             db.rc.recs = rc.recs + da.rc.cap;
             da.phase = db.phase = 1;
-            run_pair(dawg_job, &da, &db);
+            run_pair(dawg_job, &da, &db, one_thread);
             fail = da.fail || db.fail;
         }
         uint32_t *dremap = fail ? NULL : merge_register(&r, &r2, 0);
@@ -647,16 +661,16 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     free(words);
     words = NULL;
-    TMARK("dawg");
+    TMARK(timing, "dawg");
     /* 2. GADDAG: reversed prefixes split by first tile into two halves of similar size */
     if (!fail && reg_reserve(&r, r.nstates + rc.nrecs * 3 / 4) < 0) fail = 1;
     if (!fail) {
         size_t lo = split_by_first_tile(rc.recs, rc.nrecs);
         g_step = -1;
-        GJob ja = {&r, rc.recs, lo, ps, 0}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0};
-        run_pair(gaddag_job, &ja, &jb);
+        GJob ja = {&r, rc.recs, lo, ps, 0, timing}, jb = {&r2, rc.recs + lo, rc.nrecs - lo, ps2, 0, timing};
+        run_pair(gaddag_job, &ja, &jb, one_thread);
         fail = ja.fail || jb.fail;
-        TMARK("gaddag halves");
+        TMARK(timing, "gaddag halves");
         /* the jobs are done with the prefix records (the root arcs are in ps/ps2) */
         free(rc.recs);
         rc.recs = NULL;
@@ -684,10 +698,10 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
         err = "out of memory";
         goto done;
     }
-    TMARK("gaddag");
-    if (getenv("SKRAFL_KWG_TIMING"))
-        fprintf(stderr, "prefixes %zu states %u arcs %zu; cache hits %zu, table look-ups %zu\n", rc.nrecs, r.nstates,
-                r.pool_len, r.cache_hits, r.lookups);
+    TMARK(timing, "gaddag");
+    if (timing)
+        (void)fprintf(stderr, "prefixes %zu states %u arcs %zu; cache hits %zu, table look-ups %zu\n", rc.nrecs,
+                      r.nstates, r.pool_len, r.cache_hits, r.lookups);
     free(r.htab); /* no more look-ups */
     r.htab = NULL;
 
@@ -698,7 +712,7 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
         err = "out of memory";
         goto done;
     }
-    TMARK("placed");
+    TMARK(timing, "placed");
     int wide = force_wide || total > ARC_MASK + 1;
     if (total > 0xFFFFFFu) {
         PyErr_Format(PyExc_ValueError, "lexicon too large: %zu KWG nodes, at most 16,777,215", total);
@@ -708,13 +722,13 @@ PyObject *py_build_kwg(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!result) goto done;
     {
         uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-#define PUT(i, v)                            \
-    do {                                     \
-        uint32_t _v = (v);                   \
-        out[4 * (i)] = _v & 255;             \
-        out[4 * (i) + 1] = (_v >> 8) & 255;  \
-        out[4 * (i) + 2] = (_v >> 16) & 255; \
-        out[4 * (i) + 3] = _v >> 24;         \
+#define PUT(i, v)                                    \
+    do {                                             \
+        uint32_t _v = (v);                           \
+        out[4 * (size_t)(i)] = _v & 255;             \
+        out[4 * (size_t)(i) + 1] = (_v >> 8) & 255;  \
+        out[4 * (size_t)(i) + 2] = (_v >> 16) & 255; \
+        out[4 * (size_t)(i) + 3] = _v >> 24;         \
     } while (0)
 #define MK(tile, acc, end, arc)                                                           \
     (wide ? (((uint32_t)(arc) << 8) | ((acc) ? 0x80u : 0) | ((end) ? 0x40u : 0) | (tile)) \
