@@ -39,7 +39,7 @@
 
 enum {
     OK = 0,
-    E_OFF_BOARD = 1,
+    E_OFF_BOARD,
     E_EMPTY_THROUGH,
     E_MISMATCH,
     E_UNKNOWN,
@@ -380,7 +380,7 @@ static PyObject *ScoreBoard_play(ScoreBoard *self, PyObject *args) {
     Py_ssize_t ntok;
     int tok_err = token_bytes(self, tokens, through, tok, &ntok);
     if (tok_err < 0) return NULL;
-    if (tok_err > 0 || over_r || over_c || row_n < -MAXD || row_n > 2 * MAXD || col_n < -MAXD || col_n > 2 * MAXD)
+    if (tok_err > 0 || over_r || over_c || row_n < -MAXD || row_n > 2L * MAXD || col_n < -MAXD || col_n > 2L * MAXD)
         return PyLong_FromLong(E_OFF_BOARD); /* far off the board (or longer than any line) */
     int row = (int)row_n, col = (int)col_n;
     int placed[MAXD];
