@@ -209,7 +209,8 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     plays = search(g, P->R, P->C, nanchors, &sa);
     if (!plays) goto done;
     Py_ssize_t np = PyList_GET_SIZE(plays);
-    if (!(eqs = PyList_New(np))) goto done;
+    eqs = PyList_New(np);
+    if (!eqs) goto done;
     for (Py_ssize_t i = 0; i < np; i++) {
         PyObject *v = PyLong_FromLong((int32_t)(uint32_t)S->moves[i].key);
         if (!v) goto done;
@@ -217,7 +218,8 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw) {
     }
     if (nex > 1) qsort(ex, (size_t)nex, sizeof(Exch), exch_cmp);
     if (nex > nexch) nex = nexch;
-    if (!(exl = PyList_New(nex))) goto done;
+    exl = PyList_New(nex);
+    if (!exl) goto done;
     for (int e = 0; e < nex; e++) {
         uint8_t kept[MAXD];
         int nkept = 0;

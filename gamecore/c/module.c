@@ -276,9 +276,12 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&moduledef);
     search_init(&g_search);
     if (!m) return NULL;
-    for (int i = 0; i < 256; i++)
-        if (!(g_ints[i] = PyLong_FromLong(i))) return NULL;
-    if (!(g_empty = PyTuple_New(0))) return NULL;
+    for (int i = 0; i < 256; i++) {
+        g_ints[i] = PyLong_FromLong(i);
+        if (!g_ints[i]) return NULL;
+    }
+    g_empty = PyTuple_New(0);
+    if (!g_empty) return NULL;
     RawMoveType = PyStructSequence_NewType(&rawmove_desc);
     if (!RawMoveType) return NULL;
     Py_INCREF(RawMoveType);

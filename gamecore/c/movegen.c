@@ -336,8 +336,8 @@ static void first_tables(const Gen *g, const int *rv, int nrv) {
         key[1][p] = g->wm[p];
         key[2][p] = g->mask[p] != 0;
     }
-    if (S->fmL < Lmax || S->fmn != n || S->fma != a || memcmp(key[0], S->fmkey[0], n) ||
-        memcmp(key[1], S->fmkey[1], n) || memcmp(key[2], S->fmkey[2], n)) {
+    if (S->fmL < Lmax || S->fmn != n || S->fma != a || memcmp(key[0], S->fmkey[0], n) != 0 ||
+        memcmp(key[1], S->fmkey[1], n) != 0 || memcmp(key[2], S->fmkey[2], n) != 0) {
         for (int L = 1; L <= Lmax; L++) {
             int *M = S->fM[L];
             for (int i = 0; i < L; i++) M[i] = 0;
@@ -599,7 +599,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
             Anchor *A = &S->anchors[i];
             A->searched = 0;
             int n = A->dir == 0 ? C : R, bb = -1;
-            APart *P0 = &S->parts[2 * i], *P1 = &S->parts[2 * i + 1];
+            APart *P0 = &S->parts[2 * (ptrdiff_t)i], *P1 = &S->parts[2 * (ptrdiff_t)i + 1];
             S->aspan[i][0] = S->nspool;
             S->spool_rec = 1;
             P0->bound = span_bounds(g, &S->L[A->dir][A->lane], n, A->pos, rv, nrv, 0, 0, split, &P0->bs, &P0->be,
@@ -658,7 +658,7 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
             S->st_searched += !A->searched;
             A->searched = 1;
             S->st_calls += S->calls;
-            if (S->nsteps < 2 * MAXD * MAXD) {
+            if (S->nsteps < 2L * MAXD * MAXD) {
                 Step *st = &S->steps[S->nsteps++];
                 *st = (Step){A->dir, A->lane, A->pos, (uint8_t)part, P->bs, P->be, P->bound, S->cur_best, S->calls};
             }

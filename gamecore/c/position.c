@@ -29,7 +29,8 @@ static void pos_dealloc(PositionObject *P) {
 }
 
 static int pos_init(PositionObject *P, PyObject *args, PyObject *kw) {
-    if (!P->s && !(P->s = search_new())) {
+    if (!P->s) P->s = search_new();
+    if (!P->s) {
         PyErr_NoMemory();
         return -1;
     }
@@ -207,7 +208,7 @@ static PyObject *pos_sync(PositionObject *P, PyObject *arg) {
             return NULL;
         }
         const uint8_t *q = b.buf;
-        for (int r = 0; r < R; r++) memcpy(ng[r], q + r * C, C);
+        for (int r = 0; r < R; r++) memcpy(ng[r], q + (ptrdiff_t)r * C, C);
         PyBuffer_Release(&b);
     } else if (read_grid(arg, &R, &C, ng, 127, "grid") < 0) {
         return NULL;

@@ -208,6 +208,7 @@ int span_bounds(const Gen *g, const Lane *L, int n, int a, const int *rv, int nr
         while (rs < n && L->tiles[rs]) rs++;
         for (int s = lo; s <= a; s++) {
             for (int e = n - 1; e >= a; e--)
+                // NOLINTNEXTLINE(clang-analyzer-security.ArrayBound): s >= lo >= 0 (a is a square of the lane)
                 if (S->rmax[s][e + 1] > S->rmax[s][e]) S->rmax[s][e] = S->rmax[s][e + 1];
             S->leftmax[s] = s > lo && S->leftmax[s - 1] > S->rmax[s][a] ? S->leftmax[s - 1] : S->rmax[s][a];
             S->leftopen[s] = s > lo && S->leftopen[s - 1] > S->rmax[s][rs] ? S->leftopen[s - 1] : S->rmax[s][rs];

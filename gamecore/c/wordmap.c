@@ -309,7 +309,8 @@ PyObject *py_bingo_index(PyObject *Py_UNUSED(self), PyObject *args) {
     while (cap < 2 * w.n + 16) cap *= 2;
     /* the word map: words of 2 to min_len + 1 letters grouped by multiset hash */
     uint8_t buf[MAX_WORD + 1];
-    sw.maxlen = min_len + 1 > MAXD ? MAXD : min_len + 1 < 2 ? 2 : min_len + 1;
+    sw.maxlen = min_len + 1 < 2 ? 2 : min_len + 1;
+    if (sw.maxlen > MAXD) sw.maxlen = MAXD;
     collect_short(S, &sw, N_ARC(KW(0)), 0, 0, buf);
     if (sw.oom) {
         PyErr_NoMemory();
