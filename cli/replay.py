@@ -132,7 +132,7 @@ def replay(
     totals, end-of-game adjustments and challenges; mark words missing from the lexicon.
 
     Exit status: 0 when every game is ok, 1 when any is not, 2 on usage errors."""
-    from pipelines.replay import ReplayOptions, Stopped, run_replay
+    from pipelines.replay import ReplayOptions
 
     # every check of the options goes before any note or work: a usage error is the only line
     _check_options(out, dataset, since, until, cluster, lexicon, no_lexicon, analyze, every_move, export_gcg, export_svg, coords)
@@ -142,32 +142,7 @@ def replay(
     if drop_missing and dataset is None:
         raise UsageError("--drop-missing goes with --dataset DIR")
     files = stdin_paths(files)
-    lexicon_dir, guess, note = None, False, None
-    if lexicon is not None:
-        lexicon_dir = str(lexicon)
-    elif lang and not no_lexicon:
-        candidate = output_root() / lang
-        if not (candidate / "manifest.json").is_file():
-            from lexicon_sources import language
-
-            language(lang)  # an unknown language: say so, and list the known ones
-            raise UsageError(
-                f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)"
-            )
-        lexicon_dir = str(candidate)
-    elif lexicon is None and not no_lexicon and not rules:
-        from pipelines.replay.run import is_database_url
-
-        if any(is_database_url(f) for f in files):
-            guess = True  # the games' locales name the lexicon (pipelines.postgres.lexicon_named)
-        else:
-            lexicon_dir, note = lexicon_named_by(files)
-    if lexicon_dir is not None:
-        from gamecore.lexicon import Lexicon
-
-        Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
-    if analyze and lexicon_dir is None:
-        raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
+    lexicon_dir, guess, note = _lexicon_choice(files, lang, lexicon, no_lexicon, rules, analyze)
     leave_file = _leaves(leaves, lexicon_dir, lang, rules) if leaves is not None else None
     opts = ReplayOptions(
         preset=rules,
@@ -184,38 +159,101 @@ def replay(
 
         rules_for(lang, rules)  # unknown preset or language: usage error before any work
     if dataset is None:
-        from pipelines.atomic import check_output_dir
-        from pipelines.replay.run import is_database_url
-
-        assert out is not None  # --out or --dataset (checked by the option checks)
-
-        if any(is_database_url(f) for f in files):
-            raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
-        # every output is checked before any note or work, as run_replay and the pictures' output
-        # do again: a refused one is the run's one line, and nothing is written
-        check_output_dir(out, command="replay", inputs=list(files))
-        if export_gcg is not None:
-            check_output_dir(export_gcg, command="replay-export", inputs=list(files))
-        if export_svg is not None:
-            check_output_dir(export_svg, command="replay-svg", inputs=list(files))
-        if review is not None:
-            check_output_dir(review, command="replay-review", inputs=list(files))
+        _check_outputs(files, out, export_gcg, export_svg, review)
     if note and not quiet:
         typer.echo(f"skrafl replay: note: {note}", err=True)
     if dataset is not None:
         summary = _replay_dataset(files, dataset, since, until, cluster, opts, workers, quiet, guess, drop_missing)
         raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
     assert out is not None  # without --dataset
-    draw = None
-    if export_svg is not None:
-        from cli.show import export_game_pictures
+    draw = _pictures(export_svg, files, rules, lang, every_move) if export_svg is not None else None
+    summary = _replay_out(files, out, opts, workers, quiet, export_gcg, draw, review)
+    _say_summary(summary, out, review, export_svg, quiet)
+    raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
 
-        def draw(game_files: List[str], outputs):
-            # inside the run: the pictures are drawn once the tables are complete, into an output
-            # of the run's stack, committed with the others (a failure here discards them all)
-            return export_game_pictures(
-                game_files, export_svg, preset=rules, lang=lang, every_move=every_move, inputs=list(files), stack=outputs
-            )
+
+def _lexicon_choice(
+    files: List[str], lang: Optional[str], lexicon: Optional[Path], no_lexicon: bool, rules: Optional[str], analyze: bool
+) -> tuple[Optional[str], bool, Optional[str]]:
+    """The lexicon the words are checked with: ``(folder, guess, note)``. ``--lexicon``, else the
+    built lexicon of ``--lang``, else (without --no-lexicon and --rules) the one the files name
+    (``note`` says which, or that words are not checked), or for a PostgreSQL source ``guess``: the
+    games' locales name it. The folder is loaded now: a missing or damaged lexicon, or --analyze
+    without one, is the run's one line (exit 2)."""
+    lexicon_dir, guess, note = None, False, None
+    if lexicon is not None:
+        lexicon_dir = str(lexicon)
+    elif lang and not no_lexicon:
+        lexicon_dir = _built_lexicon(lang)
+    elif lexicon is None and not no_lexicon and not rules:
+        from pipelines.replay.run import is_database_url
+
+        if any(is_database_url(f) for f in files):
+            guess = True  # the games' locales name the lexicon (pipelines.postgres.lexicon_named)
+        else:
+            lexicon_dir, note = lexicon_named_by(files)
+    if lexicon_dir is not None:
+        from gamecore.lexicon import Lexicon
+
+        Lexicon.load(lexicon_dir)  # fail early (exit 2) on a missing or damaged lexicon
+    if analyze and lexicon_dir is None:
+        raise UsageError("--analyze needs a lexicon to find the best plays: give --lang L or --lexicon DIR")
+    return lexicon_dir, guess, note
+
+
+def _built_lexicon(lang: str) -> str:
+    """``--lang``'s built lexicon, output/LANG; an unknown language or an unbuilt lexicon is a usage error."""
+    candidate = output_root() / lang
+    if not (candidate / "manifest.json").is_file():
+        from lexicon_sources import language
+
+        language(lang)  # an unknown language: say so, and list the known ones
+        raise UsageError(
+            f"no built lexicon for {lang!r} in {candidate} (run: skrafl ingest {lang} && skrafl build {lang}, or add --no-lexicon)"
+        )
+    return str(candidate)
+
+
+def _check_outputs(
+    files: List[str], out: Optional[Path], export_gcg: Optional[Path], export_svg: Optional[Path], review: Optional[Path]
+) -> None:
+    """``replay --out DIR``: its source and every output checked before any note or work, as
+    run_replay and the pictures' output do again: a refused one is the run's one line, and nothing
+    is written."""
+    from pipelines.atomic import check_output_dir
+    from pipelines.replay.run import is_database_url
+
+    assert out is not None  # --out or --dataset (checked by the option checks)
+
+    if any(is_database_url(f) for f in files):
+        raise UsageError("a PostgreSQL source goes with --dataset DIR (the games are replayed into a partitioned dataset)")
+    check_output_dir(out, command="replay", inputs=list(files))
+    if export_gcg is not None:
+        check_output_dir(export_gcg, command="replay-export", inputs=list(files))
+    if export_svg is not None:
+        check_output_dir(export_svg, command="replay-svg", inputs=list(files))
+    if review is not None:
+        check_output_dir(review, command="replay-review", inputs=list(files))
+
+
+def _pictures(export_svg: Path, files: List[str], rules: Optional[str], lang: Optional[str], every_move: bool):
+    """``--export-svg DIR``: the run's last step, drawing the games' pictures."""
+    from cli.show import export_game_pictures
+
+    def draw(game_files: List[str], outputs):
+        # inside the run: the pictures are drawn once the tables are complete, into an output
+        # of the run's stack, committed with the others (a failure here discards them all)
+        return export_game_pictures(
+            game_files, export_svg, preset=rules, lang=lang, every_move=every_move, inputs=list(files), stack=outputs
+        )
+
+    return draw
+
+
+def _replay_out(files: List[str], out: Path, opts, workers: int, quiet: bool, export_gcg, draw, review) -> dict:
+    """``replay --out DIR``: the run (see :func:`pipelines.replay.run.run_replay`), its summary;
+    stopped by a signal: says what was written, exit 128 + the signal's number."""
+    from pipelines.replay import Stopped, run_replay
 
     try:
         report = None
@@ -226,9 +264,7 @@ def replay(
                 # inside the run: from the complete tables, into an output of the run's stack
                 return write_review(tables, review, opts, list(files), outputs)
 
-        summary = run_replay(
-            list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw, report=report
-        )
+        return run_replay(list(files), out, opts, workers=workers, quiet=quiet, export_dir=export_gcg, finish=draw, report=report)
     except Stopped as stop:
         if stop.committed:  # held back while the outputs were committed: they are all in place
             typer.echo(f"skrafl: replay {stop} as its outputs were committed; they are complete and in place", err=True)
@@ -236,6 +272,11 @@ def replay(
         kept = ", the previous output is kept" if os.path.lexists(out) else ""
         typer.echo(f"skrafl: replay {stop}; nothing written{kept}", err=True)
         raise typer.Exit(128 + stop.signum) from None
+
+
+def _say_summary(summary: dict, out: Path, review: Optional[Path], export_svg: Optional[Path], quiet: bool) -> None:
+    """``replay --out DIR``'s lines on stderr (none with --quiet): repeated names dropped, the
+    counts, the games not ok (those the summary lists), the reviews and pictures written."""
     if not quiet and summary["repeats"]:
         typer.echo(
             f"skrafl replay: note: {summary['repeats']} repeated name(s) of a file already found dropped "
@@ -265,7 +306,6 @@ def replay(
                 + (f" ({len(undrawn)} games not drawn: not replayable to the end)" if undrawn else ""),
                 err=True,
             )
-    raise typer.Exit(0 if summary["ok"] == summary["games"] else 1)
 
 
 def _check_review_options(analyze, leaves, review, dataset, out, export_gcg, export_svg) -> None:
