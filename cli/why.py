@@ -42,18 +42,52 @@ def why(
 
       skrafl why --lang is reykjavík --format json
     """
-    import polars as pl
-
-    from gamecore.errors import DataError, SkraflError
     from gamecore.lexicon import Lexicon
-    from lexicon_sources import language
     from pipelines.build import rule_columns
-    from pipelines.explain import classify_words
-    from pipelines.ingest import ENTRIES
-    from pipelines.recipe import BUILTIN_RULES, load_recipe, read_word_list, recipes_for
+    from pipelines.recipe import BUILTIN_RULES
 
     folder = lexicon_dir(lang, lexicon)
     lex = Lexicon.load(folder)
+    recipe = _recipe_of(lex, folder)
+    built_source = lex.manifest.get("source", {})
+    entries_path = _entries_file(entries, folder, built_source)
+    items = read_words(words)  # check's rule: one word per line, no control character
+    if not items:  # only stdin can hold none (an empty argument is refused)
+        from gamecore.errors import UsageError
+
+        raise UsageError("no words to explain in -")
+    keys = [lex.key(w) for w in items]
+    found, meta, entries_path = _classified(entries_path, lex, built_source, recipe, keys)
+    lists = _committee_lists(recipe)
+    rule_text = {d.rule: d.why for d in recipe.drops} | BUILTIN_RULES
+    show = _shown_columns(recipe, found)
+    source = meta.get("source") or built_source.get("reader")
+    version = meta.get("source_version") or built_source.get("version") or ""
+    frequency_rules = [d for d in recipe.drops if d.applies_to(source) and "frequency" in rule_columns(d)]
+    report: list[dict[str, Any]] = []
+    for word, key in zip(items, keys, strict=True):
+        valid = word in lex
+        rows = _entry_rows(found, key, lists["removals"][1], show, rule_text)
+        notes = _word_notes(key, rows, lists, recipe, entries_path)
+        notes += _source_notes(rows, source, version, show, recipe, frequency_rules)
+        if rows and entries_path is not None:
+            notes += _build_drift_notes(key, valid, rows, lists)
+        report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
+    _print_report(report, show, fmt)
+    raise typer.Exit(0 if all(i["valid"] for i in report) else 1)
+
+
+def _recipe_of(lex, folder: Path) -> Recipe:
+    """The recipe ``lex`` was built with (its manifest's path), else the language's recipe of its
+    name; a warning (shown even with --quiet) when it changed since the build.
+
+    Raises:
+        DataError: no recipe of the lexicon's name.
+    """
+    from gamecore.errors import DataError
+    from lexicon_sources import language
+    from pipelines.recipe import load_recipe, recipes_for
+
     built_from = Path(lex.manifest.get("recipe", {}).get("path", ""))
     recipe: Recipe | None
     if built_from.is_file():
@@ -69,20 +103,45 @@ def why(
             f"explanations follow the current recipe {recipe.path}",
             err=True,
         )
+    return recipe
+
+
+def _entries_file(entries: Optional[Path], folder: Path, built_source: dict) -> Optional[Path]:
+    """The entries.parquet to explain with: in ``--entries`` (the folder, or the file itself), else
+    in the folder the manifest records, the lexicon's folder or its parent; None when there is none.
+
+    Raises:
+        DataError: --entries given without the file.
+    """
+    from gamecore.errors import DataError
+    from pipelines.ingest import ENTRIES
+
     if entries is not None and Path(entries).name == ENTRIES and Path(entries).is_file():
         entries = Path(entries).parent  # the file itself given: its folder (its entries.json, its marker)
-    built_source = lex.manifest.get("source", {})
     recorded = built_source.get("entries")
     candidates = [entries] if entries else [c for c in (recorded, folder, folder.parent) if c]
     entries_path = next((Path(c) / ENTRIES for c in candidates if (Path(c) / ENTRIES).is_file()), None)
     if entries is not None and entries_path is None:
         raise DataError(f"no {ENTRIES} here: give --entries the folder 'skrafl ingest' wrote", entries)
-    items = read_words(words)  # check's rule: one word per line, no control character
-    if not items:  # only stdin can hold none (an empty argument is refused)
-        from gamecore.errors import UsageError
+    return entries_path
 
-        raise UsageError("no words to explain in -")
-    keys = [lex.key(w) for w in items]
+
+def _classified(
+    entries_path: Optional[Path], lex, built_source: dict, recipe: Recipe, keys: list[str]
+) -> tuple[Any, dict, Optional[Path]]:
+    """The entries of the words ``keys``, each with the rule that dropped it (none: kept), the
+    entries' ``entries.json`` (:func:`entries_meta`) and the file read: ``(found, meta, path)``;
+    without an entries file, an empty frame, ``{}`` and None.
+
+    Raises:
+        DataError: an entries file that is not Parquet, or damaged inside.
+    """
+    import polars as pl
+
+    from gamecore.errors import DataError, SkraflError
+    from pipelines.explain import classify_words
+    from pipelines.ingest import ENTRIES
+
     found = pl.DataFrame()
     meta: dict = {}
     if entries_path is not None:
@@ -94,110 +153,149 @@ def why(
             raise
         except Exception as exc:  # polars: a file that is not Parquet, or damaged inside
             raise DataError(f"cannot read entries: {' '.join(str(exc).split())[:300]}", entries_path) from None
-    lists = {
+    return found, meta, entries_path
+
+
+def _committee_lists(recipe: Recipe) -> dict[str, tuple[Optional[Path], set[str]]]:
+    """The recipe's committee lists (two-letter words, additions, removals): name → (file, words)."""
+    from pipelines.recipe import read_word_list
+
+    return {
         "short_words": (recipe.short_list, set(read_word_list(recipe.short_list)) if recipe.short_list else set()),
         "additions": (recipe.additions, set(read_word_list(recipe.additions)) if recipe.additions else set()),
         "removals": (recipe.removals, set(read_word_list(recipe.removals)) if recipe.removals else set()),
     }
-    rule_text = {d.rule: d.why for d in recipe.drops} | BUILTIN_RULES
+
+
+def _shown_columns(recipe: Recipe, found) -> list[str]:
+    """The entry columns shown: the recipe's ``why_columns`` the entries have, and the frequency
+    when a frequency rule applies."""
     show = [c for c in recipe.why_columns if c in found.columns]
     if recipe.frequency and "frequency" in found.columns and "frequency" not in show:
         show.append("frequency")  # the number the frequency rules compare (lexicon_sources.frequency)
-    source = meta.get("source") or built_source.get("reader")
-    version = meta.get("source_version") or built_source.get("version") or ""
-    frequency_rules = [d for d in recipe.drops if d.applies_to(source) and "frequency" in rule_columns(d)]
-    report: list[dict[str, Any]] = []
-    for word, key in zip(items, keys, strict=True):
-        valid = word in lex
-        rows = []
-        if found.height:
-            for r in found.filter(pl.col("word") == key).sort("row").iter_rows(named=True):
-                rule = r["rule"]
-                if rule is None and key in lists["removals"][1]:
-                    rule = "committee_removal"
-                verdict = "kept" if rule is None else f"dropped: {rule}"
-                rows.append(
-                    {
-                        "form": r["form"],
-                        **{c: r[c] for c in show},
-                        "verdict": verdict,
-                        "why": "" if rule is None else rule_text.get(rule, ""),
-                    }
-                )
-        notes = [
-            f"listed in {path.name} ({name.replace('_', ' ')})"
-            for name, (path, ws) in lists.items()
-            if path is not None and key in ws
-        ]
-        if not rows and not notes:
-            notes.append(
-                "not in the source at all"
-                if entries_path
-                else "entries.parquet not found (give --entries FOLDER): no source detail"
+    return show
+
+
+def _entry_rows(found, key: str, removals: set[str], show: list[str], rule_text: dict) -> list[dict]:
+    """The source entries of the word ``key``, in the entries' order: form, the shown columns,
+    verdict (kept or dropped: RULE) and why."""
+    import polars as pl
+
+    rows: list[dict] = []
+    if found.height:
+        for r in found.filter(pl.col("word") == key).sort("row").iter_rows(named=True):
+            rule = r["rule"]
+            if rule is None and key in removals:
+                rule = "committee_removal"
+            verdict = "kept" if rule is None else f"dropped: {rule}"
+            rows.append(
+                {
+                    "form": r["form"],
+                    **{c: r[c] for c in show},
+                    "verdict": verdict,
+                    "why": "" if rule is None else rule_text.get(rule, ""),
+                }
             )
-        outside = sorted(set(key) - set(recipe.alphabet), key=key.index)
-        if outside:
-            notes.append(
-                f"letter{'s' if len(outside) > 1 else ''} {', '.join(repr(c) for c in outside)} not in the "
-                f"{recipe.name} alphabet ({recipe.alphabet})"
-            )
-        if not recipe.min_length <= len(key) <= recipe.max_length:
-            notes.append(
-                f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters"
-            )
-        if rows and source == "hunspell" and "lemma" in show:
-            dictionary = hunspell_dictionary(version)
-            notes.append(
-                f"the lemma is the Hunspell stem the form was expanded from{f' ({dictionary})' if dictionary else ''}, "
-                "not a dictionary headword"
-            )
-        if rows and "frequency" in show:
-            notes.append(
-                f"frequency: the word's occurrences in the corpus ({recipe.frequency}; 0: not seen, or not looked up "
-                "because every entry of the word fails the built-in rules); "
-                + "; ".join(f"rule {d.rule} drops {d.when.strip()}" for d in frequency_rules)
-            )
-        if rows and source == "wordlist":
-            notes.append(
-                "form: as the word list wrote it, except that a word written all in capitals (ZZZ) is lowercased "
-                "when read (the entries keep only the lowercased form)"
-            )
-        if rows and entries_path is not None:
-            kept = any(e["verdict"] == "kept" for e in rows)
-            added = key in lists["short_words"][1] or key in lists["additions"][1]
-            if valid and not kept and not added:
-                notes.append(
-                    "the lexicon holds this word but no current entry keeps it: the entries or the recipe changed since the build"
-                )
-            elif not valid and kept:
-                notes.append(
-                    "an entry keeps this word but the lexicon does not hold it: the entries or the recipe changed since the build"
-                )
-        report.append({"word": word, "valid": valid, "lexicon": lex.name, "entries": rows, "notes": notes})
+    return rows
+
+
+def _word_notes(key: str, rows: list[dict], lists: dict, recipe: Recipe, entries_path: Optional[Path]) -> list[str]:
+    """The notes on the word itself: the committee lists that list it, no entry of it (or no
+    entries read), letters outside the alphabet, a length the lexicon does not hold."""
+    notes = [
+        f"listed in {path.name} ({name.replace('_', ' ')})"
+        for name, (path, ws) in lists.items()
+        if path is not None and key in ws
+    ]
+    if not rows and not notes:
+        notes.append(
+            "not in the source at all" if entries_path else "entries.parquet not found (give --entries FOLDER): no source detail"
+        )
+    outside = sorted(set(key) - set(recipe.alphabet), key=key.index)
+    if outside:
+        notes.append(
+            f"letter{'s' if len(outside) > 1 else ''} {', '.join(repr(c) for c in outside)} not in the "
+            f"{recipe.name} alphabet ({recipe.alphabet})"
+        )
+    if not recipe.min_length <= len(key) <= recipe.max_length:
+        notes.append(
+            f"{len(key)} letters: the {recipe.name} lexicon has words of {recipe.min_length} to {recipe.max_length} letters"
+        )
+    return notes
+
+
+def _source_notes(rows: list[dict], source, version: str, show: list[str], recipe: Recipe, frequency_rules: list) -> list[str]:
+    """The notes on the columns of the word's entries (none without entries): the Hunspell lemma,
+    the frequency and the rules that compare it, the word list's forms."""
+    notes: list[str] = []
+    if rows and source == "hunspell" and "lemma" in show:
+        dictionary = hunspell_dictionary(version)
+        notes.append(
+            f"the lemma is the Hunspell stem the form was expanded from{f' ({dictionary})' if dictionary else ''}, "
+            "not a dictionary headword"
+        )
+    if rows and "frequency" in show:
+        notes.append(
+            f"frequency: the word's occurrences in the corpus ({recipe.frequency}; 0: not seen, or not looked up "
+            "because every entry of the word fails the built-in rules); "
+            + "; ".join(f"rule {d.rule} drops {d.when.strip()}" for d in frequency_rules)
+        )
+    if rows and source == "wordlist":
+        notes.append(
+            "form: as the word list wrote it, except that a word written all in capitals (ZZZ) is lowercased "
+            "when read (the entries keep only the lowercased form)"
+        )
+    return notes
+
+
+def _build_drift_notes(key: str, valid: bool, rows: list[dict], lists: dict) -> list[str]:
+    """A note when the entries read now and the lexicon disagree on the word: the entries or the
+    recipe changed since the build."""
+    kept = any(e["verdict"] == "kept" for e in rows)
+    added = key in lists["short_words"][1] or key in lists["additions"][1]
+    if valid and not kept and not added:
+        return ["the lexicon holds this word but no current entry keeps it: the entries or the recipe changed since the build"]
+    if not valid and kept:
+        return ["an entry keeps this word but the lexicon does not hold it: the entries or the recipe changed since the build"]
+    return []
+
+
+def _print_report(report: list[dict[str, Any]], show: list[str], fmt: OutputFormat) -> None:
+    """The explanations on stdout: JSON, TSV (one row per source entry) or text."""
     if fmt == OutputFormat.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
         sys.stdout.write("\n")
     elif fmt == OutputFormat.tsv:
         # one header, one row per source entry (a word without entries: one row), a word column
         cols = ["form", *show, "entry_verdict", "why"]
-        tsv_rows: list[list[str]] = []
-        for item in report:
-            head = [item["word"], "VALID" if item["valid"] else "INVALID", item["lexicon"]]
-            joined = "; ".join(item["notes"])
-            for e in item["entries"] or [None]:
-                values = [e.get("verdict") if c == "entry_verdict" else e.get(c) for c in cols] if e else [""] * len(cols)
-                tsv_rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [joined])
-        emit(tsv_rows, ["word", "verdict", "lexicon", *cols, "notes"], fmt)
+        emit(_tsv_rows(report, cols), ["word", "verdict", "lexicon", *cols, "notes"], fmt)
     else:
-        width = terminal_width()
-        for item in report:
-            typer.echo(f"{item['word']}\t{'VALID' if item['valid'] else 'INVALID'}\t(lexicon {item['lexicon']})")
-            for note in item["notes"]:
-                typer.echo(f"  {note}" if width is None or len(note) + 2 <= width else f"  {note[: max(1, width - 3)]}…")
-            if item["entries"]:
-                cols = list(item["entries"][0])
-                emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt, max_width=width)
-    raise typer.Exit(0 if all(i["valid"] for i in report) else 1)
+        _print_text(report, fmt)
+
+
+def _tsv_rows(report: list[dict[str, Any]], cols: list[str]) -> list[list[str]]:
+    """The TSV rows: word, verdict, lexicon, the entry's ``cols`` (empty for a word without
+    entries), the notes joined."""
+    tsv_rows: list[list[str]] = []
+    for item in report:
+        head = [item["word"], "VALID" if item["valid"] else "INVALID", item["lexicon"]]
+        joined = "; ".join(item["notes"])
+        for e in item["entries"] or [None]:
+            values = [e.get("verdict") if c == "entry_verdict" else e.get(c) for c in cols] if e else [""] * len(cols)
+            tsv_rows.append(head + [" ".join(str(v).split()) if v is not None else "" for v in values] + [joined])
+    return tsv_rows
+
+
+def _print_text(report: list[dict[str, Any]], fmt: OutputFormat) -> None:
+    """The text report: a line per word, its notes (cut to the terminal's width), its entries' table."""
+    width = terminal_width()
+    for item in report:
+        typer.echo(f"{item['word']}\t{'VALID' if item['valid'] else 'INVALID'}\t(lexicon {item['lexicon']})")
+        for note in item["notes"]:
+            typer.echo(f"  {note}" if width is None or len(note) + 2 <= width else f"  {note[: max(1, width - 3)]}…")
+        if item["entries"]:
+            cols = list(item["entries"][0])
+            emit([[e[c] for c in cols] for e in item["entries"]], cols, fmt, max_width=width)
 
 
 def hunspell_dictionary(version: str) -> str:
