@@ -291,7 +291,24 @@ def _parse_cgp_line(text: str, tile_set: TileSet, layout: BoardLayout, path: str
     parts = text.split(None, 4)
     if not parts:
         raise DataError("empty CGP string: expected rows separated by '/', then racks, scores, zeros", path)
-    rows = parts[0].split("/")
+    board = _cgp_board(parts[0], tile_set, layout, path)
+    racks = _cgp_racks(parts[1], tile_set, path) if len(parts) > 1 else ([], [])
+    scores = _cgp_scores(parts[2], path) if len(parts) > 2 else (0, 0)
+    zeros = _cgp_zeros(parts[3], path) if len(parts) > 3 else 0
+    ops: dict[str, str] = {}
+    if len(parts) > 4:
+        for op in parts[4].split(";"):
+            op = op.strip()
+            if op:
+                k, _, v = op.partition(" ")
+                ops[k] = v.strip()
+    board.check_tile_set(path)  # parse_cgp names the CGP's line of a file
+    return CGPPosition(board, racks, scores, zeros, ops)
+
+
+def _cgp_board(field: str, tile_set: TileSet, layout: BoardLayout, path: str | Path | None) -> Board:
+    """A CGP's board field: ``size`` rows separated by ``/``, each of tiles and runs of empty squares."""
+    rows = field.split("/")
     size = layout.size
     if len(rows) != size:
         raise DataError(f"CGP board has {len(rows)} rows, expected {size} rows separated by '/'", path)
@@ -314,41 +331,42 @@ def _parse_cgp_line(text: str, tile_set: TileSet, layout: BoardLayout, path: str
             c += 1
         if c != size:
             raise DataError(f"CGP row {r + 1} has {c} squares, expected {size}", path)
-    racks: tuple[list[str], list[str]] = ([], [])
-    if len(parts) > 1:
-        rk = parts[1].split("/")
-        if len(rk) > 2:
-            raise DataError(f"CGP racks must be RACK/RACK; got {parts[1]!r}", path)
-        try:
-            racks = tuple(tile_set.parse_rack(x, check_counts=False) for x in rk + [""] * (2 - len(rk)))  # type: ignore[assignment]
-        except SkraflError as exc:
-            raise DataError(f"CGP rack: {exc.message}", path) from None
-    scores = (0, 0)
-    if len(parts) > 2:
-        try:
-            a, b = parts[2].split("/")
-            scores = (_cgp_int(a), _cgp_int(b))
-        except ValueError:
-            raise DataError(f"CGP scores must be N/N; got {parts[2]!r}", path) from None
-        if not all(INT32_MIN <= x <= INT32_MAX for x in scores):
-            raise DataError(f"CGP scores must lie in {INT32_MIN}..{INT32_MAX}; got {parts[2]!r}", path)
-    zeros = 0
-    if len(parts) > 3:
-        try:
-            zeros = _cgp_int(parts[3])
-        except ValueError:
-            raise DataError(f"CGP scoreless-turn count must be a number; got {parts[3]!r}", path) from None
-        if not 0 <= zeros <= 1000:
-            raise DataError(f"CGP scoreless-turn count must be 0..1000; got {parts[3]!r}", path)
-    ops: dict[str, str] = {}
-    if len(parts) > 4:
-        for op in parts[4].split(";"):
-            op = op.strip()
-            if op:
-                k, _, v = op.partition(" ")
-                ops[k] = v.strip()
-    board.check_tile_set(path)  # parse_cgp names the CGP's line of a file
-    return CGPPosition(board, racks, scores, zeros, ops)
+    return board
+
+
+def _cgp_racks(field: str, tile_set: TileSet, path: str | Path | None) -> tuple[list[str], list[str]]:
+    """A CGP's racks field: ``RACK`` or ``RACK/RACK`` (the side on turn's first)."""
+    rk = field.split("/")
+    if len(rk) > 2:
+        raise DataError(f"CGP racks must be RACK/RACK; got {field!r}", path)
+    try:
+        first, second = (tile_set.parse_rack(x, check_counts=False) for x in rk + [""] * (2 - len(rk)))
+    except SkraflError as exc:
+        raise DataError(f"CGP rack: {exc.message}", path) from None
+    return first, second
+
+
+def _cgp_scores(field: str, path: str | Path | None) -> tuple[int, int]:
+    """A CGP's scores field: ``N/N``, each a 32-bit integer."""
+    try:
+        a, b = field.split("/")
+        scores = (_cgp_int(a), _cgp_int(b))
+    except ValueError:
+        raise DataError(f"CGP scores must be N/N; got {field!r}", path) from None
+    if not all(INT32_MIN <= x <= INT32_MAX for x in scores):
+        raise DataError(f"CGP scores must lie in {INT32_MIN}..{INT32_MAX}; got {field!r}", path)
+    return scores
+
+
+def _cgp_zeros(field: str, path: str | Path | None) -> int:
+    """A CGP's scoreless-turn count: 0 to 1000."""
+    try:
+        zeros = _cgp_int(field)
+    except ValueError:
+        raise DataError(f"CGP scoreless-turn count must be a number; got {field!r}", path) from None
+    if not 0 <= zeros <= 1000:
+        raise DataError(f"CGP scoreless-turn count must be 0..1000; got {field!r}", path)
+    return zeros
 
 
 def _cgp_int(text: str) -> int:
