@@ -151,7 +151,7 @@ def best(
     if robot == Robot.equity:
         n = 1  # the equity robot's one move: the top move by static equity
         leaves = leaves or _shipped_leaves_language(lang, bundle, ruleset)
-    table = None if leaves is None else _equity_leaves(leaves, ruleset, lang)
+    table = None if leaves is None else _equity_leaves(leaves, ruleset, tile_set, lang)
     note = ruleset.placeholder_note()
     if note and not quiet:
         typer.echo(f"skrafl best: note: {note}", err=True)
@@ -195,13 +195,13 @@ def best(
         _write_picture(svg, board, position, rack_tiles, plays, rows, shown, coords, sim, table is not None, ruleset)
 
 
-def _equity_leaves(leaves: str, ruleset, lang):
+def _equity_leaves(leaves: str, ruleset, tile_set, lang):
     """The leave table of ``--leaves`` (a KLV2 file or a language's shipped leaves) for the rule set."""
     from gamecore.errors import UsageError
 
     if ruleset.blank_swap:
         raise UsageError(f"--leaves: the rule set {ruleset.name} swaps blanks from the board, which equity does not model")
-    return leave_table(leaves, ruleset.tiles(), lang, ruleset.name)
+    return leave_table(leaves, tile_set, lang, ruleset.name)
 
 
 def _shipped_leaves_language(lang, bundle, ruleset) -> str:
