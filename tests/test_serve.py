@@ -32,6 +32,9 @@ MID1 = PROJECT_ROOT / "output" / "bench" / "mid1_b1"
 
 pytestmark = [
     pytest.mark.slow,
+    # one worker runs every served test: test_a_changed_module_file_makes_the_server_stale touches a
+    # module file, which makes every running server stale (its client then runs the command itself)
+    pytest.mark.xdist_group("serve"),
     pytest.mark.skipif(not CLIENT.is_file(), reason="the skrafl console script is not installed in this environment"),
     pytest.mark.skipif(not hasattr(socket, "AF_UNIX") or not Path("/proc/self").is_dir(), reason="needs Linux"),
 ]
@@ -194,7 +197,7 @@ def test_replay_writes_the_same_files(server, tmp_path):
     before = server.ran()
     a = client("replay", str(game), "--out", str(out_served), "--no-lexicon", server=server)
     b = client("replay", str(game), "--out", str(out_here), "--no-lexicon")
-    assert server.ran() == before + 1
+    assert server.ran() == before + 1, (a.stderr, server.log.read_text())
     assert (a.returncode, a.stdout, a.stderr.replace(str(out_served), "OUT")) == (
         b.returncode,
         b.stdout,
@@ -255,7 +258,7 @@ def test_stdin_is_streamed(server, tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    assert server.ran() == before + 1
+    assert server.ran() == before + 1, server.log.read_text()
 
 
 def test_sigint_stops_a_long_replay(server, tmp_path):
@@ -473,7 +476,7 @@ def test_the_client_imports_only_light_modules(server, tmp_path):
     before = server.ran()
     r = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("skrafl ")
-    assert server.ran() == before + 1
+    assert server.ran() == before + 1, (r.stderr, server.log.read_text())
     mods = set(r.stderr.split("MODULES ", 1)[1].split())
     assert mods <= {"cli", "cli.client", "_socket", "_signal", "atexit"}, mods
 

@@ -26,6 +26,9 @@ from test_serve import CLIENT, start_server, wait_reading_stdin
 
 pytestmark = [
     pytest.mark.slow,
+    # one worker runs every served test: test_a_changed_module_file_makes_the_server_stale touches a
+    # module file, which makes every running server stale (its client then runs the command itself)
+    pytest.mark.xdist_group("serve"),
     pytest.mark.skipif(not CLIENT.is_file(), reason="the skrafl console script is not installed in this environment"),
     pytest.mark.skipif(not hasattr(socket, "AF_UNIX") or not Path("/proc/self").is_dir(), reason="needs Linux"),
 ]
