@@ -221,6 +221,95 @@ _QUERY_WORDS = frozenset(
 _CONDITION_PUNCTUATION = set("()=<>!+-*/%|,")
 
 
+class _Refused(ValueError):
+    """A condition refused while it is read: the reason (:func:`condition_problem`)."""
+
+
+def _scan_text(when: str, i: int) -> int:
+    """The end of the text literal opening at ``i`` ('' is a quote in the text; a backslash escapes
+    nothing, as polars reads it)."""
+    j, n = i + 1, len(when)
+    while True:
+        if j >= n:
+            raise _Refused("a text literal without its closing quote")
+        if when[j] != "'":
+            j += 1
+        elif j + 1 < n and when[j + 1] == "'":
+            j += 2
+        else:
+            return j + 1
+
+
+def _scan_quoted_name(when: str, i: int) -> int:
+    """The end of the quoted column name opening at ``i`` ("" is a quote in the name)."""
+    n = len(when)
+    j = when.find('"', i + 1)
+    while j != -1 and j + 1 < n and when[j + 1] == '"':
+        j = when.find('"', j + 2)
+    if j == -1:
+        raise _Refused("a quoted column name without its closing quote")
+    if "\\" in when[i:j]:
+        raise _Refused("a backslash in a quoted column name")
+    return j + 1
+
+
+def _scan_number(when: str, i: int) -> int:
+    """The end of the number starting at ``i`` (digits and points, an exponent)."""
+    j, n = i, len(when)
+    while j < n and (when[j].isdigit() or when[j] == "."):
+        j += 1
+    if j < n and when[j] in "eE" and (j + 1 < n and (when[j + 1].isdigit() or when[j + 1] in "+-")):
+        j += 2
+        while j < n and when[j].isdigit():
+            j += 1
+    if j < n and (when[j].isalpha() or when[j] == "_"):
+        raise _Refused(f"{when[i : j + 1]!r}: a number run into a name")
+    return j
+
+
+def _scan_word(when: str, i: int) -> int:
+    """The end of the name starting at ``i``; a name run into a quote is prefixed text."""
+    j, n = i, len(when)
+    while j < n and (when[j].isalnum() or when[j] == "_"):
+        j += 1
+    if j < n and when[j] in "'\"":
+        raise _Refused(f"{when[i:j]}{when[j]}…: prefixed text ({when[i:j]}'…') is not allowed: write plain '…'")
+    return j
+
+
+def _condition_tokens(when: str) -> list[tuple[str, str]]:
+    """``when`` as tokens ``(kind, text)``: word, quoted, string, number, punct.
+
+    Raises:
+        _Refused: a character or form a condition may not hold.
+    """
+    i, n = 0, len(when)
+    tokens: list[tuple[str, str]] = []
+    while i < n:
+        ch = when[i]
+        if ch in " \t\r\n":
+            i += 1
+            continue
+        if ch == "'":
+            kind, j = "string", _scan_text(when, i)
+        elif ch == '"':
+            kind, j = "quoted", _scan_quoted_name(when, i)
+        elif ch.isdigit() or (ch == "." and i + 1 < n and when[i + 1].isdigit()):
+            kind, j = "number", _scan_number(when, i)
+        elif ch.isalpha() or ch == "_":
+            kind, j = "word", _scan_word(when, i)
+        elif ch in _CONDITION_PUNCTUATION:
+            if when.startswith("--", i) or when.startswith("/*", i):
+                raise _Refused("a comment: conditions hold no comments (put them in the TOML, after #)")
+            kind, j = "punct", i + 1
+        else:
+            what = {";": "';' (one condition, no statements)", ":": "':' (no :: casts; use CAST(x AS type))"}
+            raise _Refused(what.get(ch, f"the character {ch!r} (U+{ord(ch):04X})"))
+        tokens.append((kind, when[i:j]))
+        i = j
+    return tokens
+
+
 def condition_problem(when: str) -> str | None:
     """Why ``when`` is not a condition a recipe may hold, or None when it is one: column names,
     literals ('text', numbers, TRUE/FALSE/NULL), operators, CASE, IN (list), LIKE, window clauses
@@ -229,64 +318,10 @@ def condition_problem(when: str) -> str | None:
     other function, comments, ``;``, ``::`` casts, qualified names (``t.col``) and the string forms
     whose ends polars' parser finds by other rules than ``'…'`` (``$$…$$``, ``E'…'``, backquotes):
     the condition is checked token by token, as polars will read it, before polars sees it."""
-    i, n = 0, len(when)
-    tokens: list[tuple[str, str]] = []  # (kind, text): word, quoted, string, number, punct
-    while i < n:
-        ch = when[i]
-        if ch in " \t\r\n":
-            i += 1
-        elif ch == "'":
-            j = i + 1
-            while True:
-                if j >= n:
-                    return "a text literal without its closing quote"
-                if when[j] == "'":  # '' is a quote in the text; a backslash escapes nothing (as polars reads it)
-                    if j + 1 < n and when[j + 1] == "'":
-                        j += 2
-                    else:
-                        break
-                else:
-                    j += 1
-            tokens.append(("string", when[i : j + 1]))
-            i = j + 1
-        elif ch == '"':
-            j = when.find('"', i + 1)
-            while j != -1 and j + 1 < n and when[j + 1] == '"':
-                j = when.find('"', j + 2)
-            if j == -1:
-                return "a quoted column name without its closing quote"
-            if "\\" in when[i:j]:
-                return "a backslash in a quoted column name"
-            tokens.append(("quoted", when[i : j + 1]))
-            i = j + 1
-        elif ch.isdigit() or (ch == "." and i + 1 < n and when[i + 1].isdigit()):
-            j = i
-            while j < n and (when[j].isdigit() or when[j] == "."):
-                j += 1
-            if j < n and when[j] in "eE" and (j + 1 < n and (when[j + 1].isdigit() or when[j + 1] in "+-")):
-                j += 2
-                while j < n and when[j].isdigit():
-                    j += 1
-            if j < n and (when[j].isalpha() or when[j] == "_"):
-                return f"{when[i : j + 1]!r}: a number run into a name"
-            tokens.append(("number", when[i:j]))
-            i = j
-        elif ch.isalpha() or ch == "_":
-            j = i
-            while j < n and (when[j].isalnum() or when[j] == "_"):
-                j += 1
-            if j < n and when[j] in "'\"":
-                return f"{when[i:j]}{when[j]}…: prefixed text ({when[i:j]}'…') is not allowed: write plain '…'"
-            tokens.append(("word", when[i:j]))
-            i = j
-        elif ch in _CONDITION_PUNCTUATION:
-            if when.startswith("--", i) or when.startswith("/*", i):
-                return "a comment: conditions hold no comments (put them in the TOML, after #)"
-            tokens.append(("punct", ch))
-            i += 1
-        else:
-            what = {";": "';' (one condition, no statements)", ":": "':' (no :: casts; use CAST(x AS type))"}
-            return what.get(ch, f"the character {ch!r} (U+{ord(ch):04X})")
+    try:
+        tokens = _condition_tokens(when)
+    except _Refused as exc:
+        return str(exc)
     for k, (kind, text) in enumerate(tokens):
         if kind != "word":
             continue
