@@ -137,6 +137,13 @@ class _Unsupported(Exception):
     """A condition this module cannot restrict exactly (classify every entry instead)."""
 
 
+#: expression keys whose bodies are walked as they are; keys that hold no expression
+_WALKED = frozenset(("BinaryExpr", "Ternary", "Cast", "Alias", "left", "right", "predicate", "truthy", "falsy", "expr", "input"))
+_LEAVES = frozenset(
+    ("Column", "Literal", "Dyn", "Scalar", "Series", "op", "dtype", "options", "strict", "propagate_nans", "include_nulls")
+)
+
+
 def _walk(node: Any, partitions: list, inside_window: bool = False) -> None:
     """Check that the expression tree ``node`` is row by row apart from windows (appended to
     ``partitions``: the list of partition expression trees of each); raise :class:`_Unsupported`
@@ -152,51 +159,53 @@ def _walk(node: Any, partitions: list, inside_window: bool = False) -> None:
     if not isinstance(node, dict):
         return
     for kind, body in node.items():
+        if kind in _LEAVES:
+            continue
         if kind == "Over":
-            if not body.get("partition_by"):
-                raise _Unsupported("window without partition")
-            if inside_window:
-                # a window inside a window's function: its partitions would be needed for every
-                # row of the outer one's (not restricted: classify every entry)
-                raise _Unsupported("window inside a window")
-            inner: list = []
-            for p in body["partition_by"]:
-                _walk(p, inner, False)  # a partition key must itself be row by row
-            if body.get("order_by"):
-                _walk(body["order_by"], inner, False)
-            if inner:  # a window inside a partition key or an order: computed over the whole source
-                raise _Unsupported("window inside a partition key")
-            partitions.append(body["partition_by"])
-            _walk(body.get("function"), [], True)
+            _walk_window(body, partitions, inside_window)
         elif kind == "Agg":
             if not inside_window:
                 raise _Unsupported("aggregate over the whole source")
             _walk(body, [], True)
         elif kind == "Function":
-            fn = body.get("function")
-            if isinstance(fn, str):
-                ok = fn in PLAIN_FUNCTIONS
-            elif isinstance(fn, dict) and len(fn) == 1:
-                ((group, variant),) = fn.items()
-                name = variant if isinstance(variant, str) else next(iter(variant), None)
-                ok = name in ELEMENTWISE.get(group, set())
-            else:
-                ok = False
-            if not ok and not inside_window:
-                raise _Unsupported(f"function {fn}")
+            if not _row_by_row(body.get("function")) and not inside_window:
+                raise _Unsupported(f"function {body.get('function')}")
             _walk(body.get("input"), partitions, inside_window)
-        elif kind in ("Column", "Literal", "Dyn", "Scalar", "Series"):
-            continue
-        elif kind in ("BinaryExpr", "Ternary", "Cast", "Alias"):
+        elif kind in _WALKED or inside_window:
             _walk(body, partitions, inside_window)
-        elif kind in ("left", "right", "predicate", "truthy", "falsy", "expr", "input"):
-            _walk(body, partitions, inside_window)
-        elif kind in ("op", "dtype", "options", "strict", "propagate_nans", "include_nulls"):
-            continue
-        elif not inside_window:
-            raise _Unsupported(kind)
         else:
-            _walk(body, partitions, inside_window)
+            raise _Unsupported(kind)
+
+
+def _walk_window(body: dict, partitions: list, inside_window: bool) -> None:
+    """A window (``Over``): partitioned, not inside another window, with row-by-row partition keys
+    and order; its partition keys are appended to ``partitions``."""
+    if not body.get("partition_by"):
+        raise _Unsupported("window without partition")
+    if inside_window:
+        # a window inside a window's function: its partitions would be needed for every
+        # row of the outer one's (not restricted: classify every entry)
+        raise _Unsupported("window inside a window")
+    inner: list = []
+    for p in body["partition_by"]:
+        _walk(p, inner, False)  # a partition key must itself be row by row
+    if body.get("order_by"):
+        _walk(body["order_by"], inner, False)
+    if inner:  # a window inside a partition key or an order: computed over the whole source
+        raise _Unsupported("window inside a partition key")
+    partitions.append(body["partition_by"])
+    _walk(body.get("function"), [], True)
+
+
+def _row_by_row(fn: Any) -> bool:
+    """Whether a ``Function`` node's function is known to work row by row."""
+    if isinstance(fn, str):
+        return fn in PLAIN_FUNCTIONS
+    if isinstance(fn, dict) and len(fn) == 1:
+        ((group, variant),) = fn.items()
+        name = variant if isinstance(variant, str) else next(iter(variant), None)
+        return name in ELEMENTWISE.get(group, set())
+    return False
 
 
 def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, list[list[Any]]] | None:
