@@ -524,43 +524,69 @@ def _match_caller(pid: int, uid: int) -> str | None:
     nothing is run: the caller runs the command itself): another user ID, namespace, root folder
     or security label, a seccomp filter or a capability or limit the server does not have, or a
     change the server has no privilege to make."""
-    import errno
-
     try:
         theirs, ours = _status(pid), _status("self")
-        if theirs.get("Uid") != ours.get("Uid") or theirs.get("Uid", "").split()[1:2] != [str(uid)]:
-            return "the caller's user IDs (real, effective, saved, file system) are not the server's"
         caps = {k: int(theirs[k], 16) for k in _CAP_SETS}
         mine = {k: int(ours[k], 16) for k in _CAP_SETS}
-        if caps["CapPrm"] & ~mine["CapPrm"] or caps["CapBnd"] & ~mine["CapBnd"]:
-            return "the caller has capabilities the server does not"
-        for ns in ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup"):
-            if os.path.exists(f"/proc/self/ns/{ns}") and not _same_file(f"/proc/{pid}/ns/{ns}", f"/proc/self/ns/{ns}"):
-                return f"the caller is in another {ns} namespace"
-        if not _same_file(f"/proc/{pid}/root", "/"):
-            return "the caller has another root folder (chroot)"
-        labels: list[bytes | None] = []
-        for who in (pid, "self"):
-            try:
-                with open(f"/proc/{who}/attr/current", "rb") as fh:
-                    labels.append(fh.read())
-            except OSError:
-                labels.append(None)
-        if labels[0] != labels[1]:
-            return "the caller has another security label (SELinux, AppArmor)"
-        if int(theirs.get("Seccomp", "0") or 0) != int(ours.get("Seccomp", "0") or 0) or theirs.get(
-            "Seccomp_filters"
-        ) != ours.get("Seccomp_filters"):
-            return "the caller runs under a seccomp filter the server does not"
+        problem = _unmatchable(pid, uid, theirs, ours, caps, mine)
+        if problem:
+            return problem
         limits = _limits(pid)
-        nnp = theirs.get("NoNewPrivs", "0") == "1"
-        if ours.get("NoNewPrivs", "0") == "1" and not nnp:
-            return "the server runs with no-new-privileges and the caller does not"
     except (OSError, ValueError, KeyError) as exc:
         return f"the caller's credentials cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    problem = _match_limits_and_groups(limits, theirs)
+    if problem:
+        return problem
+    nnp = theirs.get("NoNewPrivs", "0") == "1"
+    if caps != mine or nnp:
+        problem = _set_capabilities(caps, mine, nnp)
+        if problem:
+            return problem
+        if {k: int(v, 16) for k, v in ((k, _status("self")[k]) for k in _CAP_SETS)} != caps:
+            return "the caller's capabilities could not be matched"
+    return None
+
+
+def _unmatchable(pid: int, uid: int, theirs: dict, ours: dict, caps: dict[str, int], mine: dict[str, int]) -> str | None:
+    """Why the caller (``theirs``: its ``/proc/PID/status``) is confined otherwise than this process
+    can become, or None: another user ID, more capabilities, another namespace, root folder,
+    security label or seccomp filter, or no no-new-privileges where the server has it."""
+    if theirs.get("Uid") != ours.get("Uid") or theirs.get("Uid", "").split()[1:2] != [str(uid)]:
+        return "the caller's user IDs (real, effective, saved, file system) are not the server's"
+    if caps["CapPrm"] & ~mine["CapPrm"] or caps["CapBnd"] & ~mine["CapBnd"]:
+        return "the caller has capabilities the server does not"
+    for ns in ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup"):
+        if os.path.exists(f"/proc/self/ns/{ns}") and not _same_file(f"/proc/{pid}/ns/{ns}", f"/proc/self/ns/{ns}"):
+            return f"the caller is in another {ns} namespace"
+    if not _same_file(f"/proc/{pid}/root", "/"):
+        return "the caller has another root folder (chroot)"
+    if _security_label(pid) != _security_label("self"):
+        return "the caller has another security label (SELinux, AppArmor)"
+    if int(theirs.get("Seccomp", "0") or 0) != int(ours.get("Seccomp", "0") or 0) or theirs.get("Seccomp_filters") != ours.get(
+        "Seccomp_filters"
+    ):
+        return "the caller runs under a seccomp filter the server does not"
+    if ours.get("NoNewPrivs", "0") == "1" and theirs.get("NoNewPrivs", "0") != "1":
+        return "the server runs with no-new-privileges and the caller does not"
+    return None
+
+
+def _security_label(who: int | str) -> bytes | None:
+    """A process's security label (``/proc/WHO/attr/current``), None when it has none to read."""
+    try:
+        with open(f"/proc/{who}/attr/current", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _match_limits_and_groups(limits: dict, theirs: dict) -> str | None:
+    """Take the caller's resource limits, group IDs and supplementary groups (what needs the
+    server's capabilities, so before they are dropped); None when done, else why not."""
+    import errno
     import resource
 
-    try:  # first what needs the server's capabilities (raising a limit, setting groups, dropping from the bounding set)
+    try:
         for res, (soft, hard) in sorted(limits.items()):
             if resource.getrlimit(res) != (soft, hard):
                 resource.setrlimit(res, (soft, hard))
@@ -574,12 +600,6 @@ def _match_caller(pid: int, uid: int) -> str | None:
         if isinstance(exc, OSError) and exc.errno not in (errno.EPERM, errno.EINVAL):
             raise
         return "the caller's limits or groups cannot be matched (the server lacks the privilege to set them)"
-    if caps != mine or nnp:
-        problem = _set_capabilities(caps, mine, nnp)
-        if problem:
-            return problem
-        if {k: int(v, 16) for k, v in ((k, _status("self")[k]) for k in _CAP_SETS)} != caps:
-            return "the caller's capabilities could not be matched"
     return None
 
 

@@ -156,8 +156,7 @@ def _tile(
 
 def board_svg(pic: PositionPicture) -> str:
     """The SVG text of ``pic`` (UTF-8, no external resources)."""
-    board = pic.board
-    layout, ts, n = board.layout, board.tile_set, board.size
+    n = pic.board.size
     cell = CELL if n <= 15 else 32
     top = 40 if pic.players or pic.scores else 8
     rack_h = cell + 36 if pic.rack is not None else 0
@@ -168,33 +167,57 @@ def board_svg(pic: PositionPicture) -> str:
     x0, y0 = 8 + EDGE, top + EDGE
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'font-family="{FONT}" data-size="{n}" data-layout={quoteattr(layout.name)}>',
+        f'font-family="{FONT}" data-size="{n}" data-layout={quoteattr(pic.board.layout.name)}>',
         f'<rect class="background" x="0" y="0" width="{width}" height="{height}" fill="#fbfaf5"/>',
     ]
     if pic.players or pic.scores:
-        count = max(len(pic.players or ()), len(pic.scores or ()))
-        names = list(pic.players or ()) + [f"player {i + 1}" for i in range(len(pic.players or ()), count)]
-        scores = list(pic.scores or ()) + [""] * (count - len(pic.scores or ()))
-        size = 17 if count <= 2 else 15 if count == 3 else 13
-        out.append('<g class="scores">')
-        for i in range(count):
-            mark = "▶ " if pic.mover == i else ""
-            out.append(
-                _text(
-                    (2 * i + 1) * width / (2 * count),
-                    top / 2,
-                    f"{mark}{names[i]} {scores[i]}",
-                    size,
-                    "#222222",
-                    weight="bold" if pic.mover == i else "normal",
-                    cls="score",
-                    extra=f' data-player="{i}"' + (' data-to-move="1"' if pic.mover == i else ""),
-                )
+        out += _scores_svg(pic, width, top)
+    out += _squares_svg(pic, x0, y0, cell)
+    out += _coords_svg(pic, x0, y0, cell)
+    out += _tiles_svg(pic, x0, y0, cell)
+    y = y0 + grid + EDGE + 8
+    if pic.rack is not None:
+        out += _rack_svg(pic, x0, y, cell)
+        y += rack_h
+    if pic.caption:
+        out.append(_text(width / 2, y + cap_h / 2 - 6, pic.caption, 15, "#222222", cls="caption"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _scores_svg(pic: PositionPicture, width: int, top: int) -> list[str]:
+    """The players' names and scores above the board, the one to move marked."""
+    count = max(len(pic.players or ()), len(pic.scores or ()))
+    names = list(pic.players or ()) + [f"player {i + 1}" for i in range(len(pic.players or ()), count)]
+    scores = list(pic.scores or ()) + [""] * (count - len(pic.scores or ()))
+    size = 17 if count <= 2 else 15 if count == 3 else 13
+    out = ['<g class="scores">']
+    for i in range(count):
+        mark = "▶ " if pic.mover == i else ""
+        out.append(
+            _text(
+                (2 * i + 1) * width / (2 * count),
+                top / 2,
+                f"{mark}{names[i]} {scores[i]}",
+                size,
+                "#222222",
+                weight="bold" if pic.mover == i else "normal",
+                cls="score",
+                extra=f' data-player="{i}"' + (' data-to-move="1"' if pic.mover == i else ""),
             )
-        out.append("</g>")
-    # the board: squares with their premiums and labels
-    out.append(f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>')
-    out.append('<g class="squares">')
+        )
+    out.append("</g>")
+    return out
+
+
+def _squares_svg(pic: PositionPicture, x0: int, y0: int, cell: int) -> list[str]:
+    """The board's frame and squares with their premiums and labels."""
+    layout, n = pic.board.layout, pic.board.size
+    grid = n * cell
+    out = [
+        f'<rect class="frame" x="{x0 - 2}" y="{y0 - 2}" width="{grid + 4}" height="{grid + 4}" fill="#5f5a4a"/>',
+        '<g class="squares">',
+    ]
     colours = palette(layout.name)
     for r in range(n):
         for c in range(n):
@@ -214,8 +237,14 @@ def board_svg(pic: PositionPicture) -> str:
             elif kind == "X":
                 out.append(_text(x + cell / 2, y + cell / 2, "×", cell * 0.5, ink, cls="label"))
     out.append("</g>")
-    # coordinates on the four edges
-    out.append('<g class="coords" fill="#555555">')
+    return out
+
+
+def _coords_svg(pic: PositionPicture, x0: int, y0: int, cell: int) -> list[str]:
+    """The coordinates on the board's four edges."""
+    n = pic.board.size
+    grid = n * cell
+    out = ['<g class="coords" fill="#555555">']
     for i in range(n):
         col_label = str(i + 1) if pic.coords == "netskrafl" else LETTERS[i]
         row_label = LETTERS[i] if pic.coords == "netskrafl" else str(i + 1)
@@ -225,7 +254,12 @@ def board_svg(pic: PositionPicture) -> str:
         for edge_x in (x0 - EDGE / 2 - 1, x0 + grid + EDGE / 2 + 1):
             out.append(_text(edge_x, cy, row_label, 12, "#555555", cls="coord row"))
     out.append("</g>")
-    # tiles: those on the board, then the play's new ones
+    return out
+
+
+def _tiles_svg(pic: PositionPicture, x0: int, y0: int, cell: int) -> list[str]:
+    """The tiles: those on the board, then the play's new ones."""
+    board, n = pic.board, pic.board.size
     tiles: dict[tuple[int, int], tuple[str, bool, bool]] = {}
     for r in range(n):
         for c in range(n):
@@ -235,37 +269,38 @@ def board_svg(pic: PositionPicture) -> str:
     if pic.play is not None:
         for p in pic.play.placements():
             tiles[(p.row, p.col)] = (p.label, p.blank, True)
-    out.append('<g class="tiles">')
+    out = ['<g class="tiles">']
     for (r, c), (label, blank, new) in sorted(tiles.items()):
         attrs = f' data-square="{square_name(r, c)}" data-row="{r}" data-col="{c}" data-letter={quoteattr(label)}'
-        value = ts.value(label) if not blank or pic.blank_values else None
+        value = board.tile_set.value(label) if not blank or pic.blank_values else None
         out += _tile(x0 + c * cell, y0 + r * cell, cell, label, value, blank, new, "tile", attrs)
     out.append("</g>")
-    y = y0 + grid + EDGE + 8
-    if pic.rack is not None:
-        size = cell
-        out.append('<g class="rack">')
-        out.append(f'<rect class="rack-bar" x="{x0}" y="{y + size - 4}" width="{grid}" height="10" rx="3" fill="#8d6e4a"/>')
-        rx = x0 + (grid - len(pic.rack) * size) / 2
-        for i, t in enumerate(pic.rack):
-            blank = t == "?"
-            label = "" if blank else t
-            attrs = f" data-letter={quoteattr('?' if blank else t)}"
-            if blank:
-                out.append(f'<g class="rack-tile blank"{attrs} data-blank="1">')
-                out.append(
-                    f'<rect x="{rx + i * size + 2:g}" y="{y:g}" width="{size - 4}" height="{size - 4}" rx="{size * 0.12:g}" '
-                    f'fill="{TILE_FILL}" stroke="{TILE_EDGE}" stroke-width="1.2"/>'
-                )
-                out.append("</g>")
-            else:
-                out += _tile(rx + i * size, y, size, label, ts.value(label), False, False, "rack-tile", attrs)
-        out.append("</g>")
-        y += rack_h
-    if pic.caption:
-        out.append(_text(width / 2, y + cap_h / 2 - 6, pic.caption, 15, "#222222", cls="caption"))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out
+
+
+def _rack_svg(pic: PositionPicture, x0: int, y: int, cell: int) -> list[str]:
+    """The rack below the board, on its bar (a blank an empty tile)."""
+    assert pic.rack is not None
+    grid, size = pic.board.size * cell, cell
+    out = [
+        '<g class="rack">',
+        f'<rect class="rack-bar" x="{x0}" y="{y + size - 4}" width="{grid}" height="10" rx="3" fill="#8d6e4a"/>',
+    ]
+    rx = x0 + (grid - len(pic.rack) * size) / 2
+    for i, t in enumerate(pic.rack):
+        blank = t == "?"
+        attrs = f" data-letter={quoteattr('?' if blank else t)}"
+        if blank:
+            out.append(f'<g class="rack-tile blank"{attrs} data-blank="1">')
+            out.append(
+                f'<rect x="{rx + i * size + 2:g}" y="{y:g}" width="{size - 4}" height="{size - 4}" rx="{size * 0.12:g}" '
+                f'fill="{TILE_FILL}" stroke="{TILE_EDGE}" stroke-width="1.2"/>'
+            )
+            out.append("</g>")
+        else:
+            out += _tile(rx + i * size, y, size, t, pic.board.tile_set.value(t), False, False, "rack-tile", attrs)
+    out.append("</g>")
+    return out
 
 
 def png_bytes(svg: str, zoom: float = 1.0) -> bytes:

@@ -341,6 +341,72 @@ def read_games(path: str | Path, players_from: str | None = None) -> GamesTable:
         raise DataError(f"cannot read games table: {str(exc).splitlines()[0]}", path=path) from None
 
 
+def _replay_games(df: Any, table: GamesTable, notes: list[str], players_from: str | None) -> Any:
+    """A replay games table (``skrafl replay``'s ``games``) in the games table's columns: its rows
+    with status ``ok``, the seats' names, the robot and competition flags (False when absent), the
+    times of a dataset's day; a game whose players have one name, or seen before, skipped with a
+    warning in ``notes``."""
+    import polars as pl
+
+    if "status" in df.columns:
+        bad = df.filter(pl.col("status").cast(pl.String) != "ok").height
+        df = df.filter(pl.col("status").cast(pl.String) == "ok")
+        if bad:
+            notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
+    df, unnamed = _seat_names(df, players_from)
+    table.unnamed, table.players_from = unnamed, players_from
+    if "robot2" in df.columns:  # replay numbers its players 1 and 2
+        df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
+    game_id = pl.col("file")
+    if "game_id" in df.columns:
+        game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
+        _refuse_name_clash(df, table)
+    kept = [c for c in ("finished_at", "robot0", "robot1", "competition", *RATED_COLUMNS, DAY_COLUMN) if c in df.columns]
+    df = df.select(
+        [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
+    )
+    if DAY_COLUMN in df.columns:
+        df = _day_times(df, notes)
+    for c in ("robot0", "robot1", "competition"):
+        if c in kept:
+            df = df.with_columns(pl.col(c).fill_null(False))
+    missing = [c for c in ("finished_at", "robot0", "robot1", "competition") if c not in df.columns]
+    if "finished_at" in missing:
+        df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
+    # Games with times and games without (GCG files, not in a day's partition) are both kept:
+    # a run without --date rates the ones without after the others, in file order; --date
+    # leaves them out (a day cannot be told), each said in a note (:func:`.batch.compute`).
+    for c in ("robot0", "robot1", "competition"):
+        if c in missing:
+            df = df.with_columns(pl.lit(False).alias(c))
+    if missing:
+        notes.append(
+            "replay games table lacks "
+            + ", ".join(missing)
+            + ": games rated in file order" * ("finished_at" in missing)
+            + ("; players counted as humans" if "robot0" in missing else "")
+            + ("; no game counted as competition" if "competition" in missing else "")
+        )
+    # A replayed game is one file of many: a bad one is skipped with a warning, not fatal.
+    same = df.filter(pl.col("player0").is_not_null() & (pl.col("player0") == pl.col("player1")))
+    if same.height:
+        first = same.row(0, named=True)
+        notes.append(
+            f"warning: {same.height} replayed game(s) skipped: both players have the same name "
+            f"(first: {first['game_id']!r}, player {first['player0']!r})"
+        )
+        df = df.join(same.select("row"), on="row", how="anti").sort("row")
+    key = same_game_key(pl.col("game_id"))
+    dup = df.filter(key.is_duplicated() & (pl.int_range(pl.len()).over(key) > 0))
+    if dup.height:
+        notes.append(
+            f"warning: {dup.height} replayed game(s) skipped: the same game already seen in the table (its game_id, "
+            f"or for a file without an id the same players and moves under another name; first: {dup['game_id'][0]!r})"
+        )
+        df = df.join(dup.select("row"), on="row", how="anti").sort("row")
+    return df
+
+
 def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players_from: str | None = None) -> GamesTable:
     import polars as pl
 
@@ -351,62 +417,7 @@ def _read_games(path: Path | str, loaded: tuple[Any, int] | None = None, players
 
     is_replay = "player0" not in df.columns and all(c in df.columns for c in ("file", "player1", "player2", "score1", "score2"))
     if is_replay:
-        if "status" in df.columns:
-            bad = df.filter(pl.col("status").cast(pl.String) != "ok").height
-            df = df.filter(pl.col("status").cast(pl.String) == "ok")
-            if bad:
-                notes.append(f"{bad} replay row(s) with status other than 'ok' skipped")
-        df, unnamed = _seat_names(df, players_from)
-        table.unnamed, table.players_from = unnamed, players_from
-        if "robot2" in df.columns:  # replay numbers its players 1 and 2
-            df = df.rename({"robot1": "robot0", "robot2": "robot1"} if "robot0" not in df.columns else {})
-        game_id = pl.col("file")
-        if "game_id" in df.columns:
-            game_id = pl.coalesce(pl.col("game_id").cast(pl.String), pl.col("file"))
-            _refuse_name_clash(df, table)
-        kept = [c for c in ("finished_at", "robot0", "robot1", "competition", *RATED_COLUMNS, DAY_COLUMN) if c in df.columns]
-        df = df.select(
-            [game_id.alias("game_id")] + [pl.col(k).alias(v) for k, v in _REPLAY_MAP.items() if k != "file"] + kept + ["row"]
-        )
-        if DAY_COLUMN in df.columns:
-            df = _day_times(df, notes)
-        for c in ("robot0", "robot1", "competition"):
-            if c in kept:
-                df = df.with_columns(pl.col(c).fill_null(False))
-        missing = [c for c in ("finished_at", "robot0", "robot1", "competition") if c not in df.columns]
-        if "finished_at" in missing:
-            df = df.with_columns(pl.lit(None, dtype=pl.String).alias("finished_at"))
-        # Games with times and games without (GCG files, not in a day's partition) are both kept:
-        # a run without --date rates the ones without after the others, in file order; --date
-        # leaves them out (a day cannot be told), each said in a note (:func:`.batch.compute`).
-        for c in ("robot0", "robot1", "competition"):
-            if c in missing:
-                df = df.with_columns(pl.lit(False).alias(c))
-        if missing:
-            notes.append(
-                "replay games table lacks "
-                + ", ".join(missing)
-                + ": games rated in file order" * ("finished_at" in missing)
-                + ("; players counted as humans" if "robot0" in missing else "")
-                + ("; no game counted as competition" if "competition" in missing else "")
-            )
-        # A replayed game is one file of many: a bad one is skipped with a warning, not fatal.
-        same = df.filter(pl.col("player0").is_not_null() & (pl.col("player0") == pl.col("player1")))
-        if same.height:
-            first = same.row(0, named=True)
-            notes.append(
-                f"warning: {same.height} replayed game(s) skipped: both players have the same name "
-                f"(first: {first['game_id']!r}, player {first['player0']!r})"
-            )
-            df = df.join(same.select("row"), on="row", how="anti").sort("row")
-        key = same_game_key(pl.col("game_id"))
-        dup = df.filter(key.is_duplicated() & (pl.int_range(pl.len()).over(key) > 0))
-        if dup.height:
-            notes.append(
-                f"warning: {dup.height} replayed game(s) skipped: the same game already seen in the table (its game_id, "
-                f"or for a file without an id the same players and moves under another name; first: {dup['game_id'][0]!r})"
-            )
-            df = df.join(dup.select("row"), on="row", how="anti").sort("row")
+        df = _replay_games(df, table, notes, players_from)
     else:
         missing = [c for c in GAME_COLUMNS if c not in df.columns]
         if missing:
