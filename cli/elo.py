@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, show_path_as
 from gamecore.errors import UsageError
+
+if TYPE_CHECKING:
+    from pipelines.elo.state import EloParams
 
 HELP = (
     "Rate players with Netskrafl's Elo system: three lists (all games, human games, competition "
@@ -153,30 +157,7 @@ def elo(
         given = [name for name, v in (("--out", out), ("--ratings-to", ratings_to), ("--table", table)) if v is not None]
         if given:  # --explain writes nothing: these would be ignored without a word
             raise UsageError(f"--explain prints one player's history and writes no ratings: give no {given[0]} (or no --explain)")
-        chosen = tuple(lists) if lists else lib.LISTS
-        for name in chosen:
-            if name not in lib.LISTS:
-                raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
-        picture_inputs = (None if lib.is_url(games) else games, state)
-        if svg is not None:  # the picture's target is checked before any work (README "Pictures")
-            if svg.suffix.lower() not in (".svg", ".png"):
-                raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
-            if not svg.absolute().parent.is_dir():
-                raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
-            from gamecore.picture import check_picture_target
-
-            check_picture_target(svg, picture_inputs)  # never over an input, nor into a skrafl output
-        rows = lib.explain_player(games, explain, state, params, day, chosen, catch_up=catch_up, players_from=players_from)
-        columns = list(rows[0].keys())
-        emit([[r[c] for c in columns] for r in rows], columns, fmt)
-        if svg is not None:
-            from gamecore.chart import rating_chart_svg
-            from gamecore.picture import save_svg
-
-            beginner_k = params.k_beginner if params.k_beginner != params.k else None
-            save_svg(rating_chart_svg(rows, explain, beginner_k=beginner_k), svg, picture_inputs)
-            if not quiet:
-                typer.echo(f"skrafl elo: rating chart of {explain} → {svg}", err=True)
+        _explain(games, explain, state, params, day, lists, svg, fmt, quiet, catch_up=catch_up, players_from=players_from)
         return
     if lists:
         raise UsageError("--list goes with --explain")
@@ -211,6 +192,49 @@ def elo(
             f"{run.games_ignored} 0-0 ignored, {run.late.height if run.late is not None else 0} late; as of {as_of} → {out}",
             err=True,
         )
+
+
+def _explain(
+    games: str,
+    player: str,
+    state: Path | None,
+    params: EloParams,
+    day: datetime.date | None,
+    lists: list[str] | None,
+    svg: Path | None,
+    fmt: OutputFormat,
+    quiet: bool,
+    *,
+    catch_up: bool,
+    players_from: str | None,
+) -> None:
+    """``--explain PLAYER``: the player's rating history game by game, and its chart with ``--svg``."""
+    from pipelines import elo as lib
+
+    chosen = tuple(lists) if lists else lib.LISTS
+    for name in chosen:
+        if name not in lib.LISTS:
+            raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
+    picture_inputs = (None if lib.is_url(games) else games, state)
+    if svg is not None:  # the picture's target is checked before any work (README "Pictures")
+        if svg.suffix.lower() not in (".svg", ".png"):
+            raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
+        if not svg.absolute().parent.is_dir():
+            raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
+        from gamecore.picture import check_picture_target
+
+        check_picture_target(svg, picture_inputs)  # never over an input, nor into a skrafl output
+    rows = lib.explain_player(games, player, state, params, day, chosen, catch_up=catch_up, players_from=players_from)
+    columns = list(rows[0].keys())
+    emit([[r[c] for c in columns] for r in rows], columns, fmt)
+    if svg is not None:
+        from gamecore.chart import rating_chart_svg
+        from gamecore.picture import save_svg
+
+        beginner_k = params.k_beginner if params.k_beginner != params.k else None
+        save_svg(rating_chart_svg(rows, player, beginner_k=beginner_k), svg, picture_inputs)
+        if not quiet:
+            typer.echo(f"skrafl elo: rating chart of {player} → {svg}", err=True)
 
 
 STDIN_TABLE_MAX = 4 << 30
