@@ -596,35 +596,12 @@ class Replayer:
         self.check_turn(ev)
         rack = self.check_rack(ev)
         position = self.before() if self.analyze else None
-        try:
-            if ev.row is not None and ev.word:
-                assert ev.col is not None and ev.across is not None  # a play's start square and direction
-                score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
-            else:  # an event made without a start square or tiles: its coordinate and word as text
-                score, used, words, text = self.play_text(ev)
-        except IllegalPlay as exc:
-            code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
-            self.fault(code, f"{_play_text(ev)}: {exc.message} ({exc.code})", ev, kind="error")
+        placement = self.place(ev)
+        if placement is None:
             return
-        except SkraflError as exc:
-            self.fault("COORDINATE_OUT_OF_BOUNDS", f"{_play_text(ev)}: {exc.message}", ev, kind="error")
-            return
-        if self.shortest > 2:
-            self.check_word_lengths(ev, words)
+        score, used, words, text = placement
         placed = len(used)
-        kept = None
-        if rack is not None:
-            kept = _take(rack, used)
-            if kept is None:
-                self.fault(
-                    "PLAYED_TILES_NOT_IN_RACK",
-                    f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack or ())}",
-                    ev,
-                )
-                kept = list(rack)
-                for u in used:
-                    if u in kept:
-                        kept.remove(u)
+        kept = self.kept_tiles(ev, rack, used)
         holds = self.holds
         if placed > holds[p]:
             self.fault(
@@ -667,6 +644,44 @@ class Replayer:
         self.row(ev, "play", ev.coord, text, placed, score, bingo, words, unknown, best, eq)
         if self.export:
             self.export_word[id(ev)] = _split_norm(text)
+
+    def place(self, ev: Event):
+        """A play's tiles on the board: ``(score, used, words, text)``, or None when it cannot be
+        made (the error row written). A play with a word too short for the rules is taken back."""
+        try:
+            if ev.row is not None and ev.word:
+                assert ev.col is not None and ev.across is not None  # a play's start square and direction
+                score, used, words, text = self.pboard.play(ev.row, ev.col, ev.across, ev.word, ev.through)
+            else:  # an event made without a start square or tiles: its coordinate and word as text
+                score, used, words, text = self.play_text(ev)
+        except IllegalPlay as exc:
+            code = {"off_board": "PLAY_OUT_OF_BOUNDS", "unknown_letter": "TILE_NOT_IN_TILE_SET"}.get(exc.code, "ILLEGAL_PLAY")
+            self.fault(code, f"{_play_text(ev)}: {exc.message} ({exc.code})", ev, kind="error")
+            return None
+        except SkraflError as exc:
+            self.fault("COORDINATE_OUT_OF_BOUNDS", f"{_play_text(ev)}: {exc.message}", ev, kind="error")
+            return None
+        if self.shortest > 2:
+            self.check_word_lengths(ev, words)
+        return score, used, words, text
+
+    def kept_tiles(self, ev: Event, rack: list[str] | None, used: list[str]) -> list[str] | None:
+        """What the recorded rack keeps after the play (None: no rack recorded); tiles the rack
+        lacks are a fault, and the rest is kept."""
+        if rack is None:
+            return None
+        kept = _take(rack, used)
+        if kept is None:
+            self.fault(
+                "PLAYED_TILES_NOT_IN_RACK",
+                f"{_play_text(ev)} uses {''.join(used)}, not all on the rack {''.join(ev.rack or ())}",
+                ev,
+            )
+            kept = list(rack)
+            for u in used:
+                if u in kept:
+                    kept.remove(u)
+        return kept
 
     def check_word_lengths(self, ev: Event, words) -> None:
         """The rule set's shortest word (``min_word_length``; the Slovenian Scrabble article's Križemkražem: 4), for
