@@ -73,29 +73,13 @@ def autoplay(
         raise UsageError("give --lang or --lexicon, not both")
     if lexicon is None and lang is None:
         raise UsageError("give --lang L (the built lexicon output/L) or --lexicon DIR")
-    if games < 1:
-        raise UsageError(f"--games must be at least 1; got {games}")
-    if seed < 0:
-        raise UsageError(f"--seed must be 0 or more; got {seed}")
-    if workers < 1:
-        raise UsageError(f"--workers must be at least 1; got {workers}")
-    if pairs and games % 2:
-        raise UsageError(f"--pairs plays games two by two: give an even --games (got {games})")
+    _check_counts(games, seed, workers, pairs)
     if gcg and out is None:
         raise UsageError("--gcg writes OUT/gcg/: give --out DIR too")
     from gamecore.autoplay import EQUITY_STRATEGIES
 
     kinds = (p1.value, p2.value)
-    # an equity player given no leave file plays the shipped leaves of --lang's rule set
-    fallback = "shipped" if lang is not None else None
-    given = (leaves1 or leaves or fallback, leaves2 or leaves or fallback)
-    for k, (kind, lv) in enumerate(zip(kinds, given, strict=True), 1):
-        if kind in EQUITY_STRATEGIES and lv is None:
-            raise UsageError(f"--p{k} {kind} needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
-        if kind not in EQUITY_STRATEGIES and (leaves1, leaves2)[k - 1] is not None:
-            raise UsageError(f"--leaves{k} is for an equity player: player {k} plays {kind} (give --p{k} equity)")
-    if leaves is not None and not any(k in EQUITY_STRATEGIES for k in kinds):
-        raise UsageError("--leaves is for equity players: give --p1 equity or --p2 equity")
+    given = _leave_choices(kinds, leaves, (leaves1, leaves2), lang)
     folder = lexicon_folder(lexicon, lang)
     from gamecore.best import load_bundle
 
@@ -116,17 +100,7 @@ def autoplay(
     leave_paths = []
     for kind, lv in zip(kinds, given, strict=True):
         leave_paths.append(leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES and lv is not None else None)
-    vocab: list[str | None] = []
-    for kind in kinds:
-        if kind in ("midlungur", "amlodi"):
-            tier = folder / kind
-            if not (tier / "manifest.json").is_file():
-                raise UsageError(
-                    f"{kind} plays the words of its vocabulary, {tier}: build it with 'skrafl build' (the {kind} recipe)"
-                )
-            vocab.append(str(tier))
-        else:
-            vocab.append(None)
+    vocab = [_vocabulary(kind, folder) for kind in kinds]
     from pipelines.autoplay import Config, run_autoplay
 
     cfg = Config(
@@ -156,6 +130,52 @@ def autoplay(
         sys.stdout.write("\n")
     else:
         emit([[k, v] for k, v in d.items()], ["field", "value"], fmt)
+
+
+def _check_counts(games: int, seed: int, workers: int, pairs: bool) -> None:
+    from gamecore.errors import UsageError
+
+    if games < 1:
+        raise UsageError(f"--games must be at least 1; got {games}")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more; got {seed}")
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1; got {workers}")
+    if pairs and games % 2:
+        raise UsageError(f"--pairs plays games two by two: give an even --games (got {games})")
+
+
+def _leave_choices(
+    kinds: tuple[str, str], leaves: str | None, each: tuple[str | None, str | None], lang: str | None
+) -> tuple[str | None, str | None]:
+    """Each player's ``--leaves`` value: its own, else the common one, else with ``--lang`` the
+    shipped leaves of its rule set; a leave option for a player that plays without leaves refused."""
+    from gamecore.autoplay import EQUITY_STRATEGIES
+    from gamecore.errors import UsageError
+
+    fallback = "shipped" if lang is not None else None
+    given = (each[0] or leaves or fallback, each[1] or leaves or fallback)
+    for k, (kind, lv) in enumerate(zip(kinds, given, strict=True), 1):
+        if kind in EQUITY_STRATEGIES and lv is None:
+            raise UsageError(f"--p{k} {kind} needs leave values: give --leaves FILE.klv2 (or --leaves{k} FILE.klv2)")
+        if kind not in EQUITY_STRATEGIES and each[k - 1] is not None:
+            raise UsageError(f"--leaves{k} is for an equity player: player {k} plays {kind} (give --p{k} equity)")
+    if leaves is not None and not any(k in EQUITY_STRATEGIES for k in kinds):
+        raise UsageError("--leaves is for equity players: give --p1 equity or --p2 equity")
+    return given
+
+
+def _vocabulary(kind: str, folder: Path) -> str | None:
+    """The vocabulary tier a Netskrafl robot plays (``midlungur``, ``amlodi``: built beside the
+    lexicon), None for the others."""
+    from gamecore.errors import UsageError
+
+    if kind not in ("midlungur", "amlodi"):
+        return None
+    tier = folder / kind
+    if not (tier / "manifest.json").is_file():
+        raise UsageError(f"{kind} plays the words of its vocabulary, {tier}: build it with 'skrafl build' (the {kind} recipe)")
+    return str(tier)
 
 
 def leave_path(value: str, lang: str | None = None, rules: str | None = None) -> Path:
