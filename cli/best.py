@@ -8,7 +8,17 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, emit, input_file, lexicon_folder
+from cli.common import (
+    FORMAT_OPTION,
+    QUIET_OPTION,
+    BoardFormat,
+    Coords,
+    OutputFormat,
+    emit,
+    input_file,
+    lexicon_folder,
+    picture_target,
+)
 from cli.position import CGP_OPTION
 
 COLUMNS = ["coord", "word", "score", "tiles_placed", "leave"]
@@ -327,12 +337,8 @@ def _check_position_options(board, cgp, rack, board_format, svg) -> None:
         raise UsageError("--cgp is a CGP string; give no --board-format netskrafl")
     if rack is not None and not rack.strip():
         raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
-    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
-        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
     if svg is not None:
-        from gamecore.picture import check_picture_target
-
-        check_picture_target(svg, (board,))  # never over an input, nor into a skrafl output
+        picture_target(svg, "--svg", (board,))
     if board == "-":
         if rack is not None:
             raise UsageError("--board - reads one CGP string per line; each line's rack field gives the rack (no --rack)")

@@ -199,6 +199,19 @@ def input_file(path: str | Path, what: str, option: str) -> Path:
     return p
 
 
+def picture_target(path: Path, option: str, inputs: Sequence[object] = ()) -> Path:
+    """A picture the command will write (``--svg``, ``show --out``), checked before any work: it
+    ends in .svg or .png, its folder exists, and it is neither an input nor inside an input folder
+    or a skrafl output (:func:`gamecore.picture.check_picture_target`)."""
+    if path.suffix.lower() not in (".svg", ".png"):
+        raise UsageError(f"{option} must end in .svg or .png; got {path.name!r}")
+    if not path.absolute().parent.is_dir():
+        raise UsageError(f"{option} {path}: the folder {path.parent} does not exist")
+    from gamecore.picture import check_picture_target
+
+    return check_picture_target(path, inputs)  # never over an input, nor into a skrafl output
+
+
 def terminal_width() -> int | None:
     """The terminal's width in columns when standard output is one (or ``$COLUMNS`` is set), else
     None: a table for a person is cut to fit, output for a script never."""

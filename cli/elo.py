@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, show_path_as
+from cli.common import FORMAT_OPTION, QUIET_OPTION, OutputFormat, emit, picture_target, show_path_as
 from gamecore.errors import UsageError
 
 if TYPE_CHECKING:
@@ -217,13 +217,7 @@ def _explain(
             raise UsageError(f"--list {name!r}: expected one of {', '.join(lib.LISTS)}")
     picture_inputs = (None if lib.is_url(games) else games, state)
     if svg is not None:  # the picture's target is checked before any work (README "Pictures")
-        if svg.suffix.lower() not in (".svg", ".png"):
-            raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
-        if not svg.absolute().parent.is_dir():
-            raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
-        from gamecore.picture import check_picture_target
-
-        check_picture_target(svg, picture_inputs)  # never over an input, nor into a skrafl output
+        picture_target(svg, "--svg", picture_inputs)
     rows = lib.explain_player(games, player, state, params, day, chosen, catch_up=catch_up, players_from=players_from)
     columns = list(rows[0].keys())
     emit([[r[c] for c in columns] for r in rows], columns, fmt)

@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat
+from cli.common import FORMAT_OPTION, QUIET_OPTION, BoardFormat, Coords, OutputFormat, picture_target
 from cli.position import (  # noqa: F401  (re-exported: the position loading lived here before)
     BOARD_FORMAT_OPTION,
     BOARD_OPTION,
@@ -135,22 +135,9 @@ def score(
 
     if batch is not None:
         _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challenged, svg)
-    if svg is not None and svg.suffix.lower() not in (".svg", ".png"):
-        raise UsageError(f"--svg must end in .svg or .png; got {svg.name!r}")
-    if svg is not None and not svg.absolute().parent.is_dir():
-        raise UsageError(f"--svg {svg}: the folder {svg.parent} does not exist")
     if svg is not None:
-        from gamecore.picture import check_picture_target
-
-        check_picture_target(svg, (board, game))  # never over an input, nor into a skrafl output
-    folder = lexicon_folder(lang, lexicon)
-    if folder is None and game is not None and not rules:
-        folder = _named_lexicon(game)
-    lex = None
-    if folder is not None:
-        from gamecore.lexicon import Lexicon
-
-        lex = Lexicon.load(folder)
+        picture_target(svg, "--svg", (board, game))
+    lex = _lexicon(lang, lexicon, game, rules)
     if challenge is not None and lex is None:
         raise UsageError("--challenge needs a lexicon to decide the challenge: give --lang L or --lexicon DIR")
     if challenged is not None and challenge is None:
@@ -170,15 +157,7 @@ def score(
                 + (" (this event of the game is not a tile play)" if game is not None else "")
             )
         play, read_coords = pos.recorded_play, Coords.gcg
-    rack_tiles = None
-    if rack is not None:
-        if not rack.strip():
-            raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
-        from gamecore.text import nfc
-
-        rack_tiles = board_obj.tile_set.parse_rack(nfc(rack.strip()))
-    elif pos.rack:
-        rack_tiles = pos.rack
+    rack_tiles = _rack_tiles(rack, pos)
     ruling, data = _rule(pos, play, read_coords, rack_tiles, lex, challenge, challenged, coords)
     if pos.recorded_score is not None and ruling.play == " ".join((pos.recorded_play or "").split()):
         data["recorded_score"] = pos.recorded_score
@@ -202,6 +181,32 @@ def score(
             typer.echo(f"skrafl score: picture → {svg}", err=True)
     sys.stdout.flush()
     raise typer.Exit(0 if ruling.acceptable else 1)
+
+
+def _lexicon(lang: Optional[str], lexicon: Optional[Path], game: Optional[Path], rules: Optional[str]):
+    """The lexicon that judges the words: ``--lang`` or ``--lexicon``, else the one a game log names
+    (when it is built and no ``--rules`` is given), else None (words not checked)."""
+    folder = lexicon_folder(lang, lexicon)
+    if folder is None and game is not None and not rules:
+        folder = _named_lexicon(game)
+    if folder is None:
+        return None
+    from gamecore.lexicon import Lexicon
+
+    return Lexicon.load(folder)
+
+
+def _rack_tiles(rack: Optional[str], pos: Position) -> list[str] | None:
+    """``--rack`` read as the position's tile set reads it, else the position's own rack, else None."""
+    from gamecore.errors import UsageError
+
+    if rack is None:
+        return list(pos.rack) if pos.rack else None
+    if not rack.strip():
+        raise UsageError("--rack is empty: give the rack's tiles, e.g. AEINRS? ('?' = blank)")
+    from gamecore.text import nfc
+
+    return pos.board.tile_set.parse_rack(nfc(rack.strip()))
 
 
 def _rule(
@@ -304,16 +309,57 @@ def _batch_usage(batch, play, board, board_format, cgp, game, move, rack, challe
         input_file(batch, "batch", "--batch")  # a folder is not missing; /dev/null or a FIFO is read
 
 
+def _batch_line(lineno: int, raw: bytes, length: int | None) -> tuple[str, str] | None:
+    """A ``--batch`` line as ``(CGP string, play)``, None when it is blank.
+
+    Raises:
+        SkraflError: a line too long, not UTF-8, without its TAB or with more than one, with no
+            CGP string or no play, or holding a control or format character.
+    """
+    import unicodedata
+
+    from gamecore.errors import SkraflError
+    from gamecore.text import line_of, nfc, strip_bom
+
+    if length is not None:
+        raise SkraflError(f"{line_of(length)}: a CGP string, a TAB and a play are far shorter")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
+    whole = nfc(strip_bom(text) if lineno == 1 else text)
+    text = whole.strip()
+    if not text:
+        return None
+    if "\t" not in text and "\t" in whole:  # the TAB was at an end of the line
+        if whole.rstrip(" \r\n").endswith("\t"):
+            raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
+        raise SkraflError("no CGP string before the TAB: a line is a CGP string, a TAB and the play")
+    if "\t" not in text:
+        raise SkraflError("no TAB: a line is a CGP string, a TAB and the play (e.g. '15/…/15 JOINTAB/ 0/0 0<TAB>8D JOINT')")
+    cgp_text, play = text.split("\t", 1)
+    play = play.strip()
+    if "\t" in play:
+        raise SkraflError("more than one TAB: a line is a CGP string, a TAB and the play")
+    if not play:
+        raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
+    bad = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf") and ch != "\t"), None)
+    if bad is not None:
+        from gamecore.wordjudge import describe_char
+
+        raise SkraflError(f"{describe_char(bad)} in the line")
+    return cgp_text, play
+
+
 def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputFormat, quiet: bool) -> int:
     """``--batch``: one ``CGP<TAB>PLAY`` per line, each ruled (by :func:`_rule`) and written, flushed,
     before the next line is read. A bad line: one error line ``FILE:LINE: why`` on stderr, no
     ruling, the next lines go on. Returns the exit status: 2 some line was bad, else 1 some ruling
     illegal or unacceptable, else 0."""
     import json
-    import unicodedata
 
     from gamecore.errors import SkraflError
-    from gamecore.text import capped_lines, line_of, nfc, strip_bom
+    from gamecore.text import capped_lines
 
     out = sys.stdout
     name = "-" if batch == "-" else batch
@@ -326,35 +372,10 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
     try:
         for lineno, raw, length in capped_lines(source):
             try:
-                if length is not None:
-                    raise SkraflError(f"{line_of(length)}: a CGP string, a TAB and a play are far shorter")
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise SkraflError("not UTF-8: convert the input to UTF-8 first") from None
-                whole = nfc(strip_bom(text) if lineno == 1 else text)
-                text = whole.strip()
-                if not text:
+                line = _batch_line(lineno, raw, length)
+                if line is None:
                     continue
-                if "\t" not in text and "\t" in whole:  # the TAB was at an end of the line
-                    if whole.rstrip(" \r\n").endswith("\t"):
-                        raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
-                    raise SkraflError("no CGP string before the TAB: a line is a CGP string, a TAB and the play")
-                if "\t" not in text:
-                    raise SkraflError(
-                        "no TAB: a line is a CGP string, a TAB and the play (e.g. '15/…/15 JOINTAB/ 0/0 0<TAB>8D JOINT')"
-                    )
-                cgp_text, play = text.split("\t", 1)
-                play = play.strip()
-                if "\t" in play:
-                    raise SkraflError("more than one TAB: a line is a CGP string, a TAB and the play")
-                if not play:
-                    raise SkraflError("no play after the TAB: give COORD WORD, e.g. '8D JOINT'")
-                bad = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf") and ch != "\t"), None)
-                if bad is not None:
-                    from gamecore.wordjudge import describe_char
-
-                    raise SkraflError(f"{describe_char(bad)} in the line")
+                cgp_text, play = line
                 pos = cgp_position(cgp_text, ruleset)
                 ruling, data = _rule(pos, play, coords, pos.rack, lex, challenge, None)
             except SkraflError as exc:
@@ -369,7 +390,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
                 out.write("".join(f"{lineno}\t{row}\n" for row in _text(data, fmt, header=False).splitlines()))
             else:
                 out.write(("\n" if blocks else "") + f"line {lineno}\n" + _text(data, fmt))
-                blocks += 1
+            blocks += 1
             out.flush()
     finally:
         if source is not sys.stdin.buffer:

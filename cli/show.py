@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import typer
 
-from cli.common import QUIET_OPTION, BoardFormat, Coords
+from cli.common import QUIET_OPTION, BoardFormat, Coords, picture_target
 from cli.position import (
     BOARD_FORMAT_OPTION,
     BOARD_OPTION,
@@ -71,11 +71,7 @@ def show(
     from gamecore.errors import UsageError
     from gamecore.picture import PositionPicture, write_picture
 
-    if out.suffix.lower() not in (".svg", ".png"):
-        raise UsageError(f"--out must end in .svg or .png; got {out.name!r}")
-    from gamecore.picture import check_picture_target
-
-    check_picture_target(out, (board, game))  # never over an input, nor into a skrafl output
+    picture_target(out, "--out", (board, game))
     lex = None
     folder = lexicon_folder(lang, lexicon)
     if folder is not None and not rules and game is None:

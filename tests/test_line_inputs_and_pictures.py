@@ -149,6 +149,24 @@ def test_picture_never_inside_a_skrafl_output(lexicon, tmp_path):
     assert sorted(p.name for p in Path(lexicon).resolve().iterdir()) == before
 
 
+def test_picture_in_a_missing_folder_or_of_another_kind_is_refused_before_any_work(lexicon, tmp_path):
+    """Every command that draws checks its picture the same way, first: one line naming the
+    option, and nothing written."""
+    board = tmp_path / "b.txt"
+    board.write_text(EMPTY_BOARD, encoding="utf-8")
+    missing = tmp_path / "no-such-folder" / "p.svg"
+    for option, args in (
+        ("--out", ["show", "--lexicon", str(lexicon), "--board", str(board)]),
+        ("--svg", ["score", "--lexicon", str(lexicon), "--board", str(board), "--play", "8D JOINT"]),
+        ("--svg", ["best", "--lexicon", str(lexicon), "--board", str(board), "--rack", "JOINTAB"]),
+    ):
+        msg = one_error_line(run_skrafl_here(*args, option, str(missing)))
+        assert msg == f"{option} {missing}: the folder {missing.parent} does not exist", msg
+        msg = one_error_line(run_skrafl_here(*args, option, str(tmp_path / "p.gif")))
+        assert msg == f"{option} must end in .svg or .png; got 'p.gif'", msg
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"]
+
+
 def test_picture_replaces_an_existing_picture_whole(lexicon, tmp_path):
     board = tmp_path / "b.txt"
     board.write_text(EMPTY_BOARD, encoding="utf-8")
