@@ -47,8 +47,6 @@ def bag(
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """Measure a bag's balance by self-play."""
-    import json
-    import math
     import sys
 
     from gamecore.errors import UsageError
@@ -74,26 +72,14 @@ def bag(
         second = compare if compare is not None else rules_ref
         resolve_rules(second, bundle, lang)
         bags.append((second, compare_tiles))
-    from pipelines.bag import Config, check_tile_set, load_rules_with_tiles, run_bag
+    from pipelines.bag import Config, run_bag
 
     cfgs, inputs = [], [folder]
     for r, t in bags:
-        if t is not None:
-            t = input_file(Path(t), "tile set", "--tiles")
-            check_tile_set(str(t), r, bundle.alphabet)
-            inputs.append(t)
-        rs = load_rules_with_tiles(r, str(t) if t else None)
-        if rs.blank_swap:
-            raise UsageError(f"the rule set {rs.name} swaps blanks from the board, which self-play does not play")
-        ts = rs.tiles()
-        missing = [a for a in bundle.alphabet if not ts.has(a)]
-        if missing:
-            raise UsageError(f"the lexicon {folder} has letters the tile set {ts.name} lacks ({''.join(missing[:12])})")
-        lv = _leave_path(leaves or "shipped", lang, r) if (leaves or lang) else None
-        if lv is None:
-            raise UsageError("give --leaves FILE.klv2 (or --lang L for the shipped leaves)")
-        inputs.append(lv)
-        cfgs.append(Config(str(bundle.folder), r, str(lv), games, seed, str(t) if t else None))
+        tile_file = input_file(Path(t), "tile set", "--tiles") if t is not None else None
+        lv = _bag_inputs(bundle, r, tile_file, leaves, lang)
+        inputs += [p for p in (tile_file, lv) if p is not None]
+        cfgs.append(Config(str(bundle.folder), r, str(lv), games, seed, str(tile_file) if tile_file else None))
     if len(cfgs) == 2 and cfgs[0] == cfgs[1]:
         raise UsageError("--compare names the same bag as the first: give another rule set or --compare-tiles")
     from tqdm import tqdm
@@ -103,6 +89,36 @@ def bag(
         results, cmp = run_bag(cfgs, out, workers, cluster, bar.update, inputs)
     finally:
         bar.close()
+    _report(results, cmp, fmt)
+
+
+def _bag_inputs(bundle, rules: str, tile_file: Path | None, leaves: str | None, lang: str | None) -> Path:
+    """Check one bag (its rule set, with ``--tiles`` its tile set) against the lexicon; the leave
+    file its equity players use (``--leaves``, else the shipped leaves of ``--lang``)."""
+    from gamecore.errors import UsageError
+    from pipelines.bag import check_tile_set, load_rules_with_tiles
+
+    if tile_file is not None:
+        check_tile_set(str(tile_file), rules, bundle.alphabet)
+    rs = load_rules_with_tiles(rules, str(tile_file) if tile_file else None)
+    if rs.blank_swap:
+        raise UsageError(f"the rule set {rs.name} swaps blanks from the board, which self-play does not play")
+    ts = rs.tiles()
+    missing = [a for a in bundle.alphabet if not ts.has(a)]
+    if missing:
+        raise UsageError(f"the lexicon {bundle.folder} has letters the tile set {ts.name} lacks ({''.join(missing[:12])})")
+    if not (leaves or lang):
+        raise UsageError("give --leaves FILE.klv2 (or --lang L for the shipped leaves)")
+    return _leave_path(leaves or "shipped", lang, rules)
+
+
+def _report(results, cmp, fmt: OutputFormat) -> None:
+    """Each bag's measures with their intervals (and the difference of two bags' evenness, with its
+    verdict) on stdout."""
+    import json
+    import math
+    import sys
+
     rows = []
     for r in results:
         for m, (v, lo, hi) in r.summary.items():
