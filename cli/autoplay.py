@@ -100,7 +100,7 @@ def autoplay(
     leave_paths = []
     for kind, lv in zip(kinds, given, strict=True):
         leave_paths.append(leave_path(lv, lang, rules_ref) if kind in EQUITY_STRATEGIES and lv is not None else None)
-    vocab = [_vocabulary(kind, folder) for kind in kinds]
+    vocab = [vocabulary_tier(kind, folder) for kind in kinds]
     from pipelines.autoplay import Config, run_autoplay
 
     cfg = Config(
@@ -165,7 +165,7 @@ def _leave_choices(
     return given
 
 
-def _vocabulary(kind: str, folder: Path) -> str | None:
+def vocabulary_tier(kind: str, folder: Path) -> str | None:
     """The vocabulary tier a Netskrafl robot plays (``midlungur``, ``amlodi``: built beside the
     lexicon), None for the others."""
     from gamecore.errors import UsageError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import typer
 
@@ -47,7 +47,6 @@ def ladder(
     import math
     import sys
 
-    from gamecore.autoplay import STRATEGIES
     from gamecore.errors import UsageError
 
     if (lexicon is None) == (lang is None):
@@ -58,16 +57,7 @@ def ladder(
         raise UsageError(f"--seed must be 0 or more; got {seed}")
     if workers < 1:
         raise UsageError(f"--workers must be at least 1; got {workers}")
-    names = [x.strip() for p in (players or DEFAULT_PLAYERS) for x in p.split(",") if x.strip()]
-    for n in names:
-        if n not in STRATEGIES:
-            raise UsageError(f"--players: unknown player {n!r}; known: {', '.join(STRATEGIES)}")
-    if len(set(names)) != len(names):
-        raise UsageError(f"--players: a player named twice ({', '.join(names)})")
-    if len(names) < 2:
-        raise UsageError("--players: give two players or more")
-    if anchor not in names:
-        raise UsageError(f"--anchor {anchor} is not one of the players ({', '.join(names)})")
+    names = _player_names(players or DEFAULT_PLAYERS, anchor)
     if not math.isfinite(anchor_rating):
         raise UsageError("--anchor-rating must be a number")
     folder = lexicon_folder(lexicon, lang)
@@ -85,15 +75,9 @@ def ladder(
         if leaves is None and lang is None:
             raise UsageError("the equity player needs leave values: give --leaves FILE.klv2")
         lv = leave_path(leaves or "shipped", lang, rules_ref)
-    vocab: list[str | None] = []
-    for n in names:
-        if n in ("midlungur", "amlodi"):
-            tier = folder / n
-            if not (tier / "manifest.json").is_file():
-                raise UsageError(f"{n} plays the words of its vocabulary, {tier}: build it with 'skrafl build' (the {n} recipe)")
-            vocab.append(str(tier))
-        else:
-            vocab.append(None)
+    from cli.autoplay import vocabulary_tier
+
+    vocab = [vocabulary_tier(n, folder) for n in names]
     from pipelines.ladder import Z95, Config, run_ladder
 
     cfg = Config(
@@ -118,6 +102,25 @@ def ladder(
         for i in order
     ]
     emit(rows, ["player", "rating", "low", "high"], fmt)
+
+
+def _player_names(players: Sequence[str], anchor: str) -> list[str]:
+    """``--players`` (repeated, or comma-separated) as a list of two or more known strategies, each
+    once, the ``--anchor`` among them."""
+    from gamecore.autoplay import STRATEGIES
+    from gamecore.errors import UsageError
+
+    names = [x.strip() for p in players for x in p.split(",") if x.strip()]
+    for n in names:
+        if n not in STRATEGIES:
+            raise UsageError(f"--players: unknown player {n!r}; known: {', '.join(STRATEGIES)}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"--players: a player named twice ({', '.join(names)})")
+    if len(names) < 2:
+        raise UsageError("--players: give two players or more")
+    if anchor not in names:
+        raise UsageError(f"--anchor {anchor} is not one of the players ({', '.join(names)})")
+    return names
 
 
 def register(app: typer.Typer) -> None:
