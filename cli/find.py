@@ -63,10 +63,7 @@ def find(
     if hooks is not None and (length is not None or limit is not None):
         raise UsageError("--length and --limit choose among the words of PATTERN or --anagram; --hooks lists one word's hooks")
     if hooks is not None:
-        word = _one_item(hooks, "--hooks", "word", word=check_word)  # as check takes a word: no space or control character
-        wild = next((ch for ch in word if ch in "?*[]"), None)
-        if wild is not None:
-            raise UsageError(f"--hooks takes a word, not a pattern: {wild!r} is a wildcard (find the words with PATTERN first)")
+        word = _hooks_word(hooks)
     if anagram is not None:
         anagram = _one_item(anagram, "--anagram", "rack")
     if pattern is not None:
@@ -75,21 +72,7 @@ def find(
         pattern = _one_item(pattern, "PATTERN", "pattern", PATTERN_MAX)
     lex = Lexicon.load(lexicon_dir(lang, lexicon))
     if hooks is not None:
-        front, back = lex.hooks(word)
-        key = lex.key(word)
-        row = [key, front, back, "yes" if key in lex else "no"]
-        out = sys.stdout  # a local: a write that fails names standard output
-        if fmt == OutputFormat.json:
-            json.dump(
-                {"word": key, "front_hooks": list(front), "back_hooks": list(back), "valid": key in lex},
-                out,
-                ensure_ascii=False,
-            )
-            out.write("\n")
-        else:
-            emit([row], ["word", "front_hooks", "back_hooks", "valid"], fmt)
-        out.flush()
-        raise typer.Exit(0 if front or back else 1)
+        raise typer.Exit(_hooks(lex, word, fmt))
     words = lex.anagrams(anagram) if anagram is not None else None
     if pattern is not None:
         words = lex.match(pattern, words)  # with --anagram: the anagrams that match it
@@ -108,6 +91,33 @@ def find(
         out.write("".join(w + "\n" for w in words))
     out.flush()
     raise typer.Exit(0 if words else 1)
+
+
+def _hooks_word(hooks: str) -> str:
+    """``--hooks``: one word, as check takes it (no space or control character), no wildcard."""
+    from gamecore.errors import UsageError
+
+    word = _one_item(hooks, "--hooks", "word", word=check_word)
+    wild = next((ch for ch in word if ch in "?*[]"), None)
+    if wild is not None:
+        raise UsageError(f"--hooks takes a word, not a pattern: {wild!r} is a wildcard (find the words with PATTERN first)")
+    return word
+
+
+def _hooks(lex, word: str, fmt: OutputFormat) -> int:
+    """The front and back hooks of ``word`` on stdout; the exit status (0 some hook, 1 none)."""
+    front, back = lex.hooks(word)
+    key = lex.key(word)
+    out = sys.stdout  # a local: a write that fails names standard output
+    if fmt == OutputFormat.json:
+        json.dump(
+            {"word": key, "front_hooks": list(front), "back_hooks": list(back), "valid": key in lex}, out, ensure_ascii=False
+        )
+        out.write("\n")
+    else:
+        emit([[key, front, back, "yes" if key in lex else "no"]], ["word", "front_hooks", "back_hooks", "valid"], fmt)
+    out.flush()
+    return 0 if front or back else 1
 
 
 def _one_item(value: str, name: str, what: str, limit: int | None = None, word=None) -> str:
