@@ -63,7 +63,7 @@ def endgame(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    from cli.position import lexicon_folder, load_position, resolve_rules
+    from cli.position import lexicon_folder
     from gamecore.best import load_bundle
     from gamecore.endgame import Endgame
     from gamecore.errors import UsageError
@@ -80,45 +80,11 @@ def endgame(
             "--opp-rack goes with --board or --cgp (in a game with an empty bag the opponent holds every unseen tile)"
         )
     bundle = load_bundle(folder)
-    scores: tuple[int, int] = (0, 0)
-    zeros, passes = 0, (0, 0)
-    theirs: list[str] | None
     if cgp is not None and board is None and game is None:
-        from gamecore.board import parse_cgp
-        from gamecore.text import nfc
-
-        ruleset = resolve_rules(rules, bundle, lang)
-        pos = parse_cgp(nfc(cgp), ruleset.tiles(), ruleset.layout())
-        the_board, mine = pos.board, list(pos.racks[0])
-        if opp_rack is not None:
-            theirs = _rack(opp_rack, ruleset, "--opp-rack")
-        else:
-            theirs = list(pos.racks[1]) or None
-        scores, zeros = pos.scores, pos.zeros
-        if not mine:
-            raise UsageError("the CGP string gives no rack for the side on turn: write it as RACK/OPPONENT after the board")
+        side = _cgp_side(cgp, opp_rack, rules, bundle, lang)
     else:
-        position = load_position(
-            board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=bundle
-        )
-        ruleset = position.rules
-        the_board = position.board
-        theirs = _rack(opp_rack, ruleset, "--opp-rack") if opp_rack is not None else None
-        if game is not None:
-            if position.mover is None:
-                raise UsageError(f"{position.what}: the game is over; give --move N of a turn before its end")
-            if not position.rack:
-                raise UsageError(f"{position.what}: the game log does not give the rack of the side on turn")
-            mine = list(position.rack)
-            p = position.mover
-            s = position.scores or (0, 0)
-            if len(s) != 2:
-                raise UsageError(f"{position.what}: the endgame is solved for two players; this game has {len(s)}")
-            scores = (s[p], s[1 - p])
-            zeros, passes = _scoreless(game, move, p)
-        else:
-            assert rack is not None  # --board goes with --rack, checked above
-            mine = _rack(rack, ruleset, "--rack")
+        side = _position_side(board, board_format, cgp, game, move, rack, opp_rack, rules, lang, bundle)
+    ruleset, the_board, mine, theirs, scores, zeros, passes = side
     theirs, unseen = _check_bag(the_board, mine, theirs, ruleset)
     if ruleset.players_max < 2:
         raise UsageError(f"the rules of {ruleset.name} are not a game of two")  # pragma: no cover
@@ -140,6 +106,49 @@ def endgame(
     eg = Endgame(the_board, (mine, theirs), bundle.kwg, bundle.alphabet, ruleset, scores, zeros, passes)
     result = eg.solve(plies=plies, seconds=seconds)
     sys.stdout.write(_render(result, fmt))
+
+
+def _cgp_side(cgp: str, opp_rack: Optional[str], rules: Optional[str], bundle, lang: Optional[str]):
+    """The position of ``--cgp``: ``(rules, board, rack, opponent's rack or None, scores, scoreless
+    turns, passes)``."""
+    from cli.position import resolve_rules
+    from gamecore.board import parse_cgp
+    from gamecore.errors import UsageError
+    from gamecore.text import nfc
+
+    ruleset = resolve_rules(rules, bundle, lang)
+    pos = parse_cgp(nfc(cgp), ruleset.tiles(), ruleset.layout())
+    mine = list(pos.racks[0])
+    theirs = _rack(opp_rack, ruleset, "--opp-rack") if opp_rack is not None else list(pos.racks[1]) or None
+    if not mine:
+        raise UsageError("the CGP string gives no rack for the side on turn: write it as RACK/OPPONENT after the board")
+    return ruleset, pos.board, mine, theirs, pos.scores, pos.zeros, (0, 0)
+
+
+def _position_side(board, board_format, cgp, game, move, rack, opp_rack, rules, lang, bundle):
+    """The position of ``--board``/``--rack`` or of ``--game``/``--move`` (read by
+    :func:`cli.position.load_position`), as :func:`_cgp_side` gives it."""
+    from cli.position import load_position
+    from gamecore.errors import UsageError
+
+    position = load_position(
+        board=board, board_format=board_format, cgp=cgp, game=game, move=move, rules=rules, lang=lang, lex=bundle
+    )
+    ruleset = position.rules
+    theirs = _rack(opp_rack, ruleset, "--opp-rack") if opp_rack is not None else None
+    if game is None:
+        assert rack is not None  # --board goes with --rack, checked by endgame
+        return ruleset, position.board, _rack(rack, ruleset, "--rack"), theirs, (0, 0), 0, (0, 0)
+    if position.mover is None:
+        raise UsageError(f"{position.what}: the game is over; give --move N of a turn before its end")
+    if not position.rack:
+        raise UsageError(f"{position.what}: the game log does not give the rack of the side on turn")
+    p = position.mover
+    s = position.scores or (0, 0)
+    if len(s) != 2:
+        raise UsageError(f"{position.what}: the endgame is solved for two players; this game has {len(s)}")
+    zeros, passes = _scoreless(game, move, p)
+    return ruleset, position.board, list(position.rack), theirs, (s[p], s[1 - p]), zeros, passes
 
 
 def _rack(text: str, ruleset, option: str) -> list[str]:
