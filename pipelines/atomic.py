@@ -61,6 +61,39 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def check_placement(target: Path | str, inputs: Iterable[Path | str] = ()) -> Path:
+    """Refuse a folder to write (an output, a dataset) by where it lies, whatever is there; return
+    it absolute. Refused: the root folder, the current folder or a parent of it, an input or a
+    folder holding one, a folder inside an input folder or inside a skrafl output (inputs given as
+    URLs are not paths and are passed over).
+
+    Raises:
+        UsageError: one line saying where it lies and what to do.
+    """
+    visible = Path(os.path.abspath(target))
+    if visible.parent == visible:
+        raise UsageError(f"{target}: is the root folder; give a new folder")
+    cwd = Path.cwd().resolve()
+    real = Path(os.path.realpath(visible))
+    if _inside(cwd, visible) or _inside(cwd, real):
+        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
+    for item in inputs:
+        if isinstance(item, str) and "://" in item:
+            continue
+        src = Path(os.path.realpath(item))
+        if _inside(src, real) or _inside(src, visible):
+            raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
+        if src.is_dir() and (_inside(real, src) or _inside(visible, src)):
+            raise UsageError(
+                f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)"
+            )
+    parent_real = Path(os.path.realpath(visible.parent))
+    enclosing = output_root(parent_real) if parent_real.exists() else None
+    if enclosing is not None:
+        raise UsageError(f"{target}: lies inside {_describe(enclosing[1])} ({enclosing[0]}); give a folder outside it")
+    return visible
+
+
 def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | str] = ()) -> Path:
     """Refuse an output path that a run of ``command`` must not write; return it absolute.
 
@@ -76,25 +109,8 @@ def check_output_dir(target: Path | str, command: str, inputs: Iterable[Path | s
         UsageError: one line saying what is there and what to do.
     """
     target = Path(target)
-    visible = Path(os.path.abspath(target))
-    if visible.parent == visible:
-        raise UsageError(f"{target}: is the root folder; give a new folder")
-    cwd = Path.cwd().resolve()
+    visible = check_placement(target, inputs)
     real = Path(os.path.realpath(visible))
-    if _inside(cwd, visible) or _inside(cwd, real):
-        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
-    for item in inputs:
-        src = Path(os.path.realpath(item))
-        if _inside(src, real) or _inside(src, visible):
-            raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
-        if src.is_dir() and (_inside(real, src) or _inside(visible, src)):
-            raise UsageError(
-                f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)"
-            )
-    parent_real = Path(os.path.realpath(visible.parent))
-    enclosing = output_root(parent_real) if parent_real.exists() else None
-    if enclosing is not None:
-        raise UsageError(f"{target}: lies inside {_describe(enclosing[1])} ({enclosing[0]}); give a folder outside it")
     if visible.is_symlink():
         link = os.readlink(visible)
         if not _generation_re(visible.name).match(link) or "/" in link:

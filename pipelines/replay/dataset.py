@@ -467,30 +467,9 @@ def check_dataset_dir(target: str | Path, inputs: Iterable[str | Path] = ()) -> 
     Accepted: a new path, an empty folder, or a dataset written by ``replay --dataset``. Refused:
     a file, a symbolic link, a folder of other files, any skrafl output or a folder inside one, the
     current folder or a parent, an input or a folder holding or inside an input."""
-    from gamecore.folders import output_root
+    from pipelines.atomic import check_placement
 
-    visible = Path(os.path.abspath(target))
-    if visible.parent == visible:
-        raise UsageError(f"{target}: is the root folder; give a new folder")
-    cwd = Path.cwd().resolve()
-    if cwd == visible or visible in cwd.parents:
-        raise UsageError(f"{target}: is the current folder or one of its parents; give a new folder")
-    for item in inputs:
-        if isinstance(item, str) and "://" in item:
-            continue
-        src = Path(os.path.realpath(item))
-        if src == visible or visible in src.parents:
-            raise UsageError(f"{target}: is or holds the input {item}; give another folder (inputs are never written)")
-        if src.is_dir() and src in visible.parents:
-            raise UsageError(
-                f"{target}: lies inside the input folder {item}; give a folder outside it (inputs are never written)"
-            )
-    parent = Path(os.path.realpath(visible.parent))
-    enclosing = output_root(parent) if parent.exists() else None
-    if enclosing is not None:
-        raise UsageError(
-            f"{target}: lies inside the output of 'skrafl {enclosing[1].get('command')}' ({enclosing[0]}); give a folder outside it"
-        )
+    visible = check_placement(target, inputs)
     if visible.is_symlink():
         from gamecore.folders import read_marker
 
