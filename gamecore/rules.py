@@ -189,33 +189,12 @@ def read_rules(path: str | Path) -> RuleSet:
         line, what = toml_error(exc, text)
         raise DataError(f"not valid TOML: {what}", path, line) from None
     known = {f.name: f for f in fields(RuleSet)}
-    kwargs: dict[str, Any] = {}
     data.setdefault("name", path.stem)
+    kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key not in known:
             raise DataError(f"unknown rule-set key {key!r}; known: {', '.join(known)}", path)
-        want = known[key].type
-        if key == "end_targets":
-            if (
-                not isinstance(value, list)
-                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
-                or len(value) > 3
-            ):
-                raise DataError(
-                    f"end_targets must be a list of up to 3 positive integers (for 2, 3 and 4 players); got {value!r}", path
-                )
-            kwargs[key] = tuple(value)
-            continue
-        ok = {"int": int, "str": str, "bool": bool}.get(str(want).replace("'", ""), object)
-        if not isinstance(value, ok) or (ok is int and isinstance(value, bool)):
-            raise DataError(f"{key} must be of type {want}; got {value!r}", path)
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
-        if (
-            isinstance(value, int) and ok is int and not 0 <= value <= INT_MAX
-        ):  # counts and points: the scorer's and the tables' int32
-            raise DataError(f"{key} must be a whole number from 0 to {INT_MAX}; got {value}", path)
-        kwargs[key] = value
+        kwargs[key] = _rule_value(key, value, known[key].type, path)
     if kwargs.get("unpublished"):
         raise UsageError(f"rules {kwargs.get('name', path.stem)!r} ({path.name}): {kwargs['unpublished']}")
     if "tile_set" not in kwargs:
@@ -223,24 +202,58 @@ def read_rules(path: str | Path) -> RuleSet:
     for key, suffix in (("tile_set", ".tsv"), ("board", ".txt")):
         # a tile set or board given as a relative path is read beside the rule-set file
         value = kwargs.get(key)
-        if (
-            isinstance(value, str)
-            and value.endswith(suffix)
-            and not Path(value).is_absolute()
-            and (path.parent / value).is_file()
-        ):
-            kwargs[key] = str(path.parent / value)
-        elif isinstance(value, str) and value.endswith(suffix) and not Path(value).is_file():
-            raise DataError(f"{key} {value!r}: no such file (a relative path is read beside the rule-set file)", path)
-    if kwargs.get("rack_size", 7) < 1:
-        raise DataError("rack_size must be at least 1", path)
-    if kwargs.get("min_word_length", 2) < 2:
-        raise DataError("min_word_length must be at least 2 (a word is two letters or more)", path)
-    if kwargs.get("player_passes_end", 0) < 0:
-        raise DataError("player_passes_end must be 0 (no such rule) or more", path)
-    if not 2 <= kwargs.get("players_max", 4) <= 4:
-        raise DataError("players_max must be from 2 to 4", path)
+        if isinstance(value, str) and value.endswith(suffix):
+            kwargs[key] = _beside(path, key, value)
+    for key, default, low, high, why in _BOUNDS:
+        if not low <= kwargs.get(key, default) <= high:
+            raise DataError(f"{key} must {why}", path)
     return RuleSet(**kwargs)
+
+
+#: bounds of rule-set fields beyond their type: (key, default, lowest, highest, what the message says)
+_BOUNDS = (
+    ("rack_size", 7, 1, INT_MAX, "be at least 1"),
+    ("min_word_length", 2, 2, INT_MAX, "be at least 2 (a word is two letters or more)"),
+    ("player_passes_end", 0, 0, INT_MAX, "be 0 (no such rule) or more"),
+    ("players_max", 4, 2, 4, "be from 2 to 4"),
+)
+
+
+def _rule_value(key: str, value: Any, want: Any, path: Path) -> Any:
+    """One rule-set field's value checked against its type, its choices and the scorer's int32.
+
+    Raises:
+        DataError: naming the key and what it must be.
+    """
+    if key == "end_targets":
+        if (
+            not isinstance(value, list)
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+            or len(value) > 3
+        ):
+            raise DataError(
+                f"end_targets must be a list of up to 3 positive integers (for 2, 3 and 4 players); got {value!r}", path
+            )
+        return tuple(value)
+    ok = {"int": int, "str": str, "bool": bool}.get(str(want).replace("'", ""), object)
+    if not isinstance(value, ok) or (ok is int and isinstance(value, bool)):
+        raise DataError(f"{key} must be of type {want}; got {value!r}", path)
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise DataError(f"{key} must be one of {', '.join(_CHOICES[key])}; got {value!r}", path)
+    if (
+        isinstance(value, int) and ok is int and not 0 <= value <= INT_MAX
+    ):  # counts and points: the scorer's and the tables' int32
+        raise DataError(f"{key} must be a whole number from 0 to {INT_MAX}; got {value}", path)
+    return value
+
+
+def _beside(path: Path, key: str, value: str) -> str:
+    """A tile set or board file named by a rule-set file: a relative path is read beside it."""
+    if not Path(value).is_absolute() and (path.parent / value).is_file():
+        return str(path.parent / value)
+    if not Path(value).is_file():
+        raise DataError(f"{key} {value!r}: no such file (a relative path is read beside the rule-set file)", path)
+    return value
 
 
 def preset_names() -> list[str]:
