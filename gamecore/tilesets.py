@@ -163,6 +163,23 @@ def tile_set_names() -> list[str]:
     return sorted(p.stem for p in DATA_DIR.glob("*.tsv"))
 
 
+def _tile_row(cols: list[str], line: str, path: Path, lineno: int) -> tuple[str, int, int, bool]:
+    """A tile-set row as ``(label, count, value, vowel)``, its numbers in range.
+
+    Raises:
+        DataError: fewer than three columns, numbers that are not whole or out of range.
+    """
+    if len(cols) < 3:
+        raise DataError(f"expected letter, count, value[, vowel]; got {line!r}", path, lineno)
+    try:
+        count, value = int(cols[1]), int(cols[2])
+    except ValueError:
+        raise DataError(f"count and value must be integers; got {line!r}", path, lineno) from None
+    if not (0 <= count <= MAX_COUNT and 0 <= value <= MAX_VALUE):
+        raise DataError(f"count must be 0..{MAX_COUNT} and value 0..{MAX_VALUE}; got {line!r}", path, lineno)
+    return cols[0].strip(), count, value, len(cols) > 3 and cols[3].strip() not in ("", "0")
+
+
 def read_tile_set(path: str | Path, name: str | None = None) -> TileSet:
     """Read a tile-set file (format in the module docstring).
 
@@ -197,16 +214,7 @@ def read_tile_set(path: str | Path, name: str | None = None) -> TileSet:
                 raise DataError("expected the header 'letter<TAB>count<TAB>value<TAB>vowel'", path, lineno)
             header_seen = True
             continue
-        if len(cols) < 3:
-            raise DataError(f"expected letter, count, value[, vowel]; got {line!r}", path, lineno)
-        label = cols[0].strip()
-        try:
-            count, value = int(cols[1]), int(cols[2])
-            vowel = len(cols) > 3 and cols[3].strip() not in ("", "0")
-        except ValueError:
-            raise DataError(f"count and value must be integers; got {line!r}", path, lineno) from None
-        if not (0 <= count <= MAX_COUNT and 0 <= value <= MAX_VALUE):
-            raise DataError(f"count must be 0..{MAX_COUNT} and value 0..{MAX_VALUE}; got {line!r}", path, lineno)
+        label, count, value, vowel = _tile_row(cols, line, path, lineno)
         if label == BLANK:
             blanks += count
             continue
