@@ -290,22 +290,12 @@ def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold
             formed = _unplaced(board, placements, other.code, rules, lexicon, across)
             return Ruling(shown, coord, False, (other.code, other.message), formed, verdict=ILLEGAL, notes=notes, written=word)
     words = _line_words(board, sp, rules)
-    if reason is None and rules is not None and sp.tiles_placed > rules.rack_size:
-        reason = (
-            "not_on_rack",
-            f"the play places {sp.tiles_placed} tiles; a rack holds {rules.rack_size} (rules {rules.name})",
-        )
-    if reason is None:
-        reason = _beyond_tile_set(board, sp)
     bingo = rules is not None and sp.tiles_placed >= rules.bingo_min_tiles
     total = sum(w[1] for w in words) + (rules.bingo_bonus if bingo else 0)
     if [w[0] for w in words] != list(sp.words) or total != sp.score:  # pragma: no cover - a bug guard
         raise AssertionError(f"word breakdown {words} does not add up to the oracle's {sp.words} = {sp.score}")
-    if reason is None:  # the rule set's shortest word, as every front end rules it (gamecore.game_state)
-        from gamecore.game_state import too_short
-
-        why = too_short(rules, [(w, n) for w, _, n, _ in words])
-        reason = ("too_short", why) if why is not None else None
+    if reason is None:
+        reason = _beyond_rules(board, sp, rules, words)
     verdict = None
     scored = []
     for w, s, _, text in words:
@@ -317,6 +307,21 @@ def _adjudicate(board: Board, play: str, rack, lexicon, rules, coords: str, fold
     if lexicon is not None:
         verdict = "ACCEPTABLE" if all(x.valid for x in scored) else "UNACCEPTABLE"
     return Ruling(shown, sp.coord, True, None, scored, sp.score, bingo, verdict, sp, notes)
+
+
+def _beyond_rules(board: Board, sp, rules, words) -> tuple[str, str] | None:
+    """Why a play the board allows still cannot be made, or None: more tiles than a rack holds,
+    more of a tile than the tile set has, or a word shorter than the rule set's shortest (as every
+    front end rules it, :mod:`gamecore.game_state`)."""
+    if rules is not None and sp.tiles_placed > rules.rack_size:
+        return ("not_on_rack", f"the play places {sp.tiles_placed} tiles; a rack holds {rules.rack_size} (rules {rules.name})")
+    reason = _beyond_tile_set(board, sp)
+    if reason is not None:
+        return reason
+    from gamecore.game_state import too_short
+
+    why = too_short(rules, [(w, n) for w, _, n, _ in words])
+    return ("too_short", why) if why is not None else None
 
 
 def _unplaced(board: Board, placements, code: str, rules, lexicon, across: bool | None) -> list[WordScore]:
