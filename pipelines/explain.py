@@ -213,7 +213,6 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
     its value over ``keyed`` (the entries with their ``word``), and the partition keys (lists of
     polars expressions) of the rules' windows; None when a rule cannot be restricted (see the
     module docstring) or does not parse (:func:`pipelines.build.classify` then says why)."""
-    import polars as pl
 
     drops, calls = [], []
     for drop in recipe.drops:
@@ -222,21 +221,9 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
         drops.append((drop, spans))
     if any(re.split(r"[^A-Za-z_]", c, maxsplit=1)[0].upper() not in AGGREGATES for c in calls):
         return None  # ROW_NUMBER() OVER (), UPPER(form) OVER (): a value per row, not one
-    values: list[str | None] = []
-    if calls:
-        try:
-            exprs = [pl.sql_expr(re.sub(r"\s*OVER\s*\(\s*\)$", "", c, flags=re.IGNORECASE)) for c in calls]
-            if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
-                return None
-            values_frame = keyed.select([e.alias(f"_g{i}") for i, e in enumerate(exprs)]).collect(engine="streaming")
-            if values_frame.height != 1:
-                return None  # not one value over the whole source
-            row = values_frame.row(0)
-        except Exception:  # polars raises several error types for SQL it cannot apply
-            return None
-        values = [_sql_literal(v) for v in row]
-        if any(v is None for v in values):
-            return None
+    values = _whole_source_values(keyed, calls) if calls else []
+    if values is None:
+        return None
     new_drops: list[Any] = []
     partitions: list[list[Any]] = []
     k = 0
@@ -245,26 +232,54 @@ def restricted(keyed: Any, recipe: Recipe, source: str | None) -> tuple[Recipe, 
         for a, b in reversed(spans):
             when = when[:a] + f"({values[k + spans.index((a, b))]})" + when[b:]
         k += len(spans)
-        if drop.applies_to(source):
-            try:
-                tree = _tree(pl.sql_expr(when))
-                found: list = []
-                _walk(tree, found)
-            except _Unsupported:
-                return None
-            except Exception:  # does not parse: let classify report it
-                return None
-            for keys in found:
-                exprs = [_expr(p) for p in keys]
-                if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
-                    return None
-                # the asked words' own entries are classified anyway: a window over word needs no more
-                if [str(e) for e in exprs] != [str(pl.col("word"))] and all(
-                    [str(e) for e in exprs] != [str(x) for x in p] for p in partitions
-                ):
-                    partitions.append(exprs)
+        if drop.applies_to(source) and not _add_partitions(when, partitions):
+            return None
         new_drops.append(dataclasses.replace(drop, when=when))
     return dataclasses.replace(recipe, drops=new_drops), partitions
+
+
+def _whole_source_values(keyed: Any, calls: list[str]) -> list[str | None] | None:
+    """The value of each whole-source aggregate (``MAX(len) OVER ()``) over ``keyed``, as SQL
+    literals; None when one cannot be computed as one value (a computed column, not one row, a
+    value with no literal, SQL polars cannot apply)."""
+    import polars as pl
+
+    try:
+        exprs = [pl.sql_expr(re.sub(r"\s*OVER\s*\(\s*\)$", "", c, flags=re.IGNORECASE)) for c in calls]
+        if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
+            return None
+        values_frame = keyed.select([e.alias(f"_g{i}") for i, e in enumerate(exprs)]).collect(engine="streaming")
+        if values_frame.height != 1:
+            return None  # not one value over the whole source
+        row = values_frame.row(0)
+    except Exception:  # polars raises several error types for SQL it cannot apply
+        return None
+    values = [_sql_literal(v) for v in row]
+    return None if any(v is None for v in values) else values
+
+
+def _add_partitions(when: str, partitions: list[list[Any]]) -> bool:
+    """Add the partition keys of the windows of the condition ``when`` to ``partitions`` (each
+    once; a window over ``word`` needs none); False when it cannot be restricted (an unsupported
+    expression, a key over a computed column, a condition that does not parse)."""
+    import polars as pl
+
+    try:
+        tree = _tree(pl.sql_expr(when))
+        found: list = []
+        _walk(tree, found)
+    except Exception:  # _Unsupported, or it does not parse: classify reports that
+        return False
+    for keys in found:
+        exprs = [_expr(p) for p in keys]
+        if any(set(e.meta.root_names()) & COMPUTED for e in exprs):
+            return False
+        # the asked words' own entries are classified anyway: a window over word needs no more
+        if [str(e) for e in exprs] != [str(pl.col("word"))] and all(
+            [str(e) for e in exprs] != [str(x) for x in p] for p in partitions
+        ):
+            partitions.append(exprs)
+    return True
 
 
 def classify_words(entries: Any, recipe: Recipe, source: str | None, keys: list[str]) -> Any:
