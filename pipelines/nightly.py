@@ -656,6 +656,57 @@ def _elo_failed(work: Path, day: dt.date) -> bool:
     return any(isinstance(s, dict) and s.get("step") == "elo" and s.get("status") == "failed" for s in log.get("steps") or [])
 
 
+def _step_replay(cfg: dict, day: dt.date, rec: dict, lexicon: Path, dataset: Path, quiet: bool) -> None:
+    """Step 2: replay every day's games since the last night that rated into the dataset (see the
+    module).
+
+    Raises:
+        StepFailed: games were read and none replayed ok.
+    """
+    from pipelines.postgres import is_url
+    from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
+
+    # every day since the last night that rated (a night that failed or did not run is
+    # replayed now; from nothing: every day up to D)
+    state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day, cfg["workdir"])
+    since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
+    source = str(cfg["games"]["source"])
+    rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
+    rec["inputs"] = _shown([source])
+    empty_ok = False
+    folder_days = None
+    if is_url(source):
+        items = [source.replace("{date}", day.isoformat())]
+    elif DATE not in source:
+        items = [str(_under(cfg, source))]  # one folder of every day's games
+    else:
+        # a game without a time of its own (a GCG file) read from a day's folder is a game
+        # of that day: its partition is part=DAY, and elo rates it at the end of that day
+        folder_days = _day_folders(cfg, since, day, rec)
+        items = list(folder_days)
+        empty_ok = True
+    rec["inputs"] = _shown(items) + [str(lexicon)]
+    rec["outputs"] = [str(dataset)]
+    opts = ReplayOptions(lexicon_dir=str(lexicon), preset=cfg["replay"].get("rules"))
+    games = bool(items) and not (empty_ok and not rec["counts"]["days_with_games"])
+    s = run_replay_dataset(
+        items,
+        dataset,
+        opts,
+        workers=int(cfg["replay"].get("workers", 1)) if games else 1,
+        quiet=quiet,
+        since=since,
+        until=day,
+        cluster=(cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None) if games else None,
+        empty_ok=empty_ok,
+        folder_days=folder_days,
+    )
+    rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
+    rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])
+    if s["games"] and not s["ok"]:
+        raise StepFailed("replay", _none_replayed(s))
+
+
 def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = True) -> dict:
     """Run every step for ``day`` (default: yesterday, UTC); return the run log (also written
     to ``WORK/logs/DAY.json``). A failed step: the log says which, with status ``failed``, and
@@ -683,51 +734,7 @@ def run_nightly(config: str | Path, day: dt.date | None = None, quiet: bool = Tr
         # 2. replay
         rec = _begin(log, "replay")
 
-        def replay():
-            from pipelines.postgres import is_url
-            from pipelines.replay.jobs import ReplayOptions, run_replay_dataset
-
-            # every day since the last night that rated (a night that failed or did not run is
-            # replayed now; from nothing: every day up to D)
-            state = _newest_elo_before(_under(cfg, cfg["elo"]["out"]), day, cfg["workdir"])
-            since = dt.date.fromisoformat(state.name) + dt.timedelta(days=1) if state is not None else None
-            source = str(cfg["games"]["source"])
-            rec["counts"] = {"since": since.isoformat() if since else None, "until": day.isoformat()}
-            rec["inputs"] = _shown([source])
-            empty_ok = False
-            folder_days = None
-            if is_url(source):
-                items = [source.replace("{date}", day.isoformat())]
-            elif DATE not in source:
-                items = [str(_under(cfg, source))]  # one folder of every day's games
-            else:
-                # a game without a time of its own (a GCG file) read from a day's folder is a game
-                # of that day: its partition is part=DAY, and elo rates it at the end of that day
-                folder_days = _day_folders(cfg, since, day, rec)
-                items = list(folder_days)
-                empty_ok = True
-            rec["inputs"] = _shown(items) + [str(lexicon)]
-            rec["outputs"] = [str(dataset)]
-            opts = ReplayOptions(lexicon_dir=str(lexicon), preset=cfg["replay"].get("rules"))
-            games = bool(items) and not (empty_ok and not rec["counts"]["days_with_games"])
-            s = run_replay_dataset(
-                items,
-                dataset,
-                opts,
-                workers=int(cfg["replay"].get("workers", 1)) if games else 1,
-                quiet=quiet,
-                since=since,
-                until=day,
-                cluster=(cfg["replay"].get("cluster") or os.environ.get("SKRAFL_DASK_SCHEDULER") or None) if games else None,
-                empty_ok=empty_ok,
-                folder_days=folder_days,
-            )
-            rec["counts"].update({k: s[k] for k in ("games", "ok", "mismatch", "error", "moves", "outside")})
-            rec["counts"].update(partitions=s["partitions"], unchanged=s["unchanged"], removed=s["removed"])
-            if s["games"] and not s["ok"]:
-                raise StepFailed("replay", _none_replayed(s))
-
-        _run(rec, replay)
+        _run(rec, lambda: _step_replay(cfg, day, rec, lexicon, dataset, quiet))
         # 3. impact
         rec = _begin(log, "impact")
         if previous is None or not cfg.get("impact", {}).get("out"):
