@@ -13,7 +13,7 @@ and line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from gamecore.errors import DataError
 from gamecore.text import DUMP_LINE_MAX, bounded_lines, nfc, strip_bom
@@ -52,6 +52,54 @@ def version(path: Path) -> str:
     return file_version(Path(path))
 
 
+def _line_text(raw: bytes, path: Path, lineno: int, last: bool) -> str:
+    """A line's text, NFC, without its line break (and on the first line a byte-order mark).
+
+    Raises:
+        DataError: not UTF-8; the file's last line without its line break (cut short).
+    """
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); BÍN CSV files are "
+            "UTF-8 — convert with: iconv -f latin1 -t utf-8",
+            path,
+            lineno,
+        ) from None
+    if not line.endswith("\n") and last:
+        raise DataError(
+            "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends with a line break",
+            path,
+            lineno,
+        )
+    if lineno == 1:
+        line = strip_bom(line)  # Excel's "CSV UTF-8" starts with one
+    return nfc(line.rstrip("\r\n"))
+
+
+def _row(line: str, fields: Sequence[str], path: Path, lineno: int) -> dict[str, Any]:
+    """A line's fields by name (numbers as integers, an empty number None), with its line number.
+
+    Raises:
+        DataError: the wrong number of fields, a field that is not a whole number, no word form.
+    """
+    parts = line.split(";")
+    if len(parts) != len(fields):
+        raise DataError(f"{len(parts)} fields; expected {len(fields)} ({', '.join(fields)})", path, lineno)
+    row: dict[str, Any] = {"row": lineno}
+    for name, value in zip(fields, parts, strict=True):
+        if name not in INT_FIELDS:
+            row[name] = value
+        elif value == "":
+            row[name] = None
+        else:
+            row[name] = whole_number(value, _KINDS[name], f"field {name}", path, lineno)
+    if not row["form"]:
+        raise DataError("empty word form (field 'form')", path, lineno)
+    return row
+
+
 def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> Iterator[Any]:
     """Yield pyarrow record batches of the entries of a SHsnid or KRsnid file.
 
@@ -63,7 +111,6 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
         raise DataError("a BÍN CSV source needs a file: --source SHsnid.csv or KRsnid.csv")
     path = Path(path)
     fields = FORMATS[fmt or sniff(path)]
-    n_fields = len(fields)
     from tqdm import tqdm
 
     builder = BatchBuilder()
@@ -79,41 +126,10 @@ def read(path: Path | None, progress: bool = True, fmt: str | None = None) -> It
                 raise DataError(too_long(DUMP_LINE_MAX, "BÍN CSV file"), path, lineno)
             bar.update(len(raw))
             done += len(raw)
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); BÍN CSV files are "
-                    "UTF-8 — convert with: iconv -f latin1 -t utf-8",
-                    path,
-                    lineno,
-                ) from None
-            if not line.endswith("\n") and done >= size:
-                raise DataError(
-                    "the file ends in the middle of a line (truncated download?); every BÍN CSV line ends with a line break",
-                    path,
-                    lineno,
-                )
-            if lineno == 1:
-                line = strip_bom(line)  # Excel's "CSV UTF-8" starts with one
-            line = nfc(line.rstrip("\r\n"))
+            line = _line_text(raw, path, lineno, last=done >= size)
             if not line:
                 continue
-            parts = line.split(";")
-            if len(parts) != n_fields:
-                raise DataError(f"{len(parts)} fields; expected {n_fields} ({', '.join(fields)})", path, lineno)
-            row: dict[str, Any] = {"row": lineno}
-            for name, value in zip(fields, parts, strict=True):
-                if name in INT_FIELDS:
-                    if value == "":
-                        row[name] = None
-                        continue
-                    row[name] = whole_number(value, _KINDS[name], f"field {name}", path, lineno)
-                else:
-                    row[name] = value
-            if not row["form"]:
-                raise DataError("empty word form (field 'form')", path, lineno)
-            builder.add(row)
+            builder.add(_row(line, fields, path, lineno))
             rows += 1
             if builder.full():
                 yield builder.take()
