@@ -100,6 +100,57 @@ def read(path: Path | None = None, progress: bool = True) -> Iterator[Any]:
         yield from _read(src, progress)
 
 
+def _article(aid: Any, lemma: Any, texts: tuple[Any, ...], table: Any, src: Path, n: int) -> tuple[int, Any, list]:
+    """An article's id, lemma (NFC) and paradigms (its inflection table read as JSON).
+
+    Raises:
+        DataError: an id that is not a 64-bit whole number, a table that is not a JSON list, a
+            lemma, word class, gender or edit state that is not text.
+    """
+    try:
+        paradigms = json.loads(table) if table else []
+        article_id = int(aid)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise DataError(f"article {aid!r} ({lemma!r}): bad id or inflection table: {str(exc)[:200]}", src, n) from None
+    if not -(2**63) <= article_id < 2**63:
+        raise DataError(f"article id {str(aid)[:40]}: out of range (a 64-bit whole number expected)", src, n)
+    if not isinstance(paradigms, list):
+        raise DataError(f"article {aid!r}: inflection table is not a list", src, n)
+    if not all(x is None or isinstance(x, str) for x in (lemma, *texts)):
+        raise DataError(f"article {aid!r}: lemma, word_class, gender and edit_state must be text", src, n)
+    return article_id, nfc(lemma) if lemma else lemma, paradigms
+
+
+def _inflections(aid: Any, para: Any, p: int, src: Path, n: int) -> Iterator[tuple[str, list[str]]]:
+    """The forms (NFC) of paradigm ``p`` with their tags; inflections without a form passed over.
+
+    Raises:
+        DataError: a paradigm or an inflection that is not an object, a form or word class that is
+            not text, tags that are not a list of text.
+    """
+    if not isinstance(para, dict) or not isinstance(para.get("inflections") or [], list):
+        raise DataError(f"article {aid!r}: paradigm {p + 1} is not an object with an 'inflections' list", src, n)
+    for infl in para.get("inflections") or []:
+        if not isinstance(infl, dict):
+            raise DataError(f"article {aid!r}: an inflection of paradigm {p + 1} is not an object", src, n)
+        form = infl.get("form")
+        if not form:
+            continue
+        tags = infl.get("tags") or []
+        if (
+            not isinstance(form, str)
+            or not isinstance(tags, list)
+            or not all(isinstance(t, str) for t in tags)
+            or not isinstance(para.get("word_class") or "", str)
+        ):
+            raise DataError(
+                f"article {aid!r}: an inflection's form and a paradigm's word_class must be text, its tags a list of text",
+                src,
+                n,
+            )
+        yield nfc(form), tags
+
+
 def _read(src: Path, progress: bool) -> Iterator[Any]:
     from tqdm import tqdm
 
@@ -117,43 +168,9 @@ def _read(src: Path, progress: bool) -> Iterator[Any]:
                 tqdm(cur, total=total, desc="Bokmålsordboka articles", unit=" art", disable=not progress, mininterval=0.5),
                 start=1,
             ):
-                try:
-                    paradigms = json.loads(table) if table else []
-                    article_id = int(aid)
-                except (ValueError, TypeError, RecursionError) as exc:
-                    raise DataError(
-                        f"article {aid!r} ({lemma!r}): bad id or inflection table: {str(exc)[:200]}", src, n
-                    ) from None
-                if not -(2**63) <= article_id < 2**63:
-                    raise DataError(f"article id {str(aid)[:40]}: out of range (a 64-bit whole number expected)", src, n)
-                if not isinstance(paradigms, list):
-                    raise DataError(f"article {aid!r}: inflection table is not a list", src, n)
-                if not all(x is None or isinstance(x, str) for x in (lemma, aclass, gender, state)):
-                    raise DataError(f"article {aid!r}: lemma, word_class, gender and edit_state must be text", src, n)
-                lemma = nfc(lemma) if lemma else lemma
+                article_id, lemma, paradigms = _article(aid, lemma, (aclass, gender, state), table, src, n)
                 for p, para in enumerate(paradigms):
-                    if not isinstance(para, dict) or not isinstance(para.get("inflections") or [], list):
-                        raise DataError(f"article {aid!r}: paradigm {p + 1} is not an object with an 'inflections' list", src, n)
-                    for infl in para.get("inflections") or []:
-                        if not isinstance(infl, dict):
-                            raise DataError(f"article {aid!r}: an inflection of paradigm {p + 1} is not an object", src, n)
-                        form = infl.get("form")
-                        if not form:
-                            continue
-                        tags = infl.get("tags") or []
-                        if (
-                            not isinstance(form, str)
-                            or not isinstance(tags, list)
-                            or not all(isinstance(t, str) for t in tags)
-                            or not isinstance(para.get("word_class") or "", str)
-                        ):
-                            raise DataError(
-                                f"article {aid!r}: an inflection's form and a paradigm's word_class must be text, "
-                                "its tags a list of text",
-                                src,
-                                n,
-                            )
-                        form = nfc(form)
+                    for form, tags in _inflections(aid, para, p, src, n):
                         row += 1
                         batcher.add(
                             form=form,
