@@ -209,6 +209,41 @@ def expand(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str
         yield form, applied
 
 
+def _suffixes(aff: Any, word: str, allowed: set[str], with_prefix: Any) -> Iterator[tuple[str, str, Any]]:
+    """The forms of ``word`` with one suffix of the ``allowed`` flags, then with a second suffix of
+    its continuation classes (with a prefix: cross-product suffixes only), as
+    ``(form, flags, last suffix rule)``; circumfixes in pairs, NEEDAFFIX suffixes not final."""
+    need, circ = aff.NEEDAFFIX, aff.CIRCUMFIX
+    p_circ = bool(with_prefix is not None and circ and circ in with_prefix.flags)
+    for flag in sorted(allowed):  # sorted: a form reached twice keeps the same rules on every run
+        for sfx in aff.SFX.get(flag, ()):
+            if with_prefix is not None and not sfx.crossproduct:
+                continue
+            if not _sfx_ok(sfx, word):
+                continue
+            s_circ = bool(circ and circ in sfx.flags)
+            form = _add_sfx(sfx, word)
+            if s_circ == p_circ and not (need and need in sfx.flags):
+                yield form, sfx.flag, sfx
+            yield from _second_suffixes(aff, sfx, form, with_prefix, s_circ, p_circ)
+
+
+def _second_suffixes(
+    aff: Any, sfx: Any, form: str, with_prefix: Any, s_circ: bool, p_circ: bool
+) -> Iterator[tuple[str, str, Any]]:
+    """The forms of ``form`` (made by the suffix rule ``sfx``) with a second suffix of its
+    continuation classes."""
+    need, circ = aff.NEEDAFFIX, aff.CIRCUMFIX
+    for flag2 in sorted(sfx.flags):
+        for sfx2 in aff.SFX.get(flag2, ()):
+            if with_prefix is not None and not sfx2.crossproduct:
+                continue
+            if _sfx_ok(sfx2, form):
+                c2 = bool(circ and circ in sfx2.flags) or s_circ
+                if c2 == p_circ and not (need and need in sfx2.flags):
+                    yield _add_sfx(sfx2, form), sfx.flag + "+" + sfx2.flag, sfx2
+
+
 def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[str, str, Any]]:
     """Like :func:`expand`, with the last suffix rule applied (or None) as a third item.
 
@@ -222,28 +257,7 @@ def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[st
     if not (need and need in flags):
         yield stem, "", None
 
-    def suffixes(word: str, allowed: set[str], with_prefix: Any) -> Iterator[tuple[str, str, Any]]:
-        for flag in sorted(allowed):  # sorted: a form reached twice keeps the same rules on every run
-            for sfx in aff.SFX.get(flag, ()):
-                if with_prefix is not None and not sfx.crossproduct:
-                    continue
-                if not _sfx_ok(sfx, word):
-                    continue
-                s_circ = bool(circ and circ in sfx.flags)
-                p_circ = bool(with_prefix is not None and circ and circ in with_prefix.flags)
-                form = _add_sfx(sfx, word)
-                if s_circ == p_circ and not (need and need in sfx.flags):
-                    yield form, sfx.flag, sfx
-                for flag2 in sorted(sfx.flags):  # a second suffix (continuation class)
-                    for sfx2 in aff.SFX.get(flag2, ()):
-                        if with_prefix is not None and not sfx2.crossproduct:
-                            continue
-                        if _sfx_ok(sfx2, form):
-                            c2 = bool(circ and circ in sfx2.flags) or s_circ
-                            if c2 == p_circ and not (need and need in sfx2.flags):
-                                yield _add_sfx(sfx2, form), sfx.flag + "+" + sfx2.flag, sfx2
-
-    yield from suffixes(stem, flags, None)
+    yield from _suffixes(aff, stem, flags, None)
     for flag in sorted(flags):
         for pfx in aff.PFX.get(flag, ()):
             if not _pfx_ok(pfx, stem):
@@ -252,7 +266,7 @@ def expand_rules(stem: str, flags: Iterable[str], aff: Any) -> Iterator[tuple[st
             if not p_circ and not (need and need in pfx.flags):
                 yield _add_pfx(pfx, stem), pfx.flag, None
             allowed = set(pfx.flags) | (flags if pfx.crossproduct else set())
-            for form, sflags, last in suffixes(stem, allowed, pfx if pfx.crossproduct else None):
+            for form, sflags, last in _suffixes(aff, stem, allowed, pfx if pfx.crossproduct else None):
                 # Hunspell checks the prefix condition on the root; the suffix is applied first.
                 yield (_add_pfx(pfx, form) if form.startswith(pfx.strip) else pfx.add + form), pfx.flag + "+" + sflags, last
 
