@@ -565,17 +565,7 @@ def run_replay(
         for batch in runs:
             writer.add(batch)
             g = batch.games
-            status = g.column("status").to_pylist()
-            warnings = g.column("warnings").to_pylist()
-            summary["games"] += len(status)
-            summary["moves"] += batch.moves.num_rows
-            for i, st in enumerate(status):
-                summary[st] += 1
-                if st == "ok":
-                    if warnings[i]:
-                        summary["warnings"] += 1
-                elif len(summary["not_ok"]) < LISTED:
-                    summary["not_ok"].append((st, g.column("file")[i].as_py(), g.column("error")[i].as_py()))
+            _tally(summary, batch)
             unread += batch.unread
             if first_unread is None and len(batch):
                 first_unread = (g.column("file")[0].as_py(), g.column("error")[0].as_py())  # the one named if no file is readable
@@ -599,6 +589,22 @@ def run_replay(
     if hold.signum is not None:
         raise Stopped(hold.signum, committed=True)
     return summary
+
+
+def _tally(summary: dict[str, Any], batch: Any) -> None:
+    """Count a batch of replayed games into ``summary``: games and moves, each status, the ok games
+    with warnings, and the first :data:`LISTED` games not ok."""
+    g = batch.games
+    status = g.column("status").to_pylist()
+    warnings = g.column("warnings").to_pylist()
+    summary["games"] += len(status)
+    summary["moves"] += batch.moves.num_rows
+    for i, st in enumerate(status):
+        summary[st] += 1
+        if st == "ok":
+            summary["warnings"] += 1 if warnings[i] else 0
+        elif len(summary["not_ok"]) < LISTED:
+            summary["not_ok"].append((st, g.column("file")[i].as_py(), g.column("error")[i].as_py()))
 
 
 def paths_apart(a: str | Path, b: str | Path) -> bool:
