@@ -318,6 +318,44 @@ def whole_stdout() -> None:
     sys.stdout = text
 
 
+def _usage_message(exc) -> str | None:  # noqa: ANN001  (a click.UsageError: click is imported late)
+    """The line of a usage error, naming the command's help; None for an empty one (click's help
+    when arguments are missing: the help only)."""
+    if not exc.format_message().strip():
+        return None
+    where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
+    return f"skrafl: error: {exc.format_message()} (see '{where} --help')"
+
+
+def _os_error_detail(exc: OSError) -> str:
+    """What an OSError says: the file and why, or standard output and why (then what stdout still
+    holds goes nowhere: the interpreter's last flush cannot fail again), or why alone."""
+    if exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    if exc.strerror and raised_writing_stdout(exc):
+        _pipe_closed()
+        return f"standard output: {exc.strerror}"
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _internal_error(exc: Exception) -> str:
+    """The one line of a bug: its type and message, that nothing was changed, how to see where."""
+    detail = " ".join(str(exc).split())[:300]
+    return (
+        f"skrafl: error: internal error ({type(exc).__name__}: {detail}); nothing was changed. "
+        "Set SKRAFL_DEBUG=1 to see where, and please report it"
+    )
+
+
+def _say(message: str | None) -> None:
+    """The run's one line on stderr, if it has one (a line break quoted from the input shown as \\n)."""
+    if message:
+        from cli.common import shown_paths
+        from gamecore.text import one_line
+
+        typer.echo(one_line(shown_paths(message)), err=True)
+
+
 def main() -> None:
     """Console entry point: run the app; bad input and usage errors become one line on stderr and
     exit status 2, never a traceback. SIGINT and SIGTERM stop any command (one line, exit 128 + the
@@ -342,10 +380,7 @@ def main() -> None:
     except click.exceptions.NoArgsIsHelpError:  # "skrafl" (or a group) with no arguments: the help was printed
         code = 2
     except click.UsageError as exc:
-        code = 2
-        if exc.format_message().strip():  # an empty usage error (click's no-arguments help): the help only
-            where = exc.ctx.command_path if exc.ctx is not None else "skrafl"
-            message = f"skrafl: error: {exc.format_message()} (see '{where} --help')"
+        code, message = 2, _usage_message(exc)
     except click.ClickException as exc:
         code, message = 2, f"skrafl: error: {exc.format_message()}"
     except Signalled:
@@ -356,14 +391,7 @@ def main() -> None:
     except BrokenPipeError:  # the reader closed the pipe (`| head`): it has what it wanted
         code = _pipe_closed()
     except OSError as exc:  # a file that cannot be opened, read or written; a full disk
-        if exc.filename and exc.strerror:
-            detail = f"{exc.filename}: {exc.strerror}"
-        elif exc.strerror and raised_writing_stdout(exc):
-            detail = f"standard output: {exc.strerror}"
-            _pipe_closed()  # what stdout still holds goes nowhere: the interpreter's last flush cannot fail again
-        else:
-            detail = exc.strerror or str(exc) or type(exc).__name__
-        code, message = 2, f"skrafl: error: {detail}"
+        code, message = 2, f"skrafl: error: {_os_error_detail(exc)}"
     except SystemExit as exc:
         if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # click's own exit 1 on EPIPE
             code = _pipe_closed()
@@ -374,23 +402,13 @@ def main() -> None:
 
         if os.environ.get("SKRAFL_DEBUG") and stop_requested() is None:
             raise
-        detail = " ".join(str(exc).split())[:300]
-        code = 2
-        message = (
-            f"skrafl: error: internal error ({type(exc).__name__}: {detail}); nothing was changed. "
-            "Set SKRAFL_DEBUG=1 to see where, and please report it"
-        )
+        code, message = 2, _internal_error(exc)
     hold_stops()  # from here on a signal (a second Ctrl-C) is only recorded: the report is one line
 
     signum = stop_requested()
     if signum is not None:  # a stop wins over whatever the command returned or raised after it
-        code = 128 + signum
-        message = stop_message(signum)
-    if message:
-        from cli.common import shown_paths
-        from gamecore.text import one_line
-
-        typer.echo(one_line(shown_paths(message)), err=True)  # a line break quoted from the input shown as \n
+        code, message = 128 + signum, stop_message(signum)
+    _say(message)
     # The run is over and its status decided. Python's finalization puts SIGINT and SIGTERM back to
     # the default action, so a stop in its last instant (freeing a large build) killed the process
     # silently (-2) after a complete run: when the interpreter exits (atexit, before that), they are
