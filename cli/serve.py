@@ -268,6 +268,18 @@ def register(app: typer.Typer) -> None:
     app.command("serve", help=HELP)(serve)
 
 
+def _request_error_line() -> str:
+    """The server log's line for the request whose exception is being handled: a caller that went
+    away before its answer (it gave up waiting, or was stopped: it runs the command itself or has
+    ended; nothing of ours failed), else the traceback."""
+    import traceback
+
+    exc = sys.exc_info()[1]
+    if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
+        return f"skrafl serve: a caller left before its answer ({type(exc).__name__})\n"
+    return "skrafl serve: a request failed:\n" + traceback.format_exc()
+
+
 def _server_class():
     import signal
     import socket
@@ -330,17 +342,7 @@ def _server_class():
             return len(self.active_children or ()) < self.limit
 
         def handle_error(self, request, client_address) -> None:  # noqa: ANN001
-            import sys
-            import traceback
-
-            exc = sys.exc_info()[1]
-            if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
-                # the caller went away before its answer (it gave up waiting, or was stopped): it
-                # runs the command itself or has ended; nothing of ours failed
-                line = f"skrafl serve: a caller left before its answer ({type(exc).__name__})\n"
-            else:
-                line = "skrafl serve: a request failed:\n" + traceback.format_exc()
-            os.write(self.log, line.encode(errors="replace"))
+            os.write(self.log, _request_error_line().encode(errors="replace"))
 
         def close(self) -> None:
             self.server_close()
@@ -645,6 +647,40 @@ def _set_capabilities(caps: dict[str, int], mine: dict[str, int], nnp: bool) -> 
     return None
 
 
+def _take_callers_context(request: dict, fds: list[int]) -> None:
+    """Take the caller's environment, umask, locale, time zone, standard streams (its three file
+    descriptors as 0, 1 and 2, no other copy kept), arguments and ignored signals."""
+    import signal
+
+    os.environ.clear()
+    for key, value in request["env"]:
+        os.environb[key] = value
+    os.umask(request["umask"])
+    try:
+        import locale
+        import time
+
+        time.tzset()
+        locale.setlocale(locale.LC_CTYPE, "")
+    except Exception:  # noqa: BLE001  (a locale the server's C library lacks: the server's)
+        pass
+    for fd, target in zip(fds, (0, 1, 2), strict=True):
+        os.dup2(fd, target)
+    for fd in fds:  # only 0, 1 and 2 stay: a process the command forks holds no extra copy
+        if fd > 2:
+            os.close(fd)
+    fds.clear()
+    streams = []
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        enc, err = request[name]
+        streams.append(_stdio(fd, mode, enc, err, f"<{name}>", not request["unbuffered"]))
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]  # as at start-up: the originals are the client's
+    sys.argv = request["argv"]
+    for signum in request["ignored"]:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 class _Handler:
     """One request, in the forked child (a ``socketserver`` handler: made with the request, the
     client address and the server)."""
@@ -711,69 +747,10 @@ class _Handler:
                         pass
 
     def serve(self, fields: dict[str, list[bytes]], fds: list[int]) -> None:
-        import signal
-
-        for key, value in self.server.fingerprint.items():
-            if fields.get(key, [b""]) != [value]:
-                self.refuse(f"{key} differs")
-                return
-        if len(fds) != 3:
-            self.refuse("three file descriptors expected")
+        request = self.admit(fields, fds)
+        if request is None:
             return
-        try:
-            request = _parse(fields)
-        except ValueError as exc:
-            self.refuse(f"a malformed request: {exc}")
-            return
-        changed = changed_files(self.server.files)
-        if changed:
-            os.write(self.server.log, f"skrafl serve: stale, changed since the start: {', '.join(changed[:5])}\n".encode())
-            self.answer(b"s")
-            if os.getppid() == self.server.pid:  # the server stops taking requests and exits
-                os.kill(self.server.pid, signal.SIGUSR1)
-            return
-        import socket
-        import struct
-
-        creds = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        peer, uid, _gid = struct.unpack("3i", creds)
-        problem = _match_caller(peer, uid)  # before anything is opened by path: as the caller could
-        if problem is not None:
-            self.refuse(problem)
-            return
-        cwd = request["cwd"]
-        try:
-            os.chdir(cwd)
-        except OSError:
-            self.refuse("cannot enter the folder")
-            return
-        os.environ.clear()
-        for key, value in request["env"]:
-            os.environb[key] = value
-        os.umask(request["umask"])
-        try:
-            import locale
-            import time
-
-            time.tzset()
-            locale.setlocale(locale.LC_CTYPE, "")
-        except Exception:  # noqa: BLE001  (a locale the server's C library lacks: the server's)
-            pass
-        for fd, target in zip(fds, (0, 1, 2), strict=True):
-            os.dup2(fd, target)
-        for fd in fds:  # only 0, 1 and 2 stay: a process the command forks holds no extra copy
-            if fd > 2:
-                os.close(fd)
-        fds.clear()
-        streams = []
-        for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
-            enc, err = request[name]
-            streams.append(_stdio(fd, mode, enc, err, f"<{name}>", not request["unbuffered"]))
-        sys.stdin, sys.stdout, sys.stderr = streams
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]  # as at start-up: the originals are the client's
-        sys.argv = request["argv"]
-        for signum in request["ignored"]:
-            signal.signal(signum, signal.SIG_IGN)
+        _take_callers_context(request, fds)
         try:
             self.answer(b"a" + os.getpid().to_bytes(4, "big"))  # the client signals this process
         except OSError:  # the client went away before the command began (or gave up waiting): nothing is run
@@ -783,11 +760,52 @@ class _Handler:
         self.done = True
         if not self.server.quiet:  # logged before the status is sent: a client that has its exit finds the line
             words = " ".join(sys.argv[1:3])
-            self.log(f"skrafl serve: pid {os.getpid()} ran '{words} …' in {cwd}: exit {status}\n")
+            self.log(f"skrafl serve: pid {os.getpid()} ran '{words} …' in {request['cwd']}: exit {status}\n")
         try:
             self.answer(b"x" + status.to_bytes(4, "big", signed=True))
         except OSError:
             pass
+
+    def admit(self, fields: dict[str, list[bytes]], fds: list[int]) -> dict | None:
+        """The request, once this child acts as its caller in the caller's folder; None when it is
+        refused (answered ``r`` and logged) or the server is stale (answered ``s``; the server
+        told to stop)."""
+        import signal
+
+        for key, value in self.server.fingerprint.items():
+            if fields.get(key, [b""]) != [value]:
+                self.refuse(f"{key} differs")
+                return None
+        if len(fds) != 3:
+            self.refuse("three file descriptors expected")
+            return None
+        try:
+            request = _parse(fields)
+        except ValueError as exc:
+            self.refuse(f"a malformed request: {exc}")
+            return None
+        changed = changed_files(self.server.files)
+        if changed:
+            os.write(self.server.log, f"skrafl serve: stale, changed since the start: {', '.join(changed[:5])}\n".encode())
+            self.answer(b"s")
+            if os.getppid() == self.server.pid:  # the server stops taking requests and exits
+                os.kill(self.server.pid, signal.SIGUSR1)
+            return None
+        import socket
+        import struct
+
+        creds = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        peer, uid, _gid = struct.unpack("3i", creds)
+        problem = _match_caller(peer, uid)  # before anything is opened by path: as the caller could
+        if problem is not None:
+            self.refuse(problem)
+            return None
+        try:
+            os.chdir(request["cwd"])
+        except OSError:
+            self.refuse("cannot enter the folder")
+            return None
+        return request
 
     def listen(self) -> None:
         """A thread watching the client's end of the socket: the client gone (killed), the
