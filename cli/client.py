@@ -180,6 +180,48 @@ def build_request(argv: list[str]) -> tuple[bytes, list[int]]:
     return encode(pairs), ignored
 
 
+def _first_answer(sock: _socket.socket, path: str, request: bytes, limit: float) -> tuple[bytes | None, bool]:
+    """Connect, send the request (the three standard descriptors ride on its first bytes) and read
+    the server's first answer, all within ``limit`` seconds: ``(answer or None, timed out)``. A
+    stop while connecting, sending or waiting ends the wait (:class:`_Interrupted`)."""
+    deadline = os.times().elapsed + limit
+
+    def bounded() -> None:  # what is left of the wait for the first answer
+        _set_wait(sock, _socket, max(deadline - os.times().elapsed, 0.001))
+
+    try:
+        _Link.waiting = True
+        bounded()
+        sock.connect(path)
+        bounded()
+        sent = sock.sendmsg(
+            [request[:4096]],
+            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
+        )
+        bounded()
+        sock.sendall(request[sent:])
+        bounded()
+        return _recv_exact(sock, 1), False
+    except BlockingIOError:  # SO_RCVTIMEO / SO_SNDTIMEO ran out (EAGAIN)
+        return None, True
+    except (OSError, _Interrupted):
+        return None, False
+    finally:
+        _Link.waiting = False
+
+
+def _exit_status(sock: _socket.socket) -> int | None:
+    """The command's exit status as the server sends it (``x`` and four bytes), or None when its
+    process ended without one."""
+    try:
+        if _recv_exact(sock, 1) != b"x":
+            return None
+        raw = _recv_exact(sock, 4)
+    except OSError:
+        return None
+    return None if raw is None else int.from_bytes(raw, "big", signed=True)
+
+
 def forward(path: str, argv: list[str]) -> int | None:
     """Run ``argv`` in the server at ``path``: its exit status, or None when it did not run there
     (no server, refused, stale: the caller runs it itself). A signal received here is passed on."""
@@ -200,34 +242,8 @@ def forward(path: str, argv: list[str]) -> int | None:
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     _Link.sock = sock
-    answer = None
     limit = wait_limit()
-    deadline = os.times().elapsed + limit
-    timed_out = False
-
-    def bounded() -> None:  # what is left of the wait for the first answer
-        _set_wait(sock, _socket, max(deadline - os.times().elapsed, 0.001))
-
-    try:  # a stop while connecting, sending or waiting for the answer ends the wait (_Interrupted)
-        _Link.waiting = True
-        bounded()
-        sock.connect(path)
-        # the descriptors ride on the first bytes; the rest follows
-        bounded()
-        sent = sock.sendmsg(
-            [request[:4096]],
-            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))],
-        )
-        bounded()
-        sock.sendall(request[sent:])
-        bounded()
-        answer = _recv_exact(sock, 1)
-    except BlockingIOError:  # SO_RCVTIMEO / SO_SNDTIMEO ran out (EAGAIN)
-        timed_out = True
-    except (OSError, _Interrupted):
-        pass
-    finally:
-        _Link.waiting = False
+    answer, timed_out = _first_answer(sock, path, request, limit)
     if answer != b"a" and _Link.pending:  # stopped while waiting: nothing more is run (a command
         sock.close()  # the server had just begun sees its client gone and stops, output discarded)
         restore()
@@ -253,16 +269,7 @@ def forward(path: str, argv: list[str]) -> int | None:
     _Link.accepted = _Link.pid > 0
     for signum in _Link.pending:
         _on_signal(signum, None)
-    status = None
-    while True:
-        try:
-            kind = _recv_exact(sock, 1)
-            if kind == b"x":
-                raw = _recv_exact(sock, 4)
-                status = None if raw is None else int.from_bytes(raw, "big", signed=True)
-            break
-        except OSError:
-            break
+    status = _exit_status(sock)
     sock.close()
     if status is not None:
         return status
