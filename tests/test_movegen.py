@@ -217,21 +217,36 @@ def test_one_tile_both_ways_listed_once(shared):
 
 def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_letter_value=False):
     """Every legal play by trying all spans and all letter assignments (independent of the KWG)."""
-    from itertools import permutations
-
-    size = len(grid)
-    empty = not any(any(r) for r in grid)
-    letters = range(1, len(values))
+    brute = _Brute(words, grid, layout, values, bingo_tiles, bingo, blank_letter_value)
+    rack_tiles = [t for t, n in enumerate(rack[0]) for _ in range(n)] + [0] * rack[1]
     out = set()
+    for span, dr, dc, holes in brute.spans(len(rack_tiles)):
+        for placed in brute.fillings(holes, rack_tiles):
+            total = brute.judge(span, dr, dc, placed)
+            if total is not None:
+                key = frozenset((r, c, t & 63, bool(t & 64)) for (r, c), t in placed.items())
+                out.add((key, total))
+    return out
 
-    def at(r, c):
-        return grid[r][c] if 0 <= r < size and 0 <= c < size else 0
 
-    def run(r, c, dr, dc, placed):
+class _Brute:
+    """The pieces of :func:`brute_force`: the board's spans, every filling of a span's empty
+    squares from the rack, and the judgement of one filling by the rules (words, touching, score)."""
+
+    def __init__(self, words, grid, layout, values, bingo_tiles, bingo, blank_letter_value):
+        self.words, self.grid, self.layout, self.values = words, grid, layout, values
+        self.bingo_tiles, self.bingo, self.blank_letter_value = bingo_tiles, bingo, blank_letter_value
+        self.size = len(grid)
+        self.empty = not any(any(r) for r in grid)
+
+    def at(self, r, c):
+        return self.grid[r][c] if 0 <= r < self.size and 0 <= c < self.size else 0
+
+    def run(self, r, c, dr, dc, placed):
         """The word through (r, c) along (dr, dc), with the new tiles `placed`: list of (r, c, tile)."""
 
         def get(rr, cc):
-            return placed.get((rr, cc)) or at(rr, cc)
+            return placed.get((rr, cc)) or self.at(rr, cc)
 
         while get(r - dr, c - dc):
             r, c = r - dr, c - dc
@@ -241,67 +256,75 @@ def brute_force(words, grid, rack, layout, values, bingo_tiles, bingo=50, blank_
             r, c = r + dr, c + dc
         return sq
 
-    def score_word(sq, placed):
+    def score_word(self, sq, placed):
         total, mult = 0, 1
         for r, c, t in sq:
-            v = values[t & 63] if (blank_letter_value or not t & 64) else 0
+            v = self.values[t & 63] if (self.blank_letter_value or not t & 64) else 0
             if (r, c) in placed:
-                v *= layout.letter_mult[r][c]
-                mult *= layout.word_mult[r][c]
+                v *= self.layout.letter_mult[r][c]
+                mult *= self.layout.word_mult[r][c]
             total += v
         return total * mult
 
-    rack_tiles = [t for t, n in enumerate(rack[0]) for _ in range(n)] + [0] * rack[1]
-    for across in (True, False):
-        dr, dc = (0, 1) if across else (1, 0)
-        for r0 in range(size):
-            for c0 in range(size):
-                for length in range(2, size + 1):
-                    span = [(r0 + dr * i, c0 + dc * i) for i in range(length)]
-                    if any(not (0 <= r < size and 0 <= c < size) for r, c in span):
-                        break
-                    if at(r0 - dr, c0 - dc) or at(span[-1][0] + dr, span[-1][1] + dc):
-                        continue
-                    holes = [(r, c) for r, c in span if not grid[r][c]]
-                    if not holes or len(holes) > len(rack_tiles):
-                        continue
-                    for perm in set(permutations(rack_tiles, len(holes))):
-                        choices = [[t] if t else [x | 64 for x in letters] for t in perm]
+    def spans(self, most):
+        """Every run of two squares or more, both ways, with no tile just before or after it and
+        one to ``most`` empty squares: ``(squares, dr, dc, empty squares)``."""
+        size = self.size
+        for across in (True, False):
+            dr, dc = (0, 1) if across else (1, 0)
+            for r0 in range(size):
+                for c0 in range(size):
+                    for length in range(2, size + 1):
+                        span = [(r0 + dr * i, c0 + dc * i) for i in range(length)]
+                        if any(not (0 <= r < size and 0 <= c < size) for r, c in span):
+                            break
+                        if self.at(r0 - dr, c0 - dc) or self.at(span[-1][0] + dr, span[-1][1] + dc):
+                            continue
+                        holes = [(r, c) for r, c in span if not self.grid[r][c]]
+                        if holes and len(holes) <= most:
+                            yield span, dr, dc, holes
 
-                        def assign(i, placed, holes=holes, choices=choices):
-                            if i == len(holes):
-                                yield dict(placed)
-                                return
-                            for t in choices[i]:
-                                placed[holes[i]] = t
-                                yield from assign(i + 1, placed)
-                            del placed[holes[i]]
+    def fillings(self, holes, rack_tiles):
+        """Every way to put rack tiles on ``holes`` (a blank as each letter): ``{square: tile}``."""
+        from itertools import permutations
 
-                        for placed in assign(0, {}):
-                            main = run(r0, c0, dr, dc, placed)
-                            if "".join(ENGLISH[(t & 63) - 1] for _, _, t in main) not in words:
-                                continue
-                            total = score_word(main, placed)
-                            ok, touches = True, empty and layout.start in placed
-                            if any(grid[r][c] for r, c in span):
-                                touches = True
-                            for (r, c), t in placed.items():
-                                for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                                    if at(nr, nc):
-                                        touches = True
-                                cross = run(r, c, dc, dr, {(r, c): t})
-                                if len(cross) > 1:
-                                    if "".join(ENGLISH[(x & 63) - 1] for _, _, x in cross) not in words:
-                                        ok = False
-                                        break
-                                    total += score_word(cross, {(r, c): t})
-                            if not ok or not touches:
-                                continue
-                            if len(placed) >= bingo_tiles:  # docs/RULES.md: bingo_tiles or more
-                                total += bingo
-                            key = frozenset((r, c, t & 63, bool(t & 64)) for (r, c), t in placed.items())
-                            out.add((key, total))
-    return out
+        letters = range(1, len(self.values))
+        for perm in set(permutations(rack_tiles, len(holes))):
+            choices = [[t] if t else [x | 64 for x in letters] for t in perm]
+            yield from _assign(holes, choices, 0, {})
+
+    def judge(self, span, dr, dc, placed):
+        """The score of the play ``placed`` on ``span``, or None when it is not legal (a word not in
+        the list, or not touching a tile nor on the start square of an empty board)."""
+        r0, c0 = span[0]
+        main = self.run(r0, c0, dr, dc, placed)
+        if "".join(ENGLISH[(t & 63) - 1] for _, _, t in main) not in self.words:
+            return None
+        total = self.score_word(main, placed)
+        touches = (self.empty and self.layout.start in placed) or any(self.grid[r][c] for r, c in span)
+        for (r, c), t in placed.items():
+            if any(self.at(nr, nc) for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+                touches = True
+            cross = self.run(r, c, dc, dr, {(r, c): t})
+            if len(cross) > 1:
+                if "".join(ENGLISH[(x & 63) - 1] for _, _, x in cross) not in self.words:
+                    return None
+                total += self.score_word(cross, {(r, c): t})
+        if not touches:
+            return None
+        if len(placed) >= self.bingo_tiles:  # docs/RULES.md: bingo_tiles or more
+            total += self.bingo
+        return total
+
+
+def _assign(holes, choices, i, placed):
+    if i == len(holes):
+        yield dict(placed)
+        return
+    for t in choices[i]:
+        placed[holes[i]] = t
+        yield from _assign(holes, choices, i + 1, placed)
+    del placed[holes[i]]
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
