@@ -99,8 +99,36 @@ def word_fit_moves(board: Board, rack: list[str], words: Iterable[str], rules) -
     for t in rack:
         counts[t] = counts.get(t, 0) + 1
     blanks = counts.get("?", 0)
-    n = board.size
     found: dict[frozenset, ScoredPlay] = {}
+    for span, empties, across in _spans(board, len(rack)):
+        fixed = [(i, board.squares[r][c].label) for i, (r, c) in enumerate(span) if board.squares[r][c]]
+        for w in by_len.get(len(span), ()):
+            if any(w[i] != lab for i, lab in fixed):
+                continue
+            need: dict[str, list[int]] = {}
+            for i in empties:
+                need.setdefault(w[i], []).append(i)
+            short = sum(max(0, len(pos) - counts.get(L, 0)) for L, pos in need.items())
+            if short > blanks:
+                continue
+            for blank_set in _blank_choices(need, counts, blanks):
+                pl = [Placement(*span[i], w[i], i in blank_set) for i in empties]
+                key = frozenset(pl)
+                if key not in found:
+                    try:
+                        found[key] = validate_placements(board, pl, rack, None, rules, across=across)
+                    except IllegalPlay:
+                        continue
+    # word checks last (cross words): keep plays whose every word is in the list
+    wordset = {w.lower() for w in words}
+    return {k: v for k, v in found.items() if all(x in wordset for x in v.words)}
+
+
+def _spans(board: Board, most: int):
+    """Every span a word can fill: two squares or more in a line, both ways, not continued by a
+    tile before or after, with one to ``most`` empty squares whose geometry a play allows:
+    ``(squares, indexes of the empty ones, across)``."""
+    n = board.size
     for dr, dc in ((0, 1), (1, 0)):
         for r0 in range(n):
             for c0 in range(n):
@@ -114,33 +142,8 @@ def word_fit_moves(board: Board, rack: list[str], words: Iterable[str], rules) -
                         continue  # the word would continue
                     span = [(r0 + i * dr, c0 + i * dc) for i in range(length)]
                     empties = [i for i, (r, c) in enumerate(span) if board.squares[r][c] is None]
-                    if not empties or len(empties) > len(rack):
-                        continue
-                    if not _geometry_ok(board, [span[i] for i in empties]):
-                        continue
-                    fixed = [(i, board.squares[r][c].label) for i, (r, c) in enumerate(span) if board.squares[r][c]]
-                    for w in by_len.get(length, ()):
-                        if any(w[i] != lab for i, lab in fixed):
-                            continue
-                        need: dict[str, list[int]] = {}
-                        for i in empties:
-                            need.setdefault(w[i], []).append(i)
-                        short = sum(max(0, len(pos) - counts.get(L, 0)) for L, pos in need.items())
-                        if short > blanks:
-                            continue
-                        for blank_set in _blank_choices(need, counts, blanks):
-                            pl = [Placement(*span[i], w[i], i in blank_set) for i in empties]
-                            key = frozenset(pl)
-                            if key in found:
-                                continue
-                            try:
-                                sp = validate_placements(board, pl, rack, None, rules, across=dr == 0)
-                            except IllegalPlay:
-                                continue
-                            found[key] = sp
-    # word checks last (cross words): keep plays whose every word is in the list
-    wordset = {w.lower() for w in words}
-    return {k: v for k, v in found.items() if all(x in wordset for x in v.words)}
+                    if empties and len(empties) <= most and _geometry_ok(board, [span[i] for i in empties]):
+                        yield span, empties, dr == 0
 
 
 def _blank_choices(need: dict[str, list[int]], counts: dict[str, int], blanks: int):
