@@ -403,37 +403,12 @@ class Simulator:
         return out
 
     def _one(self, pos, setup, c, opp0, bag0, xseed, plies) -> tuple[int, float]:
-        kind, row, col, across, letters, score, kept = setup.moves[c]
-        size = self.size
+        kind, _, _, _, _, score, kept = setup.moves[c]
         grid = bytearray(setup.grid)
         bag = list(bag0)
-        spread = 0  # ours less the opponent's, thousandths are added at the end
-        leftover = 0
-        if kind == "play":
-            pos.copy_from(setup.after[c])  # the board after the candidate, made once per run
-            step = 1 if across else size
-            sq = row * size + col
-            for b in letters:
-                grid[sq] = b
-                sq += step
-            spread += score
-            mine = list(kept)
-            take = self.rack_size - len(mine)
-            mine += bag[:take]
-            del bag[:take]
-        else:
-            pos.copy_from(setup.root)
-            mine = list(kept)
-            gone = list(setup.rack)
-            for t in kept:
-                gone.remove(t)
-            take = len(gone)
-            mine += bag[:take]
-            del bag[:take]
-            bag += gone
-            random.Random(xseed).shuffle(bag)
-        if plies == 1:
-            leftover += self.leave_value(kept)
+        mine = self._play_candidate(pos, setup, c, grid, bag, xseed)
+        spread = score if kind == "play" else 0  # ours less the opponent's, thousandths are added at the end
+        leftover = self.leave_value(kept) if plies == 1 else 0
         racks = [mine, list(opp0)]  # 0: us, 1: the opponent
         over = False
         if kind == "play" and not bag and not mine:  # the candidate went out
@@ -443,52 +418,84 @@ class Simulator:
         for ply in range(plies):
             if over:
                 break
-            rack = racks[side]
-            mkind, raw, mscore, mkept = self._best(pos, rack, len(bag), racks[1 - side])
-            if mkind == "play":
-                r, c, acr, lets = raw[0], raw[1], raw[2], raw[3]
-                step = 1 if acr else size
-                sq = r * size + c
-                mkept = list(rack)
-                for b in lets:
-                    if not grid[sq]:
-                        mkept.remove(0 if b & 64 else b)
-                        grid[sq] = b
-                    sq += step
-                if ply < plies - 1:
-                    pos.place(r, c, acr, bytes(lets))
-                rack[:] = mkept
-                take = self.rack_size - len(rack)
-                rack += bag[:take]
-                del bag[:take]
-            elif mkind == "exchange":
-                gone = list(rack)
-                for t in mkept:
-                    gone.remove(t)
-                rack[:] = list(mkept) + bag[: len(gone)]
-                del bag[: len(gone)]
-                bag += gone
-                random.Random(xseed + ply + 1).shuffle(bag)
+            mscore, mkept, out = self._reply(pos, grid, racks, side, bag, xseed, ply, last=ply == plies - 1)
             sign = 1 if side == 0 else -1
             spread += sign * mscore
             if ply >= plies - 2:
                 leftover += sign * self.leave_value(mkept)
-            if mkind == "play" and not bag and not rack:
+            if out:
                 spread += sign * 2 * sum(self.values[t] for t in racks[1 - side])
                 over = True
             side = 1 - side
-        value = spread * 1000 + leftover
-        final = setup.spread + spread
+        return spread * 1000 + leftover, self._win(setup.spread + spread, leftover, over, len(bag) + len(racks[1 - side]), side)
+
+    def _play_candidate(self, pos, setup, c, grid: bytearray, bag: list[int], xseed: int) -> list[int]:
+        """Candidate ``c`` made on ``pos`` and ``grid`` (an exchange: its tiles back in ``bag``,
+        shuffled); our rack after it, refilled from ``bag``."""
+        kind, row, col, across, letters, _, kept = setup.moves[c]
+        mine = list(kept)
+        if kind == "play":
+            pos.copy_from(setup.after[c])  # the board after the candidate, made once per run
+            step = 1 if across else self.size
+            sq = row * self.size + col
+            for b in letters:
+                grid[sq] = b
+                sq += step
+            take = self.rack_size - len(mine)
+            mine += bag[:take]
+            del bag[:take]
+            return mine
+        pos.copy_from(setup.root)
+        gone = list(setup.rack)
+        for t in kept:
+            gone.remove(t)
+        mine += bag[: len(gone)]
+        del bag[: len(gone)]
+        bag += gone
+        random.Random(xseed).shuffle(bag)
+        return mine
+
+    def _reply(self, pos, grid: bytearray, racks: list[list[int]], side: int, bag: list[int], xseed: int, ply: int, last: bool):
+        """The static-equity player's move for ``side``, made on ``pos`` (not after the ``last``
+        ply) and ``grid``, its rack refilled from ``bag``: ``(score, tiles kept, went out)``."""
+        rack = racks[side]
+        mkind, raw, mscore, mkept = self._best(pos, rack, len(bag), racks[1 - side])
+        if mkind == "play":
+            r, c, acr, lets = raw[0], raw[1], raw[2], raw[3]
+            step = 1 if acr else self.size
+            sq = r * self.size + c
+            mkept = list(rack)
+            for b in lets:
+                if not grid[sq]:
+                    mkept.remove(0 if b & 64 else b)
+                    grid[sq] = b
+                sq += step
+            if not last:
+                pos.place(r, c, acr, bytes(lets))
+            rack[:] = mkept
+            take = self.rack_size - len(rack)
+            rack += bag[:take]
+            del bag[:take]
+        elif mkind == "exchange":
+            gone = list(rack)
+            for t in mkept:
+                gone.remove(t)
+            rack[:] = list(mkept) + bag[: len(gone)]
+            del bag[: len(gone)]
+            bag += gone
+            random.Random(xseed + ply + 1).shuffle(bag)
+        return mscore, mkept, mkind == "play" and not bag and not rack
+
+    def _win(self, final: int, leftover: int, over: bool, unseen: int, side: int) -> float:
+        """An iteration's win probability for us: the result when the game ended, else the win
+        model's for the side on turn (``side``) at the spread ``final`` plus the leftover."""
         if over:
-            win = 1.0 if final > 0 else 0.5 if final == 0 else 0.0
-        elif self.model is None:
-            win = float("nan")
-        else:
-            unseen = len(bag) + len(racks[1 - side])
-            ours = final + leftover / 1000
-            p = self.model.probability(ours if side == 0 else -ours, unseen)
-            win = p if side == 0 else 1.0 - p
-        return value, win
+            return 1.0 if final > 0 else 0.5 if final == 0 else 0.0
+        if self.model is None:
+            return float("nan")
+        ours = final + leftover / 1000
+        p = self.model.probability(ours if side == 0 else -ours, unseen)
+        return p if side == 0 else 1.0 - p
 
     def run(
         self,
