@@ -20,7 +20,7 @@ stop of gamecore.simulation; MAGPIE: ``-scondition 99`` with at most ``SIM_MAGPI
 are within the noise: in our run, the mean advantage of our top over MAGPIE's on the draws both
 ran, in standard errors of that paired difference (below 2.576: not told apart at 99 %), and in
 MAGPIE's table both plays' win % and equity (``X``: MAGPIE marks the play as not told apart from
-its top). MAGPIE ranks by win %, ours by mean equity, so a near-tie may differ.
+its top). Both rank by win % (MAGPIE by its win table, ours by our win model), so a near-tie may differ.
 
 ``SIM_SPEED=0`` leaves MAGPIE's speed runs out (for an agreement run).
 

@@ -20,8 +20,11 @@ Early stop (best-arm identification on paired differences): every ``batch`` iter
 ``min_iterations`` are done, the leader is the candidate with the highest mean; a candidate is dropped
 when the leader's mean advantage over it on the same draws is more than ``z`` standard errors above zero
 (the one-sided test at 99 % for the default ``z`` = 2.576). The run ends when one candidate is left, or
-the budget (``iterations``, or ``seconds`` of wall time checked between batches) is spent. The order:
-the candidates still in the race by mean (highest first), then the dropped ones by mean.
+the budget (``iterations``, or ``seconds`` of wall time checked between batches) is spent. The order
+(MAGPIE's, :func:`compare_simulated`): the candidates still in the race by mean win probability, the
+higher mean equity first between two equal ones or two both within 0.005 % of a certain loss or win
+(by mean equity when there is no win model); then the dropped ones, latest first. The first is the
+simulated best: what ``best --sim`` lists first and autoplay's ``sim`` player plays.
 
 Determinism: an iteration is a function of ``(seed, iteration)``; the batches are cut at the same
 iteration counts whatever the number of workers, so ``iterations`` and ``seed`` give byte-identical
@@ -33,6 +36,7 @@ swaps, letter-valued blanks), an end by scoreless turns within the plies, more t
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -615,12 +619,35 @@ class _Race:
         self.alive = keep
 
     def order(self) -> list[Candidate]:
-        """Those still in the race by mean (highest first), then the dropped ones, latest first."""
+        """Those still in the race in MAGPIE's order (:func:`compare_simulated`), then the dropped
+        ones, latest first (then by mean)."""
         cands = self.cands
-        order = sorted(
-            range(len(cands)), key=lambda c: (cands[c].dropped_at is not None, -(cands[c].dropped_at or 0), -cands[c].mean, c)
+
+        def cmp(a: int, b: int) -> int:
+            return compare_simulated(cands[a], cands[b]) or a - b
+
+        alive = sorted(self.alive, key=functools.cmp_to_key(cmp))
+        dropped = sorted(
+            (c for c in range(len(cands)) if cands[c].dropped_at is not None),
+            key=lambda c: (-(cands[c].dropped_at or 0), -cands[c].mean, c),
         )
-        return [cands[c] for c in order]
+        return [cands[c] for c in alive + dropped]
+
+
+#: MAGPIE's default cutoff (0.005 %): two win probabilities both within it of 0, or both within it
+#: of 1, count as equal (then equity decides)
+WIN_CUTOFF = 0.00005
+
+
+def compare_simulated(a: Candidate, b: Candidate, cutoff: float = WIN_CUTOFF) -> int:
+    """MAGPIE's order of simulated moves (``compare_simmed_plays``): negative when ``a`` goes first.
+    The higher mean win probability first; between two whose win probabilities are equal, or both
+    within ``cutoff`` of a certain loss or of a certain win, the higher mean equity. Without win
+    probabilities (no win model) the higher mean equity."""
+    wa, wb = a.win, b.win
+    if math.isnan(wa) or math.isnan(wb) or wa == wb or (wa <= cutoff and wb <= cutoff) or (wa >= 1 - cutoff and wb >= 1 - cutoff):
+        return (b.mean > a.mean) - (b.mean < a.mean)
+    return (wb > wa) - (wb < wa)
 
 
 def _blocks(a: int, b: int, k: int) -> list[tuple[int, int]]:

@@ -24,7 +24,7 @@ from gamecore.errors import UsageError
 from gamecore.klv import Klv, klv2_bytes
 from gamecore.kwg import Kwg
 from gamecore.rules import load_rules
-from gamecore.simulation import Candidate, Simulator, WinModel, fit_win_model, paired_drop
+from gamecore.simulation import Candidate, Simulator, WinModel, compare_simulated, fit_win_model, paired_drop
 
 WESPA = load_rules("wespa")
 TS = WESPA.tiles()
@@ -105,6 +105,28 @@ def test_paired_drop_rule():
     assert paired_drop(leader, worse, 2.576)
     assert not paired_drop(leader, noisy, 2.576)
     assert not paired_drop(Candidate(None, [5]), Candidate(None, [1]), 2.576)
+
+
+def _first(*cands: tuple[str, float, float]) -> str:
+    """The name of the move MAGPIE's order puts first among ``(name, mean equity, mean win)``."""
+    import functools
+
+    made = [Candidate(name, [round(eq * 1000)] * 4, [win] * 4) for name, eq, win in cands]
+    return sorted(made, key=functools.cmp_to_key(compare_simulated))[0].ranked
+
+
+def test_simulated_moves_are_ordered_by_magpies_rule():
+    """MAGPIE (``compare_simmed_plays``, cutoff 0.005 %): the higher win probability first, even at
+    lower equity; equity decides between equal win probabilities, or two both within the cutoff of
+    a certain loss or of a certain win; no win model: the higher equity."""
+    assert _first(("a", 30.0, 0.61), ("b", 24.0, 0.64)) == "b"
+    assert _first(("a", 30.0, 0.61), ("b", 24.0, 0.61)) == "a"
+    assert _first(("a", 12.0, 0.99996), ("b", 20.0, 0.99999)) == "b"  # both certain wins: equity
+    assert _first(("a", 20.0, 0.99996), ("b", 12.0, 0.99999)) == "a"
+    assert _first(("a", 20.0, 0.99990), ("b", 12.0, 0.99999)) == "b"  # 0.9999 is not within the cutoff
+    assert _first(("a", -5.0, 0.00001), ("b", 3.0, 0.00004)) == "b"  # both certain losses: equity
+    assert _first(("a", 3.0, 0.00004), ("b", -5.0, 0.00001)) == "a"
+    assert _first(("a", 10.0, math.nan), ("b", 11.0, math.nan)) == "b"
 
 
 @lru_cache(maxsize=None)
