@@ -13,6 +13,7 @@ without ../shared needs it, and one skipped when a lexicon of ``output/`` is not
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,14 @@ import pytest
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# The commands the tests start are started as from a terminal: SIGINT at its default. A suite run as
+# a background job of a script (``make test &``: the shell starts it with SIGINT ignored) would
+# otherwise pass that on to every command, which keeps an inherited SIG_IGN by design (a background
+# run is not stopped by the terminal's Ctrl-C), and the Ctrl-C tests would see no stop. The tests of
+# that design set SIG_IGN in the child themselves.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, which a serial run
 # does not have: tables are then cut to 80 columns (cli.common.terminal_width) in the workers only.
