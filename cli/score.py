@@ -390,7 +390,7 @@ def _batch(batch: str, ruleset, lex, challenge, coords: Coords, fmt: OutputForma
                 out.write("".join(f"{lineno}\t{row}\n" for row in _text(data, fmt, header=False).splitlines()))
             else:
                 out.write(("\n" if blocks else "") + f"line {lineno}\n" + _text(data, fmt))
-            blocks += 1
+                blocks += 1
             out.flush()
     finally:
         if source is not sys.stdin.buffer:
