@@ -36,6 +36,11 @@ so the count is kept as 0 or 1 of an end at 2, as MAGPIE does; with the own-pass
 are kept exactly. A blank on a rack is worth 0. At the depth limit the value is the spread so far
 (racks not counted).
 
+The search runs in C (``gamecore/c/endgame.c``, ``_native.Endgame``: the same algorithm step for step,
+its own transposition table of two-entry buckets); the Python search here is the reference it is
+tested against (``solve(engine="python")``). The iterative deepening, the time limit and the result
+are this module's for both.
+
 ``value`` is the final spread from the side on turn's view (its score minus the opponent's, the
 given scores included); ``gain`` the spread it adds to the current one.
 """
@@ -188,6 +193,7 @@ class Endgame:
         tt_max: int = TT_MAX,
         exact_passes: bool = False,
         clock=time.monotonic,
+        engine: str = "c",
     ) -> EndgameResult:
         """The best sequence by iterative deepening to ``plies`` (None: to the end of the game), within
         ``seconds`` (None: no limit); ``stop()`` (optional) is called now and then and may raise to
@@ -195,8 +201,13 @@ class Endgame:
         (a time limit excepted: where it cuts depends on the machine). ``exact_passes``: keep the
         scoreless-turn count as it is instead of MAGPIE's 0-or-1 (the same values, more positions;
         for checking). ``clock``: what ``seconds`` are measured on (``time.process_time``: CPU
-        seconds, for measuring on a shared machine)."""
-        return _Search(self, tt_max, exact_passes, clock).run(plies, seconds, stop)
+        seconds, for measuring on a shared machine). ``engine``: ``"c"`` the search in C
+        (``gamecore/c/endgame.c``), ``"python"`` the same search in Python (the reference the C one
+        is tested against; the same values, slower)."""
+        if engine not in ("c", "python"):
+            raise ValueError(f"engine: 'c' or 'python', not {engine!r}")
+        search = _NativeSearch if engine == "c" else _Search
+        return search(self, tt_max, exact_passes, clock).run(plies, seconds, stop)
 
 
 def _first_then(first, rest):
@@ -226,6 +237,16 @@ class _Search:
         self.tt_max = tt_max
         self.nodes = 0
         self.horizon = 0
+        self.pos = [eg._make_position()]
+        self.pend: list = [None]  # per ply: the move whose board is still to be made there
+        self.deadline = None
+        self.stop = None
+        self.clock = clock
+        self._init_hash()
+
+    def _init_hash(self) -> None:
+        """The Zobrist keys and the root's hash."""
+        eg = self.eg
         rnd = random.Random(0x5EED_E4D6)
         bits = lambda: rnd.getrandbits(64)  # noqa: E731
         cells = self.R * self.C
@@ -246,11 +267,6 @@ class _Search:
             for letter, c in enumerate(self.rk[side]):
                 h ^= self.zr[side][letter][min(c, 15)]
         self.h = h
-        self.pos = [eg._make_position()]
-        self.pend: list = [None]  # per ply: the move whose board is still to be made there
-        self.deadline = None
-        self.stop = None
-        self.clock = clock
 
     # ---------------------------------------------------------------- helpers
 
@@ -549,15 +565,15 @@ class _Search:
         stopped = False
         for depth in range(1, limit + 1):
             pv: list = []
-            h0 = self.horizon
+            h0 = self._horizon()
             try:
                 self._check_time()
-                v = self._negamax(0, 0, k0, passes0, depth, -_INF, _INF, pv)
+                v = self._root(depth, k0, passes0, pv)
             except EndgameTimeout:
                 stopped = True
                 break
             best_value, best_pv, done_depth = v, pv, depth
-            if self.horizon == h0:
+            if self._horizon() == h0:
                 proved = True
                 break
         if done_depth == 0:  # not even one ply in time: the best play by score
@@ -566,7 +582,7 @@ class _Search:
             best_value = moves[0][4] if len(moves) else 0
             if not self.additive:
                 best_value += self.sc[0] - self.sc[1]
-        best_pv = self._extend(best_pv, k0, passes0)
+        best_pv = self._extend(best_pv, k0, passes0) if done_depth else best_pv
         elapsed = time.monotonic() - start
         spread = eg.scores[0] - eg.scores[1]
         value = spread + best_value if self.additive else best_value
@@ -576,12 +592,22 @@ class _Search:
             sequence=self._sequence(best_pv),
             depth=done_depth,
             proved=proved,
-            nodes=self.nodes,
+            nodes=self._nodes(),
             seconds=elapsed,
             stopped=stopped,
             spread=spread,
             racks=("".join(eg.rack_labels[0]), "".join(eg.rack_labels[1])),
         )
+
+    def _root(self, depth: int, k: int, passes: tuple, pv: list) -> int:
+        """The root's value searched to ``depth`` plies; ``pv`` receives the best line."""
+        return self._negamax(0, 0, k, passes, depth, -_INF, _INF, pv)
+
+    def _horizon(self) -> int:
+        return self.horizon
+
+    def _nodes(self) -> int:
+        return self.nodes
 
     def _extend(self, pv: list, k: int, passes: tuple) -> list:
         """The line ``pv`` played out, then continued with the transposition table's moves while
@@ -657,3 +683,52 @@ class _Search:
                 EndgameMove(p, format_gcg(row, col, bool(across)), "".join(word).replace(")(", ""), score, placed, n[p] == 0)
             )
         return out
+
+
+class _NativeSearch(_Search):
+    """The same search in C (``gamecore/c/endgame.c``: ``_native.Endgame``), on the same boards per
+    ply; the iterative deepening, the time limit and the result stay here. Its transposition table is
+    its own (two-entry buckets, growing up to ``tt_max`` entries): the same values, other node counts."""
+
+    def __init__(self, eg: Endgame, tt_max: int, exact_passes: bool = False, clock=time.monotonic):
+        super().__init__(eg, tt_max, exact_passes, clock)
+        from gamecore.kwg import native_core
+
+        r = eg.rules
+        self.cpos = [self.pos[0].native]
+        self.c = native_core().Endgame(
+            self.cpos,
+            self._position_native,
+            self._check_time,
+            bytes(self.g),
+            (self.rk[0], self.rk[1]),
+            self.vals,
+            (self.sc[0], self.sc[1]),
+            self.end_n,
+            int(self.own_passes or 0),
+            -1 if self.target is None else int(self.target),
+            self.floor,
+            r.end_out == "others_racks",
+            self.exact_passes,
+            tt_max,
+        )
+
+    def _init_hash(self) -> None:  # (the keys are the C search's own)
+        pass
+
+    def _position_native(self, d: int) -> None:
+        self._position(d)
+        while len(self.cpos) < len(self.pos):
+            self.cpos.append(self.pos[len(self.cpos)].native)
+
+    def _root(self, depth: int, k: int, passes: tuple, pv: list) -> int:
+        return self.c.search(depth, k, passes[0], passes[1])
+
+    def _horizon(self) -> int:
+        return self.c.horizon
+
+    def _nodes(self) -> int:
+        return self.c.nodes
+
+    def _extend(self, pv: list, k: int, passes: tuple) -> list:
+        return self.c.line(k, passes[0], passes[1])

@@ -45,7 +45,7 @@ NODE22_MAX = 1 << 22
 
 
 #: The version of the compiled core (gamecore/c/) this module expects (its ``NATIVE_ABI``).
-NATIVE_ABI = 6
+NATIVE_ABI = 7
 
 
 def native_core():

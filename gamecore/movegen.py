@@ -324,6 +324,11 @@ class Position:
             limit = max(0, int(limit))
         return self._p.generate(rack_counts, blanks, -1 if limit is None else limit, True, prune, tiles, play_type, bingo_index)
 
+    @property
+    def native(self) -> Any:
+        """The compiled board (``gamecore._native.Position``), for the searches in C that take it."""
+        return self._p
+
     def copy_from(self, other: "Position") -> None:
         """Make this board ``other``'s (its tiles, cross-checks, layout and values; both made on the
         same KWG and board size): a search trying plays one after another copies the parent's board

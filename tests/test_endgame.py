@@ -181,16 +181,17 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("engine", ["c", "python"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_value_equals_plain_minimax(name):
+def test_value_equals_plain_minimax(name, engine):
     preset, alphabet, words, placed, racks, scores = CASES[name]
     rules = load_rules(preset)
     b = _board(rules, placed)
-    r, kwg = _solve(b, racks, words, rules, alphabet, scores)
+    r, kwg = _solve(b, racks, words, rules, alphabet, scores, engine=engine)
     assert r.proved
     assert r.value == oracle(b, racks, kwg, alphabet, rules, scores)
     # the pass counts kept exactly give the same value (MAGPIE's two-pass end is no approximation)
-    r2, _ = _solve(b, racks, words, rules, alphabet, scores, exact_passes=True)
+    r2, _ = _solve(b, racks, words, rules, alphabet, scores, exact_passes=True, engine=engine)
     assert r2.value == r.value
 
 
@@ -204,8 +205,9 @@ def test_icelandic_netskrafl_floor_at_zero():
     b = _board(rules, [(7, 6, True, "RÁÐ")])
     racks = (["Ó", "Þ"], ["S", "A", "Æ"])
     for scores in ((2, 0), (40, 33)):
-        r, kwg = _solve(b, racks, words, rules, alphabet, scores)
-        assert r.proved and r.value == oracle(b, racks, kwg, alphabet, rules, scores)
+        for engine in ("c", "python"):
+            r, kwg = _solve(b, racks, words, rules, alphabet, scores, engine=engine)
+            assert r.proved and r.value == oracle(b, racks, kwg, alphabet, rules, scores)
     assert any(m.word for m in r.sequence)
 
 
@@ -217,8 +219,81 @@ def test_russian_board():
     words = ["кот", "коты", "ток", "то", "от", "ты", "рот", "роты", "тор", "торт", "кто", "ком", "мот"]
     b = _board(rules, [(7, 6, True, "КОТ")])
     racks = (["Ы", "Р"], ["О", "Т", "Щ"])
-    r, kwg = _solve(b, racks, words, rules, alphabet, (77, 80))
-    assert r.proved and r.value == oracle(b, racks, kwg, alphabet, rules, (77, 80))
+    for engine in ("c", "python"):
+        r, kwg = _solve(b, racks, words, rules, alphabet, (77, 80), engine=engine)
+        assert r.proved and r.value == oracle(b, racks, kwg, alphabet, rules, (77, 80))
+
+
+def _corpus_endgames(shared, limit: int):
+    """Bag-empty positions of the English corpus games (the rack on turn from the log, the opponent
+    holding the rest) as CGP strings, game by game."""
+    from cli.position import game_positions
+
+    out = []
+    for path in sorted((shared / "corpora" / "gcg").glob("domino14_macondo__gcgio_testdata_*.gcg")):
+        try:
+            positions = list(game_positions(path, "wespa", None))
+        except Exception:  # (a game this reader refuses is no endgame to test)
+            continue
+        for _, pos in positions:
+            ts = pos.board.tile_set
+            if set(ts.letters) != set(ENGLISH.upper()):
+                break
+            if not pos.rack:
+                continue
+            left = {t: ts.counts.get(t, 0) for t in ts.letters} | {"?": ts.blanks}
+            for t, c in pos.board.used_counts().items():
+                left[t] = left.get(t, 0) - c
+            for t in pos.rack:
+                left[t] = left.get(t, 0) - 1
+            if sum(left.values()) > 7 or min(left.values()) < 0:
+                continue
+            opp = "".join(t * c for t, c in left.items() if c > 0)
+            if len(pos.rack) + len(opp) > 9:  # (small enough for the Python search)
+                continue
+            s = pos.scores
+            out.append(f"{pos.board.cgp_rows()} {''.join(pos.rack)}/{opp} {s[pos.mover]}/{s[1 - pos.mover]} 0")
+            break
+        if len(out) >= limit:
+            break
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (REPO / "output" / "en" / "lexicon.kwg").is_file(), reason="output/en not built")
+def test_c_search_equals_the_python_search_on_corpus_endgames(shared):
+    """The search in C (``gamecore/c/endgame.c``) against the same search in Python, on real
+    bag-empty positions of the corpus games with the English lexicon: the same value, both proved,
+    and the C line's first move is a best one (played, the rest solved by the Python search gives
+    the same value)."""
+    from gamecore.best import load_bundle
+    from gamecore.board import parse_cgp
+    from gamecore.play import apply_play, validate_play
+
+    bundle = load_bundle(REPO / "output" / "en")
+    rules = load_rules("wespa")
+    cgps = _corpus_endgames(shared, 6)
+    assert len(cgps) >= 4
+    for cgp in cgps:
+        c = parse_cgp(cgp, rules.tiles(), rules.layout())
+        args = (c.board, c.racks, bundle.kwg, bundle.alphabet, rules, c.scores, c.zeros)
+        rc = Endgame(*args).solve(seconds=60, engine="c")
+        rp = Endgame(*args).solve(seconds=60, engine="python")
+        assert rc.proved and rp.proved, cgp
+        assert rc.value == rp.value, cgp
+        first = rc.sequence[0]
+        mine, theirs = list(c.racks[0]), list(c.racks[1])
+        if first.is_pass:
+            after, kept, score, zeros = c.board, mine, 0, c.zeros + 1
+        else:
+            play = validate_play(c.board, (first.coord, first.word), mine, None, rules)
+            assert play.score == first.score, cgp
+            after, kept, score, zeros = apply_play(c.board, play), play.leave(mine), play.score, 0
+            if not kept:  # it goes out: its score and twice the opponent's rack
+                assert rc.value == c.scores[0] + score - c.scores[1] + 2 * sum(rules.tiles().value(t) for t in theirs), cgp
+                continue
+        rest = Endgame(after, (theirs, kept), bundle.kwg, bundle.alphabet, rules, (c.scores[1], c.scores[0] + score), zeros)
+        assert -rest.solve(seconds=60, engine="python").value == rc.value, cgp
 
 
 # ---------------------------------------------------------------------------- the command

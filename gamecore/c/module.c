@@ -295,6 +295,9 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (PyType_Ready(&PositionType) < 0) return NULL;
     Py_INCREF(&PositionType);
     PyModule_AddObject(m, "Position", (PyObject *)&PositionType);
+    if (PyType_Ready(&EndgameType) < 0) return NULL;
+    Py_INCREF(&EndgameType);
+    PyModule_AddObject(m, "Endgame", (PyObject *)&EndgameType);
     /* bumped whenever the Python side needs a rebuilt extension (checked by gamecore.kwg) */
     PyModule_AddIntConstant(m, "ABI", NATIVE_ABI);
     return m;

@@ -710,16 +710,14 @@ static int traverse(Gen *g, Traversal *W, const SearchArgs *args) {
     return 0;
 }
 
-/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, and the plays
- * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
- * order. NULL with an exception on failure. */
-PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, without Python
+ * objects: the plays left in S->moves (their letters in S->pool), *nout of them to return (sorted,
+ * best first, and cut at the limit when asked; else in generator order). -1 when out of memory
+ * (no exception set). Releases the GIL around the walk when args->release. */
+int search_moves(Gen *g, int R, int C, int nanchors, const SearchArgs *args, size_t *nout) {
     Search *S = g->s;
     g_last_search = S;
-    int limit = args->limit, sorted_out = args->sorted, lazy = args->lazy;
-    PyObject **table = args->table;
-    PyTypeObject *play_type = args->play_type;
-    PyObject *out = NULL;
+    int limit = args->limit, sorted_out = args->sorted;
     int heap_stack[64];
     if (limit >= 0) sorted_out = 1;
     /* an index made for another graph is not used (its words are not this lexicon's) */
@@ -740,10 +738,7 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     g->heap = heap_stack;
     if (g->limit > 64) {
         g->heap = malloc(sizeof(int) * g->limit);
-        if (!g->heap) {
-            PyErr_NoMemory();
-            return NULL;
-        }
+        if (!g->heap) return -1;
     }
     take_spare_buffers(S);
     Traversal W = {
@@ -756,17 +751,24 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     } else {
         rc = traverse(g, &W, args);
     }
-    if (rc < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    size_t nout = W.nout;
-    if (lazy && !play_type) {
-        out = move_list_take(S, nout);
-        goto done;
-    }
-    out = PyList_New((Py_ssize_t)nout);
-    if (!out) goto done;
+    if (g->heap != heap_stack) free(g->heap);
+    g->heap = NULL;
+    *nout = W.nout;
+    return rc;
+}
+
+/* The search over the anchors in anchors (lanes L, grid G) for the rack in g, and the plays
+ * as a list: RawMoves or play_type tuples; sorted (best first) and cut at limit, or in generator
+ * order. NULL with an exception on failure. */
+PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
+    Search *S = g->s;
+    PyObject **table = args->table;
+    PyTypeObject *play_type = args->play_type;
+    size_t nout = 0;
+    if (search_moves(g, R, C, nanchors, args, &nout) < 0) return PyErr_NoMemory();
+    if (args->lazy && !play_type) return move_list_take(S, nout);
+    PyObject *out = PyList_New((Py_ssize_t)nout);
+    if (!out) return NULL;
     /* no cyclic collection while the plays are made: tens of thousands of new tuples would set it
      * off again and again, each pass walking every tuple made so far (none of them can be garbage) */
     int gc_was = PyGC_Disable();
@@ -780,8 +782,5 @@ PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args) {
     }
     if (gc_was) PyGC_Enable();
     if (play_type) newcache_clear();
-done:
-    if (g->heap != heap_stack) free(g->heap);
-    g->heap = NULL;
     return out;
 }

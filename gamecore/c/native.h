@@ -14,6 +14,7 @@
  *   position.c    Position: a board kept between calls, updated per play
  *   equity.c      Position.equity: the best plays by static equity, and the exchanges
  *   leaves.c      Leaves: a KLV2 leave file and its look-up
+ *   endgame.c     Endgame: the exact endgame search (gamecore/endgame.py's) over one Position per ply
  *   module.c      the Python module: generate(), last_stats(), the method table, PyInit__native
  * This header holds what they share: the KWG node fields, the types of the generator, and the
  * state and functions one file defines and another uses. Everything here is hidden from outside the
@@ -51,7 +52,7 @@
 #define ACCEPTS (1u << 23)
 #define MAX_TILE 63
 #define MAX_WORD 255
-#define NATIVE_ABI 6
+#define NATIVE_ABI 7
 /* The fields of a node of the graph being searched, in its layout (wide: Node24, see movegen.c), and
  * node i read bounds-checked (past the end: a childless last sibling). */
 #define N_TILE(v) (S->wide ? ((v) & 63u) : ((v) >> 24))
@@ -357,6 +358,7 @@ typedef struct {
     size_t nout;
 } Traversal;
 PyObject *search(Gen *g, int R, int C, int nanchors, const SearchArgs *args);
+int search_moves(Gen *g, int R, int C, int nanchors, const SearchArgs *args, size_t *nout);
 
 /* crosscheck.c */
 void square_data(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t (*bkg)[MAXD], int R, int C, int first,
@@ -404,6 +406,8 @@ PyObject *move_list_take(Search *S, size_t n);
 Search *pos_search(PositionObject *P);
 void pos_use_kwg(Search *S, PositionObject *P);
 extern PyTypeObject PositionType;
+int position_place(PositionObject *P, int row, int col, int across, const uint8_t *t, int n);
+void position_copy(PositionObject *P, const PositionObject *O);
 
 /* equity.c */
 PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw);
@@ -412,6 +416,9 @@ PyObject *pos_equity(PositionObject *P, PyObject *args, PyObject *kw);
 int leave_values(const LeavesObject *L, const uint8_t *kt, const int *cnt, const int *stride, int nk, int i,
                  uint32_t node, int64_t idx, int sub, int *used, int32_t *vals, int64_t *bad);
 extern PyTypeObject LeavesType;
+
+/* endgame.c */
+extern PyTypeObject EndgameType;
 
 /* module.c */
 int read_grid(PyObject *obj, int *rows, int *cols, uint8_t out[MAXD][MAXD], int maxv, const char *what);

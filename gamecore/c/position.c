@@ -130,6 +130,37 @@ static void pos_update_around(Search *S, PositionObject *P, int r, int c) {
     pos_touch(S, P, r, q);
 }
 
+/* A play's main word (tile numbers, +64 for a blank, board tiles included) from (row, col) onto the
+ * board, checked already (on the board, letters agreeing with its tiles, no blocked square); the
+ * squares it can change get their lane data again: the new tiles, and the empty squares at both
+ * ends of the lines of tiles through each new tile (cross-checks, cross-scores, anchors). Returns
+ * the number of new tiles. */
+int position_place(PositionObject *P, int row, int col, int across, const uint8_t *t, int n) {
+    Search *S = P->s;
+    int dr = across ? 0 : 1, dc = across ? 1 : 0;
+    int was_empty = P->tiles_on_board == 0;
+    uint8_t placed[MAXD];
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+        int r = row + dr * i, c = col + dc * i;
+        if (!P->grid[r][c]) {
+            P->grid[r][c] = t[i];
+            placed[np++] = (uint8_t)i;
+            P->tiles_on_board++;
+        }
+    }
+    pos_use_kwg(S, P);
+    touch_start(S);
+    if (was_empty && np) {
+        /* the first play: the start square stops being the only anchor */
+        for (int r = 0; r < P->R; r++)
+            for (int c = 0; c < P->C; c++) pos_touch(S, P, r, c);
+        return np;
+    }
+    for (int k = 0; k < np; k++) pos_update_around(S, P, row + dr * placed[k], col + dc * placed[k]);
+    return np;
+}
+
 /* place(row, col, across, letters): the play's whole main word (tile numbers, +64 for a blank;
  * board tiles included, as RawMove.letters) onto the board; the squares it can change get their
  * lane data again: the new tiles, and the empty squares at both ends of the lines of tiles through
@@ -162,28 +193,8 @@ static PyObject *pos_place(PositionObject *P, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, err);
         return NULL;
     }
-    int was_empty = P->tiles_on_board == 0;
-    uint8_t placed[MAXD];
-    int np = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int r = row + dr * (int)i, c = col + dc * (int)i;
-        if (!P->grid[r][c]) {
-            P->grid[r][c] = t[i];
-            placed[np++] = (uint8_t)i;
-            P->tiles_on_board++;
-        }
-    }
+    int np = position_place(P, row, col, across, t, (int)n);
     PyBuffer_Release(&w);
-    pos_use_kwg(S, P);
-    if (was_empty && np) {
-        /* the first play: the start square stops being the only anchor */
-        touch_start(S);
-        for (int r = 0; r < P->R; r++)
-            for (int c = 0; c < P->C; c++) pos_touch(S, P, r, c);
-        return PyLong_FromLong(np);
-    }
-    touch_start(S);
-    for (int k = 0; k < np; k++) pos_update_around(S, P, row + dr * placed[k], col + dc * placed[k]);
     return PyLong_FromLong(np);
 }
 
@@ -306,6 +317,21 @@ done:
     return out;
 }
 
+/* Make P's board O's (grid, lanes with their cross-checks, the layout and values), both made on the
+ * same KWG and board size (checked by the caller). */
+void position_copy(PositionObject *P, const PositionObject *O) {
+    for (int r = 0; r < P->R; r++) {
+        memcpy(P->grid[r], O->grid[r], (size_t)P->C);
+        memcpy(P->bkg[r], O->bkg[r], (size_t)P->C);
+    }
+    memcpy(P->lanes[0], O->lanes[0], (size_t)P->R * sizeof(Lane));
+    memcpy(P->lanes[1], O->lanes[1], (size_t)P->C * sizeof(Lane));
+    memcpy(P->values, O->values, sizeof P->values);
+    memcpy(P->bvalues, O->bvalues, sizeof P->bvalues);
+    P->srow = O->srow, P->scol = O->scol, P->bingo = O->bingo, P->bingo_tiles = O->bingo_tiles;
+    P->tiles_on_board = O->tiles_on_board, P->negative = O->negative, P->fits = O->fits;
+}
+
 /* copy_from(other): make this board the other Position's (grid, lanes with their cross-checks, the
  * layout and values), both made on the same KWG and board size: a search that tries plays one after
  * another copies the parent's board in place of taking tiles off (the rows and columns in use only). */
@@ -325,17 +351,7 @@ static PyObject *pos_copy_from(PositionObject *P, PyObject *arg) {
         PyErr_SetString(PyExc_ValueError, "copy_from(): the Positions differ in board size or lexicon");
         return NULL;
     }
-    if (O == P) Py_RETURN_NONE;
-    for (int r = 0; r < P->R; r++) {
-        memcpy(P->grid[r], O->grid[r], (size_t)P->C);
-        memcpy(P->bkg[r], O->bkg[r], (size_t)P->C);
-    }
-    memcpy(P->lanes[0], O->lanes[0], (size_t)P->R * sizeof(Lane));
-    memcpy(P->lanes[1], O->lanes[1], (size_t)P->C * sizeof(Lane));
-    memcpy(P->values, O->values, sizeof P->values);
-    memcpy(P->bvalues, O->bvalues, sizeof P->bvalues);
-    P->srow = O->srow, P->scol = O->scol, P->bingo = O->bingo, P->bingo_tiles = O->bingo_tiles;
-    P->tiles_on_board = O->tiles_on_board, P->negative = O->negative, P->fits = O->fits;
+    if (O != P) position_copy(P, O);
     Py_RETURN_NONE;
 }
 
