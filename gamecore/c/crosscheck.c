@@ -121,7 +121,7 @@ void square_data(Search *S, Lane (*lanes)[MAXD], uint8_t (*grid)[MAXD], uint8_t 
         for (int k = q + 1; k < p; k++) left[nl2++] = AT(grid, l, k);
         q = p + 1;
         while (q < n && AT(grid, l, q)) right[nr2++] = AT(grid, l, q++);
-        if (L->mask[p] && (nl2 || nr2)) L->mask[p] &= lane_mask(S, left, nl2, right, nr2);
+        if (!S->no_lane_mask && L->mask[p] && (nl2 || nr2)) L->mask[p] &= lane_mask(S, left, nl2, right, nr2);
 #undef AT
     }
 }

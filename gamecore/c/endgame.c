@@ -98,6 +98,9 @@ static PositionObject *eg_pos(EndgameObject *E, int d) {
         PyErr_SetString(PyExc_TypeError, "endgame: the boards must be Positions");
         return NULL;
     }
+    /* (the lane masks only narrow the walk; left out, a play's placing costs less and the plays
+     * found are the same) */
+    ((PositionObject *)o)->s->no_lane_mask = 1;
     return (PositionObject *)o;
 }
 

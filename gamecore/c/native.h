@@ -239,6 +239,7 @@ typedef struct Search {
     int dW[MAXD + 1], dMW[MAXD + 1], dX[MAXD + 1];
     uint64_t dK[MAXD + 1];
     int busy; /* generate() is running (the buffers below are in use) */
+    int no_lane_mask; /* square_data leaves the lane's own letter sets out (the endgame's boards, see endgame.c) */
     Move *moves, *tmp;
     size_t nmoves, capmoves, captmp;
     uint8_t *pool;
