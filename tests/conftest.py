@@ -68,13 +68,19 @@ SLOW_MODULES = {"test_fault_injection", "test_autoplay", "test_nightly_faults", 
 SLOW_TESTS = {"test_endgame::test_same_value_as_magpie"}
 
 
-@pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which puts the group into the node id
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """(after every collection hook, pytest-xdist's too, which puts the group into the node id)"""
+    config = session.config
+    for item in session.items:
         if getattr(config.option, "loadgroup", False) and item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
             # the served tests share one worker (a test there makes every running server stale);
             # pytest 9.2 ended this grouping without a word (pytest-xdist#1386): say so, loudly
             raise pytest.UsageError(f"--dist loadgroup does not group {item.nodeid}: this pytest and pytest-xdist disagree")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by the markers (the marks plugin's own hook)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
         reasons = " ".join(str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif"))
         if "shared" in getattr(item, "fixturenames", ()) or "../shared" in reasons:
             item.add_marker(pytest.mark.needs_shared)

@@ -776,6 +776,7 @@ def _state_of(run: elo.EloRun) -> elo.EloState:
     return elo.EloState(run.ratings.drop("as_of"), run.processed, run.params, run.as_of, None)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(games=st.lists(_game, max_size=60), seed=st.integers(0, 2**32 - 1))
 def test_property_shuffle_and_day_by_day(tmp_path, games, seed):

@@ -146,6 +146,7 @@ def test_screen_shows_the_verdict_and_the_words_never_which_failed(judge, tmp_pa
     assert line["words"] == ["joint", "xyzzy", "fore"] and line["verdict"] == "UNACCEPTABLE"
 
 
+@pytest.mark.slow
 def test_screen_acceptable_then_cleared(judge):
     # the verdict clears after 1.5 s: long enough that a loaded machine still shows it when the
     # screen is read right after Enter (0.2 s was missed once by a CI run)
@@ -540,6 +541,7 @@ def test_cli_batch_not_utf8(lexicon, tmp_path):
     assert r.returncode == 2 and f"{f}:2: not UTF-8" in r.stderr and r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_screen_and_batch_agree(judge, lexicon):
     """The same words typed on the screen (Textual's pilot) and given to --batch get the same verdicts."""
     asked = ["joint fore", "joint xyzzy", "ta ax hey"]

@@ -88,6 +88,7 @@ entry = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(entry, min_size=1, max_size=40), data=st.data())
 def test_the_asked_words_rows_are_those_of_the_whole_source(tmp_path, rows, data):
