@@ -24,12 +24,10 @@
 
 enum { MV_NONE = 0, MV_PLAY = 1, MV_PASS = 2 };
 
-/* A move at one ply: a play (its place, letters as RawMove.letters, score, tiles placed, key) or a
- * pass. */
+/* The move whose board is still to be made at a ply: a play (its place, letters as RawMove.letters)
+ * or a pass. */
 typedef struct {
-    uint8_t kind, row, col, across, len, placed;
-    int32_t score;
-    uint64_t key;
+    uint8_t kind, row, col, across, len;
     uint8_t letters[MAXD];
 } EgMove;
 
